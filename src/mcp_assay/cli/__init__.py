@@ -1,0 +1,82 @@
+"""The ``mcp-assay`` command line.
+
+Commands parse flags (every flag has an ``MCP_ASSAY_*`` environment twin; flags win), build a
+configuration, call the library and turn the outcome into an exit code: 0 when no MUST-level
+requirement failed, 1 when one did, 2 for a usage error, 3 when the target or input could not be
+used. Errors about the user's input are reported once, before any work starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import click
+
+from mcp_assay import __version__
+from mcp_assay.errors import AssayError, ConfigError
+
+__all__ = ["cli", "main"]
+
+
+class AssayGroup(click.Group):
+    """A click group that turns mcp-assay's own errors into one message and the right exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ConfigError as exc:
+            raise click.UsageError(str(exc), ctx) from exc
+        except AssayError as exc:
+            click.echo(f"mcp-assay: {exc}", err=True)
+            raise click.exceptions.Exit(exc.exit_code) from exc
+
+
+@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="mcp-assay")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+    envvar="MCP_ASSAY_LOG_LEVEL",
+    show_envvar=True,
+    help="How much mcp-assay says about itself on stderr.",
+)
+def cli(log_level: str) -> None:
+    """Judge whether MCP servers, clients and gateways speak the protocol correctly.
+
+    \b
+    validate   judge recorded traffic offline
+    report     re-render and merge JSON reports
+    spec       list or download the protocol schemas
+    checks     list the checks and the requirements they cite
+    """
+    logging.basicConfig(level=getattr(logging, log_level.upper()), format="mcp-assay %(levelname)s %(message)s")
+
+
+def _register() -> None:
+    from mcp_assay.cli import checks as _checks
+    from mcp_assay.cli import report as _report
+    from mcp_assay.cli import spec as _spec
+    from mcp_assay.cli import validate as _validate
+
+    for module in (_validate, _report, _spec, _checks):
+        module.register(cli)
+    for extra in ("mcp_assay.cli.run", "mcp_assay.cli.proxy", "mcp_assay.cli.tap"):
+        try:
+            module = __import__(extra, fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != extra:
+                raise
+            continue
+        module.register(cli)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="mcp-assay")

@@ -1,0 +1,87 @@
+"""Options several commands share, and turning them into library objects.
+
+Each option declares its environment twin explicitly (``MCP_ASSAY_<NAME>``), so the twin is
+stable, documented in ``--help``, and checked by a test that walks every command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from mcp_assay.report import ReportTarget, parse_report_option
+from mcp_assay.report.model import FailOn, SchemaInfo
+from mcp_assay.spec import SpecSet, load_spec
+
+__all__ = ["build_spec", "report_options", "report_targets", "schema_infos", "spec_notes", "spec_options"]
+
+
+def spec_options[F: Callable[..., Any]](func: F) -> F:
+    """``--spec-dir`` and ``--spec-path``."""
+    func = click.option(
+        "--spec-path",
+        "spec_paths",
+        multiple=True,
+        envvar="MCP_ASSAY_SPEC_PATH",
+        show_envvar=True,
+        metavar="[REVISION=]PATH",
+        help="Use this schema.json even if it matches no pin (the report says so). Repeatable; "
+        "the revision is the parent folder's name unless given as REVISION=PATH.",
+    )(func)
+    func = click.option(
+        "--spec-dir",
+        envvar="MCP_ASSAY_SPEC_DIR",
+        show_envvar=True,
+        type=click.Path(file_okay=False, dir_okay=True),
+        help="Folder of <revision>/schema.json files (default: the cache filled by `mcp-assay spec pull`).",
+    )(func)
+    return func
+
+
+def report_options[F: Callable[..., Any]](func: F) -> F:
+    """``--report`` and ``--fail-on``."""
+    func = click.option(
+        "--fail-on",
+        type=click.Choice([item.value for item in FailOn]),
+        default=FailOn.MUST.value,
+        show_default=True,
+        envvar="MCP_ASSAY_FAIL_ON",
+        show_envvar=True,
+        help="Exit 1 on failed MUST requirements (must), also on SHOULD findings (should), or never.",
+    )(func)
+    func = click.option(
+        "--report",
+        "reports",
+        multiple=True,
+        envvar="MCP_ASSAY_REPORT",
+        show_envvar=True,
+        metavar="FORMAT[:PATH]",
+        help="terminal, json, markdown, html, junit or tap; repeatable. Without PATH a file lands in the "
+        "temp dir (terminal goes to stdout); PATH '-' is stdout. Default: terminal.",
+    )(func)
+    return func
+
+
+def report_targets(values: Sequence[str]) -> list[ReportTarget]:
+    return [parse_report_option(value) for value in values]
+
+
+def build_spec(spec_dir: str | None, spec_paths: Sequence[str]) -> SpecSet:
+    return load_spec(spec_dir=spec_dir, spec_paths=spec_paths)
+
+
+def schema_infos(spec: SpecSet) -> list[SchemaInfo]:
+    return [
+        SchemaInfo(r.name, r.schema.origin.value, str(r.schema.path), r.schema.sha256, r.schema.pinned)
+        for r in spec.window
+    ]
+
+
+def spec_notes(spec: SpecSet) -> list[str]:
+    return [
+        f"an unpinned schema was used for {revision.name} "
+        f"({revision.schema.path}, sha256 {revision.schema.sha256[:12]}…)"
+        for revision in spec.unpinned
+    ]

@@ -1,0 +1,283 @@
+"""Turn bytes from the wire into JSON-RPC messages without ever raising.
+
+Whatever a server or client writes is evidence, so parsing is strict but total: invalid UTF-8,
+invalid JSON, duplicate object keys, ``NaN`` and friends are recorded as *problems* on the
+message instead of exceptions. Classification follows the members present (request, notification,
+result, error) before any schema is consulted, because the schema's ``JSONRPCMessage`` union
+cannot tell a request from a notification.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from mcp_assay.verdicts import Side
+
+__all__ = [
+    "MISSING",
+    "IdKey",
+    "Problem",
+    "Kind",
+    "Message",
+    "id_key",
+    "parse_message",
+]
+
+
+class _Missing:
+    """Marker for a member that is absent (as opposed to present with the value ``null``)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+IdKey = tuple[str, Any]
+"""A request id with its JSON type, so that ``1`` and ``"1"`` never compare equal."""
+
+
+class Problem(NamedTuple):
+    """A defect of the bytes or the shape of a message, found before any schema is consulted."""
+
+    code: str
+    """``encoding``, ``bom``, ``syntax``, ``duplicate-keys`` or ``shape``."""
+    detail: str
+
+
+class Kind(StrEnum):
+    """What a message is, judged from its members alone."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESULT = "result"
+    ERROR = "error"
+    BATCH = "batch"
+    INVALID = "invalid"
+    """Valid JSON that is not a JSON-RPC message object."""
+    UNPARSEABLE = "unparseable"
+    """Not JSON at all (or not UTF-8)."""
+
+    @property
+    def is_response(self) -> bool:
+        return self in (Kind.RESULT, Kind.ERROR)
+
+
+def id_key(value: Any) -> IdKey | None:
+    """A hashable key for a JSON-RPC id that keeps its JSON type; ``None`` when it is not usable."""
+    if value is MISSING:
+        return None
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if isinstance(value, float):
+        return ("float", value)
+    if isinstance(value, str):
+        return ("str", value)
+    if value is None:
+        return ("null", None)
+    return ("other", json.dumps(value, sort_keys=True))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One JSON-RPC message (or an attempt at one) as it crossed the wire."""
+
+    raw: bytes
+    payload: Any
+    """The parsed JSON value, or :data:`MISSING` when the bytes are not JSON."""
+    kind: Kind
+    sender: Side
+    time: float
+    problems: tuple[Problem, ...] = ()
+    """What is wrong with the bytes themselves: encoding, syntax, duplicate keys, non-finite numbers."""
+    exchange: str = ""
+    """Id of the exchange (HTTP flow or stdio line) that carried the message."""
+    index: int = 0
+    """Position within its exchange: 0 is an HTTP request body, 1.. the response messages."""
+    transport: str = ""
+    """``http`` or ``stdio``."""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    # -- members ---------------------------------------------------------------------------------
+    def member(self, name: str) -> Any:
+        if isinstance(self.payload, dict):
+            return self.payload.get(name, MISSING)
+        return MISSING
+
+    @property
+    def id(self) -> Any:
+        return self.member("id")
+
+    @property
+    def id_key(self) -> IdKey | None:
+        return id_key(self.id)
+
+    @property
+    def method(self) -> str | None:
+        value = self.member("method")
+        return value if isinstance(value, str) else None
+
+    @property
+    def params(self) -> Any:
+        return self.member("params")
+
+    @property
+    def result(self) -> Any:
+        return self.member("result")
+
+    @property
+    def error(self) -> Any:
+        return self.member("error")
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """``params._meta`` for requests and notifications, ``result._meta`` for results."""
+        holder = self.result if self.kind is Kind.RESULT else self.params
+        if isinstance(holder, dict):
+            meta = holder.get("_meta")
+            if isinstance(meta, dict):
+                return meta
+        return None
+
+    @property
+    def error_code(self) -> Any:
+        error = self.error
+        if isinstance(error, dict):
+            return error.get("code", MISSING)
+        return MISSING
+
+    @property
+    def result_type(self) -> Any:
+        result = self.result
+        if isinstance(result, dict):
+            return result.get("resultType", MISSING)
+        return MISSING
+
+    def describe(self) -> str:
+        """A short label such as ``request tools/list id=3`` or ``error id=3 code=-32602``."""
+        if self.kind in (Kind.REQUEST, Kind.NOTIFICATION):
+            label = f"{self.kind.value} {self.method or '?'}"
+            return f"{label} id={json.dumps(self.id)}" if self.kind is Kind.REQUEST else label
+        if self.kind is Kind.RESULT:
+            return f"result id={json.dumps(self.id)}"
+        if self.kind is Kind.ERROR:
+            ident = "" if self.id is MISSING else f" id={json.dumps(self.id)}"
+            return f"error{ident} code={self.error_code if self.error_code is not MISSING else '?'}"
+        if self.kind is Kind.BATCH:
+            return f"batch of {len(self.payload)}"
+        return self.kind.value
+
+
+class _DuplicateKeys(list[str]):
+    pass
+
+
+def _pairs_hook(found: _DuplicateKeys) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in result:
+                found.append(key)
+            result[key] = value
+        return result
+
+    return hook
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def classify(payload: Any) -> tuple[Kind, tuple[Problem, ...]]:
+    """Classify a parsed JSON value by its members; return the kind and any shape problems."""
+    if isinstance(payload, list):
+        return Kind.BATCH, (Problem("shape", "a JSON array (batch) instead of one message object"),)
+    if not isinstance(payload, dict):
+        return Kind.INVALID, (Problem("shape", f"a JSON {type(payload).__name__} instead of a message object"),)
+    has_method = "method" in payload
+    has_id = "id" in payload
+    has_result = "result" in payload
+    has_error = "error" in payload
+    if has_method:
+        if has_result or has_error:
+            return Kind.INVALID, (Problem("shape", "carries both a method and a result/error"),)
+        if not isinstance(payload["method"], str):
+            return Kind.INVALID, (Problem("shape", "method is not a string"),)
+        return (Kind.REQUEST if has_id else Kind.NOTIFICATION), ()
+    if has_result and has_error:
+        return Kind.INVALID, (Problem("shape", "carries both result and error"),)
+    if has_result:
+        if not has_id:
+            return Kind.INVALID, (Problem("shape", "a result without an id"),)
+        return Kind.RESULT, ()
+    if has_error:
+        return Kind.ERROR, ()
+    return Kind.INVALID, (Problem("shape", "neither a request, a notification nor a response"),)
+
+
+def parse_message(
+    raw: bytes | str,
+    *,
+    sender: Side,
+    time: float,
+    exchange: str = "",
+    index: int = 0,
+    transport: str = "",
+) -> Message:
+    """Parse and classify one message. Never raises; every defect becomes a problem string."""
+    data = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw)
+    problems: list[Problem] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem("encoding", f"not valid UTF-8 at byte {exc.start}"))
+        text = data.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):
+        problems.append(Problem("bom", "starts with a byte-order mark"))
+        text = text[1:]
+    duplicates = _DuplicateKeys()
+    try:
+        payload = json.loads(text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        problems.append(Problem("syntax", f"not valid JSON: {exc}"))
+        return Message(
+            raw=data,
+            payload=MISSING,
+            kind=Kind.UNPARSEABLE,
+            sender=sender,
+            time=time,
+            problems=tuple(problems),
+            exchange=exchange,
+            index=index,
+            transport=transport,
+        )
+    if duplicates:
+        problems.append(Problem("duplicate-keys", ", ".join(sorted(set(duplicates)))))
+    kind, shape = classify(payload)
+    problems.extend(shape)
+    return Message(
+        raw=data,
+        payload=payload,
+        kind=kind,
+        sender=sender,
+        time=time,
+        problems=tuple(problems),
+        exchange=exchange,
+        index=index,
+        transport=transport,
+    )

@@ -1,0 +1,128 @@
+"""One report, many renderings: terminal, JSON, Markdown, HTML, JUnit XML and TAP.
+
+``--report FORMAT[:PATH]`` may be given several times. ``terminal`` without a path goes to
+standard output; every other format without a path lands in the temporary directory under a UTC
+timestamped name, and the path is printed. ``-`` as a path means standard output.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from mcp_assay.errors import ConfigError
+from mcp_assay.report.model import FailOn, Report, merge_reports
+
+__all__ = [
+    "FORMATS",
+    "FailOn",
+    "Report",
+    "ReportTarget",
+    "emit_reports",
+    "merge_reports",
+    "parse_report_option",
+    "render",
+]
+
+FORMATS: dict[str, tuple[str, str]] = {
+    "terminal": ("txt", "mcp_assay.report.console:render_text"),
+    "json": ("json", "mcp_assay.report.jsonreport:render_json"),
+    "markdown": ("md", "mcp_assay.report.markdown:render_markdown"),
+    "html": ("html", "mcp_assay.report.html:render_html"),
+    "junit": ("xml", "mcp_assay.report.junit:render_junit"),
+    "tap": ("tap", "mcp_assay.report.tap:render_tap"),
+}
+"""Format name -> (file extension, ``module:function`` rendering a report to text)."""
+
+ALIASES = {"md": "markdown", "text": "terminal", "console": "terminal", "junitxml": "junit", "xml": "junit"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReportTarget:
+    """Where one rendering of the report goes."""
+
+    format: str
+    path: Path | None
+    """``None``: standard output for ``terminal``, a timestamped temp file otherwise."""
+    stdout: bool = False
+
+
+def parse_report_option(value: str) -> ReportTarget:
+    """Parse ``FORMAT[:PATH]``; raise :class:`ConfigError` for an unknown format or unusable path."""
+    name, sep, raw_path = value.partition(":")
+    name = ALIASES.get(name.strip().lower(), name.strip().lower())
+    if name not in FORMATS:
+        raise ConfigError(f"--report {value}: unknown format {name!r}; choose from {', '.join(FORMATS)}")
+    if not sep or not raw_path:
+        return ReportTarget(name, None)
+    if raw_path == "-":
+        return ReportTarget(name, None, stdout=True)
+    path = Path(raw_path).expanduser()
+    if path.is_dir():
+        raise ConfigError(f"--report {value}: {path} is a directory; give a file name")
+    if not path.parent.exists():
+        raise ConfigError(f"--report {value}: folder {path.parent} does not exist")
+    return ReportTarget(name, path)
+
+
+def renderer(name: str) -> Callable[[Report], str]:
+    module_name, _, function = FORMATS[name][1].partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, function)  # type: ignore[no-any-return]
+
+
+def render(report: Report, name: str) -> str:
+    return renderer(name)(report)
+
+
+def default_path(name: str, now: _dt.datetime | None = None) -> Path:
+    stamp = (now or _dt.datetime.now(_dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
+    folder = Path(tempfile.gettempdir())
+    candidate = folder / f"mcp-assay-{stamp}.{FORMATS[name][0]}"
+    counter = 1
+    while candidate.exists():
+        candidate = folder / f"mcp-assay-{stamp}-{counter}.{FORMATS[name][0]}"
+        counter += 1
+    return candidate
+
+
+def emit_reports(
+    report: Report,
+    targets: Iterable[ReportTarget],
+    *,
+    stdout: Console | None = None,
+    notices: Console | None = None,
+) -> list[Path]:
+    """Render to every target; return the files written. Terminal goes to ``stdout`` with colour."""
+    from mcp_assay.report.console import print_report
+
+    stdout = stdout or Console()
+    notices = notices or Console(stderr=True)
+    written: list[Path] = []
+    targets = list(targets) or [ReportTarget("terminal", None)]
+    for target in targets:
+        if target.format == "terminal" and target.path is None:
+            print_report(report, stdout)
+            continue
+        text = render(report, target.format)
+        if target.stdout:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            continue
+        path = target.path or default_path(target.format)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            notices.print(f"could not write {path} ({exc}); printing the {target.format} report instead")
+            sys.stdout.write(text)
+            continue
+        written.append(path)
+        notices.print(f"{target.format} report written to {path}", highlight=False, soft_wrap=True)
+    return written

@@ -1,0 +1,331 @@
+"""The one report every part of mcp-assay produces, and its canonical JSON form.
+
+Results from passive rules and active probes land here side by side, each keeping where it came
+from. The report merges them by requirement ID for the summary (a failure from any source wins,
+then a pass, then not verified), computes the verdict and the exit code, and round-trips through
+JSON (``schema: mcp-assay.report/1``) so ``mcp-assay report`` can re-render and merge reports.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from mcp_assay import __version__
+from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source, Verdict
+
+__all__ = [
+    "REPORT_SCHEMA",
+    "AuditLine",
+    "FailOn",
+    "Report",
+    "RequirementStatus",
+    "SchemaInfo",
+    "merge_reports",
+]
+
+REPORT_SCHEMA = "mcp-assay.report/1"
+
+_PRECEDENCE = {Outcome.FAILED: 3, Outcome.PASSED: 2, Outcome.NOT_VERIFIED: 1, Outcome.NOT_APPLICABLE: 0}
+
+
+class FailOn(StrEnum):
+    """Which failed verdicts make the exit code 1."""
+
+    MUST = "must"
+    SHOULD = "should"
+    NEVER = "never"
+
+    def counts(self, verdict: Verdict) -> bool:
+        if verdict.outcome is not Outcome.FAILED or self is FailOn.NEVER:
+            return False
+        if self is FailOn.SHOULD:
+            return verdict.severity in (Severity.MUST, Severity.SHOULD)
+        return verdict.severity is Severity.MUST
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaInfo:
+    """Which schema file judged a revision."""
+
+    revision: str
+    origin: str
+    path: str
+    sha256: str
+    pinned: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AuditLine:
+    """One request as seen at the edge: who, what, and how it ended."""
+
+    exchange: str
+    time: float
+    request_id: Any
+    method: str | None
+    tool: str | None
+    status: int | None
+    outcome: str
+    """``ok``, ``tool-error``, ``protocol-error`` or ``no-result``."""
+    principal: str | None = None
+    revision: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequirementStatus:
+    """All results that cite one requirement, merged."""
+
+    id: str
+    outcome: Outcome
+    severity: Severity
+    checks: tuple[str, ...]
+    sources: tuple[Source, ...]
+
+
+@dataclass
+class Report:
+    """A conformance report."""
+
+    results: list[Verdict]
+    target: dict[str, Any] = field(default_factory=dict)
+    """What was judged: ``kind`` (recording, proxy, tap, suite), ``description``, ``transport`` ..."""
+    revision: str | None = None
+    """The revision under test (for a suite run), or ``None`` when traffic of several was judged."""
+    revision_note: str = ""
+    """Where the revision under test came from."""
+    window: list[str] = field(default_factory=list)
+    schemas: list[SchemaInfo] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    audit: list[AuditLine] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    generated_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    tool: str = f"mcp-assay {__version__}"
+    fail_on: FailOn = FailOn.MUST
+
+    # -- views -----------------------------------------------------------------------------------
+    def applied(self) -> list[Verdict]:
+        return [result for result in self.results if result.outcome is not Outcome.NOT_APPLICABLE]
+
+    def failed(self, severity: Severity | None = None) -> list[Verdict]:
+        return [
+            result
+            for result in self.results
+            if result.outcome is Outcome.FAILED and (severity is None or result.severity is severity)
+        ]
+
+    def with_outcome(self, outcome: Outcome) -> list[Verdict]:
+        return [result for result in self.results if result.outcome is outcome]
+
+    def requirements(self) -> list[RequirementStatus]:
+        """Results merged per requirement ID: failure wins, then pass, then not verified."""
+        grouped: dict[str, list[Verdict]] = defaultdict(list)
+        for result in self.results:
+            for ident in result.requirements:
+                grouped[ident].append(result)
+        merged = []
+        for ident, results in sorted(grouped.items()):
+            best = max(results, key=lambda r: (_PRECEDENCE[r.outcome], r.severity is Severity.MUST))
+            merged.append(
+                RequirementStatus(
+                    id=ident,
+                    outcome=best.outcome,
+                    severity=best.severity,
+                    checks=tuple(dict.fromkeys(r.check for r in results)),
+                    sources=tuple(dict.fromkeys(r.source for r in results)),
+                )
+            )
+        return merged
+
+    def counts(self) -> dict[str, int]:
+        """Result counts as the human report shows them."""
+        failed_must = [r for r in self.failed() if self.fail_on.counts(r)]
+        recommended = [r for r in self.failed() if not self.fail_on.counts(r) and r.severity is not Severity.INFO]
+        notes = [r for r in self.failed(Severity.INFO) if not self.fail_on.counts(r)]
+        return {
+            "passed": len(self.with_outcome(Outcome.PASSED)),
+            "failed": len(failed_must),
+            "recommended": len(recommended),
+            "notes": len(notes),
+            "not_verified": len(self.with_outcome(Outcome.NOT_VERIFIED)),
+            "not_applicable": len(self.with_outcome(Outcome.NOT_APPLICABLE)),
+        }
+
+    def violated_requirements(self) -> list[str]:
+        ids: dict[str, None] = {}
+        for result in self.results:
+            if self.fail_on.counts(result):
+                ids.update(dict.fromkeys(result.requirements))
+        return list(ids)
+
+    def verdict(self) -> tuple[str, str]:
+        """A code and a sentence: the answer to "is this conformant?"."""
+        counts = self.counts()
+        subject = f"conformant to {self.revision}" if self.revision else "conformant"
+        if counts["failed"]:
+            violated = self.violated_requirements()
+            noun = "requirement" if len(violated) == 1 else "requirements"
+            listed = ", ".join(violated[:8]) + ("…" if len(violated) > 8 else "")
+            return "not-conformant", f"not conformant — {len(violated)} {noun} violated ({listed})."
+        if counts["passed"] == 0 and counts["recommended"] == 0 and counts["notes"] == 0:
+            return (
+                "nothing-verified",
+                "nothing verified — no applicable requirement could be established from this run.",
+            )
+        if counts["not_verified"]:
+            return (
+                "conformant-in-part",
+                f"{subject} in part — every requirement that could be checked passed; "
+                f"{counts['not_verified']} could not be verified (listed above).",
+            )
+        return "conformant", f"{subject} — every applicable requirement that was checked passed."
+
+    def exit_code(self) -> int:
+        return 1 if any(self.fail_on.counts(result) for result in self.results) else 0
+
+    # -- JSON ------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        code, text = self.verdict()
+        return {
+            "schema": REPORT_SCHEMA,
+            "tool": self.tool,
+            "generated_at": self.generated_at,
+            "target": self.target,
+            "revisions": {
+                "under_test": self.revision,
+                "note": self.revision_note,
+                "window": self.window,
+                "schemas": [asdict(schema) for schema in self.schemas],
+            },
+            "fail_on": self.fail_on.value,
+            "summary": self.counts(),
+            "verdict": {"code": code, "text": text, "exit_code": self.exit_code()},
+            "requirements": [
+                {
+                    "id": status.id,
+                    "outcome": status.outcome.value,
+                    "severity": status.severity.value,
+                    "checks": list(status.checks),
+                    "sources": [source.value for source in status.sources],
+                }
+                for status in self.requirements()
+            ],
+            "results": [_result_json(result) for result in self.results],
+            "audit": [asdict(line) for line in self.audit],
+            "notes": self.notes,
+            "stats": self.stats,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Report:
+        if data.get("schema") != REPORT_SCHEMA:
+            raise ValueError(f"not an mcp-assay report (schema {data.get('schema')!r}, expected {REPORT_SCHEMA})")
+        revisions = data.get("revisions", {})
+        return cls(
+            results=[_result_from_json(item) for item in data.get("results", [])],
+            target=dict(data.get("target", {})),
+            revision=revisions.get("under_test"),
+            revision_note=revisions.get("note", ""),
+            window=list(revisions.get("window", [])),
+            schemas=[SchemaInfo(**schema) for schema in revisions.get("schemas", [])],
+            notes=list(data.get("notes", [])),
+            audit=[AuditLine(**line) for line in data.get("audit", [])],
+            stats=dict(data.get("stats", {})),
+            generated_at=str(data.get("generated_at", "")),
+            tool=str(data.get("tool", "")),
+            fail_on=FailOn(data.get("fail_on", "must")),
+        )
+
+
+def _result_json(result: Verdict) -> dict[str, Any]:
+    return {
+        "check": result.check,
+        "title": result.title,
+        "area": result.area,
+        "requirements": list(result.requirements),
+        "level": result.level.value,
+        "severity": result.severity.value,
+        "side": result.side.value,
+        "outcome": result.outcome.value,
+        "source": result.source.value,
+        "reason": result.reason,
+        "evidence": [asdict(item) for item in result.evidence],
+        "revisions": list(result.revisions),
+        "judged": result.judged,
+        "violations": result.violations,
+        "blocked_by": result.blocked_by,
+        "tags": list(result.tags),
+    }
+
+
+def _result_from_json(item: Mapping[str, Any]) -> Verdict:
+    return Verdict(
+        check=str(item["check"]),
+        title=str(item.get("title", item["check"])),
+        area=str(item.get("area", "")),
+        requirements=tuple(item.get("requirements", ())),
+        level=Level(item["level"]),
+        severity=Severity(item["severity"]),
+        side=Side(item["side"]),
+        outcome=Outcome(item["outcome"]),
+        source=Source(item["source"]),
+        reason=str(item.get("reason", "")),
+        evidence=tuple(Evidence(**evidence) for evidence in item.get("evidence", [])),
+        revisions=tuple(item.get("revisions", ())),
+        judged=int(item.get("judged", 0)),
+        violations=int(item.get("violations", 0)),
+        blocked_by=item.get("blocked_by"),
+        tags=tuple(item.get("tags", ())),
+    )
+
+
+def _merge_pair(first: Verdict, second: Verdict) -> Verdict:
+    winner, other = (first, second) if _PRECEDENCE[first.outcome] >= _PRECEDENCE[second.outcome] else (second, first)
+    evidence = tuple(dict.fromkeys(winner.evidence + other.evidence))
+    return replace(
+        winner,
+        evidence=evidence,
+        judged=first.judged + second.judged,
+        violations=first.violations + second.violations,
+        revisions=tuple(sorted(set(first.revisions) | set(second.revisions))),
+    )
+
+
+def merge_reports(reports: Sequence[Report]) -> Report:
+    """One report from several: results of the same check and source are merged, others kept."""
+    if not reports:
+        raise ValueError("no reports to merge")
+    if len(reports) == 1:
+        return reports[0]
+    merged: dict[tuple[str, Source], Verdict] = {}
+    for report in reports:
+        for result in report.results:
+            key = (result.check, result.source)
+            merged[key] = _merge_pair(merged[key], result) if key in merged else result
+    base = reports[0]
+    revisions = {report.revision for report in reports}
+    return Report(
+        results=list(merged.values()),
+        target={"kind": "merged", "description": " + ".join(str(r.target.get("description", "?")) for r in reports)},
+        revision=base.revision if len(revisions) == 1 else None,
+        revision_note="merged from several reports",
+        window=list(dict.fromkeys(rev for report in reports for rev in report.window)),
+        schemas=list(dict.fromkeys(schema for report in reports for schema in report.schemas)),
+        notes=list(dict.fromkeys(note for report in reports for note in report.notes)),
+        audit=[line for report in reports for line in report.audit],
+        fail_on=base.fail_on,
+    )
+
+
+def sort_results(results: Iterable[Verdict]) -> list[Verdict]:
+    """Stable order for rendering: by area, then by first requirement ID, then check name."""
+
+    def key(result: Verdict) -> tuple[str, str, int, str]:
+        first = result.requirements[0] if result.requirements else ""
+        prefix, _, number = first.partition("-")
+        return (result.area, prefix, int(number) if number.isdigit() else 0, result.check)
+
+    return sorted(results, key=key)

@@ -1,0 +1,139 @@
+"""The requirement catalogue every check cites.
+
+``requirements.yaml`` holds one entry per requirement of the MCP specification (and of the
+authorization and behaviour catalogue) that mcp-assay knows about: its stable ID, the keyword
+level, where it applies, whom it binds, a one-line paraphrase in our own words and where the
+specification says it. Checks are declared against these IDs; a check citing an unknown ID, or
+restating a different level, fails at import time instead of producing a misleading report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from mcp_assay.errors import CatalogueError
+from mcp_assay.verdicts import Level, Severity, Side
+
+__all__ = ["Catalogue", "Requirement", "catalogue"]
+
+_ID = re.compile(r"^[A-Z]+-\d{2}$")
+_FIELDS = {
+    "id", "area", "level", "also", "qualifier", "ambiguity", "severity", "revisions", "transports",
+    "side", "observe", "summary", "source", "deferred",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One catalogue entry."""
+
+    id: str
+    area: str
+    level: Level
+    also: tuple[Level, ...]
+    """Other keywords the entry carries for some revision or transport (e.g. MUST NOT vs SHOULD NOT)."""
+    qualifier: str | None
+    """``inferred``, ``schema``, ``inherited``, ``derived``, ``policy`` ... as the catalogue marks it."""
+    ambiguity: tuple[str, ...]
+    severity: Severity
+    """How a failure counts, after lowering inferred and ambiguous entries."""
+    revisions: tuple[str, ...]
+    transports: tuple[str, ...]
+    side: Side
+    observe: str
+    summary: str
+    source: str
+    deferred: str | None
+    """For a MUST without a check: why it is not checked (yet)."""
+
+    @property
+    def levels(self) -> tuple[Level, ...]:
+        return (self.level, *self.also)
+
+    @property
+    def prefix(self) -> str:
+        return self.id.split("-", 1)[0]
+
+
+def _severity(level: Level, qualifier: str | None, ambiguity: tuple[str, ...], override: Any) -> Severity:
+    if override is not None:
+        return Severity(str(override))
+    severity = level.severity
+    if qualifier == "inferred" or ambiguity:
+        severity = severity.lowered() if severity is Severity.MUST else severity
+    return severity
+
+
+def _parse(entry: Mapping[str, Any], position: int) -> Requirement:
+    unknown = set(entry) - _FIELDS
+    ident = str(entry.get("id", f"#{position}"))
+    if unknown:
+        raise CatalogueError(f"requirements.yaml {ident}: unknown fields {sorted(unknown)}")
+    if not _ID.match(ident):
+        raise CatalogueError(f"requirements.yaml entry {position}: malformed id {ident!r}")
+    try:
+        level = Level(entry["level"])
+        also = tuple(Level(item) for item in entry.get("also") or ())
+        ambiguity = tuple(str(item) for item in entry.get("ambiguity") or ())
+        qualifier = entry.get("qualifier")
+        return Requirement(
+            id=ident,
+            area=str(entry["area"]),
+            level=level,
+            also=also,
+            qualifier=str(qualifier) if qualifier else None,
+            ambiguity=ambiguity,
+            severity=_severity(level, qualifier, ambiguity, entry.get("severity")),
+            revisions=tuple(str(item) for item in entry["revisions"]),
+            transports=tuple(str(item) for item in entry["transports"]),
+            side=Side(entry["side"]),
+            observe=str(entry["observe"]),
+            summary=str(entry["summary"]).strip(),
+            source=str(entry["source"]).strip(),
+            deferred=str(entry["deferred"]).strip() if entry.get("deferred") else None,
+        )
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CatalogueError(f"requirements.yaml {ident}: {exc!r}") from exc
+
+
+class Catalogue:
+    """All requirements by ID."""
+
+    def __init__(self, entries: list[Requirement]) -> None:
+        self._by_id: dict[str, Requirement] = {}
+        for entry in entries:
+            if entry.id in self._by_id:
+                raise CatalogueError(f"requirements.yaml: duplicate id {entry.id}")
+            self._by_id[entry.id] = entry
+
+    def __getitem__(self, ident: str) -> Requirement:
+        try:
+            return self._by_id[ident]
+        except KeyError:
+            raise CatalogueError(f"unknown requirement id {ident!r}") from None
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self._by_id
+
+    def __iter__(self) -> Iterator[Requirement]:
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+@cache
+def catalogue() -> Catalogue:
+    """The catalogue shipped with the package (parsed once)."""
+    text = resources.files("mcp_assay.spec").joinpath("requirements.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    if not isinstance(data, list):
+        raise CatalogueError("requirements.yaml must be a list of entries")
+    return Catalogue([_parse(entry, position) for position, entry in enumerate(data)])

@@ -1,0 +1,136 @@
+"""The revision window: which revisions mcp-assay can judge, ordered by what is on disk.
+
+Revisions are never compared as strings. The schemas found are put in date order once, and each
+:class:`Revision` carries its position in that enumeration; the newest two form the window and
+the newest is the default revision under test. Dropping a newer pinned schema into the spec
+folder moves the window with no code change.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.spec.errata import apply_errata
+from mcp_assay.spec.features import derive_features
+from mcp_assay.spec.sources import SPEC_DIR_ENV, SchemaFile, locate_schemas
+from mcp_assay.spec.validator import MessageValidator
+
+__all__ = ["WINDOW_SIZE", "Revision", "SpecSet", "load_spec"]
+
+WINDOW_SIZE = 2
+
+
+@dataclass(frozen=True, eq=False)
+class Revision:
+    """One protocol revision with its schema, feature set and validator."""
+
+    name: str
+    ordinal: int
+    """Position in the date-ordered enumeration of the revisions found (0 = oldest)."""
+    schema: SchemaFile
+    document: dict[str, Any] = field(repr=False)
+    features: frozenset[str] = frozenset()
+    errata: tuple[str, ...] = ()
+
+    @cached_property
+    def validator(self) -> MessageValidator:
+        return MessageValidator(self.name, self.document)
+
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+    @property
+    def era(self) -> str:
+        """``modern`` for per-request versioning, ``handshake`` for initialize-negotiated revisions."""
+        return "modern" if "per_request_version" in self.features else "handshake"
+
+    def __lt__(self, other: Revision) -> bool:
+        return self.ordinal < other.ordinal
+
+    def __le__(self, other: Revision) -> bool:
+        return self.ordinal <= other.ordinal
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SpecSet:
+    """Every revision found, and the window of the newest :data:`WINDOW_SIZE` of them."""
+
+    def __init__(self, revisions: Sequence[Revision]) -> None:
+        if not revisions:
+            raise SpecError("no revisions loaded")
+        self.all = tuple(sorted(revisions))
+        self.window = self.all[-WINDOW_SIZE:][::-1]
+        """Newest first."""
+        self._by_name = {revision.name: revision for revision in self.all}
+
+    @property
+    def newest(self) -> Revision:
+        return self.window[0]
+
+    def get(self, name: str | None) -> Revision | None:
+        """The revision named, if it is inside the window."""
+        if name is None:
+            return None
+        revision = self._by_name.get(name)
+        return revision if revision is not None and revision in self.window else None
+
+    def require(self, name: str) -> Revision:
+        """The named revision, or a usage error listing the supported ones."""
+        revision = self.get(name)
+        if revision is None:
+            raise ConfigError(f"revision {name} is not supported; supported: {self.window_names()}")
+        return revision
+
+    def window_names(self) -> str:
+        return ", ".join(revision.name for revision in self.window)
+
+    def __iter__(self) -> Any:
+        return iter(self.window)
+
+    @property
+    def unpinned(self) -> list[Revision]:
+        return [revision for revision in self.window if not revision.schema.pinned]
+
+
+def _read(schema: SchemaFile) -> dict[str, Any]:
+    try:
+        document = json.loads(schema.path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SpecError(f"{schema.path}: cannot read schema: {exc}") from exc
+    if not isinstance(document, dict) or not isinstance(document.get("$defs"), dict):
+        raise SpecError(f"{schema.path}: not an MCP schema (no $defs)")
+    return document
+
+
+def build_revisions(schemas: Iterable[SchemaFile]) -> list[Revision]:
+    revisions = []
+    for ordinal, schema in enumerate(schemas):
+        document = _read(schema)
+        patched = copy.deepcopy(document)
+        errata = apply_errata(patched["$defs"])
+        features = derive_features(document["$defs"])
+        revisions.append(Revision(schema.revision, ordinal, schema, patched, features, errata))
+    return revisions
+
+
+def load_spec(
+    *,
+    spec_dir: str | os.PathLike[str] | None = None,
+    spec_paths: Iterable[str] = (),
+    cache: Path | None = None,
+) -> SpecSet:
+    """Find, verify and load the schemas; ``spec_dir`` defaults to ``$MCP_ASSAY_SPEC_DIR``."""
+    if spec_dir is None and os.environ.get(SPEC_DIR_ENV):
+        spec_dir = os.environ[SPEC_DIR_ENV]
+    schemas = locate_schemas(spec_dir=spec_dir, spec_paths=list(spec_paths), cache=cache)
+    return SpecSet(build_revisions(schemas))

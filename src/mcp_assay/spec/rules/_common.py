@@ -1,0 +1,68 @@
+"""Small helpers the rule modules share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, passed, unverified
+from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.validator import SchemaIssue
+from mcp_assay.wire import HttpExchange
+
+__all__ = [
+    "JSONRPC_STANDARD_CODES",
+    "MCP_DEFINED_CODES",
+    "http_exchange",
+    "is_int",
+    "issues_text",
+    "schema_finding",
+]
+
+JSONRPC_STANDARD_CODES = frozenset({-32700, -32600, -32601, -32602, -32603})
+MCP_DEFINED_CODES = frozenset({-32020, -32021, -32022})
+
+MAX_ISSUES = 4
+
+
+def is_int(value: Any) -> bool:
+    """A JSON integer (``1``), not a boolean and not ``1.0``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def issues_text(issues: Iterable[SchemaIssue]) -> str:
+    items = list(issues)
+    text = "; ".join(issue.render() for issue in items[:MAX_ISSUES])
+    if len(items) > MAX_ISSUES:
+        text += f"; … {len(items) - MAX_ISSUES} more"
+    return text
+
+
+def http_exchange(message: Message, ctx: Context) -> HttpExchange | None:
+    exchange = ctx.log.get(message.exchange)
+    return exchange if isinstance(exchange, HttpExchange) else None
+
+
+def schema_finding(message: Message, ctx: Context, *, what: str) -> Finding:
+    """Validate ``message`` against its definition and say how it went."""
+    validation = ctx.validate(message)
+    if validation is None:
+        return unverified(f"cannot tell which revision {message.describe()} belongs to, so no schema applies", message)
+    if validation.ok:
+        if validation.note and "was not seen" in validation.note:
+            return unverified(f"{what}: {validation.note}; only the JSON-RPC envelope could be checked", message)
+        return passed(message)
+    revision = ctx.log.revision(message)
+    return failed(
+        message,
+        f"{message.describe()} does not match {validation.definition} ({revision}): {issues_text(validation.issues)}",
+    )
+
+
+def error_code(message: Message) -> int | None:
+    code = message.error_code
+    return code if code is not MISSING and is_int(code) else None
+
+
+def is_request_like(message: Message) -> bool:
+    return message.kind in (Kind.REQUEST, Kind.NOTIFICATION)

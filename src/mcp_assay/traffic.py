@@ -1,0 +1,351 @@
+"""The exchange log: what crossed the wire, plus what it means in context.
+
+Checks are pure functions over an :class:`ExchangeLog`. Besides holding exchanges in capture
+order, the log works out the context a single message cannot carry by itself:
+
+* **attribution**: which protocol revision a message belongs to. 2026-07-28 names it per request
+  (``params._meta`` and the ``MCP-Protocol-Version`` header); 2025-11-25 negotiates it once per
+  session (``initialize`` and ``Mcp-Session-Id`` on HTTP, the connection on stdio);
+* **correlation**: which request a response answers, matched by id *and* JSON type within the
+  place the answer must come back (the HTTP exchange, the session, the stdio connection);
+* **what the server said about itself**: the capabilities and tools it last advertised.
+
+The analysis is incremental, so the proxy can add exchanges as they finish without re-reading
+the whole session.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcp_assay.jsonrpc import IdKey, Kind, Message
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine
+
+__all__ = ["PROTOCOL_VERSION_KEY", "Advertised", "ExchangeLog", "MessageKey", "message_key"]
+
+PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+MessageKey = tuple[str, int]
+
+
+def message_key(message: Message) -> MessageKey:
+    return (message.exchange, message.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Advertised:
+    """Something a server said about itself, and where it said it."""
+
+    value: Any
+    message: Message
+
+
+def _other(side: Side) -> Side:
+    return Side.SERVER if side is Side.CLIENT else Side.CLIENT
+
+
+def _meta_version(message: Message) -> str | None:
+    meta = message.meta if message.kind in (Kind.REQUEST, Kind.NOTIFICATION) else None
+    if meta is not None:
+        version = meta.get(PROTOCOL_VERSION_KEY)
+        if isinstance(version, str):
+            return version
+    return None
+
+
+def endpoint_of(exchange: HttpExchange) -> str:
+    parts = urlsplit(exchange.request.url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
+class ExchangeLog:
+    """Exchanges in capture order, with attribution and correlation worked out as they arrive."""
+
+    def __init__(self, items: Iterable[Exchange] = ()) -> None:
+        self._items: list[Exchange] = []
+        self._by_id: dict[str, Exchange] = {}
+        self._messages: list[Message] = []
+        self._sorted: list[Message] | None = None
+        self._revision: dict[MessageKey, str] = {}
+        self._scope: dict[MessageKey, str] = {}
+        self._session: dict[MessageKey, str] = {}
+        self._request_of: dict[MessageKey, Message] = {}
+        self._responses: dict[MessageKey, list[Message]] = defaultdict(list)
+        self._pending: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
+        self._orphans: list[Message] = []
+        self._session_revision: dict[str, str] = {}
+        self._connection_revision: dict[str, str] = {}
+        self._capabilities: dict[str, list[Advertised]] = defaultdict(list)
+        self._tools: dict[str, list[Advertised]] = defaultdict(list)
+        self._initialize: dict[str, Message] = {}
+        self._exchange_revision: dict[str, str] = {}
+        for item in items:
+            self.add(item)
+
+    # -- building -----------------------------------------------------------------------------------
+    def add(self, item: Exchange) -> None:
+        """Append one finished exchange (or stdio line) and update the analysis."""
+        self._items.append(item)
+        self._by_id[item.id] = item
+        self._sorted = None
+        if isinstance(item, HttpExchange):
+            self._add_http(item)
+        elif isinstance(item, StdioLine):
+            self._add_stdio(item)
+
+    def _add_http(self, exchange: HttpExchange) -> None:
+        request = exchange.request_message
+        endpoint = endpoint_of(exchange)
+        session_header = exchange.request.headers.get("mcp-session-id")
+        revision: str | None = None
+        session: str | None = None
+        if request is not None and _meta_version(request) is not None:
+            revision = _meta_version(request)
+        elif request is not None and request.method == "initialize" and request.kind is Kind.REQUEST:
+            revision = self._negotiated(request, exchange.response_messages)
+            issued = exchange.response.headers.get("mcp-session-id") if exchange.response else None
+            session = issued or f"{endpoint}#{exchange.connection or exchange.id}"
+            if revision is not None:
+                self._session_revision[session] = revision
+        if revision is None and session_header is not None:
+            session = session_header
+            revision = self._session_revision.get(session_header)
+        if revision is None:
+            header = exchange.request.headers.get("mcp-protocol-version")
+            if header:
+                revision = header
+        if session is None and session_header is not None:
+            session = session_header
+        session_scope = session or endpoint
+        if revision is not None:
+            self._exchange_revision[exchange.id] = revision
+        for message in exchange.messages:
+            key = message_key(message)
+            self._messages.append(message)
+            if revision is not None:
+                self._revision[key] = revision
+            if session is not None:
+                self._session[key] = session
+            # a client request is answered inside its own exchange; a server request (2025 SSE)
+            # and the client's POSTed answer meet in the session
+            own_exchange = (message.sender is Side.CLIENT and message.kind is Kind.REQUEST) or (
+                message.sender is Side.SERVER and message.kind.is_response
+            )
+            self._scope[key] = exchange.id if own_exchange else session_scope
+            self._correlate(message, fallback_scope=session_scope)
+            self._remember_advertised(message, scope=session_scope)
+        if request is not None and request.method == "initialize":
+            self._initialize[session_scope] = request
+
+    def _add_stdio(self, line: StdioLine) -> None:
+        message = line.message
+        key = message_key(message)
+        self._messages.append(message)
+        connection = line.connection
+        self._scope[key] = connection
+        self._session[key] = connection
+        version = _meta_version(message)
+        if version is not None:
+            self._revision[key] = version
+            self._connection_revision.setdefault(connection, version)
+        self._correlate(message, fallback_scope=connection)
+        request = self._request_of.get(key)
+        if version is None:
+            if request is not None and message_key(request) in self._revision:
+                self._revision[key] = self._revision[message_key(request)]
+            elif connection in self._connection_revision:
+                self._revision[key] = self._connection_revision[connection]
+        if (
+            request is not None
+            and request.method == "initialize"
+            and message.kind is Kind.RESULT
+            and isinstance(message.result, dict)
+        ):
+            negotiated = message.result.get("protocolVersion")
+            if isinstance(negotiated, str):
+                self._connection_revision[connection] = negotiated
+                self._revision[message_key(request)] = negotiated
+                self._revision[key] = negotiated
+        if message.method == "initialize" and message.kind is Kind.REQUEST:
+            self._initialize[connection] = message
+            requested = message.params.get("protocolVersion") if isinstance(message.params, dict) else None
+            if isinstance(requested, str) and connection not in self._connection_revision:
+                self._revision[key] = requested
+        self._remember_advertised(message, scope=connection)
+        if key in self._revision:
+            self._exchange_revision[line.id] = self._revision[key]
+
+    @staticmethod
+    def _negotiated(request: Message, responses: Iterable[Message]) -> str | None:
+        for response in responses:
+            if response.kind is Kind.RESULT and response.id_key == request.id_key:
+                result = response.result
+                if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+                    return str(result["protocolVersion"])
+        params = request.params
+        if isinstance(params, dict) and isinstance(params.get("protocolVersion"), str):
+            return str(params["protocolVersion"])
+        return None
+
+    def _correlate(self, message: Message, *, fallback_scope: str) -> None:
+        key = message_key(message)
+        scope = self._scope[key]
+        ident = message.id_key
+        if message.kind is Kind.REQUEST and ident is not None:
+            self._pending[(scope, message.sender, ident)].append(message)
+            return
+        if not message.kind.is_response or ident is None:
+            if message.kind is Kind.ERROR and ident is None:
+                self._orphans.append(message)
+            return
+        requester = _other(message.sender)
+        for candidate in dict.fromkeys((scope, fallback_scope)):
+            waiting = self._pending.get((candidate, requester, ident))
+            if waiting:
+                still_open = [request for request in waiting if not self._responses.get(message_key(request))]
+                request = still_open[0] if still_open else waiting[-1]
+                self._request_of[key] = request
+                self._responses[message_key(request)].append(message)
+                return
+        self._orphans.append(message)
+
+    def _remember_advertised(self, message: Message, *, scope: str) -> None:
+        if message.kind is not Kind.RESULT or not isinstance(message.result, dict):
+            return
+        request = self._request_of.get(message_key(message))
+        if request is None:
+            return
+        result = message.result
+        if request.method in ("server/discover", "initialize") and isinstance(result.get("capabilities"), dict):
+            target = "*" if request.method == "server/discover" and request.transport == "http" else scope
+            self._capabilities[target].append(Advertised(result["capabilities"], message))
+        if request.method == "tools/list" and isinstance(result.get("tools"), list):
+            self._tools[scope].append(Advertised(result["tools"], message))
+            if request.transport == "http":
+                self._tools["*"].append(Advertised(result["tools"], message))
+
+    # -- reading ------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Exchange]:
+        return iter(self._items)
+
+    @property
+    def items(self) -> list[Exchange]:
+        return list(self._items)
+
+    def get(self, exchange_id: str) -> Exchange | None:
+        return self._by_id.get(exchange_id)
+
+    def http_exchanges(self) -> list[HttpExchange]:
+        return [item for item in self._items if isinstance(item, HttpExchange)]
+
+    def stdio_lines(self) -> list[StdioLine]:
+        return [item for item in self._items if isinstance(item, StdioLine)]
+
+    def process_exits(self) -> list[ProcessExit]:
+        return [item for item in self._items if isinstance(item, ProcessExit)]
+
+    def observations(self, kind: str | None = None) -> list[Observation]:
+        return [item for item in self._items if isinstance(item, Observation) and kind in (None, item.kind)]
+
+    def transports(self) -> set[str]:
+        return {item.transport for item in self._items if item.transport}
+
+    def messages(self) -> list[Message]:
+        """Every message, ordered by the time it crossed the wire (capture order breaks ties)."""
+        if self._sorted is None:
+            order = {id(message): position for position, message in enumerate(self._messages)}
+            self._sorted = sorted(self._messages, key=lambda m: (m.time, order[id(m)]))
+        return list(self._sorted)
+
+    def exchange_of(self, message: Message) -> Exchange | None:
+        return self._by_id.get(message.exchange)
+
+    def revision(self, message: Message) -> str | None:
+        """The revision the message belongs to, as named on the wire (may be outside the window)."""
+        return self._revision.get(message_key(message))
+
+    def exchange_revision(self, exchange_id: str) -> str | None:
+        """The revision an exchange was attributed to (for exchanges that carry no message too)."""
+        return self._exchange_revision.get(exchange_id)
+
+    def session(self, message: Message) -> str | None:
+        """The 2025 session (HTTP) or the stdio connection the message belongs to."""
+        return self._session.get(message_key(message))
+
+    def scope(self, message: Message) -> str:
+        return self._scope.get(message_key(message), "")
+
+    def request_of(self, message: Message) -> Message | None:
+        """The request a response answers."""
+        return self._request_of.get(message_key(message))
+
+    def responses_to(self, request: Message) -> list[Message]:
+        return list(self._responses.get(message_key(request), ()))
+
+    def orphan_responses(self) -> list[Message]:
+        """Responses that answer no request seen in the traffic (or errors without an id)."""
+        return list(self._orphans)
+
+    def unanswered(self) -> list[Message]:
+        """Requests that never got a response in the captured traffic."""
+        return [
+            request
+            for requests in self._pending.values()
+            for request in requests
+            if not self._responses.get(message_key(request))
+        ]
+
+    def _scope_for_advertised(self, message: Message) -> list[str]:
+        session = self.session(message)
+        scopes = []
+        if session is not None:
+            scopes.append(session)
+        exchange = self.exchange_of(message)
+        if isinstance(exchange, HttpExchange):
+            scopes.append(endpoint_of(exchange))
+        scopes.append("*")
+        return scopes
+
+    def _latest(self, table: dict[str, list[Advertised]], message: Message) -> Advertised | None:
+        for scope in self._scope_for_advertised(message):
+            entries = table.get(scope)
+            if not entries:
+                continue
+            before = [entry for entry in entries if entry.message.time <= message.time]
+            return (before or entries)[-1]
+        return None
+
+    def server_capabilities(self, message: Message) -> Advertised | None:
+        """The capabilities the server last advertised (discover or initialize) for this message's scope."""
+        return self._latest(self._capabilities, message)
+
+    def tools(self, message: Message) -> dict[str, Any] | None:
+        """Tool definitions by name from the latest ``tools/list`` pages seen for this scope."""
+        for scope in self._scope_for_advertised(message):
+            entries = self._tools.get(scope)
+            if not entries:
+                continue
+            merged: dict[str, Any] = {}
+            for entry in entries:
+                if entry.message.time > message.time and merged:
+                    break
+                for tool in entry.value:
+                    if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                        merged[tool["name"]] = tool
+            return merged
+        return None
+
+    def initialize_request(self, message: Message) -> Message | None:
+        """The ``initialize`` request of the session or connection this message belongs to."""
+        session = self.session(message)
+        if session is not None and session in self._initialize:
+            return self._initialize[session]
+        return None

@@ -1,0 +1,127 @@
+"""The vocabulary every part of mcp-assay shares to say how a requirement fared.
+
+A check (passive rule or active probe) produces a :class:`Verdict`; the report merges verdicts;
+writers render them. Keeping these types in one small module is what lets the proxy, the stdio
+tap, the active suite and an offline recording all speak about conformance the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = [
+    "Evidence",
+    "Level",
+    "Outcome",
+    "Severity",
+    "Side",
+    "Source",
+    "Verdict",
+]
+
+
+class Level(StrEnum):
+    """The requirement keyword (RFC 2119) the catalogue gives an entry."""
+
+    MUST = "MUST"
+    MUST_NOT = "MUST NOT"
+    SHOULD = "SHOULD"
+    SHOULD_NOT = "SHOULD NOT"
+    MAY = "MAY"
+
+    @property
+    def severity(self) -> Severity:
+        """What a violation of this keyword means before any catalogue adjustment."""
+        if self in (Level.MUST, Level.MUST_NOT):
+            return Severity.MUST
+        if self in (Level.SHOULD, Level.SHOULD_NOT):
+            return Severity.SHOULD
+        return Severity.INFO
+
+
+class Severity(StrEnum):
+    """How a failed verdict counts: against conformance, as a recommendation, or as a note."""
+
+    MUST = "must"
+    SHOULD = "should"
+    INFO = "info"
+
+    def lowered(self) -> Severity:
+        """One step down, for inferred or ambiguous requirements."""
+        return {Severity.MUST: Severity.SHOULD, Severity.SHOULD: Severity.INFO}.get(self, Severity.INFO)
+
+
+class Outcome(StrEnum):
+    """What a check established."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_VERIFIED = "not_verified"
+    NOT_APPLICABLE = "not_applicable"
+
+
+class Side(StrEnum):
+    """Whose behaviour a check judges."""
+
+    SERVER = "server"
+    CLIENT = "client"
+    BOTH = "both"
+    PROXY = "proxy"
+
+
+class Source(StrEnum):
+    """Where the judged traffic came from."""
+
+    PASSIVE = "passive"
+    ACTIVE = "active"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """One piece of traffic that supports a verdict, already redacted."""
+
+    summary: str
+    """One line naming the exchange, e.g. ``POST /mcp tools/list id=3 -> 200 application/json``."""
+    detail: str = ""
+    """What was wrong (or right) about it."""
+    exchange: str | None = None
+    """Id of the exchange in the log and in the recording, so a reader can find it."""
+    message: int | None = None
+    """Index of the message within its exchange (0 is the request body)."""
+    excerpt: str = ""
+    """A redacted, truncated rendering of the message."""
+    reproduction: str = ""
+    """For active probes: the exact request as a curl command or a JSON line, credentials redacted."""
+    time: float | None = None
+    revision: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """The outcome of one check over one exchange log."""
+
+    check: str
+    title: str
+    requirements: tuple[str, ...]
+    level: Level
+    severity: Severity
+    side: Side
+    outcome: Outcome
+    source: Source
+    reason: str = ""
+    area: str = ""
+    evidence: tuple[Evidence, ...] = ()
+    revisions: tuple[str, ...] = ()
+    judged: int = 0
+    """How many subjects (messages, exchanges, streams) the check looked at."""
+    violations: int = 0
+    """How many of them violated the requirement."""
+    blocked_by: str | None = None
+    """For a not-verified verdict: the check whose failure made this one impossible."""
+    tags: tuple[str, ...] = field(default=())
+
+    @property
+    def counts_against(self) -> bool:
+        """A MUST-severity failure: the software is not conformant."""
+        return self.outcome is Outcome.FAILED and self.severity is Severity.MUST

@@ -1,0 +1,314 @@
+"""One model of what crossed the wire, whatever captured it.
+
+The mitmproxy addon, the stdio tap, the active suite and a recording read from disk all produce
+the same records: an :class:`HttpExchange` per HTTP request/response pair (with every SSE event and
+how the exchange ended), a :class:`StdioLine` per line on a stdio connection, and a few process
+and observation records. Checks only ever see these types, which is what lets one rule judge
+live traffic, a probe and an old recording alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcp_assay.jsonrpc import Message, parse_message
+from mcp_assay.sse import SseEvent
+from mcp_assay.verdicts import Side
+
+__all__ = [
+    "Ending",
+    "EndReason",
+    "Exchange",
+    "Headers",
+    "HttpExchange",
+    "HttpRequest",
+    "HttpResponse",
+    "Observation",
+    "ProcessExit",
+    "StdioLine",
+    "media_type",
+]
+
+
+class Headers(tuple[tuple[str, str], ...]):
+    """Header fields in wire order; names compare case-insensitively, values exactly."""
+
+    def __new__(cls, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Headers:
+        pairs = items.items() if isinstance(items, Mapping) else items
+        return super().__new__(cls, tuple((str(k), str(v)) for k, v in pairs))
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        """The first value of a header, or ``default``."""
+        lowered = name.lower()
+        for key, value in self:
+            if key.lower() == lowered:
+                return value
+        return default
+
+    def get_all(self, name: str) -> list[str]:
+        lowered = name.lower()
+        return [value for key, value in self if key.lower() == lowered]
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        lowered = name.lower()
+        return any(key.lower() == lowered for key, _ in self)
+
+    def names(self) -> list[str]:
+        return [key for key, _ in self]
+
+
+def media_type(content_type: str | None) -> str | None:
+    """``application/json; charset=utf-8`` -> ``application/json``; ``None`` when absent."""
+    if content_type is None:
+        return None
+    return content_type.split(";", 1)[0].strip().lower() or None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HttpRequest:
+    """An HTTP request as the client sent it."""
+
+    method: str
+    url: str
+    headers: Headers
+    body: bytes
+    time: float
+
+    @property
+    def path(self) -> str:
+        parts = urlsplit(self.url)
+        return parts.path or "/"
+
+    @property
+    def content_type(self) -> str | None:
+        return media_type(self.headers.get("content-type"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HttpResponse:
+    """An HTTP response: the head when it arrived, and either a body or the SSE events."""
+
+    status: int
+    headers: Headers
+    time: float
+    """When the response head arrived."""
+    reason: str = ""
+    body: bytes | None = None
+    """The body for non-streamed responses; ``None`` for an event stream."""
+    events: tuple[SseEvent, ...] = ()
+
+    @property
+    def content_type(self) -> str | None:
+        return media_type(self.headers.get("content-type"))
+
+    @property
+    def is_event_stream(self) -> bool:
+        return self.content_type == "text/event-stream"
+
+
+class EndReason(StrEnum):
+    """How an HTTP exchange finished."""
+
+    COMPLETE = "complete"
+    CLIENT_DISCONNECT = "client-disconnect"
+    """The client closed the connection before the response ended (a 2026 cancellation)."""
+    SERVER_DISCONNECT = "server-disconnect"
+    ERROR = "error"
+    OPEN = "open"
+    """Still open when the capture stopped (e.g. a listen stream)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ending:
+    """When and how an exchange ended."""
+
+    reason: EndReason
+    time: float
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HttpExchange:
+    """One HTTP request and its response, with the JSON-RPC messages both carried."""
+
+    id: str
+    request: HttpRequest
+    response: HttpResponse | None = None
+    ending: Ending | None = None
+    connection: str = ""
+    """Client connection the exchange travelled on (when the capture knows it)."""
+    probe: Mapping[str, Any] | None = None
+    """Set when the active suite sent this request on purpose; carries the probe's name and intent."""
+    messages: tuple[Message, ...] = field(default=(), compare=False)
+
+    transport = "http"
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        id: str,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        ending: Ending | None = None,
+        connection: str = "",
+        probe: Mapping[str, Any] | None = None,
+    ) -> HttpExchange:
+        """Create the exchange and parse the messages it carried."""
+        return cls(
+            id=id,
+            request=request,
+            response=response,
+            ending=ending,
+            connection=connection,
+            probe=probe,
+            messages=tuple(_messages_of(id, request, response)),
+        )
+
+    @property
+    def time(self) -> float:
+        return self.request.time
+
+    @property
+    def request_message(self) -> Message | None:
+        """The JSON-RPC message in the request body, if there was a body."""
+        for message in self.messages:
+            if message.index == 0:
+                return message
+        return None
+
+    @property
+    def response_messages(self) -> tuple[Message, ...]:
+        return tuple(message for message in self.messages if message.index > 0)
+
+    @property
+    def client_disconnected(self) -> bool:
+        return self.ending is not None and self.ending.reason is EndReason.CLIENT_DISCONNECT
+
+
+def _looks_like_json(body: bytes) -> bool:
+    stripped = body.lstrip()
+    return stripped[:1] in (b"{", b"[")
+
+
+def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> Iterator[Message]:
+    if request.body:
+        yield parse_message(
+            request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"
+        )
+    if response is None:
+        return
+    index = 1
+    if response.is_event_stream:
+        for event in response.events:
+            if event.carries_message and event.data is not None:
+                yield parse_message(
+                    event.data,
+                    sender=Side.SERVER,
+                    time=event.time,
+                    exchange=exchange,
+                    index=index,
+                    transport="http",
+                )
+                index += 1
+        return
+    body = response.body or b""
+    if not body.strip():
+        return
+    if response.content_type == "application/json" or _looks_like_json(body):
+        yield parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StdioLine:
+    """One line written on a stdio connection, by the client (stdin) or the server (stdout)."""
+
+    id: str
+    connection: str
+    sender: Side
+    time: float
+    raw: bytes
+    message: Message
+    probe: Mapping[str, Any] | None = None
+
+    transport = "stdio"
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        id: str,
+        connection: str,
+        sender: Side,
+        time: float,
+        raw: bytes,
+        probe: Mapping[str, Any] | None = None,
+    ) -> StdioLine:
+        line = raw[:-1] if raw.endswith(b"\n") else raw
+        message = parse_message(line, sender=sender, time=time, exchange=id, index=0, transport="stdio")
+        return cls(id=id, connection=connection, sender=sender, time=time, raw=raw, message=message, probe=probe)
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return (self.message,)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProcessExit:
+    """A stdio server process ended (or the tap stopped watching it)."""
+
+    id: str
+    connection: str
+    time: float
+    code: int | None
+    stdin_closed_at: float | None = None
+    """When the client closed the server's stdin, if it did."""
+    signals: tuple[str, ...] = ()
+    """Signals forwarded to the server before it exited, in order."""
+
+    transport = "stdio"
+    messages: tuple[Message, ...] = ()
+    probe: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Observation:
+    """Something the tool observed that is not MCP traffic: a witness read, stderr text, a note."""
+
+    id: str
+    time: float
+    kind: str
+    """``witness``, ``stderr``, ``note`` ..."""
+    data: Mapping[str, Any]
+    connection: str = ""
+
+    transport = ""
+    messages: tuple[Message, ...] = ()
+    probe: Mapping[str, Any] | None = None
+
+
+Exchange = HttpExchange | StdioLine | ProcessExit | Observation
+"""Everything an exchange log can hold."""
+
+
+def body_text(body: bytes | None, limit: int = 2000) -> str:
+    """Render a body for evidence: UTF-8 text, truncated, or a byte count for binary."""
+    if not body:
+        return ""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"<{len(body)} bytes, not UTF-8>"
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+def compact_json(value: Any, limit: int = 600) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[:limit] + "…"

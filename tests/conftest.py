@@ -1,0 +1,41 @@
+"""Shared fixtures: the protocol schemas (from MCP_ASSAY_SPEC_DIR) and hand-built traffic."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mcp_assay.spec import SpecSet, load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def spec_dir() -> Path:
+    """Tests read the official schemas from MCP_ASSAY_SPEC_DIR (CI points it at ../shared/spec)."""
+    configured = os.environ.get("MCP_ASSAY_SPEC_DIR")
+    path = Path(configured) if configured else ROOT.parent / "shared" / "spec"
+    if not (path / "2026-07-28" / "schema.json").is_file():
+        pytest.exit(
+            f"the MCP schemas are not at {path}; set MCP_ASSAY_SPEC_DIR to a folder of <revision>/schema.json",
+            returncode=4,
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def spec_path() -> Path:
+    return spec_dir()
+
+
+@pytest.fixture(scope="session")
+def spec(spec_path: Path) -> SpecSet:
+    return load_spec(spec_dir=spec_path)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the real user cache from a test."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+    monkeypatch.delenv("MCP_ASSAY_CACHE_DIR", raising=False)

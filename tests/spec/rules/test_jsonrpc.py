@@ -1,0 +1,135 @@
+"""JSON-RPC basics (RPC-): each rule passes good traffic, fails bad traffic, and says when it cannot tell."""
+
+from __future__ import annotations
+
+from mcp_assay.spec import SpecSet
+from mcp_assay.verdicts import Outcome, Side
+from tests.factories import (
+    error_body,
+    http,
+    judge,
+    legacy_call,
+    legacy_session,
+    log_of,
+    modern_call,
+    modern_headers,
+    request_body,
+    result_body,
+    stdio,
+)
+
+TOOLS = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
+
+
+def test_well_formed_messages_pass_the_jsonrpc_2_0_rule(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-01)."""
+    verdict = judge(log_of(modern_call("tools/list", {}, TOOLS)), spec, "messages_are_jsonrpc_2_0_objects")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 2
+
+
+def test_a_server_answer_that_is_not_json_fails_rpc_01_with_evidence(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-01): bad output is a failed verdict, not a crash."""
+    exchange = http(request_body("tools/list"), b'{"jsonrpc": "2.0", "id": 1, "result": ', status=200)
+    verdict = judge(log_of(exchange), spec, "messages_are_jsonrpc_2_0_objects")
+    assert verdict.outcome is Outcome.FAILED
+    assert "not JSON" in verdict.reason
+    assert verdict.evidence[0].exchange == exchange.id
+
+
+def test_jsonrpc_rule_is_not_verified_without_traffic(spec: SpecSet) -> None:
+    """Tool-defined: an empty capture proves nothing."""
+    verdict = judge(log_of(), spec, "messages_are_jsonrpc_2_0_objects")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_wrong_jsonrpc_version_fails(spec: SpecSet) -> None:
+    body = request_body("tools/list")
+    body["jsonrpc"] = "1.0"
+    verdict = judge(log_of(http(body, result_body({}, 1))), spec, "messages_are_jsonrpc_2_0_objects")
+    assert verdict.outcome is Outcome.FAILED
+    assert "1.0" in verdict.reason
+
+
+def test_fractional_request_ids_fail_rpc_03(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-03): 1.0 is not an integer id even though Python's json reads it as a number."""
+    good = judge(log_of(modern_call("tools/list", {}, TOOLS, ident="a")), spec, "request_ids_are_strings_or_integers")
+    assert good.outcome is Outcome.PASSED
+    bad = http(b'{"jsonrpc":"2.0","id":1.0,"method":"tools/list","params":{}}', result_body(TOOLS, 1))
+    verdict = judge(log_of(bad), spec, "request_ids_are_strings_or_integers")
+    assert verdict.outcome is Outcome.FAILED
+    assert "float" in verdict.reason
+
+
+def test_request_id_rule_is_not_verified_without_requests(spec: SpecSet) -> None:
+    notification = http({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, status=202)
+    verdict = judge(log_of(notification), spec, "request_ids_are_strings_or_integers")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_an_answer_to_an_id_never_sent_fails_rpc_05_on_stdio(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-05): ids match by type and value, so "1" does not answer 1."""
+    log = log_of(
+        stdio(Side.CLIENT, request_body("tools/list", 1)),
+        stdio(Side.SERVER, result_body({**TOOLS, "resultType": "complete"}, "1")),
+    )
+    verdict = judge(log, spec, "each_request_gets_exactly_one_response")
+    assert verdict.outcome is Outcome.FAILED
+    assert "no request" in verdict.reason
+
+
+def test_matching_answers_pass_rpc_05(spec: SpecSet) -> None:
+    log = log_of(
+        stdio(Side.CLIENT, request_body("tools/list", 1)),
+        stdio(Side.SERVER, result_body({**TOOLS, "resultType": "complete"}, 1)),
+    )
+    assert judge(log, spec, "each_request_gets_exactly_one_response").outcome is Outcome.PASSED
+
+
+def test_a_second_answer_to_one_request_fails_rpc_05(spec: SpecSet) -> None:
+    result = result_body({**TOOLS, "resultType": "complete"}, 1)
+    log = log_of(
+        stdio(Side.CLIENT, request_body("tools/list", 1)), stdio(Side.SERVER, result), stdio(Side.SERVER, result)
+    )
+    verdict = judge(log, spec, "each_request_gets_exactly_one_response")
+    assert verdict.outcome is Outcome.FAILED
+    assert "2 times" in verdict.reason
+
+
+def test_unknown_method_answered_with_another_code_fails_rpc_15(spec: SpecSet) -> None:
+    body = request_body("mcp/no-such-method", 5)
+    good = http(body, error_body(-32601, "Method not found", 5), status=404)
+    assert judge(log_of(good), spec, "unknown_methods_get_method_not_found").outcome is Outcome.PASSED
+    bad = http(body, error_body(-32602, "nope", 5), status=400)
+    verdict = judge(log_of(bad), spec, "unknown_methods_get_method_not_found")
+    assert verdict.outcome is Outcome.FAILED
+    assert "-32602" in verdict.reason
+
+
+def test_unknown_method_rule_is_not_verified_when_every_method_is_known(spec: SpecSet) -> None:
+    verdict = judge(log_of(modern_call("tools/list", {}, TOOLS)), spec, "unknown_methods_get_method_not_found")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_retired_code_minus_32002_fails_in_2026_and_is_not_applicable_to_2025(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-17): -32002 is retired in 2026-07-28; 2025-11-25 still uses it."""
+    body = request_body("resources/read", 3, {"uri": "file:///x"})
+    modern = http(body, error_body(-32002, "Resource not found", 3), status=200)
+    assert judge(log_of(modern), spec, "retired_error_codes_are_not_emitted").outcome is Outcome.FAILED
+    legacy = [*legacy_session(), legacy_call("resources/read", {"uri": "file:///x"}, {"contents": []})]
+    verdict = judge(log_of(legacy), spec, "retired_error_codes_are_not_emitted")
+    assert verdict.outcome is Outcome.NOT_APPLICABLE
+    assert "2025-11-25 does not define per_request_version" in verdict.reason
+
+
+def test_a_deliberately_invalid_probe_is_never_held_against_the_client(spec: SpecSet) -> None:
+    """Tool-defined: the active suite's malformed requests judge the server, not the client."""
+    probe = http(
+        b'{"jsonrpc": "2.0", "id": 1,', error_body(-32700, "Parse error", None), status=400,
+        headers=modern_headers(None), probe={"name": "invalid-json", "invalid": True},
+    )  # fmt: skip
+    client = judge(log_of(probe), spec, "messages_are_jsonrpc_2_0_objects")
+    assert client.outcome is Outcome.PASSED  # only the server's answer was judged
+    server = judge(log_of(probe), spec, "invalid_json_gets_a_parse_error")
+    assert server.outcome is Outcome.PASSED
+    assert server.source.value == "active"

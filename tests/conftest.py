@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcp_assay.spec import SpecSet, load_spec
+from mcp_assay.spec import rules as _rules  # noqa: F401 - register every check before any test runs
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,8 +5,9 @@ still present in the file being loaded, and patches a copy of the ``$defs`` only
 assert that every erratum still applies to the pinned files, so the day upstream fixes one the
 test fails and the erratum can be retired instead of silently lingering.
 
-A patched part of the schema carries ``$comment: "mcp-assay erratum <ID>"`` so a validation error
-it causes can be traced back to the erratum and its requirement.
+A patched part of the schema carries ``$comment: "mcp-assay erratum <ID>"`` (or, for a property an
+erratum makes required, an ``x-mcp-assay-errata-required`` annotation) so a validation error it
+causes can be traced back to the erratum and its requirement.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ class Erratum:
     summary: str
     present: Callable[[Defs], bool]
     patch: Callable[[Defs], None]
+
+
+REQUIRED_MARK = "x-mcp-assay-errata-required"
+"""Annotation on a patched definition: property name -> erratum that made it required."""
 
 
 def comment(erratum_id: str) -> str:
@@ -71,6 +76,7 @@ def _ack_subscription_patch(defs: Defs) -> None:
     }
     params["properties"] = properties
     params["required"] = [*params.get("required", []), "_meta"]
+    params[REQUIRED_MARK] = {"_meta": "E2"}
     defs["SubscriptionsAcknowledgedNotificationParams"] = params
 
 

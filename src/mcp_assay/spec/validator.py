@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,6 +29,7 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.errata import REQUIRED_MARK
 from mcp_assay.verdicts import Side
 
 __all__ = ["FORMAT_CHECKER", "MessageValidator", "SchemaIssue", "StrictValidator", "Validation"]
@@ -95,6 +97,11 @@ def _render_path(prefix: str, parts: Iterable[Any]) -> str:
 
 
 def _erratum_of(error: ValidationError) -> str | None:
+    if error.validator == "required" and isinstance(error.schema, dict):
+        marks = error.schema.get(REQUIRED_MARK)
+        match = re.match(r"^'(.+)' is a required property$", error.message)
+        if isinstance(marks, dict) and match and match.group(1) in marks:
+            return str(marks[match.group(1)])
     candidates: list[Any] = [error.schema]
     if isinstance(error.schema, dict):
         for key in ("anyOf", "allOf", "oneOf"):
@@ -107,6 +114,31 @@ def _erratum_of(error: ValidationError) -> str | None:
             if isinstance(marker, str) and marker.startswith("mcp-assay erratum "):
                 return marker.removeprefix("mcp-assay erratum ")
     return None
+
+
+def _explain(error: ValidationError) -> list[ValidationError]:
+    """Replace an ``anyOf`` failure by the errors of the branch the instance most plausibly meant.
+
+    The plausible branch is one whose own ``required`` members are all present (the instance has
+    that branch's discriminating fields), with the fewest errors; errata markers are preserved by
+    keeping the union error when no branch stands out.
+    """
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        return [error]
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        index = sub.schema_path[0] if sub.schema_path and isinstance(sub.schema_path[0], int) else -1
+        branches.setdefault(index, []).append(sub)
+    if _erratum_of(error) is not None:
+        return [error]
+
+    def top_level_required(errors: list[ValidationError]) -> bool:
+        return any(e.validator == "required" and len(e.path) == 0 for e in errors)
+
+    candidates = [errors for errors in branches.values() if not top_level_required(errors)]
+    if len(candidates) != 1:
+        return [error]
+    return [leaf for sub in candidates[0] for leaf in _explain(sub)]
 
 
 def _short(text: str, limit: int = 240) -> str:
@@ -219,7 +251,10 @@ class MessageValidator:
         """All issues of ``instance`` against ``$defs/<definition>``, paths prefixed with ``prefix``."""
         if definition not in self.defs:
             return (SchemaIssue(prefix, f"the schema has no definition {definition!r}"),)
-        errors = sorted(self._compiled(definition).iter_errors(instance), key=lambda e: list(e.absolute_path))
+        errors = sorted(
+            (leaf for error in self._compiled(definition).iter_errors(instance) for leaf in _explain(error)),
+            key=lambda e: [str(part) for part in e.absolute_path],
+        )
         return tuple(
             SchemaIssue(_render_path(prefix, error.absolute_path), _short(error.message), _erratum_of(error))
             for error in errors

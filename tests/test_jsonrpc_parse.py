@@ -1,0 +1,45 @@
+"""Parsing bytes into JSON-RPC messages never raises; defects become problems."""
+
+from __future__ import annotations
+
+from mcp_assay.jsonrpc import MISSING, Kind, id_key, parse_message
+from mcp_assay.verdicts import Side
+
+
+def parse(raw: bytes) -> object:
+    return parse_message(raw, sender=Side.SERVER, time=0.0)
+
+
+def test_members_decide_the_kind() -> None:
+    cases = {
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}': Kind.REQUEST,
+        b'{"jsonrpc":"2.0","method":"notifications/progress"}': Kind.NOTIFICATION,
+        b'{"jsonrpc":"2.0","id":1,"result":{}}': Kind.RESULT,
+        b'{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}': Kind.ERROR,
+        b'[{"jsonrpc":"2.0","id":1,"method":"a"}]': Kind.BATCH,
+        b'{"jsonrpc":"2.0","id":1,"result":{},"error":{}}': Kind.INVALID,
+        b'{"jsonrpc":"2.0","result":{}}': Kind.INVALID,
+        b'"hello"': Kind.INVALID,
+        b'{"jsonrpc":"2.0","id":1,': Kind.UNPARSEABLE,
+    }
+    for raw, kind in cases.items():
+        assert parse_message(raw, sender=Side.CLIENT, time=0.0).kind is kind, raw
+
+
+def test_duplicate_keys_invalid_utf8_and_nan_are_problems_not_exceptions() -> None:
+    duplicated = parse_message(b'{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}', sender=Side.CLIENT, time=0.0)
+    assert [p.code for p in duplicated.problems] == ["duplicate-keys"]
+    assert duplicated.id == 2
+    latin = parse_message(b'{"jsonrpc":"2.0","id":1,"method":"caf\xe9"}', sender=Side.CLIENT, time=0.0)
+    assert "encoding" in [p.code for p in latin.problems]
+    nan = parse_message(b'{"jsonrpc":"2.0","id":NaN,"method":"x"}', sender=Side.CLIENT, time=0.0)
+    assert nan.kind is Kind.UNPARSEABLE
+    assert nan.payload is MISSING
+
+
+def test_ids_keep_their_json_type() -> None:
+    """Spec-mandated (A29): 1 and "1" are different ids, and 1.0 is not 1."""
+    assert id_key(1) != id_key("1")
+    assert id_key(1) != id_key(1.0)
+    assert id_key(True) != id_key(1)
+    assert id_key(MISSING) is None

@@ -10,6 +10,7 @@ requirement the revision or transport does not have is not a result.
 from __future__ import annotations
 
 import io
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -20,14 +21,39 @@ from rich.text import Text
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.verdicts import Outcome, Severity, Verdict
 
-__all__ = ["print_report", "render_text", "sections"]
+__all__ = ["by_area", "hidden_occurrences", "printable", "print_report", "render_text", "sections", "summary_lines"]
 
 MAX_EVIDENCE_SHOWN = 3
+
+# C0/C1 controls (except tab and newline), DEL, the bidirectional overrides and isolates that can
+# make text read differently from what it is ("trojan source"), lone surrogates (undecodable bytes
+# kept by surrogateescape) and the two code points XML 1.0 excludes.
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff\ufffe\uffff]"
+)
+
+
+def _escape_code_point(match: re.Match[str]) -> str:
+    point = ord(match.group())
+    return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
+
+
+def printable(text: str, *, newlines: bool = True) -> str:
+    """Server-provided text made safe to show: invisible or unsafe code points become ``\\xNN`` escapes.
+
+    An ANSI escape sequence in an error message must not recolour the reader's terminal, XML 1.0
+    cannot carry most control characters at all, and a lone surrogate cannot be written as UTF-8.
+    With ``newlines=False`` runs of whitespace (line breaks included) become one space.
+    """
+    text = _UNPRINTABLE.sub(_escape_code_point, text)
+    if not newlines:
+        text = " ".join(text.split())
+    return text
 
 
 def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
     """(key, title, explanation, results) per section, in display order; empty sections included."""
-    counted = [r for r in report.failed() if report.fail_on.counts(r)]
+    counted = [r for r in report.failed() if report.fail_on.decides(r)]
     counted_ids = {id(r) for r in counted}
     recommended = [r for r in report.failed() if id(r) not in counted_ids and r.severity is not Severity.INFO]
     notes = [r for r in report.failed(Severity.INFO) if id(r) not in counted_ids]
@@ -50,7 +76,8 @@ def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
     ]
 
 
-def _by_area(results: Iterable[Verdict]) -> dict[str, list[Verdict]]:
+def by_area(results: Iterable[Verdict]) -> dict[str, list[Verdict]]:
+    """Results grouped by area, areas and members in the stable rendering order."""
     grouped: dict[str, list[Verdict]] = defaultdict(list)
     for result in sort_results(results):
         grouped[result.area or "Other"].append(result)
@@ -76,9 +103,9 @@ def _header(report: Report, console: Console) -> None:
     if report.revision_note:
         rows.append(("revision", report.revision_note))
     for label, value in rows:
-        console.print(f"{label:<10}{escape(value)}", highlight=False)
+        console.print(f"{label:<10}{escape(printable(value, newlines=False))}", highlight=False)
     for note in report.notes:
-        console.print(Text(f"note      {note}", style="yellow"))
+        console.print(Text(f"note      {printable(note, newlines=False)}", style="yellow"))
     console.print()
 
 
@@ -93,26 +120,33 @@ def _result_lines(result: Verdict, console: Console, *, detailed: bool) -> None:
         style = "yellow"
     line = Text("    ")
     line.append(mark, style=style)
-    line.append(f" {result.title}  ")
+    line.append(f" {printable(result.title, newlines=False)}  ")
     line.append(_tag(result), style="dim")
     console.print(line)
     if not detailed:
         return
     if result.reason:
-        console.print(Text(f"        {result.reason}"), highlight=False)
+        console.print(Text(f"        {printable(result.reason, newlines=False)}"), highlight=False)
     if result.blocked_by:
-        console.print(Text(f"        blocked by: {result.blocked_by}", style="dim"))
-    for item in result.evidence[:MAX_EVIDENCE_SHOWN]:
-        where = f" (exchange {item.exchange})" if item.exchange else ""
-        console.print(Text(f"        evidence: {item.summary}{where}", style="dim"), highlight=False)
+        console.print(Text(f"        blocked by: {printable(result.blocked_by, newlines=False)}", style="dim"))
+    shown = result.evidence[:MAX_EVIDENCE_SHOWN]
+    for item in shown:
+        where = f" (exchange {printable(item.exchange, newlines=False)})" if item.exchange else ""
+        summary = printable(item.summary, newlines=False)
+        console.print(Text(f"        evidence: {summary}{where}", style="dim"), highlight=False)
         if item.detail and item.detail != result.reason:
-            console.print(Text(f"          {item.detail}", style="dim"), highlight=False)
+            console.print(Text(f"          {printable(item.detail, newlines=False)}", style="dim"), highlight=False)
         if item.reproduction:
-            console.print(Text(f"          replay: {item.reproduction}", style="dim"), highlight=False)
-    hidden = len(result.evidence) - MAX_EVIDENCE_SHOWN
-    if hidden > 0 or result.violations > len(result.evidence):
-        more = max(hidden, result.violations - MAX_EVIDENCE_SHOWN)
+            replay = printable(item.reproduction, newlines=False)
+            console.print(Text(f"          replay: {replay}", style="dim"), highlight=False)
+    more = hidden_occurrences(result, len(shown))
+    if more:
         console.print(Text(f"        … {more} more occurrence(s) in the JSON report", style="dim"))
+
+
+def hidden_occurrences(result: Verdict, shown: int) -> int:
+    """How many violations a rendering that shows ``shown`` evidence items leaves out."""
+    return max(len(result.evidence), result.violations) - shown
 
 
 def print_report(report: Report, console: Console) -> None:
@@ -125,35 +159,40 @@ def print_report(report: Report, console: Console) -> None:
         if explanation:
             heading.append(f" — {explanation}", style="")
         console.print(heading)
-        for area, members in _by_area(results).items():
+        for area, members in by_area(results).items():
             console.print()
-            console.print(Text(f"  {area}", style="bold"))
+            console.print(Text(f"  {printable(area, newlines=False)}", style="bold"))
             for result in members:
                 _result_lines(result, console, detailed=key != "passed")
         console.print()
-    counts = report.counts()
+    counts_line, applied_line = summary_lines(report)
     console.print(Text("Summary", style="bold"))
+    console.print(f"  {counts_line}", highlight=False)
+    console.print(f"  {applied_line}", highlight=False)
+    console.print()
+    code, text = report.verdict()
+    style = {"not-conformant": "bold red", "conformant": "bold green"}.get(code, "bold yellow")
+    console.print(Text(f"Verdict: {text}", style=style))
+
+
+def summary_lines(report: Report) -> tuple[str, str]:
+    """The two summary lines every human format shows: the counts, and what was applied to what."""
+    counts = report.counts()
     summary = (
-        f"  {counts['passed']} passed  {counts['failed']} failed  {counts['recommended']} recommended  "
+        f"{counts['passed']} passed  {counts['failed']} failed  {counts['recommended']} recommended  "
         f"{counts['not_verified']} not verified"
     )
     if counts["notes"]:
         summary += f"  {counts['notes']} notes"
-    console.print(summary, highlight=False)
-    applied = len(report.applied())
     stats = report.stats
-    detail = f"  {applied} checks applied"
+    detail = f"{len(report.applied())} checks applied"
     if stats.get("exchanges") is not None:
         detail += f" to {stats.get('messages', 0)} messages in {stats['exchanges']} exchanges"
     if stats.get("duration_ms") is not None:
         detail += f", in {stats['duration_ms']} ms"
     if counts["not_applicable"]:
         detail += f" ({counts['not_applicable']} not applicable to this traffic, omitted)"
-    console.print(detail, highlight=False)
-    console.print()
-    code, text = report.verdict()
-    style = {"not-conformant": "bold red", "conformant": "bold green"}.get(code, "bold yellow")
-    console.print(Text(f"Verdict: {text}", style=style))
+    return summary, detail
 
 
 def render_text(report: Report, width: int = 100) -> str:

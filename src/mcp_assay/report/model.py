@@ -41,7 +41,15 @@ class FailOn(StrEnum):
     NEVER = "never"
 
     def counts(self, verdict: Verdict) -> bool:
-        if verdict.outcome is not Outcome.FAILED or self is FailOn.NEVER:
+        """Whether this failed verdict makes the exit code 1."""
+        return self is not FailOn.NEVER and self.decides(verdict)
+
+    def decides(self, verdict: Verdict) -> bool:
+        """Whether this failed verdict belongs to FAILED and the verdict sentence.
+
+        ``never`` only silences the exit code: a MUST-level violation is still a violation.
+        """
+        if verdict.outcome is not Outcome.FAILED:
             return False
         if self is FailOn.SHOULD:
             return verdict.severity in (Severity.MUST, Severity.SHOULD)
@@ -142,9 +150,9 @@ class Report:
 
     def counts(self) -> dict[str, int]:
         """Result counts as the human report shows them."""
-        failed_must = [r for r in self.failed() if self.fail_on.counts(r)]
-        recommended = [r for r in self.failed() if not self.fail_on.counts(r) and r.severity is not Severity.INFO]
-        notes = [r for r in self.failed(Severity.INFO) if not self.fail_on.counts(r)]
+        failed_must = [r for r in self.failed() if self.fail_on.decides(r)]
+        recommended = [r for r in self.failed() if not self.fail_on.decides(r) and r.severity is not Severity.INFO]
+        notes = [r for r in self.failed(Severity.INFO) if not self.fail_on.decides(r)]
         return {
             "passed": len(self.with_outcome(Outcome.PASSED)),
             "failed": len(failed_must),
@@ -157,7 +165,7 @@ class Report:
     def violated_requirements(self) -> list[str]:
         ids: dict[str, None] = {}
         for result in self.results:
-            if self.fail_on.counts(result):
+            if self.fail_on.decides(result):
                 ids.update(dict.fromkeys(result.requirements))
         return list(ids)
 
@@ -221,6 +229,9 @@ class Report:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Report:
+        """Read a report back; raise ValueError (or KeyError/TypeError for a damaged one) otherwise."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"not an mcp-assay report (a JSON {type(data).__name__}, expected an object)")
         if data.get("schema") != REPORT_SCHEMA:
             raise ValueError(f"not an mcp-assay report (schema {data.get('schema')!r}, expected {REPORT_SCHEMA})")
         revisions = data.get("revisions", {})

@@ -1,0 +1,234 @@
+"""The report as one self-contained HTML page: open it from disk, mail it, attach it to a CI run.
+
+Same sections, counts and verdict as the terminal (``console.sections`` and the :class:`Report`
+methods decide them). The page fetches nothing: styles are inline, there are no fonts, images or
+links to load, and a Content-Security-Policy forbids any fetch, so a viewer's browser never
+contacts anyone. Everything a server or client could have put into the report is HTML-escaped;
+the policy also stops any script except the one below (identified by its hash), which only opens
+the collapsed evidence before printing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from html import escape
+
+from mcp_assay.report.console import by_area, hidden_occurrences, printable, sections, summary_lines
+from mcp_assay.report.model import Report
+from mcp_assay.verdicts import Evidence, Verdict
+
+__all__ = ["render_html"]
+
+_SCRIPT = (
+    "window.addEventListener('beforeprint',function(){"
+    "document.querySelectorAll('details').forEach(function(d){d.open=true;});});"
+)
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+_POLICY = (
+    f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; "
+    "base-uri 'none'; form-action 'none'"
+)
+
+_MARKS = {"failed": "✗", "not_verified": "–", "recommended": "⚠", "notes": "ℹ", "passed": "✓"}
+
+_CSS = """
+:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff;
+  --soft: #f6f8fa; --red: #b42318; --red-bg: #fef3f2; --amber: #8a5a00; --amber-bg: #fff8e6;
+  --green: #1a7f37; --green-bg: #effaf2; --blue: #0b5cad; --blue-bg: #eef6ff; }
+* { box-sizing: border-box; }
+html { background: var(--bg); color: var(--fg); }
+body { margin: 0 auto; max-width: 72rem; padding: 1.5rem 2rem 3rem;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
+  font-size: 0.86em; }
+code { background: var(--soft); border: 1px solid var(--line); border-radius: 4px; padding: 0 0.3em;
+  overflow-wrap: anywhere; }
+pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 0.6rem 0.8rem;
+  margin: 0.4rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+h1 { font-size: 1.6rem; margin: 0 0 0.8rem; }
+h1 .revision { color: var(--muted); font-weight: 400; }
+h2 { font-size: 1.15rem; margin: 2rem 0 0.4rem; padding-bottom: 0.3rem; border-bottom: 2px solid var(--line); }
+h2 .explanation { font-size: 0.85rem; font-weight: 400; color: var(--muted); margin-left: 0.5rem; }
+h3 { font-size: 0.95rem; margin: 1rem 0 0.3rem; color: var(--muted); text-transform: none; }
+table.target { border-collapse: collapse; margin-bottom: 1rem; }
+table.target th { text-align: left; font-weight: 600; color: var(--muted); padding: 0.15rem 1.2rem 0.15rem 0;
+  vertical-align: top; white-space: nowrap; }
+table.target td { padding: 0.15rem 0; overflow-wrap: anywhere; }
+.note { background: var(--amber-bg); border-left: 4px solid var(--amber); padding: 0.4rem 0.8rem;
+  margin: 0.4rem 0; }
+.verdict { font-weight: 700; font-size: 1.05rem; padding: 0.7rem 1rem; border-radius: 6px; margin: 1rem 0;
+  border: 1px solid; }
+.verdict.not-conformant { color: var(--red); background: var(--red-bg); border-color: var(--red); }
+.verdict.conformant { color: var(--green); background: var(--green-bg); border-color: var(--green); }
+.verdict.conformant-in-part, .verdict.nothing-verified { color: var(--amber); background: var(--amber-bg);
+  border-color: var(--amber); }
+.counts { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.5rem 0 1rem; padding: 0; list-style: none; }
+.counts li { border: 1px solid var(--line); border-radius: 999px; padding: 0.1rem 0.8rem; background: var(--soft); }
+.counts b { font-variant-numeric: tabular-nums; }
+ul.results { list-style: none; margin: 0; padding: 0; }
+li.result { border: 1px solid var(--line); border-left-width: 4px; border-radius: 6px; padding: 0.5rem 0.8rem;
+  margin: 0.4rem 0; break-inside: avoid; }
+li.result.failed { border-left-color: var(--red); }
+li.result.not_verified, li.result.recommended { border-left-color: var(--amber); }
+li.result.notes { border-left-color: var(--blue); }
+li.result.not_verified { border-width: 0 0 0 3px; border-radius: 0; padding: 0.15rem 0.8rem; margin: 0.25rem 0; }
+li.result.not_verified .reason { margin-top: 0; color: var(--muted); }
+li.result.passed { border: 0; padding: 0.1rem 0.2rem; margin: 0; }
+.head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.2rem 0.6rem; }
+.mark { font-weight: 700; width: 1.1em; display: inline-block; text-align: center; }
+.failed .mark { color: var(--red); }
+.not_verified .mark, .recommended .mark { color: var(--amber); }
+.notes .mark { color: var(--blue); }
+.passed .mark { color: var(--green); }
+.title { font-weight: 600; }
+.tags { color: var(--muted); font-size: 0.85rem; }
+.reason { margin: 0.3rem 0 0 1.7rem; }
+.blocked, .more { margin: 0.2rem 0 0 1.7rem; color: var(--muted); font-size: 0.9rem; }
+details.evidence { margin: 0.3rem 0 0 1.7rem; }
+details.evidence > summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; }
+details.evidence > div { padding: 0.2rem 0 0.2rem 1rem; border-left: 2px solid var(--line); margin-top: 0.2rem; }
+details.evidence p { margin: 0.2rem 0; }
+details.passed > summary { cursor: pointer; color: var(--muted); margin: 0.4rem 0; }
+.label { color: var(--muted); font-size: 0.85rem; margin: 0.3rem 0 0; }
+.summary p { margin: 0.2rem 0; }
+footer { margin-top: 2.5rem; color: var(--muted); font-size: 0.8rem; border-top: 1px solid var(--line);
+  padding-top: 0.5rem; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  details > summary { list-style: none; }
+  h2 { break-after: avoid; }
+  pre { border-color: #999; }
+}
+""".strip()
+
+
+def _e(value: object) -> str:
+    """Escape server-provided text for HTML text and attribute values."""
+    return escape(printable(str(value)), quote=True)
+
+
+def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
+    where = f" (exchange <code>{_e(item.exchange)}</code>)" if item.exchange else ""
+    lines = [
+        '<details class="evidence" open>' if open_ else '<details class="evidence">',
+        f"<summary>evidence: <code>{_e(item.summary)}</code>{where}</summary>",
+        "<div>",
+    ]
+    if item.detail and item.detail != result.reason:
+        lines.append(f"<p>{_e(item.detail)}</p>")
+    if item.revision:
+        lines.append(f'<p class="label">judged against {_e(item.revision)}</p>')
+    if item.excerpt:
+        lines += ['<p class="label">message</p>', f"<pre>{_e(item.excerpt)}</pre>"]
+    if item.reproduction:
+        lines += ['<p class="label">reproduce</p>', f'<pre class="reproduction">{_e(item.reproduction)}</pre>']
+    lines += ["</div>", "</details>"]
+    return lines
+
+
+def _result(result: Verdict, key: str) -> list[str]:
+    ids = " ".join(f"<code>{_e(ident)}</code>" for ident in result.requirements)
+    tags = f"{ids} · {_e(result.level.value)} · {_e(result.side.value)} · {_e(result.source.value)}"
+    lines = [
+        f'<li class="result {key}" id="{_e(result.check)}-{_e(result.source.value)}">',
+        f'<div class="head"><span class="mark">{_MARKS[key]}</span>'
+        f'<span class="title">{_e(result.title)}</span><span class="tags">{tags}</span></div>',
+    ]
+    if key != "passed":
+        if result.reason:
+            lines.append(f'<p class="reason">{_e(result.reason)}</p>')
+        if result.blocked_by:
+            lines.append(f'<p class="blocked">blocked by <code>{_e(result.blocked_by)}</code></p>')
+        for index, item in enumerate(result.evidence):
+            # The first piece of evidence for a verdict-deciding failure is shown unfolded.
+            lines += _evidence(item, result, open_=key == "failed" and index == 0)
+        more = hidden_occurrences(result, len(result.evidence))
+        if more:
+            lines.append(f'<p class="more">… {more} more occurrence(s) not kept in the report</p>')
+    lines.append("</li>")
+    return lines
+
+
+def _header(report: Report) -> list[str]:
+    revision = f' <span class="revision">— {_e(report.revision)}</span>' if report.revision else ""
+    target = report.target
+    rows = [("target", str(target.get("description", "?"))), ("kind", str(target.get("kind", "?")))]
+    if target.get("transport"):
+        rows.append(("transport", str(target["transport"])))
+    if report.window:
+        rows.append(("supported", ", ".join(report.window)))
+    if report.revision_note:
+        rows.append(("revision", report.revision_note))
+    rows.append(("fail on", report.fail_on.value))
+    lines = ["<header>", f"<h1>MCP conformance report{revision}</h1>", '<table class="target">']
+    lines += [f"<tr><th>{label}</th><td>{_e(value)}</td></tr>" for label, value in rows]
+    lines.append("</table>")
+    lines += [f'<p class="note">note: {_e(note)}</p>' for note in report.notes]
+    code, verdict = report.verdict()
+    counts = report.counts()
+    lines.append(f'<p class="verdict {_e(code)}">Verdict: {_e(verdict)}</p>')
+    lines.append('<ul class="counts">')
+    for key, label in (
+        ("passed", "passed"),
+        ("failed", "failed"),
+        ("recommended", "recommended"),
+        ("not_verified", "not verified"),
+        ("notes", "notes"),
+    ):
+        lines.append(f'<li class="{key}"><b>{counts[key]}</b> {label}</li>')
+    lines += ["</ul>", "</header>"]
+    return lines
+
+
+def render_html(report: Report) -> str:
+    """The report as a self-contained HTML document."""
+    title = f"MCP conformance report — {report.revision}" if report.revision else "MCP conformance report"
+    lines = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">',
+        '<meta name="referrer" content="no-referrer">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="color-scheme" content="light">',
+        f"<title>{_e(title)}</title>",
+        f"<style>\n{_CSS}\n</style>",
+        "</head>",
+        "<body>",
+        *_header(report),
+        "<main>",
+    ]
+    for key, heading, explanation, results in sections(report):
+        if not results:
+            continue
+        note = f' <span class="explanation">{_e(explanation)}</span>' if explanation else ""
+        lines += [f'<section id="{key}">', f"<h2>{heading} ({len(results)}){note}</h2>"]
+        if key == "passed":
+            lines += ['<details class="passed">', f"<summary>show {len(results)} passed</summary>"]
+        for area, members in by_area(results).items():
+            lines += [f"<h3>{_e(area)}</h3>", '<ul class="results">']
+            for result in members:
+                lines += _result(result, key)
+            lines.append("</ul>")
+        if key == "passed":
+            lines.append("</details>")
+        lines.append("</section>")
+    counts_line, applied_line = summary_lines(report)
+    code, verdict = report.verdict()
+    lines += [
+        '<section id="summary" class="summary">',
+        "<h2>Summary</h2>",
+        f"<p>{_e(counts_line.replace('  ', ' · '))}</p>",
+        f"<p>{_e(applied_line)}</p>",
+        f'<p class="verdict {_e(code)}">Verdict: {_e(verdict)}</p>',
+        "</section>",
+        "</main>",
+        f"<footer>generated {_e(report.generated_at)} by {_e(report.tool)}</footer>",
+        f"<script>{_SCRIPT}</script>",
+        "</body>",
+        "</html>",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""The report as JUnit XML, so a CI system shows each requirement as a test.
+
+One ``<testsuite>`` per area, one ``<testcase>`` per applicable result, in the same order as the
+other writers. What fails a test is what fails the run: a result in the report's FAILED section
+(MUST-level, or SHOULD-level with ``--fail-on should``) carries a ``<failure>``; a SHOULD-level or
+informational finding that does not count passes, with the finding in ``<system-out>``; a result
+that could not be verified is ``<skipped>``; not-applicable results are left out. Text from the
+traffic passes through :func:`~mcp_assay.report.console.printable` first, because XML 1.0 cannot
+carry most control characters at all.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from mcp_assay.report.console import by_area, printable, sections
+from mcp_assay.report.model import Report
+from mcp_assay.verdicts import Verdict
+
+__all__ = ["render_junit"]
+
+_PREFIX = {
+    "recommended": "RECOMMENDED (SHOULD-level; fails the run only with --fail-on should)",
+    "notes": "NOTE (informational; never fails the run)",
+}
+
+
+def _line(value: str) -> str:
+    return printable(value, newlines=False)
+
+
+def _details(result: Verdict) -> str:
+    """The finding as plain text: requirements, reason, and every piece of evidence."""
+    lines = [
+        f"check: {_line(result.check)}",
+        f"requirements: {', '.join(result.requirements)} "
+        f"({result.level.value}, severity {result.severity.value}, {result.side.value}, {result.source.value})",
+    ]
+    if result.reason:
+        lines.append(f"reason: {_line(result.reason)}")
+    if result.blocked_by:
+        lines.append(f"blocked by: {_line(result.blocked_by)}")
+    for item in result.evidence:
+        where = f" (exchange {_line(item.exchange)})" if item.exchange else ""
+        lines.append(f"evidence: {_line(item.summary)}{where}")
+        if item.detail and item.detail != result.reason:
+            lines.append(f"  {_line(item.detail)}")
+        if item.excerpt:
+            lines.append(f"  message: {_line(item.excerpt)}")
+        if item.reproduction:
+            lines.append(f"  reproduce: {_line(item.reproduction)}")
+    if result.violations > len(result.evidence):
+        lines.append(f"{result.violations - len(result.evidence)} more occurrence(s) not kept in the report")
+    return "\n".join(lines)
+
+
+def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
+    """Add one testcase; return what it counts as (``failure``, ``skipped`` or ``passed``)."""
+    ids = ", ".join(result.requirements)
+    case = ET.SubElement(
+        parent,
+        "testcase",
+        {
+            "classname": _line(f"{result.area or 'Other'}.{result.check}"),
+            "name": _line(f"{ids}: {result.title} [{result.source.value}]"),
+        },
+    )
+    if key == "failed":
+        failure = ET.SubElement(
+            case,
+            "failure",
+            {"message": _line(result.reason or result.title), "type": f"{result.severity.value.upper()}-level"},
+        )
+        failure.text = _details(result)
+        return "failure"
+    if key == "not_verified":
+        reason = result.reason or "not verified"
+        if result.blocked_by:
+            reason += f" (blocked by {result.blocked_by})"
+        ET.SubElement(case, "skipped", {"message": _line(reason)})
+        return "skipped"
+    if key in _PREFIX:
+        ET.SubElement(case, "system-out").text = f"{_PREFIX[key]}\n{_details(result)}"
+    return "passed"
+
+
+def render_junit(report: Report) -> str:
+    """The report as a JUnit XML document (the common Jenkins/GitLab/GitHub dialect)."""
+    section_of = {id(result): key for key, _, _, results in sections(report) for result in results}
+    code, verdict = report.verdict()
+    root = ET.Element("testsuites", {"name": _line(f"mcp-assay: {report.target.get('description', '?')}")})
+    properties = {
+        "target": str(report.target.get("description", "?")),
+        "kind": str(report.target.get("kind", "?")),
+        "revision": report.revision or "",
+        "supported": ", ".join(report.window),
+        "fail_on": report.fail_on.value,
+        "verdict": code,
+        "verdict_text": verdict,
+        "tool": report.tool,
+    }
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    for area, members in by_area(report.applied()).items():
+        suite = ET.SubElement(root, "testsuite", {"name": _line(area), "timestamp": _line(report.generated_at)})
+        props = ET.SubElement(suite, "properties")
+        for prop, text in properties.items():
+            ET.SubElement(props, "property", {"name": prop, "value": _line(text)})
+        counted = {"tests": 0, "failures": 0, "skipped": 0}
+        for result in members:
+            outcome = _testcase(suite, result, section_of[id(result)])
+            counted["tests"] += 1
+            if outcome == "failure":
+                counted["failures"] += 1
+            elif outcome == "skipped":
+                counted["skipped"] += 1
+        for name, value in counted.items():
+            suite.set(name, str(value))
+            totals[name] += value
+        suite.set("errors", "0")
+    for name, value in totals.items():
+        root.set(name, str(value))
+    root.set("errors", "0")
+    if report.stats.get("duration_ms") is not None:
+        root.set("time", f"{float(report.stats['duration_ms']) / 1000:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

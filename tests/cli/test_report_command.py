@@ -1,0 +1,174 @@
+"""`mcp-assay report` as a user runs it: re-render, merge, exit codes, file targets, bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_assay.cli import cli
+from mcp_assay.report.jsonreport import render_json
+from mcp_assay.report.model import Report
+from mcp_assay.verdicts import Source
+from tests.report.sample import failed_must, failed_should, passed, passed_tools, sample_report
+
+
+def write(path: Path, report: Report) -> Path:
+    path.write_text(render_json(report), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def clean(tmp_path: Path) -> Path:
+    """A report with only passes and a SHOULD finding."""
+    return write(tmp_path / "clean.json", sample_report(results=[passed(), failed_should()]))
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    """A report with a MUST failure."""
+    return write(tmp_path / "broken.json", sample_report(results=[failed_must(), passed_tools()]))
+
+
+def test_report_merges_two_files_and_renders_markdown_to_stdout(clean: Path, broken: Path) -> None:
+    """Tool-defined: several reports become one, re-rendered in the requested format."""
+    result = CliRunner().invoke(cli, ["report", str(clean), str(broken), "--report", "markdown:-"])
+    assert result.exit_code == 1, result.output
+    markdown = result.stdout
+    assert markdown.startswith("# MCP conformance report — 2026-07-28")
+    for title in (passed().title, failed_should().title, failed_must().title, passed_tools().title):
+        assert title.replace("_", "\\_") in markdown
+    assert "## FAILED (1)" in markdown and "## RECOMMENDED (1)" in markdown and "## PASSED (2)" in markdown
+    assert f"| target | {clean.stem}" not in markdown
+    assert "| kind | merged |" in markdown
+
+
+def test_merged_json_keeps_active_and_passive_results_of_one_check_apart(tmp_path: Path) -> None:
+    """Tool-defined: merging keeps results per (check, source)."""
+    passive = write(tmp_path / "passive.json", sample_report(results=[passed()]))
+    active = write(tmp_path / "active.json", sample_report(results=[replace(passed(), source=Source.ACTIVE)]))
+    out = tmp_path / "merged.json"
+    result = CliRunner().invoke(cli, ["report", str(passive), str(active), "--report", f"json:{out}"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["schema"] == "mcp-assay.report/1"
+    assert sorted(r["source"] for r in data["results"]) == ["active", "passive"]
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "expected"),
+    [("must", 0), ("should", 1), ("never", 0)],
+)
+def test_exit_code_for_a_should_finding_follows_fail_on(clean: Path, fail_on: str, expected: int) -> None:
+    """Tool-defined: --fail-on should makes a SHOULD failure exit 1."""
+    result = CliRunner().invoke(cli, ["report", str(clean), "--fail-on", fail_on, "--report", "tap:-"])
+    assert result.exit_code == expected, result.output
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "expected"),
+    [("must", 1), ("should", 1), ("never", 0)],
+)
+def test_exit_code_for_a_must_failure_follows_fail_on(broken: Path, fail_on: str, expected: int) -> None:
+    """Tool-defined: a MUST failure exits 1 unless --fail-on never."""
+    result = CliRunner().invoke(cli, ["report", str(broken), "--fail-on", fail_on, "--report", "junit:-"])
+    assert result.exit_code == expected, result.output
+
+
+def test_default_output_is_the_terminal_layout(broken: Path) -> None:
+    """Tool-defined: without --report the terminal layout goes to stdout."""
+    result = CliRunner().invoke(cli, ["report", str(broken)], env={"COLUMNS": "200"})
+    assert result.exit_code == 1
+    assert "FAILED (1)" in result.stdout and "Verdict: not conformant" in result.stdout
+
+
+def test_an_unknown_report_format_is_a_usage_error_before_any_work(tmp_path: Path) -> None:
+    """Tool-defined: a bad --report exits 2 even when the input would have been unreadable."""
+    junk = tmp_path / "junk.json"
+    junk.write_text("not json")
+    result = CliRunner().invoke(cli, ["report", str(junk), "--report", "pdf:out.pdf"])
+    assert result.exit_code == 2
+    assert "unknown format 'pdf'" in result.stderr
+    assert "not a readable" not in result.stderr
+
+
+def test_report_format_without_a_path_lands_in_the_temp_dir_with_a_utc_stamp(
+    broken: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: --report json writes mcp-assay-<UTC stamp>.json in the temp dir and says where."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    result = CliRunner().invoke(cli, ["report", str(broken), "--report", "json"])
+    assert result.exit_code == 1, result.output
+    (written,) = folder.iterdir()
+    assert re.fullmatch(r"mcp-assay-\d{8}T\d{6}Z\.json", written.name)
+    assert f"json report written to {written}" in " ".join(result.stderr.split())
+    assert json.loads(written.read_text())["schema"] == "mcp-assay.report/1"
+
+
+def test_several_report_targets_are_all_written(broken: Path, tmp_path: Path) -> None:
+    """Tool-defined: --report is repeatable; each format goes to its own file."""
+    args = ["report", str(broken)]
+    for name, extension in (("html", "html"), ("junit", "xml"), ("tap", "tap"), ("markdown", "md")):
+        args += ["--report", f"{name}:{tmp_path / f'out.{extension}'}"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / "out.html").read_text().startswith("<!DOCTYPE html>")
+    assert (tmp_path / "out.xml").read_text().startswith('<?xml version="1.0" encoding="UTF-8"?>')
+    assert (tmp_path / "out.tap").read_text().startswith("TAP version 14\n")
+    assert (tmp_path / "out.md").read_text().startswith("# MCP conformance report")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json at all",
+        "[1, 2, 3]",
+        '{"schema": "something-else/1"}',
+        '{"schema": "mcp-assay.report/1", "results": [{"check": "x"}]}',
+        '{"schema": "mcp-assay.report/1", "results": [{"check": "x", "level": "NEVER", "severity": "must",'
+        ' "side": "server", "outcome": "failed", "source": "active"}]}',
+    ],
+)
+def test_a_file_that_is_not_a_report_exits_3_with_one_clear_line(tmp_path: Path, content: str) -> None:
+    """Tool-defined: bad input is reported once, as one line naming the file, exit 3."""
+    path = tmp_path / "input.json"
+    path.write_text(content)
+    result = CliRunner().invoke(cli, ["report", str(path)])
+    assert result.exit_code == 3, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"mcp-assay: {path}: not a readable mcp-assay JSON report")
+    assert "Traceback" not in result.output
+
+
+def test_a_missing_report_file_is_a_usage_error(tmp_path: Path) -> None:
+    """Tool-defined: click reports a path that does not exist with exit 2."""
+    result = CliRunner().invoke(cli, ["report", str(tmp_path / "absent.json")])
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr
+
+
+def test_fail_on_flag_wins_over_its_environment_twin(broken: Path) -> None:
+    """Tool-defined: MCP_ASSAY_FAIL_ON=never is overridden by --fail-on must."""
+    quiet = CliRunner().invoke(cli, ["report", str(broken), "--report", "tap:-"], env={"MCP_ASSAY_FAIL_ON": "never"})
+    assert quiet.exit_code == 0, quiet.output
+    loud = CliRunner().invoke(
+        cli, ["report", str(broken), "--report", "tap:-", "--fail-on", "must"], env={"MCP_ASSAY_FAIL_ON": "never"}
+    )
+    assert loud.exit_code == 1, loud.output
+
+
+def test_report_targets_come_from_the_environment_too(broken: Path, tmp_path: Path) -> None:
+    """Tool-defined: MCP_ASSAY_REPORT accepts several space-separated targets."""
+    out = tmp_path / "r.tap"
+    result = CliRunner().invoke(cli, ["report", str(broken)], env={"MCP_ASSAY_REPORT": f"tap:{out} markdown:-"})
+    assert result.exit_code == 1, result.output
+    assert out.read_text().startswith("TAP version 14")
+    assert result.stdout.startswith("# MCP conformance report")

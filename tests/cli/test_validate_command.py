@@ -1,0 +1,130 @@
+"""`mcp-assay validate` on a small hand-written recording: every format, --only, exit codes."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_assay.cli import cli
+from mcp_assay.recording import RecordingWriter
+from mcp_assay.redaction import Redactor
+from tests.factories import http, modern_call, request_body
+
+
+def record(path: Path, *, broken: bool) -> Path:
+    """A tools/list call, and optionally a second answered with ``"jsonrpc": "1.0"`` (RPC-01)."""
+    writer = RecordingWriter(path, Redactor(), source="test")
+    writer.exchange(modern_call("tools/list", {}, {"tools": [], "ttlMs": 0, "cacheScope": "private"}, ident=1))
+    if broken:
+        writer.exchange(http(request_body("tools/list", 2), {"jsonrpc": "1.0", "id": 2, "result": {"tools": []}}))
+    writer.close()
+    return path
+
+
+@pytest.fixture
+def broken_recording(tmp_path: Path) -> Path:
+    return record(tmp_path / "broken.jsonl", broken=True)
+
+
+def test_validate_writes_every_format_from_one_run(spec_path: Path, broken_recording: Path, tmp_path: Path) -> None:
+    """Tool-defined: terminal, json, markdown, html, junit and tap all come out of one judgement."""
+    files = {
+        "terminal": tmp_path / "r.txt",
+        "json": tmp_path / "r.json",
+        "markdown": tmp_path / "r.md",
+        "html": tmp_path / "r.html",
+        "junit": tmp_path / "r.xml",
+        "tap": tmp_path / "r.tap",
+    }
+    args = [str(broken_recording)]
+    for name, path in files.items():
+        args += ["--report", f"{name}:{path}"]
+    result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), *args])
+    assert result.exit_code == 1, result.output
+    data = json.loads(files["json"].read_text())
+    assert any("RPC-01" in r["requirements"] and r["outcome"] == "failed" for r in data["results"])
+    assert data["target"] == {
+        "kind": "recording",
+        "description": str(broken_recording),
+        "transport": "http",
+        "inputs": ["recording"],
+    }
+    assert "FAILED (" in files["terminal"].read_text()
+    assert "RPC-01" in files["markdown"].read_text()
+    assert files["html"].read_text().startswith("<!DOCTYPE html>")
+    root = ET.fromstring(files["junit"].read_text().encode())
+    assert int(root.attrib["failures"]) >= 1
+    tap = files["tap"].read_text()
+    assert tap.startswith("TAP version 14\n") and "\nnot ok " in tap
+
+
+def test_only_narrows_the_checks_to_matching_requirements(spec_path: Path, broken_recording: Path) -> None:
+    """Tool-defined: --only RPC judges only checks citing RPC-* requirements."""
+    result = CliRunner().invoke(
+        cli, ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--only", "RPC", "--report", "json:-"]
+    )
+    assert result.exit_code == 1, result.output
+    results = json.loads(result.stdout)["results"]
+    assert results
+    assert all(any(ident.startswith("RPC-") for ident in r["requirements"]) for r in results)
+    everything = CliRunner().invoke(
+        cli, ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--report", "json:-"]
+    )
+    assert len(json.loads(everything.stdout)["results"]) > len(results)
+
+
+def test_only_matching_nothing_is_a_usage_error(spec_path: Path, broken_recording: Path) -> None:
+    """Tool-defined: a filter that selects no check exits 2."""
+    result = CliRunner().invoke(
+        cli, ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--only", "NO-SUCH-THING"]
+    )
+    assert result.exit_code == 2
+    assert "no check matches" in result.stderr
+
+
+def test_clean_recording_exits_0_and_fail_on_never_silences_a_failure(
+    spec_path: Path, broken_recording: Path, tmp_path: Path
+) -> None:
+    """Tool-defined: exit 0 without MUST failures; --fail-on never exits 0 even with them."""
+    clean = record(tmp_path / "clean.jsonl", broken=False)
+    ok = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(clean), "--only", "RPC"])
+    assert ok.exit_code == 0, ok.output
+    args = ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--fail-on", "never", "--report", "tap:-"]
+    never = CliRunner().invoke(cli, args)
+    assert never.exit_code == 0, never.output
+    assert "\nnot ok " in never.stdout
+
+
+def test_validate_rejects_an_unknown_format_before_reading_anything(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: a bad --report exits 2, not 3, even for an unreadable input."""
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello")
+    result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(junk), "--report", "docx"])
+    assert result.exit_code == 2
+    assert "unknown format 'docx'" in result.stderr
+
+
+def test_a_file_that_is_not_a_recording_exits_3_with_one_line(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: an unreadable input is one line on stderr and exit 3."""
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello")
+    result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(junk)])
+    assert result.exit_code == 3
+    (line,) = result.stderr.strip().splitlines()
+    assert line == f"mcp-assay: {junk}: not a recording mcp-assay can read (JSONL recording expected)"
+
+
+def test_only_flag_wins_over_its_environment_twin(spec_path: Path, broken_recording: Path) -> None:
+    """Tool-defined: --only beats MCP_ASSAY_ONLY."""
+    result = CliRunner().invoke(
+        cli,
+        ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--only", "RPC-01", "--report", "json:-"],
+        env={"MCP_ASSAY_ONLY": "NO-SUCH-THING"},
+    )
+    assert result.exit_code == 1, result.output
+    results = json.loads(result.stdout)["results"]
+    assert results and all("RPC-01" in r["requirements"] for r in results)

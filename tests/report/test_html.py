@@ -1,0 +1,147 @@
+"""The HTML report: one self-contained page that fetches nothing and escapes everything."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import replace
+from html.parser import HTMLParser
+
+from mcp_assay.report.console import sections
+from mcp_assay.report.html import render_html
+from mcp_assay.report.model import FailOn
+from tests.report.sample import failed_must, not_applicable, passed, sample_report, with_reason
+
+
+class Page(HTMLParser):
+    """Collects tags, attributes, text, inline scripts and styles, and checks nesting."""
+
+    VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.stack: list[str] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.problems: list[str] = []
+        self._current: str | None = None
+        self.feed(html)
+        self.close()
+        if self.stack:
+            self.problems.append(f"unclosed: {self.stack}")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag not in self.VOID:
+            self.stack.append(tag)
+        self._current = tag
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> does not close {self.stack[-1:] or 'anything'}")
+            return
+        self.stack.pop()
+        self._current = self.stack[-1] if self.stack else None
+
+    def handle_data(self, data: str) -> None:
+        if self._current == "script":
+            self.scripts.append(data)
+        elif self._current == "style":
+            self.styles.append(data)
+        else:
+            self.text.append(data)
+
+    def named(self, tag: str) -> list[dict[str, str | None]]:
+        return [attrs for name, attrs in self.tags if name == tag]
+
+
+def test_html_parses_and_every_element_is_closed() -> None:
+    """Tool-defined: the page is well-formed enough for html.parser to balance every tag."""
+    page = Page(render_html(sample_report()))
+    assert page.problems == []
+    assert page.tags[0][0] == "html"
+
+
+def test_html_references_no_remote_or_local_resources() -> None:
+    """Tool-defined: no <link>, no src/href, no url(...) — the page fetches nothing."""
+    html = render_html(sample_report())
+    page = Page(html)
+    for tag, attrs in page.tags:
+        assert tag not in ("link", "img", "iframe", "object", "embed", "base", "audio", "video", "source"), tag
+        assert "src" not in attrs and "href" not in attrs, (tag, attrs)
+        for value in attrs.values():
+            assert not re.search(r"https?:|//", value or ""), (tag, attrs)
+    css = "".join(page.styles)
+    assert "url(" not in css and "@import" not in css and "http" not in css
+    assert all("http" not in script for script in page.scripts)
+
+
+def test_html_forbids_fetches_with_a_content_security_policy() -> None:
+    """Tool-defined: default-src 'none', and only the print helper script (by hash) may run."""
+    page = Page(render_html(sample_report()))
+    (policy,) = [m["content"] for m in page.named("meta") if m.get("http-equiv") == "Content-Security-Policy"]
+    assert policy is not None and "default-src 'none'" in policy
+    (script,) = page.scripts
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in policy
+
+
+def test_html_escapes_a_script_planted_in_a_server_reason() -> None:
+    """Tool-defined: server-provided text is text, never markup."""
+    planted = "<script>alert('x')</script><img src=x onerror=alert(1)> \"quoted\" & done"
+    html = render_html(sample_report(results=[with_reason(failed_must(), planted)]))
+    page = Page(html)
+    assert len(page.named("script")) == 1
+    assert page.named("img") == []
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert planted in "".join(page.text)
+
+
+def test_html_escapes_server_text_in_attributes_and_evidence() -> None:
+    """Tool-defined: a hostile check id cannot break out of an attribute."""
+    hostile = replace(failed_must(), check='x" onmouseover="alert(1)', area="<b>area</b>")
+    html = render_html(sample_report(results=[hostile]))
+    page = Page(html)
+    assert all("onmouseover" not in attrs for _, attrs in page.tags)
+    assert "<b>area</b>" not in html and "<h3>&lt;b&gt;area&lt;/b&gt;</h3>" in html
+
+
+def test_html_shows_the_terminal_sections_counts_and_verdict() -> None:
+    """Tool-defined: every human format shows the same sections, counts and verdict."""
+    report = sample_report(FailOn.SHOULD)
+    page = Page(render_html(report))
+    ids = [attrs["id"] for attrs in page.named("section")]
+    expected = [key for key, _, _, results in sections(report) if results]
+    assert ids == [*expected, "summary"]
+    text = " ".join("".join(page.text).split())
+    for _, title, _, results in sections(report):
+        if results:
+            assert f"{title} ({len(results)})" in text
+    assert f"Verdict: {report.verdict()[1]}" in text
+    counts = report.counts()
+    assert f"{counts['passed']} passed · {counts['failed']} failed" in text
+
+
+def test_html_puts_evidence_in_details_and_leaves_out_not_applicable() -> None:
+    """Tool-defined: evidence is collapsible; the first piece of a failure is unfolded."""
+    page = Page(render_html(sample_report()))
+    evidence = [attrs for attrs in page.named("details") if attrs.get("class") == "evidence"]
+    assert len(evidence) == 4
+    assert sum("open" in attrs for attrs in evidence) == 1
+    assert not_applicable().title not in "".join(page.text)
+    assert "curl -sS -X POST" in "".join(page.text)
+
+
+def test_html_is_deterministic() -> None:
+    """Tool-defined: rendering twice gives the same bytes."""
+    assert render_html(sample_report()) == render_html(sample_report())
+
+
+def test_html_for_a_clean_run_says_conformant() -> None:
+    """Tool-defined: a page with passes only shows the green verdict and the folded list."""
+    page = Page(render_html(sample_report(results=[passed()])))
+    verdicts = [attrs["class"] for attrs in page.named("p") if "verdict" in (attrs.get("class") or "")]
+    assert verdicts == ["verdict conformant", "verdict conformant"]

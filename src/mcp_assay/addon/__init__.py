@@ -1,0 +1,24 @@
+"""mcp-assay's passive half: the mitmproxy addon and the stdio tap.
+
+This file is also the addon *script*: ``mitmdump -s "$(mcp-assay addon-path)"`` loads it and
+finds ``addons``. The addon is built on first access, so importing the package (the stdio tap
+does) never pays for importing mitmproxy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["addons"]
+
+_addons: list[Any] = []
+
+
+def __getattr__(name: str) -> Any:
+    if name == "addons":
+        if not _addons:
+            from mcp_assay.addon.assay import Assay
+
+            _addons.append(Assay())
+        return _addons
+    raise AttributeError(name)

@@ -1,0 +1,338 @@
+"""The mitmproxy addon: judge the MCP traffic a proxy carries, without touching it.
+
+Load it into mitmdump (``mitmdump -s "$(mcp-assay addon-path)" --mode reverse:http://…``) or
+let ``mcp-assay proxy`` run it in-process. The addon only observes: it never answers for a
+server, never edits a message, and a defect inside it is logged while the traffic keeps flowing.
+
+Event streams are the one place where observing needs care: mitmproxy buffers a response body
+until it ends, which would hold back every event of a ``subscriptions/listen`` stream or a
+2025-11-25 ``GET`` stream. For ``text/event-stream`` answers the addon therefore sets
+``flow.response.stream`` to a pass-through function that returns each network chunk unchanged and
+feeds a copy to an incremental SSE parser, so events reach the client as they arrive and reach
+the checks at the same moment.
+
+Everything the addon sees becomes a recording record handed to a
+:class:`~mcp_assay.addon.live.LiveSession`, which records, judges and reports on its own thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Console
+
+from mcp_assay.addon.flows import (
+    Decision,
+    classify_request,
+    ending_of,
+    endpoint_of,
+    is_event_stream,
+    request_of,
+    response_body,
+    response_head,
+    response_says_mcp,
+)
+from mcp_assay.addon.live import (
+    LIVE_MODES,
+    LiveSession,
+    Printer,
+    body_fields,
+    end_record,
+    http_record,
+    response_record,
+)
+from mcp_assay.errors import AssayError
+from mcp_assay.recording import RecordingWriter, event_record
+from mcp_assay.redaction import Redactor
+from mcp_assay.report import ReportTarget, emit_reports, parse_report_option
+from mcp_assay.report.model import FailOn, Report
+from mcp_assay.spec import SpecSet, load_spec
+from mcp_assay.sse import SseEvent, SseParser
+from mcp_assay.wire import EndReason
+
+__all__ = ["Assay"]
+
+log = logging.getLogger("mcp_assay.addon")
+
+FAIL_ON_CHOICES = [item.value for item in FailOn]
+
+
+def _decoder(encoding: str) -> Callable[[bytes], bytes] | None:
+    """An incremental decoder for a streamed body's content-encoding (``None``: cannot decode)."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return lambda chunk: chunk
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)
+        return inflater.decompress
+    return None
+
+
+@dataclass
+class _FlowState:
+    """What the addon keeps about one flow while it is in flight."""
+
+    ident: str
+    decision: Decision
+    held: list[dict[str, Any]] = field(default_factory=list)
+    """Records of an undecided flow, written once the response shows it is MCP."""
+    parser: SseParser | None = None
+    decode: Callable[[bytes], bytes] | None = None
+    response_started: bool = False
+    streamed: bool = False
+
+
+class Assay:
+    """Judges MCP traffic passing through mitmproxy; writes a recording and a report."""
+
+    def __init__(
+        self,
+        *,
+        printer: Printer | None = None,
+        report_console: Console | None = None,
+        spec: SpecSet | None = None,
+        description: str | None = None,
+        targets: Sequence[ReportTarget] = (),
+    ) -> None:
+        self._printer = printer
+        self._default_targets = list(targets)
+        self._report_console = report_console
+        self._spec = spec
+        self._spec_key: tuple[Any, ...] | None = None
+        self._description = description
+        self._targets: list[ReportTarget] = []
+        self._flows: dict[str, _FlowState] = {}
+        self._endpoints: set[str] = set()
+        self.session: LiveSession | None = None
+        self.report: Report | None = None
+        """The report written at ``done`` (for the ``mcp-assay proxy`` command's exit code)."""
+        self.written: list[Path] = []
+
+    # -- options -------------------------------------------------------------------------------------
+    def load(self, loader: Any) -> None:
+        loader.add_option(
+            "mcp_assay_report", Sequence[str], [],
+            "Where the mcp-assay conformance report goes when mitmproxy stops, as FORMAT[:PATH] "
+            "(terminal, json, markdown, html, junit, tap). Without PATH, terminal goes to stdout and files "
+            "to the temp dir. Default: terminal.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_record", Optional[str], None,  # noqa: UP045 - mitmproxy compares the typespec
+            "Write every MCP exchange to this JSONL recording as it happens (redacted).",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_fail_on", str, FailOn.MUST.value,
+            "Which failed requirements count against conformance in the report verdict.",
+            choices=FAIL_ON_CHOICES,
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_spec_dir", Optional[str], None,  # noqa: UP045
+            "Folder of <revision>/schema.json files (default: $MCP_ASSAY_SPEC_DIR, then the mcp-assay cache).",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_spec_path", Sequence[str], [],
+            "Use this schema.json even if it matches no pin, as [REVISION=]PATH.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_secrets", Sequence[str], [],
+            "Extra secret values to scrub from the recording, the report and the log "
+            "(bearer tokens, cookies and ?token= values are scrubbed anyway).",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_live", str, "all",
+            "Live output: a line per exchange and findings (all), only findings, or off.",
+            choices=list(LIVE_MODES),
+        )  # fmt: skip
+
+    def configure(self, updated: set[str]) -> None:
+        from mitmproxy import ctx
+        from mitmproxy import exceptions as _exceptions
+
+        exceptions: Any = _exceptions
+        options = ctx.options
+        try:
+            if "mcp_assay_report" in updated:
+                self._targets = [parse_report_option(value) for value in options.mcp_assay_report]
+            if "mcp_assay_record" in updated and options.mcp_assay_record:
+                folder = Path(options.mcp_assay_record).expanduser().parent
+                if not folder.is_dir():
+                    raise exceptions.OptionsError(f"mcp_assay_record: folder {folder} does not exist")
+            key = (options.mcp_assay_spec_dir, tuple(options.mcp_assay_spec_path))
+            if self._spec is None or (self._spec_key is not None and key != self._spec_key):
+                self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)
+                self._spec_key = key
+            elif self._spec_key is None:
+                self._spec_key = key
+        except AssayError as exc:
+            raise exceptions.OptionsError(str(exc)) from exc
+        if self.session is not None and updated & {"mcp_assay_record", "mcp_assay_spec_dir", "mcp_assay_spec_path"}:
+            log.warning("mcp-assay: recording and schema options take effect when mitmproxy restarts")
+
+    def running(self) -> None:
+        self._ensure_session()
+
+    def _ensure_session(self) -> LiveSession:
+        if self.session is not None:
+            return self.session
+        from mitmproxy import ctx
+
+        options = ctx.options
+        if self._spec is None:
+            self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)
+        redactor = Redactor(secrets=options.mcp_assay_secrets)
+        recorder = None
+        if options.mcp_assay_record:
+            recorder = RecordingWriter(
+                Path(options.mcp_assay_record).expanduser(), redactor, source=self._source(options)
+            )
+        printer = self._printer or Printer(options.mcp_assay_live)
+        if self._printer is None:
+            printer.mode = options.mcp_assay_live
+        self.session = LiveSession(
+            self._spec,
+            redactor=redactor,
+            recorder=recorder,
+            printer=printer,
+            target={"kind": "proxy", "description": self._source(options)},
+            fail_on=FailOn(options.mcp_assay_fail_on),
+        )
+        return self.session
+
+    def _source(self, options: Any) -> str:
+        if self._description:
+            return self._description
+        modes = ", ".join(str(mode) for mode in getattr(options, "mode", []) or [])
+        return f"mitmproxy ({modes or 'regular'})"
+
+    # -- hooks ---------------------------------------------------------------------------------------
+    def request(self, flow: Any) -> None:
+        try:
+            request = request_of(flow)
+            decision = classify_request(request.method, request.url, request.headers, request.body, self._endpoints)
+            if decision is Decision.NOT:
+                return
+            state = _FlowState(ident=str(flow.id), decision=decision)
+            self._flows[state.ident] = state
+            record = http_record(state.ident, request, connection=str(flow.client_conn.id))
+            if decision is Decision.MCP:
+                self._endpoints.add(endpoint_of(request.url))
+                self._feed(record)
+            else:
+                state.held.append(record)
+            flow.metadata["mcp_assay"] = {"exchange": state.ident}
+        except Exception:
+            log.exception("mcp-assay: could not observe a request; it was forwarded unchanged")
+
+    def responseheaders(self, flow: Any) -> None:
+        try:
+            state = self._flows.get(str(flow.id))
+            if state is None or flow.response is None:
+                return
+            status, reason, headers, started = response_head(flow)
+            state.response_started = True
+            record = response_record(state.ident, status, reason, headers, started)
+            sse = is_event_stream(headers)
+            if sse and state.decision is Decision.MAYBE:
+                self._decide(state, flow)
+            if state.decision is Decision.MCP:
+                self._feed(record)
+            else:
+                state.held.append(record)
+            if sse:
+                self._tee(state, flow, headers.get("content-encoding") or "")
+        except Exception:
+            log.exception("mcp-assay: could not observe a response head; the response is forwarded unchanged")
+
+    def _tee(self, state: _FlowState, flow: Any, encoding: str) -> None:
+        """Stream the event stream through unchanged, parsing a copy as it passes."""
+        ident = state.ident
+
+        def on_event(event: SseEvent) -> None:
+            self._feed(event_record(ident, event))
+
+        state.parser = SseParser(on_event)
+        state.decode = _decoder(encoding)
+        state.streamed = True
+        if state.decode is None:
+            log.warning("mcp-assay: cannot decode a %s event stream; its events are not judged", encoding)
+
+        def tee(chunk: bytes) -> bytes:
+            try:
+                parser, decode = state.parser, state.decode
+                if parser is not None and decode is not None:
+                    if chunk:
+                        parser.feed(decode(chunk), time.time())
+                    else:
+                        parser.close(time.time())
+                        state.parser = None
+            except Exception:
+                state.parser = None
+                log.exception("mcp-assay: stopped parsing an event stream; it keeps flowing unchanged")
+            return chunk
+
+        flow.response.stream = tee
+
+    def response(self, flow: Any) -> None:
+        try:
+            state = self._flows.pop(str(flow.id), None)
+            if state is None or flow.response is None:
+                return
+            body = None if state.streamed else response_body(flow)
+            if state.decision is Decision.MAYBE:
+                _, _, headers, _ = response_head(flow)
+                if not response_says_mcp(headers, body):
+                    return
+                self._decide(state, flow)
+            end = float(flow.response.timestamp_end or time.time())
+            if body:
+                self._feed({"type": "body", "x": state.ident, "t": end, **body_fields(body)})
+            self._feed(end_record(state.ident, EndReason.COMPLETE, end))
+        except Exception:
+            log.exception("mcp-assay: could not observe a response; it was forwarded unchanged")
+
+    def error(self, flow: Any) -> None:
+        try:
+            state = self._flows.pop(str(flow.id), None)
+            if state is None or state.decision is not Decision.MCP:
+                return
+            if state.parser is not None:
+                parser, state.parser = state.parser, None
+                parser.close(time.time())
+            reason, detail = ending_of(flow, response_started=state.response_started)
+            self._feed(end_record(state.ident, reason, time.time(), detail))
+        except Exception:
+            log.exception("mcp-assay: could not observe a failed flow")
+
+    def done(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        self._flows.clear()
+        try:
+            session.close()
+            self.report = session.report()
+            self.written = emit_reports(
+                self.report,
+                self._targets or self._default_targets,
+                stdout=self._report_console or Console(),
+                notices=Console(stderr=True),
+            )
+        except Exception:
+            log.exception("mcp-assay: could not write the report")
+
+    # -- helpers -------------------------------------------------------------------------------------
+    def _decide(self, state: _FlowState, flow: Any) -> None:
+        state.decision = Decision.MCP
+        self._endpoints.add(endpoint_of(flow.request.url))
+        held, state.held = state.held, []
+        for record in held:
+            self._feed(record)
+
+    def _feed(self, record: dict[str, Any]) -> None:
+        self._ensure_session().feed(record)

@@ -1,0 +1,194 @@
+"""From mitmproxy flows to mcp-assay's wire model, and which flows are MCP at all.
+
+A proxy sees everything its clients send, and in forward mode that includes web pages, package
+downloads and telemetry. Only MCP traffic is judged; the rest passes through untouched and
+unrecorded. A flow is MCP when its request says so (a JSON-RPC body, an MCP header, or an
+endpoint already seen carrying MCP), or, for a plain JSON POST, when the answer says so (an
+event stream, or a JSON-RPC body).
+
+The same conversion serves the live addon and the reader for saved flow files
+(``mitmdump -w``), so a capture judged later matches what was judged live.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlsplit
+
+from mcp_assay.sse import SseEvent, parse_sse
+from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+
+__all__ = [
+    "MCP_HEADERS",
+    "Decision",
+    "classify_request",
+    "endpoint_of",
+    "ending_of",
+    "exchange_of",
+    "headers_of",
+    "is_event_stream",
+    "jsonrpc_shape",
+    "request_of",
+    "response_body",
+    "response_head",
+    "response_says_mcp",
+]
+
+MCP_HEADERS = ("mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name")
+
+
+class Decision(StrEnum):
+    """Whether a request is MCP traffic."""
+
+    MCP = "mcp"
+    MAYBE = "maybe"
+    """A JSON-looking POST without MCP markers: the response decides."""
+    NOT = "not"
+
+
+def _text(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
+
+
+def headers_of(fields: Iterable[tuple[bytes, bytes]]) -> Headers:
+    """Header fields in wire order, names as sent (values UTF-8, or Latin-1 when not UTF-8)."""
+    return Headers((_text(name), _text(value)) for name, value in fields)
+
+
+def jsonrpc_shape(body: bytes) -> bool | None:
+    """True for a JSON-RPC message or batch, False for other JSON, None when not JSON at all."""
+    stripped = body.strip()
+    if not stripped or stripped[:1] not in (b"{", b"["):
+        return None
+    try:
+        payload: Any = json.loads(stripped)
+    except ValueError:
+        return None
+    items = payload if isinstance(payload, list) else [payload]
+    return bool(items) and all(
+        isinstance(item, dict) and ("jsonrpc" in item or "method" in item or ("id" in item and "result" in item))
+        for item in items
+    )
+
+
+def endpoint_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
+def classify_request(method: str, url: str, headers: Headers, body: bytes, known_endpoints: set[str]) -> Decision:
+    """Decide from the request alone, when it can be decided."""
+    if any(headers.get(name) is not None for name in MCP_HEADERS):
+        return Decision.MCP
+    shape = jsonrpc_shape(body) if body else None
+    if shape:
+        return Decision.MCP
+    if endpoint_of(url) in known_endpoints:
+        return Decision.MCP
+    if method.upper() == "POST" and (
+        shape is not None or media_type(headers.get("content-type")) == "application/json" or body[:1] in (b"{", b"[")
+    ):
+        return Decision.MAYBE
+    return Decision.NOT
+
+
+def is_event_stream(headers: Headers) -> bool:
+    return media_type(headers.get("content-type")) == "text/event-stream"
+
+
+def response_says_mcp(headers: Headers, body: bytes | None) -> bool:
+    """For an undecided POST: an event stream or a JSON-RPC body makes it MCP."""
+    if is_event_stream(headers):
+        return True
+    return bool(body) and bool(jsonrpc_shape(body or b""))
+
+
+def request_of(flow: Any) -> HttpRequest:
+    """The request of a mitmproxy ``HTTPFlow`` (body with content-encoding removed when possible)."""
+    request = flow.request
+    body = request.get_content(strict=False)
+    if body is None:
+        body = request.raw_content or b""
+    return HttpRequest(
+        method=request.method,
+        url=request.url,
+        headers=headers_of(request.headers.fields),
+        body=body,
+        time=float(request.timestamp_start or 0.0),
+    )
+
+
+def response_head(flow: Any) -> tuple[int, str, Headers, float]:
+    response = flow.response
+    return (
+        int(response.status_code),
+        response.reason or "",
+        headers_of(response.headers.fields),
+        float(response.timestamp_start or 0.0),
+    )
+
+
+def response_body(flow: Any) -> bytes | None:
+    """The stored response body (decoded), or ``None`` when it was streamed and not kept."""
+    response = flow.response
+    if response is None or response.raw_content is None:
+        return None
+    content: bytes | None = response.get_content(strict=False)
+    return content if content is not None else bytes(response.raw_content)
+
+
+def ending_of(flow: Any, *, response_started: bool) -> tuple[EndReason, str]:
+    """How a flow that reached the ``error`` hook ended."""
+    message = str(getattr(flow.error, "msg", "") or "")
+    lowered = message.lower()
+    if "client disconnected" in lowered:
+        return EndReason.CLIENT_DISCONNECT, message
+    if "server disconnected" in lowered or "peer closed" in lowered or (response_started and "killed" not in lowered):
+        return EndReason.SERVER_DISCONNECT, message
+    return EndReason.ERROR, message
+
+
+def exchange_of(flow: Any, ident: str | None = None) -> tuple[HttpExchange, list[str]]:
+    """A finished flow (from a flow file) as an exchange, and what could not be recovered."""
+    problems: list[str] = []
+    ident = ident or str(flow.id)
+    request = request_of(flow)
+    response: HttpResponse | None = None
+    ending: Ending
+    if flow.response is not None:
+        status, reason, headers, head_time = response_head(flow)
+        body = response_body(flow)
+        if is_event_stream(headers):
+            events: tuple[SseEvent, ...] = ()
+            if body is None:
+                problems.append(
+                    f"flow {ident}: the event stream was streamed and not stored; its events cannot be judged "
+                    "(capture with --set store_streamed_bodies=true to keep them)"
+                )
+            else:
+                events = tuple(parse_sse(body, time=head_time))
+            response = HttpResponse(status=status, reason=reason, headers=headers, time=head_time, events=events)
+        else:
+            response = HttpResponse(status=status, reason=reason, headers=headers, time=head_time, body=body or b"")
+    if flow.error is not None:
+        reason_, detail = ending_of(flow, response_started=flow.response is not None)
+        end_time = float(getattr(flow.error, "timestamp", 0.0) or request.time)
+        ending = Ending(reason=reason_, time=end_time, detail=detail)
+    elif flow.response is not None:
+        ending = Ending(reason=EndReason.COMPLETE, time=float(flow.response.timestamp_end or request.time))
+    else:
+        ending = Ending(reason=EndReason.OPEN, time=request.time)
+    exchange = HttpExchange.build(
+        id=ident,
+        request=request,
+        response=response,
+        ending=ending,
+        connection=str(getattr(flow.client_conn, "id", "") or ""),
+    )
+    return exchange, problems

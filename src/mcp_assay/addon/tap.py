@@ -1,0 +1,173 @@
+"""The stdio tap: a drop-in wrapper between an MCP client and the stdio server it launches.
+
+The client starts ``mcp-assay tap -- <server command>`` where it would start the server. The tap
+starts the server and relays the client's stdin to it and the server's stdout back, line by
+line and byte for byte, recording each line *before* relaying it so the recording's order is
+the causal order. The server's stderr is passed through (and kept in the recording as text);
+signals the tap receives are forwarded to the server; end of input on the tap's stdin closes the
+server's stdin; and the tap exits the way the server did (the same code, or the same signal).
+
+The tap never writes anything of its own to stdout, which is the protocol channel: live findings
+and the terminal report go to stderr.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import IO
+
+from mcp_assay.addon.live import LiveSession, exit_record, line_record, observation_record
+from mcp_assay.verdicts import Side
+
+__all__ = ["FORWARDED_SIGNALS", "Tap", "exit_like"]
+
+log = logging.getLogger("mcp_assay.tap")
+
+FORWARDED_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
+    if hasattr(signal, name)
+)  # fmt: skip
+STDERR_LINE_LIMIT = 4000
+JOIN_TIMEOUT = 2.0
+
+
+@dataclass
+class Tap:
+    """One wrapped server process."""
+
+    command: Sequence[str]
+    session: LiveSession
+    stdin: IO[bytes]
+    stdout: IO[bytes]
+    stderr: IO[bytes]
+    signals: list[str] = field(default_factory=list)
+    stdin_closed_at: float | None = None
+    process: subprocess.Popen[bytes] | None = None
+    connection: str = ""
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def _ident(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    # -- relays ---------------------------------------------------------------------------------------
+    def _client_to_server(self) -> None:
+        process = self.process
+        assert process is not None and process.stdin is not None
+        relaying = True
+        for line in iter(self.stdin.readline, b""):
+            self.session.feed(line_record(self._ident("c"), self.connection, Side.CLIENT, time.time(), line))
+            if not relaying:
+                continue
+            try:
+                process.stdin.write(line)
+                process.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                relaying = False  # the server is gone; keep recording what the client still says
+        self.stdin_closed_at = time.time()
+        try:
+            process.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def _server_to_client(self) -> None:
+        process = self.process
+        assert process is not None and process.stdout is not None
+        for line in iter(process.stdout.readline, b""):
+            self.session.feed(line_record(self._ident("s"), self.connection, Side.SERVER, time.time(), line))
+            try:
+                self.stdout.write(line)
+                self.stdout.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass  # the client went away; keep draining so the server is never blocked on a full pipe
+
+    def _stderr(self) -> None:
+        process = self.process
+        assert process is not None and process.stderr is not None
+        fd = process.stderr.fileno()
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            try:
+                self.stderr.write(chunk)
+                self.stderr.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self._record_stderr(line)
+        if pending:
+            self._record_stderr(pending)
+
+    def _record_stderr(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace").rstrip("\r")
+        if len(text) > STDERR_LINE_LIMIT:
+            text = text[:STDERR_LINE_LIMIT] + "…"
+        record = observation_record(self._ident("e"), time.time(), "stderr", {"text": text}, self.connection)
+        self.session.feed(record)
+
+    # -- signals --------------------------------------------------------------------------------------
+    def _forward(self, signum: int, _frame: object) -> None:
+        process = self.process
+        self.signals.append(signal.Signals(signum).name)
+        if process is not None and process.poll() is None:
+            try:
+                process.send_signal(signum)
+            except OSError:
+                pass
+
+    # -- running --------------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Relay until the server exits; return its exit code (negative: killed by that signal)."""
+        self.process = subprocess.Popen(
+            list(self.command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            process_group=0,  # only what the tap forwards reaches the server, exactly once
+        )
+        self.connection = f"stdio:{self.process.pid}"
+        for signum in FORWARDED_SIGNALS:
+            # kept until the tap exits: a signal that arrives while the report is written still reaches
+            # the server (if it is alive) instead of killing the tap half-way through the report
+            signal.signal(signum, self._forward)
+        threads = [
+            threading.Thread(target=self._client_to_server, name="tap-stdin", daemon=True),
+            threading.Thread(target=self._server_to_client, name="tap-stdout", daemon=True),
+            threading.Thread(target=self._stderr, name="tap-stderr", daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
+        code = self.process.wait()
+        for thread in threads[1:]:
+            thread.join(JOIN_TIMEOUT)
+        self.session.feed(
+            exit_record(self._ident("x"), self.connection, time.time(), code, self.stdin_closed_at, self.signals)
+        )
+        return code
+
+
+def exit_like(code: int) -> None:
+    """Leave the way the server did: the same exit code, or death by the same signal."""
+    if code >= 0:
+        raise SystemExit(code)
+    signum = -code
+    try:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    except (OSError, ValueError):
+        pass
+    raise SystemExit(128 + signum)

@@ -1,0 +1,135 @@
+"""The edge audit: one line per request that reached the edge, however it ended.
+
+Auditing inside a handler misses every request the server refused before the handler ran; the
+proxy and the stdio tap see them all. Each line names who asked (a token fingerprint or the
+client's self-declared name), what was asked (request id, method, tool) and how it ended (HTTP
+status and an outcome of ``ok``, ``tool-error``, ``protocol-error`` or ``no-result``).
+
+A request id alone does not identify a request: ids only have to be unique among one sender's
+requests in flight, so two principals may both send id ``0``. Lines are therefore keyed on the
+principal, the id and the exchange that carried the request (:func:`audit_key`).
+
+Everything here is a pure function of an :class:`~mcp_assay.traffic.ExchangeLog`, so the proxy,
+the tap, the active suite and an offline recording produce the same lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from typing import Any
+
+from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.redaction import fingerprint
+from mcp_assay.report.model import AuditLine
+from mcp_assay.traffic import ExchangeLog
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import HttpExchange
+
+__all__ = [
+    "OUTCOMES",
+    "audit_data",
+    "audit_key",
+    "audit_line",
+    "audit_lines",
+    "principal_of",
+]
+
+OUTCOMES = ("ok", "tool-error", "protocol-error", "no-result")
+"""``ok``: a result; ``tool-error``: a ``tools/call`` result with ``isError: true``;
+``protocol-error``: a JSON-RPC error, or an HTTP error status without one; ``no-result``: the
+request was never answered (disconnect, timeout, capture stopped)."""
+
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+_CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token")
+
+
+def _client_name(info: Any) -> str | None:
+    if isinstance(info, Mapping) and isinstance(info.get("name"), str) and info["name"]:
+        return str(info["name"])
+    return None
+
+
+def principal_of(request: Message, log: ExchangeLog) -> str | None:
+    """Who sent ``request``: ``token:sha256:…`` for a credential, else ``client:<clientInfo name>``.
+
+    A credential identifies a principal; the client name is only what the client calls itself,
+    so it is used when no credential was sent (stdio, unauthenticated HTTP)."""
+    exchange = log.exchange_of(request)
+    if isinstance(exchange, HttpExchange):
+        for header in _CREDENTIAL_HEADERS:
+            value = exchange.request.headers.get(header)
+            if value:
+                scheme, _, credential = value.partition(" ")
+                return f"token:{fingerprint(credential or scheme)}"
+    meta = request.meta
+    name: str | None = _client_name(meta.get(CLIENT_INFO_KEY)) if meta is not None else None
+    if name is None:
+        initialize = log.initialize_request(request)
+        if initialize is not None and isinstance(initialize.params, Mapping):
+            name = _client_name(initialize.params.get("clientInfo"))
+    return f"client:{name}" if name is not None else None
+
+
+def _tool_name(request: Message) -> str | None:
+    if request.method != "tools/call" or not isinstance(request.params, Mapping):
+        return None
+    name = request.params.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _outcome(request: Message, responses: list[Message], status: int | None) -> str:
+    for response in responses:
+        if response.kind is Kind.ERROR:
+            return "protocol-error"
+        if response.kind is Kind.RESULT:
+            result = response.result
+            if request.method == "tools/call" and isinstance(result, Mapping) and result.get("isError") is True:
+                return "tool-error"
+            return "ok"
+    if status is not None and status >= 400:
+        return "protocol-error"
+    return "no-result"
+
+
+def audit_line(request: Message, log: ExchangeLog) -> AuditLine:
+    """The audit line for one client request, from what the log knows about its answer so far."""
+    exchange = log.exchange_of(request)
+    status = None
+    if isinstance(exchange, HttpExchange) and exchange.response is not None:
+        status = exchange.response.status
+    responses = log.responses_to(request)
+    ident = request.id
+    return AuditLine(
+        exchange=request.exchange,
+        time=request.time,
+        request_id=None if ident is MISSING else ident,
+        method=request.method,
+        tool=_tool_name(request),
+        status=status,
+        outcome=_outcome(request, responses, status),
+        principal=principal_of(request, log),
+        revision=log.revision(request),
+    )
+
+
+def _requests(log: ExchangeLog) -> Iterable[Message]:
+    for message in log.messages():
+        if message.sender is Side.CLIENT and message.kind is Kind.REQUEST:
+            yield message
+
+
+def audit_lines(log: ExchangeLog) -> list[AuditLine]:
+    """One line per client request in the log, in the order the requests were sent."""
+    return [audit_line(request, log) for request in _requests(log)]
+
+
+def audit_key(line: AuditLine) -> str:
+    """A key that stays distinct when two principals reuse a request id."""
+    return f"{line.principal or '-'}|{json.dumps(line.request_id)}|{line.exchange}"
+
+
+def audit_data(line: AuditLine) -> dict[str, Any]:
+    """The line as recorded (``observation`` record, kind ``audit``), with its key."""
+    return {**asdict(line), "key": audit_key(line)}

@@ -1,0 +1,218 @@
+"""``mcp-assay proxy`` and ``mcp-assay addon-path``: judge live HTTP traffic through mitmproxy.
+
+``proxy`` runs mitmproxy in this process with the addon loaded, either as a reverse proxy in
+front of one server (``--upstream``) or as a regular forward proxy for clients that honour
+``HTTP_PROXY`` / ``HTTPS_PROXY``. Findings are printed as exchanges finish; the report is written
+when the proxy stops (Ctrl-C or SIGTERM), and the exit code says whether a requirement failed.
+
+``addon-path`` prints where the addon script is, for running it inside an existing mitmproxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import click
+from rich.console import Console
+
+from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.report import ReportTarget
+
+__all__ = ["register"]
+
+
+def addon_script() -> Path:
+    """The file mitmproxy loads with ``-s``."""
+    import mcp_assay.addon
+
+    return Path(mcp_assay.addon.__file__ or "").resolve()
+
+
+@click.command("addon-path")
+def addon_path_command() -> None:
+    """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ..."""
+    click.echo(str(addon_script()))
+
+
+def _upstream_parts(upstream: str) -> tuple[str, str]:
+    """``http://host:port/mcp`` -> (``http://host:port``, ``/mcp``)."""
+    parts = urlsplit(upstream)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
+    return f"{parts.scheme}://{parts.netloc}", parts.path or "/"
+
+
+@click.command("proxy")
+@click.option(
+    "--upstream", envvar="MCP_ASSAY_UPSTREAM", show_envvar=True, metavar="URL",
+    help="The MCP server to sit in front of (reverse mode), e.g. http://127.0.0.1:8000/mcp.",
+)  # fmt: skip
+@click.option(
+    "--mode", "proxy_mode", type=click.Choice(["reverse", "regular"]), default="reverse", show_default=True,
+    envvar="MCP_ASSAY_PROXY_MODE", show_envvar=True,
+    help="reverse: clients connect to the proxy as if it were the server; regular: a forward proxy for "
+    "clients configured with HTTP_PROXY/HTTPS_PROXY (HTTPS needs mitmproxy's CA trusted by the client).",
+)  # fmt: skip
+@click.option(
+    "--listen-host", default="127.0.0.1", show_default=True, envvar="MCP_ASSAY_LISTEN_HOST", show_envvar=True,
+    help="Address to listen on.",
+)  # fmt: skip
+@click.option(
+    "--listen-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    envvar="MCP_ASSAY_LISTEN_PORT", show_envvar=True,
+    help="Port to listen on (0: any free port; the real one is printed).",
+)  # fmt: skip
+@click.option(
+    "--record", type=click.Path(dir_okay=False, path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,
+    help="Write every MCP exchange to this JSONL recording as it happens (redacted).",
+)  # fmt: skip
+@click.option(
+    "--secret", "secrets", multiple=True, envvar="MCP_ASSAY_SECRETS", show_envvar=True,
+    help="A secret value to scrub from the recording, the report and the output; repeatable "
+    "(bearer tokens, cookies and ?token= values are scrubbed anyway).",
+)  # fmt: skip
+@click.option(
+    "--live", type=click.Choice(["all", "findings", "off"]), default="all", show_default=True,
+    envvar="MCP_ASSAY_LIVE", show_envvar=True,
+    help="Live output: a line per exchange plus findings, only findings, or nothing until the report.",
+)  # fmt: skip
+@click.option(
+    "--set", "mitm_settings", multiple=True, envvar="MCP_ASSAY_MITM_SET", show_envvar=True, metavar="NAME=VALUE",
+    help="Set any mitmproxy option, as mitmdump's --set does; repeatable.",
+)  # fmt: skip
+@spec_options
+@report_options
+def proxy_command(
+    upstream: str | None,
+    proxy_mode: str,
+    listen_host: str,
+    listen_port: int,
+    record: Path | None,
+    secrets: tuple[str, ...],
+    live: str,
+    mitm_settings: tuple[str, ...],
+    spec_dir: str | None,
+    spec_paths: tuple[str, ...],
+    reports: tuple[str, ...],
+    fail_on: str,
+) -> None:
+    """Judge the MCP traffic between real clients and servers, live, through mitmproxy.
+
+    \b
+    mcp-assay proxy --upstream http://127.0.0.1:8000/mcp --listen-port 8080
+        then point the client at http://127.0.0.1:8080/mcp
+    mcp-assay proxy --mode regular --listen-port 8080
+        then run the client with HTTP_PROXY=http://127.0.0.1:8080
+    """
+    targets = report_targets(reports)
+    if proxy_mode == "reverse":
+        if not upstream:
+            raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
+        origin, path = _upstream_parts(upstream)
+        mode = f"reverse:{origin}"
+        description = f"{upstream} (reverse proxy)"
+    else:
+        origin, path = "", "/"
+        mode = "regular"
+        description = "forward proxy (regular mode)"
+    if record is not None and not record.expanduser().resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
+    settings: dict[str, str] = {}
+    for item in mitm_settings:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--set")
+        settings[name.strip()] = value
+    spec = build_spec(spec_dir, spec_paths)
+    console = Console()
+    code = asyncio.run(
+        _serve(
+            mode=mode, host=listen_host, port=listen_port, path=path, origin=origin, spec=spec, console=console,
+            description=description, options={
+                "mcp_assay_record": str(record.expanduser()) if record else None,
+                "mcp_assay_fail_on": fail_on,
+                "mcp_assay_secrets": list(secrets),
+                "mcp_assay_live": live,
+            }, settings=settings, targets=targets,
+        )
+    )  # fmt: skip
+    raise SystemExit(code)
+
+
+async def _serve(
+    *,
+    mode: str,
+    host: str,
+    port: int,
+    path: str,
+    origin: str,
+    spec: Any,
+    console: Console,
+    description: str,
+    options: dict[str, Any],
+    settings: dict[str, str],
+    targets: list[ReportTarget],
+) -> int:
+    from mitmproxy import exceptions
+    from mitmproxy.options import Options
+    from mitmproxy.tools.dump import DumpMaster
+
+    from mcp_assay.addon.assay import Assay
+    from mcp_assay.addon.live import Printer
+
+    master: Any = DumpMaster(
+        Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
+    )
+    assay = Assay(
+        printer=Printer(options["mcp_assay_live"], console=console),
+        report_console=console,
+        spec=spec,
+        description=description,
+        targets=targets,
+    )
+
+    class Announce:
+        """Say where the proxy listens once it does (the port is only known then when it was 0)."""
+
+        def running(self) -> None:
+            server = master.addons.get("proxyserver")
+            addresses = server.listen_addrs() if server is not None else []
+            for address in addresses:
+                where = f"{address[0]}:{address[1]}"
+                if mode.startswith("reverse:"):
+                    console.print(
+                        f"mcp-assay proxy listening on http://{where}{path} → {origin}{path}",
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+                else:
+                    console.print(
+                        f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+            console.file.flush()
+
+    master.addons.add(assay, Announce())
+    try:
+        master.options.update(**{key: value for key, value in options.items()})
+        for name, value in settings.items():
+            master.options.set(f"{name}={value}")
+    except exceptions.OptionsError as exc:
+        raise click.UsageError(str(exc)) from exc
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, master.shutdown)
+    await master.run()
+    if assay.report is None:
+        return 3
+    return assay.report.exit_code()
+
+
+def register(group: click.Group) -> None:
+    group.add_command(proxy_command)
+    group.add_command(addon_path_command)

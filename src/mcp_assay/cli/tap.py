@@ -1,0 +1,99 @@
+"""``mcp-assay tap``: judge a stdio MCP server and its client by standing between them.
+
+Put ``mcp-assay tap [options] --`` in front of the server command in any client's configuration.
+Stdout belongs to the protocol, so everything the tap itself says (live findings, the terminal
+report) goes to stderr; file reports and the recording are written as usual. The tap exits with
+the server's exit code, whatever the findings.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.report.model import FailOn
+
+__all__ = ["register"]
+
+
+@click.command(
+    "tap",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option(
+    "--record", type=click.Path(dir_okay=False, path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,
+    help="Write every line both sides send (and the server's stderr) to this JSONL recording, redacted.",
+)  # fmt: skip
+@click.option(
+    "--secret", "secrets", multiple=True, envvar="MCP_ASSAY_SECRETS", show_envvar=True,
+    help="A secret value to scrub from the recording and the report; repeatable.",
+)  # fmt: skip
+@click.option(
+    "--live", type=click.Choice(["all", "findings", "off"]), default="findings", show_default=True,
+    envvar="MCP_ASSAY_LIVE", show_envvar=True,
+    help="Live output on stderr: every line plus findings, only findings, or nothing until the report.",
+)  # fmt: skip
+@spec_options
+@report_options
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def tap_command(
+    record: Path | None,
+    secrets: tuple[str, ...],
+    live: str,
+    spec_dir: str | None,
+    spec_paths: tuple[str, ...],
+    reports: tuple[str, ...],
+    fail_on: str,
+    command: tuple[str, ...],
+) -> None:
+    """Run COMMAND (a stdio MCP server) and judge both sides of its traffic.
+
+    \b
+    mcp-assay tap --record session.jsonl --report json:report.json -- python server.py
+    The terminal report goes to stderr; the exit code is the server's.
+    """
+    from mcp_assay.addon.live import LiveSession, Printer
+    from mcp_assay.addon.tap import Tap, exit_like
+    from mcp_assay.recording import RecordingWriter
+    from mcp_assay.redaction import Redactor
+    from mcp_assay.report import emit_reports
+
+    targets = report_targets(reports)
+    if any(target.stdout for target in targets):
+        raise click.UsageError("--report FORMAT:- would write to stdout, which is the protocol channel; give a file")
+    if record is not None and not record.expanduser().resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
+    spec = build_spec(spec_dir, spec_paths)
+    errors = Console(stderr=True)
+    redactor = Redactor(secrets=secrets)
+    description = " ".join(command)
+    recorder = RecordingWriter(record.expanduser(), redactor, source=f"stdio tap: {description}") if record else None
+    session = LiveSession(
+        spec,
+        redactor=redactor,
+        recorder=recorder,
+        printer=Printer(live, console=errors),
+        target={"kind": "tap", "description": description, "transport": "stdio"},
+        fail_on=FailOn(fail_on),
+    )
+    tap = Tap(command, session, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
+    try:
+        code = tap.run()
+    except OSError as exc:
+        session.close()
+        errors.print(f"mcp-assay tap: cannot start {command[0]!r}: {exc}", highlight=False)
+        raise SystemExit(127) from exc
+    session.close()
+    try:
+        emit_reports(session.report(), targets, stdout=errors, notices=errors)
+    except Exception as exc:  # the server's exit code matters more than the report
+        errors.print(f"mcp-assay tap: could not write the report ({exc})", highlight=False)
+    exit_like(code)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(tap_command)

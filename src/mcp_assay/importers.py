@@ -1,0 +1,223 @@
+"""Captures other tools made, read as exchanges: mitmproxy flow files and HAR files.
+
+Someone who already has a capture should not have to convert it, so ``mcp-assay validate``
+sniffs these formats next to its own recordings:
+
+* **mitmproxy flow files** (``mitmdump -w FILE``, or saved from mitmweb): read with mitmproxy's
+  own reader and converted exactly as the live addon converts flows. Only MCP flows are kept.
+  mitmproxy does not keep the body of a response it streamed unless ``store_streamed_bodies`` is
+  set, so event streams captured without it carry no events (the reader says so).
+* **HAR 1.2** (browser developer tools, proxies, ``mitmdump --set hardump=FILE``): every entry
+  becomes an exchange; event-stream bodies are parsed with the same SSE parser; times come from
+  ``startedDateTime`` and ``timings``.
+
+Importing this module registers both readers with :mod:`mcp_assay.inputs`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, exchange_of, response_says_mcp
+from mcp_assay.errors import RecordingError
+from mcp_assay.inputs import Loaded, register_reader
+from mcp_assay.sse import parse_sse
+from mcp_assay.wire import Ending, EndReason, Exchange, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+
+__all__ = ["is_flow_file", "is_har", "read_flow_file", "read_har"]
+
+_TNETSTRING_HEAD = re.compile(rb"^\d{1,12}:")
+_HAR_HEAD = re.compile(rb'^\s*\{\s*"log"\s*:')
+
+
+def _head(path: Path, size: int = 64) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(size)
+
+
+# -- mitmproxy flow files --------------------------------------------------------------------------
+def is_flow_file(path: Path) -> bool:
+    """mitmproxy writes tnetstrings: ``<length>:<payload><type>``."""
+    return bool(_TNETSTRING_HEAD.match(_head(path)))
+
+
+def read_flow_file(path: Path, prefix: str) -> Loaded:
+    try:
+        from mitmproxy import http
+        from mitmproxy.exceptions import FlowReadException
+        from mitmproxy.io import FlowReader
+    except ImportError as exc:  # pragma: no cover - mitmproxy is a dependency
+        raise RecordingError(f"{path}: reading mitmproxy flow files needs mitmproxy ({exc})") from exc
+    flows: list[Any] = []
+    problems: list[str] = []
+    try:
+        with path.open("rb") as handle:
+            for flow in FlowReader(handle).stream():
+                if isinstance(flow, http.HTTPFlow):
+                    flows.append(flow)
+    except FlowReadException as exc:
+        if not flows:
+            raise RecordingError(f"{path}: not a readable mitmproxy flow file ({exc})") from exc
+        problems.append(f"the flow file ends early ({exc}); the flows before that point were read")
+    exchanges: list[Exchange] = []
+    endpoints: set[str] = set()
+    decided: list[tuple[Any, Decision]] = []
+    for flow in flows:
+        exchange, _ = exchange_of(flow, prefix + str(flow.id))
+        request = exchange.request
+        decision = classify_request(request.method, request.url, request.headers, request.body, set())
+        if decision is Decision.MAYBE and exchange.response is not None:
+            body = exchange.response.body
+            if response_says_mcp(exchange.response.headers, body):
+                decision = Decision.MCP
+        if decision is Decision.MCP:
+            endpoints.add(endpoint_of(request.url))
+        decided.append((flow, decision))
+    skipped = 0
+    for flow, decision in decided:
+        if decision is not Decision.MCP and endpoint_of(flow.request.url) not in endpoints:
+            skipped += 1
+            continue
+        exchange, flow_problems = exchange_of(flow, prefix + str(flow.id))
+        exchanges.append(exchange)
+        problems.extend(flow_problems)
+    exchanges.sort(key=lambda item: item.ending.time if isinstance(item, HttpExchange) and item.ending else 0.0)
+    if skipped:
+        problems.append(f"{skipped} flow(s) were not MCP traffic and were left out")
+    return Loaded(exchanges, problems, "mitmproxy flows")
+
+
+# -- HAR -------------------------------------------------------------------------------------------
+def is_har(path: Path) -> bool:
+    return bool(_HAR_HEAD.match(_head(path, 256)))
+
+
+def _time(value: Any) -> float:
+    if not isinstance(value, str):
+        return 0.0
+    try:
+        return _dt.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _har_headers(items: Any) -> Headers:
+    if not isinstance(items, list):
+        return Headers()
+    return Headers(
+        (str(item.get("name", "")), str(item.get("value", ""))) for item in items if isinstance(item, Mapping)
+    )
+
+
+def _ms(timings: Mapping[str, Any], *names: str) -> float:
+    total = 0.0
+    for name in names:
+        value = timings.get(name)
+        if isinstance(value, int | float) and value > 0:
+            total += float(value)
+    return total / 1000
+
+
+def _har_body(content: Mapping[str, Any]) -> bytes:
+    text = content.get("text")
+    if not isinstance(text, str):
+        return b""
+    if content.get("encoding") == "base64":
+        try:
+            return base64.b64decode(text)
+        except ValueError:
+            return text.encode("utf-8", "surrogateescape")
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
+    request_data = entry.get("request") if isinstance(entry.get("request"), Mapping) else {}
+    response_data = entry.get("response") if isinstance(entry.get("response"), Mapping) else {}
+    timings = entry.get("timings") if isinstance(entry.get("timings"), Mapping) else {}
+    assert isinstance(request_data, Mapping) and isinstance(response_data, Mapping) and isinstance(timings, Mapping)
+    started = _time(entry.get("startedDateTime"))
+    post = request_data.get("postData") if isinstance(request_data.get("postData"), Mapping) else {}
+    assert isinstance(post, Mapping)
+    request = HttpRequest(
+        method=str(request_data.get("method", "GET")),
+        url=str(request_data.get("url", "")),
+        headers=_har_headers(request_data.get("headers")),
+        body=_har_body(post),
+        time=started,
+    )
+    status = response_data.get("status")
+    total = entry.get("time")
+    finished = started + (float(total) / 1000 if isinstance(total, int | float) and total > 0 else 0.0)
+    if not isinstance(status, int) or status <= 0:
+        detail = str(response_data.get("_error") or entry.get("_error") or "no response in the capture")
+        return HttpExchange.build(
+            id=ident, request=request, ending=Ending(reason=EndReason.ERROR, time=finished, detail=detail)
+        )
+    head = started + _ms(timings, "blocked", "dns", "connect", "send", "wait")
+    headers = _har_headers(response_data.get("headers"))
+    content = response_data.get("content") if isinstance(response_data.get("content"), Mapping) else {}
+    assert isinstance(content, Mapping)
+    body = _har_body(content)
+    content_type = media_type(headers.get("content-type")) or media_type(str(content.get("mimeType") or ""))
+    if content_type == "text/event-stream":
+        response = HttpResponse(
+            status=status,
+            reason=str(response_data.get("statusText", "")),
+            headers=headers,
+            time=head,
+            events=tuple(parse_sse(body, time=head)),
+        )
+    else:
+        response = HttpResponse(
+            status=status, reason=str(response_data.get("statusText", "")), headers=headers, time=head, body=body
+        )
+    return HttpExchange.build(
+        id=ident, request=request, response=response, ending=Ending(reason=EndReason.COMPLETE, time=finished)
+    )
+
+
+def read_har(path: Path, prefix: str) -> Loaded:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="surrogateescape"))
+        entries = data["log"]["entries"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RecordingError(f"{path}: not a readable HAR file ({exc})") from exc
+    if not isinstance(entries, list):
+        raise RecordingError(f"{path}: log.entries is not a list")
+    built: list[HttpExchange] = []
+    problems: list[str] = []
+    for number, entry in enumerate(entries, start=1):
+        if not isinstance(entry, Mapping):
+            problems.append(f"entry {number} is not an object; skipped")
+            continue
+        built.append(_har_exchange(entry, f"{prefix}har{number}"))
+    endpoints: set[str] = set()
+    keep: list[HttpExchange] = []
+    for exchange in built:
+        request = exchange.request
+        decision = classify_request(request.method, request.url, request.headers, request.body, set())
+        if decision is Decision.MAYBE and exchange.response is not None:
+            if exchange.response.is_event_stream or response_says_mcp(
+                exchange.response.headers, exchange.response.body
+            ):
+                decision = Decision.MCP
+        if decision is Decision.MCP:
+            endpoints.add(endpoint_of(request.url))
+            keep.append(exchange)
+    kept_ids = {exchange.id for exchange in keep}
+    final = [e for e in built if e.id in kept_ids or endpoint_of(e.request.url) in endpoints]
+    skipped = len(built) - len(final)
+    if skipped:
+        problems.append(f"{skipped} HAR entr{'y was' if skipped == 1 else 'ies were'} not MCP traffic and left out")
+    final.sort(key=lambda item: item.ending.time if item.ending else item.request.time)
+    return Loaded(list(final), problems, "har")
+
+
+register_reader("mitmproxy flows", is_flow_file, read_flow_file)
+register_reader("har", is_har, read_har)

@@ -53,8 +53,14 @@ def _is_jsonl(path: Path) -> bool:
 register_reader("recording", _is_jsonl, _read_jsonl)
 
 
+def _register_importers() -> None:
+    """Other tools' capture formats (mitmproxy flows, HAR) register themselves when first needed."""
+    import mcp_assay.importers  # noqa: F401
+
+
 def load_inputs(paths: Sequence[str | Path]) -> tuple[ExchangeLog, list[str], list[str]]:
     """Read every file into one log; return the log, the problems found, and each file's kind."""
+    _register_importers()
     log = ExchangeLog()
     problems: list[str] = []
     kinds: list[str] = []
@@ -76,5 +82,8 @@ def load_inputs(paths: Sequence[str | Path]) -> tuple[ExchangeLog, list[str], li
             kinds.append(loaded.kind or name)
             break
         else:
-            raise RecordingError(f"{path}: not a recording mcp-assay can read (JSONL recording expected)")
+            raise RecordingError(
+                f"{path}: not a recording mcp-assay can read "
+                "(an mcp-assay JSONL recording, a mitmproxy flow file or a HAR file expected)"
+            )
     return log, problems, kinds

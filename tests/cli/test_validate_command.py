@@ -115,7 +115,10 @@ def test_a_file_that_is_not_a_recording_exits_3_with_one_line(spec_path: Path, t
     result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(junk)])
     assert result.exit_code == 3
     (line,) = result.stderr.strip().splitlines()
-    assert line == f"mcp-assay: {junk}: not a recording mcp-assay can read (JSONL recording expected)"
+    assert line == (
+        f"mcp-assay: {junk}: not a recording mcp-assay can read "
+        "(an mcp-assay JSONL recording, a mitmproxy flow file or a HAR file expected)"
+    )
 
 
 def test_only_flag_wins_over_its_environment_twin(spec_path: Path, broken_recording: Path) -> None:

@@ -424,7 +424,9 @@ def _judge(check: Check, ctx: Context, redactor: Redactor, default_source: Sourc
             continue
         findings.extend(_normalise(check.func(message, ctx)))
     if check.scope == "log":
-        exchanges_in_scope = sum(1 for _ in ctx.exchanges())
+        # observations (audit lines, stderr text, witness reads) carry no traffic of their own, so
+        # they never make a log check applicable to a capture that has no traffic in its scope
+        exchanges_in_scope = sum(1 for exchange in ctx.exchanges() if exchange.transport)
         if in_scope or exchanges_in_scope:
             findings.extend(_normalise(check.func(ctx)))
         in_scope = in_scope or exchanges_in_scope

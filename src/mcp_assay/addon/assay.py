@@ -157,6 +157,14 @@ class Assay:
         exceptions: Any = _exceptions
         options = ctx.options
         try:
+            if options.mcp_assay_fail_on not in FAIL_ON_CHOICES:
+                raise exceptions.OptionsError(
+                    f"mcp_assay_fail_on: {options.mcp_assay_fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}"
+                )
+            if options.mcp_assay_live not in LIVE_MODES:
+                raise exceptions.OptionsError(
+                    f"mcp_assay_live: {options.mcp_assay_live!r} is not one of {', '.join(LIVE_MODES)}"
+                )
             if "mcp_assay_report" in updated:
                 self._targets = [parse_report_option(value) for value in options.mcp_assay_report]
             if "mcp_assay_record" in updated and options.mcp_assay_record:
@@ -230,22 +238,28 @@ class Assay:
             log.exception("mcp-assay: could not observe a request; it was forwarded unchanged")
 
     def responseheaders(self, flow: Any) -> None:
+        state = self._flows.get(str(flow.id))
+        if state is None or flow.response is None:
+            return
         try:
-            state = self._flows.get(str(flow.id))
-            if state is None or flow.response is None:
-                return
+            _, _, headers, _ = response_head(flow)
+            if is_event_stream(headers):
+                # first of all: an event stream that is not streamed would be held back until it ends
+                self._tee(state, flow, headers.get("content-encoding") or "")
+        except Exception:
+            log.exception("mcp-assay: could not tee an event stream; it is passed on unobserved")
+            if not flow.response.stream:
+                flow.response.stream = True
+        try:
             status, reason, headers, started = response_head(flow)
             state.response_started = True
             record = response_record(state.ident, status, reason, headers, started)
-            sse = is_event_stream(headers)
-            if sse and state.decision is Decision.MAYBE:
+            if state.streamed and state.decision is Decision.MAYBE:
                 self._decide(state, flow)
             if state.decision is Decision.MCP:
                 self._feed(record)
             else:
                 state.held.append(record)
-            if sse:
-                self._tee(state, flow, headers.get("content-encoding") or "")
         except Exception:
             log.exception("mcp-assay: could not observe a response head; the response is forwarded unchanged")
 

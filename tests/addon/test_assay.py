@@ -165,7 +165,9 @@ def test_event_streams_are_passed_through_chunk_by_chunk_and_parsed_across_chunk
     edges = [0, *sorted({c for c in cuts if 0 < c < len(body)}), len(body)]
     chunks = [body[a:b] for a, b in zip(edges, edges[1:], strict=False)]
     assert any(chunk.endswith(b"\r") for chunk in chunks)
-    flow = flow_of(rpc("tools/call", 5, name="work", arguments={}), request_headers("tools/call", **{"mcp-name": "work"}))
+    flow = flow_of(
+        rpc("tools/call", 5, name="work", arguments={}), request_headers("tools/call", **{"mcp-name": "work"})
+    )
     harness.exchange(flow, http.Response.make(200, b"", {"content-type": "text/event-stream"}), chunks)
     harness.finish()
     (exchange,) = harness.exchanges()

@@ -1,0 +1,634 @@
+"""The 2025-11-25 handshake and session (HS-): passing, failing and not-verified cases for every rule."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from mcp_assay.spec import SpecSet
+from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.wire import HttpExchange
+from tests.factories import (
+    LEGACY,
+    error_body,
+    http,
+    judge,
+    legacy_call,
+    legacy_headers,
+    legacy_session,
+    log_of,
+    modern_call,
+    result_body,
+    stdio,
+    tick,
+)
+from tests.spec.rules._envelope_builders import PROBE, TOOLS, initialize, initialized, legacy_post
+
+PLAIN = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+def retimed(exchange: HttpExchange) -> HttpExchange:
+    """The same exchange, sent now (helpers build their exchanges before the session they join)."""
+    start = tick()
+    response = dataclasses.replace(exchange.response, time=start + 0.001) if exchange.response is not None else None
+    return HttpExchange.build(
+        id=exchange.id,
+        request=dataclasses.replace(exchange.request, time=start),
+        response=response,
+        ending=exchange.ending,
+        probe=exchange.probe,
+    )
+
+
+def session_with(*later: HttpExchange, **init: Any) -> Any:
+    """An initialized 2025 HTTP session followed by ``later`` exchanges, in that order on the wire."""
+    return log_of(initialize(**init), initialized(), *(retimed(exchange) for exchange in later))
+
+
+def tools_list(ident: int = 1, session: str = "sess-1", **headers: str) -> Any:
+    body = {"jsonrpc": "2.0", "id": ident, "method": "tools/list"}
+    return http(body, result_body({"tools": []}, ident), headers={**legacy_headers(session), **headers})
+
+
+def modern_only() -> Any:
+    return log_of(modern_call("tools/list", {}, TOOLS))
+
+
+# stdio sessions -----------------------------------------------------------------------------------
+def init_body(version: str = LEGACY, capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": capabilities or {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+
+
+def init_result(server_capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+    result = {
+        "protocolVersion": LEGACY,
+        "capabilities": server_capabilities if server_capabilities is not None else {"tools": {"listChanged": True}},
+        "serverInfo": {"name": "s", "version": "1"},
+    }
+    return result_body(result, 0)
+
+
+def client(body: Any) -> Any:
+    return stdio(Side.CLIENT, body)
+
+
+def server(body: Any) -> Any:
+    return stdio(Side.SERVER, body)
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+# -- HS-01 ----------------------------------------------------------------------------------------
+def test_sessions_opened_with_initialize_pass_hs_01(spec: SpecSet) -> None:
+    """Spec-mandated (HS-01)."""
+    log = log_of(legacy_session(), client(init_body()), server(init_result()), client(INITIALIZED))
+    verdict = judge(log, spec, "initialize_opens_every_session")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 2
+
+
+def test_initialize_with_a_session_id_or_after_other_requests_fails_hs_01(spec: SpecSet) -> None:
+    """Spec-mandated (HS-01)."""
+    with_id = initialize(headers={**PLAIN, "mcp-session-id": "old"})
+    verdict = judge(log_of(with_id, initialized()), spec, "initialize_opens_every_session")
+    assert verdict.outcome is Outcome.FAILED
+    assert "Mcp-Session-Id 'old'" in verdict.reason
+    late = log_of(
+        client({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
+        client(init_body()),
+        server(init_result()),
+    )
+    verdict = judge(late, spec, "initialize_opens_every_session")
+    assert verdict.outcome is Outcome.FAILED
+    assert "tools/list" in verdict.reason
+
+
+def test_hs_01_is_not_applicable_to_2026_traffic(spec: SpecSet) -> None:
+    """Spec-mandated (HS-01): 2026 has no handshake."""
+    assert judge(modern_only(), spec, "initialize_opens_every_session").outcome is Outcome.NOT_APPLICABLE
+
+
+# -- HS-02, HS-04 ----------------------------------------------------------------------------------
+def test_complete_initialize_request_and_result_pass_hs_02_and_hs_04(spec: SpecSet) -> None:
+    """Spec-mandated (HS-02, HS-04)."""
+    log = log_of(legacy_session())
+    assert judge(log, spec, "initialize_names_version_capabilities_and_client").outcome is Outcome.PASSED
+    assert judge(log, spec, "initialize_results_name_version_capabilities_and_server").outcome is Outcome.PASSED
+
+
+def test_an_initialize_without_client_version_fails_hs_02(spec: SpecSet) -> None:
+    """Spec-mandated (HS-02)."""
+    body = init_body()
+    body["params"]["clientInfo"] = {"name": "c"}
+    del body["params"]["capabilities"]
+    log = log_of(client(body), server(init_result()))
+    verdict = judge(log, spec, "initialize_names_version_capabilities_and_client")
+    assert verdict.outcome is Outcome.FAILED
+    assert "capabilities is missing" in verdict.reason
+    assert "clientInfo lacks a string version" in verdict.reason
+
+
+def test_an_initialize_result_without_server_info_fails_hs_04(spec: SpecSet) -> None:
+    """Spec-mandated (HS-04)."""
+    answer = result_body({"protocolVersion": LEGACY, "capabilities": {}}, 0)
+    verdict = judge(
+        log_of(client(init_body()), server(answer)), spec, "initialize_results_name_version_capabilities_and_server"
+    )
+    assert verdict.outcome is Outcome.FAILED
+    assert "serverInfo is missing" in verdict.reason
+
+
+def test_hs_04_is_not_verified_without_an_initialize(spec: SpecSet) -> None:
+    """Tool-defined: a capture that starts mid-session has no initialize to judge."""
+    log = log_of(legacy_call("tools/list", None, {"tools": []}))
+    assert judge(log, spec, "initialize_results_name_version_capabilities_and_server").outcome is Outcome.NOT_VERIFIED
+
+
+# -- HS-05, HS-06 ----------------------------------------------------------------------------------
+def test_an_echoed_supported_version_passes_hs_05(spec: SpecSet) -> None:
+    """Spec-mandated (HS-05)."""
+    assert judge(log_of(initialize()), spec, "supported_requested_versions_are_echoed").outcome is Outcome.PASSED
+
+
+def test_countering_a_version_the_server_supports_fails_hs_05(spec: SpecSet) -> None:
+    """Spec-mandated (HS-05): the server echoed 2025-11-25 in one session, so it supports it."""
+    log = log_of(initialize(), initialize(answered="2025-06-18", session="sess-2", ident=5))
+    verdict = judge(log, spec, "supported_requested_versions_are_echoed")
+    assert verdict.outcome is Outcome.FAILED
+    assert "got 2025-06-18" in verdict.reason
+
+
+def test_hs_05_is_not_verified_when_support_is_unknown(spec: SpecSet) -> None:
+    """Tool-defined: one counter-offer alone does not prove the requested version was supported."""
+    verdict = judge(log_of(initialize("2025-06-18", answered=LEGACY)), spec, "supported_requested_versions_are_echoed")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+    assert "not known" in verdict.reason
+
+
+def test_a_counter_offer_for_an_unknown_version_passes_hs_06(spec: SpecSet) -> None:
+    """Spec-mandated (HS-06)."""
+    log = log_of(initialize("1900-01-01", answered=LEGACY, probe=PROBE))
+    assert judge(log, spec, "unsupported_requested_versions_get_a_counter_offer").outcome is Outcome.PASSED
+
+
+def test_echoing_or_refusing_an_unknown_version_fails_hs_06(spec: SpecSet) -> None:
+    """Spec-mandated (HS-06, A17): an echo is wrong; an error is reported as a SHOULD."""
+    echoed = log_of(legacy_session(), initialize("1900-01-01", session="sess-9", ident=4, probe=PROBE))
+    verdict = judge(echoed, spec, "unsupported_requested_versions_get_a_counter_offer")
+    assert verdict.outcome is Outcome.FAILED
+    assert "echoed the unsupported version 1900-01-01" in verdict.reason
+    refused = log_of(legacy_session(), initialize("1900-01-01", error=-32602, ident=4, probe=PROBE))
+    verdict = judge(refused, spec, "unsupported_requested_versions_get_a_counter_offer")
+    assert verdict.outcome is Outcome.FAILED
+    assert "instead of a counter-offer" in verdict.reason
+
+
+def test_hs_06_is_not_verified_without_an_unknown_version(spec: SpecSet) -> None:
+    """Tool-defined."""
+    verdict = judge(log_of(legacy_session()), spec, "unsupported_requested_versions_get_a_counter_offer")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+# -- HS-07 .. HS-09 --------------------------------------------------------------------------------
+def test_a_client_waiting_for_the_initialize_result_passes_hs_07(spec: SpecSet) -> None:
+    """Spec-mandated (HS-07): ping may go before the result."""
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    log = log_of(client(init_body()), client(ping), server(init_result()), client(INITIALIZED))
+    assert judge(log, spec, "clients_wait_for_the_initialize_result").outcome is Outcome.PASSED
+
+
+def test_a_request_before_the_initialize_result_fails_hs_07(spec: SpecSet) -> None:
+    """Spec-mandated (HS-07)."""
+    early = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    log = log_of(client(init_body()), client(early), server(init_result()))
+    verdict = judge(log, spec, "clients_wait_for_the_initialize_result")
+    assert verdict.outcome is Outcome.FAILED
+    assert "tools/list" in verdict.reason
+
+
+def test_hs_07_is_not_verified_over_http_without_connection_ids(spec: SpecSet) -> None:
+    """Tool-defined: concurrent HTTP clients cannot be told apart without connection ids."""
+    verdict = judge(log_of(legacy_session()), spec, "clients_wait_for_the_initialize_result")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+    assert "connection ids" in verdict.reason
+
+
+def test_initialized_before_other_work_passes_hs_08(spec: SpecSet) -> None:
+    """Spec-mandated (HS-08)."""
+    log = session_with(tools_list())
+    assert judge(log, spec, "clients_confirm_with_initialized").outcome is Outcome.PASSED
+
+
+def test_work_before_initialized_fails_hs_08(spec: SpecSet) -> None:
+    """Spec-mandated (HS-08)."""
+    log = log_of(initialize(), tools_list(), initialized())
+    verdict = judge(log, spec, "clients_confirm_with_initialized")
+    assert verdict.outcome is Outcome.FAILED
+    assert "before notifications/initialized" in verdict.reason
+
+
+def test_hs_08_is_not_verified_when_the_client_sent_nothing_more(spec: SpecSet) -> None:
+    """Tool-defined."""
+    verdict = judge(log_of(initialize()), spec, "clients_confirm_with_initialized")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+    assert "sent nothing" in verdict.reason
+
+
+def test_a_server_waiting_for_initialized_passes_hs_09(spec: SpecSet) -> None:
+    """Spec-mandated (HS-09)."""
+    sampling = {"jsonrpc": "2.0", "id": "s1", "method": "roots/list"}
+    log = log_of(client(init_body()), server(init_result()), client(INITIALIZED), server(sampling))
+    assert judge(log, spec, "servers_wait_for_initialized_before_requests").outcome is Outcome.PASSED
+
+
+def test_a_server_request_before_initialized_fails_hs_09(spec: SpecSet) -> None:
+    """Spec-mandated (HS-09): log notifications are tolerated, requests are not."""
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+    early = {"jsonrpc": "2.0", "id": "s1", "method": "roots/list"}
+    log = log_of(client(init_body()), server(init_result()), server(note), server(early), client(INITIALIZED))
+    verdict = judge(log, spec, "servers_wait_for_initialized_before_requests")
+    assert verdict.outcome is Outcome.FAILED
+    assert "roots/list" in verdict.reason
+
+
+def test_hs_09_is_not_verified_before_initialized_arrives(spec: SpecSet) -> None:
+    """Tool-defined: until the client confirms, nothing can be concluded."""
+    log = log_of(client(init_body()), server(init_result()))
+    assert judge(log, spec, "servers_wait_for_initialized_before_requests").outcome is Outcome.NOT_VERIFIED
+
+
+# -- HS-10 .. HS-13 --------------------------------------------------------------------------------
+def test_the_negotiated_version_header_passes_hs_10_and_hs_11(spec: SpecSet) -> None:
+    """Spec-mandated (HS-10, HS-11)."""
+    log = session_with(tools_list())
+    assert judge(log, spec, "clients_keep_to_the_negotiated_version").outcome is Outcome.PASSED
+    assert judge(log, spec, "session_requests_carry_the_version_header").outcome is Outcome.PASSED
+
+
+def test_another_version_header_fails_hs_10(spec: SpecSet) -> None:
+    """Spec-mandated (HS-10)."""
+    log = session_with(tools_list(**{"mcp-protocol-version": "2025-06-18"}))
+    verdict = judge(log, spec, "clients_keep_to_the_negotiated_version")
+    assert verdict.outcome is Outcome.FAILED
+    assert "'2025-06-18'" in verdict.reason
+
+
+def test_a_missing_version_header_fails_hs_11(spec: SpecSet) -> None:
+    """Spec-mandated (HS-11): every request after initialize, GET and DELETE included."""
+    headers = legacy_headers()
+    headers.pop("mcp-protocol-version")
+    log = session_with(legacy_post(None, method="GET", headers=headers))
+    verdict = judge(log, spec, "session_requests_carry_the_version_header")
+    assert verdict.outcome is Outcome.FAILED
+    assert "GET" in verdict.reason
+
+
+def test_hs_10_and_hs_11_are_not_verified_without_session_requests(spec: SpecSet) -> None:
+    """Tool-defined."""
+    log = log_of(initialize())
+    assert judge(log, spec, "clients_keep_to_the_negotiated_version").outcome is Outcome.NOT_VERIFIED
+    assert judge(log, spec, "session_requests_carry_the_version_header").outcome is Outcome.NOT_VERIFIED
+
+
+def bad_header(status: int) -> Any:
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
+    headers = {**legacy_headers(), "mcp-protocol-version": "1900-01-01"}
+    response = (
+        error_body(-32600, "Bad Request: Unsupported protocol version", 9)
+        if status == 400
+        else result_body({"tools": []}, 9)
+    )
+    return http(body, response, status=status, headers=headers, probe=PROBE)
+
+
+def test_an_invalid_version_header_refused_with_400_passes_hs_12(spec: SpecSet) -> None:
+    """Spec-mandated (HS-12)."""
+    assert judge(session_with(bad_header(400)), spec, "invalid_version_headers_get_400").outcome is Outcome.PASSED
+
+
+def test_an_invalid_version_header_served_fails_hs_12(spec: SpecSet) -> None:
+    """Spec-mandated (HS-12)."""
+    verdict = judge(session_with(bad_header(200)), spec, "invalid_version_headers_get_400")
+    assert verdict.outcome is Outcome.FAILED
+    assert "'1900-01-01'" in verdict.reason
+
+
+def test_hs_12_is_not_verified_without_an_invalid_header(spec: SpecSet) -> None:
+    """Tool-defined."""
+    assert judge(session_with(tools_list()), spec, "invalid_version_headers_get_400").outcome is Outcome.NOT_VERIFIED
+
+
+def headerless(status: int) -> Any:
+    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    response = result_body({"tools": []}, 3) if status == 200 else error_body(-32603, "boom", 3)
+    return legacy_post(body, response, session=None, status=status, headers=PLAIN)
+
+
+def test_a_headerless_request_served_or_refused_with_400_passes_hs_13(spec: SpecSet) -> None:
+    """Spec-mandated (HS-13, A22)."""
+    verdict = judge(
+        log_of(legacy_session(), headerless(200), headerless(400)), spec, "missing_version_headers_are_tolerated"
+    )
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 2
+
+
+def test_a_headerless_request_failing_otherwise_fails_hs_13(spec: SpecSet) -> None:
+    """Spec-mandated (HS-13)."""
+    verdict = judge(log_of(legacy_session(), headerless(500)), spec, "missing_version_headers_are_tolerated")
+    assert verdict.outcome is Outcome.FAILED
+    assert "HTTP 500" in verdict.reason
+
+
+def test_hs_13_is_not_verified_when_every_request_has_the_header(spec: SpecSet) -> None:
+    """Tool-defined."""
+    assert judge(session_with(tools_list()), spec, "missing_version_headers_are_tolerated").outcome is (
+        Outcome.NOT_VERIFIED
+    )
+
+
+# -- HS-14, HS-15 ----------------------------------------------------------------------------------
+LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+
+def test_negotiated_server_messages_pass_hs_14(spec: SpecSet) -> None:
+    """Spec-mandated (HS-14)."""
+    roots = {"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}
+    log = log_of(
+        client(init_body(capabilities={"roots": {}})),
+        server(init_result({"tools": {"listChanged": True}})),
+        client(INITIALIZED),
+        server(LIST_CHANGED),
+        server(roots),
+    )
+    verdict = judge(log, spec, "servers_use_only_negotiated_capabilities")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 2
+
+
+def test_unnegotiated_server_messages_fail_hs_14(spec: SpecSet) -> None:
+    """Spec-mandated (HS-14): listChanged false forbids the notification; sampling needs the client's consent."""
+    log = log_of(
+        client(init_body()),
+        server(init_result({"tools": {"listChanged": False}})),
+        client(INITIALIZED),
+        server(LIST_CHANGED),
+    )
+    verdict = judge(log, spec, "servers_use_only_negotiated_capabilities")
+    assert verdict.outcome is Outcome.FAILED
+    assert "listChanged: true" in verdict.reason
+    sampling = {
+        "jsonrpc": "2.0",
+        "id": "s",
+        "method": "sampling/createMessage",
+        "params": {"messages": [], "maxTokens": 5},
+    }
+    log = log_of(client(init_body()), server(init_result()), client(INITIALIZED), server(sampling))
+    verdict = judge(log, spec, "servers_use_only_negotiated_capabilities")
+    assert verdict.outcome is Outcome.FAILED
+    assert "did not declare sampling" in verdict.reason
+    update = {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///a"}}
+    log = log_of(client(init_body()), server(init_result()), client(INITIALIZED), server(update))
+    assert judge(log, spec, "servers_use_only_negotiated_capabilities").outcome is Outcome.FAILED
+
+
+def test_hs_14_is_not_verified_without_capability_bound_messages(spec: SpecSet) -> None:
+    """Tool-defined."""
+    assert judge(session_with(tools_list()), spec, "servers_use_only_negotiated_capabilities").outcome is (
+        Outcome.NOT_VERIFIED
+    )
+
+
+def test_client_calls_within_the_server_capabilities_pass_hs_15(spec: SpecSet) -> None:
+    """Spec-mandated (HS-15)."""
+    assert judge(session_with(tools_list()), spec, "clients_use_only_negotiated_capabilities").outcome is (
+        Outcome.PASSED
+    )
+
+
+def test_client_calls_outside_the_server_capabilities_fail_hs_15(spec: SpecSet) -> None:
+    """Spec-mandated (HS-15): the server declared tools only."""
+    prompts = http(
+        {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}, result_body({"prompts": []}, 2), headers=legacy_headers()
+    )
+    verdict = judge(session_with(prompts), spec, "clients_use_only_negotiated_capabilities")
+    assert verdict.outcome is Outcome.FAILED
+    assert "did not declare prompts" in verdict.reason
+    subscribe = {"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": "file:///a"}}
+    log = session_with(
+        http(subscribe, result_body({}, 3), headers=legacy_headers()),
+        server_capabilities={"resources": {}},
+    )
+    verdict = judge(log, spec, "clients_use_only_negotiated_capabilities")
+    assert verdict.outcome is Outcome.FAILED
+    assert "resources.subscribe: true" in verdict.reason
+
+
+def test_hs_15_is_not_verified_without_capability_bound_calls(spec: SpecSet) -> None:
+    """Tool-defined: ping and initialized need no capability."""
+    ping = http({"jsonrpc": "2.0", "id": 2, "method": "ping"}, result_body({}, 2), headers=legacy_headers())
+    assert judge(session_with(ping), spec, "clients_use_only_negotiated_capabilities").outcome is Outcome.NOT_VERIFIED
+
+
+# -- HS-17 ----------------------------------------------------------------------------------------
+def ping(result: Any, *, error: bool = False) -> Any:
+    body = {"jsonrpc": "2.0", "id": 4, "method": "ping"}
+    answer = error_body(-32601, "Method not found", 4) if error else result_body(result, 4)
+    return http(body, answer, headers=legacy_headers())
+
+
+def test_an_empty_ping_result_passes_hs_17(spec: SpecSet) -> None:
+    """Spec-mandated (HS-17), in both directions."""
+    server_ping = {"jsonrpc": "2.0", "id": "p", "method": "ping"}
+    log = log_of(
+        client(init_body()),
+        server(init_result()),
+        client(INITIALIZED),
+        server(server_ping),
+        client(result_body({}, "p")),
+    )
+    assert judge(log, spec, "pings_get_a_prompt_empty_result").outcome is Outcome.PASSED
+    assert judge(session_with(ping({})), spec, "pings_get_a_prompt_empty_result").outcome is Outcome.PASSED
+
+
+def test_a_non_empty_or_refused_ping_fails_hs_17(spec: SpecSet) -> None:
+    """Spec-mandated (HS-17)."""
+    verdict = judge(session_with(ping({"ok": True})), spec, "pings_get_a_prompt_empty_result")
+    assert verdict.outcome is Outcome.FAILED
+    assert "not an empty result" in verdict.reason
+    verdict = judge(session_with(ping(None, error=True)), spec, "pings_get_a_prompt_empty_result")
+    assert verdict.outcome is Outcome.FAILED
+    assert "-32601" in verdict.reason
+
+
+def test_hs_17_is_not_verified_without_pings(spec: SpecSet) -> None:
+    """Tool-defined."""
+    assert judge(session_with(tools_list()), spec, "pings_get_a_prompt_empty_result").outcome is Outcome.NOT_VERIFIED
+
+
+# -- HS-18 .. HS-23: the session id ----------------------------------------------------------------
+def test_a_visible_ascii_id_on_the_initialize_result_passes_hs_18(spec: SpecSet) -> None:
+    """Spec-mandated (HS-18): later responses may echo the same id."""
+    echo = http(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        result_body({"tools": []}, 1),
+        headers=legacy_headers(),
+        response_headers={"content-type": "application/json", "mcp-session-id": "sess-1"},
+    )
+    assert judge(session_with(echo), spec, "session_ids_come_only_with_the_initialize_result").outcome is Outcome.PASSED
+
+
+def test_a_session_id_minted_on_another_response_fails_hs_18(spec: SpecSet) -> None:
+    """Spec-mandated (HS-18): a refusal of a sessionless request must not hand out a new id."""
+    body = {"jsonrpc": "2.0", "id": 4, "method": "tools/list"}
+    refusal = http(
+        body,
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Bad Request: Missing session ID"}},
+        status=400,
+        headers={**PLAIN, "mcp-protocol-version": LEGACY},
+        response_headers={"content-type": "application/json", "mcp-session-id": "fresh-1"},
+    )
+    verdict = judge(session_with(refusal), spec, "session_ids_come_only_with_the_initialize_result")
+    assert verdict.outcome is Outcome.FAILED
+    assert "issued session id 'fresh-1'" in verdict.reason
+    spaced = judge(log_of(initialize(session="a b")), spec, "session_ids_come_only_with_the_initialize_result")
+    assert spaced.outcome is Outcome.FAILED
+    assert "visible ASCII" in spaced.reason
+
+
+def test_hs_18_is_not_verified_without_session_ids(spec: SpecSet) -> None:
+    """Tool-defined: sessions are optional."""
+    verdict = judge(log_of(initialize(session=None)), spec, "session_ids_come_only_with_the_initialize_result")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_requests_carrying_the_session_id_pass_hs_19(spec: SpecSet) -> None:
+    """Spec-mandated (HS-19)."""
+    assert judge(session_with(tools_list()), spec, "clients_send_the_session_id_on_every_request").outcome is (
+        Outcome.PASSED
+    )
+
+
+def test_a_request_without_the_issued_session_id_fails_hs_19(spec: SpecSet) -> None:
+    """Spec-mandated (HS-19)."""
+    missing = legacy_post(
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        error_body(-32600, "Bad Request: Missing session ID", None),
+        session=None,
+        status=400,
+    )
+    verdict = judge(session_with(missing), spec, "clients_send_the_session_id_on_every_request")
+    assert verdict.outcome is Outcome.FAILED
+    assert "without Mcp-Session-Id" in verdict.reason
+
+
+def test_hs_19_is_not_verified_when_no_session_was_issued(spec: SpecSet) -> None:
+    """Tool-defined."""
+    log = log_of(initialize(session=None))
+    assert judge(log, spec, "clients_send_the_session_id_on_every_request").outcome is Outcome.NOT_VERIFIED
+
+
+def sessionless(status: int) -> Any:
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    answer = (
+        error_body(-32600, "Bad Request: Missing session ID", None) if status == 400 else result_body({"tools": []}, 2)
+    )
+    return legacy_post(body, answer, session=None, status=status, probe=PROBE)
+
+
+def test_a_sessionless_request_refused_with_400_passes_hs_20(spec: SpecSet) -> None:
+    """Spec-mandated (HS-20)."""
+    assert judge(session_with(sessionless(400)), spec, "sessionless_requests_get_400").outcome is Outcome.PASSED
+
+
+def test_a_sessionless_request_served_fails_hs_20(spec: SpecSet) -> None:
+    """Spec-mandated (HS-20)."""
+    verdict = judge(session_with(sessionless(200)), spec, "sessionless_requests_get_400")
+    assert verdict.outcome is Outcome.FAILED
+    assert "HTTP 200" in verdict.reason
+
+
+def test_hs_20_is_not_verified_without_sessionless_requests(spec: SpecSet) -> None:
+    """Tool-defined."""
+    assert judge(session_with(tools_list()), spec, "sessionless_requests_get_400").outcome is Outcome.NOT_VERIFIED
+
+
+def after_delete(status: int) -> Any:
+    delete = legacy_post(None, method="DELETE", status=200)
+    answer = error_body(-32600, "Session not found", None) if status == 404 else result_body({"tools": []}, 8)
+    stale = legacy_post({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}, answer, status=status, probe=PROBE)
+    return session_with(delete, stale)
+
+
+def test_an_ended_session_answering_404_passes_hs_21(spec: SpecSet) -> None:
+    """Spec-mandated (HS-21)."""
+    assert judge(after_delete(404), spec, "ended_sessions_answer_404").outcome is Outcome.PASSED
+
+
+def test_an_ended_session_still_serving_fails_hs_21(spec: SpecSet) -> None:
+    """Spec-mandated (HS-21)."""
+    verdict = judge(after_delete(200), spec, "ended_sessions_answer_404")
+    assert verdict.outcome is Outcome.FAILED
+    assert "ended session 'sess-1'" in verdict.reason
+
+
+def test_hs_21_is_not_verified_while_sessions_live(spec: SpecSet) -> None:
+    """Tool-defined."""
+    assert judge(session_with(tools_list()), spec, "ended_sessions_answer_404").outcome is Outcome.NOT_VERIFIED
+
+
+def gone(ident: int = 6) -> Any:
+    return legacy_post(
+        {"jsonrpc": "2.0", "id": ident, "method": "tools/list"},
+        error_body(-32600, "Session not found", None),
+        status=404,
+    )
+
+
+def test_a_client_starting_over_after_404_passes_hs_22(spec: SpecSet) -> None:
+    """Spec-mandated (HS-22)."""
+    log = session_with(gone(), initialize(session="sess-2", ident=7))
+    assert judge(log, spec, "clients_reinitialize_after_a_session_404").outcome is Outcome.PASSED
+
+
+def test_a_client_reusing_a_dead_session_fails_hs_22(spec: SpecSet) -> None:
+    """Spec-mandated (HS-22)."""
+    log = session_with(gone(6), gone(7))
+    verdict = judge(log, spec, "clients_reinitialize_after_a_session_404")
+    assert verdict.outcome is Outcome.FAILED
+    assert "kept using session 'sess-1'" in verdict.reason
+
+
+def test_hs_22_is_not_verified_when_the_client_stops(spec: SpecSet) -> None:
+    """Tool-defined."""
+    verdict = judge(session_with(gone()), spec, "clients_reinitialize_after_a_session_404")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+    assert "sent nothing more" in verdict.reason
+
+
+def test_a_delete_naming_the_session_passes_hs_23(spec: SpecSet) -> None:
+    """Spec-mandated (HS-23)."""
+    log = session_with(legacy_post(None, method="DELETE", status=200))
+    assert judge(log, spec, "session_deletes_name_the_session").outcome is Outcome.PASSED
+
+
+def test_a_delete_without_a_session_id_fails_hs_23(spec: SpecSet) -> None:
+    """Spec-mandated (HS-23)."""
+    log = session_with(legacy_post(None, method="DELETE", status=400, session=None))
+    verdict = judge(log, spec, "session_deletes_name_the_session")
+    assert verdict.outcome is Outcome.FAILED
+
+
+def test_hs_23_is_not_verified_without_delete(spec: SpecSet) -> None:
+    """Tool-defined: whether the client was done cannot be seen."""
+    assert judge(session_with(tools_list()), spec, "session_deletes_name_the_session").outcome is Outcome.NOT_VERIFIED

@@ -426,7 +426,10 @@ def _judge(check: Check, ctx: Context, redactor: Redactor, default_source: Sourc
     if check.scope == "log":
         # observations (audit lines, stderr text, witness reads) carry no traffic of their own, so
         # they never make a log check applicable to a capture that has no traffic in its scope
-        exchanges_in_scope = sum(1 for exchange in ctx.exchanges() if exchange.transport)
+        # and a capability gate can only be judged on messages, so bare exchanges do not count then
+        exchanges_in_scope = (
+            0 if check.gate.capability else sum(1 for exchange in ctx.exchanges() if exchange.transport)
+        )
         if in_scope or exchanges_in_scope:
             findings.extend(_normalise(check.func(ctx)))
         in_scope = in_scope or exchanges_in_scope

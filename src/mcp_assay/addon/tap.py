@@ -52,6 +52,8 @@ class Tap:
     stdin_closed_at: float | None = None
     process: subprocess.Popen[bytes] | None = None
     connection: str = ""
+    forward_signals: bool = True
+    """Install handlers that pass SIGTERM, SIGINT ... on to the server (off when embedded in tests)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def _ident(self, prefix: str) -> str:
@@ -140,7 +142,7 @@ class Tap:
             process_group=0,  # only what the tap forwards reaches the server, exactly once
         )
         self.connection = f"stdio:{self.process.pid}"
-        for signum in FORWARDED_SIGNALS:
+        for signum in FORWARDED_SIGNALS if self.forward_signals else ():
             # kept until the tap exits: a signal that arrives while the report is written still reaches
             # the server (if it is alive) instead of killing the tap half-way through the report
             signal.signal(signum, self._forward)
@@ -152,8 +154,10 @@ class Tap:
         for thread in threads:
             thread.start()
         code = self.process.wait()
-        for thread in threads[1:]:
+        for thread, pipe in zip(threads[1:], (self.process.stdout, self.process.stderr), strict=True):
             thread.join(JOIN_TIMEOUT)
+            if not thread.is_alive() and pipe is not None:
+                pipe.close()
         self.session.feed(
             exit_record(self._ident("x"), self.connection, time.time(), code, self.stdin_closed_at, self.signals)
         )

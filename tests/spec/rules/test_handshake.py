@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.verdicts import Outcome, Severity, Side
 from mcp_assay.wire import HttpExchange
 from tests.factories import (
     LEGACY,
@@ -501,9 +501,19 @@ def test_a_session_id_minted_on_another_response_fails_hs_18(spec: SpecSet) -> N
     verdict = judge(session_with(refusal), spec, "session_ids_come_only_with_the_initialize_result")
     assert verdict.outcome is Outcome.FAILED
     assert "issued session id 'fresh-1'" in verdict.reason
-    spaced = judge(log_of(initialize(session="a b")), spec, "session_ids_come_only_with_the_initialize_result")
+    assert verdict.severity is Severity.SHOULD  # "only there" is our reading of the transport page
+
+
+def test_a_session_id_with_invisible_characters_fails_hs_18(spec: SpecSet) -> None:
+    """Spec-mandated (HS-18): visible ASCII only."""
+    good = judge(log_of(initialize(session="sess-1")), spec, "session_ids_are_visible_ascii")
+    assert good.outcome is Outcome.PASSED
+    spaced = judge(log_of(initialize(session="a b")), spec, "session_ids_are_visible_ascii")
     assert spaced.outcome is Outcome.FAILED
     assert "visible ASCII" in spaced.reason
+    assert spaced.severity is Severity.MUST
+    none = judge(log_of(initialize(session=None)), spec, "session_ids_are_visible_ascii")
+    assert none.outcome is Outcome.NOT_VERIFIED
 
 
 def test_hs_18_is_not_verified_without_session_ids(spec: SpecSet) -> None:

@@ -630,31 +630,53 @@ def _visible_ascii(value: str) -> bool:
     return bool(value) and all(0x21 <= ord(char) <= 0x7E for char in value)
 
 
-@log_check(requirements="HS-18", level=Level.MUST, side=Side.SERVER, subject="issued session ids", **_HTTP)
-def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[Finding]:
-    """A session id is issued only on the response carrying the InitializeResult, and is visible ASCII."""
+def _issued_session_ids(ctx: Context) -> Iterator[tuple[HttpExchange, str]]:
     modern = modern_versions(ctx)
     for exchange in ctx.log.http_exchanges():
         if exchange.response is None or ctx.log.exchange_revision(exchange.id) in modern:
             continue  # 2026 responses carrying a session id are HTTP-33's concern
         issued = exchange.response.headers.get("mcp-session-id")
-        if issued is None:
+        if issued is not None and exchange.request.headers.get("mcp-session-id") != issued:
+            yield exchange, issued
+
+
+def _initialize_result(exchange: HttpExchange) -> Message | None:
+    request = exchange.request_message
+    if request is None or request.method != "initialize":
+        return None
+    return next((m for m in exchange.response_messages if m.kind is Kind.RESULT), None)
+
+
+@log_check(requirements="HS-18", level=Level.MUST, side=Side.SERVER, subject="issued session ids", **_HTTP)
+def session_ids_are_visible_ascii(ctx: Context) -> Iterator[Finding]:
+    """A session id issued with the InitializeResult consists of visible ASCII only."""
+    for exchange, issued in _issued_session_ids(ctx):
+        result = _initialize_result(exchange)
+        if result is None:
+            continue
+        if _visible_ascii(issued):
+            yield passed(result)
+        else:
+            yield failed(result, f"the session id {issued!r} is not only visible ASCII (0x21-0x7E)")
+
+
+@log_check(requirements="HS-18", level=Level.SHOULD, side=Side.SERVER, subject="issued session ids", **_HTTP)
+def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[Finding]:
+    """A session id is issued on the response carrying the InitializeResult, not on other answers.
+
+    The transport page names that response as the place a session id is assigned without saying it may
+    appear nowhere else, so a fresh id minted on another answer (e.g. a 400 refusal) is a SHOULD-level finding.
+    """
+    for exchange, issued in _issued_session_ids(ctx):
+        result = _initialize_result(exchange)
+        if result is not None:
+            yield passed(result)
             continue
         request = exchange.request_message
-        results = [m for m in exchange.response_messages if m.kind is Kind.RESULT]
         subject: Message | HttpExchange = request or exchange
-        if request is not None and request.method == "initialize" and results:
-            if _visible_ascii(issued):
-                yield passed(results[0])
-            else:
-                yield failed(results[0], f"the session id {issued!r} is not only visible ASCII (0x21-0x7E)")
-        elif exchange.request.headers.get("mcp-session-id") == issued:
-            continue  # echoing the session's own id issues nothing new
-        else:
-            what = request.describe() if request is not None else f"{exchange.request.method} {exchange.request.path}"
-            yield failed(
-                subject, f"the response to {what} (HTTP {exchange.response.status}) issued session id {issued!r}"
-            )
+        what = request.describe() if request is not None else f"{exchange.request.method} {exchange.request.path}"
+        assert exchange.response is not None
+        yield failed(subject, f"the response to {what} (HTTP {exchange.response.status}) issued session id {issued!r}")
 
 
 @log_check(

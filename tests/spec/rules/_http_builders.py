@@ -58,9 +58,9 @@ def complete(result: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return {"resultType": "complete", **(result or {}), "_meta": server_info()}
 
 
-def marked_tools(*tools: Mapping[str, Any]) -> HttpExchange:
-    """A 2026 ``tools/list`` answer advertising ``tools`` (default: the marked query tool)."""
-    listed = [dict(tool) for tool in tools] or [QUERY_TOOL, PLAIN_TOOL]
+def marked_tools(*tools: Any) -> HttpExchange:
+    """A 2026 ``tools/list`` answer advertising ``tools`` (default: the marked query tool and a plain one)."""
+    listed = list(tools) or [QUERY_TOOL, PLAIN_TOOL]
     return modern_call(
         "tools/list", {}, {"tools": listed, "ttlMs": 0, "cacheScope": "private"}, ident=next(_ids) + 1000
     )

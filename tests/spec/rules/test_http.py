@@ -828,3 +828,41 @@ def test_2025_post_streams_deliver_their_response(spec: SpecSet) -> None:
     )
     resumed = legacy_get([event(result(4), id="b1")], last_event_id="b0")
     assert outcome(spec, "post_streams_deliver_their_response", legacy_session(), broken, resumed) is Outcome.PASSED
+
+
+def test_a_call_missing_both_name_and_mcp_name_may_be_answered_invalid_params(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-12, ⚠A6): with params.name gone too, -32602 is as right as -32020."""
+    body = request_body("tools/call", 6, {"arguments": {}})
+    exchange = post("tools/call", body=body, ident=6, headers={"mcp-name": None}, answer=-32602)
+    assert outcome(spec, "missing_routing_headers_are_rejected", exchange) is Outcome.PASSED
+
+
+def test_odd_traffic_never_breaks_an_http_rule(spec: SpecSet) -> None:
+    """Tool-defined: malformed bodies, params and headers become findings or silence, never a crashed check."""
+    odd_bodies: list[object] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": []},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 7, "arguments": "x"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": None, "_meta": "no"}},
+        {"jsonrpc": "2.0", "id": None, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 4, "result": {}},
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": {"a": 1}}},
+        [1, 2],
+        "just a string",
+        b"{not json",
+    ]
+    items: list[object] = [marked_tools(QUERY_TOOL, BROKEN_TOOL, {"name": 5}, "not a tool")]
+    for n, body in enumerate(odd_bodies):
+        headers = {"mcp-protocol-version": MODERN if n % 2 else "garbage", "mcp-method": "x\x00", "accept": ";;,",
+                   "mcp-name": "=?base64?%%%?=", "mcp-param-region": "=?base64??=", "origin": "::::"}  # fmt: skip
+        items.append(http(body, body, headers=headers, status=[200, 400, 404, 202][n % 4]))
+        first = body if isinstance(body, dict) else progress(None)
+        events = [first, event(data="{", id="\x00")]
+        call_params = {"name": "query", "arguments": {"limit": True}}
+        items.append(sse("tools/call", call_params, events, ending=EndReason.SERVER_DISCONNECT))
+    items += [legacy_session(), legacy_get([event(data="[]", retry=-1)], last_event_id="??"), _modern_get(500)]
+    from mcp_assay.spec import rules  # noqa: F401
+
+    mine = [check for check in REGISTRY.values() if check.func.__module__.endswith(".http")]
+    verdicts = evaluate(log_of(*items), spec, checks=mine)  # type: ignore[arg-type]
+    crashed = [f"{v.check}: {v.reason}" for v in verdicts if v.reason.startswith("the check itself failed")]
+    assert crashed == []

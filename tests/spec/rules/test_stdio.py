@@ -455,3 +455,24 @@ def test_the_sdk_stdio_server_passes_every_stdio_rule(spec: SpecSet) -> None:
         assert verdicts[name].outcome is Outcome.PASSED, (name, verdicts[name].reason)
     everything = evaluate(log, spec)
     assert not [v.check for v in everything if v.outcome is Outcome.FAILED and v.area == "stdio"]
+
+
+def test_odd_lines_never_break_a_stdio_rule(spec: SpecSet) -> None:
+    """Tool-defined: odd lines and exits become findings or silence, never a crashed check."""
+    items: list[Any] = [
+        line(SERVER, b"\xff\xfe\n"),
+        line(CLIENT, "{\n"),
+        line(CLIENT, "[\n"),
+        line(SERVER, '{"jsonrpc":"2.0","method":"notifications/progress","params":[]}\n'),
+        line(SERVER, '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"x":1}}}\n'),
+        line(CLIENT, '{"jsonrpc":"2.0","id":[1],"method":"tools/call","params":{"_meta":7}}\n'),
+        stdio(CLIENT, request_body("tools/list", 1)),
+        exit_record(stdin_closed_at=float("nan"), time=1.0, signals=("", "9")),
+        exit_record(code=None),
+    ]
+    from mcp_assay.spec import rules  # noqa: F401
+
+    mine = [check for check in REGISTRY.values() if check.func.__module__.endswith(".stdio")]
+    verdicts = evaluate(log_of(items), spec, checks=mine, settings={"stdio_exit_limit_s": "soon"})
+    crashed = [f"{v.check}: {v.reason}" for v in verdicts if v.reason.startswith("the check itself failed")]
+    assert crashed == []

@@ -43,6 +43,8 @@ __all__ = [
     "encode_sentinel",
     "header_marks",
     "is_sentinel",
+    "mirror",
+    "modern_route",
     "needs_encoding",
 ]
 
@@ -296,6 +298,11 @@ def _error_text(message: Message | None) -> str:
     return text if isinstance(text, str) else ""
 
 
+def _shown(value: Any) -> str:
+    """A JSON rendering of a body value for a finding (``absent`` for a missing member)."""
+    return "absent" if value is MISSING else json.dumps(value, default=str)
+
+
 def _tools_for(message: Message, ctx: Context) -> dict[str, Any] | None:
     return ctx.log.tools(message)
 
@@ -346,7 +353,7 @@ def _single(exchange: HttpExchange, name: str, audit_: Audit) -> str | None:
 
 
 def _audit_name(audit_: Audit, header: str | None, body_value: Any, field_name: str) -> None:
-    shown = f"params.{field_name} {json.dumps(body_value)}"
+    shown = f"params.{field_name} {_shown(body_value)}"
     if header is None:
         audit_.defect("name-missing", f"the {audit_.request.method} request has no Mcp-Name header ({shown})")
         return
@@ -395,10 +402,10 @@ def _audit_params(audit_: Audit, ctx: Context) -> None:
             continue
         expected = mirror(value)
         if expected is None:
-            audit_.defect("other", f"{where} is {json.dumps(value)}, which no header can mirror")
+            audit_.defect("other", f"{where} is {_shown(value)}, which no header can mirror")
             continue
         if not values:
-            audit_.defect("param-missing", f"{shown} is missing although {where} is {json.dumps(value)}")
+            audit_.defect("param-missing", f"{shown} is missing although {where} is {_shown(value)}")
             continue
         if len(values) > 1:
             audit_.defect("duplicate", f"the request carries {len(values)} {shown} headers")
@@ -417,7 +424,7 @@ def _audit_params(audit_: Audit, ctx: Context) -> None:
             if _numerically_equal(header, value):
                 audit_.notes["param-numeric"] = f"{shown} {header!r} equals {where} {value} numerically"
             else:
-                audit_.defect("param-mismatch", f"{shown} {header!r} differs from {where} {json.dumps(value)}")
+                audit_.defect("param-mismatch", f"{shown} {header!r} differs from {where} {_shown(value)}")
 
 
 def audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
@@ -466,6 +473,11 @@ def _alternatives(result: Audit, ctx: Context, header: str | None, body: str | N
     for version in (header, body):
         if version is not None and not _modern(ctx.spec.get(version.strip())):
             result.alternatives[(400, -32022)] = f"version {version.strip()!r} is not served per request (⚠A6)"
+    field_name = NAMED_METHODS.get(request.method or "")
+    if field_name is not None and not isinstance(_params(request).get(field_name), str):
+        why = f"params.{field_name} itself is missing, which is invalid params (status unspecified, ⚠A5)"
+        for status in (200, 400):
+            result.alternatives[(status, -32602)] = why
     revision = ctx.spec.get(header.strip() if header else None) or ctx.spec.get(body)
     if revision is not None and request.method and request.method not in revision.validator.request_defs:
         result.alternatives[(404, -32601)] = f"{request.method} is not a method of {revision.name} (⚠A6)"
@@ -898,10 +910,10 @@ def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterat
             shown = response.headers.get("content-type") or "no Content-Type"
             yield failed(errors[0], f"the HTTP {response.status} error body is sent as {shown}, not application/json")
         elif errors[0].id_key != request.id_key:
-            shown = "no id" if errors[0].id is MISSING else f"id {json.dumps(errors[0].id)}"
+            shown = "no id" if errors[0].id is MISSING else f"id {_shown(errors[0].id)}"
             yield failed(
                 errors[0],
-                f"the HTTP {response.status} error carries {shown}; the request id was {json.dumps(request.id)}",
+                f"the HTTP {response.status} error carries {shown}; the request id was {_shown(request.id)}",
             )
         else:
             yield passed(errors[0])
@@ -1054,10 +1066,8 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
                 if token is not MISSING and id_key(sent) == id_key(token):
                     yield passed(message)
                 else:
-                    asked = "no progressToken" if token is MISSING else f"progressToken {json.dumps(token)}"
-                    yield failed(
-                        message, f"progress for token {json.dumps(sent)} on the stream of a request with {asked}"
-                    )
+                    asked = "no progressToken" if token is MISSING else f"progressToken {_shown(token)}"
+                    yield failed(message, f"progress for token {_shown(sent)} on the stream of a request with {asked}")
 
 
 @message_check(
@@ -1198,7 +1208,7 @@ def client_name_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
         else:
             shown = f"{header!r}" if decoded == header else f"{header!r} (decoding to {decoded!r})"
-            yield failed(request, f"Mcp-Name {shown} differs from params.{field_name} {json.dumps(body)}")
+            yield failed(request, f"Mcp-Name {shown} differs from params.{field_name} {_shown(body)}")
 
 
 def _mirrored_values(exchange: HttpExchange, request: Message, ctx: Context) -> Iterator[tuple[str, str, str]]:
@@ -1287,13 +1297,11 @@ def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
             if expected is None:
                 continue  # not a primitive: the arguments break the schema, which TOOL rules judge
             if header is None:
-                wrong.append(f"{label} is missing for {where} = {json.dumps(value)}")
+                wrong.append(f"{label} is missing for {where} = {_shown(value)}")
                 continue
             sent = decode_sentinel(header) if is_sentinel(header) else header
             if sent != expected:
-                wrong.append(
-                    f"{label} {header!r} does not mirror {where} = {json.dumps(value)} (expected {expected!r})"
-                )
+                wrong.append(f"{label} {header!r} does not mirror {where} = {_shown(value)} (expected {expected!r})")
         if wrong:
             yield failed(request, "; ".join(wrong))
         else:
@@ -1334,7 +1342,7 @@ def _later_requests(ctx: Context, after: float) -> list[tuple[HttpExchange, Mess
 def _same_work(a: Message, b: Message) -> bool:
     def strip(message: Message) -> str:
         params = {key: value for key, value in _params(message).items() if key != "_meta"}
-        return json.dumps([message.method, params], sort_keys=True)
+        return json.dumps([message.method, params], sort_keys=True, default=str)
 
     return strip(a) == strip(b)
 

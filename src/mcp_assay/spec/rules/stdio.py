@@ -115,7 +115,7 @@ def _fragment_end(lines: list[StdioLine], start: int, first: str) -> int | None:
     parts = [first]
     for index in range(start + 1, min(len(lines), start + MAX_FRAGMENT_LINES)):
         line = lines[index]
-        if line.message.kind in MESSAGE_KINDS or line.message.kind is Kind.BATCH:
+        if line.message.kind in MESSAGE_KINDS:
             return None  # a complete message starts here; what came before was not its beginning
         parts.append(_text(line))
         if _completes(parts):
@@ -330,7 +330,7 @@ def stdio_notifications_belong_to_a_request_or_listen(ctx: Context) -> Iterator[
 def _unscoped(message: Message) -> str:
     tag = _meta(message).get(SUBSCRIPTION_ID_KEY, MISSING)
     if tag is not MISSING:
-        return f"{message.method} is tagged for subscription {json.dumps(tag)}, which is no open listen"
+        return f"{message.method} is tagged for subscription {json.dumps(tag, default=str)}, which is no open listen"
     if message.method == "notifications/progress":
         token = json.dumps(_param(message, "progressToken"), default=str)
         return f"progress for token {token}, which no in-flight request carries"

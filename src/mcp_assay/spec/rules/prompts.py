@@ -1,0 +1,329 @@
+"""Prompts (PRM-): prompt listings, prompts/get requests and results, and their errors.
+
+Whether a ``prompts/get`` names an unknown prompt or leaves out a required argument is read
+from the latest complete ``prompts/list`` captured for the same server, or from the probe names
+``unknown-prompt`` and ``missing-prompt-argument``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules._common import error_code
+from mcp_assay.spec.rules.pagination import listing_for
+from mcp_assay.spec.rules.tools import (
+    ENVELOPE_CODES,
+    answered_method,
+    capability_declared,
+    content_block_issues,
+    declared_capability_is_served,
+    is_base64,
+    is_input_required,
+    is_uri,
+    listing_consistency,
+    probe_named,
+    protocol_error,
+    shape_finding,
+)
+from mcp_assay.verdicts import Level, Outcome, Side
+
+MIME_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;.*)?")
+"""``type/subtype`` with RFC 6838 restricted names, optionally followed by parameters."""
+
+
+def _get_of(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] | None:
+    answered = answered_method(message, ctx)
+    if answered is None or answered[1] != "prompts/get":
+        return None
+    params = answered[0].params
+    return answered[0], params if isinstance(params, dict) else {}
+
+
+def _prompt_blocks(message: Message, ctx: Context) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, block) for every content block of a complete prompts/get result."""
+    if _get_of(message, ctx) is None or is_input_required(message) or not isinstance(message.result, dict):
+        return
+    messages = message.result.get("messages")
+    for position, item in enumerate(messages if isinstance(messages, list) else []):
+        if isinstance(item, dict) and isinstance(item.get("content"), dict):
+            yield f"result.messages[{position}].content", item["content"]
+
+
+@message_check(
+    requirements="PRM-01",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="prompt results",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT},
+)
+def servers_serving_prompts_declare_prompts(message: Message, ctx: Context) -> Finding | None:
+    """A server that serves prompts/list or prompts/get declares the prompts capability."""
+    return capability_declared(message, ctx, "prompts", frozenset({"prompts/list", "prompts/get"}))
+
+
+@message_check(
+    requirements="PRM-02",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="answers to prompts/list",
+    capability="prompts",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR},
+)
+def declared_prompts_are_listed(message: Message, ctx: Context) -> Finding | None:
+    """A server declaring prompts answers prompts/list with a result.
+
+    Triggered by any well-formed ``prompts/list`` without a cursor."""
+    return declared_capability_is_served(message, ctx, "prompts", "prompts/list")
+
+
+@log_check(
+    requirements="PRM-03",
+    level=Level.MUST_NOT,
+    side=Side.SERVER,
+    subject="repeated prompt listings",
+    features={"per_request_version"},
+)
+def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
+    """The set of prompts does not change with the connection or earlier requests (same credentials).
+
+    Compares complete ``prompts/list`` walks with the same credentials taken within
+    ``listing_window_s`` seconds of each other with no list-changed notification between them."""
+    yield from listing_consistency(ctx, "prompts/list", order=False)
+
+
+@message_check(
+    requirements="PRM-04",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="prompts/list results",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT},
+)
+def prompt_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
+    """prompts/list results hold Prompt objects (name required; arguments with name and boolean required)."""
+    answered = answered_method(message, ctx)
+    if answered is None or answered[1] != "prompts/list" or is_input_required(message):
+        return None
+    return shape_finding(
+        message, ctx, roots=(r"result\.prompts", r"result\.nextCursor"), what="the prompts/list result"
+    )
+
+
+@message_check(
+    requirements="PRM-05",
+    level=Level.MUST,
+    side=Side.CLIENT,
+    subject="prompts/get requests",
+    sent_by=Side.CLIENT,
+    kinds={Kind.REQUEST},
+)
+def prompt_requests_carry_string_arguments(message: Message, ctx: Context) -> Finding | None:
+    """prompts/get params carry a string name and arguments whose values are all strings."""
+    if message.method != "prompts/get":
+        return None
+    return shape_finding(message, ctx, roots=(r"params\.name", r"params\.arguments"), what="the prompts/get request")
+
+
+@message_check(
+    requirements="PRM-06",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="prompts/get results",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT},
+)
+def prompt_results_match_the_schema(message: Message, ctx: Context) -> Finding | None:
+    """prompts/get results hold messages with role "user" or "assistant" and one content block each."""
+    if _get_of(message, ctx) is None or is_input_required(message) or not isinstance(message.result, dict):
+        return None
+    found = shape_finding(
+        message,
+        ctx,
+        roots=(r"result\.messages", r"result\.description"),
+        exclude=(r"result\.messages\[\d+\]\.content",),
+        what="the prompts/get result",
+    )
+    revision = ctx.revision(message)
+    if found.outcome is not Outcome.PASSED or revision is None:
+        return found
+    issues = [
+        issue
+        for path, block in _prompt_blocks(message, ctx)
+        for issue in content_block_issues(block, revision, path, base64_data=False, byte_format=False)
+        if ".resource." not in issue  # embedded resource payloads are PRM-11's
+    ]
+    messages = message.result.get("messages")
+    for position, item in enumerate(messages if isinstance(messages, list) else []):
+        if isinstance(item, dict) and "content" in item and not isinstance(item["content"], dict):
+            issues.append(f"result.messages[{position}].content: a content block is an object")
+    if issues:
+        return failed(message, "the prompts/get result has malformed content: " + "; ".join(issues[:4]))
+    return found
+
+
+def _prompt_definition(request: Message, params: dict[str, Any], ctx: Context) -> tuple[Any, bool] | None:
+    listing = listing_for(request, ctx, "prompts/list")
+    if listing is None:
+        return None
+    name = params.get("name")
+    return (listing.items.get(name) if isinstance(name, str) else None), listing.complete
+
+
+def _expects_invalid_params(message: Message, subject: str) -> Finding:
+    if message.kind is Kind.RESULT:
+        return failed(message, f"{subject} was answered with a result")
+    code = error_code(message)
+    if code == -32602:
+        return passed(message)
+    return failed(message, f"{subject} got code {code}, expected -32602")
+
+
+def _unknown_prompt(request: Message, params: dict[str, Any], ctx: Context) -> str | None:
+    """The name of the prompt a prompts/get names, when it is known not to exist."""
+    name = params.get("name")
+    if not isinstance(name, str):
+        return None
+    found = _prompt_definition(request, params, ctx)
+    known_missing = found is not None and found[0] is None and found[1]
+    return name if known_missing or probe_named(request, ctx, "unknown-prompt") else None
+
+
+def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -> list[str] | None:
+    """Required arguments a prompts/get leaves out (``None`` when it is not known to leave any out)."""
+    arguments = params.get("arguments", {})
+    found = _prompt_definition(request, params, ctx)
+    missing: list[str] = []
+    if found is not None and isinstance(found[0], dict) and isinstance(arguments, dict):
+        declared = found[0].get("arguments")
+        for argument in declared if isinstance(declared, list) else []:
+            if isinstance(argument, dict) and argument.get("required") is True:
+                name = argument.get("name")
+                if isinstance(name, str) and name not in arguments:
+                    missing.append(name)
+    if missing or probe_named(request, ctx, "missing-prompt-argument"):
+        return missing
+    return None
+
+
+@message_check(
+    requirements="PRM-07",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="answers to unknown prompts",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR},
+)
+def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
+    """A prompts/get naming a prompt that does not exist gets -32602.
+
+    Triggered by a ``prompts/get`` whose ``name`` is absent from a complete captured
+    ``prompts/list``, or one tagged with the probe name ``unknown-prompt``."""
+    got = _get_of(message, ctx)
+    name = _unknown_prompt(*got, ctx) if got is not None else None
+    if name is None or (message.kind is Kind.ERROR and error_code(message) in ENVELOPE_CODES):
+        return None
+    return _expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
+
+
+@message_check(
+    requirements="PRM-08",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="answers to prompts/get missing required arguments",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR},
+)
+def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
+    """A prompts/get that leaves out a required argument gets -32602.
+
+    Triggered by a ``prompts/get`` without an argument its captured ``prompts/list`` entry marks
+    ``required: true``, or one tagged with the probe name ``missing-prompt-argument``."""
+    got = _get_of(message, ctx)
+    missing = _missing_arguments(*got, ctx) if got is not None else None
+    if missing is None or (message.kind is Kind.ERROR and error_code(message) in ENVELOPE_CODES):
+        return None
+    what = f"argument {missing[0]!r}" if missing else "a required argument"
+    return _expects_invalid_params(message, f"prompts/get without the required {what}")
+
+
+@message_check(
+    requirements="PRM-09",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="failed prompts/get requests",
+    sent_by=Side.SERVER,
+    kinds={Kind.ERROR},
+)
+def failed_prompts_report_internal_errors(message: Message, ctx: Context) -> Finding | None:
+    """A failure inside the server while producing a prompt is reported as -32603.
+
+    Errors for unknown prompts and missing arguments are PRM-07's and PRM-08's concern."""
+    got = _get_of(message, ctx)
+    if got is None or _unknown_prompt(*got, ctx) is not None or _missing_arguments(*got, ctx) is not None:
+        return None
+    code = error_code(message)
+    if code == -32603:
+        return passed(message)
+    if protocol_error(code):
+        return None
+    return failed(message, f"a failed prompts/get was reported with code {code}; internal errors are -32603")
+
+
+@message_check(
+    requirements="PRM-10",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="prompt messages with image or audio",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT},
+)
+def prompt_media_is_base64_with_a_mime_type(message: Message, ctx: Context) -> Iterator[Finding]:
+    """Image and audio content in prompt messages has base64 data and a valid MIME type."""
+    for path, block in _prompt_blocks(message, ctx):
+        if block.get("type") not in ("image", "audio"):
+            continue
+        problems = []
+        if not is_base64(block.get("data")):
+            problems.append(f"{path}.data is not valid base64")
+        mime = block.get("mimeType")
+        if not isinstance(mime, str) or not MIME_TYPE.fullmatch(mime):
+            problems.append(f"{path}.mimeType {mime!r} is not a MIME type")
+        yield failed(message, "; ".join(problems)) if problems else passed(message)
+
+
+@message_check(
+    requirements="PRM-11",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="embedded resources in prompt messages",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT},
+)
+def prompt_embedded_resources_are_complete(message: Message, ctx: Context) -> Iterator[Finding]:
+    """Embedded resources in prompt messages have a valid uri, a mimeType, and text or base64 blob."""
+    for path, block in _prompt_blocks(message, ctx):
+        if block.get("type") != "resource":
+            continue
+        resource = block.get("resource")
+        if not isinstance(resource, dict):
+            yield failed(message, f"{path}.resource is not an object")
+            continue
+        problems = []
+        if not is_uri(resource.get("uri")):
+            problems.append(f"{path}.resource.uri {resource.get('uri')!r} is not a valid URI")
+        if not isinstance(resource.get("mimeType"), str):
+            problems.append(f"{path}.resource has no mimeType")
+        if isinstance(resource.get("text"), str):
+            pass
+        elif "blob" in resource:
+            if not is_base64(resource["blob"]):
+                problems.append(f"{path}.resource.blob is not valid base64")
+        else:
+            problems.append(f"{path}.resource has neither text nor blob")
+        yield failed(message, "; ".join(problems)[:400]) if problems else passed(message)

@@ -1,0 +1,288 @@
+"""Judge JSON Schemas that a server (not the specification) supplies, without trusting them.
+
+Tools publish an ``inputSchema`` and an ``outputSchema``; elicitations carry a
+``requestedSchema``. mcp-assay checks each of them against its dialect's metaschema (``$schema``
+when given, else 2020-12) and validates arguments and ``structuredContent`` against them. Those
+schemas come from the peer under test, so nothing here may reach out or run unbounded:
+
+* references resolve against an empty :class:`referencing.Registry`, so a ``$ref`` to a URL is
+  never fetched; it is reported as a reference mcp-assay will not follow, never silently passed;
+* schemas nested deeper than :data:`MAX_DEPTH` or larger than :data:`MAX_SIZE` are not judged,
+  and a ``RecursionError`` while validating becomes a reason instead of a crash;
+* an unknown ``$schema`` dialect is reported as such (no jsonschema warning, no guessing).
+
+By default integers are strict (``1.0`` is not an integer, as for the MCP messages themselves)
+and formats are asserted with the same checker as the protocol schemas; callers that must not
+hold a peer to more than the dialect says (a server accepting ``1.0`` for an integer argument)
+validate with ``strict=False``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import jsonschema_specifications  # type: ignore[import-untyped]
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+from jsonschema import Draft202012Validator, validators
+from jsonschema.protocols import Validator
+
+from mcp_assay.spec.validator import FORMAT_CHECKER, SchemaIssue, StrictValidator
+
+__all__ = [
+    "DEFAULT_DIALECT",
+    "MAX_DEPTH",
+    "MAX_SIZE",
+    "InstanceReview",
+    "SchemaReview",
+    "review_schema",
+    "validate_instance",
+]
+
+MAX_DEPTH = 64
+"""Schemas nested deeper than this (objects and arrays counted alike) are not judged."""
+MAX_SIZE = 1_000_000
+"""Schemas whose compact JSON text is longer than this many characters are not judged."""
+MAX_PROBLEMS = 8
+
+DEFAULT_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+_REF_KEYWORDS = ("$ref", "$dynamicRef")
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaReview:
+    """What mcp-assay concluded about one supplied schema."""
+
+    dialect: str
+    """The ``$schema`` URI the schema is judged under (the 2020-12 URI when absent)."""
+    problems: tuple[str, ...] = ()
+    """Why the schema is not a valid schema in its dialect; empty when it is."""
+    blocked: str | None = None
+    """Why it could not be judged completely (too big, unknown dialect, a reference not followed)."""
+
+    @property
+    def valid(self) -> bool:
+        """No problem was found (it may still be ``blocked``)."""
+        return not self.problems
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceReview:
+    """The outcome of validating one value against a supplied schema."""
+
+    issues: tuple[SchemaIssue, ...] = ()
+    blocked: str | None = None
+    """Why the value could not be judged (the schema is invalid, unresolvable, too big ...)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.issues and self.blocked is None
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _size_blocker(schema: Any) -> str | None:
+    if _depth_exceeds(schema, MAX_DEPTH):
+        return f"the schema is nested deeper than {MAX_DEPTH} levels, which mcp-assay does not judge"
+    try:
+        size = len(json.dumps(schema, separators=(",", ":")))
+    except (TypeError, ValueError, RecursionError):
+        return "the schema cannot be serialised as JSON"
+    if size > MAX_SIZE:
+        return f"the schema is {size} characters long, over the {MAX_SIZE} mcp-assay judges"
+    return None
+
+
+def _dialect_of(schema: Any) -> tuple[str, type[Validator] | None]:
+    if not isinstance(schema, dict) or "$schema" not in schema:
+        return DEFAULT_DIALECT, Draft202012Validator
+    uri = schema["$schema"]
+    if not isinstance(uri, str):
+        return repr(uri), None
+    found: type[Validator] | None = validators.validator_for(schema, default=None)  # type: ignore[arg-type]
+    return uri, found
+
+
+@lru_cache(maxsize=16)
+def _meta_validator(cls: type[Validator]) -> Validator:
+    meta_cls: type[Validator] = validators.validator_for(cls.META_SCHEMA, default=cls)
+    return meta_cls(
+        meta_cls.META_SCHEMA,
+        format_checker=meta_cls.FORMAT_CHECKER,
+        registry=jsonschema_specifications.REGISTRY,
+    )
+
+
+def _strict_integer(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+@lru_cache(maxsize=16)
+def _instance_class(cls: type[Validator]) -> type[Validator]:
+    if cls is Draft202012Validator:
+        return StrictValidator
+    return validators.extend(  # type: ignore[no-untyped-call,no-any-return]
+        cls, type_checker=cls.TYPE_CHECKER.redefine("integer", _strict_integer)
+    )
+
+
+def _path(parts: Any) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _subschemas(resource: referencing.Resource[Any]) -> Iterator[referencing.Resource[Any]]:
+    try:
+        yield from resource.subresources()
+    except (TypeError, AttributeError, ValueError):  # a malformed keyword value; the metaschema reports it
+        return
+
+
+def _unresolvable_refs(schema: Any, specification: referencing.Specification[Any]) -> tuple[list[str], list[str]]:
+    """References that point to nothing (local) and references mcp-assay will not fetch (remote)."""
+    broken: list[str] = []
+    remote: list[str] = []
+    root = specification.create_resource(schema)
+    registry: referencing.Registry[Any] = referencing.Registry()
+    stack: list[tuple[referencing.Resource[Any], Any]] = [(root, registry.resolver_with_root(root))]
+    visited = 0
+    while stack and visited < 100_000:
+        resource, resolver = stack.pop()
+        visited += 1
+        contents = resource.contents
+        if isinstance(contents, dict):
+            for keyword in _REF_KEYWORDS:
+                ref = contents.get(keyword)
+                if not isinstance(ref, str):
+                    continue
+                try:
+                    resolver.lookup(ref)
+                except referencing.exceptions.Unresolvable:
+                    (broken if ref.startswith("#") else remote).append(ref)
+                except (TypeError, ValueError, AttributeError):
+                    broken.append(ref)
+        for sub in _subschemas(resource):
+            stack.append((sub, resolver.in_subresource(sub)))
+    return broken, remote
+
+
+@lru_cache(maxsize=256)
+def _review(text: str) -> SchemaReview:
+    schema = json.loads(text)
+    dialect, cls = _dialect_of(schema)
+    if cls is None:
+        return SchemaReview(dialect, blocked=f"the schema names a dialect mcp-assay does not know: $schema {dialect}")
+    if not isinstance(schema, dict | bool):
+        return SchemaReview(dialect, problems=(f"a schema is an object or a boolean, not a JSON {_json_type(schema)}",))
+    try:
+        errors = sorted(_meta_validator(cls).iter_errors(schema), key=lambda e: list(e.absolute_path))
+        problems = list(dict.fromkeys(f"{_path(e.absolute_path) or 'the schema'}: {_short(e.message)}" for e in errors))
+        problems = problems[:MAX_PROBLEMS]
+        if problems:
+            return SchemaReview(dialect, problems=tuple(problems))
+        specification = referencing.jsonschema.specification_with(dialect, default=referencing.jsonschema.DRAFT202012)
+        broken, remote = _unresolvable_refs(schema, specification)
+    except RecursionError:
+        return SchemaReview(dialect, blocked="the schema is too deeply recursive to judge")
+    if broken:
+        listed = ", ".join(sorted(set(broken))[:MAX_PROBLEMS])
+        return SchemaReview(dialect, problems=(f"the schema has a $ref that points to nothing: {listed}",))
+    if remote:
+        listed = ", ".join(sorted(set(remote))[:MAX_PROBLEMS])
+        return SchemaReview(dialect, blocked=f"the schema has a $ref mcp-assay will not fetch: {listed}")
+    return SchemaReview(dialect)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "number", float: "number", str: "string", list: "array"}.get(type(value), "value")
+
+
+def _canonical(schema: Any) -> str | None:
+    try:
+        return json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def review_schema(schema: Any) -> SchemaReview:
+    """Whether ``schema`` is a valid schema in its dialect, judged without any network access."""
+    dialect, _ = _dialect_of(schema)
+    blocker = _size_blocker(schema)
+    if blocker is not None:
+        return SchemaReview(dialect, blocked=blocker)
+    text = _canonical(schema)
+    if text is None:
+        return SchemaReview(dialect, blocked="the schema cannot be serialised as JSON")
+    return _review(text)
+
+
+@lru_cache(maxsize=256)
+def _compiled(text: str, strict: bool) -> Validator:
+    schema = json.loads(text)
+    _, cls = _dialect_of(schema)
+    assert cls is not None  # _review vetted the dialect first
+    if not strict:
+        return cls(schema, registry=referencing.Registry())
+    return _instance_class(cls)(schema, format_checker=FORMAT_CHECKER, registry=referencing.Registry())
+
+
+def validate_instance(schema: Any, instance: Any, prefix: str = "", *, strict: bool = True) -> InstanceReview:
+    """Validate ``instance`` against a supplied schema; issue paths start with ``prefix``.
+
+    ``strict`` (the default) counts ``1.0`` as a number, not an integer, and asserts formats;
+    ``strict=False`` applies the dialect as written (``1.0`` is an integer, formats annotate),
+    for deciding whether a peer could fairly have accepted a value."""
+    review = review_schema(schema)
+    if review.blocked is not None:
+        return InstanceReview(blocked=review.blocked)
+    if not review.valid:
+        return InstanceReview(blocked=f"the schema itself is invalid ({review.problems[0]})")
+    text = _canonical(schema)
+    assert text is not None  # review_schema returned a verdict, so the schema serialises
+    try:
+        errors = sorted(_compiled(text, strict).iter_errors(instance), key=lambda e: list(e.absolute_path))
+        issues = tuple(
+            SchemaIssue(_join(prefix, _path(error.absolute_path)), _short(error.message))
+            for error in errors[:MAX_PROBLEMS]
+        )
+    except referencing.exceptions.Unresolvable as exc:
+        return InstanceReview(blocked=f"the schema has a $ref mcp-assay will not fetch: {exc}")
+    except RecursionError:
+        return InstanceReview(blocked="validating against the schema recursed without end")
+    return InstanceReview(issues)
+
+
+def _join(prefix: str, path: str) -> str:
+    if not prefix:
+        return path
+    if not path or path.startswith("["):
+        return prefix + path
+    return f"{prefix}.{path}"

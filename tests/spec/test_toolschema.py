@@ -1,0 +1,150 @@
+"""Tool-supplied schemas are judged in their dialect, without network access and with bounded work."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+
+import pytest
+
+from mcp_assay.spec import SpecSet
+from mcp_assay.spec.toolschema import MAX_DEPTH, review_schema, validate_instance
+from mcp_assay.verdicts import Outcome
+from tests.factories import judge, log_of
+from tests.spec.rules._capability_builders import ADD, call, caps, text, tools_list
+
+
+def test_an_object_schema_in_the_default_dialect_is_valid() -> None:
+    """Spec-mandated (TOOL-06): no $schema means JSON Schema 2020-12."""
+    review = review_schema({"type": "object", "properties": {"a": {"type": "integer"}}})
+    assert review.valid and review.blocked is None
+    assert review.dialect.endswith("2020-12/schema")
+
+
+def test_a_schema_breaking_its_metaschema_has_problems() -> None:
+    """Spec-mandated (TOOL-06): the schema must be valid in its dialect."""
+    review = review_schema({"type": "object", "properties": {"a": {"type": "integr"}}})
+    assert not review.valid
+    assert "properties.a.type" in review.problems[0]
+
+
+def test_draft_07_tuple_items_are_valid_only_under_draft_07() -> None:
+    """Spec-mandated (TOOL-06): the dialect named by $schema decides."""
+    tuple_items = {"type": "object", "properties": {"p": {"type": "array", "items": [{"type": "string"}]}}}
+    assert not review_schema(tuple_items).valid
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", **tuple_items}
+    assert review_schema(draft7).valid
+
+
+def test_an_unknown_dialect_is_reported_without_a_warning() -> None:
+    """Tool-defined: jsonschema warns on unknown $schema; mcp-assay says it cannot judge instead."""
+    review = review_schema({"$schema": "https://example.com/my-dialect", "type": "object"})
+    assert review.valid
+    assert review.blocked is not None and "does not know" in review.blocked
+
+
+def test_a_local_ref_to_nothing_is_a_problem() -> None:
+    review = review_schema({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}})
+    assert not review.valid
+    assert "points to nothing" in review.problems[0]
+
+
+def test_a_local_ref_that_resolves_is_followed() -> None:
+    schema = {"type": "object", "$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}
+    assert review_schema(schema).valid
+    assert validate_instance(schema, {"a": 1}).ok
+    assert validate_instance(schema, {"a": "x"}).issues[0].path == "a"
+
+
+def test_schemas_deeper_than_the_limit_are_not_judged() -> None:
+    """Tool-defined: hostile schemas are bounded instead of exhausting the validator."""
+    schema: dict[str, Any] = {"type": "object"}
+    node = schema
+    for _ in range(MAX_DEPTH + 1):
+        node["properties"] = {"x": {"type": "object"}}
+        node = node["properties"]["x"]
+    review = review_schema(schema)
+    assert review.blocked is not None and "deeper" in review.blocked
+
+
+def test_a_self_referencing_schema_does_not_crash_validation() -> None:
+    review = validate_instance({"$ref": "#"}, {"a": 1})
+    assert review.blocked is not None and "recursed" in review.blocked
+
+
+def test_integers_are_strict_in_2020_12() -> None:
+    """Tool-defined: 1.0 is not accepted where a tool declares an integer."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert validate_instance(schema, {"n": 1}).ok
+    issues = validate_instance(schema, {"n": 1.0}, "result.structuredContent").issues
+    assert issues and issues[0].path == "result.structuredContent.n"
+
+
+def test_lenient_validation_applies_the_dialect_as_written() -> None:
+    """Spec-mandated (JSON Schema 2020-12): 1.0 is an integer and formats only annotate."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "u": {"type": "string", "format": "uri"}}}
+    assert validate_instance(schema, {"n": 1.0, "u": "not a uri"}, strict=False).ok
+    assert len(validate_instance(schema, {"n": 1.0, "u": "not a uri"}).issues) == 2
+
+
+def test_an_invalid_schema_blocks_instance_validation() -> None:
+    review = validate_instance({"type": "nope"}, {})
+    assert review.blocked is not None and "itself is invalid" in review.blocked
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server hook name
+        type(self).hits.append(self.path)
+        body = b'{"type": "string"}'
+        self.send_response(200)
+        self.send_header("content-type", "application/schema+json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@pytest.fixture
+def schema_server() -> Iterator[tuple[str, list[str]]]:
+    hits: list[str] = []
+    handler = type("Recorder", (_Recorder,), {"hits": hits})
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/schema.json", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_a_remote_ref_in_a_tool_schema_is_never_fetched(spec: SpecSet, schema_server: tuple[str, list[str]]) -> None:
+    """Spec-mandated (TOOL-06, TOOL-10; Schema notes Q13): no automatic network dereferencing of $ref."""
+    url, hits = schema_server
+    remote = {"type": "object", "properties": {"x": {"$ref": url}}}
+    tool = {**ADD, "inputSchema": remote, "outputSchema": remote}
+    log = log_of(
+        caps(),
+        tools_list([tool]),
+        call("add", {"x": "y"}, {"content": [text('{"x": 1}')], "structuredContent": {"x": 1}}),
+    )
+    input_verdict = judge(log, spec, "input_schemas_are_object_schemas")
+    output_verdict = judge(log, spec, "structured_content_matches_the_output_schema")
+    arguments_verdict = judge(log, spec, "invalid_tool_arguments_never_succeed")
+    review = review_schema(remote)
+    instance = validate_instance(remote, {"x": 1})
+    assert hits == []
+    assert input_verdict.outcome is Outcome.NOT_VERIFIED
+    assert "will not fetch" in input_verdict.reason and url in input_verdict.reason
+    assert output_verdict.outcome is Outcome.NOT_VERIFIED
+    assert "will not fetch" in output_verdict.reason
+    assert arguments_verdict.outcome is Outcome.NOT_VERIFIED  # nothing known to be invalid
+    assert review.blocked is not None and url in review.blocked
+    assert instance.blocked is not None and "will not fetch" in instance.blocked

@@ -109,6 +109,9 @@ def _running(
         running.stop()
         for thread in threads:
             thread.join(5)
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 @contextmanager

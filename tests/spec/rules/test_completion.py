@@ -82,8 +82,11 @@ def test_completion_errors_use_fitting_codes_comp_06(spec: SpecSet) -> None:
     listed = prompts_list([SUMMARIZE])
     assert outcome(spec, "completion_errors_use_fitting_codes", listed,
                    failing("completion/complete", unknown, -32602)) is Outcome.PASSED  # fmt: skip
-    served = answered("completion/complete", unknown, {"completion": {"values": []}})
+    probe = {"name": "completion-unknown-prompt"}
+    served = answered("completion/complete", unknown, {"completion": {"values": []}}, probe=probe)
     assert outcome(spec, "completion_errors_use_fitting_codes", listed, served) is Outcome.FAILED
+    hidden = answered("completion/complete", unknown, {"completion": {"values": ["x"]}})
+    assert outcome(spec, "completion_errors_use_fitting_codes", listed, hidden) is Outcome.NOT_VERIFIED
     assert outcome(spec, "completion_errors_use_fitting_codes",
                    failing("completion/complete", PARAMS, 42, "boom")) is Outcome.FAILED  # fmt: skip
     assert outcome(spec, "completion_errors_use_fitting_codes", listed, completed(["x"])) is Outcome.NOT_VERIFIED

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
-from tests.factories import http, judge, log_of, modern_headers, request_body, result_body
+from mcp_assay.verdicts import Outcome, Side
+from tests.factories import http, judge, log_of, modern_headers, request_body, result_body, stdio
 from tests.spec.rules._capability_builders import (
     ADD,
     ECHO,
@@ -285,6 +285,20 @@ def test_an_unknown_tool_answered_otherwise_fails_tool_12(spec: SpecSet) -> None
     verdict = judge(log_of(as_result), spec, "unknown_tools_get_invalid_params")
     assert verdict.outcome is Outcome.FAILED
     assert verdict.source.value == "active"
+
+
+def test_an_unlisted_tool_that_works_is_hidden_not_unknown_for_tool_12(spec: SpecSet) -> None:
+    """Tool-defined: only the probe's bogus name makes a normal result a TOOL-12 failure."""
+    log = (tools_list([ADD]), call("admin_reset", {}, {"content": [text("done")]}))
+    assert outcome(spec, "unknown_tools_get_invalid_params", *log) is Outcome.NOT_VERIFIED
+
+
+def test_a_list_changed_notification_makes_an_older_listing_stale_for_tool_12(spec: SpecSet) -> None:
+    """Tool-defined: after notifications/tools/list_changed a missing name may simply be new."""
+    listed = tools_list([ADD])
+    changed = stdio(Side.SERVER, {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    log = (listed, changed, failing("tools/call", {"name": "fresh"}, -32601, status=404))
+    assert outcome(spec, "unknown_tools_get_invalid_params", *log) is Outcome.NOT_VERIFIED
 
 
 def test_tool_12_is_not_verified_when_the_listing_is_incomplete(spec: SpecSet) -> None:

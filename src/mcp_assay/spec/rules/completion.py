@@ -142,9 +142,9 @@ def completion_totals_cover_the_values(message: Message, ctx: Context) -> Findin
 def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Finding | None:
     """Unknown prompts in a completion ref get -32602; internal failures get -32603.
 
-    Triggered by a ``completion/complete`` whose ``ref`` names a prompt absent from a complete
-    captured ``prompts/list`` (or tagged ``completion-unknown-prompt``), and by any error answer
-    to ``completion/complete``."""
+    Triggered by a ``completion/complete`` tagged ``completion-unknown-prompt`` or whose ``ref``
+    names a prompt absent from a complete captured ``prompts/list`` (then only error answers are
+    judged), and by any error answer to ``completion/complete``."""
     request = _completion_request(message, ctx)
     if request is None:
         return None
@@ -153,11 +153,14 @@ def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Findi
         return None
     params = request.params if isinstance(request.params, dict) else {}
     ref = params.get("ref")
-    unknown = probe_named(request, ctx, "completion-unknown-prompt")
+    probed = probe_named(request, ctx, "completion-unknown-prompt")
+    unknown = probed
     if isinstance(ref, dict) and ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
         listing = listing_for(request, ctx, "prompts/list")
         unknown = unknown or (listing is not None and listing.complete and ref["name"] not in listing.items)
     if unknown:
+        if message.kind is Kind.RESULT and not probed:
+            return None  # completions for an unlisted prompt that work: the prompt is hidden, not unknown
         if message.kind is Kind.RESULT:
             return failed(message, "completion for an unknown prompt was answered with a result")
         if code == -32602:

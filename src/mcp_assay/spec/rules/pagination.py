@@ -187,7 +187,8 @@ class Listing:
 
     items: dict[str, Any]
     complete: bool
-    """True when the walk was captured from its first page to its last, so absence means absence."""
+    """The walk was captured from its first page to its last and no list-changed notification
+    came between it and the message, so absence from it means absence."""
 
 
 def listing_for(message: Message, ctx: Context, method: str) -> Listing | None:
@@ -202,7 +203,8 @@ def listing_for(message: Message, ctx: Context, method: str) -> Listing | None:
     before = [walk for walk in mine if walk.end <= message.time]
     complete = [walk for walk in before if walk.complete]
     chosen = complete[-1] if complete else (before[-1] if before else mine[0])
-    return Listing(chosen.by_key(), chosen.complete)
+    start, end = sorted((chosen.end, message.time))
+    return Listing(chosen.by_key(), chosen.complete and not list_changed_between(ctx, method, start, end))
 
 
 def list_changed_between(ctx: Context, method: str, start: float, end: float) -> bool:

@@ -222,11 +222,14 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
 def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A prompts/get naming a prompt that does not exist gets -32602.
 
-    Triggered by a ``prompts/get`` whose ``name`` is absent from a complete captured
-    ``prompts/list``, or one tagged with the probe name ``unknown-prompt``."""
+    Triggered by a ``prompts/get`` tagged with the probe name ``unknown-prompt``, or one naming a
+    prompt absent from a complete captured ``prompts/list`` that the server does not serve (an
+    unlisted prompt that works is hidden, not unknown)."""
     got = _get_of(message, ctx)
     name = _unknown_prompt(*got, ctx) if got is not None else None
     if name is None or (message.kind is Kind.ERROR and error_code(message) in ENVELOPE_CODES):
+        return None
+    if message.kind is Kind.RESULT and got is not None and not probe_named(got[0], ctx, "unknown-prompt"):
         return None
     return _expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
 

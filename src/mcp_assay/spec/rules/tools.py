@@ -530,8 +530,9 @@ def _envelope_refusal(message: Message) -> Finding | None:
 def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A tools/call naming a tool that does not exist gets error -32602 (not a result, not -32601).
 
-    Triggered by a tools/call whose ``name`` is absent from a complete captured ``tools/list``,
-    or by one the active suite tags with the probe name ``unknown-tool``."""
+    Triggered by a tools/call that the active suite tags with the probe name ``unknown-tool``,
+    or by a call of a name absent from a complete captured ``tools/list`` that the server does
+    not serve normally (an unlisted tool that works is hidden, not unknown)."""
     call = _call_of(message, ctx)
     if call is None:
         return None
@@ -539,13 +540,17 @@ def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding 
     name = params.get("name")
     if not isinstance(name, str):
         return None
+    probed = probe_named(request, ctx, "unknown-tool")
     found = _tool_definition(request, params, ctx)
     known_missing = found is not None and found[0] is None and found[1]
-    if not known_missing and not probe_named(request, ctx, "unknown-tool"):
+    if not known_missing and not probed:
         return None
     refusal = _envelope_refusal(message)
     if refusal is not None:
         return refusal
+    served = message.kind is Kind.RESULT and not (isinstance(message.result, dict) and message.result.get("isError"))
+    if served and not probed:
+        return None
     if message.kind is Kind.RESULT:
         return failed(message, f"a call of the unknown tool {name[:60]!r} was answered with a result")
     code = error_code(message)

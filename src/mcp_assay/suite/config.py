@@ -1,0 +1,224 @@
+"""What a suite run is told: the target, the revision, credentials, arguments and limits.
+
+Everything the ``run`` flags say can also live in a YAML file (``--config``); flags and their
+``MCP_ASSAY_*`` twins win over the file, the file wins over defaults. Keys are the long flag names
+(``tool-args`` or ``tool_args``); an unknown key, a value of the wrong type, or tool/prompt
+arguments that are not JSON objects are reported before the run starts, never half-way through.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mcp_assay.errors import ConfigError
+from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
+
+__all__ = ["SuiteConfig", "load_arguments", "read_config_file"]
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """One run of the active suite."""
+
+    url: str | None = None
+    command: tuple[str, ...] = ()
+    spec_version: str | None = None
+    token: str | None = None
+    auth_header: str = "authorization"
+    auth_scheme: str = "Bearer"
+    auth_mode: str = "header"
+    auth_query_param: str = "token"
+    headers: tuple[tuple[str, str], ...] = ()
+    tool_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    prompt_args: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    resource_sample: int = 5
+    page_limit: int = 10
+    only: str | None = None
+    verbose: bool = False
+    rate_limit: float | None = None
+    """Requests per minute; ``None`` means unpaced."""
+    retry_budget_ms: int = 60_000
+    timeout: float = 10.0
+    """Seconds to wait for any one answer."""
+    stream_budget_ms: int = 1_500
+    """How long listen-stream cases keep a stream open waiting for what they need."""
+    record: str | None = None
+
+    def __post_init__(self) -> None:
+        if bool(self.url) == bool(self.command):
+            raise ConfigError("give exactly one target: --url for Streamable HTTP or --command for stdio")
+        if self.url and not self.url.startswith(("http://", "https://")):
+            raise ConfigError(f"--url {self.url}: expected an http:// or https:// URL")
+        if self.auth_mode not in AUTH_MODES:
+            raise ConfigError(f"--auth-mode {self.auth_mode}: choose from {', '.join(AUTH_MODES)}")
+        for name, value, low in (
+            ("--resource-sample", self.resource_sample, 0),
+            ("--page-limit", self.page_limit, 1),
+            ("--retry-budget-ms", self.retry_budget_ms, 0),
+            ("--stream-budget-ms", self.stream_budget_ms, 100),
+        ):
+            if value < low:
+                raise ConfigError(f"{name} must be at least {low} (got {value})")
+        if self.timeout <= 0:
+            raise ConfigError(f"--timeout must be positive (got {self.timeout})")
+        if self.rate_limit is not None and self.rate_limit <= 0:
+            raise ConfigError(f"--rate-limit must be positive (got {self.rate_limit})")
+        _check_arguments("--tool-args", self.tool_args, strings=False)
+        _check_arguments("--prompt-args", self.prompt_args, strings=True)
+
+    @property
+    def transport(self) -> str:
+        return "http" if self.url else "stdio"
+
+    @property
+    def target(self) -> str:
+        return self.url or shlex.join(self.command)
+
+    def credentials(self) -> Credentials:
+        return Credentials(
+            token=self.token,
+            auth_header=self.auth_header,
+            auth_scheme=self.auth_scheme,
+            auth_mode=self.auth_mode,
+            auth_query_param=self.auth_query_param,
+            headers=self.headers,
+        )
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any], file_values: Mapping[str, Any] | None = None) -> SuiteConfig:
+        """Build from flag values (``None`` = not given) layered over a config file's values."""
+        values: dict[str, Any] = {}
+        for source in (file_values or {}, options):
+            for key, value in source.items():
+                if value is None or (key in ("headers", "command") and value in ((), [], "")):
+                    continue
+                values[key] = value
+        return cls(**_coerce(values))
+
+
+_FIELDS = {item.name for item in fields(SuiteConfig)}
+_ALIASES = {"url": "url", "u": "url", "c": "command", "t": "token", "header": "headers", "H": "headers"}
+
+
+def _check_arguments(flag: str, value: Any, *, strings: bool) -> None:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{flag}: expected a JSON object mapping names to argument objects")
+    for name, arguments in value.items():
+        if not isinstance(name, str) or not isinstance(arguments, Mapping):
+            raise ConfigError(f"{flag}: the entry for {name!r} must be a JSON object of arguments")
+        if strings:
+            bad = [key for key, item in arguments.items() if not isinstance(item, str)]
+            if bad:
+                raise ConfigError(f"{flag}: prompt arguments are strings; {name}.{bad[0]} is not")
+
+
+def load_arguments(flag: str, value: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """Inline JSON, ``@path`` to a JSON file, or an already-parsed mapping (from a config file)."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    text = value
+    if value.startswith("@"):
+        path = Path(value[1:]).expanduser()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{flag} {value}: cannot read {path} ({exc.strerror or exc})") from exc
+    try:
+        parsed = json.loads(text)
+    except ValueError as exc:
+        where = f"{value[1:]}" if value.startswith("@") else "the inline value"
+        raise ConfigError(f"{flag}: {where} is not valid JSON ({exc})") from exc
+    if not isinstance(parsed, dict):
+        raise ConfigError(f"{flag}: expected a JSON object mapping names to argument objects")
+    return parsed
+
+
+def _coerce(values: dict[str, Any]) -> dict[str, Any]:
+    out = dict(values)
+    if "command" in out:
+        command = out["command"]
+        if isinstance(command, str):
+            try:
+                out["command"] = tuple(shlex.split(command))
+            except ValueError as exc:
+                raise ConfigError(f"--command {command!r}: {exc}") from exc
+        elif isinstance(command, list | tuple) and all(isinstance(part, str) for part in command):
+            out["command"] = tuple(command)
+        else:
+            raise ConfigError("command: expected a string or a list of strings")
+    if "headers" in out:
+        headers = out["headers"]
+        if isinstance(headers, str):
+            headers = [headers]
+        if isinstance(headers, Mapping):
+            headers = [f"{name}: {value}" for name, value in headers.items()]
+        if not isinstance(headers, list | tuple):
+            raise ConfigError("headers: expected a list of 'name: value' strings or a mapping")
+        out["headers"] = tuple(
+            parse_header(item) if isinstance(item, str) else (str(item[0]), str(item[1])) for item in headers
+        )
+    for key in ("tool_args", "prompt_args"):
+        if key in out:
+            out[key] = load_arguments(f"--{key.replace('_', '-')}", out[key])
+    for key, kind in (
+        ("resource_sample", int),
+        ("page_limit", int),
+        ("retry_budget_ms", int),
+        ("stream_budget_ms", int),
+        ("timeout", float),
+        ("rate_limit", float),
+    ):
+        if key in out:
+            try:
+                out[key] = kind(out[key])
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{key.replace('_', '-')}: expected a number (got {out[key]!r})") from exc
+    for key in ("verbose",):
+        if key in out and not isinstance(out[key], bool):
+            raise ConfigError(f"{key}: expected true or false")
+    for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
+                "only", "record"):  # fmt: skip
+        if key in out and not isinstance(out[key], str):
+            raise ConfigError(f"{key.replace('_', '-')}: expected a string (got {out[key]!r})")
+    return out
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a YAML config file into ``SuiteConfig`` field names; unknown keys are an error."""
+    file = Path(path).expanduser()
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"--config {path}: cannot read it ({exc.strerror or exc})") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--config {path}: not valid YAML ({exc})") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"--config {path}: expected a mapping of option names to values")
+    values: dict[str, Any] = {}
+    unknown = []
+    for raw_key, value in data.items():
+        key = str(raw_key)
+        name = _ALIASES.get(key, key.replace("-", "_"))
+        if name not in _FIELDS:
+            unknown.append(key)
+            continue
+        values[name] = value
+    if unknown:
+        known = ", ".join(sorted(name.replace("_", "-") for name in _FIELDS))
+        raise ConfigError(f"--config {path}: unknown keys {', '.join(sorted(unknown))} (known: {known})")
+    return values
+
+
+def with_overrides(config: SuiteConfig, **changes: Any) -> SuiteConfig:
+    return replace(config, **changes)

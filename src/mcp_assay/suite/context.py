@@ -1,0 +1,214 @@
+"""The state a suite run shares with its probe families.
+
+Probes only produce traffic; they never judge it. They read what they need from replies (the
+capabilities to gate on, the tools to call, the cursors to follow), record skips when a case
+cannot run, and leave every verdict to the same rules that judge passive traffic.
+
+:class:`Router` decides where recorded traffic goes: straight into the judged log, or into a
+per-era buffer while the revision is still being selected (the selection traffic of the era not
+chosen is kept out of the judged log and the recording, and only mentioned in the report).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_assay.recording import RecordingWriter
+from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.suite.blocking import Skip
+from mcp_assay.suite.config import SuiteConfig
+from mcp_assay.suite.events import Event, ExchangeRecorded
+from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
+from mcp_assay.suite.transports import NoAnswer, Reply, Transport
+from mcp_assay.traffic import ExchangeLog
+from mcp_assay.wire import Exchange, Observation
+
+__all__ = ["Family", "Router", "SuiteContext"]
+
+
+class Router:
+    """Routes recorded exchanges to the judged log (and the recording), or holds them per era."""
+
+    def __init__(self, log: ExchangeLog, writer: RecordingWriter | None, emit: Callable[[Event], None]) -> None:
+        self.log = log
+        self.writer = writer
+        self.emit = emit
+        self._held: dict[str, list[Exchange]] = {}
+        self._state: dict[str, str] = {}
+        """buffer -> ``held`` | ``judged`` | ``dropped``."""
+        self.dropped: list[Exchange] = []
+
+    def sink(self, buffer: str | None = None) -> Callable[[Exchange], None]:
+        if buffer is not None:
+            self._state.setdefault(buffer, "held")
+            self._held.setdefault(buffer, [])
+
+        def record(item: Exchange) -> None:
+            state = "judged" if buffer is None else self._state[buffer]
+            if state == "held" and buffer is not None:
+                self._held[buffer].append(item)
+            elif state == "judged":
+                self._judge(item)
+            else:
+                self.dropped.append(item)
+                self.emit(ExchangeRecorded(item, judged=False))
+
+        return record
+
+    def _judge(self, item: Exchange) -> None:
+        self.log.add(item)
+        if self.writer is not None:
+            self.writer.exchange(item)
+        self.emit(ExchangeRecorded(item, judged=True))
+
+    def commit(self, buffer: str) -> None:
+        for item in self._held.pop(buffer, []):
+            self._judge(item)
+        self._state[buffer] = "judged"
+
+    def drop(self, buffer: str) -> None:
+        for item in self._held.pop(buffer, []):
+            self.dropped.append(item)
+            self.emit(ExchangeRecorded(item, judged=False))
+        self._state[buffer] = "dropped"
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of probes: what it feeds, when it applies, and the coroutine that sends it."""
+
+    name: str
+    requirements: frozenset[str]
+    """Requirement IDs whose checks judge this family's traffic (for blocked-by bookkeeping)."""
+    run: Callable[[SuiteContext], Awaitable[None]]
+    eras: frozenset[str] = frozenset({"modern", "handshake"})
+    capability: str | None = None
+    """The server capability the family needs; not advertised -> the family is not sent."""
+    transports: frozenset[str] = frozenset({"http", "stdio"})
+    description: str = ""
+
+
+@dataclass
+class Listing:
+    """Everything a paginated list method returned in one walk."""
+
+    method: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+    pages: list[Reply] = field(default_factory=list)
+    cursors: list[str] = field(default_factory=list)
+    error: Reply | None = None
+    truncated: bool = False
+    """The walk stopped at --page-limit with a cursor still to follow."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.pages)
+
+
+class SuiteContext:
+    """What a probe family may use: the client for the revision under test, settings, and bookkeeping."""
+
+    def __init__(
+        self,
+        *,
+        config: SuiteConfig,
+        spec: SpecSet,
+        revision: Revision,
+        client: ModernClient | LegacyClient,
+        router: Router,
+        new_id: Callable[[str], str],
+        capabilities: Mapping[str, Any] | None,
+        capability_source: str,
+        offered: Mapping[str, str],
+        fresh: Callable[[], Awaitable[ModernClient | LegacyClient | None]],
+        handshake_offered: bool,
+    ) -> None:
+        self.config = config
+        self.spec = spec
+        self.revision = revision
+        self.client = client
+        self.router = router
+        self.new_id = new_id
+        self.capabilities = dict(capabilities) if capabilities is not None else None
+        self.capability_source = capability_source
+        self.offered = dict(offered)
+        self.handshake_offered = handshake_offered
+        self._fresh = fresh
+        self.family = ""
+        self.skips: list[Skip] = []
+        self.listings: dict[str, Listing] = {}
+        self.tool_calls: list[tuple[str, Mapping[str, Any], Reply]] = []
+        """(tool name, arguments, reply) of every ordinary tool call, for the MRTR family."""
+        self.discover_result: dict[str, Any] | None = None
+        self.transport_dead: str | None = None
+
+    # -- facts -----------------------------------------------------------------------------------
+    @property
+    def transport(self) -> Transport:
+        return self.client.transport
+
+    @property
+    def http(self) -> bool:
+        return self.transport.kind == "http"
+
+    @property
+    def modern(self) -> bool:
+        return isinstance(self.client, ModernClient)
+
+    def advertises(self, capability: str) -> bool | None:
+        """Whether the server advertised ``capability``; ``None`` when its capabilities are unknown."""
+        if self.capabilities is None:
+            return None
+        return capability in self.capabilities
+
+    def flag(self, capability: str, name: str) -> bool:
+        value = self.capabilities.get(capability) if self.capabilities else None
+        return isinstance(value, dict) and value.get(name) is True
+
+    # -- probes ----------------------------------------------------------------------------------
+    def probe(self, name: str, intent: str = "ordinary request", *, invalid: bool = False, **tags: Any) -> Probe:
+        """The tag for one request: ``name`` is the case (the rules key on some names), ``family`` the family."""
+        return Probe(name=name, family=self.family, intent=intent, invalid=invalid, extra=tags)
+
+    async def fresh_client(self) -> ModernClient | LegacyClient | None:
+        """A client on a new connection (HTTP) for statelessness probes; ``None`` where there is none."""
+        return await self._fresh()
+
+    @property
+    def short_timeout(self) -> float:
+        """How long malformed probes wait: a server may legitimately stay silent on some of them."""
+        return min(self.config.timeout, 1.0)
+
+    async def tolerant(self, awaitable: Awaitable[Reply]) -> Reply | None:
+        """Await a probe whose silence is itself the finding: record the missing answer and go on."""
+        try:
+            return await awaitable
+        except NoAnswer as exc:
+            self.observe("no-answer", detail=str(exc), exchange=exc.exchange, family=self.family)
+            return None
+
+    # -- bookkeeping -----------------------------------------------------------------------------
+    def observe(self, kind: str, **data: Any) -> None:
+        self.router.sink()(Observation(id=self.new_id("o"), time=time.time(), kind=kind, data=data))
+
+    def skip(
+        self,
+        reason: str,
+        *,
+        requirements: Iterable[str],
+        case: str | None = None,
+        blocked_by: str | None = None,
+        family: str | None = None,
+    ) -> None:
+        skip = Skip(
+            family=family or self.family,
+            requirements=frozenset(requirements),
+            reason=reason,
+            case=case,
+            blocked_by=blocked_by,
+        )
+        self.skips.append(skip)
+        self.observe("skip", **skip.data())

@@ -1,0 +1,66 @@
+"""What a suite run reports as it goes: the CLI turns these into progress, and the last into a report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcp_assay.report.model import Report
+from mcp_assay.wire import Exchange
+
+__all__ = [
+    "Event",
+    "ExchangeRecorded",
+    "FamilyFinished",
+    "FamilyStarted",
+    "RevisionSelected",
+    "RunFinished",
+    "RunStarted",
+    "StderrLine",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    target: str
+    transport: str
+    families: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionSelected:
+    revision: str | None
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyStarted:
+    family: str
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyFinished:
+    family: str
+    skipped: str | None = None
+    """Why the family (or part of it) could not run, if it could not."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeRecorded:
+    exchange: Exchange
+    judged: bool
+    """False for traffic kept out of the judged log (selection traffic of another era)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StderrLine:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    report: Report
+    target_error: str | None = None
+    """Set when the target could not be driven at all (exit code 3)."""
+
+
+Event = RunStarted | RevisionSelected | FamilyStarted | FamilyFinished | ExchangeRecorded | StderrLine | RunFinished

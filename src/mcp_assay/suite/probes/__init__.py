@@ -1,0 +1,45 @@
+"""The probe families, in the order a run sends them.
+
+Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, the
+requirement IDs its traffic feeds, the eras, transports and capability it needs, and the
+coroutine that sends it. Probes never judge: the rules in :mod:`mcp_assay.spec.rules` do.
+"""
+
+from __future__ import annotations
+
+from mcp_assay.suite.context import Family
+from mcp_assay.suite.probes import (
+    completion,
+    discover,
+    envelope,
+    handshake,
+    listen,
+    methods,
+    mrtr,
+    pagination,
+    prompts,
+    resources,
+    tools,
+    versioning,
+)
+
+__all__ = ["FAMILIES", "family_names"]
+
+FAMILIES: tuple[Family, ...] = (
+    discover.FAMILY,
+    handshake.FAMILY,
+    versioning.FAMILY,
+    tools.FAMILY,
+    prompts.FAMILY,
+    resources.FAMILY,
+    pagination.FAMILY,
+    completion.FAMILY,
+    mrtr.FAMILY,
+    listen.FAMILY,
+    envelope.FAMILY,
+    methods.FAMILY,
+)
+
+
+def family_names() -> tuple[str, ...]:
+    return tuple(family.name for family in FAMILIES)

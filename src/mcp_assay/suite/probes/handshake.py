@@ -1,0 +1,109 @@
+"""The 2025-11-25 handshake and session: what discover replaced.
+
+Selection already sent ``initialize`` offering the revision under test; this family completes the
+handshake (``notifications/initialized``, ``202`` on HTTP), pings, offers an unsupported version on
+a new session (a counter-offer or a refusal, never an echo), and on HTTP probes the session rules:
+an invalid ``MCP-Protocol-Version`` (``400``), no version header (served as 2025-03-26 or refused),
+no ``Mcp-Session-Id`` (``400`` when the server requires sessions), ``GET`` (an event stream or
+``405``), and ``logging/setLevel`` where logging is advertised. The session is ended at the very end
+of the run (see :func:`teardown`), after which its id must get ``404``.
+"""
+
+from __future__ import annotations
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.session import LegacyClient
+from mcp_assay.suite.transports import StreamControl
+
+__all__ = ["FAMILY", "teardown"]
+
+UNSUPPORTED = "1900-01-01"
+
+
+async def run(ctx: SuiteContext) -> None:
+    client = ctx.client
+    assert isinstance(client, LegacyClient)
+    await client.request("ping", probe=ctx.probe("ping", "ping is answered with an empty result"))
+    fresh = await ctx.fresh_client()
+    if isinstance(fresh, LegacyClient):
+        await fresh.initialize(
+            UNSUPPORTED,
+            ctx.probe("unsupported-version", f"initialize offering {UNSUPPORTED}: a counter-offer, not an echo"),
+            adopt=False,
+        )
+    if ctx.advertises("logging"):
+        await client.request(
+            "logging/setLevel", {"level": "warning"}, probe=ctx.probe("set-level", "logging/setLevel answers {}")
+        )
+        await client.request(
+            "logging/setLevel",
+            {"level": "verbose"},
+            probe=ctx.probe("set-level-invalid", "logging/setLevel with an unknown level: -32602", invalid=True),
+        )
+    if not ctx.http:
+        return
+    await client.request(
+        "ping",
+        headers={"MCP-Protocol-Version": UNSUPPORTED},
+        probe=ctx.probe("bad-version-header", f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400", invalid=True),
+    )
+    await client.request(
+        "ping",
+        version=False,
+        probe=ctx.probe(
+            "no-version-header", "no MCP-Protocol-Version header: served as 2025-03-26 or refused (A22)", invalid=True
+        ),
+    )
+    if client.session is not None:
+        await client.request(
+            "ping",
+            session=False,
+            probe=ctx.probe("no-session-id", "a request without the session id: 400", invalid=True),
+        )
+    await client.transport.send(
+        b"",
+        probe=ctx.probe("get-stream", "GET with Accept: text/event-stream: an event stream or 405").tag(
+            ctx.revision.name
+        ),
+        expect=None,
+        headers={
+            **{k: v for k, v in client.headers().items() if k.lower() not in ("content-type", "accept")},
+            "Accept": "text/event-stream",
+        },
+        stream=StreamControl(budget=0.5, stop=lambda messages: True),
+        method="GET",
+        timeout=ctx.short_timeout,
+    )  # type: ignore[call-arg]
+
+
+async def teardown(ctx: SuiteContext) -> None:
+    """End the 2025 HTTP session with DELETE; if the server ended it, its id must now get 404."""
+    client = ctx.client
+    if not isinstance(client, LegacyClient) or not ctx.http or client.session is None:
+        return
+    ctx.family = "handshake"
+    reply = await client.transport.send(
+        b"",
+        probe=ctx.probe("delete-session", "DELETE ends the session (or 405)").tag(ctx.revision.name),
+        expect=None,
+        headers={k: v for k, v in client.headers().items() if k.lower() != "content-type"},
+        method="DELETE",
+        timeout=ctx.short_timeout,
+    )  # type: ignore[call-arg]
+    if reply.status is not None and 200 <= reply.status < 300:
+        await client.request(
+            "ping",
+            probe=ctx.probe("ended-session", "a request with the id of an ended session: 404", invalid=True),
+            timeout=ctx.short_timeout,
+        )
+
+
+FAMILY = Family(
+    name="handshake",
+    requirements=frozenset(
+        {"HS-04", "HS-05", "HS-06", "HS-12", "HS-13", "HS-17", "HS-20", "HS-21", "HTTP-38", "LOG-08"}
+    ),
+    run=run,
+    eras=frozenset({"handshake"}),
+    description="initialize, ping, session rules",
+)

@@ -1,0 +1,59 @@
+"""Pagination: cursors that are stable, walks that end, and cursors the server never issued.
+
+The list families already walked every advertised list to the end (at most ``--page-limit``
+pages, stopping at a reissued cursor). This family asks for one issued cursor again — the same
+page is expected while nothing changed — and sends a cursor the server never issued, which it
+SHOULD reject with ``-32602``.
+"""
+
+from __future__ import annotations
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.probes._common import list_params
+
+__all__ = ["FAMILY"]
+
+INVENTED = "mcp-assay-invalid-cursor"
+METHODS = (
+    ("tools", "tools/list"),
+    ("prompts", "prompts/list"),
+    ("resources", "resources/list"),
+    ("resources", "resources/templates/list"),
+)
+
+
+async def run(ctx: SuiteContext) -> None:
+    client = ctx.client
+    sent = 0
+    for capability, method in METHODS:
+        if not ctx.advertises(capability):
+            continue
+        listing = ctx.listings.get(method)
+        if listing is None or not listing.ok:
+            continue
+        if listing.cursors:
+            await client.request(
+                method,
+                list_params(ctx, listing.cursors[0]),
+                probe=ctx.probe("same-cursor", f"{method} with an issued cursor again: the same page"),
+            )
+        await client.request(
+            method,
+            {"cursor": INVENTED},
+            probe=ctx.probe("invalid-cursor", f"{method} with a cursor the server never issued: -32602", invalid=True),
+        )
+        sent += 1
+    if not sent:
+        ctx.skip(
+            "no list method was advertised and answered, so there was nothing to paginate",
+            requirements=FAMILY_REQUIREMENTS,
+        )
+
+
+FAMILY_REQUIREMENTS = frozenset({"PAGE-01", "PAGE-04", "PAGE-05", "RES-10"})
+FAMILY = Family(
+    name="pagination",
+    requirements=FAMILY_REQUIREMENTS,
+    run=run,
+    description="cursor stability and invented cursors",
+)

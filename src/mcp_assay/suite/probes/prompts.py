@@ -1,0 +1,96 @@
+"""Prompts: the list, gets the suite may make, an unknown prompt and a missing required argument.
+
+Prompts with required arguments are fetched only with the values given in ``--prompt-args``;
+leaving a required argument out is a safe probe (a prompt is a template, not an action) and is
+expected to get ``-32602``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.probes._common import walk
+
+__all__ = ["FAMILY"]
+
+GET_REQUIREMENTS = frozenset({"PRM-05", "PRM-06", "PRM-07", "PRM-08", "PRM-09", "PRM-10", "PRM-11"})
+
+
+def _required(prompt: dict[str, Any]) -> list[str]:
+    arguments = prompt.get("arguments")
+    if not isinstance(arguments, list):
+        return []
+    return [
+        item["name"]
+        for item in arguments
+        if isinstance(item, dict) and item.get("required") is True and isinstance(item.get("name"), str)
+    ]
+
+
+async def run(ctx: SuiteContext) -> None:
+    client = ctx.client
+    listing = await walk(ctx, "prompts/list")
+    ctx.listings["prompts/list"] = listing
+    if not listing.ok:
+        answer = listing.error.describe() if listing.error is not None else "nothing"
+        ctx.skip(
+            f"prompts/list answered {answer}, so there was no prompt to get",
+            requirements=GET_REQUIREMENTS | {"PRM-03"},
+            blocked_by="PRM-02",
+        )
+        return
+    prompts = [prompt for prompt in listing.items if isinstance(prompt.get("name"), str)]
+    fresh = await ctx.fresh_client()
+    await walk(ctx, "prompts/list", client=fresh or client, label="list-again")
+    fetched = 0
+    for prompt in prompts:
+        name = prompt["name"]
+        given = ctx.config.prompt_args.get(name)
+        required = _required(prompt)
+        if given is None and required:
+            continue
+        params: dict[str, Any] = {"name": name}
+        if given:
+            params["arguments"] = dict(given)
+        why = "with the arguments given in --prompt-args" if given else "needs no arguments"
+        await client.request("prompts/get", params, probe=ctx.probe("get", f"prompts/get {name} ({why})"))
+        fetched += 1
+        if fetched >= max(1, ctx.config.resource_sample):
+            break
+    if not fetched:
+        ctx.skip(
+            "every listed prompt has required arguments and --prompt-args names none of them — pass "
+            "--prompt-args '{\"<prompt>\": {...}}'"
+            if prompts
+            else "the server lists no prompts",
+            requirements={"PRM-06", "PRM-10", "PRM-11"},
+            case="get",
+        )
+    await client.request(
+        "prompts/get",
+        {"name": "mcp-assay-no-such-prompt"},
+        probe=ctx.probe("unknown-prompt", "a prompt that does not exist: -32602", invalid=True),
+    )
+    with_required = next((prompt for prompt in prompts if _required(prompt)), None)
+    if with_required is None:
+        ctx.skip("no listed prompt has a required argument", requirements={"PRM-08"}, case="missing-argument")
+        return
+    await client.request(
+        "prompts/get",
+        {"name": with_required["name"]},
+        probe=ctx.probe(
+            "missing-prompt-argument",
+            f"prompts/get {with_required['name']} without its required argument(s): -32602",
+            invalid=True,
+        ),
+    )
+
+
+FAMILY = Family(
+    name="prompts",
+    requirements=frozenset({"PRM-01", "PRM-02", "PRM-03", "PRM-04"}) | GET_REQUIREMENTS,
+    run=run,
+    capability="prompts",
+    description="prompts/list and prompts/get",
+)

@@ -1,0 +1,85 @@
+"""Resources and templates: the lists, reading a sample, and reads that must fail.
+
+Up to ``--resource-sample`` listed resources are read (all of them from the list, not just the
+first: a resource the server listed but cannot read is a finding). A URI that does not exist must
+get an error (``-32602`` in 2026-07-28, never ``contents: []``), and a malformed URI must be refused.
+Templates are listed but not expanded: filling in their variables would be inventing arguments.
+In 2025-11-25, ``resources/subscribe`` and ``unsubscribe`` are exercised where advertised.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.probes._common import walk
+
+__all__ = ["FAMILY"]
+
+READ_REQUIREMENTS = frozenset({"RSRC-05", "RSRC-06", "RSRC-07", "RSRC-10", "RSRC-14"})
+
+
+async def run(ctx: SuiteContext) -> None:
+    client = ctx.client
+    listing = await walk(ctx, "resources/list")
+    ctx.listings["resources/list"] = listing
+    templates = await walk(ctx, "resources/templates/list", label="templates")
+    ctx.listings["resources/templates/list"] = templates
+    fresh = await ctx.fresh_client()
+    if listing.ok:
+        await walk(ctx, "resources/list", client=fresh or client, label="list-again")
+        uris = [item["uri"] for item in listing.items if isinstance(item.get("uri"), str)]
+        sample = uris[: ctx.config.resource_sample]
+        for uri in sample:
+            await client.request("resources/read", {"uri": uri}, probe=ctx.probe("read", f"read listed resource {uri}"))
+        setting = ctx.config.resource_sample
+        ctx.observe("note", detail=f"read {len(sample)} of {len(uris)} listed resources (--resource-sample {setting})")
+        if not sample:
+            ctx.skip(
+                "the server lists no resources to read" if not uris else "--resource-sample is 0",
+                requirements=READ_REQUIREMENTS,
+                case="read",
+            )
+        if uris and ctx.flag("resources", "subscribe") and ctx.revision.has("resource_subscribe"):
+            await client.request(
+                "resources/subscribe", {"uri": uris[0]}, probe=ctx.probe("subscribe", f"subscribe to {uris[0]}")
+            )
+            await client.request(
+                "resources/unsubscribe", {"uri": uris[0]}, probe=ctx.probe("unsubscribe", f"unsubscribe {uris[0]}")
+            )
+    else:
+        answer = listing.error.describe() if listing.error is not None else "nothing"
+        ctx.skip(
+            f"resources/list answered {answer}, so there was nothing to read",
+            requirements=READ_REQUIREMENTS | {"RSRC-03"},
+            blocked_by="RSRC-02",
+        )
+    missing = f"file:///mcp-assay/does-not-exist-{uuid.uuid4().hex[:12]}"
+    await client.request(
+        "resources/read",
+        {"uri": missing},
+        probe=ctx.probe("missing-resource", "a resource that does not exist: an error (-32602 in 2026)", invalid=True),
+    )
+    await client.request(
+        "resources/read",
+        {"uri": "not a uri"},
+        probe=ctx.probe("malformed-uri", "a malformed URI: a JSON-RPC error, not a read", invalid=True),
+    )
+    ctx.skip(
+        "the suite does not try to read files outside a server's tree (it cannot tell a refused escape "
+        "from a missing file without reading something it should not)",
+        requirements={"RSRC-13"},
+        case="path-traversal",
+    )
+
+
+FAMILY = Family(
+    name="resources",
+    requirements=frozenset(
+        {"RSRC-01", "RSRC-02", "RSRC-03", "RSRC-04", "RSRC-08", "RSRC-09", "RSRC-11", "RSRC-12", "RSRC-13", "SUB-17"}
+    )
+    | READ_REQUIREMENTS,  # fmt: skip
+    run=run,
+    capability="resources",
+    description="resources/list, templates, reads",
+)

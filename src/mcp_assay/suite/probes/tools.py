@@ -1,0 +1,224 @@
+"""Tools: the list, calls the suite is allowed to make, and the error paths.
+
+``tools/list`` is walked to the end and asked again (on a new connection over HTTP) so the rules
+can compare the two. The suite never invents arguments for a tool with side effects: it calls the
+tools named in ``--tool-args`` with the arguments given, and otherwise one tool that needs no
+arguments (read-only ones first, never one annotated destructive); with neither, the call cases
+are not verified and say why. Error paths use a tool name that cannot exist, a call without a
+name, ``arguments`` that are not an object, and — only for a tool the user supplied arguments for,
+or one annotated read-only — arguments missing a required property.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.outgoing import encode, validate_outgoing
+from mcp_assay.suite.probes._common import callable_without_arguments, required_arguments, walk
+from mcp_assay.suite.session import LOG_LEVEL_KEY, ModernClient
+from mcp_assay.suite.transports.stdio import StdioTransport
+
+__all__ = ["FAMILY", "call_tool"]
+
+NO_SUCH_TOOL = "mcp-assay-no-such-tool"
+CANCEL_WATCH = 1.2
+"""Seconds to watch for anything the server still sends about a call the suite cancelled."""
+LIST_REQUIREMENTS = frozenset(
+    {"TOOL-01", "TOOL-02", "TOOL-03", "TOOL-04", "TOOL-05", "TOOL-06", "TOOL-07", "TOOL-08", "TOOL-16", "TOOL-18"}
+)
+CALL_REQUIREMENTS = frozenset(
+    {
+        "TOOL-09", "TOOL-10", "TOOL-11", "TOOL-15", "TOOL-19", "TOOL-20", "TOOL-21", "HTTP-18", "HTTP-19",
+        "HTTP-20", "HTTP-21", "LOG-01", "LOG-02", "PROG-01", "PROG-02", "PROG-03", "PROG-04", "PROG-05",
+        "PROG-06", "PROG-07", "META-09", "CAN-01", "CAN-08",
+    }
+)  # fmt: skip
+ERROR_REQUIREMENTS = frozenset({"TOOL-12", "TOOL-13", "TOOL-14", "LOG-04"})
+
+
+def call_params(ctx: SuiteContext, name: str, arguments: Any, *, progress: str | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if progress is not None and not ctx.modern:
+        params["_meta"] = {"progressToken": progress}
+    return params
+
+
+async def call_tool(
+    ctx: SuiteContext,
+    name: str,
+    arguments: Any,
+    *,
+    probe_name: str,
+    intent: str,
+    invalid: bool = False,
+    progress: str | None = None,
+    log_level: str | None = None,
+    capabilities: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Any:
+    """One tools/call in the era's shape (progress token and log level in ``_meta`` where given)."""
+    client = ctx.client
+    params = call_params(ctx, name, arguments, progress=progress)
+    params.update(extra or {})
+    probe = ctx.probe(probe_name, intent, invalid=invalid)
+    if isinstance(client, ModernClient):
+        meta_extra: dict[str, Any] = {}
+        if progress is not None:
+            meta_extra["progressToken"] = progress
+        if log_level is not None:
+            meta_extra[LOG_LEVEL_KEY] = log_level
+        meta = client.meta(**meta_extra)
+        if capabilities is not None:
+            meta["io.modelcontextprotocol/clientCapabilities"] = dict(capabilities)
+        return await client.request("tools/call", params, meta=meta, probe=probe)
+    return await client.request("tools/call", params, probe=probe)
+
+
+def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
+    names = {tool["name"] for tool in tools if isinstance(tool.get("name"), str)}
+    chosen = [
+        (name, dict(arguments), "with the arguments given in --tool-args")
+        for name, arguments in ctx.config.tool_args.items()
+        if name in names
+    ]
+    if not chosen:
+        free = callable_without_arguments(tools)
+        if free:
+            chosen.append((free[0]["name"], {}, "needs no arguments"))
+    return chosen
+
+
+async def run(ctx: SuiteContext) -> None:
+    client = ctx.client
+    listing = await walk(ctx, "tools/list")
+    ctx.listings["tools/list"] = listing
+    if not listing.ok:
+        answer = listing.error.describe() if listing.error is not None else "nothing"
+        ctx.skip(
+            f"tools/list answered {answer}, so there was no tool to call",
+            requirements=CALL_REQUIREMENTS | ERROR_REQUIREMENTS | {"TOOL-03", "TOOL-04"},
+            blocked_by="TOOL-02",
+        )
+        return
+    tools = listing.items
+    if isinstance(client, ModernClient):
+        client.tools = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
+    fresh = await ctx.fresh_client()
+    await walk(ctx, "tools/list", client=fresh or client, label="list-again")
+    unknown = sorted(set(ctx.config.tool_args) - {tool.get("name") for tool in tools})
+    if unknown:
+        ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")
+    chosen = _chosen(ctx, tools)
+    if not chosen:
+        ctx.skip(
+            "every listed tool needs arguments (or is annotated destructive), and --tool-args names none of them; "
+            "the suite does not invent arguments for tools — pass --tool-args '{\"<tool>\": {...}}'"
+            if tools
+            else "the server lists no tools, so no call could be made",
+            requirements=CALL_REQUIREMENTS,
+            case="call",
+        )
+    for number, (name, arguments, why) in enumerate(chosen, start=1):
+        reply = await call_tool(
+            ctx, name, arguments, probe_name="call", intent=f"tools/call {name} ({why})",
+            progress=f"mcp-assay-progress-{number}",
+        )  # fmt: skip
+        ctx.tool_calls.append((name, arguments, reply))
+    if chosen:
+        await _cancelled_call(ctx, chosen[0][0], chosen[0][1])
+    if chosen and ctx.advertises("logging") and ctx.modern:
+        name, arguments, why = chosen[0]
+        await call_tool(
+            ctx, name, arguments, probe_name="call-log-error",
+            intent=f"tools/call {name} asking only for error-level log messages", log_level="error",
+        )  # fmt: skip
+    await call_tool(
+        ctx, NO_SUCH_TOOL, {}, probe_name="unknown-tool", intent="a tool that does not exist: -32602", invalid=True
+    )
+    body = client.build("tools/call", {"arguments": {}})
+    await client.send(body, ctx.probe("no-name", "tools/call without a name: a JSON-RPC error", invalid=True))
+    target = chosen[0][0] if chosen else (tools[0]["name"] if tools and isinstance(tools[0].get("name"), str) else None)
+    if target is not None:
+        await call_tool(
+            ctx, target, "mcp-assay", probe_name="arguments-not-object",
+            intent="tools/call whose arguments are a string: a JSON-RPC error", invalid=True,
+        )  # fmt: skip
+    await _bad_arguments(ctx, tools)
+    if isinstance(client, ModernClient) and ctx.advertises("logging"):
+        await client.request(
+            "tools/list",
+            {},
+            meta=client.meta(**{LOG_LEVEL_KEY: "verbose"}),
+            probe=ctx.probe("log-level-unknown", 'an unknown logLevel "verbose": -32602', invalid=True),
+        )
+
+
+async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, Any]) -> None:
+    """Call a tool the suite may call and cancel it at once: close the stream (HTTP) or notify (stdio)."""
+    client = ctx.client
+    params = call_params(ctx, name, arguments, progress="mcp-assay-progress-cancel")
+    meta = None
+    if isinstance(client, ModernClient):
+        meta = client.meta(progressToken="mcp-assay-progress-cancel")
+        body = client.build("tools/call", params, meta=meta)
+    else:
+        body = client.build("tools/call", params)
+    probe = ctx.probe("cancel-call", f"tools/call {name}, cancelled right away: nothing more about it afterwards")
+    transport = ctx.transport
+    if isinstance(transport, StdioTransport):
+        validate_outgoing(ctx.revision, encode(body), invalid=False)
+        await transport.send(encode(body), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
+        await asyncio.sleep(0.02)
+        await client.notify(
+            "notifications/cancelled",
+            {"requestId": body["id"], "reason": "mcp-assay cancels the call"},
+            probe=ctx.probe("cancel", f"cancel the tools/call {name} just sent"),
+        )
+        await transport.observe(CANCEL_WATCH)
+        return
+    await client.send(body, probe, cancel_after=0.02)
+
+
+async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
+    """TOOL-14: arguments breaking inputSchema, only on a tool the suite is allowed to call with arguments."""
+    by_name = {tool.get("name"): tool for tool in tools}
+    candidates: list[tuple[str, dict[str, Any]]] = []
+    for name, arguments in ctx.config.tool_args.items():
+        tool = by_name.get(name)
+        if tool is not None and required_arguments(tool.get("inputSchema")):
+            candidates.append((name, dict(arguments)))
+    if not candidates:
+        for tool in tools:
+            annotations = tool.get("annotations")
+            read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+            if read_only and required_arguments(tool.get("inputSchema")):
+                candidates.append((tool["name"], {}))
+                break
+    if not candidates:
+        ctx.skip(
+            "no tool with required arguments may be called with bad ones: name one in --tool-args "
+            "(its arguments are then varied) or annotate one readOnlyHint",
+            requirements={"TOOL-14"},
+            case="bad-arguments",
+        )
+        return
+    name, arguments = candidates[0]
+    required = required_arguments(by_name[name].get("inputSchema"))
+    broken = {key: value for key, value in arguments.items() if key != required[0]}
+    await call_tool(
+        ctx, name, broken, probe_name="invalid-tool-arguments",
+        intent=f"tools/call {name} without its required argument {required[0]!r}: -32602 or isError",
+        invalid=True,
+    )  # fmt: skip
+
+
+FAMILY = Family(
+    name="tools",
+    requirements=LIST_REQUIREMENTS | CALL_REQUIREMENTS | ERROR_REQUIREMENTS,
+    run=run,
+    capability="tools",
+    description="tools/list and tools/call",
+)

@@ -1,0 +1,160 @@
+"""Per-request versioning (2026-07-28): the version in ``_meta`` decides, one request at a time.
+
+Each probe changes exactly one thing from a known-good request (ambiguity A6): a request without
+``clientInfo`` (optional, must be served), without ``clientCapabilities`` or without a protocol
+version (``-32602``, or ``-32020`` when a header still names one, A7), with an unsupported version
+(``-32022`` naming the supported ones), with the header and ``_meta`` disagreeing (``-32020``), with
+no ``MCP-Protocol-Version`` header at all, and with another ``clientInfo`` (same answer expected).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.session import (
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    PROTOCOL_VERSION_KEY,
+    ModernClient,
+)
+
+__all__ = ["FAMILY", "baseline_method"]
+
+UNSUPPORTED = "1900-01-01"
+
+
+def baseline_method(ctx: SuiteContext) -> tuple[str, dict[str, Any]]:
+    """A real capability-backed method to vary (tools/list where there are tools), else discover."""
+    for capability, method in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list")):
+        if ctx.advertises(capability):
+            return method, {}
+    return "server/discover", {}
+
+
+def _other_version(ctx: SuiteContext) -> str:
+    others = [rev.name for rev in ctx.spec.window if rev is not ctx.revision]
+    return others[0] if others else UNSUPPORTED
+
+
+async def run(ctx: SuiteContext) -> None:
+    client = ctx.client
+    assert isinstance(client, ModernClient)
+    method, params = baseline_method(ctx)
+    name = ctx.revision.name
+    await client.request(method, params, probe=ctx.probe("accepted", f"{method} declaring {name} in _meta"))
+    await client.request(
+        method,
+        params,
+        meta=client.meta(drop=[CLIENT_INFO_KEY]),
+        probe=ctx.probe(
+            "no-client-info", "clientInfo is optional (a SHOULD): a request without it must be served", invalid=True
+        ),
+    )
+    await client.request(
+        method,
+        params,
+        meta=client.meta(**{CLIENT_INFO_KEY: {"name": "mcp-assay-other-client", "version": "9.9.9"}}),
+        probe=ctx.probe("other-client-info", "the same request with another clientInfo gets the same answer"),
+    )
+    await client.request(
+        method,
+        params,
+        meta=client.meta(drop=[CLIENT_CAPABILITIES_KEY]),
+        probe=ctx.probe("no-client-capabilities", "_meta without clientCapabilities: 400 and -32602", invalid=True),
+    )
+    await client.request(
+        method,
+        params,
+        meta=client.meta(drop=[PROTOCOL_VERSION_KEY]),
+        probe=ctx.probe(
+            "no-meta-version",
+            "_meta without protocolVersion while the header names one: 400 and -32602 or -32020 (A7)",
+            invalid=True,
+        ),
+    )
+    body = client.build(method, params)
+    body["params"] = {key: value for key, value in body["params"].items() if key != "_meta"}
+    await client.send(body, ctx.probe("no-meta", "params without _meta: 400 and -32602", invalid=True))
+    body = client.build(method, params)
+    del body["params"]
+    await client.send(body, ctx.probe("no-params", "a request without params: 400 and -32602", invalid=True))
+    await client.request(
+        method,
+        params,
+        meta=client.meta(**{PROTOCOL_VERSION_KEY: UNSUPPORTED}),
+        headers={"MCP-Protocol-Version": UNSUPPORTED},
+        probe=ctx.probe(
+            "unsupported-version",
+            f"{UNSUPPORTED} in the header and in _meta: 400 and -32022 with data.supported and data.requested",
+            invalid=True,
+        ),
+    )
+    if not ctx.http:
+        return
+    other = _other_version(ctx)
+    await client.request(
+        method,
+        params,
+        meta=client.meta(**{PROTOCOL_VERSION_KEY: other}),
+        headers={"MCP-Protocol-Version": name},
+        probe=ctx.probe(
+            "header-body-mismatch", f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020", invalid=True
+        ),
+    )
+    await client.request(
+        method,
+        params,
+        headers={"MCP-Protocol-Version": other},
+        probe=ctx.probe(
+            "body-header-mismatch", f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020", invalid=True
+        ),
+    )
+    await client.request(
+        method,
+        params,
+        headers={"MCP-Protocol-Version": None},
+        probe=ctx.probe(
+            "no-version-header",
+            "no MCP-Protocol-Version header: 400 and -32020, or served as 2025-03-26 (HTTP-26)",
+            invalid=True,
+        ),
+    )
+    fresh = await ctx.fresh_client()
+    if isinstance(fresh, ModernClient) and ctx.advertises("tools"):
+        await fresh.request(
+            "tools/list",
+            {},
+            probe=ctx.probe("fresh-connection", "tools/list as the first request on a new connection, no discover"),
+        )
+    if not ctx.handshake_offered:
+        body = {
+            "jsonrpc": "2.0",
+            "id": client.ids(),
+            "method": "initialize",
+            "params": {
+                "protocolVersion": _other_version(ctx),
+                "capabilities": {},
+                "clientInfo": {"name": "mcp-assay", "version": "legacy-probe"},
+            },
+        }
+        await client.send(
+            body,
+            ctx.probe(
+                "legacy-initialize",
+                "a 2025-style initialize with no 2026 headers to a modern-only server: an error naming its versions",
+                invalid=True,
+            ),
+            headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
+        )
+
+
+FAMILY = Family(
+    name="versioning",
+    requirements=frozenset(
+        {"VER-02", "VER-03", "VER-04", "VER-15", "VER-16", "HTTP-09", "HTTP-26", "META-10", "HTTP-37"}
+    ),
+    run=run,
+    eras=frozenset({"modern"}),
+    description="per-request versioning: version in _meta, mismatches, unsupported versions",
+)

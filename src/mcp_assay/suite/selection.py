@@ -1,0 +1,223 @@
+"""Which revision to test: the newest one in the window that the server actually serves.
+
+``server/discover`` is asked first, carrying the newest window revision in ``_meta`` as the
+schema requires (a discover without ``_meta`` is not spec-legal, and judging a server by its answer
+to one files false failures). Its ``supportedVersions`` — or ``error.data.supported`` of a
+``-32022`` — lists the modern revisions served. The ``initialize`` handshake is probed separately,
+on its own session or process, because a discover answer may list only modern revisions.
+
+A target that cannot be reached, or is rate-limited past the budget, or refuses the credentials,
+resolves to *neither*: the run says so instead of guessing, since a throttled discover is not a
+missing one. ``--spec-version`` always wins (a revision outside the window is refused, with the
+supported list, before anything is sent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.suite.credentials import CredentialsRefused
+from mcp_assay.suite.outgoing import HarnessError
+from mcp_assay.suite.ratelimit import RateLimited
+from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
+from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Transport, TransportFailure, Unreachable
+
+__all__ = ["Selection", "modern_revision", "handshake_revision", "select_revision"]
+
+UNSUPPORTED_VERSION = -32022
+
+
+def modern_revision(spec: SpecSet) -> Revision | None:
+    """The newest window revision with per-request versioning and ``server/discover``."""
+    return next((rev for rev in spec.window if rev.has("discover") and rev.has("per_request_version")), None)
+
+
+def handshake_revision(spec: SpecSet) -> Revision | None:
+    """The newest window revision negotiated by ``initialize``."""
+    return next((rev for rev in spec.window if rev.has("handshake")), None)
+
+
+@dataclass
+class Selection:
+    """The outcome of asking the server what it serves."""
+
+    revision: Revision | None
+    note: str
+    offered: dict[str, str] = field(default_factory=dict)
+    """Revision -> how we learnt the server serves it."""
+    problem: str | None = None
+    """``unreachable``, ``rate-limited``, ``refused``, ``harness`` or ``out-of-window`` when nothing was chosen."""
+    detail: str = ""
+    discover: Reply | None = None
+    discover_versions: list[str] | None = None
+    initialize: Reply | None = None
+    negotiated: str | None = None
+    modern: ModernClient | None = None
+    legacy: LegacyClient | None = None
+    exception: BaseException | None = None
+
+    @property
+    def era(self) -> str | None:
+        if self.revision is None:
+            return None
+        return "modern" if self.revision.has("per_request_version") else "handshake"
+
+
+def _versions(value: Any) -> list[str] | None:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
+    return None
+
+
+def read_discover(reply: Reply) -> tuple[list[str] | None, str]:
+    """Modern versions a discover answer names, and how to describe the answer."""
+    if reply.ok:
+        versions = _versions(reply.result.get("supportedVersions"))
+        if versions is not None:
+            return versions, f"server/discover lists {', '.join(versions) or 'no versions'}"
+        return None, "server/discover answered without a usable supportedVersions list"
+    if reply.error_code == UNSUPPORTED_VERSION:
+        data = reply.error.get("data") if reply.error else None
+        versions = _versions(data.get("supported")) if isinstance(data, dict) else None
+        if versions is not None:
+            return versions, f"server/discover answered -32022 naming supported versions {', '.join(versions)}"
+    return None, f"server/discover answered {reply.describe()}"
+
+
+ModernFactory = Callable[[], Awaitable[tuple[Transport, ModernClient]]]
+LegacyFactory = Callable[[], Awaitable[tuple[Transport, LegacyClient]]]
+
+
+def _stop(exc: BaseException) -> tuple[str, str] | None:
+    """For failures that must stop selection: (problem, detail)."""
+    if isinstance(exc, CredentialsRefused):
+        return "refused", str(exc)
+    if isinstance(exc, RateLimited):
+        return "rate-limited", f"rate-limited: {exc.detail}"
+    if isinstance(exc, Unreachable):
+        return "unreachable", str(exc)
+    if isinstance(exc, HarnessError):
+        return "harness", f"harness error: {exc}"
+    return None
+
+
+async def select_revision(
+    spec: SpecSet,
+    *,
+    forced: Revision | None,
+    modern_factory: ModernFactory,
+    legacy_factory: LegacyFactory,
+) -> Selection:
+    """Ask the server (discover, then initialize) and choose the revision to test."""
+    modern_rev = modern_revision(spec)
+    handshake_rev = handshake_revision(spec)
+    selection = Selection(revision=None, note="")
+    want_modern = forced is None or forced is modern_rev
+    want_handshake = forced is None or forced is handshake_rev
+    # start both targets at once: a stdio server spends most of its first second importing
+    started = await asyncio.gather(
+        modern_factory() if want_modern and modern_rev is not None else _nothing(),
+        legacy_factory() if want_handshake and handshake_rev is not None else _nothing(),
+        return_exceptions=True,
+    )
+    modern_answer = ""
+    if want_modern and modern_rev is not None:
+        try:
+            client = _ready(started[0], ModernClient)
+            selection.modern = client
+            reply = await client.request(
+                "server/discover",
+                probe=Probe("discover", "discover", intent=f"server/discover declaring {modern_rev.name} in _meta"),
+            )
+        except (NoAnswer, ServerExited) as exc:
+            modern_answer = f"server/discover got no answer ({exc})"
+        except (CredentialsRefused, RateLimited, Unreachable, HarnessError, TransportFailure) as exc:
+            stop = _stop(exc) or ("unreachable", str(exc))
+            selection.problem, selection.detail = stop
+            selection.exception = exc
+            selection.note = _neither(stop[1])
+            return selection
+        else:
+            selection.discover = reply
+            versions, modern_answer = read_discover(reply)
+            selection.discover_versions = versions
+            for version in versions or ():
+                selection.offered.setdefault(version, "server/discover")
+    handshake_answer = ""
+    if want_handshake and handshake_rev is not None:
+        try:
+            legacy = _ready(started[1], LegacyClient)
+            selection.legacy = legacy
+            reply = await legacy.initialize(
+                handshake_rev.name,
+                Probe("initialize", "handshake", intent=f"initialize offering {handshake_rev.name}"),
+            )
+        except (NoAnswer, ServerExited) as exc:
+            handshake_answer = f"initialize got no answer ({exc})"
+        except (CredentialsRefused, RateLimited, Unreachable, HarnessError, TransportFailure) as exc:
+            stop = _stop(exc) or ("unreachable", str(exc))
+            if forced is not None or not selection.offered:
+                selection.problem, selection.detail = stop
+                selection.exception = exc
+                selection.note = _neither(stop[1])
+                return selection
+            handshake_answer = stop[1]
+        else:
+            selection.initialize = reply
+            if reply.ok and isinstance(reply.result.get("protocolVersion"), str):
+                negotiated = str(reply.result["protocolVersion"])
+                selection.negotiated = negotiated
+                selection.offered.setdefault(negotiated, "initialize")
+                handshake_answer = f"initialize negotiates {negotiated}"
+            else:
+                handshake_answer = f"initialize answered {reply.describe()}"
+    if forced is not None:
+        selection.revision = forced
+        answer = modern_answer if forced is modern_rev else handshake_answer
+        selection.note = f"{forced.name}, as --spec-version asks" + (f"; {answer}" if answer else "")
+        return selection
+    chosen = next((rev for rev in spec.window if rev.name in selection.offered), None)
+    if chosen is None:
+        offered = ", ".join(selection.offered) or "no revision at all"
+        selection.problem = "out-of-window"
+        selection.detail = (
+            f"the server offers {offered}; none is inside the supported window ({spec.window_names()}), "
+            "so this tool cannot make a conformance statement about it"
+        )
+        selection.note = "; ".join(part for part in (modern_answer, handshake_answer, selection.detail) if part)
+        return selection
+    selection.revision = chosen
+    source = selection.offered[chosen.name]
+    others = [rev.name for rev in spec.window if rev.name in selection.offered and rev is not chosen]
+    parts = [f"{chosen.name} — the newest supported revision this server offers, per {source}"]
+    if source == "server/discover" and handshake_answer:
+        parts.append(handshake_answer)
+    elif source == "initialize" and modern_answer:
+        parts.append(modern_answer)
+    if others:
+        parts.append(f"it also serves {', '.join(others)}")
+    selection.note = "; ".join(parts)
+    return selection
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _ready[C](started: object, kind: type[C]) -> C:
+    """The client a factory produced, or the exception it raised, re-raised here."""
+    if isinstance(started, BaseException):
+        raise started
+    assert isinstance(started, tuple) and isinstance(started[1], kind)
+    return started[1]
+
+
+def _neither(detail: str) -> str:
+    return (
+        f"could not establish which revisions this server offers ({detail}); nothing was tested — "
+        "pass --spec-version to be explicit once the target answers"
+    )

@@ -1,0 +1,359 @@
+"""Streamable HTTP for the suite: one POST per message, JSON or SSE answers, every exchange recorded.
+
+Each request becomes one :class:`~mcp_assay.wire.HttpExchange` with the headers as actually sent,
+the response head, and either the body or every SSE event with the time it arrived. An event
+stream is read until the server ends it, or until the suite closes it (a listen stream after its
+acknowledgement, a request past its time budget); a stream the suite closes is recorded as
+:attr:`~mcp_assay.wire.EndReason.CLIENT_DISCONNECT`, which in 2026-07-28 is how a client cancels.
+
+Rate limits and refused credentials are not protocol traffic: a ``429`` is waited out (see
+:mod:`mcp_assay.suite.ratelimit`) and recorded as an observation, and a ``401``/``403`` raises
+:class:`~mcp_assay.suite.credentials.CredentialsRefused` carrying the server's own answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from mcp_assay.jsonrpc import IdKey, Message, parse_message
+from mcp_assay.sse import SseEvent, SseParser
+from mcp_assay.suite.credentials import Credentials, CredentialsRefused
+from mcp_assay.suite.ratelimit import RateLimiter
+from mcp_assay.suite.transports import (
+    NoAnswer,
+    Recorder,
+    Reply,
+    StreamControl,
+    Unreachable,
+    final_response,
+)
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import (
+    Ending,
+    EndReason,
+    Headers,
+    HttpExchange,
+    HttpRequest,
+    HttpResponse,
+    Observation,
+    body_text,
+    media_type,
+)
+
+__all__ = ["AFTER_ANSWER_GRACE", "HttpTransport"]
+
+AFTER_ANSWER_GRACE = 1.0
+"""Seconds an SSE stream may stay open after its final response before the suite closes it."""
+
+
+class HttpTransport:
+    """Sends the suite's requests to one MCP endpoint over Streamable HTTP."""
+
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        credentials: Credentials,
+        recorder: Recorder,
+        new_id: Callable[[str], str],
+        limiter: RateLimiter,
+        timeout: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        connection: str = "c1",
+    ) -> None:
+        self.endpoint = url
+        self.url = credentials.url(url)
+        self.credentials = credentials
+        self.recorder = recorder
+        self.new_id = new_id
+        self.limiter = limiter
+        self.timeout = timeout
+        self._transport = transport
+        self.connection = connection
+        self._client: httpx.AsyncClient | None = None
+        self._connections = 1
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def _make_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            transport=self._transport,
+            timeout=httpx.Timeout(self.timeout),
+            follow_redirects=False,
+            headers={"user-agent": "mcp-assay"},
+        )
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def fresh(self) -> HttpTransport:
+        """Another transport to the same endpoint on a new connection (for statelessness probes)."""
+        self._connections += 1
+        return HttpTransport(
+            self.endpoint,
+            credentials=self.credentials,
+            recorder=self.recorder,
+            new_id=self.new_id,
+            limiter=self.limiter,
+            timeout=self.timeout,
+            transport=self._transport,
+            connection=f"{self.connection}.{self._connections}",
+        )
+
+    # -- sending ---------------------------------------------------------------------------------
+    async def send(
+        self,
+        body: bytes,
+        *,
+        probe: Mapping[str, Any],
+        expect: IdKey | None,
+        headers: Mapping[str, str | bytes] | None = None,
+        stream: StreamControl | None = None,
+        timeout: float | None = None,
+        wait: bool = True,
+        method: str = "POST",
+        allow_refusal: bool = False,
+        cancel_after: float | None = None,
+    ) -> Reply:
+        """Send one HTTP request and read its answer; retries after a 429 within the retry budget.
+
+        ``cancel_after`` closes the connection that many seconds after sending unless the answer is
+        complete by then — the 2026 way to cancel a request."""
+        wanted = self.credentials.apply(headers or {})
+        if cancel_after is not None:
+            stream = StreamControl(budget=cancel_after)
+        while True:
+            await self.limiter.before_request()
+            reply = await self._once(
+                method, body, wanted, probe=probe, expect=expect, stream=stream,
+                timeout=timeout or self.timeout, allow_refusal=allow_refusal, cancel_after=cancel_after,
+            )  # fmt: skip
+            if reply is not None:
+                self.limiter.on_success()
+                return reply
+
+    async def _once(
+        self,
+        method: str,
+        body: bytes,
+        headers: Mapping[str, str | bytes],
+        *,
+        probe: Mapping[str, Any],
+        expect: IdKey | None,
+        stream: StreamControl | None,
+        timeout: float,
+        allow_refusal: bool,
+        cancel_after: float | None = None,
+    ) -> Reply | None:
+        ident = self.new_id("h")
+        raw_headers = [
+            (name.encode("ascii"), value if isinstance(value, bytes) else value.encode("utf-8"))
+            for name, value in headers.items()
+        ]
+        request = self.client.build_request(method, self.url, headers=raw_headers, content=body or None)
+        sent = HttpRequest(
+            method=method,
+            url=str(request.url),
+            headers=Headers(request.headers.multi_items()),
+            body=body,
+            time=time.time(),
+        )
+        try:
+            response = await asyncio.wait_for(self.client.send(request, stream=True), timeout=cancel_after or timeout)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if cancel_after is not None:
+                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="closed by the suite")
+                exchange = self._record(ident, sent, None, ending, probe)
+                return Reply(exchange=exchange.id, request=exchange.request_message, closed_by_client=True)
+            self._record(ident, sent, None, Ending(reason=EndReason.ERROR, time=time.time(), detail="no answer"), probe)
+            raise NoAnswer(f"{method} {sent.path} got no answer within {timeout:g} s", ident) from exc
+        except httpx.TransportError as exc:
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise Unreachable(f"{method} {self.endpoint} failed: {detail}") from exc
+        head_time = time.time()
+        response_headers = Headers(response.headers.multi_items())
+        try:
+            if response.status_code == 429:
+                await response.aread()
+                await response.aclose()
+                retry_after = response.headers.get("retry-after")
+                delay = self.limiter.on_rate_limited(retry_after)
+                self.recorder(
+                    Observation(
+                        id=self.new_id("o"),
+                        time=head_time,
+                        kind="rate-limited",
+                        data={"request": f"{method} {sent.path}", "probe": dict(probe), "retry_after": retry_after,
+                              "waiting_s": round(delay, 3)},
+                    )
+                )  # fmt: skip
+                return None
+            if response.status_code in (401, 403) and not allow_refusal:
+                raw = await response.aread()
+                await response.aclose()
+                self.recorder(
+                    Observation(
+                        id=self.new_id("o"),
+                        time=head_time,
+                        kind="refused",
+                        data={"request": f"{method} {sent.path}", "probe": dict(probe), "status": response.status_code,
+                              "answer": body_text(raw, 400)},
+                    )
+                )  # fmt: skip
+                raise CredentialsRefused(
+                    response.status_code, body_text(raw, 400).strip(), response.headers.get("www-authenticate")
+                )
+            if media_type(response.headers.get("content-type")) == "text/event-stream":
+                return await self._read_stream(
+                    ident, sent, response, response_headers, head_time, probe=probe, expect=expect, stream=stream,
+                    timeout=timeout,
+                )  # fmt: skip
+            return await self._read_body(
+                ident, sent, response, response_headers, head_time, probe=probe, expect=expect, timeout=timeout
+            )
+        finally:
+            await response.aclose()
+
+    async def _read_body(
+        self,
+        ident: str,
+        sent: HttpRequest,
+        response: httpx.Response,
+        headers: Headers,
+        head_time: float,
+        *,
+        probe: Mapping[str, Any],
+        expect: IdKey | None,
+        timeout: float,
+    ) -> Reply:
+        ending = Ending(reason=EndReason.COMPLETE, time=time.time())
+        try:
+            raw = await asyncio.wait_for(response.aread(), timeout=timeout)
+            ending = Ending(reason=EndReason.COMPLETE, time=time.time())
+        except (TimeoutError, httpx.TimeoutException):
+            raw = b""
+            ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="body not finished in time")
+        except httpx.TransportError as exc:
+            raw = b""
+            ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
+        http_response = HttpResponse(
+            status=response.status_code,
+            reason=response.reason_phrase,
+            headers=headers,
+            time=head_time,
+            body=raw,
+        )
+        exchange = self._record(ident, sent, http_response, ending, probe)
+        return self._reply(exchange, expect, response.status_code, headers, raw)
+
+    async def _read_stream(
+        self,
+        ident: str,
+        sent: HttpRequest,
+        response: httpx.Response,
+        headers: Headers,
+        head_time: float,
+        *,
+        probe: Mapping[str, Any],
+        expect: IdKey | None,
+        stream: StreamControl | None,
+        timeout: float,
+    ) -> Reply:
+        events: list[SseEvent] = []
+        messages: list[Message] = []
+
+        def on_event(event: SseEvent) -> None:
+            events.append(event)
+            if event.carries_message and event.data is not None:
+                messages.append(parse_message(event.data, sender=Side.SERVER, time=event.time, transport="http"))
+
+        parser = SseParser(on_event)
+        start = time.monotonic()
+        budget = stream.budget if stream is not None else timeout
+        deadline = start + budget
+        stop_at: float | None = None
+        ending: Ending | None = None
+        chunks = response.aiter_raw()
+        while ending is None:
+            now = time.monotonic()
+            limit = deadline if stop_at is None else min(deadline, stop_at)
+            if now >= limit:
+                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="closed by the suite")
+                break
+            try:
+                async with asyncio.timeout(limit - now):
+                    chunk = await anext(chunks)
+            except TimeoutError:
+                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="closed by the suite")
+                break
+            except StopAsyncIteration:
+                parser.close(time.time())
+                ending = Ending(reason=EndReason.COMPLETE, time=time.time())
+                break
+            except httpx.TransportError as exc:
+                parser.close(time.time())
+                ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
+                break
+            parser.feed(chunk, time.time())
+            if stop_at is None:
+                if stream is not None and stream.stop(messages):
+                    stop_at = time.monotonic() + stream.linger
+                elif stream is None and expect is not None and final_response(messages, expect) is not None:
+                    stop_at = time.monotonic() + AFTER_ANSWER_GRACE
+        http_response = HttpResponse(
+            status=response.status_code,
+            reason=response.reason_phrase,
+            headers=headers,
+            time=head_time,
+            body=None,
+            events=tuple(events),
+        )
+        exchange = self._record(ident, sent, http_response, ending, probe)
+        reply = self._reply(exchange, expect, response.status_code, headers, b"")
+        if stream is None and reply.response is None and ending.reason is EndReason.CLIENT_DISCONNECT:
+            raise NoAnswer(f"{sent.method} {sent.path} streamed no answer within {budget:g} s", exchange.id)
+        return reply
+
+    # -- recording -------------------------------------------------------------------------------
+    def _record(
+        self,
+        ident: str,
+        request: HttpRequest,
+        response: HttpResponse | None,
+        ending: Ending,
+        probe: Mapping[str, Any],
+    ) -> HttpExchange:
+        exchange = HttpExchange.build(
+            id=ident, request=request, response=response, ending=ending, connection=self.connection, probe=dict(probe)
+        )
+        self.recorder(exchange)
+        return exchange
+
+    @staticmethod
+    def _reply(exchange: HttpExchange, expect: IdKey | None, status: int, headers: Headers, raw: bytes) -> Reply:
+        server = exchange.response_messages
+        return Reply(
+            exchange=exchange.id,
+            request=exchange.request_message,
+            response=final_response(server, expect),
+            messages=server,
+            status=status,
+            headers=headers,
+            content_type=media_type(headers.get("content-type")),
+            closed_by_client=exchange.client_disconnected,
+            body=raw,
+        )

@@ -1,0 +1,299 @@
+"""stdio for the suite: a spawned server, one JSON-RPC message per line, every line recorded.
+
+The server is started from a command line; each line the suite writes to its stdin and each line
+it prints on stdout becomes a :class:`~mcp_assay.wire.StdioLine` in capture order, and the end of
+the process a :class:`~mcp_assay.wire.ProcessExit`. Its stderr is kept (shown with ``--verbose``)
+but never treated as protocol traffic.
+
+Three ways a server can fail to be driven are told apart and raised as what they are, never as
+protocol failures: the process exited (:class:`ServerExited`), it never answered within the time
+allowed (:class:`NoAnswer`), and — recorded as data for the stdio rules to judge — it printed
+something that is not JSON on stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_assay.jsonrpc import IdKey, Kind, Message
+from mcp_assay.suite.transports import (
+    NoAnswer,
+    Recorder,
+    Reply,
+    ServerExited,
+    StreamControl,
+    Unreachable,
+    final_response,
+)
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import ProcessExit, StdioLine
+
+__all__ = ["StdioTransport"]
+
+LINE_LIMIT = 64 * 1024 * 1024
+SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
+
+
+@dataclass
+class _Waiter:
+    expect: IdKey | None
+    messages: list[Message] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class StdioTransport:
+    """Drives one server process over its stdin and stdout."""
+
+    kind = "stdio"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        recorder: Recorder,
+        new_id: Callable[[str], str],
+        connection: str,
+        timeout: float = 10.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.recorder = recorder
+        self.new_id = new_id
+        self.connection = connection
+        self.timeout = timeout
+        self.env = dict(env) if env is not None else None
+        self.cwd = cwd
+        self.on_stderr = on_stderr
+        self.stderr: list[str] = []
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._stderr_reader: asyncio.Task[None] | None = None
+        self._waiters: list[_Waiter] = []
+        self._exit: ProcessExit | None = None
+        self._stdin_closed_at: float | None = None
+        self._signals: list[str] = []
+        self._write_lock = asyncio.Lock()
+        self.started_at = 0.0
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    async def start(self) -> None:
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env={**os.environ, **self.env} if self.env is not None else None,
+                cwd=self.cwd,
+                limit=LINE_LIMIT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise Unreachable(f"could not start {self.argv[0]!r}: {exc}") from exc
+        self.started_at = time.time()
+        self._reader = asyncio.create_task(self._read_stdout())
+        self._stderr_reader = asyncio.create_task(self._read_stderr())
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._exit is None and self._process.returncode is None
+
+    @property
+    def exit(self) -> ProcessExit | None:
+        return self._exit
+
+    async def close(self, grace: float = 5.0) -> ProcessExit | None:
+        """Close stdin, wait ``grace`` seconds for the server to exit, then terminate and kill it."""
+        process = self._process
+        if process is None:
+            return None
+        if process.returncode is None and process.stdin is not None and not process.stdin.is_closing():
+            self._stdin_closed_at = time.time()
+            with contextlib.suppress(OSError, RuntimeError):
+                process.stdin.close()
+        for sig, wait in ((None, grace), (signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+            if sig is not None and process.returncode is None:
+                self._signals.append(sig.name)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, sig)
+            try:
+                await asyncio.wait_for(process.wait(), timeout=wait)
+                break
+            except TimeoutError:
+                continue
+        if self._reader is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._reader, timeout=2.0)
+        if self._stderr_reader is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._stderr_reader, timeout=2.0)
+        self._finish(process.returncode)
+        return self._exit
+
+    def _finish(self, code: int | None) -> None:
+        if self._exit is not None:
+            return
+        self._exit = ProcessExit(
+            id=self.new_id("x"),
+            connection=self.connection,
+            time=time.time(),
+            code=code,
+            stdin_closed_at=self._stdin_closed_at,
+            signals=tuple(self._signals),
+        )
+        self.recorder(self._exit)
+        for waiter in self._waiters:
+            waiter.changed.set()
+
+    # -- reading ---------------------------------------------------------------------------------
+    async def _read_stdout(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        stdout = self._process.stdout
+        while True:
+            try:
+                raw = await stdout.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                raw = await stdout.read(LINE_LIMIT)
+            if not raw:
+                break
+            line = StdioLine.build(
+                id=self.new_id("s"), connection=self.connection, sender=Side.SERVER, time=time.time(), raw=raw
+            )
+            self.recorder(line)
+            for waiter in self._waiters:
+                if self._belongs(line.message, waiter):
+                    waiter.messages.append(line.message)
+                    waiter.changed.set()
+        code = await self._process.wait()
+        self._finish(code)
+
+    async def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        while True:
+            raw = await self._process.stderr.readline()
+            if not raw:
+                return
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            self.stderr.append(text)
+            if self.on_stderr is not None:
+                self.on_stderr(text)
+
+    @staticmethod
+    def _belongs(message: Message, waiter: _Waiter) -> bool:
+        if message.kind.is_response:
+            return message.id_key == waiter.expect or (message.kind is Kind.ERROR and message.id_key is None)
+        if message.kind is Kind.NOTIFICATION:
+            meta = message.meta or {}
+            subscription = meta.get(SUBSCRIPTION_KEY)
+            if subscription is not None and waiter.expect is not None:
+                from mcp_assay.jsonrpc import id_key
+
+                return id_key(subscription) == waiter.expect
+            return True
+        return message.kind in (Kind.REQUEST, Kind.UNPARSEABLE, Kind.INVALID, Kind.BATCH)
+
+    # -- sending ---------------------------------------------------------------------------------
+    async def write(self, body: bytes, *, probe: Mapping[str, Any]) -> StdioLine:
+        """Write one line to the server's stdin and record it."""
+        process = self._process
+        if process is None or process.stdin is None or not self.alive:
+            code = self._exit.code if self._exit is not None else None
+            raise ServerExited(f"the server process has exited (code {code})", code)
+        raw = body if body.endswith(b"\n") else body + b"\n"
+        async with self._write_lock:
+            line = StdioLine.build(
+                id=self.new_id("s"),
+                connection=self.connection,
+                sender=Side.CLIENT,
+                time=time.time(),
+                raw=raw,
+                probe=dict(probe),
+            )
+            self.recorder(line)
+            try:
+                process.stdin.write(raw)
+                await process.stdin.drain()
+            except (BrokenPipeError, ConnectionResetError, RuntimeError) as exc:
+                await self._await_exit()
+                code = self._exit.code if self._exit is not None else None
+                raise ServerExited(f"the server process closed its stdin ({type(exc).__name__})", code) from exc
+        return line
+
+    async def _await_exit(self) -> None:
+        if self._process is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process.wait(), timeout=1.0)
+            self._finish(self._process.returncode)
+
+    async def send(
+        self,
+        body: bytes,
+        *,
+        probe: Mapping[str, Any],
+        expect: IdKey | None,
+        headers: Mapping[str, str | bytes] | None = None,
+        stream: StreamControl | None = None,
+        timeout: float | None = None,
+        wait: bool = True,
+    ) -> Reply:
+        """Write a message and, unless it is a notification, wait for the line that answers it."""
+        waiter = _Waiter(expect)
+        self._waiters.append(waiter)
+        try:
+            line = await self.write(body, probe=probe)
+            if not wait:
+                return Reply(exchange=line.id, request=line.message)
+            budget = stream.budget if stream is not None else (timeout or self.timeout)
+            deadline = time.monotonic() + budget
+            stop_at: float | None = None
+            while True:
+                if stream is None and expect is not None and final_response(waiter.messages, expect) is not None:
+                    break
+                if stream is not None and stop_at is None and stream.stop(waiter.messages):
+                    stop_at = time.monotonic() + stream.linger
+                if stream is not None and final_response(waiter.messages, expect) is not None:
+                    break
+                if self._exit is not None:
+                    if stream is not None:
+                        break
+                    raise ServerExited(
+                        f"the server exited (code {self._exit.code}) before answering {line.message.describe()}",
+                        self._exit.code,
+                    )
+                limit = deadline if stop_at is None else min(deadline, stop_at)
+                remaining = limit - time.monotonic()
+                if remaining <= 0:
+                    if stream is not None:
+                        break
+                    raise NoAnswer(f"the server never answered {line.message.describe()} within {budget:g} s", line.id)
+                waiter.changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.changed.wait(), timeout=remaining)
+            return Reply(
+                exchange=line.id,
+                request=line.message,
+                response=final_response(waiter.messages, expect),
+                messages=tuple(waiter.messages),
+                closed_by_client=stream is not None and final_response(waiter.messages, expect) is None,
+            )
+        finally:
+            self._waiters.remove(waiter)
+
+    async def observe(self, seconds: float) -> list[Message]:
+        """Collect whatever the server prints during ``seconds`` without sending anything."""
+        waiter = _Waiter(None)
+        self._waiters.append(waiter)
+        try:
+            await asyncio.sleep(seconds)
+            return list(waiter.messages)
+        finally:
+            self._waiters.remove(waiter)

@@ -115,7 +115,7 @@ def test_an_invalid_cursor_answered_with_minus_32602_passes_page_05(spec: SpecSe
 def test_an_invalid_cursor_served_or_answered_otherwise_fails_page_05(spec: SpecSet) -> None:
     served = tools_list([ADD], cursor="whatever", probe={"name": "invalid-cursor", "invalid": True})
     assert outcome(spec, "invalid_cursors_get_invalid_params", served) is Outcome.FAILED
-    internal = failing("prompts/list", {"cursor": "mcp-conformance-invalid-cursor"}, -32603)
+    internal = failing("prompts/list", {"cursor": "mcp-assay-invalid-cursor"}, -32603)
     assert outcome(spec, "invalid_cursors_get_invalid_params", internal) is Outcome.FAILED
 
 

@@ -24,7 +24,7 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
-    "INVALID_CURSOR",
+    "INVALID_CURSORS",
     "ITEMS",
     "Listing",
     "Page",
@@ -50,8 +50,8 @@ LIST_CHANGED = {
     "resources/templates/list": "notifications/resources/list_changed",
 }
 
-INVALID_CURSOR = "mcp-conformance-invalid-cursor"
-"""The cursor the active suite sends to provoke PAGE-05 (any cursor tagged ``invalid-cursor`` works too)."""
+INVALID_CURSORS = frozenset({"mcp-assay-invalid-cursor", "mcp-conformance-invalid-cursor"})
+"""Cursors probes send to provoke PAGE-05 (any cursor tagged ``invalid-cursor`` works too)."""
 
 
 # -- walks ---------------------------------------------------------------------------------------
@@ -395,7 +395,7 @@ def _invalid_cursor_request(request: Message, ctx: Context) -> bool:
     if cursor is MISSING:
         return False
     probe = ctx.probe(request)
-    return cursor == INVALID_CURSOR or (probe is not None and probe.get("name") == "invalid-cursor")
+    return cursor in INVALID_CURSORS or (probe is not None and probe.get("name") == "invalid-cursor")
 
 
 @message_check(
@@ -409,8 +409,9 @@ def _invalid_cursor_request(request: Message, ctx: Context) -> bool:
 def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A list request with an invalid cursor is answered with -32602.
 
-    Triggered by a list request whose ``cursor`` is ``"mcp-conformance-invalid-cursor"``, or any
-    list request the active suite tags with the probe name ``invalid-cursor``."""
+    Triggered by a list request whose ``cursor`` is ``"mcp-assay-invalid-cursor"`` (or
+    ``"mcp-conformance-invalid-cursor"``), or any list request tagged with the probe name
+    ``invalid-cursor``."""
     request = ctx.log.request_of(message)
     if request is None or not _invalid_cursor_request(request, ctx):
         return None

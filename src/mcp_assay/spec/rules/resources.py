@@ -1,9 +1,9 @@
 """Resources (RSRC-): listings, reads, templates, URIs, and the errors around missing resources.
 
 A read "of a resource that does not exist" is recognised from the traffic when the server's own
-error says so, from the conventional probe URI ``file:///mcp-conformance/does-not-exist-…``, or
-from the probe name ``missing-resource``; a malformed or escaping ``file://`` URI is recognised
-from the request itself.
+error says so, from the conventional probe URIs ``file:///mcp-assay/does-not-exist-…`` and
+``file:///mcp-conformance/does-not-exist-…``, or from the probe name ``missing-resource``; a
+malformed or escaping ``file://`` URI is recognised from the request itself.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from mcp_assay.spec.rules.tools import (
 )
 from mcp_assay.verdicts import Level, Side
 
-MISSING_RESOURCE_PREFIX = "file:///mcp-conformance/does-not-exist"
-"""URIs the active suite reads to provoke RSRC-08/09 (e.g. ``…/does-not-exist-<random>``)."""
+MISSING_RESOURCE_PREFIXES = ("file:///mcp-assay/does-not-exist", "file:///mcp-conformance/does-not-exist")
+"""URIs probes read to provoke RSRC-08/09 (e.g. ``…/does-not-exist-<random>``)."""
 NOT_FOUND = re.compile(r"not\s+(?:be\s+)?found|unknown resource|does not exist|no such (?:resource|file)", re.I)
 RESOURCE_METHODS = frozenset({"resources/list", "resources/read", "resources/templates/list"})
 
@@ -50,7 +50,7 @@ def _read_of(message: Message, ctx: Context) -> tuple[Message, Any] | None:
 def _known_missing(message: Message, request: Message, uri: Any, ctx: Context) -> bool:
     if probe_named(request, ctx, "missing-resource"):
         return True
-    if isinstance(uri, str) and uri.startswith(MISSING_RESOURCE_PREFIX):
+    if isinstance(uri, str) and uri.startswith(MISSING_RESOURCE_PREFIXES):
         return True
     if message.kind is Kind.ERROR and isinstance(message.error, dict) and is_uri(uri):
         text = message.error.get("message")
@@ -276,7 +276,8 @@ def resource_uris_are_valid_uris(message: Message, ctx: Context) -> Finding | No
 def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A read of a resource that does not exist gets -32602 (2026).
 
-    Triggered by a ``resources/read`` of a URI starting ``file:///mcp-conformance/does-not-exist``,
+    Triggered by a ``resources/read`` of a URI starting ``file:///mcp-assay/does-not-exist`` (or
+    ``file:///mcp-conformance/does-not-exist``),
     one tagged with the probe name ``missing-resource``, or one the server itself answers with a
     "not found" error."""
     read = _read_of(message, ctx)

@@ -166,7 +166,13 @@ def exchange_of(flow: Any, ident: str | None = None) -> tuple[HttpExchange, list
         body = response_body(flow)
         if is_event_stream(headers):
             events: tuple[SseEvent, ...] = ()
-            if body is None:
+            if body is None and flow.error is not None:
+                problems.append(
+                    f"flow {ident}: mitmproxy keeps no body for an event stream that ended with an error "
+                    f"({flow.error.msg}), such as a listen stream the client closed; its events cannot be judged "
+                    "(the addon's own recording keeps them)"
+                )
+            elif body is None:
                 problems.append(
                     f"flow {ident}: the event stream was streamed and not stored; its events cannot be judged "
                     "(capture with --set store_streamed_bodies=true to keep them)"
@@ -176,7 +182,11 @@ def exchange_of(flow: Any, ident: str | None = None) -> tuple[HttpExchange, list
             response = HttpResponse(status=status, reason=reason, headers=headers, time=head_time, events=events)
         else:
             response = HttpResponse(status=status, reason=reason, headers=headers, time=head_time, body=body or b"")
-    if flow.error is not None:
+    if flow.error is not None and response is not None and response.is_event_stream and not response.events:
+        # the capture lost what the stream carried: judge it like a stream still open when capture stopped
+        detail = f"{flow.error.msg} (the capture kept none of the stream's events)"
+        ending = Ending(reason=EndReason.OPEN, time=float(flow.error.timestamp or request.time), detail=detail)
+    elif flow.error is not None:
         reason_, detail = ending_of(flow, response_started=flow.response is not None)
         end_time = float(getattr(flow.error, "timestamp", 0.0) or request.time)
         ending = Ending(reason=reason_, time=end_time, detail=detail)

@@ -1,0 +1,153 @@
+"""The addon inside a stock mitmdump (`mitmdump -s "$(mcp-assay addon-path)" --mode reverse:…`),
+between the official Python SDK client and server, both revisions; mitmproxy's own flow file of
+the same traffic is judged offline too.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from mcp_assay.cli import cli
+from tests.peers.assay import RunningProxy, mitmdump
+from tests.peers.process import sdk_http_server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+TOKEN = "mitmdump-e2e-token-5d1c0e"
+
+
+@dataclass
+class DumpRun:
+    proxy: RunningProxy
+    report: dict[str, Any]
+    recording: Path
+    flows: Path
+    versions: dict[str, str] = field(default_factory=dict)
+    listen_delay: float = -1.0
+    listen_open_after: float = -1.0
+
+
+async def _progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
+
+
+async def _drive(url: str, run: DumpRun) -> None:
+    for mode in ("auto", "legacy", "2026-07-28"):
+        async with httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=30) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+                await client.list_tools()
+                await client.call_tool("add", {"a": 1, "b": 1})
+                await client.call_tool("progress_tool", {"steps": 2}, progress_callback=_progress)
+                await client.read_resource("info://static")
+                await client.get_prompt("summarize", {"text": "mitmdump"})
+                run.versions[mode] = str(client.protocol_version)
+                if mode != "legacy":
+                    async with client.listen(tools_list_changed=True) as subscription:
+                        touched = time.time()
+                        await client.call_tool("touch_tools", {})
+                        with anyio.fail_after(5):
+                            await subscription.__anext__()
+                        arrived = time.time()
+                        run.listen_delay = arrived - touched
+                        await anyio.sleep(0.25)
+                    run.listen_open_after = time.time() - arrived
+
+
+@pytest.fixture(scope="module")
+def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Iterator[DumpRun]:
+    folder = tmp_path_factory.mktemp("mitmdump")
+    recording, report, flows = folder / "recording.jsonl", folder / "report.json", folder / "capture.flows"
+    with sdk_http_server() as server:
+        origin = server.url.removesuffix("/mcp")
+        with mitmdump(
+            origin,
+            f"mcp_assay_record={recording}",
+            f"mcp_assay_report=json:{report}",
+            f"mcp_assay_spec_dir={spec_path}",
+            "mcp_assay_secrets=never-seen-secret",
+            f"save_stream_file={flows}",
+            "store_streamed_bodies=true",
+        ) as proxy:
+            run = DumpRun(proxy, {}, recording, flows)
+            anyio.run(_drive, proxy.url, run)
+            time.sleep(0.2)
+    run.report = json.loads(report.read_text())
+    yield run
+
+
+def _validate(path: Path, spec_path: Path, folder: Path) -> dict[str, Any]:
+    out = folder / f"{path.name}.json"
+    result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(path), "--report", f"json:{out}"])
+    assert result.exit_code in (0, 1), result.output
+    return dict(json.loads(out.read_text()))
+
+
+def test_the_addon_judges_both_revisions_inside_mitmdump(dump_run: DumpRun) -> None:
+    """Tool-defined: the script loads, the clients work, the report lists what was judged."""
+    assert dump_run.versions == {"auto": "2026-07-28", "legacy": "2025-11-25", "2026-07-28": "2026-07-28"}
+    report = dump_run.report
+    judged = {revision for result in report["results"] for revision in result["revisions"]}
+    assert {"2026-07-28", "2025-11-25"} <= judged
+    assert len([line for line in report["audit"] if line["method"] == "tools/call"]) == 8
+    assert "Loading script" in dump_run.proxy.output
+    assert "POST /mcp · request tools/call" in dump_run.proxy.output, "live lines go to mitmproxy's log"
+
+
+def test_listen_events_pass_mitmdump_live(dump_run: DumpRun) -> None:
+    """Tool-defined: the addon streams SSE, so the listen notification is not held back."""
+    assert 0 <= dump_run.listen_delay < 1.0
+    assert dump_run.listen_open_after >= 0.2
+
+
+def test_the_recording_revalidates_to_the_same_verdicts(dump_run: DumpRun, spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: the addon's recording judged offline gives the live verdicts."""
+    offline = _validate(dump_run.recording, spec_path, tmp_path)
+
+    def verdicts(report: dict[str, Any]) -> set[tuple[str, str, int, int]]:
+        return {(r["check"], r["outcome"], r["judged"], r["violations"]) for r in report["results"]}
+
+    assert verdicts(offline) == verdicts(dump_run.report)
+
+
+def test_mitmproxys_own_flow_file_is_judged_like_the_recording(
+    dump_run: DumpRun, spec_path: Path, tmp_path: Path
+) -> None:
+    """Tool-defined: `mitmdump -w` output is a valid input and finds the same failures.
+
+    mitmproxy keeps no body for a stream that ended with an error, so the listen streams the
+    client closed carry no events in the flow file; the reader says so, and the rules about
+    those events are the only ones that may differ."""
+    from_flows = _validate(dump_run.flows, spec_path, tmp_path)
+    assert from_flows["target"]["inputs"] == ["mitmproxy flows"]
+    assert any("ended with an error" in note for note in from_flows["notes"])
+
+    def outcomes(report: dict[str, Any]) -> dict[str, str]:
+        return {r["check"]: r["outcome"] for r in report["results"]}
+
+    live, offline = outcomes(dump_run.report), outcomes(from_flows)
+    assert {c for c, o in offline.items() if o == "failed"} == {c for c, o in live.items() if o == "failed"}
+    for check in (
+        "results_name_their_result_type",
+        "results_match_their_method_definition",
+        "initialize_results_name_version_capabilities_and_server",
+    ):
+        assert offline[check] == live[check] == "passed", check
+
+
+def test_the_token_never_reaches_the_recording_the_report_or_the_log(dump_run: DumpRun) -> None:
+    """Tool-defined: the bearer token of a real client is scrubbed from everything the addon writes."""
+    written = dump_run.recording.read_text() + json.dumps(dump_run.report) + dump_run.proxy.output
+    assert TOKEN not in written
+    assert TOKEN in dump_run.flows.read_bytes().decode("latin-1"), "mitmproxy's own capture is untouched"

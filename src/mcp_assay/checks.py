@@ -341,8 +341,14 @@ def make_evidence(subject: Message | Exchange | None, detail: str, ctx: Context,
     elif isinstance(exchange, StdioLine):
         arrow = "client → server" if exchange.sender is Side.CLIENT else "server → client"
         summary_parts.append(f"stdio {arrow}")
-        if exchange.probe is not None:
-            reproduction = redactor.text(body_text(exchange.raw, limit=100_000)).rstrip("\n")
+        source = exchange
+        if exchange.sender is not Side.CLIENT and message is not None:
+            # an answer is reproduced by the request line it answers
+            request = ctx.log.request_of(message)
+            line = ctx.log.get(request.exchange) if request is not None else None
+            source = line if isinstance(line, StdioLine) else exchange
+        if source.probe is not None:
+            reproduction = redactor.text(body_text(source.raw, limit=100_000)).rstrip("\n")
     elif exchange is not None:
         summary_parts.append(f"{type(exchange).__name__} {exchange.id}")
     if message is not None:

@@ -74,19 +74,20 @@ def test_a_self_referencing_schema_does_not_crash_validation() -> None:
     assert review.blocked is not None and "recursed" in review.blocked
 
 
-def test_integers_are_strict_in_2020_12() -> None:
-    """Tool-defined: 1.0 is not accepted where a tool declares an integer."""
+def test_strict_validation_rejects_fractional_integers() -> None:
+    """Tool-defined: strict=True applies the MCP messages' reading, where 1.0 is not an integer."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
-    assert validate_instance(schema, {"n": 1}).ok
-    issues = validate_instance(schema, {"n": 1.0}, "result.structuredContent").issues
+    assert validate_instance(schema, {"n": 1}, strict=True).ok
+    issues = validate_instance(schema, {"n": 1.0}, "result.structuredContent", strict=True).issues
     assert issues and issues[0].path == "result.structuredContent.n"
+    assert validate_instance(schema, {"n": "1"}).issues  # a string is never an integer
 
 
 def test_lenient_validation_applies_the_dialect_as_written() -> None:
     """Spec-mandated (JSON Schema 2020-12): 1.0 is an integer and formats only annotate."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}, "u": {"type": "string", "format": "uri"}}}
-    assert validate_instance(schema, {"n": 1.0, "u": "not a uri"}, strict=False).ok
-    assert len(validate_instance(schema, {"n": 1.0, "u": "not a uri"}).issues) == 2
+    assert validate_instance(schema, {"n": 1.0, "u": "not a uri"}).ok
+    assert len(validate_instance(schema, {"n": 1.0, "u": "not a uri"}, strict=True).issues) == 2
 
 
 def test_an_invalid_schema_blocks_instance_validation() -> None:

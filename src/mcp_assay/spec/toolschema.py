@@ -11,10 +11,10 @@ schemas come from the peer under test, so nothing here may reach out or run unbo
   and a ``RecursionError`` while validating becomes a reason instead of a crash;
 * an unknown ``$schema`` dialect is reported as such (no jsonschema warning, no guessing).
 
-By default integers are strict (``1.0`` is not an integer, as for the MCP messages themselves)
-and formats are asserted with the same checker as the protocol schemas; callers that must not
-hold a peer to more than the dialect says (a server accepting ``1.0`` for an integer argument)
-validate with ``strict=False``.
+Instances are judged by the dialect as written: a server's own schema means what JSON Schema
+says it means (``1.0`` is an integer, ``format`` only annotates), so a peer is never held to more
+than its schema asks. ``strict=True`` applies the MCP messages' stricter reading (integers without
+a fraction, formats asserted) where a caller needs it.
 """
 
 from __future__ import annotations
@@ -254,11 +254,11 @@ def _compiled(text: str, strict: bool) -> Validator:
     return _instance_class(cls)(schema, format_checker=FORMAT_CHECKER, registry=referencing.Registry())
 
 
-def validate_instance(schema: Any, instance: Any, prefix: str = "", *, strict: bool = True) -> InstanceReview:
+def validate_instance(schema: Any, instance: Any, prefix: str = "", *, strict: bool = False) -> InstanceReview:
     """Validate ``instance`` against a supplied schema; issue paths start with ``prefix``.
 
-    ``strict`` (the default) counts ``1.0`` as a number, not an integer, and asserts formats;
-    ``strict=False`` applies the dialect as written (``1.0`` is an integer, formats annotate),
+    By default the dialect applies as written (``1.0`` is an integer, formats annotate);
+    ``strict=True`` counts ``1.0`` as a number, not an integer, and asserts formats,
     for deciding whether a peer could fairly have accepted a value."""
     review = review_schema(schema)
     if review.blocked is not None:

@@ -620,7 +620,7 @@ def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Find
     tool = found[0] if found is not None else None
     violation = None
     if isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
-        review = validate_instance(tool["inputSchema"], arguments, "arguments", strict=False)
+        review = validate_instance(tool["inputSchema"], arguments, "arguments")
         if review.issues:
             violation = review.issues[0].render()
         elif review.blocked is not None and probe_named(request, ctx, "invalid-tool-arguments"):

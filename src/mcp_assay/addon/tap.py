@@ -171,6 +171,9 @@ def exit_like(code: int) -> None:
     signum = -code
     try:
         signal.signal(signum, signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass  # SIGKILL and SIGSTOP have no handler to reset
+    try:
         os.kill(os.getpid(), signum)
     except (OSError, ValueError):
         pass

@@ -6,6 +6,7 @@ import time
 
 import click
 
+from mcp_assay.audit import audit_lines
 from mcp_assay.checks import REGISTRY, Check, evaluate
 from mcp_assay.cli.options import (
     build_spec,
@@ -85,6 +86,7 @@ def validate_command(
             "messages": len(log.messages()),
             "duration_ms": round((time.perf_counter() - started) * 1000),
         },
+        audit=audit_lines(log),
         fail_on=FailOn(fail_on),
     )
     emit_reports(report, targets)

@@ -90,3 +90,15 @@ def test_the_recorded_form_carries_the_key() -> None:
     data = audit_data(line)
     assert data["key"] == audit_key(line) == f'client:test|"a"|{line.exchange}'
     assert data["outcome"] == "ok"
+
+
+def test_a_recording_keeps_the_principal_the_live_capture_saw() -> None:
+    """Tool-defined: re-read from a redacted recording, a line keeps its live token fingerprint."""
+    from mcp_assay.wire import Observation
+
+    call = _call("[REDACTED]", 4)
+    assert audit_lines(log_of(call))[0].principal == "token:redacted"
+    live = Observation(
+        id="audit:x", time=call.time, kind="audit", data={"exchange": call.id, "principal": "token:sha256:abc"}
+    )
+    assert audit_lines(log_of(call, live))[0].principal == "token:sha256:abc"

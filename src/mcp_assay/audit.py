@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.redaction import fingerprint
+from mcp_assay.redaction import REDACTED, fingerprint
 from mcp_assay.report.model import AuditLine
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
@@ -62,7 +62,9 @@ def principal_of(request: Message, log: ExchangeLog) -> str | None:
             value = exchange.request.headers.get(header)
             if value:
                 scheme, _, credential = value.partition(" ")
-                return f"token:{fingerprint(credential or scheme)}"
+                secret = credential or scheme
+                # a recording keeps no credential; its audit observations keep the fingerprint
+                return "token:redacted" if REDACTED in secret else f"token:{fingerprint(secret)}"
     meta = request.meta
     name: str | None = _client_name(meta.get(CLIENT_INFO_KEY)) if meta is not None else None
     if name is None:
@@ -121,8 +123,21 @@ def _requests(log: ExchangeLog) -> Iterable[Message]:
 
 
 def audit_lines(log: ExchangeLog) -> list[AuditLine]:
-    """One line per client request in the log, in the order the requests were sent."""
-    return [audit_line(request, log) for request in _requests(log)]
+    """One line per client request in the log, in the order the requests were sent.
+
+    Where the log holds the audit observation written live for a request (a recording read
+    back), its principal is kept: the live capture saw the credential, the recording does not."""
+    recorded = {
+        str(item.data.get("exchange")): item.data.get("principal")
+        for item in log.observations("audit")
+        if isinstance(item.data.get("principal"), str)
+    }
+    lines = []
+    for request in _requests(log):
+        line = audit_line(request, log)
+        principal = recorded.get(request.exchange)
+        lines.append(replace(line, principal=principal) if principal is not None else line)
+    return lines
 
 
 def audit_key(line: AuditLine) -> str:

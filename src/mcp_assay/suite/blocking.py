@@ -88,9 +88,8 @@ def annotate(verdicts: Sequence[Verdict], skips: Iterable[Skip]) -> list[Verdict
         chosen = None
         for skip in ordered:
             if skip.everything and verdict.outcome is not Outcome.NOT_APPLICABLE:
-                if not verdict.area.lower().startswith("auth"):
-                    chosen = skip
-                    break
+                chosen = skip
+                break
             if _untouched(verdict) and skip.requirements.intersection(verdict.requirements):
                 chosen = skip
                 break

@@ -28,7 +28,7 @@ from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.model import Report, SchemaInfo
 from mcp_assay.spec.revisions import Revision, SpecSet
-from mcp_assay.suite.blocking import Skip, annotate
+from mcp_assay.suite.blocking import Skip, annotate, skip_from_observation
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext
 from mcp_assay.suite.credentials import Credentials, CredentialsRefused
@@ -54,8 +54,10 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Severity, Side, Source, Verdict
 from mcp_assay.wire import Observation
 
-__all__ = ["STAYS_UP_CHECK", "arun", "run", "select_checks", "select_families"]
+__all__ = ["RUN_OBSERVATION", "STAYS_UP_CHECK", "arun", "judge_suite_log", "run", "select_checks", "select_families"]
 
+RUN_OBSERVATION = "suite-run"
+"""Observation kind naming the revision a suite run tested (so a recording can be judged the same way)."""
 STAYS_UP_CHECK = "server_stays_available_through_the_run"
 """The suite-level check a dead transport blocks the remaining cases on (see ``spec/rules/suite.py``)."""
 
@@ -191,6 +193,50 @@ def _server_view(verdicts: Sequence[Verdict], revision: Revision, notes: list[st
             result.append(
                 replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=why, evidence=(), violations=0, judged=0)
             )
+    return result
+
+
+def judge_suite_log(
+    log: ExchangeLog,
+    spec: SpecSet,
+    *,
+    checks: Sequence[Check] | None = None,
+    redactor: Redactor | None = None,
+) -> tuple[list[Verdict], list[str]]:
+    """Judge the traffic of a suite run the way the run does: the same rules, then the suite's view.
+
+    Works on a live run's log and on a recording of one alike (the revision under test and the
+    skips are read from the ``suite-run`` and ``skip`` observations the run recorded), so
+    re-judging a ``--record`` file gives the same verdicts as the run itself."""
+    verdicts = evaluate(log, spec, checks=checks, redactor=redactor, source=Source.ACTIVE)
+    notes: list[str] = []
+    runs = log.observations(RUN_OBSERVATION)
+    facts = runs[-1].data if runs else {}
+    named = facts.get("revision")
+    revision = spec.get(named) if isinstance(named, str) else None
+    intended = spec.get(facts.get("intended")) if isinstance(facts.get("intended"), str) else None
+    if revision is not None:
+        verdicts = _server_view(verdicts, revision, notes)
+    elif intended is not None:
+        verdicts = _unreached(verdicts, intended, str(facts.get("transport", "")))
+    skips = [skip_from_observation(item.data) for item in log.observations("skip")]
+    return annotate(verdicts, skips), notes
+
+
+def _unreached(verdicts: Sequence[Verdict], intended: Revision, transport: str) -> list[Verdict]:
+    """When no revision could be established, every server check of the revision the run meant to
+    test is not verified (the reason comes from the skip that covers everything)."""
+    result = []
+    for verdict in verdicts:
+        check = REGISTRY.get(verdict.check)
+        if check is None or verdict.side is Side.CLIENT:
+            result.append(replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=CLIENT_IS_US))
+            continue
+        ok, why = check.gate.admits(intended)
+        if ok and transport and transport not in check.gate.transports:
+            ok, why = False, f"{transport} has no such requirement"
+        outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
+        result.append(replace(verdict, outcome=outcome, reason=why or verdict.reason))
     return result
 
 
@@ -384,6 +430,20 @@ class _Run:
         try:
             selection = await self.select(forced)
             self.emit(RevisionSelected(selection.revision.name if selection.revision else None, selection.note))
+            self.router.sink()(
+                Observation(
+                    id=self.new_id("o"),
+                    time=time.time(),
+                    kind=RUN_OBSERVATION,
+                    data={
+                        "revision": selection.revision.name if selection.revision else None,
+                        "intended": (forced or self.spec.newest).name,
+                        "transport": self.config.transport,
+                        "note": selection.note,
+                        "offered": dict(selection.offered),
+                    },
+                )
+            )
             if selection.revision is None:
                 self._nothing_tested(selection)
             else:
@@ -412,12 +472,8 @@ class _Run:
 
     def report(self, selection: Selection | None, ctx: SuiteContext | None) -> Report:
         checks = list(self.checks) if self.checks is not None else None
-        verdicts = evaluate(self.log, self.spec, checks=checks, redactor=self.redactor, source=Source.ACTIVE)
-        skips = [*self.skips, *(ctx.skips if ctx is not None else [])]
-        notes = list(self.notes)
-        if selection is not None and selection.revision is not None:
-            verdicts = _server_view(verdicts, selection.revision, notes)
-        verdicts = annotate(verdicts, skips)
+        verdicts, notes = judge_suite_log(self.log, self.spec, checks=checks, redactor=self.redactor)
+        notes = [*self.notes, *notes]
         if self.writer is not None:
             self.writer.close()
         for item in self.log.observations():

@@ -125,6 +125,7 @@ async def select_revision(
         return_exceptions=True,
     )
     modern_answer = ""
+    silent: list[str] = []
     if want_modern and modern_rev is not None:
         try:
             client = _ready(started[0], ModernClient)
@@ -135,6 +136,7 @@ async def select_revision(
             )
         except (NoAnswer, ServerExited) as exc:
             modern_answer = f"server/discover got no answer ({exc})"
+            silent.append(modern_answer)
         except (CredentialsRefused, RateLimited, Unreachable, HarnessError, TransportFailure) as exc:
             stop = _stop(exc) or ("unreachable", str(exc))
             selection.problem, selection.detail = stop
@@ -158,6 +160,7 @@ async def select_revision(
             )
         except (NoAnswer, ServerExited) as exc:
             handshake_answer = f"initialize got no answer ({exc})"
+            silent.append(handshake_answer)
         except (CredentialsRefused, RateLimited, Unreachable, HarnessError, TransportFailure) as exc:
             stop = _stop(exc) or ("unreachable", str(exc))
             if forced is not None or not selection.offered:
@@ -181,6 +184,12 @@ async def select_revision(
         selection.note = f"{forced.name}, as --spec-version asks" + (f"; {answer}" if answer else "")
         return selection
     chosen = next((rev for rev in spec.window if rev.name in selection.offered), None)
+    attempted = int(want_modern and modern_rev is not None) + int(want_handshake and handshake_rev is not None)
+    if chosen is None and silent and len(silent) == attempted:
+        selection.problem = "unreachable"
+        selection.detail = "; ".join(silent)
+        selection.note = _neither(selection.detail)
+        return selection
     if chosen is None:
         offered = ", ".join(selection.offered) or "no revision at all"
         selection.problem = "out-of-window"

@@ -113,6 +113,9 @@ async def jsonrpc(ctx: SuiteContext) -> None:
         else:
             await ctx.transport.send(encode(finished), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
             await _quiet(ctx)
+        await client.request(
+            method, _params(ctx), probe=ctx.probe("after-cancellation", "an ordinary request after the cancellation")
+        )
 
 
 async def headers(ctx: SuiteContext) -> None:
@@ -242,7 +245,6 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
 
 
 async def run(ctx: SuiteContext) -> None:
-    await jsonrpc(ctx)
     if ctx.http and ctx.modern:
         await headers(ctx)
     elif ctx.http and isinstance(ctx.client, LegacyClient):
@@ -256,6 +258,7 @@ async def run(ctx: SuiteContext) -> None:
             ),
             allow_refusal=True,
         )
+    await jsonrpc(ctx)
 
 
 FAMILY = Family(

@@ -73,8 +73,9 @@ async def run(ctx: SuiteContext) -> None:
     first = await _listen(ctx, "one-type", f"listen opting into {kind} only: the ack grants no more", {kind: True})
     if not _acknowledged(first.messages) and first.response is None:
         ctx.observe("note", detail=f"subscriptions/listen was not acknowledged within {ctx.config.stream_budget_ms} ms")
+    silence = min(0.5, ctx.config.stream_budget_ms / 3000)
     await _listen(
-        ctx, "empty-filter", "listen with an empty filter: an ack granting nothing, then silence", {}, linger=0.5
+        ctx, "empty-filter", "listen with an empty filter: an ack granting nothing, then silence", {}, linger=silence
     )
     await _listen(
         ctx,

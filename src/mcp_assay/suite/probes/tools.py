@@ -84,10 +84,9 @@ def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, d
         for name, arguments in ctx.config.tool_args.items()
         if name in names
     ]
-    if not chosen:
-        free = callable_without_arguments(tools)
-        if free:
-            chosen.append((free[0]["name"], {}, "needs no arguments"))
+    free = [tool for tool in callable_without_arguments(tools) if tool["name"] not in ctx.config.tool_args]
+    if free:
+        chosen.append((free[0]["name"], {}, "needs no arguments"))
     return chosen
 
 

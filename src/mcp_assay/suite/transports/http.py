@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -49,6 +49,15 @@ __all__ = ["AFTER_ANSWER_GRACE", "HttpTransport"]
 
 AFTER_ANSWER_GRACE = 1.0
 """Seconds an SSE stream may stay open after its final response before the suite closes it."""
+
+
+async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body as it arrives; a response already read (an in-process mock) comes as one chunk."""
+    try:
+        async for chunk in response.aiter_raw():
+            yield chunk
+    except httpx.StreamConsumed:
+        yield response.content
 
 
 class HttpTransport:
@@ -168,7 +177,9 @@ class HttpTransport:
         sent = HttpRequest(
             method=method,
             url=str(request.url),
-            headers=Headers(request.headers.multi_items()),
+            headers=Headers(
+                (name.decode("latin-1"), value.decode("utf-8", "replace")) for name, value in request.headers.raw
+            ),
             body=body,
             time=time.time(),
         )
@@ -287,7 +298,7 @@ class HttpTransport:
         deadline = start + budget
         stop_at: float | None = None
         ending: Ending | None = None
-        chunks = response.aiter_raw()
+        chunks = _raw_chunks(response)
         while ending is None:
             now = time.monotonic()
             limit = deadline if stop_at is None else min(deadline, stop_at)

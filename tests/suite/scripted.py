@@ -1,0 +1,51 @@
+"""The broken-suite server in process, behind ``httpx.MockTransport``, plus scripted misbehaviour."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import httpx
+
+from tests.peers.broken_suite.core import Server
+
+Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
+
+
+def respond(server: Server) -> Handler:
+    """An async MockTransport handler answering like ``server`` (event streams sent whole)."""
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        headers = {key.lower(): value for key, value in request.headers.items()}
+        answer = server.handle_http(request.method, headers, request.content)
+        if answer.events is not None:
+            extra = {"content-type": "text/event-stream", "x-accel-buffering": "no", **answer.headers}
+            return httpx.Response(answer.status or 200, headers=extra, content=_stream(answer.events, answer.keep_open))
+        if answer.body is None:
+            return httpx.Response(answer.status, headers=answer.headers)
+        extra = {"content-type": "application/json", **answer.headers}
+        return httpx.Response(answer.status, headers=extra, content=json.dumps(answer.body).encode())
+
+    return handler
+
+
+async def _stream(events: list[object], keep_open: bool) -> AsyncIterator[bytes]:
+    for event in events:
+        yield b"event: message\ndata: " + json.dumps(event).encode() + b"\n\n"
+    if keep_open:
+        await asyncio.sleep(30)  # a listen stream stays open until the client closes it
+
+
+def mock(handler: Handler) -> httpx.MockTransport:
+    return httpx.MockTransport(handler)
+
+
+def silent(seconds: float = 30.0) -> Handler:
+    """A server that accepts every request and never answers."""
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(seconds)
+        return httpx.Response(500)
+
+    return handler

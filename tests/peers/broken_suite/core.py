@@ -125,6 +125,8 @@ class Server:
         self.bug = bug
         self.handshake = handshake
         self.sessions: set[str] = set()
+        self.stdio_era: str | None = None
+        """A stdio connection serves the era of its first request."""
         self._next_session = 0
 
     # -- entry points ----------------------------------------------------------------------------
@@ -170,8 +172,12 @@ class Server:
             return Answer(0, _error(-32600, "Invalid request", ident))
         if "id" not in payload:
             return None
-        if payload["method"] == "initialize" or not _has_envelope(payload):
+        if self.stdio_era is None:
+            self.stdio_era = "modern" if _has_envelope(payload) else "handshake"
+        if self.stdio_era == "handshake":
             return self._legacy(payload)
+        if payload["method"] == "initialize":
+            return Answer(0, _error(-32601, "Method not found", payload.get("id")))
         return self._modern(payload)
 
     # -- 2026 ------------------------------------------------------------------------------------

@@ -1,0 +1,154 @@
+"""`mcp-assay run` against real servers: the Python SDK (both revisions, HTTP and stdio), the
+TypeScript SDK v2, server-everything (2025-11-25 only), and the deliberately broken servers.
+
+MUST-level findings per target are pinned in ``suite_expected.yaml``: a new failure fails the
+test, and so does a pinned one that no longer appears (each was confirmed against the spec text).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from mcp_assay.cli import cli
+from tests.peers.process import HERE, free_port, http_server, sdk_http_server, sdk_server_command
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+ROOT = HERE.parent.parent
+NODE_MODULES = HERE / "node" / "node_modules"
+EXPECTED = yaml.safe_load((Path(__file__).with_name("suite_expected.yaml")).read_text(encoding="utf-8"))
+SDK_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}}', "--prompt-args", '{"summarize": {"text": "hello"}}']
+TS_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}}', "--prompt-args", '{"shorten": {"text": "hello"}}']
+BROKEN_ARGS = ["--tool-args", '{"echo": {"message": "hi"}, "ask": {}}', "--prompt-args", '{"greet": {"who": "x"}}']
+
+
+def run(spec_path: Path, tmp_path: Path, *args: str) -> dict[str, Any]:
+    report = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
+    result = CliRunner().invoke(
+        cli, ["run", *args, "--spec-dir", str(spec_path), "--report", f"json:{report}", "--stream-budget-ms", "800"]
+    )
+    assert result.exit_code in (0, 1), result.output
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def must_failures(report: dict[str, Any]) -> set[str]:
+    return {
+        requirement
+        for item in report["results"]
+        if item["outcome"] == "failed" and item["severity"] == "must"
+        for requirement in item["requirements"]
+    }
+
+
+def assert_expected(report: dict[str, Any], target: str) -> None:
+    assert not [note for note in report["notes"] if note.startswith("harness self-check")], report["notes"]
+    assert must_failures(report) == set(EXPECTED[target]), target
+
+
+def node_peer(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"Node peer missing: run `bash tests/peers/setup.sh` ({path} not found)")
+
+
+@contextmanager
+def broken_http(bug: str) -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", "tests.peers.broken_suite.app", "http", str(port), bug]
+    with http_server(command, port, env={"PYTHONPATH": str(ROOT)}) as server:
+        yield server.url
+
+
+def broken_stdio(bug: str) -> str:
+    return f"{sys.executable} -m tests.peers.broken_suite.app stdio {bug}"
+
+
+def test_the_python_sdk_server_over_http_is_tested_on_2026_07_28(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: discover lists 2026-07-28, so that is the revision under test."""
+    with sdk_http_server() as server:
+        report = run(spec_path, tmp_path, "-u", server.url, *SDK_ARGS)
+    assert report["revisions"]["under_test"] == "2026-07-28"
+    assert "per server/discover" in report["revisions"]["note"]
+    assert_expected(report, "python-sdk-http-2026")
+
+
+def test_the_python_sdk_server_over_http_is_tested_on_2025_11_25_when_asked(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: --spec-version 2025-11-25 runs the handshake era."""
+    with sdk_http_server() as server:
+        report = run(spec_path, tmp_path, "-u", server.url, "--spec-version", "2025-11-25", *SDK_ARGS)
+    assert report["revisions"]["under_test"] == "2025-11-25"
+    assert_expected(report, "python-sdk-http-2025")
+
+
+def test_the_python_sdk_server_over_stdio(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: a spawned stdio server, its era chosen the same way."""
+    command = " ".join(sdk_server_command())
+    report = run(spec_path, tmp_path, "-c", command, *SDK_ARGS)
+    assert report["revisions"]["under_test"] == "2026-07-28"
+    assert report["target"]["transport"] == "stdio"
+    assert_expected(report, "python-sdk-stdio-2026")
+
+
+def test_the_typescript_sdk_v2_server(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: a second implementation of 2026-07-28."""
+    node_peer(NODE_MODULES / "@modelcontextprotocol" / "server")
+    port = free_port()
+    with http_server(["node", str(HERE / "ts_server.mjs"), str(port)], port) as server:
+        report = run(spec_path, tmp_path, "-u", server.url, *TS_ARGS)
+    assert report["revisions"]["under_test"] == "2026-07-28"
+    assert_expected(report, "ts-sdk-v2-http-2026")
+
+
+def test_server_everything_is_tested_on_the_handshake_era_by_itself(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: a 2025-only server gets a 2025-11-25 verdict without --spec-version."""
+    entry = NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+    node_peer(entry)
+    port = free_port()
+    with http_server(["node", str(entry), "streamableHttp"], port, env={"PORT": str(port)}) as server:
+        report = run(spec_path, tmp_path, "-u", server.url.replace("localhost", "127.0.0.1"))
+    assert report["revisions"]["under_test"] == "2025-11-25"
+    assert "per initialize" in report["revisions"]["note"]
+    assert report["verdict"]["text"].startswith(("not conformant", "conformant to 2025-11-25"))
+    assert_expected(report, "server-everything-http-2025")
+
+
+@pytest.mark.parametrize(("bug", "requirement"), [("mismatch-accepted", "HTTP-09"), ("prompt-bad-role", "PRM-06")])
+def test_a_broken_http_server_is_caught(spec_path: Path, tmp_path: Path, bug: str, requirement: str) -> None:
+    """Tool-defined: the broken server's bug is failed with its requirement, over a real socket."""
+    with broken_http(bug) as url:
+        report = run(spec_path, tmp_path, "-u", url, *BROKEN_ARGS)
+    assert requirement in must_failures(report)
+
+
+def test_a_stdio_server_that_prints_a_banner_is_caught(spec_path: Path, tmp_path: Path) -> None:
+    """Spec-mandated (STDIO-02): a banner on stdout is reported as what it is."""
+    report = run(spec_path, tmp_path, "-c", broken_stdio("stdout-banner"), *BROKEN_ARGS)
+    assert "STDIO-02" in must_failures(report)
+
+
+def test_a_stdio_server_that_dies_is_one_finding_and_the_rest_is_blocked(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: the exit is reported once (BEH-09); later cases are blocked by it, not failed."""
+    report = run(spec_path, tmp_path, "-c", broken_stdio("exit-on-invalid-json"), *BROKEN_ARGS)
+    assert "BEH-09" in must_failures(report)
+    blocked = [item for item in report["results"] if item["blocked_by"] == "server_stays_available_through_the_run"]
+    assert blocked and all(item["outcome"] == "not_verified" for item in blocked)
+
+
+def test_verbose_shows_the_stdio_servers_stderr(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: --verbose passes the server's own stderr through."""
+    command = f"{sys.executable} -c \"import sys; sys.stderr.write('hello from stderr\\\\n'); sys.exit(0)\""
+    result = CliRunner().invoke(
+        cli, ["run", "-c", command, "--verbose", "--spec-dir", str(spec_path), "--timeout", "2"],
+        env={**os.environ},
+    )  # fmt: skip
+    assert "hello from stderr" in result.output

@@ -84,7 +84,7 @@ class Harness:
 
 @pytest.fixture
 def harness(tmp_path: Path, spec_path: Path) -> Iterator[Harness]:
-    assay = Assay()
+    assay = Assay(in_process=True)
     with taddons.context(assay) as context:
         record = tmp_path / "recording.jsonl"
         report_path = tmp_path / "report.json"

@@ -1,7 +1,7 @@
 """The mitmproxy addon: judge the MCP traffic a proxy carries, without touching it.
 
 Load it into mitmdump (``mitmdump -s "$(mcp-assay addon-path)" --mode reverse:http://…``) or
-let ``mcp-assay proxy`` run it in-process. The addon only observes: it never answers for a
+let ``mcp-assay proxy`` run mitmproxy with it. The addon only observes: it never answers for a
 server, never edits a message, and a defect inside it is logged while the traffic keeps flowing.
 
 Event streams are the one place where observing needs care: mitmproxy buffers a response body
@@ -11,13 +11,15 @@ until it ends, which would hold back every event of a ``subscriptions/listen`` s
 feeds a copy to an incremental SSE parser, so events reach the client as they arrive and reach
 the checks at the same moment.
 
-Everything the addon sees becomes a recording record handed to a
-:class:`~mcp_assay.addon.live.LiveSession`, which records, judges and reports on its own thread.
+Everything the addon sees becomes a recording record handed to a judging worker process
+(:mod:`mcp_assay.addon.worker`), which records, judges, prints live findings and writes the
+report, so mitmproxy's event loop spends well under a millisecond per exchange on the addon.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -47,11 +49,12 @@ from mcp_assay.addon.live import (
     http_record,
     response_record,
 )
+from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
 from mcp_assay.recording import RecordingWriter, event_record
 from mcp_assay.redaction import Redactor
-from mcp_assay.report import ReportTarget, emit_reports, parse_report_option
-from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report import parse_report_option
+from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.sse import SseEvent, SseParser
 from mcp_assay.wire import EndReason
@@ -94,25 +97,27 @@ class Assay:
     def __init__(
         self,
         *,
-        printer: Printer | None = None,
-        report_console: Console | None = None,
+        in_process: bool = False,
+        stream: str = "stdout",
         spec: SpecSet | None = None,
         description: str | None = None,
-        targets: Sequence[ReportTarget] = (),
+        reports: Sequence[str] = (),
+        console: Console | None = None,
     ) -> None:
-        self._printer = printer
-        self._default_targets = list(targets)
-        self._report_console = report_console
+        self._in_process = in_process
+        """Judge on a thread of this process (tests) instead of a worker process (real use)."""
+        self._stream = stream
         self._spec = spec
         self._spec_key: tuple[Any, ...] | None = None
         self._description = description
-        self._targets: list[ReportTarget] = []
+        self._default_reports = list(reports)
+        self._reports: list[str] = []
+        self._console = console
         self._flows: dict[str, _FlowState] = {}
         self._endpoints: set[str] = set()
-        self.session: LiveSession | None = None
-        self.report: Report | None = None
-        """The report written at ``done`` (for the ``mcp-assay proxy`` command's exit code)."""
-        self.written: list[Path] = []
+        self.session: LiveSession | RemoteSession | None = None
+        self.finished: Finished | None = None
+        """What the session produced at ``done`` (exit code and files), for ``mcp-assay proxy``."""
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
@@ -166,7 +171,9 @@ class Assay:
                     f"mcp_assay_live: {options.mcp_assay_live!r} is not one of {', '.join(LIVE_MODES)}"
                 )
             if "mcp_assay_report" in updated:
-                self._targets = [parse_report_option(value) for value in options.mcp_assay_report]
+                for value in options.mcp_assay_report:
+                    parse_report_option(value)
+                self._reports = list(options.mcp_assay_report)
             if "mcp_assay_record" in updated and options.mcp_assay_record:
                 folder = Path(options.mcp_assay_record).expanduser().parent
                 if not folder.is_dir():
@@ -185,29 +192,41 @@ class Assay:
     def running(self) -> None:
         self._ensure_session()
 
-    def _ensure_session(self) -> LiveSession:
+    def _ensure_session(self) -> LiveSession | RemoteSession:
         if self.session is not None:
             return self.session
         from mitmproxy import ctx
 
         options = ctx.options
+        target = {"kind": "proxy", "description": self._source(options)}
+        record = str(Path(options.mcp_assay_record).expanduser()) if options.mcp_assay_record else None
+        if not self._in_process:
+            self.session = RemoteSession(
+                WorkerSettings(
+                    spec_dir=options.mcp_assay_spec_dir,
+                    spec_paths=list(options.mcp_assay_spec_path),
+                    record=record,
+                    record_source=self._source(options),
+                    secrets=list(options.mcp_assay_secrets),
+                    live=options.mcp_assay_live,
+                    reports=self._reports or self._default_reports,
+                    stream=self._stream,
+                    fail_on=options.mcp_assay_fail_on,
+                    target=target,
+                )
+            )
+            return self.session
         if self._spec is None:
             self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)
         redactor = Redactor(secrets=options.mcp_assay_secrets)
-        recorder = None
-        if options.mcp_assay_record:
-            recorder = RecordingWriter(
-                Path(options.mcp_assay_record).expanduser(), redactor, source=self._source(options)
-            )
-        printer = self._printer or Printer(options.mcp_assay_live)
-        if self._printer is None:
-            printer.mode = options.mcp_assay_live
+        recorder = RecordingWriter(record, redactor, source=self._source(options)) if record else None
+        printer = Printer(options.mcp_assay_live, console=self._console)
         self.session = LiveSession(
             self._spec,
             redactor=redactor,
             recorder=recorder,
             printer=printer,
-            target={"kind": "proxy", "description": self._source(options)},
+            target=target,
             fail_on=FailOn(options.mcp_assay_fail_on),
         )
         return self.session
@@ -329,14 +348,13 @@ class Assay:
             return
         self._flows.clear()
         try:
-            session.close()
-            self.report = session.report()
-            self.written = emit_reports(
-                self.report,
-                self._targets or self._default_targets,
-                stdout=self._report_console or Console(),
-                notices=Console(stderr=True),
-            )
+            if isinstance(session, RemoteSession):
+                self.finished = session.close()
+            else:
+                stream = sys.stderr if self._stream == "stderr" else sys.stdout
+                self.finished = finish(session, self._reports or self._default_reports, stream)
+            if self.finished.error:
+                log.error("mcp-assay: no report: %s", self.finished.error)
         except Exception:
             log.exception("mcp-assay: could not write the report")
 

@@ -20,16 +20,23 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any, Protocol
 
-from mcp_assay.addon.live import LiveSession, exit_record, line_record, observation_record
+from mcp_assay.addon.live import exit_record, line_record, observation_record
 from mcp_assay.verdicts import Side
 
 __all__ = ["FORWARDED_SIGNALS", "Tap", "exit_like"]
 
 log = logging.getLogger("mcp_assay.tap")
+
+
+class Feed(Protocol):
+    """Where records go: a :class:`~mcp_assay.addon.worker.RemoteSession` or a live session."""
+
+    def feed(self, record: Mapping[str, Any]) -> None: ...
+
 
 FORWARDED_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
@@ -44,7 +51,7 @@ class Tap:
     """One wrapped server process."""
 
     command: Sequence[str]
-    session: LiveSession
+    session: Feed
     stdin: IO[bytes]
     stdout: IO[bytes]
     stderr: IO[bytes]

@@ -20,7 +20,6 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
-from mcp_assay.report import ReportTarget
 
 __all__ = ["register"]
 
@@ -108,7 +107,7 @@ def proxy_command(
     mcp-assay proxy --mode regular --listen-port 8080
         then run the client with HTTP_PROXY=http://127.0.0.1:8080
     """
-    targets = report_targets(reports)
+    report_targets(reports)  # refuse a bad --report before starting anything
     if proxy_mode == "reverse":
         if not upstream:
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
@@ -137,7 +136,9 @@ def proxy_command(
                 "mcp_assay_fail_on": fail_on,
                 "mcp_assay_secrets": list(secrets),
                 "mcp_assay_live": live,
-            }, settings=settings, targets=targets,
+                "mcp_assay_spec_dir": spec_dir,
+                "mcp_assay_spec_path": list(spec_paths),
+            }, settings=settings, reports=list(reports),
         )
     )  # fmt: skip
     raise SystemExit(code)
@@ -155,25 +156,18 @@ async def _serve(
     description: str,
     options: dict[str, Any],
     settings: dict[str, str],
-    targets: list[ReportTarget],
+    reports: list[str],
 ) -> int:
     from mitmproxy import exceptions
     from mitmproxy.options import Options
     from mitmproxy.tools.dump import DumpMaster
 
     from mcp_assay.addon.assay import Assay
-    from mcp_assay.addon.live import Printer
 
     master: Any = DumpMaster(
         Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
     )
-    assay = Assay(
-        printer=Printer(options["mcp_assay_live"], console=console),
-        report_console=console,
-        spec=spec,
-        description=description,
-        targets=targets,
-    )
+    assay = Assay(spec=spec, description=description, reports=reports)
 
     class Announce:
         """Say where the proxy listens once it does (the port is only known then when it was 0)."""
@@ -208,9 +202,9 @@ async def _serve(
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, master.shutdown)
     await master.run()
-    if assay.report is None:
+    if assay.finished is None:
         return 3
-    return assay.report.exit_code()
+    return assay.finished.exit_code
 
 
 def register(group: click.Group) -> None:

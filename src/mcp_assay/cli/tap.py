@@ -15,7 +15,6 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
-from mcp_assay.report.model import FailOn
 
 __all__ = ["register"]
 
@@ -56,29 +55,30 @@ def tap_command(
     mcp-assay tap --record session.jsonl --report json:report.json -- python server.py
     The terminal report goes to stderr; the exit code is the server's.
     """
-    from mcp_assay.addon.live import LiveSession, Printer
     from mcp_assay.addon.tap import Tap, exit_like
-    from mcp_assay.recording import RecordingWriter
-    from mcp_assay.redaction import Redactor
-    from mcp_assay.report import emit_reports
+    from mcp_assay.addon.worker import RemoteSession, WorkerSettings
 
     targets = report_targets(reports)
     if any(target.stdout for target in targets):
         raise click.UsageError("--report FORMAT:- would write to stdout, which is the protocol channel; give a file")
     if record is not None and not record.expanduser().resolve().parent.is_dir():
         raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
-    spec = build_spec(spec_dir, spec_paths)
+    build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
     errors = Console(stderr=True)
-    redactor = Redactor(secrets=secrets)
     description = " ".join(command)
-    recorder = RecordingWriter(record.expanduser(), redactor, source=f"stdio tap: {description}") if record else None
-    session = LiveSession(
-        spec,
-        redactor=redactor,
-        recorder=recorder,
-        printer=Printer(live, console=errors),
-        target={"kind": "tap", "description": description, "transport": "stdio"},
-        fail_on=FailOn(fail_on),
+    session = RemoteSession(
+        WorkerSettings(
+            spec_dir=spec_dir,
+            spec_paths=list(spec_paths),
+            record=str(record.expanduser()) if record else None,
+            record_source=f"stdio tap: {description}",
+            secrets=list(secrets),
+            live=live,
+            reports=list(reports),
+            stream="stderr",
+            fail_on=fail_on,
+            target={"kind": "tap", "description": description, "transport": "stdio"},
+        )
     )
     tap = Tap(command, session, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
     try:
@@ -87,11 +87,9 @@ def tap_command(
         session.close()
         errors.print(f"mcp-assay tap: cannot start {command[0]!r}: {exc}", highlight=False)
         raise SystemExit(127) from exc
-    session.close()
-    try:
-        emit_reports(session.report(), targets, stdout=errors, notices=errors)
-    except Exception as exc:  # the server's exit code matters more than the report
-        errors.print(f"mcp-assay tap: could not write the report ({exc})", highlight=False)
+    finished = session.close()
+    if finished.error:  # the server's exit code matters more than the report
+        errors.print(f"mcp-assay tap: no report: {finished.error}", highlight=False)
     exit_like(code)
 
 

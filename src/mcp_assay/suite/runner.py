@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import queue
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -62,6 +63,9 @@ STAYS_UP_CHECK = "server_stays_available_through_the_run"
 """The suite-level check a dead transport blocks the remaining cases on (see ``spec/rules/suite.py``)."""
 
 
+_ID_PREFIX = re.compile(r"[A-Z]+(-\d{0,2})?")
+
+
 def _patterns(only: str | None) -> list[str]:
     return [part.strip() for part in (only or "").split(",") if part.strip()]
 
@@ -73,14 +77,14 @@ def select_checks(only: str | None) -> list[Check] | None:
     patterns = _patterns(only)
     if not patterns:
         return None
-    return [
-        check
-        for check in REGISTRY.values()
-        if any(
-            pattern.lower() in check.name or any(req.startswith(pattern.upper()) for req in check.requirements)
-            for pattern in patterns
-        )
-    ]
+    return [check for check in REGISTRY.values() if any(_matches(pattern, check) for pattern in patterns)]
+
+
+def _matches(pattern: str, check: Check) -> bool:
+    """``VER`` / ``HTTP-2`` select by requirement ID prefix; anything else by a piece of the check name."""
+    if _ID_PREFIX.fullmatch(pattern):
+        return any(requirement.startswith(pattern) for requirement in check.requirements)
+    return pattern.lower() in check.name
 
 
 def select_families(only: str | None, checks: Sequence[Check] | None) -> list[Family]:
@@ -91,7 +95,7 @@ def select_families(only: str | None, checks: Sequence[Check] | None) -> list[Fa
     cited = {req for check in checks or () for req in check.requirements}
     chosen = []
     for family in FAMILIES:
-        named = any(pattern.lower() in family.name for pattern in patterns)
+        named = any(pattern.lower() == family.name for pattern in patterns)
         if named or family.requirements & cited:
             chosen.append(family)
     return chosen

@@ -139,7 +139,7 @@ def test_the_report_lists_what_was_judged(proxy_run: ProxyRun) -> None:
     assert {line["tool"] for line in calls} == {"add", "progress_tool", "touch_tools"}
     assert {line["outcome"] for line in calls} == {"ok"}
     assert "POST /mcp · request tools/call" in proxy_run.proxy.output
-    assert "⇢ event notifications/tools/list_changed" in proxy_run.proxy.output
+    assert "⇢ event: notification notifications/tools/list_changed" in proxy_run.proxy.output
 
 
 def test_live_traffic_is_unchanged_between_client_and_server(proxy_run: ProxyRun) -> None:

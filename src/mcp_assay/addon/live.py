@@ -30,7 +30,7 @@ from rich.text import Text
 
 from mcp_assay.audit import audit_data, audit_line, audit_lines
 from mcp_assay.checks import REGISTRY, Check, Context, Finding, evaluate
-from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.jsonrpc import Kind, Message, parse_message
 from mcp_assay.recording import Assembler, RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.model import FailOn, Report, SchemaInfo
@@ -205,14 +205,8 @@ class Printer:
         data = record.get("data")
         if not isinstance(data, str) or not data.strip():
             return
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            label = "unparseable event data"
-        else:
-            method = payload.get("method") if isinstance(payload, dict) else None
-            label = f"event {method}" if method else "event carrying a response"
-        text = f"  ⇢ {label} (stream {_short(str(record.get('x')))})"
+        label = parse_message(data, sender=Side.SERVER, time=0.0).describe()
+        text = f"  ⇢ event: {label} (stream {_short(str(record.get('x')))})"
         self._emit(Text(redactor.text(text), style="dim"), at=float(record.get("t") or time.time()))
 
     def finding(self, check: Check, message: Message, finding: Finding, redactor: Redactor) -> None:

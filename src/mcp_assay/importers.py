@@ -173,6 +173,16 @@ def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
             time=head,
             events=tuple(parse_sse(body, time=head)),
         )
+        if not body:
+            # HAR writers keep no body for a stream that was cut off (a listen stream the client
+            # closed): what it carried is unknown, so it is judged like a stream still open
+            detail = "the capture kept none of the stream's events"
+            return HttpExchange.build(
+                id=ident,
+                request=request,
+                response=response,
+                ending=Ending(reason=EndReason.OPEN, time=finished, detail=detail),
+            )
     else:
         response = HttpResponse(
             status=status, reason=str(response_data.get("statusText", "")), headers=headers, time=head, body=body
@@ -196,7 +206,10 @@ def read_har(path: Path, prefix: str) -> Loaded:
         if not isinstance(entry, Mapping):
             problems.append(f"entry {number} is not an object; skipped")
             continue
-        built.append(_har_exchange(entry, f"{prefix}har{number}"))
+        exchange = _har_exchange(entry, f"{prefix}har{number}")
+        if exchange.ending is not None and exchange.ending.reason is EndReason.OPEN and exchange.response is not None:
+            problems.append(f"entry {number}: an event stream without a body; its events cannot be judged")
+        built.append(exchange)
     endpoints: set[str] = set()
     keep: list[HttpExchange] = []
     for exchange in built:

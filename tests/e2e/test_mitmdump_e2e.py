@@ -34,6 +34,7 @@ class DumpRun:
     report: dict[str, Any]
     recording: Path
     flows: Path
+    har: Path
     versions: dict[str, str] = field(default_factory=dict)
     listen_delay: float = -1.0
     listen_open_after: float = -1.0
@@ -69,6 +70,7 @@ async def _drive(url: str, run: DumpRun) -> None:
 def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Iterator[DumpRun]:
     folder = tmp_path_factory.mktemp("mitmdump")
     recording, report, flows = folder / "recording.jsonl", folder / "report.json", folder / "capture.flows"
+    har = folder / "capture.har"
     with sdk_http_server() as server:
         origin = server.url.removesuffix("/mcp")
         with mitmdump(
@@ -78,9 +80,10 @@ def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Itera
             f"mcp_assay_spec_dir={spec_path}",
             "mcp_assay_secrets=never-seen-secret",
             f"save_stream_file={flows}",
+            f"hardump={har}",
             "store_streamed_bodies=true",
         ) as proxy:
-            run = DumpRun(proxy, {}, recording, flows)
+            run = DumpRun(proxy, {}, recording, flows, har)
             anyio.run(_drive, proxy.url, run)
             time.sleep(0.2)
     run.report = json.loads(report.read_text())
@@ -144,6 +147,15 @@ def test_mitmproxys_own_flow_file_is_judged_like_the_recording(
         "initialize_results_name_version_capabilities_and_server",
     ):
         assert offline[check] == live[check] == "passed", check
+
+
+def test_mitmproxys_har_export_is_judged_like_the_recording(dump_run: DumpRun, spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: a HAR file (here mitmproxy's own `hardump`) is a valid input with the same failures."""
+    from_har = _validate(dump_run.har, spec_path, tmp_path)
+    assert from_har["target"]["inputs"] == ["har"]
+    live = {r["check"] for r in dump_run.report["results"] if r["outcome"] == "failed"}
+    assert {r["check"] for r in from_har["results"] if r["outcome"] == "failed"} == live
+    assert from_har["stats"]["messages"] > 30
 
 
 def test_the_token_never_reaches_the_recording_the_report_or_the_log(dump_run: DumpRun) -> None:

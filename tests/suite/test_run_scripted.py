@@ -121,7 +121,8 @@ def test_a_rate_limit_past_the_budget_leaves_the_run_unverified_and_says_so(spec
     assert not failures(report)
     assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None
     reasons = {item.reason for item in report.results if item.outcome is Outcome.NOT_VERIFIED}
-    assert any("429" in reason for reason in reasons)
+    assert any("rate-limited" in reason for reason in reasons)
+    assert "429" in report.revision_note
 
 
 def test_refused_credentials_make_cases_unverified_with_the_servers_answer(spec: SpecSet) -> None:
@@ -135,8 +136,19 @@ def test_refused_credentials_make_cases_unverified_with_the_servers_answer(spec:
     report, events = run_suite(spec, handler, token=TOKEN)
     assert not failures(report)
     assert "HTTP 401" in report.revision_note and "token not accepted" in report.revision_note
+    reasons = {item.reason for item in report.results if item.outcome is Outcome.NOT_VERIFIED}
+    assert reasons and all("HTTP 401" in reason for reason in reasons)
     assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None
     assert TOKEN not in json.dumps(report.to_json())
+
+
+def test_only_selects_families_and_checks_by_name_or_requirement_prefix() -> None:
+    """Tool-defined: --only VER picks requirement IDs, --only tools a family and check names."""
+    checks = runner.select_checks("VER")
+    assert checks and all(any(r.startswith("VER") for r in check.requirements) for check in checks)
+    names = [family.name for family in runner.select_families("tools", runner.select_checks("tools"))]
+    assert "tools" in names and "listen" not in names
+    assert runner.select_checks(None) is None
 
 
 def test_a_server_that_never_answers_ends_the_run_within_the_timeout(spec: SpecSet) -> None:

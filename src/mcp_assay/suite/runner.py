@@ -25,6 +25,7 @@ import httpx
 
 from mcp_assay.checks import REGISTRY, Check, evaluate
 from mcp_assay.errors import AssayError, ConfigError
+from mcp_assay.jsonrpc import Kind
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.model import Report, SchemaInfo
@@ -53,7 +54,7 @@ from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Severity, Side, Source, Verdict
-from mcp_assay.wire import Observation
+from mcp_assay.wire import Observation, ProcessExit, StdioLine
 
 __all__ = ["RUN_OBSERVATION", "STAYS_UP_CHECK", "arun", "judge_suite_log", "run", "select_checks", "select_families"]
 
@@ -412,7 +413,9 @@ class _Run:
             blocked_by = "RPC-05"
         except ServerExited as exc:
             ctx.transport_dead = f"the server process exited (code {exc.code}) during the {ctx.family} cases"
-            ctx.observe("transport-lost", detail=str(exc), code=exc.code, family=ctx.family)
+            tail = self._stderr_tail(ctx.transport)
+            detail = f"{exc}; its last stderr lines: {tail}" if tail else str(exc)
+            ctx.observe("transport-lost", detail=detail, code=exc.code, family=ctx.family)
             reason, blocked_by = ctx.transport_dead, STAYS_UP_CHECK
         except Unreachable as exc:
             ctx.transport_dead = f"the server stopped accepting connections during the {ctx.family} cases ({exc})"
@@ -433,6 +436,9 @@ class _Run:
         ctx: SuiteContext | None = None
         try:
             selection = await self.select(forced)
+            if selection.revision is None:
+                await asyncio.sleep(0.05)  # let a dying stdio process's last lines and exit be read
+                self._explain(selection)
             self.emit(RevisionSelected(selection.revision.name if selection.revision else None, selection.note))
             self.router.sink()(
                 Observation(
@@ -459,8 +465,47 @@ class _Run:
             await self.target.close_all()
         return self.report(selection, ctx)
 
+    @staticmethod
+    def _stderr_tail(transport: Transport, lines: int = 3) -> str:
+        if not isinstance(transport, StdioTransport) or not transport.stderr:
+            return ""
+        return " | ".join(line.strip() for line in transport.stderr[-lines:] if line.strip())[:500]
+
+    def _what_the_process_did(self) -> str:
+        """For a stdio target that answered nothing usable: what it printed, and whether it exited."""
+        facts = []
+        garbage = [
+            item
+            for item in self.router.dropped
+            if isinstance(item, StdioLine) and item.sender is Side.SERVER and item.message.kind is Kind.UNPARSEABLE
+        ]
+        if garbage:
+            text = garbage[0].raw.decode("utf-8", "replace").strip()[:120]
+            facts.append(f"it printed something that is not JSON on stdout ({text!r})")
+        exits = [item for item in self.router.dropped if isinstance(item, ProcessExit) and item.stdin_closed_at is None]
+        if exits:
+            facts.append(f"the process exited on its own (code {exits[0].code})")
+        tails = [tail for tail in (self._stderr_tail(t) for t in self.target.transports) if tail]
+        if tails:
+            facts.append(f"its stderr ended with: {tails[0]}")
+        return "; ".join(facts)
+
+    def _explain(self, selection: Selection) -> None:
+        facts = self._what_the_process_did()
+        if facts:
+            selection.note = f"{selection.note} ({self.redactor.text(facts)})"
+
     def _nothing_tested(self, selection: Selection) -> None:
-        reason = selection.note
+        short = {
+            "unreachable": "the server could not be reached or never answered",
+            "rate-limited": "the server rate-limited the run past --retry-budget-ms",
+            "refused": "the server refused the credentials",
+            "harness": "a defect of mcp-assay stopped the run",
+            "out-of-window": "the server offers no revision inside the supported window",
+        }.get(selection.problem or "", "no revision could be chosen")
+        if selection.problem == "refused" and selection.detail:
+            short = selection.detail
+        reason = f"not run: {short} (the revision line of the report says more)"
         if selection.problem in ("unreachable", "rate-limited", "refused"):
             self.target_error = selection.detail
         skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)

@@ -201,7 +201,10 @@ async def _serve(
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, master.shutdown)
-    await master.run()
+    try:
+        await master.run()
+    except SystemExit as exc:  # mitmproxy gives up at startup (e.g. the port is taken); it said why
+        return 2 if exc.code not in (0, None) else 0
     if assay.finished is None:
         return 3
     return assay.finished.exit_code

@@ -1,0 +1,55 @@
+"""The `proxy`, `addon-path` and `tap` commands' own edges (no traffic needed)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mcp_assay.cli import cli
+from tests.peers.process import PYTHON
+
+
+def test_addon_path_prints_the_script_mitmproxy_loads() -> None:
+    """Tool-defined: `mitmdump -s "$(mcp-assay addon-path)"` works from any install."""
+    result = CliRunner().invoke(cli, ["addon-path"])
+    path = Path(result.output.strip())
+    assert result.exit_code == 0 and path.is_file() and path.name == "__init__.py"
+    assert "addons" in path.read_text()
+
+
+def test_reverse_mode_needs_an_upstream(spec_path: Path) -> None:
+    """Tool-defined: a usage error, before anything starts."""
+    result = CliRunner().invoke(cli, ["proxy", "--spec-dir", str(spec_path)])
+    assert result.exit_code == 2 and "--upstream is required" in result.output
+
+
+def test_a_taken_port_is_a_usage_error_with_mitmproxys_reason(spec_path: Path) -> None:
+    """Tool-defined: the proxy exits 2 and says why when it cannot listen."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = [
+            PYTHON, "-m", "mcp_assay", "proxy", "--upstream", "http://127.0.0.1:9/mcp", "--listen-port", str(port),
+            "--spec-dir", str(spec_path),
+        ]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, timeout=60, check=False)
+    assert result.returncode == 2
+    assert b"address already in use" in result.stderr
+
+
+def test_the_tap_needs_a_server_command(spec_path: Path) -> None:
+    """Tool-defined: `mcp-assay tap` without a command is a usage error."""
+    result = CliRunner().invoke(cli, ["tap", "--spec-dir", str(spec_path)])
+    assert result.exit_code == 2
+
+
+def test_a_server_that_cannot_start_exits_127(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: like a shell, the tap answers 127 for a command it cannot run."""
+    command = [PYTHON, "-m", "mcp_assay", "tap", "--spec-dir", str(spec_path), "--", str(tmp_path / "no-such-server")]
+    result = subprocess.run(command, capture_output=True, timeout=60, check=False, input=b"")
+    assert result.returncode == 127
+    assert b"cannot start" in result.stderr and result.stdout == b""

@@ -222,3 +222,20 @@ def test_malformed_probes_are_answered_by_the_scripted_server(spec: SpecSet, tmp
     assert by_name["invalid-json"].request_message.kind is Kind.UNPARSEABLE
     assert by_name["invalid-json"].probe is not None and by_name["invalid-json"].probe["invalid"] is True
     assert by_name["batch"].request_message is not None and by_name["batch"].request_message.kind is Kind.BATCH
+
+
+def test_an_http_server_that_goes_away_is_one_finding_and_the_rest_is_blocked(spec: SpecSet) -> None:
+    """Tool-defined: a refused connection mid-run fails BEH-09 once; later families are blocked by it."""
+    inner = respond(Server())
+    calls = {"count": 0}
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        calls["count"] += 1
+        if calls["count"] > 12:
+            raise httpx.ConnectError("connection refused", request=request)
+        return await inner(request)
+
+    report, _ = run_suite(spec, handler)
+    assert verdict(report, "server_stays_available_through_the_run").outcome is Outcome.FAILED
+    blocked = [item for item in report.results if item.blocked_by == "server_stays_available_through_the_run"]
+    assert blocked and all(item.outcome is Outcome.NOT_VERIFIED for item in blocked)

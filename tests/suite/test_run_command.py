@@ -54,3 +54,29 @@ def test_every_run_option_has_its_environment_twin() -> None:
     names = {str(param.envvar) for param in command.params if param.name not in ("help",)}
     for expected in ("MCP_ASSAY_URL", "MCP_ASSAY_COMMAND", "MCP_ASSAY_TOKEN", "MCP_ASSAY_TOOL_ARGS", "MCP_ASSAY_ONLY"):
         assert expected in names
+
+
+def test_validate_judges_a_suite_recording_to_the_run_verdicts(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: `mcp-assay validate run.jsonl` reaches the verdicts the run reached."""
+    import asyncio
+    import json
+
+    from mcp_assay.spec import load_spec
+    from mcp_assay.suite.config import SuiteConfig
+    from mcp_assay.suite.runner import arun
+    from tests.peers.broken_suite.core import Server
+    from tests.suite.scripted import mock, respond
+
+    record = tmp_path / "run.jsonl"
+    config = SuiteConfig(
+        url="http://127.0.0.1:9/mcp", record=str(record), tool_args={"echo": {"message": "hi"}}, stream_budget_ms=300
+    )
+    report = asyncio.run(arun(config, load_spec(spec_dir=spec_path), mock=mock(respond(Server("prompt-bad-role")))))
+    out = tmp_path / "validate.json"
+    result = CliRunner().invoke(cli, ["validate", str(record), "--spec-dir", str(spec_path), "--report", f"json:{out}"])
+    assert result.exit_code == 1, result.output
+    again = json.loads(out.read_text(encoding="utf-8"))
+    assert again["revisions"]["under_test"] == "2026-07-28"
+    assert {(item["check"], item["outcome"]) for item in again["results"]} == {
+        (item.check, item.outcome.value) for item in report.results
+    }

@@ -67,7 +67,20 @@ def validate_command(
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
     log, problems, kinds = load_inputs(recordings)
-    verdicts = evaluate(log, spec, checks=checks, source=Source.PASSIVE)
+    revision: str | None = None
+    revision_note = "attributed per message from the traffic (per-request _meta and headers; initialize per session)"
+    runs = log.observations("suite-run")
+    if runs:
+        # a recording of `mcp-assay run`: judged exactly as the run judged it
+        from mcp_assay.suite.runner import judge_suite_log
+
+        verdicts, suite_notes = judge_suite_log(log, spec, checks=checks)
+        problems = [*problems, *suite_notes]
+        named = runs[-1].data.get("revision")
+        revision = named if isinstance(named, str) else None
+        revision_note = str(runs[-1].data.get("note", "")) or revision_note
+    else:
+        verdicts = evaluate(log, spec, checks=checks, source=Source.PASSIVE)
     report = Report(
         results=verdicts,
         target={
@@ -76,8 +89,8 @@ def validate_command(
             "transport": ", ".join(sorted(log.transports())) or "none",
             "inputs": kinds,
         },
-        revision=None,
-        revision_note="attributed per message from the traffic (per-request _meta and headers; initialize per session)",
+        revision=revision,
+        revision_note=revision_note,
         window=[revision.name for revision in spec.window],
         schemas=schema_infos(spec),
         notes=[*spec_notes(spec), *problems],

@@ -59,7 +59,7 @@ def report_options[F: Callable[..., Any]](func: F) -> F:
         show_envvar=True,
         metavar="FORMAT[:PATH]",
         help="terminal, json, markdown, html, junit or tap; repeatable. Without PATH a file lands in the "
-        "temp dir (terminal goes to stdout); PATH '-' is stdout. Default: terminal.",
+        "temp dir (terminal goes to stdout, or to stderr for the tap); PATH '-' is stdout. Default: terminal.",
     )(func)
     return func
 

@@ -133,3 +133,13 @@ def test_a_deliberately_invalid_probe_is_never_held_against_the_client(spec: Spe
     server = judge(log_of(probe), spec, "invalid_json_gets_a_parse_error")
     assert server.outcome is Outcome.PASSED
     assert server.source.value == "active"
+
+
+def test_a_non_json_stdio_line_is_left_to_the_stdio_rules(spec: SpecSet) -> None:
+    """Tool-defined: a banner on a stdio server's stdout is named by STDIO-02, not as a generic RPC-01 failure."""
+    from mcp_assay.wire import StdioLine
+
+    banner = StdioLine.build(id="b1", connection="c", sender=Side.SERVER, time=1.0, raw=b"Server is running...\n")
+    log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), banner)
+    assert judge(log, spec, "messages_are_jsonrpc_2_0_objects").outcome is Outcome.PASSED
+    assert judge(log, spec, "server_stdout_carries_only_mcp_messages").outcome is Outcome.FAILED

@@ -30,6 +30,8 @@ def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding 
     if message.kind is Kind.BATCH:
         return None  # judged as a batch (RPC-14)
     if message.kind is Kind.UNPARSEABLE:
+        if message.transport == "stdio":
+            return None  # a non-JSON line on stdio is named by STDIO-01/02/03, not judged twice
         problems = "; ".join(p.detail for p in message.problems if p.code in ("syntax", "bom"))
         return failed(message, f"{_who(message)} sent something that is not JSON: {problems}")
     if message.kind is Kind.INVALID:

@@ -116,6 +116,11 @@ class _Target:
     mock: httpx.AsyncBaseTransport | None = None
     transports: list[Transport] = field(default_factory=list)
     _processes: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _connections: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def connection(self) -> str:
+        """A fresh connection label: each HTTP client (and so each TCP connection) gets its own."""
+        return f"c{next(self._connections)}"
 
     async def transport(self, buffer: str | None, connection: str) -> Transport:
         recorder = self.router.sink(buffer)
@@ -148,13 +153,13 @@ class _Target:
     async def modern(self, buffer: str | None = "modern") -> tuple[Transport, ModernClient]:
         revision = modern_revision(self.spec)
         assert revision is not None
-        transport = await self.transport(buffer, "c1" if buffer else "c3")
+        transport = await self.transport(buffer, self.connection())
         return transport, ModernClient(transport, revision)
 
     async def legacy(self, buffer: str | None = "handshake") -> tuple[Transport, LegacyClient]:
         revision = handshake_revision(self.spec)
         assert revision is not None
-        transport = await self.transport(buffer, "c2" if buffer else "c4")
+        transport = await self.transport(buffer, self.connection())
         return transport, LegacyClient(transport, revision)
 
     async def close(self, transport: Transport) -> None:
@@ -342,11 +347,11 @@ class _Run:
             if isinstance(client, ModernClient):
                 if self.config.url is None:
                     return None
-                transport = await self.target.transport(None, f"c{len(self.target.transports) + 1}")
+                transport = await self.target.transport(None, self.target.connection())
                 fresh_client = ModernClient(transport, revision)
                 fresh_client.tools = client.tools
                 return fresh_client
-            transport = await self.target.transport(None, f"c{len(self.target.transports) + 1}")
+            transport = await self.target.transport(None, self.target.connection())
             return LegacyClient(transport, revision)
 
         ctx = SuiteContext(

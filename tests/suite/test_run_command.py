@@ -69,7 +69,11 @@ def test_validate_judges_a_suite_recording_to_the_run_verdicts(spec_path: Path, 
 
     record = tmp_path / "run.jsonl"
     config = SuiteConfig(
-        url="http://127.0.0.1:9/mcp", record=str(record), tool_args={"echo": {"message": "hi"}}, stream_budget_ms=300
+        url="http://127.0.0.1:9/mcp",
+        record=str(record),
+        tool_args={"echo": {"message": "hi"}},
+        prompt_args={"greet": {"who": "x"}},
+        stream_budget_ms=300,
     )
     report = asyncio.run(arun(config, load_spec(spec_dir=spec_path), mock=mock(respond(Server("prompt-bad-role")))))
     out = tmp_path / "validate.json"

@@ -43,19 +43,22 @@ def http_exchange(message: Message, ctx: Context) -> HttpExchange | None:
     return exchange if isinstance(exchange, HttpExchange) else None
 
 
-def schema_finding(message: Message, ctx: Context, *, what: str) -> Finding:
+def schema_finding(message: Message, ctx: Context, *, what: str, ignore_null_id: bool = False) -> Finding:
     """Validate ``message`` against its definition and say how it went."""
     validation = ctx.validate(message)
     if validation is None:
         return unverified(f"cannot tell which revision {message.describe()} belongs to, so no schema applies", message)
-    if validation.ok:
+    issues = validation.issues
+    if ignore_null_id and message.id is None:
+        issues = tuple(issue for issue in issues if issue.path != "id")
+    if not issues:
         if validation.note and "was not seen" in validation.note:
             return unverified(f"{what}: {validation.note}; only the JSON-RPC envelope could be checked", message)
         return passed(message)
     revision = ctx.log.revision(message)
     return failed(
         message,
-        f"{message.describe()} does not match {validation.definition} ({revision}): {issues_text(validation.issues)}",
+        f"{message.describe()} does not match {validation.definition} ({revision}): {issues_text(issues)}",
     )
 
 

@@ -105,13 +105,20 @@ def _cancelled(request: Message, ctx: Context) -> bool:
     return False
 
 
+def _answers_an_unreadable_request(message: Message, ctx: Context) -> bool:
+    """An error in the same HTTP exchange as a malformed body (no method, a batch ...) answers that body."""
+    exchange = http_exchange(message, ctx)
+    request = exchange.request_message if exchange is not None else None
+    return request is not None and request.kind in (Kind.INVALID, Kind.BATCH, Kind.UNPARSEABLE)
+
+
 @log_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="requests and responses")
 def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
     """Each request gets exactly one response with the same id; nothing answers an id never sent."""
     for message in ctx.messages(kinds={Kind.RESULT, Kind.ERROR}):
         if message.id is MISSING or message.id is None:
             continue  # errors about unreadable requests carry no id (RPC-09)
-        if ctx.log.request_of(message) is None:
+        if ctx.log.request_of(message) is None and not _answers_an_unreadable_request(message, ctx):
             yield failed(message, f"{_who(message)} answered id {message.id!r}, which no request in the traffic used")
     for request in ctx.messages(kinds={Kind.REQUEST}):
         answers = ctx.log.responses_to(request)
@@ -160,28 +167,55 @@ def error_messages_are_short_sentences(message: Message, ctx: Context) -> Findin
     return passed(message)
 
 
+def _id_exempt(message: Message, ctx: Context) -> bool:
+    """Rejections the transport lets carry an id-less body: 403 (Origin) and refused notification POSTs."""
+    exchange = http_exchange(message, ctx)
+    if exchange is None or exchange.response is None:
+        return False
+    request = exchange.request_message
+    return exchange.response.status == 403 or (request is not None and request.kind is Kind.NOTIFICATION)
+
+
+def _readable_request(message: Message, ctx: Context) -> Message | None:
+    exchange = http_exchange(message, ctx)
+    request = exchange.request_message if exchange is not None else ctx.log.request_of(message)
+    if request is not None and request.kind is Kind.REQUEST and request.id_key is not None:
+        return request
+    return None
+
+
 @log_check(requirements="RPC-09", level=Level.MUST, side=Side.SERVER, subject="error responses")
 def error_responses_repeat_the_request_id(ctx: Context) -> Iterator[Finding]:
-    """An error repeats the request id; it omits the id only when the request could not be read."""
+    """An error repeats the request id; it leaves the id out only when the request could not be read.
+
+    An id of ``null`` is judged separately (ambiguity A1)."""
     for message in ctx.messages(kinds={Kind.ERROR}, sent_by=Side.SERVER):
-        exchange = http_exchange(message, ctx)
-        request = exchange.request_message if exchange is not None else ctx.log.request_of(message)
-        readable = request is not None and request.kind in (Kind.REQUEST, Kind.NOTIFICATION) and request.id_key
-        if message.id is None and message.member("id") is not MISSING:
-            if readable and request is not None:
-                yield failed(
-                    message, f'the error carries "id": null although the request id {request.id!r} was readable'
-                )
-            else:
-                yield failed(message, 'the error carries "id": null; MCP omits the id when it could not be read')
+        if _id_exempt(message, ctx) or message.id is None:
             continue
+        request = _readable_request(message, ctx)
         if message.id is MISSING:
-            if readable and request is not None:
+            if request is not None:
                 yield failed(message, f"the error omits the id although the request id {request.id!r} was readable")
             else:
                 yield passed(message)
+        elif ctx.log.request_of(message) is not None:
+            yield passed(message)
+
+
+@log_check(requirements="RPC-09", level=Level.SHOULD, side=Side.SERVER, subject="error responses")
+def error_responses_never_carry_a_null_id(ctx: Context) -> Iterator[Finding]:
+    """Errors carry the request id or no id at all, not JSON-RPC 2.0's "id": null (A1).
+
+    The MCP schema types an id as a string or an integer; JSON-RPC 2.0 answers an unreadable request
+    with null, so a null id is a SHOULD-level finding rather than a failure."""
+    for message in ctx.messages(kinds={Kind.ERROR}, sent_by=Side.SERVER):
+        if _id_exempt(message, ctx):
             continue
-        if ctx.log.request_of(message) is not None:
+        if message.id is None:
+            request = _readable_request(message, ctx)
+            readable = f"; the request id {request.id!r} was readable" if request is not None else ""
+            yield failed(message, f'the error carries "id": null{readable}')
+        else:
             yield passed(message)
 
 
@@ -290,9 +324,11 @@ def clients_send_no_batches(message: Message, ctx: Context) -> Finding:
     return passed(message)
 
 
-@log_check(requirements="RPC-14", level=Level.MUST_NOT, side=Side.SERVER, subject="answers to batches")
+@log_check(requirements="RPC-14", level=Level.SHOULD_NOT, side=Side.SERVER, subject="answers to batches")
 def servers_do_not_process_batches(ctx: Context) -> Iterator[Finding]:
-    """A batch is rejected (-32600 and/or HTTP 400) rather than processed as a batch."""
+    """A batch is rejected (-32600 and/or HTTP 400) rather than processed as a batch.
+
+    The specification leaves the server's reaction open, so processing a batch is a SHOULD-level finding."""
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
         if request is None or request.kind is not Kind.BATCH or exchange.response is None:

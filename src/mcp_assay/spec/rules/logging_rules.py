@@ -33,6 +33,7 @@ from mcp_assay.spec.rules._streams import (
     params_of,
 )
 from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import EndReason, HttpExchange
 
 PER_REQUEST = {"per_request_log_level"}
 
@@ -66,8 +67,10 @@ def log_messages_only_for_requests_that_asked(ctx: Context) -> Iterator[Finding]
     """No notifications/message for a request that set no logLevel (stdio: judged only when unambiguous, A9).
 
     Triggered by a request without a logLevel whose handler logs (the active suite calls a chatty
-    tool without one)."""
+    tool without one). On HTTP, a request without a logLevel whose whole response stream was seen
+    without a log message is a pass: the prohibition held for it."""
     idx = index(ctx)
+    yield from _quiet_http_requests(ctx)
     for message in _log_messages(ctx):
         if message.transport == "http":
             if idx.listen_carrying(message) is not None:
@@ -96,6 +99,19 @@ def log_messages_only_for_requests_that_asked(ctx: Context) -> Iterator[Finding]
                 "requests with and without logLevel were in flight together, so the log line cannot be attributed (A9)",
                 message,
             )
+
+
+def _quiet_http_requests(ctx: Context) -> Iterator[Finding]:
+    for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
+        if request.transport != "http" or request.method == "subscriptions/listen" or _asked(request):
+            continue
+        exchange = ctx.log.get(request.exchange)
+        if not isinstance(exchange, HttpExchange) or exchange.ending is None:
+            continue
+        if exchange.ending.reason is not EndReason.COMPLETE or not exchange.response_messages:
+            continue
+        if not any(m.method == "notifications/message" for m in exchange.response_messages):
+            yield passed(request)
 
 
 @log_check(

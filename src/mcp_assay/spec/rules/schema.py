@@ -35,8 +35,10 @@ def results_match_their_method_definition(message: Message, ctx: Context) -> Fin
     kinds={Kind.ERROR},
 )
 def error_responses_match_the_schema(message: Message, ctx: Context) -> Finding:
-    """Error responses carry an integer code, a string message and the fields their code requires."""
-    return schema_finding(message, ctx, what="error response")
+    """Error responses carry an integer code, a string message and the fields their code requires.
+
+    A null id is left to the RPC-09 rules (ambiguity A1), so it is not a schema failure here."""
+    return schema_finding(message, ctx, what="error response", ignore_null_id=True)
 
 
 @message_check(

@@ -303,20 +303,28 @@ def _judged_on_stream(message: Message) -> bool:
 def listen_streams_carry_only_requested_types(ctx: Context) -> Iterator[Finding]:
     """A listen stream carries only the notification types (and resource URIs) the client asked for.
 
-    Triggered by any listen stream; the active suite opens one with an empty filter and expects silence."""
+    Triggered by any listen stream; the active suite opens one with an empty filter and expects silence.
+    An acknowledged stream that carried nothing it was not asked for passes as a whole."""
     for _idx, listen in _listens(ctx):
+        clean = True
+        acknowledged = False
         for message in _server_notifications(listen):
+            acknowledged = acknowledged or message.method == ACKNOWLEDGED
             if not _judged_on_stream(message):
                 continue
             if listen.wants(message):
                 yield passed(message)
-            elif message.method == RESOURCE_UPDATED:
+                continue
+            clean = False
+            if message.method == RESOURCE_UPDATED:
                 uri = params_of(message).get("uri")
                 yield failed(message, f"resource update for {uri!r}, which {listen.request.describe()} did not list")
             else:
                 flag = CHANGE_FILTERS.get(message.method or "", "")
                 asked = f" (no {flag}: true)" if flag else ""
                 yield failed(message, f"{message.method} on the stream of {listen.request.describe()}{asked}")
+        if clean and acknowledged:
+            yield passed(listen.request, f"{listen.request.describe()} carried only what it asked for")
 
 
 @log_check(

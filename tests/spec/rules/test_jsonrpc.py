@@ -143,3 +143,52 @@ def test_a_non_json_stdio_line_is_left_to_the_stdio_rules(spec: SpecSet) -> None
     log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), banner)
     assert judge(log, spec, "messages_are_jsonrpc_2_0_objects").outcome is Outcome.PASSED
     assert judge(log, spec, "server_stdout_carries_only_mcp_messages").outcome is Outcome.FAILED
+
+
+def test_an_error_repeating_the_request_id_passes_rpc_09(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-09)."""
+    good = http(request_body("tools/call", 7, {"name": "x"}), error_body(-32602, "Unknown tool", 7), status=400)
+    assert judge(log_of(good), spec, "error_responses_repeat_the_request_id").outcome is Outcome.PASSED
+
+
+def test_an_error_omitting_a_readable_id_fails_rpc_09(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-09): the id is left out only when the request could not be read."""
+    bad = http(request_body("tools/call", 7, {"name": "x"}), error_body(-32602, "Unknown tool", None), status=400)
+    verdict = judge(log_of(bad), spec, "error_responses_repeat_the_request_id")
+    assert verdict.outcome is Outcome.FAILED
+    assert "request id 7 was readable" in verdict.reason
+
+
+def test_a_403_origin_rejection_may_omit_the_id(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-35): a 403 body may be a JSON-RPC error without an id."""
+    rejected = http(request_body("tools/list", 3), error_body(-32600, "Invalid Origin", None), status=403)
+    verdict = judge(log_of(rejected), spec, "error_responses_repeat_the_request_id")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_null_error_id_is_a_should_level_finding(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-09, A1): "id": null is JSON-RPC 2.0 style, not MCP's; judged at SHOULD level."""
+    null = http(
+        request_body("tools/list", 3), {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "x"}}
+    )
+    verdict = judge(log_of(null), spec, "error_responses_never_carry_a_null_id")
+    assert verdict.outcome is Outcome.FAILED and verdict.severity.value == "should"
+    assert judge(log_of(null), spec, "error_responses_repeat_the_request_id").outcome is Outcome.NOT_VERIFIED
+    assert judge(log_of(null), spec, "error_responses_match_the_schema").outcome is Outcome.PASSED
+    good = http(request_body("tools/list", 3), error_body(-32600, "x", 3))
+    assert judge(log_of(good), spec, "error_responses_never_carry_a_null_id").outcome is Outcome.PASSED
+    assert judge(log_of(), spec, "error_responses_never_carry_a_null_id").outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_processed_batch_is_a_should_not_finding_and_its_answer_is_no_orphan(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-14): the server reaction is unspecified; processing a batch is reported, once."""
+    batch = http(
+        [request_body("tools/list", 1)],
+        [result_body({"resultType": "complete", **TOOLS}, 1)],
+        probe={"name": "batch", "invalid": True},
+    )
+    verdict = judge(log_of(batch), spec, "servers_do_not_process_batches")
+    assert verdict.outcome is Outcome.FAILED and verdict.severity.value == "should"
+    assert judge(log_of(batch), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+    refused = http([request_body("tools/list", 1)], error_body(-32600, "no batches", None), status=400)
+    assert judge(log_of(refused), spec, "servers_do_not_process_batches").outcome is Outcome.PASSED

@@ -48,10 +48,13 @@ def cli(log_level: str) -> None:
     """Judge whether MCP servers, clients and gateways speak the protocol correctly.
 
     \b
-    validate   judge recorded traffic offline
-    report     re-render and merge JSON reports
-    spec       list or download the protocol schemas
-    checks     list the checks and the requirements they cite
+    run         test a server (Streamable HTTP or stdio), probes included
+    proxy       judge live traffic through mitmproxy (addon-path: for mitmdump -s)
+    tap         judge a stdio server's traffic, dropped into any client config
+    validate    judge a recording, a mitmproxy flow file or a HAR file offline
+    report      re-render and merge JSON reports
+    spec        list or download the protocol schemas
+    checks      list the checks and the requirements they cite
     """
     logging.basicConfig(level=getattr(logging, log_level.upper()), format="mcp-assay %(levelname)s %(message)s")
 

@@ -1,0 +1,512 @@
+"""The behaviour cases of one lane: lists per principal, refusals, handles, reads, and the cancel race.
+
+Each case only produces traffic and witness reads; the rules in
+:mod:`mcp_assay.spec.rules.behaviour` judge them. Every exchange a case sends carries a probe tag
+naming the case (``case``), its era and transport, the principal and tool, and every witness read
+is an observation with the same ``case``, so a recording of the run is judged exactly as the run.
+
+A write tool is first *calibrated*: one accepted call (with the cancellation delay, if any) must
+move its witness, or nothing about that tool can be proved. Then each refusal is sent between two
+witness reads, and finally the race: the call is made with a client timeout shorter than its work,
+the client gives up the way the era and transport say (2026 HTTP: close the response stream;
+2025 HTTP and stdio: ``notifications/cancelled``), waits the settle time, and reads the witness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_assay.jsonrpc import id_key
+from mcp_assay.suite.behaviour.config import Handle, ReadTool, Witness, WriteTool
+from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
+from mcp_assay.suite.behaviour.lanes import Client, Lane, Unavailable, refusable
+from mcp_assay.suite.behaviour.witness import Read, WitnessReader
+from mcp_assay.suite.context import SuiteContext
+from mcp_assay.suite.credentials import CredentialsRefused
+from mcp_assay.suite.outgoing import encode, validate_outgoing
+from mcp_assay.suite.session import ModernClient, Probe
+from mcp_assay.suite.transports import NoAnswer, Reply, StreamControl
+from mcp_assay.suite.transports.stdio import StdioTransport
+
+__all__ = ["LaneRun", "RACE_REQUIREMENTS", "REFUSAL_REQUIREMENTS"]
+
+REFUSAL_REQUIREMENTS = frozenset({"BEH-05", "BEH-03"})
+RACE_REQUIREMENTS = frozenset({"BEH-06"})
+LIST_REQUIREMENTS = frozenset({"BEH-04"})
+HANDLE_REQUIREMENTS = frozenset({"BEH-07"})
+READ_REQUIREMENTS = frozenset({"BEH-08"})
+DEFAULT_SETTLE_FLOOR_MS = 1_000
+SETTLE_CEILING_MS = 10_000
+CANARY_PREFIX = "mcp-assay-canary-"
+
+
+@dataclass
+class Calibration:
+    """The accepted call a write tool's cases rest on."""
+
+    before: Read
+    after: Read
+    duration: float
+    """Seconds from sending the call to its answer."""
+    reply: Reply | None
+
+    @property
+    def moved(self) -> bool:
+        return self.before.ok and self.after.ok and self.before.value != self.after.value
+
+
+class LaneRun:
+    """Runs every configured case in one lane."""
+
+    def __init__(self, ctx: SuiteContext, lane: Lane, reader: WitnessReader) -> None:
+        self.ctx = ctx
+        self.lane = lane
+        self.reader = reader
+        self.behaviour = lane.behaviour
+        self.listed: set[str | None] = set()
+        """Principals whose tools/list this lane captured (the rules read tool schemas from it)."""
+        self.unstable: dict[str, str] = {}
+        """Witnesses whose value moved on its own (name -> the two values), so nothing rests on them."""
+
+    # -- plumbing --------------------------------------------------------------------------------
+    def case(self, *parts: str) -> str:
+        return "/".join((self.lane.era, self.lane.transport, *parts))
+
+    def skip(self, reason: str, requirements: frozenset[str], case: str) -> None:
+        self.ctx.skip(f"{self.lane.label}: {reason}", requirements=requirements, case=case)
+
+    def note(self, text: str) -> None:
+        self.ctx.observe("note", detail=text)
+
+    async def client(self, principal: str | None, *, distinct: bool = False) -> Client:
+        try:
+            return await self.lane.client(principal, distinct=distinct)
+        except CredentialsRefused as exc:
+            raise Unavailable(f"the server refused principal {principal}'s credentials ({exc})") from None
+        except NoAnswer as exc:
+            raise Unavailable(f"opening a connection as {principal or 'the run'} got no answer ({exc})") from None
+
+    async def call(
+        self,
+        client: Client,
+        tool: str,
+        arguments: Mapping[str, Any],
+        probe: Probe,
+        *,
+        timeout: float | None = None,
+        progress: str | None = None,
+        **options: Any,
+    ) -> Reply:
+        """One ``tools/call`` in the lane's era (a progress token in ``_meta`` when asked)."""
+        return await client.send(
+            self.body(client, tool, arguments, progress), probe, timeout=timeout, **refusable(client), **options
+        )
+
+    @staticmethod
+    def body(client: Client, tool: str, arguments: Mapping[str, Any], progress: str | None) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": tool, "arguments": dict(arguments)}
+        if isinstance(client, ModernClient):
+            meta = client.meta(progressToken=progress) if progress is not None else None
+            return client.build("tools/call", params, meta=meta)
+        if progress is not None:
+            params["_meta"] = {"progressToken": progress}
+        return client.build("tools/call", params)
+
+    async def witness_read(self, witness: Witness, case: str, read: str, **tags: Any) -> Read:
+        return await self.reader.read(witness, case=case, read=read, **tags)
+
+    def witness(self, name: str | None, owner: str, requirements: frozenset[str], case: str) -> Witness | None:
+        if name is None:
+            self.skip(f"{owner}: no witness configured ({owner}.witness)", requirements, case)
+            return None
+        if name in self.unstable:
+            self.skip(f"witness {name} is unstable ({self.unstable[name]}); isolate the test environment",
+                      requirements, case)  # fmt: skip
+            return None
+        return self.behaviour.witnesses[name]
+
+    # -- the lane --------------------------------------------------------------------------------
+    async def run(self) -> None:
+        await self.warm_up()
+        await self.stability()
+        await self.principal_lists()
+        for tool in self.behaviour.write_tools.values():
+            await self.guarded(self.write_tool(tool), REFUSAL_REQUIREMENTS | RACE_REQUIREMENTS, f"write/{tool.name}")
+        for handle in self.behaviour.handles.values():
+            await self.guarded(self.handle(handle), HANDLE_REQUIREMENTS, f"handle/{handle.name}")
+        for read in self.behaviour.read_tools.values():
+            await self.guarded(self.read_tool(read), READ_REQUIREMENTS, f"read/{read.name}")
+
+    async def guarded(self, work: Any, requirements: frozenset[str], case: str) -> None:
+        try:
+            await work
+        except Unavailable as exc:
+            self.skip(str(exc), requirements, self.case(case))
+        except NoAnswer as exc:
+            self.ctx.observe("no-answer", detail=str(exc), exchange=exc.exchange, family=self.ctx.family)
+            self.skip(f"the server did not answer ({exc})", requirements, self.case(case))
+
+    async def warm_up(self) -> None:
+        """Open every principal's connection at once (stdio servers spend their first second importing)."""
+        wanted: set[tuple[str | None, bool]] = set()
+        for name in self.behaviour.tools_by_principal:
+            wanted.add((name, True))
+        for tool in self.behaviour.write_tools.values():
+            wanted.add((tool.principal, False))
+            if tool.refusals.principal_without_scope:
+                wanted.add((tool.refusals.principal_without_scope, True))
+        for witness in self.behaviour.witnesses.values():
+            if witness.kind == "mcp":
+                wanted.add((witness.principal, False))
+        for handle in self.behaviour.handles.values():
+            wanted.update({(handle.create.principal, True), (handle.use.principal, True)})
+
+        async def open_one(name: str | None, distinct: bool) -> None:
+            try:
+                await self.client(name, distinct=distinct)
+            except Unavailable:
+                pass  # the case that needs it reports why
+
+        await asyncio.gather(*(open_one(name, distinct) for name, distinct in sorted(wanted, key=str)))
+
+    async def stability(self) -> None:
+        """Each witness in use is read twice, ``stability_ms`` apart: a value that moves on its own proves nothing."""
+        used = {tool.witness for tool in self.behaviour.write_tools.values()}
+        used |= {tool.witness for tool in self.behaviour.read_tools.values()}
+        for name in sorted(item for item in used if item is not None):
+            witness = self.behaviour.witnesses[name]
+            case = self.case("stability", name)
+            first = await self.witness_read(witness, case, "first")
+            await asyncio.sleep(witness.stability_ms / 1000)
+            second = await self.witness_read(witness, case, "second")
+            if first.ok and second.ok and first.value != second.value:
+                self.unstable[name] = f"{first.value!r} then {second.value!r}"
+
+    # -- BEH-04 ----------------------------------------------------------------------------------
+    async def principal_lists(self) -> None:
+        for name in self.behaviour.tools_by_principal:
+            self.listed.add(name)
+            case = self.case("tools-by-principal", name)
+            try:
+                client = await self.client(name, distinct=True)
+            except Unavailable as exc:
+                self.skip(str(exc), LIST_REQUIREMENTS, case)
+                continue
+            cursor: str | None = None
+            for page in range(1, self.ctx.config.page_limit + 1):
+                params: dict[str, Any] | None = {"cursor": cursor} if cursor is not None else None
+                if params is None and self.lane.modern:
+                    params = {}
+                probe = self.lane.probe(
+                    "principal-list", f"tools/list as {name} (page {page})", case=case, principal=name, page=page
+                )
+                reply = await client.request("tools/list", params, probe=probe, **refusable(client))
+                if not reply.ok:
+                    break
+                tools = reply.result.get("tools")
+                if isinstance(tools, list) and isinstance(client, ModernClient):
+                    client.tools.update({t["name"]: t for t in tools if isinstance(t, dict) and "name" in t})
+                next_cursor = reply.result.get("nextCursor")
+                if not isinstance(next_cursor, str):
+                    break
+                cursor = next_cursor
+
+    # -- BEH-05 / BEH-03 / BEH-06 ----------------------------------------------------------------
+    async def write_tool(self, tool: WriteTool) -> None:
+        base = f"write/{tool.name}"
+        witness = self.witness(tool.witness, f"write_tools.{tool.name}", REFUSAL_REQUIREMENTS | RACE_REQUIREMENTS,
+                               self.case(base))  # fmt: skip
+        if witness is None:
+            return
+        racing = tool.cancellation is not None and (
+            tool.cancellation.eras is None or self.lane.era in tool.cancellation.eras
+        )
+        await self.schema_of(tool)
+        calibration = await self.calibrate(tool, witness, racing)
+        if not calibration.moved:
+            answer = calibration.reply.describe() if calibration.reply is not None else "no answer"
+            self.skip(
+                f"calibration: an accepted call of {tool.name} ({answer}) did not move witness {witness.name}, "
+                "so its refusals and cancellation cannot be proved",
+                REFUSAL_REQUIREMENTS | RACE_REQUIREMENTS,
+                self.case(base, "calibrate"),
+            )
+            return
+        await self.refusals(tool, witness)
+        if tool.cancellation is None:
+            self.skip(f"no cancellation configured for {tool.name} (write_tools.{tool.name}.cancellation)",
+                      RACE_REQUIREMENTS, self.case(base, "race"))  # fmt: skip
+        elif not racing:
+            self.skip(f"write_tools.{tool.name}.cancellation.eras leaves {self.lane.era} out",
+                      RACE_REQUIREMENTS, self.case(base, "race"))  # fmt: skip
+        else:
+            await self.race(tool, witness, calibration)
+
+    async def schema_of(self, tool: WriteTool) -> None:
+        """List the tools as the write tool's principal unless done already: the rules need its inputSchema."""
+        if tool.principal in self.listed:
+            return
+        self.listed.add(tool.principal)
+        client = await self.client(tool.principal)
+        params: dict[str, Any] | None = {} if self.lane.modern else None
+        probe = self.lane.probe("behaviour-list", f"tools/list for the inputSchema of {tool.name}",
+                                principal=tool.principal)  # fmt: skip
+        await client.request("tools/list", params, probe=probe, **refusable(client))
+
+    def _arguments(self, tool: WriteTool, racing: bool) -> dict[str, Any]:
+        arguments = dict(tool.arguments)
+        if racing and tool.cancellation is not None:
+            arguments.update(tool.cancellation.delay_argument)
+        return arguments
+
+    async def calibrate(self, tool: WriteTool, witness: Witness, racing: bool) -> Calibration:
+        case = self.case("write", tool.name, "calibrate")
+        tags = {"tool": tool.name, "phase": "calibrate"}
+        client = await self.client(tool.principal)
+        before = await self.witness_read(witness, case, "before", **tags)
+        name = "cancel-race" if racing else "write-baseline"
+        probe = self.lane.probe(name, f"calibrate: an accepted tools/call {tool.name} must move the witness",
+                                case=case, principal=tool.principal, **tags)  # fmt: skip
+        started = time.monotonic()
+        reply: Reply | None = await self.call(client, tool.name, self._arguments(tool, racing), probe)
+        duration = time.monotonic() - started
+        after = await self.witness_read(witness, case, "after", **tags)
+        return Calibration(before=before, after=after, duration=duration, reply=reply)
+
+    async def refusals(self, tool: WriteTool, witness: Witness) -> None:
+        refusals = tool.refusals
+        if refusals.extra_arguments:
+            arguments = {**tool.arguments, **refusals.extra_arguments}
+            await self.refusal(tool, witness, "extra_arguments", tool.principal, arguments, distinct=False,
+                               extra=sorted(refusals.extra_arguments))  # fmt: skip
+        else:
+            self.skip(f"no forbidden argument configured for {tool.name} "
+                      f"(write_tools.{tool.name}.refusals.extra_arguments)", frozenset({"BEH-03"}),
+                      self.case("write", tool.name, "refusal", "extra_arguments"))  # fmt: skip
+        if refusals.principal_without_scope:
+            try:
+                await self.refusal(tool, witness, "principal_without_scope", refusals.principal_without_scope,
+                                   dict(tool.arguments), distinct=True)  # fmt: skip
+            except Unavailable as exc:
+                self.skip(str(exc), frozenset({"BEH-05"}),
+                          self.case("write", tool.name, "refusal", "principal_without_scope"))  # fmt: skip
+
+    async def refusal(
+        self,
+        tool: WriteTool,
+        witness: Witness,
+        kind: str,
+        principal: str | None,
+        arguments: Mapping[str, Any],
+        *,
+        distinct: bool,
+        extra: list[str] | None = None,
+    ) -> None:
+        case = self.case("write", tool.name, "refusal", kind)
+        tags = {"tool": tool.name, "phase": "refusal", "refusal": kind}
+        client = await self.client(principal, distinct=distinct)
+        before = await self.witness_read(witness, case, "before", **tags)
+        what = (
+            f"tools/call {tool.name} with arguments its inputSchema forbids ({', '.join(extra or [])})"
+            if kind == "extra_arguments"
+            else f"tools/call {tool.name} as {principal}, who must not be able to use it"
+        )
+        probe = Probe(
+            name="refusal",
+            family=self.lane.family,
+            intent=f"{what}: must be refused and change nothing",
+            invalid=kind == "extra_arguments",
+            extra=self.lane.tags(case=case, principal=principal, extra=extra, **tags),
+        )
+        await self.call(client, tool.name, arguments, probe)
+        await asyncio.sleep(tool.settle_ms / 1000)
+        if before.ok:
+            await self.witness_read(witness, case, "after", **tags)
+
+    # -- the race --------------------------------------------------------------------------------
+    async def race(self, tool: WriteTool, witness: Witness, calibration: Calibration) -> None:
+        cancellation = tool.cancellation
+        assert cancellation is not None
+        case = self.case("write", tool.name, "race")
+        duration_ms = calibration.duration * 1000
+        timeout_ms = cancellation.timeout_ms if cancellation.timeout_ms is not None else max(1, round(duration_ms / 3))
+        settle_ms = cancellation.settle_ms
+        if settle_ms is None:
+            settle_ms = min(SETTLE_CEILING_MS, max(DEFAULT_SETTLE_FLOOR_MS, round(3 * duration_ms)))
+        tags = {"tool": tool.name, "phase": "race", "timeout_ms": timeout_ms, "settle_ms": settle_ms,
+                "calibrated_ms": round(duration_ms)}  # fmt: skip
+        client = await self.client(tool.principal)
+        before = await self.witness_read(witness, case, "before", **tags)
+        arguments = self._arguments(tool, True)
+        token = f"mcp-assay-race-{uuid.uuid4().hex[:8]}"
+        intent = f"tools/call {tool.name} given up after {timeout_ms} ms: no late write may follow"
+        probe = self.lane.probe("cancel-race", intent, case=case, principal=tool.principal, **tags)
+        timeout = timeout_ms / 1000
+        sent = time.time()
+        if self.lane.transport == "http" and self.lane.modern:
+            gave_up, how = await self._race_by_closing(tool, arguments, probe, timeout, token)
+        elif self.lane.transport == "http":
+            gave_up, how = await self._race_by_notice_http(client, tool, arguments, probe, timeout, settle_ms, token,
+                                                           case, tags)  # fmt: skip
+        else:
+            gave_up, how = await self._race_by_notice_stdio(client, tool, arguments, probe, timeout, token, case, tags)
+        remaining = settle_ms / 1000 - (time.time() - gave_up)
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+        after = await self.witness_read(witness, case, "after", **tags)
+        self.note(self._timeline(tool, witness, sent, gave_up, how, before, after))
+
+    def _timeline(
+        self, tool: WriteTool, witness: Witness, sent: float, gave_up: float, how: str, before: Read, after: Read
+    ) -> str:
+        def at(moment: float) -> str:
+            return f"+{round((moment - sent) * 1000)} ms"
+
+        reads = f"{before.value!r} → {after.value!r}" if before.ok and after.ok else "a read failed"
+        return (
+            f"cancel race {self.lane.label}, {tool.name}: sent +0 ms, gave up {at(gave_up)} ({how}), "
+            f"witness {witness.name} read {at(after.time)}: {reads}"
+        )
+
+    async def _race_by_closing(
+        self, tool: WriteTool, arguments: Mapping[str, Any], probe: Probe, timeout: float, token: str
+    ) -> tuple[float, str]:
+        """2026 HTTP: a connection of its own, closed when the timeout passes (closing the stream cancels)."""
+        key = self.lane.identity(tool.principal, distinct=False)
+        client = await self.lane.new_client(key, connection=f"{self.lane.era[:4]}-race")
+        self.lane.keep(client.transport)
+        reply = await self.call(client, tool.name, arguments, probe, progress=token, cancel_after=timeout)
+        if reply.closed_by_client:
+            return time.time(), "closed the response stream"
+        return time.time(), f"answered first: {reply.describe()}"
+
+    async def _race_by_notice_http(
+        self,
+        client: Client,
+        tool: WriteTool,
+        arguments: Mapping[str, Any],
+        probe: Probe,
+        timeout: float,
+        settle_ms: int,
+        token: str,
+        case: str,
+        tags: Mapping[str, Any],
+    ) -> tuple[float, str]:
+        """2025 HTTP: keep watching the call's stream, and POST notifications/cancelled in the session."""
+        watch = timeout + settle_ms / 1000
+        body = self.body(client, tool.name, arguments, token)
+        call = asyncio.create_task(
+            client.send(body, probe, stream=StreamControl(budget=watch), timeout=watch + 1.0, allow_refusal=True)
+        )
+        done, _ = await asyncio.wait({call}, timeout=timeout)
+        if done:
+            reply = call.result()
+            if reply.response is not None:
+                return time.time(), f"answered first: {reply.describe()}"
+        gave_up = time.time()
+        await client.notify(
+            "notifications/cancelled",
+            {"requestId": body["id"], "reason": "mcp-assay gave up (client timeout)"},
+            probe=self.lane.probe("cancel-race", "cancel the timed-out call", case=case, principal=tool.principal,
+                                  **{**tags, "phase": "cancel"}),
+        )  # fmt: skip
+        try:
+            await call
+        except NoAnswer:
+            pass  # the stream never opened; the witness decides what happened
+        return gave_up, "sent notifications/cancelled"
+
+    async def _race_by_notice_stdio(
+        self,
+        client: Client,
+        tool: WriteTool,
+        arguments: Mapping[str, Any],
+        probe: Probe,
+        timeout: float,
+        token: str,
+        case: str,
+        tags: Mapping[str, Any],
+    ) -> tuple[float, str]:
+        """stdio: wait for the answer until the timeout, then write notifications/cancelled."""
+        transport = client.transport
+        assert isinstance(transport, StdioTransport)
+        body = self.body(client, tool.name, arguments, token)
+        validate_outgoing(self.lane.revision, encode(body), invalid=False)
+        try:
+            reply = await transport.send(
+                encode(body), probe=probe.tag(self.lane.era), expect=id_key(body["id"]), timeout=timeout
+            )
+            return time.time(), f"answered first: {reply.describe()}"
+        except NoAnswer:
+            pass
+        gave_up = time.time()
+        await client.notify(
+            "notifications/cancelled",
+            {"requestId": body["id"], "reason": "mcp-assay gave up (client timeout)"},
+            probe=self.lane.probe("cancel-race", "cancel the timed-out call", case=case, principal=tool.principal,
+                                  **{**tags, "phase": "cancel"}),
+        )  # fmt: skip
+        return gave_up, "sent notifications/cancelled"
+
+    # -- BEH-07 ----------------------------------------------------------------------------------
+    async def handle(self, handle: Handle) -> None:
+        case = self.case("handle", handle.name)
+        owner = await self.client(handle.create.principal, distinct=True)
+        other = await self.client(handle.use.principal, distinct=True)
+        canary = f"{CANARY_PREFIX}{uuid.uuid4().hex[:12]}"
+        arguments = dict(handle.create.arguments)
+        if handle.canary_argument:
+            arguments[handle.canary_argument] = canary
+        tags = {"handle": handle.name}
+        created = await self.call(
+            owner, handle.create.tool, arguments,
+            self.lane.probe("handle-create", f"{handle.create.principal} creates a {handle.name} with a canary",
+                            case=case, principal=handle.create.principal, tool=handle.create.tool,
+                            canary=canary if handle.canary_argument else None, **tags),
+        )  # fmt: skip
+        result = created.result
+        if not created.ok or result.get("isError") is True:
+            self.skip(f"handles.{handle.name}: the create call answered {created.describe()}, so there is no handle",
+                      HANDLE_REQUIREMENTS, case)  # fmt: skip
+            return
+        try:
+            value = apply_extract(parse_extract(handle.handle), result)
+        except ExtractError as exc:
+            self.skip(f"handles.{handle.name}.handle: {exc}", HANDLE_REQUIREMENTS, case)
+            return
+        used = {key: _substitute(item, value) for key, item in handle.use.arguments.items()}
+        await self.call(
+            other, handle.use.tool, used,
+            self.lane.probe("handle-use", f"{handle.use.principal} presents {handle.create.principal}'s handle",
+                            case=case, principal=handle.use.principal, tool=handle.use.tool,
+                            owner=handle.create.principal, canary=canary if handle.canary_argument else None, **tags),
+        )  # fmt: skip
+
+    # -- BEH-08 ----------------------------------------------------------------------------------
+    async def read_tool(self, read: ReadTool) -> None:
+        case = self.case("read", read.name)
+        witness = self.witness(read.witness, f"read_tools.{read.name}", READ_REQUIREMENTS, case)
+        if witness is None:
+            return
+        tags = {"tool": read.name, "phase": "read"}
+        client = await self.client(read.principal)
+        before = await self.witness_read(witness, case, "before", **tags)
+        probe = self.lane.probe("read-tool", f"tools/call {read.name}, used as a read: must change nothing",
+                                case=case, principal=read.principal, **tags)  # fmt: skip
+        await self.call(client, read.name, read.arguments, probe)
+        await asyncio.sleep(read.settle_ms / 1000)
+        if before.ok:
+            await self.witness_read(witness, case, "after", **tags)
+
+
+def _substitute(template: Any, handle: Any) -> Any:
+    if template == "{handle}":
+        return handle
+    if isinstance(template, str) and "{handle}" in template:
+        return template.replace("{handle}", str(handle))
+    return template

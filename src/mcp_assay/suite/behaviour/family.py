@@ -1,0 +1,59 @@
+"""The behaviour family: one lane per era the server serves, each running every configured case."""
+
+from __future__ import annotations
+
+from mcp_assay.suite.behaviour.cases import LaneRun
+from mcp_assay.suite.behaviour.lanes import Lane
+from mcp_assay.suite.behaviour.witness import WitnessReader
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.session import ModernClient
+
+__all__ = ["EXPECTATION", "FAMILY", "REQUIREMENTS"]
+
+REQUIREMENTS = frozenset({"BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07", "BEH-08"})
+EXPECTATION = "expectation"
+"""Observation kind carrying the user's expected tool table, so a recording is judged like the run."""
+
+
+async def run(ctx: SuiteContext) -> None:
+    behaviour = ctx.config.behaviour
+    if behaviour is None:
+        ctx.skip(
+            "no behaviour cases configured: describe principals, witnesses and write_tools in --config "
+            "(see docs/walkthrough.md)",
+            requirements=REQUIREMENTS,
+        )
+        return
+    connect = ctx.connect
+    if connect is None:
+        ctx.skip("harness error: this run cannot open connections of its own", requirements=REQUIREMENTS)
+        return
+    if behaviour.tools_by_principal:
+        ctx.observe(
+            EXPECTATION, tools_by_principal={name: list(tools) for name, tools in behaviour.tools_by_principal.items()}
+        )
+    tools = dict(ctx.client.tools) if isinstance(ctx.client, ModernClient) else {}
+    eras = [revision for revision in ctx.spec.window if revision.name in ctx.offered]
+    for revision in eras:
+        lane = Lane(
+            revision=revision,
+            transport=ctx.transport.kind,
+            config=ctx.config,
+            behaviour=behaviour,
+            connect=connect,
+            family=ctx.family or "behaviour",
+            tools=tools,
+        )
+        try:
+            await LaneRun(ctx, lane, WitnessReader(lane, ctx.router.sink(), ctx.new_id)).run()
+        finally:
+            await lane.close()
+
+
+FAMILY = Family(
+    name="behaviour",
+    requirements=REQUIREMENTS,
+    run=run,
+    capability="tools",
+    description="principals' tool lists, refusals proved with a witness, handles, and the cancel race per era",
+)

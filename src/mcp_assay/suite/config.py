@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
 
 __all__ = ["SuiteConfig", "load_arguments", "read_config_file"]
@@ -50,6 +51,8 @@ class SuiteConfig:
     stream_budget_ms: int = 1_500
     """How long listen-stream cases keep a stream open waiting for what they need."""
     record: str | None = None
+    behaviour: BehaviourConfig | None = None
+    """Principals, witnesses, write tools and handles for the behaviour cases (config file only)."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -207,15 +210,20 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"--config {path}: expected a mapping of option names to values")
     values: dict[str, Any] = {}
     unknown = []
+    behaviour = parse_behaviour({str(key): value for key, value in data.items()}, str(path))
+    if behaviour is not None:
+        values["behaviour"] = behaviour
     for raw_key, value in data.items():
         key = str(raw_key)
+        if key in BEHAVIOUR_KEYS:
+            continue
         name = _ALIASES.get(key, key.replace("-", "_"))
-        if name not in _FIELDS:
+        if name not in _FIELDS or name == "behaviour":
             unknown.append(key)
             continue
         values[name] = value
     if unknown:
-        known = ", ".join(sorted(name.replace("_", "-") for name in _FIELDS))
+        known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - {"behaviour"}), *BEHAVIOUR_KEYS]))
         raise ConfigError(f"--config {path}: unknown keys {', '.join(sorted(unknown))} (known: {known})")
     return values
 

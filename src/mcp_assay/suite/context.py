@@ -144,6 +144,9 @@ class SuiteContext:
         """(tool name, arguments, reply) of every ordinary tool call, for the MRTR family."""
         self.discover_result: dict[str, Any] | None = None
         self.transport_dead: str | None = None
+        self.connect: Callable[..., Awaitable[Transport]] | None = None
+        """``connect(credentials=..., env=..., label=...)``: a transport of its own to the target, with another
+        principal's credentials (HTTP) or environment (a new stdio process); set by the runner."""
 
     # -- facts -----------------------------------------------------------------------------------
     @property

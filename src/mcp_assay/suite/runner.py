@@ -17,7 +17,7 @@ import queue
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -143,6 +143,38 @@ class _Target:
                 new_id=self.new_id,
                 connection=f"p{next(self._processes)}",
                 timeout=self.config.timeout,
+                on_stderr=(lambda text: self.emit(StderrLine(text))) if self.config.verbose else None,
+            )
+            await stdio.start()
+            transport = stdio
+        self.transports.append(transport)
+        return transport
+
+    async def connect(
+        self, *, credentials: Credentials | None = None, env: Mapping[str, str] | None = None, label: str = ""
+    ) -> Transport:
+        """A transport of its own for the behaviour cases: another principal's credentials over HTTP, or a new
+        server process with extra environment over stdio. Judged directly; closed with the others at the end."""
+        transport: Transport
+        if self.config.url:
+            transport = HttpTransport(
+                self.config.url,
+                credentials=credentials or self.credentials,
+                recorder=self.router.sink(),
+                new_id=self.new_id,
+                limiter=self.limiter,
+                timeout=self.config.timeout,
+                transport=self.mock,
+                connection=f"{self.connection()}-{label}" if label else self.connection(),
+            )
+        else:
+            stdio = StdioTransport(
+                self.config.command,
+                recorder=self.router.sink(),
+                new_id=self.new_id,
+                connection=f"p{next(self._processes)}",
+                timeout=self.config.timeout,
+                env=env,
                 on_stderr=(lambda text: self.emit(StderrLine(text))) if self.config.verbose else None,
             )
             await stdio.start()
@@ -277,6 +309,8 @@ class _Run:
         self.families = families
         self.credentials = config.credentials()
         self.redactor: Redactor = self.credentials.redactor(config.url)
+        for secret in config.behaviour.secrets() if config.behaviour is not None else ():
+            self.redactor.add_secret(secret)
         self.log = ExchangeLog()
         self.writer = (
             RecordingWriter(config.record, self.redactor, source=f"mcp-assay run {self.redactor.url(config.target)}")
@@ -368,6 +402,7 @@ class _Run:
             handshake_offered=selection.negotiated is not None,
         )
         ctx.discover_result = result if isinstance(result, dict) else None
+        ctx.connect = self.target.connect
         return ctx
 
     def _applies(self, family: Family, ctx: SuiteContext, era: str) -> str | None:

@@ -64,10 +64,17 @@ def server_key(message: Message, ctx: Context) -> str:
 
 
 def credentials_of(message: Message, ctx: Context) -> str:
+    """Who asked: the Authorization header, plus the principal the suite's behaviour cases tag.
+
+    The tag tells principals apart where the wire cannot: in a recording every credential reads
+    ``[REDACTED]``, and over stdio a principal is the environment the server was started with."""
+    probe = ctx.probe(message)
+    principal = probe.get("principal") if probe is not None else None
+    tag = f" as {principal}" if isinstance(principal, str) else ""
     exchange = http_exchange(message, ctx)
     if exchange is None:
-        return ""
-    return exchange.request.headers.get("authorization") or ""
+        return tag
+    return (exchange.request.headers.get("authorization") or "") + tag
 
 
 def first_answer(request: Message, ctx: Context) -> Message | None:

@@ -7,6 +7,7 @@ coroutine that sends it. Probes never judge: the rules in :mod:`mcp_assay.spec.r
 
 from __future__ import annotations
 
+from mcp_assay.suite.behaviour import family as behaviour
 from mcp_assay.suite.context import Family
 from mcp_assay.suite.probes import (
     completion,
@@ -38,6 +39,7 @@ FAMILIES: tuple[Family, ...] = (
     listen.FAMILY,
     envelope.FAMILY,
     methods.FAMILY,
+    behaviour.FAMILY,
 )
 
 

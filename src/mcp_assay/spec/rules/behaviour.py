@@ -91,7 +91,7 @@ class Cases:
         case = self.by_id.get(ident)
         if case is None:
             case = self.by_id[ident] = Case(ident)
-        for key in ("era", "transport", "tool", "phase", "refusal", "principal", "witness", "handle"):
+        for key in ("era", "transport", "tool", "phase", "refusal", "principal", "witness", "handle", "attempt"):
             if key in tags and key not in case.tags:
                 case.tags[key] = tags[key]
         return case
@@ -297,6 +297,21 @@ def _extra(request: Message, case: Case) -> list[str]:
     return []
 
 
+def summarised(findings: Iterator[Finding]) -> Iterator[Finding]:
+    """Failures one by one; otherwise one pass whose detail lists every case (a pass shows one reason only)."""
+    items = list(findings)
+    failures = [finding for finding in items if finding.outcome is Outcome.FAILED]
+    if failures:
+        yield from failures
+        return
+    passes = [finding for finding in items if finding.outcome is Outcome.PASSED]
+    if not passes:
+        yield from items
+        return
+    lines = [f.detail if f.outcome is Outcome.PASSED else f"not verified: {f.detail}" for f in items if f.detail]
+    yield passed(passes[-1].subject, "; ".join(lines))
+
+
 # -- BEH-04 --------------------------------------------------------------------------------------
 @log_check(
     requirements="BEH-04",
@@ -310,6 +325,10 @@ def principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding]
     Triggered by the behaviour cases' ``principal-list`` requests (one walk per principal of
     ``expect.tools_by_principal``, in every era). A tool offered beyond the table — a write tool
     shown to a reader — and a tool the table expects but the list leaves out are both findings."""
+    return summarised(_principals_are_offered_the_expected_tools(ctx))
+
+
+def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     expected = index.expected or {}
     for case in index.by_id.values():
@@ -378,6 +397,10 @@ def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
     ``settle_ms`` after it. A refusal is proved with storage, never with the answer: a polite
     error after doing the work fails. Not verified unless the write tool's calibration moved the
     same witness in the same era and transport."""
+    return summarised(_refused_calls_change_nothing(ctx))
+
+
+def _refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     for case, request in _refusal_cases(ctx):
         problem = baseline_problem(case, index)
@@ -417,6 +440,10 @@ def forbidden_arguments_are_not_accepted(ctx: Context) -> Iterator[Finding]:
     successful result means the input was not validated (the witness reads say whether it also
     wrote); a result with ``isError: true`` or a JSON-RPC error passes (which channel is the
     better one is judged elsewhere)."""
+    return summarised(_forbidden_arguments_are_not_accepted(ctx))
+
+
+def _forbidden_arguments_are_not_accepted(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     for case, request in _refusal_cases(ctx):
         if case.tags.get("refusal") != "extra_arguments":
@@ -497,29 +524,23 @@ def timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
     reads the witness. A record that appears after the caller gave up is reported with the timing
     (sent, gave up, witnessed): a retrying agent will create a duplicate. Not verified when the
     call answered before the timeout, or the timeout was not well below the work."""
+    return summarised(_timed_out_calls_leave_no_late_write(ctx))
+
+
+def _timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
-    settled: list[tuple[Finding, str]] = []
     for case in index.with_phase("race"):
         for request in case.sent("cancel-race", "race"):
-            if request.kind is not Kind.REQUEST:
-                continue
-            settled.append(_judge_race(case, request, index, ctx))
-    failures = [finding for finding, _ in settled if finding.outcome is Outcome.FAILED]
-    yield from failures
-    others = [(finding, line) for finding, line in settled if finding.outcome is not Outcome.FAILED]
-    if any(finding.outcome is Outcome.PASSED for finding, _ in others):
-        last = others[-1][0]
-        yield passed(last.subject, "; ".join(line for _, line in others))
-    else:
-        yield from (finding for finding, _ in others)
+            if request.kind is Kind.REQUEST:
+                yield _judge_race(case, request, index, ctx)
 
 
-def _judge_race(case: Case, request: Message, index: Cases, ctx: Context) -> tuple[Finding, str]:
-    tool = case.tags.get("tool", "?")
-    head = f"{case.lane}, {tool}"
+def _judge_race(case: Case, request: Message, index: Cases, ctx: Context) -> Finding:
+    attempt = case.tags.get("attempt")
+    head = f"{case.lane}, {case.tags.get('tool', '?')}" + (f" #{attempt}" if isinstance(attempt, int) else "")
 
-    def pending(reason: str) -> tuple[Finding, str]:
-        return unverified(f"{head}: {reason}", request), f"{head}: not verified ({reason})"
+    def pending(reason: str) -> Finding:
+        return unverified(f"{head}: {reason}", request)
 
     problem = baseline_problem(case, index)
     if problem is not None:
@@ -550,11 +571,8 @@ def _judge_race(case: Case, request: Message, index: Cases, ctx: Context) -> tup
         f"witness {moved.witness} read {witnessed}: {_shown(moved.before)} → {_shown(moved.after)}"
     )
     if moved.moved:
-        return failed(
-            request,
-            f"{line} — the write landed after the caller gave up; a retry would create a duplicate",
-        ), line
-    return passed(request, line), line
+        return failed(request, f"{line} — the write landed after the caller gave up; a retry would create a duplicate")
+    return passed(request, line)
 
 
 # -- BEH-07 --------------------------------------------------------------------------------------
@@ -576,6 +594,10 @@ def handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
     Triggered by the behaviour cases' ``handle-use``: one principal creates a record (with a
     canary in a string argument) and another presents its handle. A successful answer fails, and
     so does any answer that carries the canary; a tool error or a protocol error passes."""
+    return summarised(_handles_do_not_authenticate(ctx))
+
+
+def _handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
     for case in cases(ctx).by_id.values():
         for request in case.sent("handle-use"):
             if request.kind is not Kind.REQUEST:
@@ -605,6 +627,10 @@ def reads_change_nothing(ctx: Context) -> Iterator[Finding]:
     """A tool used as a read changes nothing a witness read can see (read_tools in the config).
 
     Triggered by the behaviour cases' ``read-tool`` calls, between two witness reads."""
+    return summarised(_reads_change_nothing(ctx))
+
+
+def _reads_change_nothing(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     for case in index.with_phase("read"):
         for request in case.sent("read-tool"):

@@ -230,9 +230,14 @@ class LaneRun:
         calibration = await self.calibrate(tool, witness, racing)
         if not calibration.moved:
             answer = calibration.reply.describe() if calibration.reply is not None else "no answer"
+            failure = calibration.before.error or calibration.after.error
+            why = (
+                f"a witness read failed ({failure})"
+                if failure
+                else f"an accepted call of {tool.name} ({answer}) did not move witness {witness.name}"
+            )
             self.skip(
-                f"calibration: an accepted call of {tool.name} ({answer}) did not move witness {witness.name}, "
-                "so its refusals and cancellation cannot be proved",
+                f"calibration: {why}, so the refusals and cancellation of {tool.name} cannot be proved",
                 REFUSAL_REQUIREMENTS | RACE_REQUIREMENTS,
                 self.case(base, "calibrate"),
             )
@@ -245,7 +250,8 @@ class LaneRun:
             self.skip(f"write_tools.{tool.name}.cancellation.eras leaves {self.lane.era} out",
                       RACE_REQUIREMENTS, self.case(base, "race"))  # fmt: skip
         else:
-            await self.race(tool, witness, calibration)
+            for attempt in range(1, tool.cancellation.repeat + 1):
+                await self.race(tool, witness, calibration, attempt if tool.cancellation.repeat > 1 else None)
 
     async def schema_of(self, tool: WriteTool) -> None:
         """List the tools as the write tool's principal unless done already: the rules need its inputSchema."""
@@ -329,17 +335,17 @@ class LaneRun:
             await self.witness_read(witness, case, "after", **tags)
 
     # -- the race --------------------------------------------------------------------------------
-    async def race(self, tool: WriteTool, witness: Witness, calibration: Calibration) -> None:
+    async def race(self, tool: WriteTool, witness: Witness, calibration: Calibration, attempt: int | None) -> None:
         cancellation = tool.cancellation
         assert cancellation is not None
-        case = self.case("write", tool.name, "race")
+        case = self.case("write", tool.name, "race" if attempt is None else f"race-{attempt}")
         duration_ms = calibration.duration * 1000
         timeout_ms = cancellation.timeout_ms if cancellation.timeout_ms is not None else max(1, round(duration_ms / 3))
         settle_ms = cancellation.settle_ms
         if settle_ms is None:
             settle_ms = min(SETTLE_CEILING_MS, max(DEFAULT_SETTLE_FLOOR_MS, round(3 * duration_ms)))
         tags = {"tool": tool.name, "phase": "race", "timeout_ms": timeout_ms, "settle_ms": settle_ms,
-                "calibrated_ms": round(duration_ms)}  # fmt: skip
+                "calibrated_ms": round(duration_ms), "attempt": attempt}  # fmt: skip
         client = await self.client(tool.principal)
         before = await self.witness_read(witness, case, "before", **tags)
         arguments = self._arguments(tool, True)
@@ -359,17 +365,26 @@ class LaneRun:
         if remaining > 0:
             await asyncio.sleep(remaining)
         after = await self.witness_read(witness, case, "after", **tags)
-        self.note(self._timeline(tool, witness, sent, gave_up, how, before, after))
+        self.note(self._timeline(tool, witness, sent, gave_up, how, before, after, attempt))
 
     def _timeline(
-        self, tool: WriteTool, witness: Witness, sent: float, gave_up: float, how: str, before: Read, after: Read
+        self,
+        tool: WriteTool,
+        witness: Witness,
+        sent: float,
+        gave_up: float,
+        how: str,
+        before: Read,
+        after: Read,
+        attempt: int | None,
     ) -> str:
         def at(moment: float) -> str:
             return f"+{round((moment - sent) * 1000)} ms"
 
         reads = f"{before.value!r} → {after.value!r}" if before.ok and after.ok else "a read failed"
         return (
-            f"cancel race {self.lane.label}, {tool.name}: sent +0 ms, gave up {at(gave_up)} ({how}), "
+            f"cancel race {self.lane.label}, {tool.name}{f' #{attempt}' if attempt else ''}: sent +0 ms, "
+            f"gave up {at(gave_up)} ({how}), "
             f"witness {witness.name} read {at(after.time)}: {reads}"
         )
 

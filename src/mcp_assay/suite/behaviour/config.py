@@ -122,6 +122,8 @@ class Cancellation:
     """How long to wait after giving up before reading the witness; unset: max(1000, 3 × duration)."""
     eras: tuple[str, ...] | None = None
     """Revisions to race in; unset: every era the server serves."""
+    repeat: int = 1
+    """Races per era, each with its own witness reads (a server that loses the race only sometimes shows it)."""
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ class _Reader:
 
     def integer(self, value: Any, where: str, *, low: int = 0, high: int = 600_000) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(where, f"expected a whole number of milliseconds (got {value!r})")
+            raise self.error(where, f"expected a whole number (got {value!r})")
         if not low <= value <= high:
             raise self.error(where, f"must be between {low} and {high} (got {value})")
         return value
@@ -356,7 +358,7 @@ def _witness_ref(reader: _Reader, value: Any, where: str, witnesses: Mapping[str
 def _cancellation(reader: _Reader, raw: Any, where: str) -> Cancellation | None:
     if raw is None:
         return None
-    entry = reader.mapping(raw, where, ("delay_argument", "timeout_ms", "settle_ms", "eras"))
+    entry = reader.mapping(raw, where, ("delay_argument", "timeout_ms", "settle_ms", "eras", "repeat"))
     eras = entry.get("eras")
     if eras is not None:
         if not isinstance(eras, list) or not all(isinstance(era, str) and era in _ERAS for era in eras):
@@ -367,6 +369,7 @@ def _cancellation(reader: _Reader, raw: Any, where: str) -> Cancellation | None:
         timeout_ms=reader.optional_integer(entry.get("timeout_ms"), f"{where}.timeout_ms", None, low=1, high=60_000),
         settle_ms=reader.optional_integer(entry.get("settle_ms"), f"{where}.settle_ms", None, high=60_000),
         eras=eras,
+        repeat=reader.integer(entry.get("repeat", 1), f"{where}.repeat", low=1, high=10),
     )
 
 

@@ -43,6 +43,7 @@ async def run(ctx: SuiteContext) -> None:
             connect=connect,
             family=ctx.family or "behaviour",
             tools=tools,
+            main=ctx.client if revision is ctx.revision else None,
         )
         try:
             await LaneRun(ctx, lane, WitnessReader(lane, ctx.router.sink(), ctx.new_id)).run()

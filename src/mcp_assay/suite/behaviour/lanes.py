@@ -52,6 +52,8 @@ class Lane:
     family: str = "behaviour"
     tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Tool definitions, for the ``Mcp-Param-*`` headers of 2026 HTTP calls."""
+    main: Client | None = None
+    """The run's own client, used as the default identity of its era over stdio (saves starting a server)."""
     _clients: dict[str | None, Client] = field(default_factory=dict)
     _extra: list[Transport] = field(default_factory=list)
 
@@ -121,6 +123,8 @@ class Lane:
         key = self.identity(name, distinct=distinct)
         if key in self._clients:
             return self._clients[key]
+        if key is None and self.main is not None and self.transport == "stdio":
+            return self.main
         client = await self.new_client(key)
         self._clients[key] = client
         return client

@@ -9,7 +9,8 @@ shapes exist:
   codes) and are also what the proxy runs live as each exchange finishes;
 * :func:`log_check` functions see the whole log (correlation, ordering, cancellation).
 
-Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified`. The
+Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
+:func:`not_applicable`, for a reason only the traffic shows, when nothing else was found). The
 engine applies the gates, aggregates findings into one :class:`~mcp_assay.verdicts.Verdict` per
 check, and turns an exception inside a check into a not-verified verdict instead of a crash. The
 same check judges traffic from the proxy, the stdio tap, the active suite or a recording.
@@ -46,6 +47,7 @@ __all__ = [
     "failed",
     "log_check",
     "message_check",
+    "not_applicable",
     "passed",
     "unverified",
 ]
@@ -77,6 +79,12 @@ def failed(subject: Message | Exchange | None, detail: str) -> Finding:
 
 def unverified(reason: str, subject: Message | Exchange | None = None, blocked_by: str | None = None) -> Finding:
     return Finding(Outcome.NOT_VERIFIED, reason, subject, blocked_by)
+
+
+def not_applicable(reason: str) -> Finding:
+    """The requirement does not apply to this traffic for a reason only the traffic shows (e.g. the server
+    uses no authorization at all); weaker than any other finding, and never evidence of anything."""
+    return Finding(Outcome.NOT_APPLICABLE, reason)
 
 
 Result = Finding | Iterable[Finding] | None
@@ -485,6 +493,9 @@ def _aggregate(check: Check, findings: list[Finding], ctx: Context, redactor: Re
             check, Outcome.NOT_VERIFIED, source, redactor.text(first_pending.detail),
             evidence=evidence, blocked_by=first_pending.blocked_by, **common,
         )  # fmt: skip
+    inapplicable = [finding for finding in findings if finding.outcome is Outcome.NOT_APPLICABLE]
+    if inapplicable:
+        return _verdict(check, Outcome.NOT_APPLICABLE, source, redactor.text(inapplicable[0].detail), **common)
     return _verdict(check, Outcome.NOT_VERIFIED, source, f"no {check.subject} observed in the traffic", **common)
 
 

@@ -31,6 +31,8 @@ __all__ = [
     "Observation",
     "ProcessExit",
     "StdioLine",
+    "is_authentication_answer",
+    "is_well_known",
     "media_type",
 ]
 
@@ -198,12 +200,45 @@ def _looks_like_json(body: bytes) -> bool:
     return stripped[:1] in (b"{", b"[")
 
 
+WELL_KNOWN = "/.well-known/"
+"""Path segment of metadata documents (RFC 8615; OpenID discovery also puts it after an issuer's path)."""
+
+
+def is_well_known(request: HttpRequest) -> bool:
+    """A request for a ``.well-known`` document (Protected Resource Metadata, authorization server
+    metadata): HTTP traffic an MCP capture may hold, whose JSON body is no JSON-RPC message."""
+    return WELL_KNOWN in request.path
+
+
+def is_authentication_answer(response: HttpResponse) -> bool:
+    """A ``401``, or a ``403`` with a ``WWW-Authenticate`` challenge: the HTTP authorization layer's
+    answer, whose body (often an OAuth error object) is not an MCP message unless it is JSON-RPC."""
+    return response.status == 401 or (response.status == 403 and response.headers.get("www-authenticate") is not None)
+
+
+def _speaks_jsonrpc(payload: Any) -> bool:
+    """An object (or a batch of objects) with a ``jsonrpc`` member; an OAuth ``{"error": ...}`` is not."""
+    items = payload if isinstance(payload, list) else [payload]
+    return bool(items) and all(isinstance(item, dict) and "jsonrpc" in item for item in items)
+
+
 def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> Iterator[Message]:
+    if is_well_known(request) and request.method in ("GET", "HEAD"):
+        return
     if request.body:
         yield parse_message(
             request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"
         )
     if response is None:
+        return
+    if is_authentication_answer(response) and not response.is_event_stream:
+        body = response.body or b""
+        if body.strip():
+            answer = parse_message(
+                body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"
+            )
+            if _speaks_jsonrpc(answer.payload):
+                yield answer
         return
     index = 1
     if response.is_event_stream:

@@ -1,0 +1,84 @@
+"""The wire model keeps the HTTP authorization layer's own documents and answers out of the JSON-RPC messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from mcp_assay.checks import REGISTRY, Context, Finding, log_check, not_applicable
+from mcp_assay.jsonrpc import Kind
+from mcp_assay.spec import SpecSet
+from mcp_assay.verdicts import Level, Outcome, Side
+from tests.factories import error_body, http, judge, log_of, modern_call, request_body
+
+PRM = {"resource": "http://127.0.0.1:8000/mcp", "authorization_servers": ["https://as.example"]}
+
+
+def test_a_well_known_metadata_document_carries_no_jsonrpc_message() -> None:
+    """Tool-defined: a Protected Resource Metadata fetch is HTTP traffic, not an MCP message."""
+    fetch = http(None, PRM, method="GET", url="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp")
+    assert fetch.messages == ()
+    assert fetch.response is not None and fetch.response.status == 200
+
+
+def test_an_oauth_error_body_on_a_401_is_not_a_jsonrpc_message() -> None:
+    """Tool-defined: {"error": "invalid_token"} from the authorization layer is not a malformed JSON-RPC error."""
+    exchange = http(
+        request_body("tools/list"),
+        {"error": "invalid_token", "error_description": "Authentication required"},
+        status=401,
+        response_headers={"content-type": "application/json", "www-authenticate": "Bearer"},
+    )
+    assert [message.kind for message in exchange.messages] == [Kind.REQUEST]
+
+
+def test_a_jsonrpc_error_body_on_a_401_or_a_challenging_403_is_still_judged() -> None:
+    """Tool-defined: a server that answers in JSON-RPC keeps its answer judged."""
+    for status in (401, 403):
+        exchange = http(
+            request_body("tools/list"),
+            error_body(-32001, "unauthorized", ident=1),
+            status=status,
+            response_headers={"content-type": "application/json", "www-authenticate": "Bearer"},
+        )
+        assert [message.kind for message in exchange.messages] == [Kind.REQUEST, Kind.ERROR]
+
+
+def test_a_403_without_a_challenge_keeps_its_body_as_before() -> None:
+    """Tool-defined: an Origin refusal's body is judged by the JSON-RPC rules as it always was."""
+    exchange = http(request_body("tools/list"), {"detail": "forbidden"}, status=403)
+    assert [message.kind for message in exchange.messages] == [Kind.REQUEST, Kind.INVALID]
+
+
+def test_authorization_traffic_does_not_fail_the_jsonrpc_rules(spec: SpecSet) -> None:
+    """Tool-defined: a PRM fetch and an OAuth-style 401 leave RPC-01 passing."""
+    log = log_of(
+        modern_call("tools/list", {}, {"tools": [], "ttlMs": 0, "cacheScope": "private"}),
+        http(None, PRM, method="GET", url="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"),
+        http(request_body("tools/list", 2), {"error": "invalid_token"}, status=401,
+             response_headers={"content-type": "application/json", "www-authenticate": "Bearer"}),
+    )  # fmt: skip
+    assert judge(log, spec, "messages_are_jsonrpc_2_0_objects").outcome is Outcome.PASSED
+
+
+@pytest.fixture()
+def scratch_checks() -> Iterator[None]:
+    """Register throwaway checks for one test and remove them afterwards."""
+    before = set(REGISTRY)
+    yield
+    for name in set(REGISTRY) - before:
+        del REGISTRY[name]
+
+
+def test_a_not_applicable_finding_makes_the_verdict_not_applicable(spec: SpecSet, scratch_checks: None) -> None:
+    """Tool-defined: a reason only the traffic shows can make a check not applicable, with that reason."""
+
+    @log_check(requirements="AUTH-09", level=Level.MUST, side=Side.SERVER, subject="probes", transports={"http"})
+    def scratch_inapplicable(ctx: Context) -> Finding:
+        return not_applicable("the server uses no authorization")
+
+    log = log_of(modern_call("tools/list", {}, {"tools": [], "ttlMs": 0, "cacheScope": "private"}))
+    verdict = judge(log, spec, "scratch_inapplicable")
+    assert verdict.outcome is Outcome.NOT_APPLICABLE
+    assert verdict.reason == "the server uses no authorization"

@@ -8,6 +8,7 @@ import pytest
 
 from mcp_assay.checks import REGISTRY, Context, Finding, log_check, not_applicable
 from mcp_assay.jsonrpc import Kind
+from mcp_assay.redaction import Redactor
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Level, Outcome, Side
 from tests.factories import error_body, http, judge, log_of, modern_call, request_body
@@ -82,3 +83,13 @@ def test_a_not_applicable_finding_makes_the_verdict_not_applicable(spec: SpecSet
     verdict = judge(log, spec, "scratch_inapplicable")
     assert verdict.outcome is Outcome.NOT_APPLICABLE
     assert verdict.reason == "the server uses no authorization"
+
+
+def test_a_bare_authentication_scheme_is_not_learned_as_a_secret() -> None:
+    """Tool-defined: `Authorization: Bearer` without a token must not turn the word Bearer into [REDACTED]."""
+    redactor = Redactor()
+    redactor.learn_header("Authorization", "Bearer")
+    redactor.learn_header("Authorization", "Bearer real-token-1234")
+    redactor.learn_header("X-Api-Key", "opaquekey99")
+    assert redactor.text("a Bearer challenge") == "a Bearer challenge"
+    assert redactor.text("real-token-1234 and opaquekey99") == "[REDACTED] and [REDACTED]"

@@ -51,6 +51,9 @@ SECRET_PARAMS = frozenset(
         "signature",
     }
 )
+AUTH_SCHEMES = frozenset({"bearer", "basic", "digest", "dpop", "negotiate", "token"})
+"""HTTP authentication scheme names: a header holding nothing but one carries no secret (and must not make
+the word itself a secret to scrub from every report)."""
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 _MIN_SECRET = 6
 
@@ -85,7 +88,8 @@ class Redactor:
         if not self.is_secret_header(name):
             return
         scheme, _, credential = value.partition(" ")
-        self.add_secret(credential if credential else scheme)
+        if credential or scheme.strip().lower() not in AUTH_SCHEMES:
+            self.add_secret(credential if credential else scheme)
         if name.lower() in ("cookie", "set-cookie"):
             for part in value.split(";"):
                 _, _, cookie_value = part.partition("=")

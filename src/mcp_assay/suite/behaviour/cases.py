@@ -125,14 +125,14 @@ class LaneRun:
             self.skip(f"{owner}: no witness configured ({owner}.witness)", requirements, case)
             return None
         if name in self.unstable:
-            self.skip(f"witness {name} is unstable ({self.unstable[name]}); isolate the test environment",
+            self.skip(f"witness {name} moved on its own ({self.unstable[name]}); isolate the test environment",
                       requirements, case)  # fmt: skip
             return None
         return self.behaviour.witnesses[name]
 
     # -- the lane --------------------------------------------------------------------------------
     async def run(self) -> None:
-        await self.warm_up()
+        await self.warm_up()  # already done for every lane at the start; opens only what is still missing
         await self.stability()
         await self.principal_lists()
         for tool in self.behaviour.write_tools.values():
@@ -178,14 +178,15 @@ class LaneRun:
         """Each witness in use is read twice, ``stability_ms`` apart: a value that moves on its own proves nothing."""
         used = {tool.witness for tool in self.behaviour.write_tools.values()}
         used |= {tool.witness for tool in self.behaviour.read_tools.values()}
-        for name in sorted(item for item in used if item is not None):
-            witness = self.behaviour.witnesses[name]
-            case = self.case("stability", name)
-            first = await self.witness_read(witness, case, "first")
-            await asyncio.sleep(witness.stability_ms / 1000)
-            second = await self.witness_read(witness, case, "second")
-            if first.ok and second.ok and first.value != second.value:
-                self.unstable[name] = f"{first.value!r} then {second.value!r}"
+        witnesses = [self.behaviour.witnesses[name] for name in sorted(item for item in used if item is not None)]
+        if not witnesses:
+            return
+        first = [await self.witness_read(item, self.case("stability", item.name), "first") for item in witnesses]
+        await asyncio.sleep(max(witness.stability_ms for witness in witnesses) / 1000)
+        for witness, before in zip(witnesses, first, strict=True):
+            after = await self.witness_read(witness, self.case("stability", witness.name), "second")
+            if before.ok and after.ok and before.value != after.value:
+                self.unstable[witness.name] = f"{before.value!r} then {after.value!r}"
 
     # -- BEH-04 ----------------------------------------------------------------------------------
     async def principal_lists(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from mcp_assay.suite.behaviour.cases import LaneRun
 from mcp_assay.suite.behaviour.lanes import Lane
 from mcp_assay.suite.behaviour.witness import WitnessReader
@@ -34,8 +36,8 @@ async def run(ctx: SuiteContext) -> None:
         )
     tools = dict(ctx.client.tools) if isinstance(ctx.client, ModernClient) else {}
     eras = [revision for revision in ctx.spec.window if revision.name in ctx.offered]
-    for revision in eras:
-        lane = Lane(
+    lanes = [
+        Lane(
             revision=revision,
             transport=ctx.transport.kind,
             config=ctx.config,
@@ -45,10 +47,17 @@ async def run(ctx: SuiteContext) -> None:
             tools=tools,
             main=ctx.client if revision is ctx.revision else None,
         )
-        try:
-            await LaneRun(ctx, lane, WitnessReader(lane, ctx.router.sink(), ctx.new_id)).run()
-        finally:
-            await lane.close()
+        for revision in eras
+    ]
+    runs = [LaneRun(ctx, lane, WitnessReader(lane, ctx.router.sink(), ctx.new_id)) for lane in lanes]
+    try:
+        # every connection (over stdio: every server process) is opened before the first case, so no
+        # server is busy starting up while another lane's timings are being measured
+        await asyncio.gather(*(run.warm_up() for run in runs))
+        for run in runs:
+            await run.run()
+    finally:
+        await asyncio.gather(*(lane.close() for lane in lanes), return_exceptions=True)
 
 
 FAMILY = Family(

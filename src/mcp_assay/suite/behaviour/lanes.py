@@ -10,6 +10,7 @@ transport cannot represent (no token for HTTP, no ``env`` for a second stdio ide
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +56,7 @@ class Lane:
     main: Client | None = None
     """The run's own client, used as the default identity of its era over stdio (saves starting a server)."""
     _clients: dict[str | None, Client] = field(default_factory=dict)
+    _locks: dict[str | None, asyncio.Lock] = field(default_factory=dict)
     _extra: list[Transport] = field(default_factory=list)
 
     @property
@@ -121,13 +123,12 @@ class Lane:
     async def client(self, name: str | None, *, distinct: bool = False) -> Client:
         """The lane's client for a principal (opened, and for 2025 initialized, on first use)."""
         key = self.identity(name, distinct=distinct)
-        if key in self._clients:
-            return self._clients[key]
         if key is None and self.main is not None and self.transport == "stdio":
             return self.main
-        client = await self.new_client(key)
-        self._clients[key] = client
-        return client
+        async with self._locks.setdefault(key, asyncio.Lock()):  # two cases asking at once share one server
+            if key not in self._clients:
+                self._clients[key] = await self.new_client(key)
+            return self._clients[key]
 
     async def new_client(self, key: str | None, *, connection: str = "") -> Client:
         """A client on a connection of its own (a 2026 race closes it to cancel)."""
@@ -151,13 +152,13 @@ class Lane:
         self._extra.append(transport)
 
     async def close(self) -> None:
-        """Close what the lane opened (stdio processes exit; HTTP 2025 sessions are left to expire)."""
+        """Close what the lane opened, all at once (stdio servers exit; 2025 HTTP sessions are left to expire)."""
         transports = [client.transport for client in self._clients.values()] + self._extra
         self._clients.clear()
         self._extra.clear()
-        for transport in transports:
-            try:
-                if isinstance(transport, StdioTransport | HttpTransport):
-                    await transport.close()
-            except Exception:  # noqa: BLE001 - closing never hides the report
-                continue
+
+        async def close(transport: Transport) -> None:
+            if isinstance(transport, StdioTransport | HttpTransport):
+                await transport.close()
+
+        await asyncio.gather(*(close(transport) for transport in transports), return_exceptions=True)

@@ -1,0 +1,109 @@
+"""The behaviour cases against the drafts server, naive and hardened, over HTTP and stdio, both eras.
+
+Each run races the write several times per era (``cancellation.repeat``), each race with its own
+witness reads and timeline, and every race must agree: on the naive build every one of them
+leaves a late write, on the hardened build none does. Timings follow FX-8 (400 ms of work, a
+100 ms timeout, 1200 ms to settle), so a loaded two-core machine still has hundreds of
+milliseconds of margin on either side.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.behaviour.servers import (
+    TOKENS,
+    drafts_http,
+    drafts_stdio,
+    environment,
+    example,
+    revalidate,
+    run_suite,
+    verdicts,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+RACES = {"http": 3, "stdio": 2}
+"""Races per era: three over HTTP; two over stdio, where each run also starts four servers (time budget)."""
+ERAS = ("2026-07-28", "2025-11-25")
+TIMELINE = re.compile(
+    r"cancel race (?P<era>\S+) over (?P<transport>\w+), create_draft #(?P<n>\d): sent \+0 ms, "
+    r"gave up \+(?P<gave_up>\d+) ms \((?P<how>[^)]+)\), witness drafts read \+(?P<read>\d+) ms: "
+    r"(?P<before>\d+) → (?P<after>\d+)"
+)
+GIVE_UP = {("2026-07-28", "http"): "closed the response stream"}
+
+
+def races(notes: list[str]) -> list[re.Match[str]]:
+    found = [TIMELINE.fullmatch(note) for note in notes]
+    assert all(found), notes
+    return [match for match in found if match is not None]
+
+
+def check_timelines(notes: list[str], transport: str, *, late: bool) -> None:
+    """Every race in every era agrees, and each shows a plausible timeline."""
+    matches = races(notes)
+    assert sorted((m["era"], int(m["n"])) for m in matches) == sorted(
+        (era, n) for era in ERAS for n in range(1, RACES[transport] + 1)
+    )
+    for match in matches:
+        assert match["transport"] == transport
+        assert match["how"] == GIVE_UP.get((match["era"], transport), "sent notifications/cancelled")
+        assert 90 <= int(match["gave_up"]) < 400, match.group(0)  # gave up well before the 400 ms of work ended
+        assert int(match["read"]) >= 1200, match.group(0)
+        assert (int(match["after"]) == int(match["before"]) + 1) is late, match.group(0)
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_the_naive_build_is_caught_by_every_behaviour_case(spec_path: Path, tmp_path: Path, transport: str) -> None:
+    """Spec-mandated (BEH-03..07): the naive build's four faults, each in both eras, with storage as evidence."""
+    store = tmp_path / "drafts.json"
+    config = example(repeat=RACES[transport])
+    if transport == "http":
+        with drafts_http("naive", store) as url:
+            run = run_suite(spec_path, tmp_path, ["-u", url, "-t", TOKENS["writer"]], config, environment(store))
+    else:
+        run = run_suite(spec_path, tmp_path, ["-c", drafts_stdio("naive", store)], config, environment(store))
+    assert run.exit_code == 1
+    for requirement in ("BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07"):
+        assert run.outcome(requirement) == "failed", (requirement, run.result(requirement)["reason"])
+    assert run.outcome("BEH-08") == "passed"
+    assert f"2026-07-28 over {transport}: reader is offered create_draft" in run.result("BEH-04")["reason"]
+    refusals = run.details("BEH-05")
+    assert len(refusals) == 4  # two refusals in each era, each of which wrote
+    assert any("as reader, who must not be able to use it was answered with" in detail for detail in refusals)
+    assert "carries the canary" in run.result("BEH-07")["reason"]
+    late = run.result("BEH-06")
+    assert late["violations"] == RACES[transport] * len(ERAS)
+    for detail in run.details("BEH-06"):
+        assert detail.endswith("the write landed after the caller gave up; a retry would create a duplicate")
+    check_timelines(run.notes("cancel race"), transport, late=True)
+    for note in run.notes("cancel race"):  # the terminal report shows every timeline too
+        assert note[:60] in run.text.replace("\n", " ")
+    secrets = [TOKENS["reader"], TOKENS["writer"]]
+    assert not any(secret in run.recording.read_text(encoding="utf-8") for secret in secrets)
+    assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_the_hardened_build_passes_every_behaviour_case(spec_path: Path, tmp_path: Path, transport: str) -> None:
+    """Spec-mandated (BEH-03..08): abortable writes, strict schemas, per-role lists and owner-bound handles."""
+    store = tmp_path / "drafts.json"
+    config = example(repeat=RACES[transport])
+    if transport == "http":
+        with drafts_http("hardened", store) as url:
+            run = run_suite(spec_path, tmp_path, ["-u", url, "-t", TOKENS["writer"]], config, environment(store))
+    else:
+        run = run_suite(spec_path, tmp_path, ["-c", drafts_stdio("hardened", store)], config, environment(store))
+    outcomes = run.behaviour()
+    assert set(outcomes.values()) == {"passed"}, outcomes
+    assert run.exit_code == 0
+    reason = run.result("BEH-06")["reason"]
+    assert reason.count("sent +0 ms, gave up +") == RACES[transport] * len(ERAS)
+    check_timelines(run.notes("cancel race"), transport, late=False)
+    assert "error -32602" in run.result("BEH-05")["reason"]  # the reader's call is refused as an unknown tool
+    assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)

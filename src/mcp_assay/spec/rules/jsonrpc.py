@@ -118,6 +118,8 @@ def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
     for message in ctx.messages(kinds={Kind.RESULT, Kind.ERROR}):
         if message.id is MISSING or message.id is None:
             continue  # errors about unreadable requests carry no id (RPC-09)
+        if ctx.deliberately_invalid(message):
+            continue  # the active suite's response to a request that never existed, sent on purpose
         if ctx.log.request_of(message) is None and not _answers_an_unreadable_request(message, ctx):
             yield failed(message, f"{_who(message)} answered id {message.id!r}, which no request in the traffic used")
     for request in ctx.messages(kinds={Kind.REQUEST}):

@@ -591,7 +591,7 @@ def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="HTTP-12",
+    requirements=("HTTP-12", "BEH-02"),
     level=Level.MUST,
     side=Side.SERVER,
     subject="requests lacking routing headers",
@@ -606,14 +606,20 @@ def missing_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="HTTP-13", level=Level.MUST, side=Side.SERVER, subject="mismatched routing headers", **MODERN_HTTP
+    requirements=("HTTP-13", "BEH-02"),
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="mismatched routing headers",
+    **MODERN_HTTP,
 )
 def mismatched_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A request whose Mcp-Method or plain Mcp-Name differs from the body (case included) gets 400 and -32020.
 
     Triggered by a 2026 request POST whose ``Mcp-Method`` is not exactly the body ``method``
     (``TOOLS/LIST`` included) or whose plain ``Mcp-Name`` is not exactly the body ``name``/``uri``
-    (⚠A27: exact strings, no URI normalisation)."""
+    (⚠A27: exact strings, no URI normalisation). The suite's ``mcp-name-mismatch`` probe puts a
+    listed tool's name in ``Mcp-Name`` and a name that does not exist in the body (BEH-02): an
+    unknown-tool answer means the server dispatched on the body without checking the header."""
     return _judge_audits(ctx, ("method-mismatch", "name-mismatch"))
 
 
@@ -984,7 +990,7 @@ def _loopback(host: str) -> bool:
 
 
 @log_check(
-    requirements="HTTP-35",
+    requirements=("HTTP-35", "AUTH-30"),
     level=Level.MUST,
     side=Side.SERVER,
     subject="requests with a foreign Origin",
@@ -996,12 +1002,17 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
     Triggered by a probe tagged ``foreign_origin`` or by a request to a loopback server with a
     non-loopback ``Origin`` (the DNS-rebinding case), judged only when the same endpoint served a
     request without ``Origin``. Other origins may be on the server's allow-list, which traffic
-    cannot show."""
+    cannot show. The active suite follows its foreign-origin probe with the same request without
+    ``Origin`` (probe ``origin-control``): when that is refused too, the 403 cannot be put down to
+    the Origin check and the case is not verified."""
     served_plain: set[str] = set()
+    controls: dict[str, int] = {}
     for exchange in ctx.log.http_exchanges():
         if exchange.request.headers.get("origin") is None and exchange.response is not None:
             if exchange.response.status < 400:
                 served_plain.add(endpoint_of(exchange))
+            if (exchange.probe or {}).get("name") == "origin-control":
+                controls[endpoint_of(exchange)] = exchange.response.status
     for exchange in ctx.log.http_exchanges():
         origin = exchange.request.headers.get("origin")
         response = exchange.response
@@ -1009,7 +1020,19 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
             continue
         subject = exchange.request_message or exchange
         if response.status == 403:
-            yield passed(subject, f"Origin {origin!r} was refused with 403")
+            control = controls.get(endpoint_of(exchange))
+            if control is not None and control >= 400:
+                yield unverified(
+                    f"Origin {origin!r} got 403, but the same request without Origin got HTTP {control} too, "
+                    "so the 403 cannot be put down to the Origin check",
+                    subject,
+                )
+            elif control is not None:
+                yield passed(
+                    subject, f"Origin {origin!r} was refused with 403; the same request without it got HTTP {control}"
+                )
+            else:
+                yield passed(subject, f"Origin {origin!r} was refused with 403")
             continue
         probe = exchange.probe or {}
         origin_host = _host_of(origin) if origin != "null" else "null"

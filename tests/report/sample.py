@@ -1,9 +1,10 @@
 """A hand-built report with one result of every kind the writers must render.
 
 A failed MUST with evidence and a reproduction, a failed SHOULD, an informational note, a
-not-verified result blocked by another check, two passes in different areas, and a
-not-applicable result. Server-provided text carries Markdown, HTML and control characters, so
-every writer's escaping is exercised by the golden files.
+not-verified result blocked by another check, two passes in different areas (one tagged
+``explain``, whose reason every human format shows), and a not-applicable result.
+Server-provided text carries Markdown, HTML and control characters, so every writer's escaping
+is exercised by the golden files.
 """
 
 from __future__ import annotations
@@ -147,6 +148,8 @@ def passed_tools() -> Verdict:
         side=Side.SERVER,
         outcome=Outcome.PASSED,
         source=Source.PASSIVE,
+        reason="tool 'get_<b>weather</b>': *3* properties, all typed",
+        tags=("explain",),
         judged=1,
     )
 

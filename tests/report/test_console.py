@@ -93,3 +93,12 @@ def test_summary_lines_match_the_report_counts() -> None:
     counts_line, applied_line = summary_lines(sample_report())
     assert counts_line == "2 passed  1 failed  1 recommended  1 not verified  1 notes"
     assert applied_line.startswith("6 checks applied to 17 messages in 9 exchanges, in 412 ms")
+
+
+def test_a_pass_tagged_explain_shows_its_reason_and_other_passes_do_not() -> None:
+    """Tool-defined: an explained pass (e.g. which error channel a server used) keeps its reason visible."""
+    explained = replace(passed(), reason="unknown tool 'x': protocol error -32602 (HTTP 200)", tags=("explain",))
+    silent = replace(passed(), check="other", title="Another pass", reason="14 messages judged")
+    text = render_text(sample_report(results=[explained, silent]))
+    assert "protocol error -32602 (HTTP 200)" in text
+    assert "14 messages judged" not in text

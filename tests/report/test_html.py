@@ -145,3 +145,12 @@ def test_html_for_a_clean_run_says_conformant() -> None:
     page = Page(render_html(sample_report(results=[passed()])))
     verdicts = [attrs["class"] for attrs in page.named("p") if "verdict" in (attrs.get("class") or "")]
     assert verdicts == ["verdict conformant", "verdict conformant"]
+
+
+def test_a_pass_tagged_explain_shows_its_escaped_reason() -> None:
+    """Tool-defined: explained passes show their reason; the server's text stays text."""
+    explained = replace(passed(), reason="tool <b>x</b>: protocol error -32602 (HTTP 400)", tags=("explain",))
+    silent = replace(passed(), check="other", title="Another pass", reason="14 messages judged")
+    html = render_html(sample_report(results=[explained, silent]))
+    assert "tool &lt;b&gt;x&lt;/b&gt;: protocol error -32602 (HTTP 400)" in html
+    assert "14 messages judged" not in html

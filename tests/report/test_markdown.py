@@ -109,3 +109,12 @@ def test_passed_results_are_folded_away() -> None:
         < markdown.index("Every message declares jsonrpc 2.0")
         < markdown.index("</details>")
     )
+
+
+def test_a_pass_tagged_explain_shows_its_escaped_reason() -> None:
+    """Tool-defined: explained passes carry their reason inside the folded list; others do not."""
+    explained = replace(passed(), reason="tool *x*: tool result with isError: true (HTTP 200)", tags=("explain",))
+    silent = replace(passed(), check="other", title="Another pass", reason="14 messages judged")
+    markdown = render_markdown(sample_report(results=[explained, silent]))
+    assert r"tool \*x\*: tool result with isError: true (HTTP 200)" in markdown
+    assert "14 messages judged" not in markdown

@@ -21,9 +21,21 @@ from rich.text import Text
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.verdicts import Outcome, Severity, Verdict
 
-__all__ = ["by_area", "hidden_occurrences", "printable", "print_report", "render_text", "sections", "summary_lines"]
+__all__ = [
+    "EXPLAIN_TAG",
+    "by_area",
+    "explained",
+    "hidden_occurrences",
+    "printable",
+    "print_report",
+    "render_text",
+    "sections",
+    "summary_lines",
+]
 
 MAX_EVIDENCE_SHOWN = 3
+EXPLAIN_TAG = "explain"
+"""Verdict tag of checks whose reason is worth reading on a pass too (e.g. which error channel a server used)."""
 
 # C0/C1 controls (except tab and newline), DEL, the bidirectional overrides and isolates that can
 # make text read differently from what it is ("trojan source"), lone surrogates (undecodable bytes
@@ -84,6 +96,11 @@ def by_area(results: Iterable[Verdict]) -> dict[str, list[Verdict]]:
     return grouped
 
 
+def explained(result: Verdict) -> bool:
+    """A pass whose reason every human format shows (checks tagged ``explain``)."""
+    return result.outcome is Outcome.PASSED and EXPLAIN_TAG in result.tags and bool(result.reason)
+
+
 def _tag(result: Verdict) -> str:
     return f"[{', '.join(result.requirements)} · {result.side.value} · {result.source.value}]"
 
@@ -124,6 +141,8 @@ def _result_lines(result: Verdict, console: Console, *, detailed: bool) -> None:
     line.append(_tag(result), style="dim")
     console.print(line)
     if not detailed:
+        if explained(result):
+            console.print(Text(f"        {printable(result.reason, newlines=False)}", style="dim"), highlight=False)
         return
     if result.reason:
         console.print(Text(f"        {printable(result.reason, newlines=False)}"), highlight=False)

@@ -14,7 +14,7 @@ import base64
 import hashlib
 from html import escape
 
-from mcp_assay.report.console import by_area, hidden_occurrences, printable, sections, summary_lines
+from mcp_assay.report.console import by_area, explained, hidden_occurrences, printable, sections, summary_lines
 from mcp_assay.report.model import Report
 from mcp_assay.verdicts import Evidence, Verdict
 
@@ -74,6 +74,7 @@ li.result.not_verified, li.result.recommended { border-left-color: var(--amber);
 li.result.notes { border-left-color: var(--blue); }
 li.result.not_verified { border-width: 0 0 0 3px; border-radius: 0; padding: 0.15rem 0.8rem; margin: 0.25rem 0; }
 li.result.not_verified .reason { margin-top: 0; color: var(--muted); }
+li.result.passed .reason { margin-top: 0; color: var(--muted); font-size: 0.9rem; }
 li.result.passed { border: 0; padding: 0.1rem 0.2rem; margin: 0; }
 .head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.2rem 0.6rem; }
 .mark { font-weight: 700; width: 1.1em; display: inline-block; text-align: center; }
@@ -135,6 +136,8 @@ def _result(result: Verdict, key: str) -> list[str]:
         f'<div class="head"><span class="mark">{_MARKS[key]}</span>'
         f'<span class="title">{_e(result.title)}</span><span class="tags">{tags}</span></div>',
     ]
+    if key == "passed" and explained(result):
+        lines.append(f'<p class="reason">{_e(result.reason)}</p>')
     if key != "passed":
         if result.reason:
             lines.append(f'<p class="reason">{_e(result.reason)}</p>')

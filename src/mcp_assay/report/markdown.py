@@ -14,6 +14,7 @@ import re
 from mcp_assay.report.console import (
     MAX_EVIDENCE_SHOWN,
     by_area,
+    explained,
     hidden_occurrences,
     printable,
     sections,
@@ -76,6 +77,9 @@ def _evidence(item: Evidence, result: Verdict) -> list[str]:
 def _result(result: Verdict, key: str) -> list[str]:
     lines = [f"- {_MARKS[key]} **{text(result.title)}** — {_tag(result)}"]
     if key == "passed":
+        if explained(result):
+            lines[-1] += HARD_BREAK
+            lines.append(f"  {text(result.reason)}")
         return lines
     details: list[str] = []
     if result.reason:

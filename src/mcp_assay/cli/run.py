@@ -55,7 +55,7 @@ class HeaderList(click.ParamType):  # type: ignore[type-arg]
 _SETTINGS = (
     "url", "command", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
     "headers", "tool_args", "prompt_args", "resource_sample", "page_limit", "only", "verbose", "rate_limit",
-    "retry_budget_ms", "timeout", "stream_budget_ms", "record",
+    "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool",
 )  # fmt: skip
 
 _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
@@ -76,6 +76,9 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--tool-args",), "TOOL_ARGS", {"metavar": "JSON|@FILE"},
      'Arguments per tool, e.g. \'{"search": {"query": "x"}}\'; only named tools are called with arguments.'),
     (("--prompt-args",), "PROMPT_ARGS", {"metavar": "JSON|@FILE"}, "Arguments per prompt, same shape (strings)."),
+    (("--failing-tool",), "FAILING_TOOL", {"metavar": "NAME"},
+     "A tool that fails (arguments from --tool-args): called once to see whether its failure comes back as a "
+     "result with isError: true."),
     (("--resource-sample",), "RESOURCE_SAMPLE", {"type": int, "metavar": "N"},
      "How many listed resources to read.  [default: 5]"),
     (("--page-limit",), "PAGE_LIMIT", {"type": int, "metavar": "N"},

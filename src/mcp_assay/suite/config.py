@@ -39,6 +39,8 @@ class SuiteConfig:
     headers: tuple[tuple[str, str], ...] = ()
     tool_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prompt_args: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    failing_tool: str | None = None
+    """A tool the user says fails; called once (arguments from ``tool_args``) to see its error channel."""
     resource_sample: int = 5
     page_limit: int = 10
     only: str | None = None
@@ -189,7 +191,7 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
         if key in out and not isinstance(out[key], bool):
             raise ConfigError(f"{key}: expected true or false")
     for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
-                "only", "record"):  # fmt: skip
+                "only", "record", "failing_tool"):  # fmt: skip
         if key in out and not isinstance(out[key], str):
             raise ConfigError(f"{key.replace('_', '-')}: expected a string (got {out[key]!r})")
     return out

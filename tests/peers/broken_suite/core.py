@@ -293,7 +293,9 @@ class Server:
             return Answer(0, _error(-32602, "Invalid tools/call params", ident))
         if name == "echo":
             if not isinstance(arguments.get("message"), str):
-                return Answer(0, _error(-32602, "echo needs a string message", ident))
+                # input validation failures are tool execution errors (the channel BEH-03 prefers)
+                return self._complete(ident, {"content": [{"type": "text", "text": "echo needs a string message"}],
+                                              "isError": True})  # fmt: skip
             return self._complete(ident, {"content": [{"type": "text", "text": arguments["message"]}]})
         if name == "now":
             structured = {"time": "2026-01-01T00:00:00Z"}
@@ -360,6 +362,8 @@ class Server:
     # -- 2025 ------------------------------------------------------------------------------------
     def _legacy_http(self, payload: Any, headers: dict[str, str]) -> Answer:
         ident = payload.get("id") if isinstance(payload, dict) else None
+        if isinstance(payload, dict) and "method" not in payload and ("result" in payload or "error" in payload):
+            return Answer(202)  # 2025 clients may POST responses; one answering nothing is simply dropped
         if (
             not isinstance(payload, dict)
             or payload.get("jsonrpc") != "2.0"
@@ -427,7 +431,10 @@ class Server:
                 return Answer(0, _result(ident, {"content": content, "structuredContent": structured}))
             if name == "echo" and isinstance((arguments or {}).get("message"), str):
                 return Answer(0, _result(ident, {"content": [{"type": "text", "text": (arguments or {})["message"]}]}))
-            return Answer(0, _error(-32602, "Unknown tool or bad arguments", ident))
+            if name == "echo":
+                return Answer(0, _result(ident, {"content": [{"type": "text", "text": "echo needs a string message"}],
+                                                 "isError": True}))  # fmt: skip
+            return Answer(0, _error(-32602, "Unknown tool", ident))
         if method == "prompts/get":
             arguments = params.get("arguments") or {}
             if params.get("name") != "greet" or not isinstance(arguments.get("who"), str):

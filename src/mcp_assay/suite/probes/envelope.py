@@ -6,9 +6,19 @@ cancellation for a request that never existed (ignored), and afterwards an ordin
 must still be served.
 
 2026-07-28 HTTP headers: ``Mcp-Method`` / ``Mcp-Name`` missing or disagreeing with the body
-(``400`` and ``-32020``, case-only differences included), header names in other spellings
-(accepted), ``Mcp-Name`` in the base64 sentinel form (accepted when it decodes to the body's value),
-``Mcp-Session-Id`` and ``Last-Event-ID`` (ignored), and a foreign ``Origin`` (``403``).
+(``400`` and ``-32020``, case-only differences included; the ``Mcp-Name`` mismatch names a listed
+tool in the header and a tool that does not exist in the body, so a server that dispatches on the
+body without checking the header still causes no side effect, BEH-02), header names in other
+spellings (accepted), ``Mcp-Name`` in the base64 sentinel form (accepted when it decodes to the
+body's value, refused when it does not) and a name that needs that form (non-ASCII, a leading
+space), ``Mcp-Param-*`` headers for tools with ``x-mcp-header`` marks (:mod:`.params`),
+``Mcp-Session-Id`` and ``Last-Event-ID`` (ignored), and a foreign ``Origin`` (``403``) followed by
+the same request without it (served: the control that makes the ``403`` attributable).
+
+Two cases have no server-side requirement to judge them, so their answers are recorded as notes in
+the report rather than as findings: a JSON-RPC *response* sent by the client (2026 clients send
+none, HTTP-04 / STDIO-06 bind the client), and an ``Accept`` header that does not list both media
+types (HTTP-03 binds the client).
 
 The result envelope (``resultType``, cache hints, ``serverInfo``) needs no probe of its own: the
 rules judge every result the other families bring back.
@@ -21,12 +31,17 @@ from typing import Any
 
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode
+from mcp_assay.suite.probes import params as param_headers
 from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.transports.stdio import StdioTransport
 
 __all__ = ["FAMILY"]
 
 NO_SUCH_TOOL = "mcp-assay-no-such-tool"
+NEEDS_SENTINEL = " mcp-assay-no-such-tool-\u00e9"
+"""A name with a leading space and a non-ASCII letter: only the =?base64?…?= form can carry it."""
+NO_SUCH_REQUEST = "mcp-assay-no-such-request"
+WRONG_ACCEPT = ("application/json", "text/html")
 
 
 def _safe_method(ctx: SuiteContext) -> str:
@@ -87,6 +102,7 @@ async def jsonrpc(ctx: SuiteContext) -> None:
             timeout=short,
         )
     )
+    await _client_response(ctx)
     body = client.build(
         "notifications/cancelled", {"requestId": "mcp-assay-never-sent", "reason": "probe"}, notification=True
     )
@@ -116,6 +132,76 @@ async def jsonrpc(ctx: SuiteContext) -> None:
         await client.request(
             method, _params(ctx), probe=ctx.probe("after-cancellation", "an ordinary request after the cancellation")
         )
+
+
+async def _client_response(ctx: SuiteContext) -> None:
+    """A JSON-RPC response from the client, answering a request the server never sent.
+
+    No server-side requirement says how to treat it (HTTP-04 and STDIO-06 bind clients; in
+    2025-11-25 a client may POST responses, HTTP-05/06 judge the status), so what came back is
+    recorded as a note."""
+    body = {"jsonrpc": "2.0", "id": NO_SUCH_REQUEST, "result": {}}
+    probe = ctx.probe(
+        "client-response", "a JSON-RPC response to a request the server never sent: refused or ignored", invalid=True
+    )
+    if ctx.http:
+        reply = await ctx.tolerant(ctx.client.send(body, probe, timeout=ctx.short_timeout))
+        answer = reply.describe() if reply is not None else "no answer in time"
+        where = "POSTed"
+    else:
+        transport = ctx.transport
+        assert isinstance(transport, StdioTransport)
+        await transport.send(encode(body), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
+        seen = await transport.observe(0.3)
+        answer = "; ".join(message.describe() for message in seen) or "nothing (ignored)"
+        where = "written to stdin"
+    ctx.observe(
+        "note",
+        detail=f"observation (no server requirement applies): a JSON-RPC response from the client, {where} in "
+        f"{ctx.revision.name}, was answered with {answer}",
+    )
+
+
+async def _accept(ctx: SuiteContext) -> None:
+    """POSTs whose Accept does not list both media types; HTTP-03 binds the client, so these are notes."""
+    client = ctx.client
+    method = _safe_method(ctx)
+    for accept in WRONG_ACCEPT:
+        probe = ctx.probe(
+            "wrong-accept", f"Accept: {accept} only: the server may refuse (406) or answer", invalid=True, accept=accept
+        )
+        reply = await ctx.tolerant(
+            client.request(method, _params(ctx), headers={"Accept": accept}, probe=probe, timeout=ctx.short_timeout)
+        )
+        answer = reply.describe() if reply is not None else "no answer in time"
+        if reply is not None and reply.content_type:
+            answer += f" as {reply.content_type}"
+        ctx.observe(
+            "note",
+            detail=f"observation (no server requirement applies): {method} with Accept: {accept} only was "
+            f"answered {answer}",
+        )
+
+
+async def _origin(ctx: SuiteContext) -> None:
+    """A foreign Origin (403 expected), then the same request without it (the control)."""
+    client = ctx.client
+    method = _safe_method(ctx)
+    await client.request(
+        method,
+        _params(ctx),
+        headers={"Origin": "https://mcp-assay.invalid"},
+        probe=ctx.probe(
+            "foreign-origin", "a request from a foreign Origin: 403 Forbidden", invalid=True, foreign_origin=True
+        ),
+        allow_refusal=True,
+    )
+    await client.request(
+        method,
+        _params(ctx),
+        probe=ctx.probe("origin-control", "the same request without Origin: served (makes a 403 attributable)"),
+        allow_refusal=True,
+    )
 
 
 async def headers(ctx: SuiteContext) -> None:
@@ -171,48 +257,66 @@ async def headers(ctx: SuiteContext) -> None:
         headers={"Last-Event-ID": "mcp-assay-0"},
         probe=ctx.probe("last-event-id-ignored", "Last-Event-ID is ignored: no replay", invalid=True),
     )
-    await client.request(
-        method,
-        {},
-        headers={"Origin": "https://mcp-assay.invalid"},
-        probe=ctx.probe(
-            "foreign-origin", "a request from a foreign Origin: 403 Forbidden", invalid=True, foreign_origin=True
-        ),
-        allow_refusal=True,
-    )
+    await _origin(ctx)
+    await _accept(ctx)
     await _named(ctx, client)
+    await param_headers.run(ctx)
+
+
+def _named_methods(ctx: SuiteContext) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """(method, body field, value, params) for each advertised method that carries Mcp-Name, naming nothing real."""
+    targets: list[tuple[str, str, str, dict[str, Any]]] = []
+    if ctx.advertises("tools"):
+        targets.append(("tools/call", "name", NO_SUCH_TOOL, {"name": NO_SUCH_TOOL, "arguments": {}}))
+    if ctx.advertises("prompts"):
+        targets.append(("prompts/get", "name", "mcp-assay-no-such-prompt", {"name": "mcp-assay-no-such-prompt"}))
+    if ctx.advertises("resources"):
+        uri = "file:///mcp-assay/no-such-resource"
+        targets.append(("resources/read", "uri", uri, {"uri": uri}))
+    return targets
+
+
+def _listed_name(ctx: SuiteContext, method: str, value: str) -> str:
+    """A real listed name for the header of the mismatch probe (BEH-02), else a second made-up one."""
+    listing = ctx.listings.get({"tools/call": "tools/list", "prompts/get": "prompts/list"}.get(method, ""))
+    for item in listing.items if listing is not None else ():
+        name = item.get("name")
+        if isinstance(name, str) and name and name != value and encode_header_value(name) == name:
+            return name
+    return value + "-other"
 
 
 async def _named(ctx: SuiteContext, client: ModernClient) -> None:
-    """Mcp-Name probes on a method whose capability is advertised, naming nothing that exists."""
-    if ctx.advertises("tools"):
-        method, field, value = "tools/call", "name", NO_SUCH_TOOL
-        params: dict[str, Any] = {"name": NO_SUCH_TOOL, "arguments": {}}
-    elif ctx.advertises("prompts"):
-        method, field, value = "prompts/get", "name", "mcp-assay-no-such-prompt"
-        params = {"name": value}
-    elif ctx.advertises("resources"):
-        method, field, value = "resources/read", "uri", "file:///mcp-assay/no-such-resource"
-        params = {"uri": value}
-    else:
+    """Mcp-Name probes on each method whose capability is advertised, the body naming nothing that exists."""
+    targets = _named_methods(ctx)
+    if not targets:
         ctx.skip(
             "no tools, prompts or resources capability, so no method carries Mcp-Name",
             requirements=("HTTP-12", "HTTP-13", "HTTP-16"),
             case="mcp-name",
         )
         return
+    method, field, value, params = targets[0]
     await client.request(
         method,
         params,
         headers={"Mcp-Name": None},
         probe=ctx.probe("no-mcp-name", f"{method} without Mcp-Name: 400 and -32020", invalid=True),
     )
-    await client.request(
-        method,
-        params,
-        headers={"Mcp-Name": value + "-other"},
-        probe=ctx.probe("mcp-name-mismatch", f"Mcp-Name differs from params.{field}: 400 and -32020", invalid=True),
-    )
+    for method, field, value, params in targets:
+        other = _listed_name(ctx, method, value)
+        await client.request(
+            method,
+            params,
+            headers={"Mcp-Name": other},
+            probe=ctx.probe(
+                "mcp-name-mismatch",
+                f"Mcp-Name {other!r} differs from params.{field} {value!r}: 400 and -32020, not an answer about "
+                f"params.{field}",
+                invalid=True,
+            ),
+        )
+    method, field, value, params = targets[0]
     await client.request(
         method,
         params,
@@ -242,22 +346,26 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
             invalid=True,
         ),
     )
+    named = [(m, f, p) for m, f, _, p in targets if f == "name"]
+    if named:
+        method, field, params = named[0]
+        await client.request(
+            method,
+            {**params, field: NEEDS_SENTINEL},
+            probe=ctx.probe(
+                "mcp-name-needs-sentinel",
+                f"params.{field} {NEEDS_SENTINEL!r} (a leading space, non-ASCII) sent as a =?base64?…?= Mcp-Name: "
+                "accepted as a match",
+            ),
+        )
 
 
 async def run(ctx: SuiteContext) -> None:
     if ctx.http and ctx.modern:
         await headers(ctx)
     elif ctx.http and isinstance(ctx.client, LegacyClient):
-        client = ctx.client
-        await client.request(
-            _safe_method(ctx),
-            _params(ctx),
-            headers={"Origin": "https://mcp-assay.invalid"},
-            probe=ctx.probe(
-                "foreign-origin", "a request from a foreign Origin: 403 Forbidden", invalid=True, foreign_origin=True
-            ),
-            allow_refusal=True,
-        )
+        await _origin(ctx)
+        await _accept(ctx)
     await jsonrpc(ctx)
 
 
@@ -276,6 +384,12 @@ FAMILY = Family(
             "HTTP-13",
             "HTTP-14",
             "HTTP-16",
+            "HTTP-17",
+            "HTTP-19",
+            "HTTP-20",
+            "HTTP-21",
+            "BEH-02",
+            "BEH-09",
             "HTTP-33",
             "HTTP-34",
             "HTTP-35",

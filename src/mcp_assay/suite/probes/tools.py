@@ -6,7 +6,11 @@ tools named in ``--tool-args`` with the arguments given, and otherwise one tool 
 arguments (read-only ones first, never one annotated destructive); with neither, the call cases
 are not verified and say why. Error paths use a tool name that cannot exist, a call without a
 name, ``arguments`` that are not an object, and — only for a tool the user supplied arguments for,
-or one annotated read-only — arguments missing a required property.
+or one annotated read-only — arguments missing a required property; for a tool named in
+``--tool-args`` whose ``inputSchema`` sets ``additionalProperties: false``, also its arguments
+plus one property the schema does not define. A tool the user names with ``--failing-tool`` is
+called once (with its ``--tool-args`` arguments, if any) to see which channel its failure takes.
+The rules report the channel of each answer (protocol error or tool result with ``isError``).
 """
 
 from __future__ import annotations
@@ -36,7 +40,9 @@ CALL_REQUIREMENTS = frozenset(
         "PROG-06", "PROG-07", "META-09", "CAN-01", "CAN-08",
     }
 )  # fmt: skip
-ERROR_REQUIREMENTS = frozenset({"TOOL-12", "TOOL-13", "TOOL-14", "LOG-04"})
+ERROR_REQUIREMENTS = frozenset({"TOOL-12", "TOOL-13", "TOOL-14", "TOOL-15", "LOG-04", "BEH-01", "BEH-03"})
+EXTRA_PROPERTY = "mcp_assay_unexpected"
+"""A property name no tool defines, for the strict-schema case."""
 
 
 def call_params(ctx: SuiteContext, name: str, arguments: Any, *, progress: str | None = None) -> dict[str, Any]:
@@ -58,12 +64,13 @@ async def call_tool(
     log_level: str | None = None,
     capabilities: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
+    extra_tags: Mapping[str, Any] | None = None,
 ) -> Any:
     """One tools/call in the era's shape (progress token and log level in ``_meta`` where given)."""
     client = ctx.client
     params = call_params(ctx, name, arguments, progress=progress)
     params.update(extra or {})
-    probe = ctx.probe(probe_name, intent, invalid=invalid)
+    probe = ctx.probe(probe_name, intent, invalid=invalid, **dict(extra_tags or {}))
     if isinstance(client, ModernClient):
         meta_extra: dict[str, Any] = {}
         if progress is not None:
@@ -79,12 +86,17 @@ async def call_tool(
 
 def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
     names = {tool["name"] for tool in tools if isinstance(tool.get("name"), str)}
+    failing = ctx.config.failing_tool
     chosen = [
         (name, dict(arguments), "with the arguments given in --tool-args")
         for name, arguments in ctx.config.tool_args.items()
-        if name in names
+        if name in names and name != failing
     ]
-    free = [tool for tool in callable_without_arguments(tools) if tool["name"] not in ctx.config.tool_args]
+    free = [
+        tool
+        for tool in callable_without_arguments(tools)
+        if tool["name"] not in ctx.config.tool_args and tool["name"] != failing
+    ]
     if free:
         chosen.append((free[0]["name"], {}, "needs no arguments"))
     return chosen
@@ -146,6 +158,8 @@ async def run(ctx: SuiteContext) -> None:
             intent="tools/call whose arguments are a string: a JSON-RPC error", invalid=True,
         )  # fmt: skip
     await _bad_arguments(ctx, tools)
+    await _extra_property(ctx, {tool.get("name"): tool for tool in tools})
+    await _failing_tool(ctx, tools)
     if isinstance(client, ModernClient) and ctx.advertises("logging"):
         await client.request(
             "tools/list",
@@ -209,8 +223,56 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
     broken = {key: value for key, value in arguments.items() if key != required[0]}
     await call_tool(
         ctx, name, broken, probe_name="invalid-tool-arguments",
-        intent=f"tools/call {name} without its required argument {required[0]!r}: -32602 or isError",
-        invalid=True,
+        intent=f"tools/call {name} without its required argument {required[0]!r}: isError (or -32602)",
+        invalid=True, extra_tags={"case": "missing-required"},
+    )  # fmt: skip
+
+
+async def _extra_property(ctx: SuiteContext, by_name: Mapping[Any, dict[str, Any]]) -> None:
+    """BEH-03 / TOOL-14: a property a strict inputSchema does not allow, on a tool named in --tool-args."""
+    strict = [
+        (name, dict(arguments))
+        for name, arguments in ctx.config.tool_args.items()
+        if name != ctx.config.failing_tool
+        and isinstance(by_name.get(name), dict)
+        and isinstance(by_name[name].get("inputSchema"), dict)
+        and by_name[name]["inputSchema"].get("additionalProperties") is False
+    ]
+    if not strict:
+        ctx.skip(
+            "no tool named in --tool-args has a strict inputSchema (additionalProperties: false), so no call "
+            "carries a property the schema forbids",
+            requirements=(),
+            case="extra-property",
+        )
+        return
+    name, arguments = strict[0]
+    await call_tool(
+        ctx, name, {**arguments, EXTRA_PROPERTY: True}, probe_name="invalid-tool-arguments",
+        intent=f"tools/call {name} with {EXTRA_PROPERTY!r}, which its strict inputSchema does not allow: "
+        "isError (or -32602)",
+        invalid=True, extra_tags={"case": "extra-property"},
+    )  # fmt: skip
+
+
+async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
+    """TOOL-15: the channel a tool failure takes, for the tool the user says fails (--failing-tool)."""
+    name = ctx.config.failing_tool
+    if name is None:
+        ctx.skip(
+            "no tool is known to fail: name one with --failing-tool (its arguments come from --tool-args) to see "
+            "whether a tool failure comes back as a result with isError: true",
+            requirements={"TOOL-15"},
+            case="failing-tool",
+        )
+        return
+    if name not in {tool.get("name") for tool in tools}:
+        ctx.skip(f"--failing-tool {name}: the server lists no such tool", requirements={"TOOL-15"}, case="failing-tool")
+        return
+    arguments = dict(ctx.config.tool_args.get(name, {}))
+    await call_tool(
+        ctx, name, arguments, probe_name="failing-tool",
+        intent=f"tools/call {name}, which the user says fails: a result with isError: true",
     )  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 * ``tests/peers/sdk_param_server.py`` — the official Python SDK with a tool whose parameters are
   mirrored into ``Mcp-Param-*`` headers (``x-mcp-header``), a strict schema and a tool that fails;
+* ``tests/peers/ts_param_server.mjs`` — the TypeScript SDK v2 with the same kind of tools;
 * ``tests/peers/broken_probes.py`` — the probe server with one deliberate bug, under uvicorn.
 
 MUST-level findings of the SDK peer are pinned in ``suite_expected.yaml`` like the other targets.
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_suite_e2e import ROOT, assert_expected, must_failures, run
+from tests.e2e.test_suite_e2e import NODE_MODULES, ROOT, assert_expected, must_failures, node_peer, run
 from tests.peers.process import HERE, PYTHON, free_port, http_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
@@ -82,6 +83,26 @@ def test_the_python_sdk_channels_over_stdio(spec_path: Path, tmp_path: Path) -> 
     assert "tool result with isError: true (stdio)" in result(report, "unknown_tools_get_invalid_params")["reason"]
     assert result(report, "tool_failures_are_results_with_is_error")["outcome"] == "passed"
     assert any("written to stdin" in note for note in report["notes"])
+
+
+def test_the_typescript_sdk_answers_the_header_probes_and_names_its_channels(spec_path: Path, tmp_path: Path) -> None:
+    """Spec-mandated (HTTP-19..21, BEH-01, BEH-03, TOOL-15): a second implementation of the same cases."""
+    node_peer(NODE_MODULES / "@modelcontextprotocol" / "server")
+    port = free_port()
+    with http_server(["node", str(HERE / "ts_param_server.mjs"), str(port)], port) as server:
+        report = run(spec_path, tmp_path, "-u", server.url, "--tool-args", '{"lookup": {"region": "eu", "limit": 42}}',
+                     "--failing-tool", "explode")  # fmt: skip
+    assert_expected(report, "ts-sdk-v2-params-http-2026")
+    for check in (
+        "missing_or_mismatched_parameter_headers_are_rejected",
+        "absent_arguments_need_no_parameter_header",
+        "integer_parameter_headers_compare_numerically",
+        "tool_failures_are_results_with_is_error",
+        "invalid_arguments_come_back_as_tool_errors",
+    ):
+        assert result(report, check)["outcome"] == "passed", check
+    unknown = result(report, "unknown_tools_get_invalid_params")
+    assert unknown["outcome"] == "passed" and "protocol error -32602 (HTTP 200)" in unknown["reason"]
 
 
 @pytest.mark.parametrize(

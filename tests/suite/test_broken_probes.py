@@ -41,6 +41,7 @@ EXPECTED: dict[str, set[str]] = {
 
 
 def run(spec: SpecSet, bug: str | None, *, failing_tool: str | None = "explode", **extra: object) -> Report:
+    handshake = bool(extra.pop("handshake", True))
     config = SuiteConfig(
         url="http://127.0.0.1:9/mcp",
         tool_args=extra.pop("tool_args", TOOL_ARGS),  # type: ignore[arg-type]
@@ -50,7 +51,7 @@ def run(spec: SpecSet, bug: str | None, *, failing_tool: str | None = "explode",
         stream_budget_ms=300,
         **extra,  # type: ignore[arg-type]
     )
-    return asyncio.run(arun(config, spec, mock=mock(respond(ProbeServer(bug)))))
+    return asyncio.run(arun(config, spec, mock=mock(respond(ProbeServer(bug, handshake=handshake)))))
 
 
 def failed_requirements(report: Report) -> set[str]:
@@ -167,3 +168,15 @@ def test_the_new_probes_are_tagged_and_shaped_as_documented(spec: SpecSet, tmp_p
     assert response is not None and response.kind.is_response
     observed = "observation (no server requirement applies): a JSON-RPC response"
     assert any(note.startswith(observed) for note in report.notes)
+
+
+def test_initialize_is_judged_only_on_a_modern_only_endpoint(spec: SpecSet) -> None:
+    """Spec-mandated (VER-15, VER-21 with A6/A21): a modern-only server refuses initialize naming its versions;
+    a dual-era server may serve it, so no initialize probe is judged there."""
+    modern_only = run(spec, None, handshake=False)
+    assert failed_requirements(modern_only) == set()
+    assert verdict(modern_only, "refused_initialize_names_supported_versions").outcome is Outcome.PASSED
+    assert verdict(modern_only, "removed_methods_are_unknown_to_modern_requests").outcome is Outcome.PASSED
+    dual = run(spec, None)
+    assert verdict(dual, "refused_initialize_names_supported_versions").outcome is not Outcome.FAILED
+    assert verdict(dual, "refused_initialize_names_supported_versions").judged == 0

@@ -20,10 +20,11 @@ EXPECTATION = "expectation"
 async def run(ctx: SuiteContext) -> None:
     behaviour = ctx.config.behaviour
     if behaviour is None:
+        # BEH-03 is left out: other families feed it too, and their own skips say why they could not
         ctx.skip(
             "no behaviour cases configured: describe principals, witnesses and write_tools in --config "
             "(see docs/walkthrough.md)",
-            requirements=REQUIREMENTS,
+            requirements=REQUIREMENTS - {"BEH-03"},
         )
         return
     connect = ctx.connect

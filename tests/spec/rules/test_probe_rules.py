@@ -68,3 +68,30 @@ def test_the_suites_own_stray_response_is_not_an_orphan_answer(spec: SpecSet) ->
     assert judge(log_of(written), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
     stray = http(body, status=202)
     assert judge(log_of(stray), spec, "each_request_gets_exactly_one_response").outcome is Outcome.FAILED
+
+
+def _note(method: str = "notifications/cancelled") -> dict[str, object]:
+    return {"jsonrpc": "2.0", "method": method, "params": {"requestId": "never-sent"}}
+
+
+def test_a_stdio_notification_left_unanswered_passes_rpc_11(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-11 on stdio): no reply line to a notification."""
+    lines = [stdio(Side.CLIENT, _note()), stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+             stdio(Side.SERVER, {"jsonrpc": "2.0", "id": 1, "result": {}})]  # fmt: skip
+    assert judge(log_of(lines), spec, "notifications_are_not_answered").outcome is Outcome.PASSED
+
+
+def test_a_stdio_notification_answered_with_an_id_less_error_fails_rpc_11(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-11 on stdio): an error line right after a notification answers it."""
+    error = {"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}}
+    lines = [stdio(Side.CLIENT, _note("notifications/whatever")), stdio(Side.SERVER, error)]
+    verdict = judge(log_of(lines), spec, "notifications_are_not_answered")
+    assert verdict.outcome is Outcome.FAILED and "notifications/whatever was answered" in verdict.reason
+
+
+def test_an_id_less_error_for_an_earlier_bad_line_is_not_a_notification_answer(spec: SpecSet) -> None:
+    """Tool-defined: the error belongs to the unreadable line before the notification."""
+    garbage = stdio(Side.CLIENT, b'{"jsonrpc": "2.0", "id": 1,')
+    error = {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}}
+    lines = [garbage, stdio(Side.CLIENT, _note()), stdio(Side.SERVER, error)]
+    assert judge(log_of(lines), spec, "notifications_are_not_answered").outcome is Outcome.PASSED

@@ -241,9 +241,13 @@ def notifications_carry_no_id(message: Message, ctx: Context) -> Finding | None:
     return passed(message)
 
 
-@log_check(requirements="RPC-11", level=Level.MUST_NOT, side=Side.BOTH, subject="notification POSTs")
+@log_check(requirements="RPC-11", level=Level.MUST_NOT, side=Side.BOTH, subject="client notifications")
 def notifications_are_not_answered(ctx: Context) -> Iterator[Finding]:
-    """Nobody answers a notification with a JSON-RPC response."""
+    """Nobody answers a notification with a JSON-RPC response.
+
+    HTTP: a response in the body of a notification POST. stdio: a server response without an id
+    (a notification has none to echo) written after a client notification and before the client's
+    next line, while no earlier malformed client line is still waiting for its id-less error."""
     for message in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.CLIENT):
         exchange = http_exchange(message, ctx)
         if exchange is None or exchange.response is None:
@@ -253,6 +257,38 @@ def notifications_are_not_answered(ctx: Context) -> Iterator[Finding]:
             yield failed(answers[0], f"{message.method} was answered with {answers[0].describe()}")
         else:
             yield passed(message)
+    yield from _stdio_notification_answers(ctx)
+
+
+def _stdio_notification_answers(ctx: Context) -> Iterator[Finding]:
+    connections: dict[str, list[Message]] = defaultdict(list)
+    for line in ctx.log.stdio_lines():
+        if ctx.in_scope(line.message):
+            connections[line.connection].append(line.message)
+    for messages in connections.values():
+        unreadable = 0
+        notification: Message | None = None
+        answered = False
+        for message in sorted(messages, key=lambda item: item.time):
+            if message.sender is Side.CLIENT:
+                if notification is not None and not answered:
+                    yield passed(notification)
+                notification = message if message.kind is Kind.NOTIFICATION else None
+                answered = False
+                if message.kind in (Kind.BATCH, Kind.UNPARSEABLE) or (
+                    message.kind is Kind.INVALID and message.id in (MISSING, None)
+                ):
+                    unreadable += 1
+                continue
+            if not message.kind.is_response or message.id not in (MISSING, None):
+                continue
+            if unreadable:
+                unreadable -= 1  # an id-less error answering an earlier malformed line
+            elif notification is not None and not answered:
+                answered = True
+                yield failed(message, f"{notification.method} was answered with {message.describe()}")
+        if notification is not None and not answered:
+            yield passed(notification)
 
 
 def _answer_in_exchange(message: Message, ctx: Context) -> list[Message]:

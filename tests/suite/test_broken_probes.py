@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import httpx
 import pytest
 
 from mcp_assay.recording import read_recording
@@ -180,3 +181,19 @@ def test_initialize_is_judged_only_on_a_modern_only_endpoint(spec: SpecSet) -> N
     dual = run(spec, None)
     assert verdict(dual, "refused_initialize_names_supported_versions").outcome is not Outcome.FAILED
     assert verdict(dual, "refused_initialize_names_supported_versions").judged == 0
+
+
+def test_a_2025_call_whose_stream_the_suite_closes_is_cancelled_with_a_notification(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-12, 2025-11-25): a disconnect is no cancellation, so the suite also sends one."""
+    inner = respond(ProbeServer(None))
+
+    async def slow_echo(request: httpx.Request) -> httpx.Response:
+        if b'"tools/call"' in request.content and b'"echo"' in request.content:
+            await asyncio.sleep(0.2)
+        return await inner(request)
+
+    config = SuiteConfig(
+        url="http://127.0.0.1:9/mcp", spec_version="2025-11-25", tool_args=TOOL_ARGS, timeout=2.0, only="tools,CAN-12"
+    )
+    report = asyncio.run(arun(config, spec, mock=mock(slow_echo)))
+    assert not [note for note in report.notes if note.startswith("harness self-check")], report.notes

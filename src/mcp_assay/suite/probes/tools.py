@@ -192,7 +192,14 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
         )
         await transport.observe(CANCEL_WATCH)
         return
-    await client.send(body, probe, cancel_after=0.02)
+    reply = await client.send(body, probe, cancel_after=0.02)
+    if not ctx.modern and reply.closed_by_client and reply.response is None:
+        # in 2025-11-25 a disconnect is not a cancellation: say so with notifications/cancelled
+        await client.notify(
+            "notifications/cancelled",
+            {"requestId": body["id"], "reason": "mcp-assay cancels the call"},
+            probe=ctx.probe("cancel", f"cancel the tools/call {name} whose stream was closed"),
+        )
 
 
 async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:

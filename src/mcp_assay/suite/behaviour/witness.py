@@ -28,6 +28,7 @@ from mcp_assay.jsonrpc import MISSING
 from mcp_assay.suite.behaviour.config import Witness
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, fingerprint, parse_extract
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable, refusable
+from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.transports import TransportFailure
 from mcp_assay.wire import Observation
 
@@ -124,6 +125,8 @@ class WitnessReader:
             )
         except Unavailable as exc:
             raise _Failed(str(exc)) from None
+        except CredentialsRefused as exc:
+            raise _Failed(f"the witness principal was refused ({exc})") from None
         except TransportFailure as exc:
             raise _Failed(f"tools/call {witness.tool} failed: {exc}") from None
         if reply.result is MISSING:

@@ -161,6 +161,17 @@ def test_a_timeout_close_to_the_work_is_not_verified(spec: SpecSet) -> None:
     assert "250 ms timeout is not below a third of the calibrated 400 ms" in verdict.reason
 
 
+def test_a_call_too_quick_to_race_is_not_verified(spec: SpecSet) -> None:
+    """Spec-mandated (BEH-06): 20 ms of work leaves no useful timeout (configure delay_argument)."""
+    lane = Lane()
+    lane.listing("writer", ["create_draft"])
+    lane.calibrate(duration=0.02)
+    lane.race(2, 3, timeout_ms=5)
+    verdict = judge(lane.log, spec, "timed_out_calls_leave_no_late_write")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+    assert "too little work to give up on" in verdict.reason
+
+
 def test_a_stdio_race_reads_the_give_up_from_the_cancel_notice(spec: SpecSet) -> None:
     """Spec-mandated (BEH-06): on stdio the client gave up when it wrote notifications/cancelled."""
     lane = Lane(era=LEGACY, transport="stdio")

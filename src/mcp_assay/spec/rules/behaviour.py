@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 WITNESS = "witness"
+MIN_RACE_MS = 60
+"""Below this calibrated duration a race says nothing: no client timeout leaves time for a cancel to act."""
 EXPECTATION = "expectation"
 
 
@@ -547,6 +549,11 @@ def _judge_race(case: Case, request: Message, index: Cases, ctx: Context) -> Fin
         return pending(problem)
     race = _race(case, request, ctx)
     calibrated = _calibrated_ms(case, ctx)
+    if calibrated is not None and calibrated < MIN_RACE_MS:
+        return pending(
+            f"the calibrated call took {round(calibrated)} ms, too little work to give up on; configure "
+            "cancellation.delay_argument so the call takes a few hundred milliseconds"
+        )
     if race.timeout_ms is not None and calibrated is not None and race.timeout_ms > calibrated / 3 + 1:
         return pending(
             f"the {race.timeout_ms} ms timeout is not below a third of the calibrated {round(calibrated)} ms, so a "

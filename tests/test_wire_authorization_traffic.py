@@ -93,3 +93,6 @@ def test_a_bare_authentication_scheme_is_not_learned_as_a_secret() -> None:
     redactor.learn_header("X-Api-Key", "opaquekey99")
     assert redactor.text("a Bearer challenge") == "a Bearer challenge"
     assert redactor.text("real-token-1234 and opaquekey99") == "[REDACTED] and [REDACTED]"
+    assert redactor.header("Authorization", "Bearer") == "Bearer"
+    assert redactor.header("Authorization", "Bearer real-token-1234") == "Bearer [REDACTED]"
+    assert redactor.header("Authorization", "opaquekey99") == "[REDACTED]"

@@ -119,6 +119,8 @@ class Redactor:
                     for part in value.split(";")
                 )
             scheme, sep, credential = value.partition(" ")
+            if not credential.strip() and scheme.strip().lower() in AUTH_SCHEMES:
+                return value  # a bare scheme name carries nothing to hide
             return f"{scheme} {REDACTED}" if sep and credential else REDACTED
         return self.text(value)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from mcp_assay.suite.behaviour import family as behaviour
 from mcp_assay.suite.context import Family
 from mcp_assay.suite.probes import (
+    auth,
     completion,
     discover,
     envelope,
@@ -39,6 +40,7 @@ FAMILIES: tuple[Family, ...] = (
     listen.FAMILY,
     envelope.FAMILY,
     methods.FAMILY,
+    auth.FAMILY,
     behaviour.FAMILY,
 )
 

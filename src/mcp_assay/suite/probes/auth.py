@@ -1,0 +1,339 @@
+"""Authorization probes (AUTH-): no credentials, bad credentials and misplaced credentials, over HTTP.
+
+These need nothing but the target and whatever the run already authenticates with (``-t``); the
+probes that need tokens minted for the target by a stub authorization server (audience, issuer,
+signature, scope) are not here. In the order of a run:
+
+1. a control request with the run's own credentials (``auth-control``), repeated after every group
+   below, so a refusal is attributable (a server that refuses everything, or locked the run out,
+   leaves the rules *not verified* rather than passed);
+2. Protected Resource Metadata at the path-scoped and root well-known URIs, fetched without
+   credentials (``auth-prm-path``, ``auth-prm-root``);
+3. the protected request without credentials (``auth-no-token``; in a 2025 run inside the run's
+   session, which also asks whether the session id is taken for a credential) and, in 2026,
+   ``server/discover`` without credentials; then the ``resource_metadata`` URL its challenge names,
+   if the suite may fetch it (https, or http on loopback; never a private or link-local address
+   unless the target itself is one; redirects are not followed);
+4. if the request without credentials was served and no PRM exists, the target does not implement
+   authorization: a note says so and nothing else is sent (the rules find the AUTH items not
+   applicable). If it was served but PRM exists, the method is public and the token probes are
+   skipped, since no request the suite can build needs a token;
+5. malformed credentials: a bare ``Bearer``, a non-JWT bearer string, ``Basic`` credentials, a
+   garbage three-part token;
+6. JWTs built locally without any key: unsigned (``alg: none``) and expired with a garbage signature;
+7. the run's own token in the query string (``?access_token=``, ``?token=``, and next to a garbage
+   ``Authorization``), only when the run has a bearer token of its own.
+
+The run's own token is only ever sent to the target. Every probe is tagged
+``{"name": "auth-…", "invalid": True, "credential": …, "variant": …}``; the rules in
+:mod:`mcp_assay.spec.rules.auth` judge the answers.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from mcp_assay.redaction import SECRET_PARAMS
+from mcp_assay.spec.rules._auth import canonical_uri, challenges_of, is_loopback_host, prm_candidates, unsigned_jwt
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.credentials import Credentials
+from mcp_assay.suite.probes._common import list_params
+from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.transports import Reply, StreamControl, TransportFailure
+from mcp_assay.suite.transports.http import HttpTransport
+
+__all__ = ["FAMILY", "may_fetch"]
+
+NOT_A_JWT = "not-a-jwt"
+GARBAGE = "bm90LWEtdG9rZW4.Z2FyYmFnZQ.c2lnbmF0dXJl"
+"""Three base64url segments that decode to no JSON at all."""
+BASIC = "Basic " + base64.b64encode(b"mcp-assay:not-a-password").decode("ascii")
+ISSUER = "https://mcp-assay.invalid"
+REQUIREMENTS = frozenset(
+    {f"AUTH-{number:02d}" for number in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 20, 28, 29, 32, 34, 48)}
+)
+TOKEN_PROBES = frozenset({"AUTH-13", "AUTH-20", "AUTH-28"})
+
+
+def _without_secrets(url: str, credentials: Credentials) -> str:
+    """The endpoint with credential-like query parameters removed."""
+    parts = urlsplit(url)
+    secret = SECRET_PARAMS | {credentials.auth_query_param.lower()}
+    query = [
+        (name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True) if name.lower() not in secret
+    ]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def _bare(credentials: Credentials) -> Credentials:
+    """The run's extra headers that carry no credential, and nothing else."""
+    redactor = credentials.redactor()
+    kept = tuple(
+        (name, value)
+        for name, value in credentials.headers
+        if not redactor.is_secret_header(name) and name.lower() != credentials.auth_header.lower()
+    )
+    return Credentials(headers=kept, auth_mode="none")
+
+
+def may_fetch(url: str, target: str) -> str | None:
+    """Why the suite will not fetch a URL the target handed it (``None``: it may).
+
+    Same origin as the target, ``https``, or ``http`` on loopback; an IP literal in a private or
+    link-local range only when the target itself is in such a range (server-side request forgery
+    hygiene: the suite is a client of whatever the target names)."""
+    parts, own = urlsplit(url), urlsplit(target)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an absolute http(s) URL"
+    if (parts.scheme, parts.netloc.lower()) == (own.scheme, own.netloc.lower()):
+        return None
+    host = parts.hostname
+    if parts.scheme == "http" and not is_loopback_host(host):
+        return "plain http to a host that is not loopback"
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+    if address.is_loopback:
+        return None if is_loopback_host(own.hostname or "") else "a loopback address named by a remote target"
+    if address.is_private or address.is_link_local or address.is_reserved:
+        try:
+            target_address = ipaddress.ip_address((own.hostname or "").strip("[]"))
+        except ValueError:
+            return "a private or link-local address named by a public target"
+        if not (target_address.is_private or target_address.is_link_local):
+            return "a private or link-local address named by a public target"
+    return None
+
+
+class _Prober:
+    """Clients with other credentials than the run's, sharing its request ids and (2025) its session."""
+
+    def __init__(self, ctx: SuiteContext) -> None:
+        base = ctx.transport
+        assert isinstance(base, HttpTransport)
+        self.ctx = ctx
+        self.base = base
+        self.own = base.credentials
+        self.endpoint = _without_secrets(base.endpoint, self.own)
+        self.opened: list[HttpTransport] = []
+
+    def transport(self, credentials: Credentials, url: str | None = None) -> HttpTransport:
+        transport = self.base.fresh()
+        transport.credentials = credentials
+        transport.endpoint = url or self.endpoint
+        transport.url = credentials.url(transport.endpoint)
+        self.opened.append(transport)
+        return transport
+
+    def client(self, credentials: Credentials) -> ModernClient | LegacyClient:
+        transport = self.transport(credentials)
+        main = self.ctx.client
+        if isinstance(main, ModernClient):
+            client = ModernClient(transport, main.revision, ids=main.ids)
+            client.tools = main.tools
+            return client
+        legacy = LegacyClient(transport, main.revision, ids=main.ids)
+        legacy.session, legacy.negotiated = main.session, main.negotiated
+        return legacy
+
+    async def close(self) -> None:
+        for transport in self.opened:
+            await transport.close()
+
+
+def _method(ctx: SuiteContext) -> str:
+    """The protected request: a list of what the server offers (tools first)."""
+    for capability, method in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list")):
+        if ctx.advertises(capability) is not False:
+            return method
+    return "ping" if ctx.revision.has("ping") else "server/discover"
+
+
+async def _control(ctx: SuiteContext, method: str) -> Reply:
+    return await ctx.client.request(
+        method,
+        list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None),
+        probe=ctx.probe("auth-control", "the same request with the run's own credentials: served", credential="own"),
+        allow_refusal=True,
+    )
+
+
+async def _ask(
+    ctx: SuiteContext,
+    client: ModernClient | LegacyClient,
+    method: str,
+    name: str,
+    intent: str,
+    *,
+    credential: str,
+    variant: str,
+    authorization: str | None = None,
+    **tags: Any,
+) -> Reply:
+    params: dict[str, Any] | None = list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None)
+    headers = {"Authorization": authorization} if authorization is not None else None
+    probe = ctx.probe(name, intent, invalid=True, credential=credential, variant=variant, **tags)
+    return await client.request(method, params, probe=probe, headers=headers, allow_refusal=True)
+
+
+async def _fetch(ctx: SuiteContext, prober: _Prober, url: str, name: str, kind: str) -> Reply | None:
+    """``GET`` a metadata URL without any credential; a failure to connect is a note, not a finding."""
+    transport = prober.transport(_bare(prober.own), url)
+    probe = ctx.probe(name, f"Protected Resource Metadata ({kind}): 200 and a JSON object", prm=kind)
+    try:
+        return await transport.send(
+            b"",
+            probe=probe.tag(ctx.revision.name),
+            expect=None,
+            headers={"Accept": "application/json"},
+            method="GET",
+            allow_refusal=True,
+            stream=StreamControl(budget=ctx.short_timeout),
+            timeout=min(ctx.config.timeout, 5.0),
+        )
+    except TransportFailure as exc:
+        ctx.observe("note", detail=f"authorization: the {kind} metadata URL could not be fetched: {exc}")
+        return None
+
+
+def _prm_served(reply: Reply | None) -> bool:
+    return reply is not None and reply.status == 200 and reply.content_type == "application/json"
+
+
+def _jwts(endpoint: str) -> Iterator[tuple[str, str, str]]:
+    """(probe name, variant, token) for tokens built here without any key; none may be accepted."""
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": canonical_uri(endpoint), "sub": "mcp-assay-probe", "iat": now}
+    yield (
+        "auth-alg-none",
+        "an unsigned alg:none JWT",
+        unsigned_jwt({**claims, "exp": now + 600}, {"alg": "none", "typ": "JWT"}),
+    )
+    yield (
+        "auth-expired-jwt",
+        "an expired JWT with a garbage signature",
+        unsigned_jwt(
+            {**claims, "iat": now - 7200, "exp": now - 3600},
+            {"alg": "RS256", "typ": "JWT", "kid": "mcp-assay-probe"},
+            b"mcp-assay garbage signature",
+        ),
+    )
+
+
+async def run(ctx: SuiteContext) -> None:
+    prober = _Prober(ctx)
+    try:
+        await _run(ctx, prober)
+    finally:
+        await prober.close()
+
+
+async def _run(ctx: SuiteContext, prober: _Prober) -> None:
+    method = _method(ctx)
+    anonymous = prober.client(_bare(prober.own))
+    await _control(ctx, method)
+    found = False
+    fetched: set[str] = set()
+    for kind, url in prm_candidates(prober.endpoint):
+        fetched.add(url)
+        found = _prm_served(await _fetch(ctx, prober, url, f"auth-prm-{kind}", kind)) or found
+    session = " inside the run's session" if isinstance(anonymous, LegacyClient) and anonymous.session else ""
+    first = await _ask(
+        ctx, anonymous, method, "auth-no-token", f"{method} without credentials{session}: 401 with a Bearer challenge",
+        credential="none", variant="no credentials",
+    )  # fmt: skip
+    if ctx.modern and method != "server/discover":
+        await _ask(
+            ctx, anonymous, "server/discover", "auth-no-token-discover",
+            "server/discover without credentials: 401, or served (allowed before a token)",
+            credential="none", variant="no credentials",
+        )  # fmt: skip
+    bearer = challenges_of(first.headers).bearer
+    advertised = bearer.get("resource_metadata") if bearer is not None else None
+    if advertised and advertised not in fetched:
+        refusal = may_fetch(advertised, prober.endpoint)
+        if refusal is None:
+            found = _prm_served(await _fetch(ctx, prober, advertised, "auth-prm-header", "header")) or found
+        else:
+            ctx.observe(
+                "note", detail=f"authorization: the challenge's resource_metadata URL was not fetched ({refusal})"
+            )
+    await _control(ctx, method)
+    if first.ok:
+        if not found:
+            ctx.observe(
+                "note",
+                detail=f"authorization: the target does not implement it ({method} is served without credentials and "
+                "no Protected Resource Metadata was found); the AUTH items do not apply",
+            )
+            return
+        ctx.skip(
+            f"{method} is served without credentials although Protected Resource Metadata exists, so no request the "
+            "suite can build needs a token (the credential probes were not sent)",
+            requirements=TOKEN_PROBES,
+        )
+        return
+    await _malformed(ctx, anonymous, method)
+    await _control(ctx, method)
+    for name, variant, token in _jwts(prober.endpoint):
+        await _ask(
+            ctx, anonymous, method, name, f"{method} with {variant}: 401",
+            credential="invalid", variant=variant, authorization=f"Bearer {token}",
+        )  # fmt: skip
+    await _control(ctx, method)
+    await _query(ctx, prober, method)
+
+
+async def _malformed(ctx: SuiteContext, client: ModernClient | LegacyClient, method: str) -> None:
+    for name, variant, value in (
+        ("auth-empty-bearer", "a bare Bearer scheme without a token", "Bearer"),
+        ("auth-not-a-jwt", "a bearer string that is no JWT", f"Bearer {NOT_A_JWT}"),
+        ("auth-basic", "Basic credentials", BASIC),
+        ("auth-garbage-token", "a garbage three-part bearer token", f"Bearer {GARBAGE}"),
+    ):
+        await _ask(
+            ctx, client, method, name, f"{method} with {variant}: 401 (400 accepted), never served",
+            credential="malformed", variant=variant, authorization=value,
+        )  # fmt: skip
+
+
+async def _query(ctx: SuiteContext, prober: _Prober, method: str) -> None:
+    own = prober.own
+    if not own.token or own.auth_mode != "header" or own.auth_header.lower() != "authorization":
+        ctx.skip(
+            "the run has no bearer token of its own in the Authorization header (-t), so a token in the query "
+            "string cannot be tried",
+            requirements={"AUTH-28"},
+        )
+        return
+    bare = _bare(own)
+    for name, parameter, authorization, variant in (
+        ("auth-query-access-token", "access_token", None, "the run's token only in ?access_token="),
+        ("auth-query-token", "token", None, "the run's token only in ?token="),
+        ("auth-query-with-garbage-header", "access_token", f"Bearer {NOT_A_JWT}",
+         "the run's token in ?access_token= next to a garbage bearer header"),
+    ):  # fmt: skip
+        credentials = Credentials(token=own.token, auth_mode="query", auth_query_param=parameter, headers=bare.headers)
+        client = prober.client(credentials)
+        # the rules compare the garbage-header variant with the same header alone (auth-not-a-jwt)
+        extra = {"alone": "auth-not-a-jwt"} if authorization is not None else {}
+        await _ask(
+            ctx, client, method, name, f"{method} with {variant}: refused (401), MCP forbids query tokens",
+            credential="query", variant=variant, authorization=authorization, **extra,
+        )  # fmt: skip
+    await _control(ctx, method)
+
+
+FAMILY = Family(
+    name="auth",
+    requirements=REQUIREMENTS,
+    run=run,
+    transports=frozenset({"http"}),
+    description="authorization: metadata discovery, challenges, missing, malformed and query-string credentials",
+)

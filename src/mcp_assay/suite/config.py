@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from mcp_assay.errors import ConfigError
-from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, parse_behaviour
+from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
 
 __all__ = ["SuiteConfig", "load_arguments", "read_config_file"]
@@ -223,6 +223,8 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         if name not in _FIELDS or name == "behaviour":
             unknown.append(key)
             continue
+        if name == "token" and value is not None:
+            value = config_secret(value, str(path), "token")  # ${ENV} only: a config file is not a secret store
         values[name] = value
     if unknown:
         known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - {"behaviour"}), *BEHAVIOUR_KEYS]))

@@ -38,6 +38,7 @@ from typing import Any
 from mcp_assay.errors import ConfigError
 
 __all__ = [
+    "config_secret",
     "BEHAVIOUR_KEYS",
     "BehaviourConfig",
     "Call",
@@ -454,6 +455,11 @@ def _handles(reader: _Reader, raw: Any, principals: Mapping[str, Principal]) -> 
             canary_argument=reader.optional_string(entry.get("canary_argument"), f"{where}.canary_argument"),
         )
     return result
+
+
+def config_secret(value: Any, source: str, where: str, environ: Mapping[str, str] | None = None) -> str:
+    """A credential from a config file: a ``${ENV}`` reference, never an inline value."""
+    return _Reader(source, os.environ if environ is None else environ).secret(value, where)
 
 
 def parse_behaviour(

@@ -1,0 +1,33 @@
+"""A config file may name the run's token only through the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcp_assay.errors import ConfigError
+from mcp_assay.suite.config import read_config_file
+
+
+def test_a_token_written_inline_in_the_config_is_refused(tmp_path: Path) -> None:
+    """Tool-defined: secrets are never stored in a config file."""
+    config = tmp_path / "mcp-assay.yaml"
+    config.write_text("token: s3cr3t-value\n")
+    with pytest.raises(ConfigError, match="inline secrets are refused"):
+        read_config_file(config)
+
+
+def test_a_token_from_the_environment_is_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_MCP_TOKEN", "tok-123456")
+    config = tmp_path / "mcp-assay.yaml"
+    config.write_text("token: ${MY_MCP_TOKEN}\n")
+    assert read_config_file(config)["token"] == "tok-123456"
+
+
+def test_an_unset_variable_is_one_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    config = tmp_path / "mcp-assay.yaml"
+    config.write_text("token: ${NOT_SET_ANYWHERE}\n")
+    with pytest.raises(ConfigError, match="NOT_SET_ANYWHERE is not set"):
+        read_config_file(config)

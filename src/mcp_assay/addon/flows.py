@@ -4,7 +4,8 @@ A proxy sees everything its clients send, and in forward mode that includes web 
 downloads and telemetry. Only MCP traffic is judged; the rest passes through untouched and
 unrecorded. A flow is MCP when its request says so (a JSON-RPC body, an MCP header, or an
 endpoint already seen carrying MCP), or, for a plain JSON POST, when the answer says so (an
-event stream, or a JSON-RPC body).
+event stream, or a JSON-RPC body). The authorization metadata of an origin already seen carrying
+MCP (``.well-known/oauth-protected-resource`` and friends) is kept too, for the AUTH rules.
 
 The same conversion serves the live addon and the reader for saved flow files
 (``mitmdump -w``), so a capture judged later matches what was judged live.
@@ -82,6 +83,23 @@ def endpoint_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
+AUTHORIZATION_METADATA = (
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _is_authorization_metadata(url: str) -> bool:
+    path = urlsplit(url).path
+    return any(marker in path for marker in AUTHORIZATION_METADATA)
+
+
 def classify_request(method: str, url: str, headers: Headers, body: bytes, known_endpoints: set[str]) -> Decision:
     """Decide from the request alone, when it can be decided."""
     if any(headers.get(name) is not None for name in MCP_HEADERS):
@@ -91,6 +109,8 @@ def classify_request(method: str, url: str, headers: Headers, body: bytes, known
         return Decision.MCP
     if endpoint_of(url) in known_endpoints:
         return Decision.MCP
+    if _is_authorization_metadata(url) and _origin(url) in {_origin(known) for known in known_endpoints}:
+        return Decision.MCP  # PRM and AS metadata of an MCP server: the AUTH rules judge them
     if method.upper() == "POST" and (
         shape is not None or media_type(headers.get("content-type")) == "application/json" or body[:1] in (b"{", b"[")
     ):

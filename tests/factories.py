@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcp_assay.checks import REGISTRY, evaluate
+from mcp_assay.checks import REGISTRY, Check, evaluate
 from mcp_assay.spec import SpecSet
 from mcp_assay.sse import SseEvent
 from mcp_assay.traffic import ExchangeLog
@@ -226,3 +226,15 @@ def judge(log: ExchangeLog, spec: SpecSet, check: str, **settings: Any) -> Verdi
 
     (verdict,) = evaluate(log, spec, checks=[REGISTRY[check]], settings=settings)
     return verdict
+
+
+def rules_of(*families: str) -> list[Check]:
+    """The registered checks of some rule families: a family is a rule module's name, or the
+    common prefix of its ``<family>_*`` modules (``http`` holds ``http_headers``, ``http_streams`` …)."""
+    from mcp_assay.spec import rules  # noqa: F401
+
+    def family(check: Check) -> str:
+        module = check.func.__module__.rsplit(".", 1)[-1]
+        return next((name for name in families if module == name or module.startswith(f"{name}_")), "")
+
+    return [check for check in REGISTRY.values() if family(check)]

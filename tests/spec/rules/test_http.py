@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mcp_assay.checks import REGISTRY, evaluate
+from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.rules.http import decode_sentinel, encode_sentinel, header_marks, needs_encoding
+from mcp_assay.spec.rules._header_mirroring import decode_sentinel, encode_sentinel, header_marks, needs_encoding
 from mcp_assay.verdicts import Outcome, Severity
 from mcp_assay.wire import EndReason
 from tests.factories import (
@@ -20,6 +20,7 @@ from tests.factories import (
     modern_headers,
     request_body,
     result_body,
+    rules_of,
     stdio,
 )
 from tests.spec.rules._http_builders import (
@@ -523,9 +524,7 @@ def test_sse_comments_are_never_flagged(spec: SpecSet) -> None:
     stream = sse("tools/call", {"name": "add", "_meta": {"progressToken": "p"}},
                  [comment(), progress("p"), comment(""), result(4)], ident=4)  # fmt: skip
     listen = sse("subscriptions/listen", {"notifications": {}}, [comment(), comment()], ident=5, ending=EndReason.OPEN)
-    from mcp_assay.spec import rules  # noqa: F401
-
-    mine = [check for check in REGISTRY.values() if check.func.__module__.endswith(".http")]
+    mine = rules_of("http")
     verdicts = evaluate(log_of(stream, listen), spec, checks=mine)
     assert [v.check for v in verdicts if v.outcome is Outcome.FAILED] == []
 
@@ -860,9 +859,7 @@ def test_odd_traffic_never_breaks_an_http_rule(spec: SpecSet) -> None:
         call_params = {"name": "query", "arguments": {"limit": True}}
         items.append(sse("tools/call", call_params, events, ending=EndReason.SERVER_DISCONNECT))
     items += [legacy_session(), legacy_get([event(data="[]", retry=-1)], last_event_id="??"), _modern_get(500)]
-    from mcp_assay.spec import rules  # noqa: F401
-
-    mine = [check for check in REGISTRY.values() if check.func.__module__.endswith(".http")]
+    mine = rules_of("http")
     verdicts = evaluate(log_of(*items), spec, checks=mine)  # type: ignore[arg-type]
     crashed = [f"{v.check}: {v.reason}" for v in verdicts if v.reason.startswith("the check itself failed")]
     assert crashed == []

@@ -19,13 +19,14 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
+from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.rules.http import encode_sentinel
+from mcp_assay.spec.rules._header_mirroring import encode_sentinel
 from mcp_assay.sse import parse_sse
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from tests.factories import rules_of
 from tests.peers.process import sdk_http_server
 
 pytestmark = pytest.mark.e2e
@@ -208,8 +209,7 @@ def modern_flow(rec: Recorder) -> None:
 
 
 def mine(verdict: Verdict) -> bool:
-    module = REGISTRY[verdict.check].func.__module__
-    return module.endswith(".http") or module.endswith(".stdio")
+    return verdict.check in {check.name for check in rules_of("http", "stdio")}
 
 
 def judge_sdk(spec: SpecSet, *flags: str) -> tuple[ExchangeLog, dict[str, Verdict]]:

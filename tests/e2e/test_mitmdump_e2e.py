@@ -66,6 +66,21 @@ async def _drive(url: str, run: DumpRun) -> None:
                     run.listen_open_after = time.time() - arrived
 
 
+def _settle(*files: Path, quiet: float = 0.5, ceiling: float = 5.0) -> None:
+    """Wait until the captures stop growing (the SDK client's last requests, such as its session
+    DELETE and a GET reconnect, may still be in flight on a busy machine), bounded by ``ceiling``."""
+    deadline = time.monotonic() + ceiling
+    sizes: tuple[int, ...] = ()
+    stable_since = time.monotonic()
+    while time.monotonic() < deadline:
+        now = tuple(file.stat().st_size if file.exists() else -1 for file in files)
+        if now != sizes:
+            sizes, stable_since = now, time.monotonic()
+        elif time.monotonic() - stable_since >= quiet:
+            return
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Iterator[DumpRun]:
     folder = tmp_path_factory.mktemp("mitmdump")
@@ -85,7 +100,7 @@ def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Itera
         ) as proxy:
             run = DumpRun(proxy, {}, recording, flows, har)
             anyio.run(_drive, proxy.url, run)
-            time.sleep(0.2)
+            _settle(recording, flows)
     run.report = json.loads(report.read_text())
     yield run
 

@@ -11,7 +11,7 @@ that fails reports it in its result.
 :class:`Channel` names the channel one answer took, with its JSON-RPC code and, over HTTP, the
 status, so that every verdict about tool errors says which channel the server used and whether
 the specification allows it — passes included: checks tagged :data:`EXPLAIN` have their reason
-shown next to a pass in every report format. The TOOL- rules in :mod:`.tools` use the same
+shown next to a pass in every report format. The TOOL- rules in :mod:`.tool_errors` use the same
 helpers, so a finding is reported once, under the check that cites both IDs.
 
 BEH-09 is judged here as the suite's liveness control: after a deliberately malformed probe, the

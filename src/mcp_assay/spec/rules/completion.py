@@ -5,16 +5,16 @@ from __future__ import annotations
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import error_code, http_exchange
-from mcp_assay.spec.rules.pagination import listing_for
-from mcp_assay.spec.rules.tools import (
+from mcp_assay.spec.rules._server_features import (
     ENVELOPE_CODES,
     answered_method,
     capability_declared,
     is_input_required,
-    probe_named,
     protocol_error,
     shape_finding,
 )
+from mcp_assay.spec.rules.channels import probe_named
+from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.verdicts import Level, Side
 
 METHOD = "completion/complete"

@@ -24,8 +24,9 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._common import error_code, http_exchange
+from mcp_assay.spec.rules._server_features import ENVELOPE_CODES, answered_method, is_input_required, is_uri
+from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.spec.rules.pagination import first_answer, server_key
-from mcp_assay.spec.rules.tools import ENVELOPE_CODES, answered_method, is_input_required, is_uri, probe_named
 from mcp_assay.spec.toolschema import review_schema
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Level, Side

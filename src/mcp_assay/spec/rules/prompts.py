@@ -14,8 +14,7 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import error_code
-from mcp_assay.spec.rules.pagination import listing_for
-from mcp_assay.spec.rules.tools import (
+from mcp_assay.spec.rules._server_features import (
     ENVELOPE_CODES,
     answered_method,
     capability_declared,
@@ -25,10 +24,11 @@ from mcp_assay.spec.rules.tools import (
     is_input_required,
     is_uri,
     listing_consistency,
-    probe_named,
     protocol_error,
     shape_finding,
 )
+from mcp_assay.spec.rules.channels import probe_named
+from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.verdicts import Level, Outcome, Side
 
 MIME_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;.*)?")

@@ -17,7 +17,7 @@ from mcp_assay.checks import Context, Finding, failed, log_check, message_check,
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules._common import error_code
-from mcp_assay.spec.rules.tools import (
+from mcp_assay.spec.rules._server_features import (
     ENVELOPE_CODES,
     answered_method,
     capability_declared,
@@ -26,10 +26,10 @@ from mcp_assay.spec.rules.tools import (
     is_input_required,
     is_uri,
     listing_consistency,
-    probe_named,
     protocol_error,
     shape_finding,
 )
+from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side
 
 MISSING_RESOURCE_PREFIXES = ("file:///mcp-assay/does-not-exist", "file:///mcp-conformance/does-not-exist")

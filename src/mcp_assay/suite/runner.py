@@ -45,6 +45,7 @@ from mcp_assay.suite.events import (
 )
 from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.probes import FAMILIES
+from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
 from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
 from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
 from mcp_assay.suite.selection import Selection, handshake_revision, modern_revision, select_revision
@@ -499,6 +500,8 @@ class _Run:
             else:
                 ctx = self._context(selection)
                 era = selection.era or "modern"
+                if era == "handshake":
+                    await self._guarded(ctx, frozenset({"HS-08", "HS-09"}), handshake_confirm(ctx))
                 await self.families_(ctx, era)
                 await self._teardown(ctx)
         finally:

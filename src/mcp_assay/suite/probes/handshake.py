@@ -1,7 +1,9 @@
 """The 2025-11-25 handshake and session: what discover replaced.
 
-Selection already sent ``initialize`` offering the revision under test; this family completes the
-handshake (``notifications/initialized``, ``202`` on HTTP), pings, offers an unsupported version on
+Selection already sent ``initialize`` offering the revision under test; :func:`confirm` completes the
+handshake before any family runs (``notifications/initialized``, ``202`` on HTTP; only then may the
+session carry other requests, and only from then on may the server send its own), and this family
+pings, offers an unsupported version on
 a new session (a counter-offer or a refusal, never an echo), and on HTTP probes the session rules:
 an invalid ``MCP-Protocol-Version`` (``400``), no version header (served as 2025-03-26 or refused),
 no ``Mcp-Session-Id`` (``400`` when the server requires sessions), ``GET`` (an event stream or
@@ -15,7 +17,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 from mcp_assay.suite.transports import StreamControl
 
-__all__ = ["FAMILY", "teardown"]
+__all__ = ["FAMILY", "confirm", "teardown"]
 
 UNSUPPORTED = "1900-01-01"
 
@@ -76,6 +78,17 @@ async def run(ctx: SuiteContext) -> None:
     )  # type: ignore[call-arg]
 
 
+async def confirm(ctx: SuiteContext) -> None:
+    """Send ``notifications/initialized`` on the session selection opened, before the families run."""
+    client = ctx.client
+    if not isinstance(client, LegacyClient) or client.initialize_result is None:
+        return
+    ctx.family = "handshake"
+    await client.initialized(
+        ctx.probe("initialized", "notifications/initialized completes the handshake (202 on HTTP, no answer)")
+    )
+
+
 async def teardown(ctx: SuiteContext) -> None:
     """End the 2025 HTTP session with DELETE; if the server ended it, its id must now get 404."""
     client = ctx.client
@@ -101,7 +114,7 @@ async def teardown(ctx: SuiteContext) -> None:
 FAMILY = Family(
     name="handshake",
     requirements=frozenset(
-        {"HS-04", "HS-05", "HS-06", "HS-12", "HS-13", "HS-17", "HS-20", "HS-21", "HTTP-38", "LOG-08"}
+        {"HS-04", "HS-05", "HS-06", "HS-09", "HS-12", "HS-13", "HS-17", "HS-20", "HS-21", "HTTP-38", "LOG-08"}
     ),
     run=run,
     eras=frozenset({"handshake"}),

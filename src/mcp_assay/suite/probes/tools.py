@@ -11,6 +11,13 @@ or one annotated read-only — arguments missing a required property; for a tool
 plus one property the schema does not define. A tool the user names with ``--failing-tool`` is
 called once (with its ``--tool-args`` arguments, if any) to see which channel its failure takes.
 The rules report the channel of each answer (protocol error or tool result with ``isError``).
+
+Progress and logging ride on the calls the suite may make anyway: every ordinary call carries a
+progress token, and in 2026-07-28 each such tool is called once more asking for every log message
+(``logLevel: "debug"``, with a token of its own) and read to the end of its stream, so the progress
+and log rules have their subjects whenever the tool reports progress or logs; the ordinary call,
+which sets no level, is LOG-01's subject. A tool that logged below ``error`` is then called once
+asking for ``error`` and above only (LOG-02).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import callable_without_arguments, required_arguments, walk
 from mcp_assay.suite.session import LOG_LEVEL_KEY, ModernClient
+from mcp_assay.suite.transports import Reply
 from mcp_assay.suite.transports.stdio import StdioTransport
 
 __all__ = ["FAMILY", "call_tool"]
@@ -36,11 +44,13 @@ LIST_REQUIREMENTS = frozenset(
 CALL_REQUIREMENTS = frozenset(
     {
         "TOOL-09", "TOOL-10", "TOOL-11", "TOOL-15", "TOOL-19", "TOOL-20", "TOOL-21", "HTTP-18", "HTTP-19",
-        "HTTP-20", "HTTP-21", "LOG-01", "LOG-02", "PROG-01", "PROG-02", "PROG-03", "PROG-04", "PROG-05",
-        "PROG-06", "PROG-07", "META-09", "CAN-01", "CAN-08",
+        "HTTP-20", "HTTP-21", "HTTP-27", "HTTP-29", "LOG-01", "LOG-02", "LOG-03", "LOG-05", "LOG-07", "PROG-01",
+        "PROG-02", "PROG-03", "PROG-04", "PROG-05", "PROG-06", "PROG-07", "META-09", "CAN-01", "CAN-08",
     }
 )  # fmt: skip
-ERROR_REQUIREMENTS = frozenset({"TOOL-12", "TOOL-13", "TOOL-14", "TOOL-15", "LOG-04", "BEH-01", "BEH-03"})
+ERROR_REQUIREMENTS = frozenset({"TOOL-12", "TOOL-13", "TOOL-14", "TOOL-15", "BEH-01", "BEH-03"})
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+LOG_MESSAGE = "notifications/message"
 EXTRA_PROPERTY = "mcp_assay_unexpected"
 """A property name no tool defines, for the strict-schema case."""
 
@@ -140,12 +150,8 @@ async def run(ctx: SuiteContext) -> None:
         ctx.tool_calls.append((name, arguments, reply))
     if chosen:
         await _cancelled_call(ctx, chosen[0][0], chosen[0][1])
-    if chosen and ctx.advertises("logging") and ctx.modern:
-        name, arguments, why = chosen[0]
-        await call_tool(
-            ctx, name, arguments, probe_name="call-log-error",
-            intent=f"tools/call {name} asking only for error-level log messages", log_level="error",
-        )  # fmt: skip
+    if chosen and ctx.modern:
+        await _logged_calls(ctx, chosen)
     await call_tool(
         ctx, NO_SUCH_TOOL, {}, probe_name="unknown-tool", intent="a tool that does not exist: -32602", invalid=True
     )
@@ -160,13 +166,50 @@ async def run(ctx: SuiteContext) -> None:
     await _bad_arguments(ctx, tools)
     await _extra_property(ctx, {tool.get("name"): tool for tool in tools})
     await _failing_tool(ctx, tools)
-    if isinstance(client, ModernClient) and ctx.advertises("logging"):
-        await client.request(
-            "tools/list",
-            {},
-            meta=client.meta(**{LOG_LEVEL_KEY: "verbose"}),
-            probe=ctx.probe("log-level-unknown", 'an unknown logLevel "verbose": -32602', invalid=True),
+
+
+def _levels_below(reply: Reply, threshold: str) -> list[str]:
+    """Levels of the log messages in ``reply`` that rank below ``threshold``."""
+    floor = LOG_LEVELS.index(threshold)
+    found = []
+    for message in reply.messages:
+        params = message.params if message.method == LOG_MESSAGE and isinstance(message.params, dict) else {}
+        level = params.get("level")
+        if level in LOG_LEVELS and LOG_LEVELS.index(level) < floor:
+            found.append(str(level))
+    return found
+
+
+async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any], str]]) -> None:
+    """2026: each tool the suite calls, once more asking for every log message (and progress).
+
+    The first tool that logs below ``error`` is called again asking for ``error`` and above only, so
+    LOG-02 sees whether the server keeps to the requested level. Nothing here is sent to a tool the
+    suite would not call anyway."""
+    chatty: tuple[str, dict[str, Any]] | None = None
+    for number, (name, arguments, why) in enumerate(chosen, start=1):
+        reply = await call_tool(
+            ctx, name, arguments, probe_name="call-logged",
+            intent=f"tools/call {name} ({why}) asking for every log message (logLevel debug) and progress: "
+            "log messages and progress only on its own stream, before its answer",
+            progress=f"mcp-assay-progress-logged-{number}", log_level="debug",
+        )  # fmt: skip
+        if chatty is None and _levels_below(reply, "error"):
+            chatty = (name, arguments)
+    if chatty is None:
+        ctx.skip(
+            "no tool the suite may call logged anything below error when asked for every level, so asking for "
+            "error and above only would show nothing",
+            requirements=(),
+            case="call-log-error",
         )
+        return
+    name, arguments = chatty
+    await call_tool(
+        ctx, name, arguments, probe_name="call-log-error",
+        intent=f"tools/call {name} asking only for error-level log messages: nothing below error",
+        log_level="error",
+    )  # fmt: skip
 
 
 async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, Any]) -> None:

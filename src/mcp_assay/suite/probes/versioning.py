@@ -5,6 +5,8 @@ Each probe changes exactly one thing from a known-good request (ambiguity A6): a
 version (``-32602``, or ``-32020`` when a header still names one, A7), with an unsupported version
 (``-32022`` naming the supported ones), with the header and ``_meta`` disagreeing (``-32020``), with
 no ``MCP-Protocol-Version`` header at all, and with another ``clientInfo`` (same answer expected).
+A request whose ``logLevel`` is not a defined level (``"verbose"``) is to be refused with ``-32602``
+(LOG-04); the logging page asks that of any server, whether or not it declares ``logging``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY,
     PROTOCOL_VERSION_KEY,
     ModernClient,
 )
@@ -22,6 +25,8 @@ from mcp_assay.suite.session import (
 __all__ = ["FAMILY", "baseline_method"]
 
 UNSUPPORTED = "1900-01-01"
+UNKNOWN_LOG_LEVEL = "verbose"
+"""Not a LoggingLevel: the level a request names must be one of the eight syslog levels."""
 
 
 def baseline_method(ctx: SuiteContext) -> tuple[str, dict[str, Any]]:
@@ -90,6 +95,16 @@ async def run(ctx: SuiteContext) -> None:
             invalid=True,
         ),
     )
+    await client.request(
+        method,
+        params,
+        meta=client.meta(**{LOG_LEVEL_KEY: UNKNOWN_LOG_LEVEL}),
+        probe=ctx.probe(
+            "log-level-unknown",
+            f"{method} with logLevel {UNKNOWN_LOG_LEVEL!r}, not a defined level: -32602",
+            invalid=True,
+        ),
+    )
     if not ctx.http:
         return
     other = _other_version(ctx)
@@ -154,7 +169,7 @@ async def run(ctx: SuiteContext) -> None:
 FAMILY = Family(
     name="versioning",
     requirements=frozenset(
-        {"VER-02", "VER-03", "VER-04", "VER-15", "VER-16", "HTTP-09", "HTTP-26", "META-10", "HTTP-37"}
+        {"VER-02", "VER-03", "VER-04", "VER-15", "VER-16", "HTTP-09", "HTTP-26", "META-10", "HTTP-37", "LOG-04"}
     ),
     run=run,
     eras=frozenset({"modern"}),

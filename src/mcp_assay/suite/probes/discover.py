@@ -2,7 +2,9 @@
 
 The first discover is the one revision selection sent; this family asks again to see whether the
 answer is stable, and asks with a revision the server cannot serve (which may be answered either
-with a discover result or with ``-32022``, ambiguity A20).
+with a discover result or with ``-32022``, ambiguity A20). Stability is owed only for as long as
+the first answer said it may be cached (``ttlMs``): an answer with ``ttlMs`` 0 (or none) promises
+nothing beyond the moment, and the run says so instead of reporting that nothing was observed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
     await client.request("server/discover", probe=ctx.probe("again", "a second discover to compare with the first"))
+    ttl = ctx.discover_result.get("ttlMs") if ctx.discover_result is not None else None
+    if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0:
+        shown = "no ttlMs" if ttl is None else f"ttlMs {ttl!r}"
+        ctx.skip(
+            f"the first server/discover answer carries {shown}, so it promises no period within which a second "
+            "answer must list the same supportedVersions",
+            requirements={"VER-09"},
+            case="stability",
+        )
     meta = client.meta(**{PROTOCOL_VERSION_KEY: UNSUPPORTED})
     await client.request(
         "server/discover",

@@ -7,15 +7,25 @@ filter (an acknowledgement granting nothing, then silence, not a subscription to
 string request id (the acknowledgement must carry it with its JSON type), everything at once (types
 the capabilities cannot back are to be dropped), and on stdio a cancellation with
 ``notifications/cancelled``, after which any teardown the server sends must be conformant.
+
+Where the server advertises ``listChanged`` or ``resources.subscribe``, two subscriptions with
+different filters are held open together (for at most ``--stream-budget-ms``, and never more than
+a second): once both are acknowledged the lists they cover are read, the tools the suite already
+called are called once more with the same arguments (never another tool), and the lists are read
+again. Whatever the server then sends must reach only the subscription that asked for it (SUB-14),
+on its listen stream (SUB-07, SUB-08, SUB-10), and a list that changed must have been announced to
+its listener (SUB-15).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_assay.jsonrpc import Message
 from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
@@ -23,6 +33,13 @@ from mcp_assay.suite.transports.stdio import StdioTransport
 __all__ = ["FAMILY"]
 
 ACK = "notifications/subscriptions/acknowledged"
+CONCURRENT_WINDOW = 1.0
+"""Seconds two concurrent subscriptions stay open at most (less when --stream-budget-ms is smaller)."""
+LISTS = (
+    ("tools", "toolsListChanged", "tools/list"),
+    ("prompts", "promptsListChanged", "prompts/list"),
+    ("resources", "resourcesListChanged", "resources/list"),
+)
 
 
 def _acknowledged(messages: Sequence[Message]) -> bool:
@@ -92,13 +109,124 @@ async def run(ctx: SuiteContext) -> None:
     await _listen(
         ctx, "everything", "listen asking for every type: types the capabilities cannot back are dropped", everything
     )
+    await _concurrent(ctx, uris)
 
+
+def _filters(ctx: SuiteContext, uris: list[str]) -> list[tuple[dict[str, Any], str]]:
+    """Filters the server's capabilities can back, one notification type each, with a description."""
+    filters: list[tuple[dict[str, Any], str]] = [
+        ({flag: True}, flag) for capability, flag, _ in LISTS if ctx.flag(capability, "listChanged")
+    ]
+    if uris and ctx.flag("resources", "subscribe"):
+        filters.append(({"resourceSubscriptions": uris[:1]}, f"updates of {uris[0]}"))
+    return filters
+
+
+def _watch(acknowledged: asyncio.Event) -> Callable[[Sequence[Message]], bool]:
+    """A stream control that notes the acknowledgement and keeps the stream open to the end of its budget."""
+
+    def stop(messages: Sequence[Message]) -> bool:
+        if _acknowledged(messages):
+            acknowledged.set()
+        return False
+
+    return stop
+
+
+async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
+    """Two subscriptions with different filters at once: notifications must not cross over (SUB-14)."""
+    client = ctx.client
+    assert isinstance(client, ModernClient)
+    filters = _filters(ctx, uris)
+    if not filters:
+        ctx.skip(
+            "the server advertises neither listChanged nor resources.subscribe, so no notification could reach "
+            "either of two concurrent subscriptions",
+            requirements={"SUB-14", "SUB-15"},
+            case="concurrent",
+        )
+        return
+    (first, first_label), (second, second_label) = filters[0], (filters[1] if len(filters) > 1 else ({}, "nothing"))
+    window = min(CONCURRENT_WINDOW, ctx.config.stream_budget_ms / 1000)
+    acknowledged = (asyncio.Event(), asyncio.Event())
+    idents = (client.ids(), client.ids())
+
+    async def listen(number: int, notifications: dict[str, Any], label: str, other: str) -> Reply:
+        return await client.request(
+            "subscriptions/listen",
+            {"notifications": notifications},
+            ident=idents[number],
+            probe=ctx.probe(
+                "concurrent",
+                f"listen for {label} while another subscription listens for {other}: "
+                "each notification goes only to a subscription that asked for it",
+            ),
+            stream=StreamControl(budget=window, stop=_watch(acknowledged[number])),
+        )
+
+    async def work() -> None:
+        try:
+            async with asyncio.timeout(window / 2):
+                await acknowledged[0].wait()
+                await acknowledged[1].wait()
+        except TimeoutError:
+            ctx.observe("note", detail=f"two concurrent subscriptions were not both acknowledged within {window:g} s")
+            return
+        await _while_listening(ctx, client)
+
+    outcomes = await asyncio.gather(
+        listen(0, first, first_label, second_label),
+        listen(1, second, second_label, first_label),
+        work(),
+        return_exceptions=True,
+    )
+    transport = ctx.transport
+    if isinstance(transport, StdioTransport):
+        for ident, listened in zip(idents, outcomes[:2], strict=True):
+            if isinstance(listened, Reply) and listened.response is None:
+                await client.notify(
+                    "notifications/cancelled",
+                    {"requestId": ident, "reason": "mcp-assay closes the subscription"},
+                    probe=ctx.probe("cancel-listen", "end the subscription: any teardown must be conformant"),
+                )
+        await transport.observe(0.2)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+
+
+async def _while_listening(ctx: SuiteContext, client: ModernClient) -> None:
+    """Read the lists, call again what the suite already called, read the lists again."""
+    methods = [method for capability, _, method in LISTS if ctx.flag(capability, "listChanged")]
+    for method in methods:
+        await client.request(
+            method, {}, probe=ctx.probe("list-while-listening", f"{method} while two subscriptions are open")
+        )
+    called: dict[str, Any] = {}
+    for name, arguments, _reply in ctx.tool_calls:
+        called.setdefault(name, arguments)
+    for name, arguments in called.items():
+        await call_tool(
+            ctx, name, arguments, probe_name="call-while-listening",
+            intent=f"tools/call {name} again (as already called) while two subscriptions are open: "
+            "a list change it causes goes only to the subscription that asked for it",
+        )  # fmt: skip
+    for method in methods:
+        await client.request(
+            method, {}, probe=ctx.probe("list-while-listening", f"{method} again: a changed list was announced")
+        )
+
+
+REQUIREMENTS = frozenset(
+    {
+        "SUB-02", "SUB-03", "SUB-04", "SUB-05", "SUB-06", "SUB-07", "SUB-08", "SUB-09", "SUB-10", "SUB-11", "SUB-14",
+        "SUB-15", "CAN-06", "CAN-07",
+    }
+)  # fmt: skip
 
 FAMILY = Family(
     name="listen",
-    requirements=frozenset(
-        {"SUB-02", "SUB-03", "SUB-04", "SUB-05", "SUB-06", "SUB-07", "SUB-08", "SUB-09", "SUB-11", "CAN-06", "CAN-07"}
-    ),
+    requirements=REQUIREMENTS,
     run=run,
     eras=frozenset({"modern"}),
     description="subscriptions/listen",

@@ -3,7 +3,8 @@
 The list families already walked every advertised list to the end (at most ``--page-limit``
 pages, stopping at a reissued cursor). This family asks for one issued cursor again — the same
 page is expected while nothing changed — and sends a cursor the server never issued, which it
-SHOULD reject with ``-32602``.
+SHOULD reject with ``-32602``. On 2026-07-28 HTTP the first issued cursor is also followed on a new
+connection: a continuation must not depend on the connection it arrives on (VER-17).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ METHODS = (
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     sent = 0
+    elsewhere = ctx.modern and ctx.http
     for capability, method in METHODS:
         if not ctx.advertises(capability):
             continue
@@ -37,6 +39,17 @@ async def run(ctx: SuiteContext) -> None:
                 list_params(ctx, listing.cursors[0]),
                 probe=ctx.probe("same-cursor", f"{method} with an issued cursor again: the same page"),
             )
+            fresh = await ctx.fresh_client() if elsewhere else None
+            if fresh is not None:
+                elsewhere = False
+                await fresh.request(
+                    method,
+                    list_params(ctx, listing.cursors[0]),
+                    probe=ctx.probe(
+                        "cursor-new-connection",
+                        f"{method} continued with an issued cursor on a new connection: served the same",
+                    ),
+                )
         await client.request(
             method,
             {"cursor": INVENTED},
@@ -50,7 +63,7 @@ async def run(ctx: SuiteContext) -> None:
         )
 
 
-FAMILY_REQUIREMENTS = frozenset({"PAGE-01", "PAGE-04", "PAGE-05", "RES-10"})
+FAMILY_REQUIREMENTS = frozenset({"PAGE-01", "PAGE-04", "PAGE-05", "RES-10", "VER-17"})
 FAMILY = Family(
     name="pagination",
     requirements=FAMILY_REQUIREMENTS,

@@ -27,7 +27,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 ROOT = HERE.parent.parent
 NODE_MODULES = HERE / "node" / "node_modules"
 EXPECTED = yaml.safe_load((Path(__file__).with_name("suite_expected.yaml")).read_text(encoding="utf-8"))
-SDK_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}}', "--prompt-args", '{"summarize": {"text": "hello"}}']
+SDK_TOOLS = '{"add": {"a": 1, "b": 2}, "progress_tool": {"steps": 3}, "chatty": {}}'
+"""add needs arguments; progress_tool reports progress and chatty logs, so the progress and logging cases
+the suite runs on every tool it may call have something to judge."""
+SDK_ARGS = ["--tool-args", SDK_TOOLS, "--prompt-args", '{"summarize": {"text": "hello"}}']
 TS_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}}', "--prompt-args", '{"shorten": {"text": "hello"}}']
 BROKEN_ARGS = ["--tool-args", '{"echo": {"message": "hi"}, "ask": {}}', "--prompt-args", '{"greet": {"who": "x"}}']
 
@@ -49,6 +52,10 @@ def must_failures(report: dict[str, Any]) -> set[str]:
         if item["outcome"] == "failed" and item["severity"] == "must"
         for requirement in item["requirements"]
     }
+
+
+def outcome(report: dict[str, Any], check: str) -> str:
+    return str(next(item["outcome"] for item in report["results"] if item["check"] == check))
 
 
 def assert_expected(report: dict[str, Any], target: str) -> None:
@@ -80,6 +87,13 @@ def test_the_python_sdk_server_over_http_is_tested_on_2026_07_28(spec_path: Path
     assert report["revisions"]["under_test"] == "2026-07-28"
     assert "per server/discover" in report["revisions"]["note"]
     assert_expected(report, "python-sdk-http-2026")
+    for check in (  # the logged calls, the unknown level and progress on the calls the suite may make
+        "log_messages_respect_the_requested_level",
+        "log_messages_stay_on_their_request_stream",
+        "unknown_log_levels_are_rejected",
+        "progress_travels_on_its_request_stream",
+    ):
+        assert outcome(report, check) == "passed", check
 
 
 def test_the_python_sdk_server_over_http_is_tested_on_2025_11_25_when_asked(spec_path: Path, tmp_path: Path) -> None:
@@ -88,6 +102,7 @@ def test_the_python_sdk_server_over_http_is_tested_on_2025_11_25_when_asked(spec
         report = run(spec_path, tmp_path, "-u", server.url, "--spec-version", "2025-11-25", *SDK_ARGS)
     assert report["revisions"]["under_test"] == "2025-11-25"
     assert_expected(report, "python-sdk-http-2025")
+    assert outcome(report, "servers_wait_for_initialized_before_requests") == "passed"
 
 
 def test_the_python_sdk_server_over_stdio(spec_path: Path, tmp_path: Path) -> None:

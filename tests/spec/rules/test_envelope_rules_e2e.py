@@ -17,12 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
+from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
 from mcp_assay.sse import parse_sse
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+from tests.factories import rules_of
 from tests.peers.process import sdk_http_server
 
 pytestmark = pytest.mark.e2e
@@ -191,9 +192,7 @@ def sdk_capture() -> Iterator[ExchangeLog]:
 
 
 def judged(log: ExchangeLog, spec: SpecSet, family: str) -> list[Verdict]:
-    from mcp_assay.spec import rules  # noqa: F401 - registers the rules
-
-    checks = [check for check in REGISTRY.values() if check.func.__module__.rsplit(".", 1)[-1] == family]
+    checks = rules_of(family)
     assert checks, family
     return evaluate(log, spec, checks=checks)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mcp_assay.checks import REGISTRY, evaluate
+from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome
 from mcp_assay.wire import HttpExchange
-from tests.factories import judge, legacy_call, legacy_session, log_of, modern_call, modern_headers
+from tests.factories import judge, legacy_call, legacy_session, log_of, modern_call, modern_headers, rules_of
 from tests.spec.rules._envelope_builders import (
     DISCOVERED,
     TOOLS,
@@ -74,11 +74,7 @@ def test_no_envelope_rule_fails_a_well_behaved_2025_session(spec: SpecSet) -> No
         legacy_call("ping", None, {}, ident=3),
         legacy_post(None, method="DELETE", status=200),
     ]
-    mine = [
-        check
-        for check in REGISTRY.values()
-        if check.func.__module__.rsplit(".", 1)[-1] in ("envelope", "results", "versions", "handshake")
-    ]
+    mine = rules_of("envelope", "results", "versions", "handshake")
     verdicts = evaluate(log_of(session), spec, checks=mine)
     failures = [(verdict.check, verdict.reason) for verdict in verdicts if verdict.outcome is Outcome.FAILED]
     assert failures == []

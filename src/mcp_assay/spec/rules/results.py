@@ -16,7 +16,7 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import is_int
-from mcp_assay.spec.rules.envelope import (
+from mcp_assay.spec.rules._envelope import (
     SERVER_INFO_KEY,
     answer_to,
     canonical,

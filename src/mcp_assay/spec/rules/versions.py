@@ -21,9 +21,8 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import error_code, http_exchange
-from mcp_assay.spec.rules.envelope import (
+from mcp_assay.spec.rules._envelope import (
     CLIENT_CAPABILITIES_KEY,
-    PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY,
     answer_to,
     client_capabilities,
@@ -35,7 +34,7 @@ from mcp_assay.spec.rules.envelope import (
     place_of,
     request_meta,
 )
-from mcp_assay.traffic import endpoint_of
+from mcp_assay.traffic import PROTOCOL_VERSION_KEY, endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 

@@ -11,6 +11,7 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 __all__ = [
     "LIST_KEYS",
     "callable_without_arguments",
+    "fresh_lister",
     "list_params",
     "required_arguments",
     "walk",
@@ -29,6 +30,26 @@ def list_params(ctx: SuiteContext, cursor: str | None = None) -> dict[str, Any] 
     if cursor is not None:
         return {"cursor": cursor}
     return {} if ctx.modern else None
+
+
+async def fresh_lister(ctx: SuiteContext) -> ModernClient | LegacyClient | None:
+    """A client on a new connection (HTTP) or process (2025 stdio) that may ask for a list.
+
+    A 2026 request needs nothing before it. A 2025 client must open its own session first — a list
+    request without one is refused (400 on HTTP) and says nothing about the list — so the new client
+    completes a handshake of its own; ``None`` when there is no new connection to be had or the
+    server refuses the second session."""
+    fresh = await ctx.fresh_client()
+    if not isinstance(fresh, LegacyClient):
+        return fresh
+    reply = await fresh.initialize(
+        ctx.revision.name,
+        ctx.probe("fresh-initialize", f"initialize a second session offering {ctx.revision.name}, to list again"),
+    )
+    if not reply.ok:
+        return None
+    await fresh.initialized(ctx.probe("fresh-initialized", "notifications/initialized for the second session"))
+    return fresh
 
 
 async def walk(

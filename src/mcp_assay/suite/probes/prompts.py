@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.suite.context import Family, SuiteContext
-from mcp_assay.suite.probes._common import walk
+from mcp_assay.suite.probes._common import fresh_lister, walk
 
 __all__ = ["FAMILY"]
 
@@ -41,7 +41,7 @@ async def run(ctx: SuiteContext) -> None:
         )
         return
     prompts = [prompt for prompt in listing.items if isinstance(prompt.get("name"), str)]
-    fresh = await ctx.fresh_client()
+    fresh = await fresh_lister(ctx)
     await walk(ctx, "prompts/list", client=fresh or client, label="list-again")
     fetched = 0
     for prompt in prompts:

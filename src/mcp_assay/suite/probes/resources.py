@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 
 from mcp_assay.suite.context import Family, SuiteContext
-from mcp_assay.suite.probes._common import walk
+from mcp_assay.suite.probes._common import fresh_lister, walk
 
 __all__ = ["FAMILY"]
 
@@ -25,7 +25,7 @@ async def run(ctx: SuiteContext) -> None:
     ctx.listings["resources/list"] = listing
     templates = await walk(ctx, "resources/templates/list", label="templates")
     ctx.listings["resources/templates/list"] = templates
-    fresh = await ctx.fresh_client()
+    fresh = await fresh_lister(ctx)
     if listing.ok:
         await walk(ctx, "resources/list", client=fresh or client, label="list-again")
         uris = [item["uri"] for item in listing.items if isinstance(item.get("uri"), str)]

@@ -6,7 +6,8 @@ session carry other requests, and only from then on may the server send its own)
 pings, offers an unsupported version on
 a new session (a counter-offer or a refusal, never an echo), and on HTTP probes the session rules:
 an invalid ``MCP-Protocol-Version`` (``400``), no version header (served as 2025-03-26 or refused),
-no ``Mcp-Session-Id`` (``400`` when the server requires sessions), ``GET`` (an event stream or
+no ``Mcp-Session-Id`` (``400`` when the server requires sessions), neither of the two (served as
+``2025-03-26`` or refused, A22), ``GET`` (an event stream or
 ``405``), and ``logging/setLevel`` where logging is advertised. The session is ended at the very end
 of the run (see :func:`teardown`), after which its id must get ``404``.
 """
@@ -62,6 +63,16 @@ async def run(ctx: SuiteContext) -> None:
             session=False,
             probe=ctx.probe("no-session-id", "a request without the session id: 400", invalid=True),
         )
+    await client.request(
+        "ping",
+        session=False,
+        version=False,
+        probe=ctx.probe(
+            "no-version-no-session",
+            "neither MCP-Protocol-Version nor a session: served as 2025-03-26 or refused with 400 (A22)",
+            invalid=True,
+        ),
+    )
     await client.transport.send(
         b"",
         probe=ctx.probe("get-stream", "GET with Accept: text/event-stream: an event stream or 405").tag(

@@ -44,7 +44,8 @@ class CoverageServer(Server):
     notifications/initialized (HS-09), ``cross_talk`` delivers a list change to the wrong
     subscription (SUB-14), ``list_changed=False`` advertises no listChanged at all; ``paginate``
     splits tools/list in two pages with a fresh cursor per walk, which ``single_use`` honours only
-    once (a continuation on a new connection then fails, VER-17)."""
+    once (a continuation on a new connection then fails, VER-17); ``versionless_500`` answers a 2025
+    request with neither a version header nor a session with 500 (HS-13)."""
 
     def __init__(
         self,
@@ -59,6 +60,7 @@ class CoverageServer(Server):
         list_changed: bool = True,
         paginate: bool = False,
         single_use: bool = False,
+        versionless_500: bool = False,
     ) -> None:
         super().__init__()
         self.logging = logging
@@ -71,6 +73,7 @@ class CoverageServer(Server):
         self.list_changed = list_changed
         self.paginate = paginate
         self.single_use = single_use
+        self.versionless_500 = versionless_500
         self.cursors: dict[str, bool] = {}
         """Issued cursors, and whether each was used."""
         self.discovers = 0
@@ -150,6 +153,9 @@ class CoverageServer(Server):
 
     # -- 2025 ------------------------------------------------------------------------------------
     def _legacy_http(self, payload: Any, headers: dict[str, str]) -> Answer:
+        bare = "mcp-session-id" not in headers and "mcp-protocol-version" not in headers
+        if self.versionless_500 and bare and isinstance(payload, dict) and payload.get("method") != "initialize":
+            return Answer(500, _error(-32603, "Internal error", payload.get("id")))
         answer = super()._legacy_http(payload, headers)
         if self.early_request and isinstance(payload, dict) and payload.get("method") == "initialize":
             request = {"jsonrpc": "2.0", "id": "server-1", "method": "roots/list"}
@@ -326,6 +332,33 @@ def test_a_server_request_before_initialized_is_failed(spec: SpecSet) -> None:
     found = verdict(report, "servers_wait_for_initialized_before_requests")
     assert found.outcome is Outcome.FAILED
     assert "roots/list" in found.reason
+
+
+def test_the_2025_list_on_a_new_connection_opens_a_session_of_its_own(spec: SpecSet, tmp_path: Path) -> None:
+    """Tool-defined: a 2025 list request without a session says nothing about the list, so the second
+    client completes its own handshake before it lists again."""
+    record = tmp_path / "run.jsonl"
+    run(spec, CoverageServer(), spec_version=LEGACY, record=str(record))
+    log = ExchangeLog()
+    read_recording(record, log)
+    again = [item for item in log.http_exchanges() if (item.probe or {}).get("name") == "list-again"]
+    assert again and all(item.request.headers.get("mcp-session-id") for item in again)
+    assert all(item.response is not None and item.response.status == 200 for item in again)
+    assert len(requests(record, "fresh-initialize")) == len(again)
+
+
+def test_a_request_without_version_header_or_session_is_served_or_refused(spec: SpecSet) -> None:
+    """Spec-mandated (HS-13, A22): the scripted server answers 400 (no session), which A22 accepts."""
+    report = run(spec, CoverageServer(), spec_version=LEGACY)
+    assert verdict(report, "missing_version_headers_are_tolerated").outcome is Outcome.PASSED
+
+
+def test_a_request_without_version_header_or_session_answered_500_is_failed(spec: SpecSet) -> None:
+    """Spec-mandated (HS-13): neither served nor refused with 400."""
+    report = run(spec, CoverageServer(versionless_500=True), spec_version=LEGACY)
+    found = verdict(report, "missing_version_headers_are_tolerated")
+    assert found.outcome is Outcome.FAILED
+    assert "HTTP 500" in found.reason
 
 
 # -- two concurrent subscriptions (2026) -----------------------------------------------------------

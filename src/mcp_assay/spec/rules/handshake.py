@@ -20,7 +20,7 @@ from mcp_assay.checks import Context, Finding, failed, log_check, message_check,
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import error_code, http_exchange
 from mcp_assay.spec.rules._envelope import answer_to, canonical, is_probe, memo, meta_version
-from mcp_assay.spec.rules.versions import handshake_versions, known_versions, modern_versions
+from mcp_assay.spec.rules._versions import handshake_versions, known_versions, modern_versions
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange

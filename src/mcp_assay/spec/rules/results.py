@@ -24,7 +24,7 @@ from mcp_assay.spec.rules._envelope import (
     is_probe,
     place_of,
 )
-from mcp_assay.spec.rules.versions import advertised_discover
+from mcp_assay.spec.rules._versions import advertised_discover
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 

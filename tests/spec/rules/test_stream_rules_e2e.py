@@ -36,6 +36,7 @@ from mcp_assay.sse import SseEvent, SseParser
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Side, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, ProcessExit, StdioLine
+from tests.factories import rules_of
 from tests.peers.process import sdk_http_server, sdk_server_command, stop
 
 pytestmark = pytest.mark.e2e
@@ -43,12 +44,6 @@ pytestmark = pytest.mark.e2e
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-MINE = (
-    "mcp_assay.spec.rules.cancellation",
-    "mcp_assay.spec.rules.subscriptions",
-    "mcp_assay.spec.rules.logging_rules",
-    "mcp_assay.spec.rules.progress",
-)
 WAIT = 5.0
 _ids = itertools.count(1)
 
@@ -242,7 +237,8 @@ class StdioSession:
 def judge_all(log: ExchangeLog, spec: SpecSet) -> dict[str, Verdict]:
     verdicts = evaluate(log, spec)
     assert len(verdicts) == len(REGISTRY)
-    return {verdict.check: verdict for verdict in verdicts if REGISTRY[verdict.check].func.__module__ in MINE}
+    mine = {check.name for check in rules_of("cancellation", "subscriptions", "logging_rules", "progress")}
+    return {verdict.check: verdict for verdict in verdicts if verdict.check in mine}
 
 
 def failures(verdicts: dict[str, Verdict], expected: set[str]) -> dict[str, str]:

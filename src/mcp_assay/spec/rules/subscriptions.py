@@ -1,11 +1,9 @@
-"""Subscriptions (SUB-): ``subscriptions/listen`` streams and change notifications.
+"""Subscriptions (SUB-01..06): opening a ``subscriptions/listen`` stream and acknowledging it.
 
 In 2026 change notifications (list changes, resource updates) only travel on listen streams: the
-client opens one with a ``subscriptions/listen`` request naming what it wants, the server
-acknowledges first and tags every notification with the listen request's id in
-``params._meta["io.modelcontextprotocol/subscriptionId"]``. On HTTP a listen stream is the SSE
-response to that request; on stdio all subscriptions share the one channel and are told apart
-only by that tag. 2025 sessions instead subscribe per resource with ``resources/subscribe``.
+client opens one with a ``subscriptions/listen`` request naming what it wants, and the server
+acknowledges first, naming the listen request and granting no more than was asked and nothing
+it does not support. On HTTP a listen stream is the SSE response to that request.
 
 The active suite opens listen streams with integer and string ids and with narrow filters, and
 changes the server's lists while they are open; these rules judge whatever streams the log holds.
@@ -14,56 +12,31 @@ changes the server's lists while they are open; these rules judge whatever strea
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules._listens import (
+    FILTER_FLAGS,
+    FLAG_CAPABILITY,
+    LISTEN_FEATURES,
+    first_acknowledgement,
+    judged_listens,
+    subscription_tag,
+)
 from mcp_assay.spec.rules._streams import (
     ACKNOWLEDGED,
-    CANCELLED,
-    CHANGE_FILTERS,
-    CHANGE_NOTIFICATIONS,
     LISTEN,
-    LOG_MESSAGE,
-    PROGRESS,
-    RESOURCE_UPDATED,
     SUBSCRIPTION_ID_KEY,
     Listen,
     StreamIndex,
-    covers,
     describe_id,
     grace,
     index,
     loosely_same_id,
-    meta_value,
     params_of,
-    request_id_of,
     same_id,
 )
 from mcp_assay.verdicts import Level, Side
-
-FILTER_FLAGS = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
-FLAG_CAPABILITY = {"toolsListChanged": "tools", "promptsListChanged": "prompts", "resourcesListChanged": "resources"}
-LISTEN_FEATURES = {"listen_subscriptions"}
-
-
-def _listens(ctx: Context) -> Iterator[tuple[StreamIndex, Listen]]:
-    idx = index(ctx)
-    for listen in idx.listens:
-        if ctx.in_scope(listen.request):
-            yield idx, listen
-
-
-def _server_notifications(listen: Listen) -> list[Message]:
-    return [m for m in listen.messages if m.sender is Side.SERVER and m.kind is Kind.NOTIFICATION]
-
-
-def _acks(listen: Listen) -> list[Message]:
-    return [m for m in _server_notifications(listen) if m.method == ACKNOWLEDGED]
-
-
-def _tag(message: Message) -> Any:
-    return meta_value(message, SUBSCRIPTION_ID_KEY)
 
 
 @message_check(
@@ -106,7 +79,7 @@ def listen_requests_carry_a_typed_filter(message: Message, ctx: Context) -> Find
 )
 def http_listen_answers_are_event_streams(ctx: Context) -> Iterator[Finding]:
     """Over HTTP a listen request is answered with an SSE stream (or refused with a JSON-RPC error)."""
-    for _idx, listen in _listens(ctx):
+    for _idx, listen in judged_listens(ctx):
         exchange = listen.exchange
         if exchange is None or exchange.response is None:
             continue
@@ -150,7 +123,7 @@ def _watched_until(listen: Listen, idx: StreamIndex) -> float:
 def listen_streams_start_with_the_acknowledgement(ctx: Context) -> Iterator[Finding]:
     """The first message for a subscription is notifications/subscriptions/acknowledged."""
     window = grace(ctx)
-    for idx, listen in _listens(ctx):
+    for idx, listen in judged_listens(ctx):
         server = [m for m in listen.messages if m.sender is Side.SERVER]
         if not server:
             waited = _watched_until(listen, idx) - listen.request.time
@@ -187,7 +160,7 @@ def acknowledgements_name_their_listen_request(ctx: Context) -> Iterator[Finding
     for ack in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.SERVER):
         if ack.method != ACKNOWLEDGED:
             continue
-        tag = _tag(ack)
+        tag = subscription_tag(ack)
         if ack.transport == "http":
             listen = idx.listen_carrying(ack)
             if listen is None:
@@ -212,11 +185,6 @@ def acknowledgements_name_their_listen_request(ctx: Context) -> Iterator[Finding
                 yield failed(ack, f"subscriptionId {describe_id(tag)} names no open listen request ({ids})")
 
 
-def _first_ack(listen: Listen) -> Message | None:
-    acks = _acks(listen)
-    return acks[0] if acks else None
-
-
 @log_check(
     requirements="SUB-05",
     level=Level.MUST,
@@ -226,8 +194,8 @@ def _first_ack(listen: Listen) -> Message | None:
 )
 def acknowledgements_grant_no_more_than_requested(ctx: Context) -> Iterator[Finding]:
     """The acknowledged filter is a subset of the requested one."""
-    for _idx, listen in _listens(ctx):
-        ack = _first_ack(listen)
+    for _idx, listen in judged_listens(ctx):
+        ack = first_acknowledgement(listen)
         if ack is None:
             continue
         granted = params_of(ack).get("notifications", MISSING)
@@ -261,8 +229,8 @@ def acknowledgements_drop_unsupported_types(ctx: Context) -> Iterator[Finding]:
     """The acknowledgement leaves out types the advertised capabilities cannot back.
 
     Triggered by a listen request asking for every type (the active suite asks for all four)."""
-    for _idx, listen in _listens(ctx):
-        ack = _first_ack(listen)
+    for _idx, listen in judged_listens(ctx):
+        ack = first_acknowledgement(listen)
         if ack is None:
             continue
         granted = params_of(ack).get("notifications")
@@ -286,420 +254,3 @@ def acknowledgements_drop_unsupported_types(ctx: Context) -> Iterator[Finding]:
             yield failed(ack, f"the acknowledgement grants {'; '.join(unbacked)}")
         else:
             yield passed(ack)
-
-
-def _judged_on_stream(message: Message) -> bool:
-    """Stream content SUB-07/SUB-14 judge: change notifications, not the ack, teardown, progress or logs."""
-    return message.method not in (ACKNOWLEDGED, CANCELLED, PROGRESS, LOG_MESSAGE)
-
-
-@log_check(
-    requirements="SUB-07",
-    level=Level.MUST_NOT,
-    side=Side.SERVER,
-    subject="listen stream notifications",
-    features=LISTEN_FEATURES,
-)
-def listen_streams_carry_only_requested_types(ctx: Context) -> Iterator[Finding]:
-    """A listen stream carries only the notification types (and resource URIs) the client asked for.
-
-    Triggered by any listen stream; the active suite opens one with an empty filter and expects silence.
-    An acknowledged stream that carried nothing it was not asked for passes as a whole."""
-    for _idx, listen in _listens(ctx):
-        clean = True
-        acknowledged = False
-        for message in _server_notifications(listen):
-            acknowledged = acknowledged or message.method == ACKNOWLEDGED
-            if not _judged_on_stream(message):
-                continue
-            if listen.wants(message):
-                yield passed(message)
-                continue
-            clean = False
-            if message.method == RESOURCE_UPDATED:
-                uri = params_of(message).get("uri")
-                yield failed(message, f"resource update for {uri!r}, which {listen.request.describe()} did not list")
-            else:
-                flag = CHANGE_FILTERS.get(message.method or "", "")
-                asked = f" (no {flag}: true)" if flag else ""
-                yield failed(message, f"{message.method} on the stream of {listen.request.describe()}{asked}")
-        if clean and acknowledged:
-            yield passed(listen.request, f"{listen.request.describe()} carried only what it asked for")
-
-
-@log_check(
-    requirements="SUB-08",
-    level=Level.MUST,
-    side=Side.SERVER,
-    subject="listen stream notifications",
-    features=LISTEN_FEATURES,
-)
-def listen_notifications_carry_the_subscription_id(ctx: Context) -> Iterator[Finding]:
-    """Every notification on a listen stream carries the listen id as its subscriptionId (list changes too)."""
-    idx = index(ctx)
-    for _idx, listen in _listens(ctx):
-        if listen.exchange is None:
-            continue
-        for message in _server_notifications(listen):
-            if message.method == ACKNOWLEDGED:
-                continue  # SUB-04
-            tag = _tag(message)
-            if same_id(tag, listen.id):
-                yield passed(message)
-            elif tag is MISSING:
-                yield failed(message, f"{message.method} on a listen stream carries no subscriptionId")
-            else:
-                yield failed(
-                    message, f"subscriptionId {describe_id(tag)} is not the listen id {describe_id(listen.id)}"
-                )
-    for message in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.SERVER):
-        if message.transport != "stdio" or message.method == ACKNOWLEDGED:
-            continue
-        tag = _tag(message)
-        if tag is MISSING:
-            continue  # untagged change notifications on stdio are SUB-10's concern
-        listens = idx.open_listens(message)
-        if any(same_id(tag, listen.id) for listen in listens):
-            yield passed(message)
-        else:
-            loose = [listen for listen in listens if loosely_same_id(tag, listen.id)]
-            hint = f"; the listen id is {describe_id(loose[0].id)}" if loose else ""
-            yield failed(message, f"subscriptionId {describe_id(tag)} names no open listen request{hint}")
-
-
-@log_check(
-    requirements="SUB-09",
-    level=Level.MUST_NOT,
-    side=Side.SERVER,
-    subject="listen streams",
-    features=LISTEN_FEATURES,
-)
-def listen_streams_carry_no_progress_or_log(ctx: Context) -> Iterator[Finding]:
-    """notifications/progress and notifications/message never travel on a listen stream."""
-    idx = index(ctx)
-    for _idx, listen in _listens(ctx):
-        bad = [m for m in _server_notifications(listen) if m.method in (PROGRESS, LOG_MESSAGE)]
-        token = meta_value(listen.request, "progressToken")
-        if listen.exchange is None and token is not MISSING:
-            for message in idx.by_place.get(listen.place, ()):
-                if (
-                    message.method == PROGRESS
-                    and message.sender is Side.SERVER
-                    and same_id(params_of(message).get("progressToken", MISSING), token)
-                    and listen.open_at(message.time)
-                    and not any(m is message for m in bad)
-                ):
-                    bad.append(message)
-        if bad:
-            yield failed(bad[0], f"{bad[0].method} travelled on the listen stream of {listen.request.describe()}")
-        elif listen.messages:
-            yield passed(listen.request)
-
-
-@log_check(
-    requirements="SUB-10",
-    level=Level.MUST,
-    side=Side.SERVER,
-    subject="change notifications",
-    features=LISTEN_FEATURES,
-)
-def change_notifications_travel_only_on_listen_streams(ctx: Context) -> Iterator[Finding]:
-    """List-changed and resource-updated notifications appear only on listen streams (stdio: tagged)."""
-    idx = index(ctx)
-    for message in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.SERVER):
-        if message.method not in CHANGE_NOTIFICATIONS:
-            continue
-        if message.transport == "http":
-            if idx.listen_carrying(message) is not None:
-                yield passed(message)
-            else:
-                carrier = idx.carrier_request(message)
-                where = (
-                    f"the stream of {carrier.describe()}" if carrier is not None else "a stream that is not a listen"
-                )
-                yield failed(message, f"{message.method} travelled on {where}")
-        elif _tag(message) is MISSING:
-            yield failed(message, f"{message.method} on stdio carries no subscriptionId")
-        else:
-            yield passed(message)
-
-
-@log_check(
-    requirements="SUB-11",
-    level=Level.SHOULD,
-    side=Side.SERVER,
-    subject="listen results",
-    features=LISTEN_FEATURES,
-)
-def listen_results_close_the_subscription_cleanly(ctx: Context) -> Iterator[Finding]:
-    """A listen result is complete, names the subscription in _meta, carries nothing else and ends the stream."""
-    for _idx, listen in _listens(ctx):
-        results = [m for m in listen.messages if m.kind is Kind.RESULT and same_id(m.id, listen.id)]
-        if not results:
-            continue
-        result = results[0]
-        body = result.result if isinstance(result.result, dict) else {}
-        problems = []
-        if body.get("resultType") != "complete":
-            problems.append(f"resultType is {body.get('resultType', 'missing')!r}")
-        tag = meta_value(result, SUBSCRIPTION_ID_KEY)
-        if not same_id(tag, listen.id):
-            problems.append(
-                "no subscriptionId in _meta" if tag is MISSING else f"subscriptionId {describe_id(tag)} is not the id"
-            )
-        extra = sorted(set(body) - {"resultType", "_meta"})
-        if extra:
-            problems.append(f"it carries {', '.join(extra)}")
-        if listen.exchange is not None:
-            after = [m for m in listen.messages if m.index > result.index]
-            if after:
-                problems.append(f"{after[0].describe()} followed it on the stream")
-        if problems:
-            yield failed(result, f"the listen result for {listen.request.describe()}: {'; '.join(problems)}")
-        else:
-            yield passed(result)
-
-
-@log_check(
-    requirements="SUB-13",
-    level=Level.MUST,
-    side=Side.CLIENT,
-    subject="subscriptions the client ended",
-    features=LISTEN_FEATURES,
-)
-def clients_end_subscriptions_by_closing_or_cancelling(ctx: Context) -> Iterator[Finding]:
-    """Clients end a subscription by closing its SSE stream (HTTP) or cancelling its id (stdio)."""
-    idx = index(ctx)
-    window = grace(ctx)
-    for _idx, listen in _listens(ctx):
-        if listen.ended_by == "client":
-            yield passed(listen.request)
-    for notice in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.CLIENT):
-        if notice.method != CANCELLED or notice.transport != "http":
-            continue
-        for listen in idx.listens:
-            if listen.exchange is None or not same_id(request_id_of(notice), listen.id):
-                continue
-            if listen.request.time > notice.time:
-                continue
-            if listen.end > notice.time + window:
-                yield failed(
-                    notice,
-                    f"the client POSTed notifications/cancelled for {listen.request.describe()} and kept its stream "
-                    "open; over HTTP a subscription ends when the client closes the stream",
-                )
-
-
-@log_check(
-    requirements="SUB-14",
-    level=Level.MUST,
-    side=Side.SERVER,
-    subject="notifications delivered while several subscriptions were open",
-    features=LISTEN_FEATURES,
-)
-def notifications_reach_only_subscriptions_that_asked(ctx: Context) -> Iterator[Finding]:
-    """With several subscriptions open, each notification goes to (and names) one that asked for it."""
-    idx = index(ctx)
-    for message in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.SERVER):
-        if message.method not in CHANGE_NOTIFICATIONS:
-            continue
-        open_now = idx.open_listens(message)
-        if len(open_now) < 2:
-            continue
-        tag = _tag(message)
-        named = [listen for listen in open_now if same_id(tag, listen.id)]
-        carrying = idx.listen_carrying(message)
-        if message.transport == "http":
-            if carrying is None:
-                continue  # SUB-10
-            if named and named[0] is not carrying:
-                yield failed(
-                    message,
-                    f"{message.method} on the stream of {carrying.request.describe()} names the subscription "
-                    f"{describe_id(tag)}",
-                )
-                continue
-            target = carrying
-        else:
-            if not named:
-                continue  # SUB-08 / SUB-10
-            target = named[0]
-        if target.wants(message):
-            yield passed(message)
-        else:
-            others = [listen for listen in open_now if listen is not target and listen.wants(message)]
-            if others:
-                yield failed(
-                    message,
-                    f"{message.method} went to {target.request.describe()}, which did not ask for it, while "
-                    f"{others[0].request.describe()} did",
-                )
-
-
-LISTS = (
-    ("tools/list", "tools", "name", "notifications/tools/list_changed", "toolsListChanged"),
-    ("prompts/list", "prompts", "name", "notifications/prompts/list_changed", "promptsListChanged"),
-    ("resources/list", "resources", "uri", "notifications/resources/list_changed", "resourcesListChanged"),
-)
-
-
-def _full_list(request: Message, answer: Message, member: str, key: str) -> frozenset[str] | None:
-    if answer.kind is not Kind.RESULT or not isinstance(answer.result, dict):
-        return None
-    if params_of(request).get("cursor") is not None or answer.result.get("nextCursor") is not None:
-        return None  # only complete single-page lists can be compared
-    items = answer.result.get(member)
-    if not isinstance(items, list):
-        return None
-    return frozenset(str(item.get(key)) for item in items if isinstance(item, dict))
-
-
-@log_check(
-    requirements="SUB-15",
-    level=Level.SHOULD,
-    side=Side.SERVER,
-    subject="list changes seen while a listener was subscribed",
-    features=LISTEN_FEATURES,
-)
-def list_changes_reach_listeners(ctx: Context) -> Iterator[Finding]:
-    """When a list it advertised listChanged for changes, the server notifies opted-in listeners.
-
-    Triggered by two list results that differ while an acknowledged listen stream asking for
-    that list's changes stayed open (the active suite changes the list with a fixture tool)."""
-    idx = index(ctx)
-    window = grace(ctx)
-    for method, member, key, notification, flag in LISTS:
-        previous: dict[str, tuple[Message, frozenset[str]]] = {}
-        for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
-            if request.method != method:
-                continue
-            answer = idx.first_answer(request)
-            listed = _full_list(request, answer, member, key) if answer is not None else None
-            if answer is None or listed is None:
-                continue
-            place = idx.place(request)
-            before = previous.get(place)
-            previous[place] = (answer, listed)
-            if before is None or before[1] == listed:
-                continue
-            earlier = before[0]
-            caps = ctx.capabilities(answer) or {}
-            section = caps.get(member)
-            if not (isinstance(section, dict) and section.get("listChanged") is True):
-                continue
-            for listen in idx.listens:
-                if listen.place != place or not ctx.in_scope(listen.request):
-                    continue
-                ack = _first_ack(listen)
-                granted = params_of(ack).get("notifications") if ack is not None else None
-                if ack is None or not isinstance(granted, dict) or granted.get(flag) is not True:
-                    continue
-                if not (idx.before(ack, earlier) and listen.end >= answer.time):
-                    continue
-                told = [
-                    m
-                    for m in _server_notifications(listen)
-                    if m.method == notification and earlier.time < m.time <= answer.time + window
-                ]
-                if told:
-                    yield passed(told[0])
-                else:
-                    yield failed(
-                        answer,
-                        f"the {member} list changed between two {method} results, but the stream of "
-                        f"{listen.request.describe()} carried no {notification}",
-                    )
-
-
-@message_check(
-    requirements="SUB-16",
-    level=Level.SHOULD_NOT,
-    side=Side.SERVER,
-    subject="list-changed notifications",
-    sent_by=Side.SERVER,
-    kinds={Kind.NOTIFICATION},
-)
-def list_changed_needs_the_list_changed_capability(message: Message, ctx: Context) -> Finding | None:
-    """No list-changed notification for a list whose capability lacks listChanged: true."""
-    if message.method not in CHANGE_FILTERS:
-        return None
-    member = FLAG_CAPABILITY[CHANGE_FILTERS[message.method]]
-    caps = ctx.capabilities(message)
-    if caps is None:
-        return unverified("the server's capabilities were not seen, so listChanged cannot be compared", message)
-    section = caps.get(member)
-    if isinstance(section, dict) and section.get("listChanged") is True:
-        return passed(message)
-    shown = "absent" if section is None else f"{section!r}"
-    return failed(message, f"{message.method} although the {member} capability is {shown}")
-
-
-def _empty_result(message: Message) -> bool:
-    return isinstance(message.result, dict) and not (set(message.result) - {"_meta"})
-
-
-@log_check(
-    requirements="SUB-17",
-    level=Level.SHOULD,
-    side=Side.SERVER,
-    subject="resources/subscribe and resources/unsubscribe answers",
-    features={"resource_subscribe"},
-)
-def legacy_subscribe_requests_return_empty_results(ctx: Context) -> Iterator[Finding]:
-    """A server advertising resources.subscribe answers resources/subscribe and unsubscribe with {}."""
-    idx = index(ctx)
-    for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
-        if request.method not in ("resources/subscribe", "resources/unsubscribe"):
-            continue
-        answer = idx.first_answer(request)
-        if answer is None:
-            continue
-        caps = ctx.capabilities(answer) or {}
-        resources = caps.get("resources")
-        if not (isinstance(resources, dict) and resources.get("subscribe") is True):
-            continue
-        if answer.kind is Kind.RESULT and _empty_result(answer):
-            yield passed(answer)
-        else:
-            yield failed(answer, f"{request.method} answered {answer.describe()} although resources.subscribe is true")
-
-
-def _subscribed(idx: StreamIndex, update: Message) -> list[Any]:
-    """URIs the session had subscribed to (and not unsubscribed from) when ``update`` went out."""
-    uris: list[Any] = []
-    for request in idx.requests.get((idx.place(update), Side.CLIENT), ()):
-        if not idx.before(request, update):
-            break
-        uri = params_of(request).get("uri")
-        answer = idx.first_answer(request)
-        if answer is None or answer.kind is not Kind.RESULT:
-            continue
-        if request.method == "resources/subscribe":
-            uris.append(uri)
-        elif request.method == "resources/unsubscribe" and idx.before(answer, update):
-            uris = [item for item in uris if item != uri]
-    return uris
-
-
-@log_check(
-    requirements="SUB-17",
-    level=Level.SHOULD,
-    side=Side.SERVER,
-    subject="resource update notifications",
-    features={"resource_subscribe"},
-)
-def legacy_resource_updates_follow_subscriptions(ctx: Context) -> Iterator[Finding]:
-    """2025 resource updates cover only subscribed URIs and carry no subscriptionId."""
-    idx = index(ctx)
-    for update in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.SERVER):
-        if update.method != RESOURCE_UPDATED:
-            continue
-        uri = params_of(update).get("uri")
-        if _tag(update) is not MISSING:
-            yield failed(update, "a 2025 resource update carries a subscriptionId")
-        elif not isinstance(uri, str):
-            continue  # the schema rule reports a missing uri
-        elif covers(_subscribed(idx, update), uri):
-            yield passed(update)
-        else:
-            yield failed(update, f"resource update for {uri!r}, which the session had not subscribed to")

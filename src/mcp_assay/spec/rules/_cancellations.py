@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._streams import CANCELLED, Cancellation
+from mcp_assay.spec.rules._stream_facts import CANCELLED, Cancellation
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import HttpExchange
 

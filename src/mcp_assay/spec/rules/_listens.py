@@ -13,7 +13,8 @@ from typing import Any
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._streams import ACKNOWLEDGED, SUBSCRIPTION_ID_KEY, Listen, StreamIndex, index, meta_value
+from mcp_assay.spec.rules._stream_facts import ACKNOWLEDGED, SUBSCRIPTION_ID_KEY, Listen, meta_value
+from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Side
 
 __all__ = [

@@ -14,156 +14,32 @@ stdio, and in 2025 on HTTP too, it writes ``notifications/cancelled``.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.spec.rules._stream_facts import (
+    CANCELLED,
+    LISTEN,
+    LOG_LEVEL_KEY,
+    LOG_MESSAGE,
+    PROGRESS,
+    SUBSCRIPTION_ID_KEY,
+    Cancellation,
+    Listen,
+    loosely_same_id,
+    meta_value,
+    params_of,
+    request_id_of,
+    same_id,
+)
 from mcp_assay.traffic import MessageKey, endpoint_of, message_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import EndReason, HttpExchange
 
-__all__ = [
-    "ACKNOWLEDGED",
-    "CANCELLED",
-    "CHANGE_FILTERS",
-    "LISTEN",
-    "LOG_LEVELS",
-    "LOG_LEVEL_KEY",
-    "LOG_MESSAGE",
-    "PROGRESS",
-    "RESOURCE_UPDATED",
-    "SUBSCRIPTION_ID_KEY",
-    "Cancellation",
-    "Listen",
-    "StreamIndex",
-    "index",
-    "level_rank",
-    "meta_of",
-    "same_id",
-]
-
-LISTEN = "subscriptions/listen"
-ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-CANCELLED = "notifications/cancelled"
-PROGRESS = "notifications/progress"
-LOG_MESSAGE = "notifications/message"
-RESOURCE_UPDATED = "notifications/resources/updated"
-SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
-CHANGE_FILTERS = {
-    "notifications/tools/list_changed": "toolsListChanged",
-    "notifications/prompts/list_changed": "promptsListChanged",
-    "notifications/resources/list_changed": "resourcesListChanged",
-}
-"""List-changed notification -> the listen filter flag that opts into it."""
-CHANGE_NOTIFICATIONS = frozenset({*CHANGE_FILTERS, RESOURCE_UPDATED})
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-"""Syslog severities, lowest first."""
-
-
-def same_id(a: Any, b: Any) -> bool:
-    """JSON-RPC ids (and tokens) are equal only with the same JSON type: ``1`` is not ``"1"``."""
-    key = id_key(a)
-    return key is not None and key == id_key(b)
-
-
-def loosely_same_id(a: Any, b: Any) -> bool:
-    """Equal once both are written as text (``1`` and ``"1"``): a type confusion, not a match."""
-    if isinstance(a, bool) or isinstance(b, bool) or a is MISSING or b is MISSING:
-        return False
-    return isinstance(a, int | str) and isinstance(b, int | str) and str(a) == str(b)
-
-
-def meta_of(message: Message) -> dict[str, Any]:
-    """``params._meta`` of a request or notification, ``result._meta`` of a result (``{}`` if absent)."""
-    return message.meta or {}
-
-
-def meta_value(message: Message, key: str) -> Any:
-    return meta_of(message).get(key, MISSING)
-
-
-def level_rank(level: Any) -> int | None:
-    return LOG_LEVELS.index(level) if isinstance(level, str) and level in LOG_LEVELS else None
-
-
-def describe_id(value: Any) -> str:
-    if isinstance(value, str):
-        return f'"{value}" (string)'
-    if isinstance(value, bool):
-        return f"{value!r} (boolean)"
-    if isinstance(value, int):
-        return f"{value} (integer)"
-    return f"{value!r} ({type(value).__name__})"
-
-
-@dataclass(eq=False)
-class Listen:
-    """One ``subscriptions/listen`` request and everything the server sent for it."""
-
-    request: Message
-    place: str
-    exchange: HttpExchange | None
-    """The HTTP exchange whose response is the listen stream (``None`` on stdio)."""
-    messages: list[Message] = field(default_factory=list)
-    """Server messages belonging to the subscription, in order: the stream (HTTP) or the tagged lines (stdio)."""
-    end: float = math.inf
-    """When the subscription ended (``inf`` while still open at the end of the capture)."""
-    ended_by: str = "open"
-    """``open``, ``client`` (stream closed or cancelled), ``result``, ``error``, ``server-cancel``,
-    ``server-close`` (the server ended the HTTP stream), ``transport``."""
-
-    @property
-    def id(self) -> Any:
-        return self.request.id
-
-    @property
-    def filter(self) -> dict[str, Any]:
-        params = self.request.params
-        wanted = params.get("notifications") if isinstance(params, dict) else None
-        return wanted if isinstance(wanted, dict) else {}
-
-    def open_at(self, time: float) -> bool:
-        return self.request.time <= time <= self.end
-
-    def wants(self, notification: Message) -> bool:
-        """Whether the listen request opted into this notification (by type, and URI for updates)."""
-        method = notification.method
-        if method in CHANGE_FILTERS:
-            return self.filter.get(CHANGE_FILTERS[method]) is True
-        if method == RESOURCE_UPDATED:
-            uri = notification.params.get("uri") if isinstance(notification.params, dict) else None
-            return isinstance(uri, str) and covers(self.filter.get("resourceSubscriptions"), uri)
-        return False
-
-
-def covers(subscribed: Any, uri: str) -> bool:
-    """``uri`` is a subscribed URI or one of its sub-resources (the schema allows the latter)."""
-    if not isinstance(subscribed, list):
-        return False
-    for item in subscribed:
-        if not isinstance(item, str):
-            continue
-        if uri == item or uri.startswith(item.rstrip("/") + "/"):
-            return True
-    return False
-
-
-@dataclass(frozen=True, slots=True)
-class Cancellation:
-    """A client's cancellation of one of its requests, as the revision and transport define it."""
-
-    request: Message
-    time: float
-    how: str
-    """``disconnect`` (2026 HTTP: the client closed the response stream) or ``notification``."""
-    notice: Message | None = None
-    """The ``notifications/cancelled`` message, for ``notification`` cancellations."""
+__all__ = ["StreamIndex", "index"]
 
 
 class StreamIndex:
@@ -321,7 +197,7 @@ class StreamIndex:
             if message.kind.is_response and same_id(message.id, listen.id):
                 listen.end, listen.ended_by = message.time, ("result" if message.kind is Kind.RESULT else "error")
                 return
-            if message.method == CANCELLED and same_id(_request_id(message), listen.id):
+            if message.method == CANCELLED and same_id(request_id_of(message), listen.id):
                 listen.end, listen.ended_by = message.time, "server-cancel"
                 return
         ending = exchange.ending
@@ -337,12 +213,12 @@ class StreamIndex:
             if not listen.open_at(message.time) or not self.before(listen.request, message):
                 continue
             if message.sender is Side.CLIENT:
-                if message.method == CANCELLED and same_id(_request_id(message), listen.id):
+                if message.method == CANCELLED and same_id(request_id_of(message), listen.id):
                     listen.end, listen.ended_by = message.time, "client"
                 continue
             if message.kind.is_response and same_id(message.id, listen.id):
                 listen.end, listen.ended_by = message.time, "result" if message.kind is Kind.RESULT else "error"
-            elif message.method == CANCELLED and same_id(_request_id(message), listen.id):
+            elif message.method == CANCELLED and same_id(request_id_of(message), listen.id):
                 listen.end, listen.ended_by = message.time, "server-cancel"
             elif not (
                 message.kind is Kind.NOTIFICATION and same_id(meta_value(message, SUBSCRIPTION_ID_KEY), listen.id)
@@ -398,7 +274,7 @@ class StreamIndex:
 
     def cancelled_request(self, notice: Message) -> Message | None:
         """The request of the notice's sender, sent before it in the same place, that it names (type and value)."""
-        wanted = _request_id(notice)
+        wanted = request_id_of(notice)
         if id_key(wanted) is None or wanted is MISSING:
             return None
         found = None
@@ -413,7 +289,7 @@ class StreamIndex:
 
     def requests_named_loosely(self, notice: Message) -> list[Message]:
         """Earlier requests of the sender whose id equals the notice's requestId only as text."""
-        wanted = _request_id(notice)
+        wanted = request_id_of(notice)
         return [
             request
             for request in self.requests.get((self.place(notice), notice.sender), ())
@@ -438,7 +314,7 @@ class StreamIndex:
             if message.sender is request.sender or message.time <= cancellation.time:
                 continue
             if message.method == PROGRESS and token is not MISSING:
-                if same_id(_params(message).get("progressToken", MISSING), token) and self._token_owner_is(
+                if same_id(params_of(message).get("progressToken", MISSING), token) and self._token_owner_is(
                     request, message
                 ):
                     found[message_key(message)] = message
@@ -480,28 +356,6 @@ class StreamIndex:
         return still_open and not others
 
 
-def _params(message: Message) -> dict[str, Any]:
-    return message.params if isinstance(message.params, dict) else {}
-
-
-def _request_id(message: Message) -> Any:
-    return _params(message).get("requestId", MISSING)
-
-
-def params_of(message: Message) -> dict[str, Any]:
-    return _params(message)
-
-
-def request_id_of(message: Message) -> Any:
-    return _request_id(message)
-
-
-def grace(ctx: Context) -> float:
-    """Seconds after a cancellation during which messages already on their way are tolerated (A3)."""
-    value = ctx.settings.get("cancel_grace_s", 1.0)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 1.0
-
-
 _CACHE: WeakKeyDictionary[Context, StreamIndex] = WeakKeyDictionary()
 
 
@@ -512,7 +366,3 @@ def index(ctx: Context) -> StreamIndex:
         cached = StreamIndex(ctx)
         _CACHE[ctx] = cached
     return cached
-
-
-def server_messages(messages: Iterable[Message]) -> Iterator[Message]:
-    return (message for message in messages if message.sender is Side.SERVER)

@@ -20,17 +20,16 @@ from mcp_assay.checks import Context, Finding, failed, log_check, passed, unveri
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._cancellations import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules._common import error_code, http_exchange
-from mcp_assay.spec.rules._streams import (
+from mcp_assay.spec.rules._stream_facts import (
     LISTEN,
     Cancellation,
-    StreamIndex,
     describe_id,
     grace,
-    index,
     meta_value,
     request_id_of,
     same_id,
 )
+from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
 

@@ -14,7 +14,8 @@ from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._cancellations import cancel_notices, judged_cancellations
 from mcp_assay.spec.rules._common import http_exchange
-from mcp_assay.spec.rules._streams import LISTEN, StreamIndex, index
+from mcp_assay.spec.rules._stream_facts import LISTEN
+from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
 

@@ -21,17 +21,16 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._common import error_code
-from mcp_assay.spec.rules._streams import (
+from mcp_assay.spec.rules._stream_facts import (
     LOG_LEVEL_KEY,
     LOG_LEVELS,
     LOG_MESSAGE,
     SUBSCRIPTION_ID_KEY,
-    StreamIndex,
-    index,
     level_rank,
     meta_value,
     params_of,
 )
+from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
 

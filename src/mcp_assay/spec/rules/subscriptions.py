@@ -23,19 +23,18 @@ from mcp_assay.spec.rules._listens import (
     judged_listens,
     subscription_tag,
 )
-from mcp_assay.spec.rules._streams import (
+from mcp_assay.spec.rules._stream_facts import (
     ACKNOWLEDGED,
     LISTEN,
     SUBSCRIPTION_ID_KEY,
     Listen,
-    StreamIndex,
     describe_id,
     grace,
-    index,
     loosely_same_id,
     params_of,
     same_id,
 )
+from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 
 

@@ -20,7 +20,8 @@ from mcp_assay.spec.rules._listens import (
     server_notifications,
     subscription_tag,
 )
-from mcp_assay.spec.rules._streams import CHANGE_FILTERS, RESOURCE_UPDATED, StreamIndex, covers, grace, index, params_of
+from mcp_assay.spec.rules._stream_facts import CHANGE_FILTERS, RESOURCE_UPDATED, covers, grace, params_of
+from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 
 LISTS = (

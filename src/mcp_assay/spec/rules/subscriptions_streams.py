@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._listens import LISTEN_FEATURES, judged_listens, server_notifications, subscription_tag
-from mcp_assay.spec.rules._streams import (
+from mcp_assay.spec.rules._stream_facts import (
     ACKNOWLEDGED,
     CANCELLED,
     CHANGE_FILTERS,
@@ -25,13 +25,13 @@ from mcp_assay.spec.rules._streams import (
     SUBSCRIPTION_ID_KEY,
     describe_id,
     grace,
-    index,
     loosely_same_id,
     meta_value,
     params_of,
     request_id_of,
     same_id,
 )
+from mcp_assay.spec.rules._streams import index
 from mcp_assay.verdicts import Level, Side
 
 

@@ -9,21 +9,18 @@ rules all ask the same questions of the same log, so the answers are worked out 
 from __future__ import annotations
 
 import json
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from mcp_assay.checks import Context
 from mcp_assay.spec.rules._auth import AS_METADATA_MARKERS, challenges_of, prm_kind
-from mcp_assay.traffic import ExchangeLog
+from mcp_assay.spec.rules._common import memo
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
     "Document",
     "NOT_CAPTURED",
-    "auth_memo",
     "challenged_metadata_urls",
     "home_origin",
     "metadata_documents",
@@ -32,18 +29,6 @@ __all__ = [
 ]
 
 NOT_CAPTURED = "the proxy records only MCP traffic, so a client's own metadata fetches are not captured"
-
-_MEMO: weakref.WeakKeyDictionary[ExchangeLog, dict[str, tuple[int, Any]]] = weakref.WeakKeyDictionary()
-
-
-def auth_memo[T](ctx: Context, key: str, compute: Callable[[], T]) -> T:
-    """``compute()`` once per log and length: every AUTH rule asks the same questions of the same log."""
-    entries = _MEMO.setdefault(ctx.log, {})
-    cached = entries.get(key)
-    if cached is None or cached[0] != len(ctx.log):
-        cached = (len(ctx.log), compute())
-        entries[key] = cached
-    return cast(T, cached[1])
 
 
 def origin_of(url: str) -> str:
@@ -98,7 +83,7 @@ class Document:
 
 def challenged_metadata_urls(ctx: Context) -> dict[str, HttpExchange]:
     """``resource_metadata`` URLs named by Bearer challenges, with the first exchange naming each."""
-    return auth_memo(ctx, "challenged", lambda: _find_challenged(ctx))
+    return memo(ctx, "auth-challenged", _find_challenged)
 
 
 def _find_challenged(ctx: Context) -> dict[str, HttpExchange]:
@@ -115,7 +100,7 @@ def _find_challenged(ctx: Context) -> dict[str, HttpExchange]:
 
 def metadata_documents(ctx: Context) -> list[Document]:
     """Every PRM and authorization server metadata fetch in the log (``GET``/``HEAD``)."""
-    return auth_memo(ctx, "documents", lambda: _find_documents(ctx))
+    return memo(ctx, "auth-documents", _find_documents)
 
 
 def _find_documents(ctx: Context) -> list[Document]:

@@ -21,14 +21,8 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, not_applicable, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._auth import Challenges, challenges_of, presented
-from mcp_assay.spec.rules._auth_documents import (
-    NOT_CAPTURED,
-    Document,
-    auth_memo,
-    home_origin,
-    origin_of,
-    prm_documents,
-)
+from mcp_assay.spec.rules._auth_documents import NOT_CAPTURED, Document, home_origin, origin_of, prm_documents
+from mcp_assay.spec.rules._common import memo
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.wire import HttpExchange, is_well_known
 
@@ -91,7 +85,7 @@ class AuthUse:
 
 def auth_use(ctx: Context) -> AuthUse:
     """Endpoints where the *server* shows authorization in use: a 401, a 403 with a Bearer challenge, or PRM."""
-    return auth_memo(ctx, "use", lambda: _find_use(ctx))
+    return memo(ctx, "auth-use", _find_use)
 
 
 def _find_use(ctx: Context) -> AuthUse:

@@ -3,21 +3,20 @@
 The envelope, version, result and handshake rules all ask the same small questions of a message
 (which version its ``_meta`` names, which capabilities it declares, which answer and HTTP status
 it got, whether the active suite sent it, which endpoint or stdio connection it travelled on);
-the answers, the ``_meta`` key grammar and a per-log memo for views several rules share live here.
+those answers and the ``_meta`` key grammar live here.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import http_exchange
-from mcp_assay.traffic import PROTOCOL_VERSION_KEY, ExchangeLog, endpoint_of
+from mcp_assay.traffic import PROTOCOL_VERSION_KEY, endpoint_of
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "client_capabilities",
     "http_status",
     "is_probe",
-    "memo",
     "meta_key_problem",
     "meta_objects",
     "meta_version",
@@ -52,22 +50,6 @@ PREFIXED_KEY = re.compile(rf"{_PREFIX}{_NAME}")
 
 USER_DATA_MEMBERS = frozenset({"arguments", "structuredContent", "inputSchema", "outputSchema", "requestedSchema"})
 """Members whose values are application data or JSON Schemas: a ``_meta`` inside them is not MCP's."""
-
-_MEMO: weakref.WeakKeyDictionary[ExchangeLog, dict[str, tuple[int, Any]]] = weakref.WeakKeyDictionary()
-
-
-def memo[T](ctx: Context, name: str, compute: Callable[[Context], T]) -> T:
-    """``compute(ctx)`` once per log (and per log size), shared by every check that needs it.
-
-    Several rules need the same view of the traffic (the discover results, the 2025 sessions);
-    building it once keeps a whole-log evaluation linear instead of quadratic."""
-    table = _MEMO.setdefault(ctx.log, {})
-    cached = table.get(name)
-    if cached is not None and cached[0] == len(ctx.log):
-        return cached[1]  # type: ignore[no-any-return]
-    value = compute(ctx)
-    table[name] = (len(ctx.log), value)
-    return value
 
 
 def request_meta(message: Message) -> dict[str, Any] | None:

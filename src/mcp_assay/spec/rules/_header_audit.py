@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules._common import error_code
+from mcp_assay.spec.rules._common import error_code, params_of
 from mcp_assay.spec.rules._header_mirroring import (
     decode_sentinel,
     header_marks,
@@ -39,7 +39,6 @@ from mcp_assay.spec.rules._http import (
     first_code,
     is_modern,
     modern_route,
-    params_of,
     rendered,
     request_posts,
     tool_of,

@@ -15,7 +15,7 @@ from typing import Any
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.spec.rules._common import error_code
+from mcp_assay.spec.rules._common import error_code, params_of
 from mcp_assay.traffic import PROTOCOL_VERSION_KEY
 from mcp_assay.wire import HttpExchange
 
@@ -46,7 +46,6 @@ __all__ = [
     "legacy_exchange",
     "modern_exchange",
     "modern_route",
-    "params_of",
     "rendered",
     "request_posts",
     "setting",
@@ -134,10 +133,6 @@ def final_response(exchange: HttpExchange, request: Message) -> Message | None:
         if message.kind.is_response and message.id_key is not None and message.id_key == request.id_key:
             return message
     return None
-
-
-def params_of(message: Message) -> dict[str, Any]:
-    return message.params if isinstance(message.params, dict) else {}
 
 
 def error_text(message: Message | None) -> str:

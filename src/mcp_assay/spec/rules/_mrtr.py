@@ -10,15 +10,14 @@ the same ``name``/``uri``).
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules._common import memo, params_of
 from mcp_assay.spec.rules._server_features import is_input_required
 from mcp_assay.spec.rules.pagination import first_answer, server_key
-from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "Original",
     "is_retry",
     "original_of",
-    "params_of",
     "retry_and_original",
     "target_of",
 ]
@@ -40,10 +38,6 @@ INPUT_REQUEST_DEFS = {
 }
 
 
-def params_of(message: Message) -> dict[str, Any]:
-    return message.params if isinstance(message.params, dict) else {}
-
-
 def target_of(message: Message) -> Any:
     params = params_of(message)
     return params.get("uri") if message.method == "resources/read" else params.get("name")
@@ -54,22 +48,19 @@ def is_retry(message: Message) -> bool:
     return message.kind is Kind.REQUEST and ("inputResponses" in params or "requestState" in params)
 
 
-_PAIRS: weakref.WeakKeyDictionary[ExchangeLog, tuple[int, list[tuple[Message, Message]]]] = weakref.WeakKeyDictionary()
-
-
 def _input_required_pairs(ctx: Context) -> list[tuple[Message, Message]]:
     """(client request, its input_required answer) in time order."""
-    cached = _PAIRS.get(ctx.log)
-    if cached is None or cached[0] != len(ctx.log):
-        pairs = []
-        for message in ctx.log.messages():
-            if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and message.method in MRTR_METHODS:
-                answer = first_answer(message, ctx)
-                if answer is not None and is_input_required(answer) and isinstance(answer.result, dict):
-                    pairs.append((message, answer))
-        cached = (len(ctx.log), pairs)
-        _PAIRS[ctx.log] = cached
-    return cached[1]
+    return memo(ctx, "input-required-pairs", _find_input_required_pairs)
+
+
+def _find_input_required_pairs(ctx: Context) -> list[tuple[Message, Message]]:
+    pairs = []
+    for message in ctx.log.messages():
+        if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and message.method in MRTR_METHODS:
+            answer = first_answer(message, ctx)
+            if answer is not None and is_input_required(answer) and isinstance(answer.result, dict):
+                pairs.append((message, answer))
+    return pairs
 
 
 @dataclass(frozen=True)

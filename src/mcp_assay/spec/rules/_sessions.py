@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import http_exchange
-from mcp_assay.spec.rules._envelope import answer_to, is_probe, memo, meta_version
+from mcp_assay.spec.rules._common import http_exchange, memo
+from mcp_assay.spec.rules._envelope import answer_to, is_probe, meta_version
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import HttpExchange

@@ -15,6 +15,7 @@ from typing import Any
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, Message, id_key
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import HttpExchange
 
@@ -39,7 +40,6 @@ __all__ = [
     "loosely_same_id",
     "meta_of",
     "meta_value",
-    "params_of",
     "request_id_of",
     "same_id",
     "server_messages",
@@ -162,10 +162,6 @@ class Cancellation:
     """``disconnect`` (2026 HTTP: the client closed the response stream) or ``notification``."""
     notice: Message | None = None
     """The ``notifications/cancelled`` message, for ``notification`` cancellations."""
-
-
-def params_of(message: Message) -> dict[str, Any]:
-    return message.params if isinstance(message.params, dict) else {}
 
 
 def request_id_of(message: Message) -> Any:

@@ -20,6 +20,7 @@ from weakref import WeakKeyDictionary
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._stream_facts import (
     CANCELLED,
     LISTEN,
@@ -31,7 +32,6 @@ from mcp_assay.spec.rules._stream_facts import (
     Listen,
     loosely_same_id,
     meta_value,
-    params_of,
     request_id_of,
     same_id,
 )

@@ -15,8 +15,8 @@ from typing import Any
 
 from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import error_code, http_exchange
-from mcp_assay.spec.rules._envelope import client_capabilities, memo, meta_version, place_of
+from mcp_assay.spec.rules._common import error_code, http_exchange, memo
+from mcp_assay.spec.rules._envelope import client_capabilities, meta_version, place_of
 from mcp_assay.verdicts import Side
 
 __all__ = [

@@ -14,8 +14,8 @@ from dataclasses import replace
 from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import MISSING, Message
 from mcp_assay.spec.rules._cancellations import cancel_notices, judged_cancellations, post_answer
-from mcp_assay.spec.rules._common import http_exchange
-from mcp_assay.spec.rules._stream_facts import describe_id, params_of, request_id_of, same_id
+from mcp_assay.spec.rules._common import http_exchange, params_of
+from mcp_assay.spec.rules._stream_facts import describe_id, request_id_of, same_id
 from mcp_assay.spec.rules._streams import index
 from mcp_assay.verdicts import Level, Side
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._header_audit import audit
 from mcp_assay.spec.rules._header_mirroring import (
     decode_sentinel,
@@ -41,7 +42,6 @@ from mcp_assay.spec.rules._http import (
     judged_as_client,
     later_requests,
     modern_exchange,
-    params_of,
     rendered,
     request_posts,
     tool_of,

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._header_audit import (
     answer_text,
     audit,
@@ -28,7 +29,6 @@ from mcp_assay.spec.rules._http import (
     VERSION_HEADER,
     body_modern,
     modern_exchange,
-    params_of,
     request_posts,
 )
 from mcp_assay.traffic import endpoint_of

@@ -15,6 +15,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._http import (
     LAST_EVENT_ID,
     LEGACY_HTTP,
@@ -24,7 +25,6 @@ from mcp_assay.spec.rules._http import (
     final_response,
     judged_as_client,
     legacy_exchange,
-    params_of,
     request_posts,
     setting,
 )

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.spec.rules._common import http_exchange
+from mcp_assay.spec.rules._common import http_exchange, params_of
 from mcp_assay.spec.rules._http import (
     LAST_EVENT_ID,
     MODERN_HTTP,
@@ -20,7 +20,6 @@ from mcp_assay.spec.rules._http import (
     final_response,
     later_requests,
     modern_route,
-    params_of,
     rendered,
     request_posts,
     setting,

@@ -20,7 +20,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules._common import error_code
+from mcp_assay.spec.rules._common import error_code, params_of
 from mcp_assay.spec.rules._stream_facts import (
     LOG_LEVEL_KEY,
     LOG_LEVELS,
@@ -28,7 +28,6 @@ from mcp_assay.spec.rules._stream_facts import (
     SUBSCRIPTION_ID_KEY,
     level_rank,
     meta_value,
-    params_of,
 )
 from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side

@@ -15,8 +15,8 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import error_code, http_exchange
-from mcp_assay.spec.rules._mrtr import INPUT_REQUEST_DEFS, MRTR_METHODS, params_of
+from mcp_assay.spec.rules._common import error_code, http_exchange, params_of
+from mcp_assay.spec.rules._mrtr import INPUT_REQUEST_DEFS, MRTR_METHODS
 from mcp_assay.spec.rules._server_features import answered_method, is_input_required
 from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side

@@ -17,8 +17,8 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules._common import error_code
-from mcp_assay.spec.rules._mrtr import Original, is_retry, original_of, params_of, retry_and_original, target_of
+from mcp_assay.spec.rules._common import error_code, params_of
+from mcp_assay.spec.rules._mrtr import Original, is_retry, original_of, retry_and_original, target_of
 from mcp_assay.spec.rules._server_features import ENVELOPE_CODES, is_input_required
 from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side

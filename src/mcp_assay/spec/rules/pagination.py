@@ -9,7 +9,6 @@ exist) and to compare listings with each other.
 
 from __future__ import annotations
 
-import weakref
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,9 +16,9 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules._common import error_code, http_exchange
+from mcp_assay.spec.rules._common import error_code, http_exchange, memo
 from mcp_assay.spec.validator import canonical
-from mcp_assay.traffic import ExchangeLog, endpoint_of
+from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
@@ -152,9 +151,6 @@ class Walk:
         return found
 
 
-_WALKS: weakref.WeakKeyDictionary[ExchangeLog, tuple[int, dict[str, list[Walk]]]] = weakref.WeakKeyDictionary()
-
-
 def _build_walks(ctx: Context) -> dict[str, list[Walk]]:
     built: dict[str, list[Walk]] = defaultdict(list)
     for request in ctx.log.messages():
@@ -181,11 +177,7 @@ def _build_walks(ctx: Context) -> dict[str, list[Walk]]:
 
 def walks(ctx: Context, method: str) -> list[Walk]:
     """Every walk of ``method`` in the log, in the order they started."""
-    cached = _WALKS.get(ctx.log)
-    if cached is None or cached[0] != len(ctx.log):
-        cached = (len(ctx.log), _build_walks(ctx))
-        _WALKS[ctx.log] = cached
-    return list(cached[1].get(method, []))
+    return list(memo(ctx, "list-walks", _build_walks).get(method, []))
 
 
 @dataclass(frozen=True)

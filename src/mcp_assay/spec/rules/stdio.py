@@ -18,11 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
-from mcp_assay.traffic import ExchangeLog
+from mcp_assay.spec.rules._common import memo
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import ProcessExit, StdioLine, body_text
 
@@ -60,9 +59,6 @@ class Framing:
 
     classes: dict[str, LineClass] = field(default_factory=dict)
     groups: list[list[StdioLine]] = field(default_factory=list)
-
-
-_CACHE: WeakKeyDictionary[ExchangeLog, tuple[int, Framing]] = WeakKeyDictionary()
 
 
 def _text(line: StdioLine) -> str:
@@ -125,17 +121,16 @@ def _fragment_end(lines: list[StdioLine], start: int, first: str) -> int | None:
 
 def framing(ctx: Context) -> Framing:
     """Classify every stdio line of the log (cached per log and size)."""
-    log = ctx.log
-    cached = _CACHE.get(log)
-    if cached is not None and cached[0] == len(log):
-        return cached[1]
+    return memo(ctx, "stdio-framing", _frame)
+
+
+def _frame(ctx: Context) -> Framing:
     streams: dict[tuple[str, Side], list[StdioLine]] = defaultdict(list)
-    for line in log.stdio_lines():
+    for line in ctx.log.stdio_lines():
         streams[(line.connection, line.sender)].append(line)
     result = Framing()
     for lines in streams.values():
         _classify(lines, result)
-    _CACHE[log] = (len(log), result)
     return result
 
 

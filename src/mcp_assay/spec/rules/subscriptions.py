@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._listens import (
     FILTER_FLAGS,
     FLAG_CAPABILITY,
@@ -31,7 +32,6 @@ from mcp_assay.spec.rules._stream_facts import (
     describe_id,
     grace,
     loosely_same_id,
-    params_of,
     same_id,
 )
 from mcp_assay.spec.rules._streams import StreamIndex, index

@@ -13,6 +13,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._listens import (
     FLAG_CAPABILITY,
     LISTEN_FEATURES,
@@ -20,7 +21,7 @@ from mcp_assay.spec.rules._listens import (
     server_notifications,
     subscription_tag,
 )
-from mcp_assay.spec.rules._stream_facts import CHANGE_FILTERS, RESOURCE_UPDATED, covers, grace, params_of
+from mcp_assay.spec.rules._stream_facts import CHANGE_FILTERS, RESOURCE_UPDATED, covers, grace
 from mcp_assay.spec.rules._streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 

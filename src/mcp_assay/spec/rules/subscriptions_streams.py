@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules._common import params_of
 from mcp_assay.spec.rules._listens import LISTEN_FEATURES, judged_listens, server_notifications, subscription_tag
 from mcp_assay.spec.rules._stream_facts import (
     ACKNOWLEDGED,
@@ -27,7 +28,6 @@ from mcp_assay.spec.rules._stream_facts import (
     grace,
     loosely_same_id,
     meta_value,
-    params_of,
     request_id_of,
     same_id,
 )

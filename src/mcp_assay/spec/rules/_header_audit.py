@@ -16,6 +16,7 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._common import error_code, params_of
+from mcp_assay.spec.rules._envelope import meta_version
 from mcp_assay.spec.rules._header_mirroring import (
     decode_sentinel,
     header_marks,
@@ -33,7 +34,6 @@ from mcp_assay.spec.rules._http import (
     PARAM_PREFIX,
     STANDARD_HEADERS,
     VERSION_HEADER,
-    body_meta_version,
     error_text,
     errors_of,
     first_code,
@@ -165,7 +165,7 @@ def audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
     if exchange.request.method != "POST" or request is None or request.kind is not Kind.REQUEST:
         return None
     result = Audit(exchange=exchange, request=request)
-    body_version = body_meta_version(request)
+    body_version = meta_version(request)
     version = _single(exchange, VERSION_HEADER, result)
     if version is None:
         result.defect("version-missing", "the request has no MCP-Protocol-Version header")

@@ -16,7 +16,7 @@ from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules._common import error_code, params_of
-from mcp_assay.traffic import PROTOCOL_VERSION_KEY
+from mcp_assay.spec.rules._envelope import meta_version
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "STANDARD_HEADERS",
     "VERSION_HEADER",
     "accepted_types",
-    "body_meta_version",
     "body_modern",
     "error_text",
     "errors_of",
@@ -70,14 +69,6 @@ def is_modern(revision: Revision | None) -> bool:
     return revision is not None and revision.has("per_request_version")
 
 
-def body_meta_version(message: Message | None) -> str | None:
-    if message is None or message.kind not in (Kind.REQUEST, Kind.NOTIFICATION):
-        return None
-    meta = message.meta
-    version = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
-    return version if isinstance(version, str) else None
-
-
 def header_version(exchange: HttpExchange) -> str | None:
     value = exchange.request.headers.get(VERSION_HEADER)
     return value.strip() if value is not None else None
@@ -89,7 +80,8 @@ def modern_route(exchange: HttpExchange, ctx: Context) -> bool:
 
 
 def body_modern(exchange: HttpExchange, ctx: Context) -> bool:
-    return is_modern(ctx.spec.get(body_meta_version(exchange.request_message)))
+    request = exchange.request_message
+    return request is not None and is_modern(ctx.spec.get(meta_version(request)))
 
 
 def modern_exchange(exchange: HttpExchange, ctx: Context) -> bool:

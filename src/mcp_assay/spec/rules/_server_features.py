@@ -30,6 +30,7 @@ __all__ = [
     "PROTOCOL_CODES",
     "answered_method",
     "capability_declared",
+    "completes",
     "content_block_issues",
     "declared_capability_is_served",
     "filtered_issues",
@@ -64,6 +65,12 @@ def answered_method(message: Message, ctx: Context) -> tuple[Message, str] | Non
     if request is None or request.method is None:
         return None
     return request, request.method
+
+
+def completes(message: Message, ctx: Context, method: str) -> bool:
+    """``message`` is a complete (not ``input_required``) answer to a ``method`` request."""
+    answered = answered_method(message, ctx)
+    return answered is not None and answered[1] == method and not is_input_required(message)
 
 
 def is_input_required(message: Message) -> bool:

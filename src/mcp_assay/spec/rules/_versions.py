@@ -8,8 +8,6 @@ the same endpoint or stdio connection. The handshake and result rules ask the sa
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +15,7 @@ from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import error_code, http_exchange, memo
 from mcp_assay.spec.rules._envelope import client_capabilities, meta_version, place_of
+from mcp_assay.spec.rules._header_mirroring import decode_sentinel, is_sentinel
 from mcp_assay.verdicts import Side
 
 __all__ = [
@@ -97,15 +96,6 @@ def server_capabilities(result: Message | None) -> dict[str, Any] | None:
     return caps if isinstance(caps, dict) else None
 
 
-def _decode_sentinel(value: str) -> str:
-    if value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, ValueError):
-            return value
-    return value
-
-
 def envelope_consistent(request: Message, ctx: Context) -> bool:
     """The request's routing headers agree with its body (always true off HTTP)."""
     exchange = http_exchange(request, ctx)
@@ -120,7 +110,10 @@ def envelope_consistent(request: Message, ctx: Context) -> bool:
     name = params.get("uri") if request.method == "resources/read" else params.get("name")
     if request.method in ("tools/call", "prompts/get", "resources/read"):
         header = headers.get("mcp-name")
-        if header is None or _decode_sentinel(header) != name:
+        if header is None:
+            return False
+        decoded = decode_sentinel(header) if is_sentinel(header) else None
+        if (header if decoded is None else decoded) != name:
             return False
     return True
 

@@ -27,6 +27,7 @@ from typing import Any
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._common import error_code, http_exchange
+from mcp_assay.spec.rules._server_features import ENVELOPE_CODES
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.toolschema import validate_instance
 from mcp_assay.verdicts import Level, Side
@@ -50,8 +51,6 @@ EXPLAIN = "explain"
 UNKNOWN_TOOL_PROBE = "unknown-tool"
 BAD_ARGUMENTS_PROBE = "invalid-tool-arguments"
 FAILING_TOOL_PROBE = "failing-tool"
-REFUSED_AT_ENVELOPE = frozenset({-32020, -32021, -32022})
-"""Codes that refuse a request's headers, version or capabilities before its method runs."""
 
 
 # -- the channel of one answer --------------------------------------------------------------------
@@ -207,7 +206,7 @@ def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -
         return None
     channel = channel_of(message, ctx)
     what = f"tools/call {str(params.get('name'))[:60]!r} with arguments breaking its inputSchema ({violation})"
-    if channel.kind == "protocol-error" and channel.code in REFUSED_AT_ENVELOPE:
+    if channel.kind == "protocol-error" and channel.code in ENVELOPE_CODES:
         return unverified(f"{what}: refused at the envelope ({channel}) before the tool was looked at", message)
     if channel.kind == "input-required":
         return None

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._common import params_of
+from mcp_assay.spec.rules._envelope import meta_version
 from mcp_assay.spec.rules._header_audit import audit
 from mcp_assay.spec.rules._header_mirroring import (
     decode_sentinel,
@@ -33,7 +34,6 @@ from mcp_assay.spec.rules._http import (
     NAMED_METHODS,
     PARAM_PREFIX,
     accepted_types,
-    body_meta_version,
     error_text,
     errors_of,
     first_code,
@@ -59,7 +59,7 @@ def client_version_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
         if not modern_exchange(exchange, ctx):
             continue
         header = header_version(exchange)
-        body = body_meta_version(request)
+        body = meta_version(request)
         if header is None:
             yield failed(request, f"{request.describe()} has no MCP-Protocol-Version header")
         elif body is None:

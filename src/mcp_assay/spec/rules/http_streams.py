@@ -24,20 +24,12 @@ from mcp_assay.spec.rules._http import (
     request_posts,
     setting,
 )
+from mcp_assay.spec.rules._stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN, SUBSCRIPTION_ID_KEY
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
 
-LISTEN = "subscriptions/listen"
-CHANGE_NOTIFICATIONS = frozenset(
-    {
-        "notifications/tools/list_changed",
-        "notifications/prompts/list_changed",
-        "notifications/resources/list_changed",
-        "notifications/resources/updated",
-        "notifications/subscriptions/acknowledged",
-    }
-)
-SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+LISTEN_STREAM_ONLY = CHANGE_NOTIFICATIONS | {ACKNOWLEDGED}
+"""Notifications that travel only on a ``subscriptions/listen`` stream."""
 
 
 @log_check(
@@ -62,7 +54,7 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
             if message.kind is not Kind.NOTIFICATION:
                 continue
             meta = message.meta or {}
-            if SUBSCRIPTION_ID_KEY in meta or message.method in CHANGE_NOTIFICATIONS:
+            if SUBSCRIPTION_ID_KEY in meta or message.method in LISTEN_STREAM_ONLY:
                 yield failed(
                     message, f"{message.method} belongs on a subscriptions/listen stream, not on {request.describe()}'s"
                 )

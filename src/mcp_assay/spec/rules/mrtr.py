@@ -15,13 +15,12 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import error_code, http_exchange, params_of
+from mcp_assay.spec.rules._common import error_code, http_exchange
+from mcp_assay.spec.rules._envelope import client_capabilities
 from mcp_assay.spec.rules._mrtr import INPUT_REQUEST_DEFS, MRTR_METHODS
 from mcp_assay.spec.rules._server_features import answered_method, is_input_required
 from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side
-
-CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 
 
 def _uncovered(input_request: Any, caps: dict[str, Any]) -> str | None:
@@ -51,14 +50,8 @@ def _uncovered(input_request: Any, caps: dict[str, Any]) -> str | None:
     return None
 
 
-def _client_capabilities(request: Message) -> dict[str, Any] | None:
-    meta = params_of(request).get("_meta")
-    caps = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
-    return caps if isinstance(caps, dict) else None
-
-
 def _uncovered_requests(answer: Message, request: Message) -> list[str] | None:
-    caps = _client_capabilities(request)
+    caps = client_capabilities(request)
     result = answer.result if isinstance(answer.result, dict) else {}
     requests = result.get("inputRequests")
     if caps is None:

@@ -18,6 +18,7 @@ from mcp_assay.spec.rules._server_features import (
     ENVELOPE_CODES,
     answered_method,
     capability_declared,
+    completes,
     content_block_issues,
     declared_capability_is_served,
     is_base64,
@@ -107,8 +108,7 @@ def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Findi
 )
 def prompt_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """prompts/list results hold Prompt objects (name required; arguments with name and boolean required)."""
-    answered = answered_method(message, ctx)
-    if answered is None or answered[1] != "prompts/list" or is_input_required(message):
+    if not completes(message, ctx, "prompts/list"):
         return None
     return shape_finding(
         message, ctx, roots=(r"result\.prompts", r"result\.nextCursor"), what="the prompts/list result"

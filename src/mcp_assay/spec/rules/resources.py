@@ -21,9 +21,9 @@ from mcp_assay.spec.rules._server_features import (
     ENVELOPE_CODES,
     answered_method,
     capability_declared,
+    completes,
     declared_capability_is_served,
     is_base64,
-    is_input_required,
     is_uri,
     listing_consistency,
     protocol_error,
@@ -102,11 +102,6 @@ def resource_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Fin
     yield from listing_consistency(ctx, "resources/list", order=False)
 
 
-def _answers(message: Message, ctx: Context, method: str) -> bool:
-    answered = answered_method(message, ctx)
-    return answered is not None and answered[1] == method and not is_input_required(message)
-
-
 @message_check(
     requirements="RSRC-04",
     level=Level.MUST,
@@ -117,7 +112,7 @@ def _answers(message: Message, ctx: Context, method: str) -> bool:
 )
 def resource_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/list results hold a resources array of Resource objects (uri and name required)."""
-    if not _answers(message, ctx, "resources/list"):
+    if not completes(message, ctx, "resources/list"):
         return None
     return shape_finding(
         message, ctx, roots=(r"result\.resources", r"result\.nextCursor"), what="the resources/list result"
@@ -151,7 +146,7 @@ def contents_issues(item: Any, revision: Revision, path: str) -> list[str]:
 )
 def resource_reads_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/read results hold a contents array of {uri, text} or {uri, blob} items."""
-    if not _answers(message, ctx, "resources/read") or not isinstance(message.result, dict):
+    if not completes(message, ctx, "resources/read") or not isinstance(message.result, dict):
         return None
     revision = ctx.revision(message)
     if revision is None:
@@ -372,7 +367,7 @@ def failed_reads_report_internal_errors(message: Message, ctx: Context) -> Findi
 )
 def resource_templates_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/templates/list results hold ResourceTemplate objects with an RFC 6570 uriTemplate and a name."""
-    if not _answers(message, ctx, "resources/templates/list"):
+    if not completes(message, ctx, "resources/templates/list"):
         return None
     return shape_finding(
         message,

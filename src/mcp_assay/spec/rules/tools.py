@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.rules._server_features import (
-    answered_method,
     capability_declared,
+    completes,
     declared_capability_is_served,
     filtered_issues,
-    is_input_required,
     listed_tools,
     listing_consistency,
     shape_finding,
@@ -42,8 +41,7 @@ TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 )
 def tool_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """tools/list results hold a tools array of Tool objects (name and inputSchema required)."""
-    answered = answered_method(message, ctx)
-    if answered is None or answered[1] != "tools/list" or is_input_required(message):
+    if not completes(message, ctx, "tools/list"):
         return None
     return shape_finding(
         message,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.rules._header_mirroring import header_marks
 from mcp_assay.verdicts import Outcome, Side
 from tests.factories import http, judge, log_of, modern_headers, request_body, result_body, stdio
 from tests.spec.rules._capability_builders import (
@@ -403,6 +404,21 @@ def test_invalid_x_mcp_header_annotations_fail_tool_16(spec: SpecSet) -> None:
         verdict = judge(log_of(tools_list([_annotated(properties)])), spec, "x_mcp_header_annotations_are_valid")
         assert verdict.outcome is Outcome.FAILED, properties
         assert needle in verdict.reason
+
+
+def test_tool_16_and_the_http_rules_read_x_mcp_header_marks_alike(spec: SpecSet) -> None:
+    """Tool-defined (TOOL-16, HTTP-18, HTTP-23): one reading of the marks serves both; a nullable
+    string may be marked (a null value sends no header), marks under unknown keywords are not marks."""
+    properties = {
+        "region": {"type": ["string", "null"], "x-mcp-header": "Region"},
+        "limit": {"type": "integer", "x-mcp-header": "Limit"},
+        "note": {"type": "string", "x-vendor": {"x-mcp-header": "Ignored"}},
+    }
+    tool = _annotated(properties)
+    marks, problems = header_marks(tool)
+    assert [(mark.name, mark.path) for mark in marks] == [("Region", ("region",)), ("Limit", ("limit",))]
+    assert problems == []
+    assert outcome(spec, "x_mcp_header_annotations_are_valid", tools_list([tool])) is Outcome.PASSED
 
 
 def test_tool_16_is_not_verified_without_annotations_and_not_applicable_in_2025(spec: SpecSet) -> None:

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -18,6 +21,7 @@ from mcp_assay.jsonrpc import MISSING
 from mcp_assay.spec.rules._common import is_int
 
 __all__ = [
+    "X_MCP_HEADER",
     "HeaderMark",
     "decode_sentinel",
     "encode_sentinel",
@@ -33,10 +37,17 @@ __all__ = [
 
 SENTINEL_PREFIX = "=?base64?"
 SENTINEL_SUFFIX = "?="
-TCHAR = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-PRIMITIVE_TYPES = frozenset({"string", "integer", "boolean"})
-LITERAL_KEYWORDS = frozenset({"const", "enum", "default", "examples", "x-mcp-header"})
-"""Schema keywords whose values are data, not subschemas."""
+X_MCP_HEADER = "x-mcp-header"
+HEADER_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""An RFC 9110 ``token`` (``1*tchar``)."""
+HEADER_TYPES = frozenset({"integer", "string", "boolean"})
+_SCHEMA_MAPS = ("patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+_SCHEMA_ONE = (
+    "additionalProperties", "items", "contains", "propertyNames", "unevaluatedItems",
+    "unevaluatedProperties", "not", "if", "then", "else", "additionalItems", "$ref",
+)  # fmt: skip
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_MAX_POSITIONS = 50_000
 
 
 def is_sentinel(value: str) -> bool:
@@ -99,67 +110,74 @@ def numerically_equal(header: str, value: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class HeaderMark:
-    """One ``x-mcp-header`` annotation on a property reachable through ``properties`` keys."""
+    """One valid ``x-mcp-header`` annotation on a property reachable through ``properties`` keys."""
 
     name: str
     path: tuple[str, ...]
     schema: dict[str, Any]
 
 
-def _walk_marks(node: Any, chain: tuple[str, ...] | None, marks: list[HeaderMark], problems: list[str]) -> None:
-    if isinstance(node, list):
-        for item in node:
-            _walk_marks(item, None, marks, problems)
-        return
-    if not isinstance(node, dict):
-        return
-    if "x-mcp-header" in node:
-        if not chain:
-            problems.append("an x-mcp-header annotation sits where no properties chain reaches it")
-        else:
-            marks.append(HeaderMark(name=node["x-mcp-header"], path=chain, schema=node))
-    for key, value in node.items():
-        if key in LITERAL_KEYWORDS:
+def _schema_positions(schema: Any) -> Iterator[tuple[tuple[str, ...] | None, dict[str, Any]]]:
+    """Every subschema object in document order, with its path of ``properties`` names when it is
+    reachable from the root through ``properties`` alone (``()`` for the root, ``None`` when reached
+    any other way)."""
+    stack: list[tuple[tuple[str, ...] | None, Any]] = [((), schema)]
+    visited = 0
+    while stack and visited < _MAX_POSITIONS:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
             continue
-        if key == "properties" and isinstance(value, dict):
-            for prop, sub in value.items():
-                _walk_marks(sub, chain + (str(prop),) if chain is not None else None, marks, problems)
-        else:
-            _walk_marks(value, None, marks, problems)
+        visited += 1
+        yield path, node
+        children: list[tuple[tuple[str, ...] | None, Any]] = []
+        for keyword, value in node.items():
+            if keyword == "properties" and isinstance(value, dict):
+                children.extend(((*path, name) if path is not None else None, sub) for name, sub in value.items())
+            elif keyword in _SCHEMA_MAPS and isinstance(value, dict):
+                children.extend((None, sub) for sub in value.values())
+            elif keyword in _SCHEMA_LISTS and isinstance(value, list):
+                children.extend((None, sub) for sub in value)
+            elif keyword in _SCHEMA_ONE and isinstance(value, dict):
+                children.append((None, value))
+        stack.extend(reversed(children))
 
 
-def _type_ok(schema: dict[str, Any]) -> bool:
+def _mirrorable_type(schema: dict[str, Any]) -> bool:
+    # A nullable property (["string", "null"]) may be marked too: a null value just sends no header (HTTP-18).
     declared = schema.get("type")
     if isinstance(declared, str):
-        return declared in PRIMITIVE_TYPES
+        return declared in HEADER_TYPES
     if isinstance(declared, list) and declared:
         kinds = [kind for kind in declared if kind != "null"]
-        return len(kinds) == 1 and kinds[0] in PRIMITIVE_TYPES
+        return len(kinds) == 1 and kinds[0] in HEADER_TYPES
     return False
 
 
 def header_marks(tool: Any) -> tuple[list[HeaderMark], list[str]]:
-    """The annotations of a tool's ``inputSchema`` and what makes any of them invalid (TOOL-16)."""
+    """The valid ``x-mcp-header`` marks of a tool's ``inputSchema``, and what makes any other invalid (TOOL-16)."""
     schema = tool.get("inputSchema") if isinstance(tool, dict) else None
     marks: list[HeaderMark] = []
     problems: list[str] = []
-    _walk_marks(schema, (), marks, problems)
     seen: dict[str, str] = {}
-    for mark in marks:
-        where = ".".join(mark.path)
-        name = mark.name
-        if not isinstance(name, str) or not name:
-            problems.append(f"{where}: x-mcp-header must be a non-empty string")
+    for path, node in _schema_positions(schema):
+        if X_MCP_HEADER not in node:
             continue
-        if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name):
-            problems.append(f"{where}: x-mcp-header {name!r} contains control characters")
-        elif not set(name) <= TCHAR:
-            problems.append(f"{where}: x-mcp-header {name!r} is not an HTTP token")
-        if name.lower() in seen:
-            problems.append(f"{where}: x-mcp-header {name!r} repeats {seen[name.lower()]!r} (case-insensitively)")
-        seen[name.lower()] = name
-        if not _type_ok(mark.schema):
-            problems.append(f"{where}: x-mcp-header on a property of type {mark.schema.get('type')!r}")
+        value = node[X_MCP_HEADER]
+        where = ".".join(path) if path else "the schema root" if path == () else "a subschema"
+        if not path:
+            problems.append(f"{X_MCP_HEADER} on {where}, which is not reachable through properties alone")
+        elif not isinstance(value, str) or not value:
+            problems.append(f"{X_MCP_HEADER} on {where} is {json.dumps(value)[:40]}, not a non-empty string")
+        elif not HEADER_TOKEN.fullmatch(value):
+            problems.append(f"{X_MCP_HEADER} on {where} is {value[:60]!r}, not an RFC 9110 token")
+        elif not _mirrorable_type(node):
+            kind = json.dumps(node.get("type"))
+            problems.append(f"{X_MCP_HEADER} on {where}, whose type is {kind}, not integer/string/boolean")
+        elif value.lower() in seen:
+            problems.append(f"{X_MCP_HEADER} {value!r} on {where} repeats the one on {seen[value.lower()]}")
+        else:
+            seen[value.lower()] = where
+            marks.append(HeaderMark(name=value, path=path, schema=node))
     return marks, problems
 
 

@@ -22,6 +22,11 @@ from mcp_assay.spec.rules._server_features import answered_method, is_input_requ
 from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side
 
+_INPUT_REQUIRED_RESULTS: dict[str, Any] = {
+    "side": Side.SERVER, "features": {"input_required"}, "sent_by": Side.SERVER, "kinds": {Kind.RESULT},
+}  # fmt: skip
+"""Gates of the rules judging a server's results (the ``input_required`` ones among them)."""
+
 
 def _uncovered(input_request: Any, caps: dict[str, Any]) -> str | None:
     """The client capability an input request needs that ``caps`` does not declare."""
@@ -74,11 +79,8 @@ def _input_required_answer(message: Message, ctx: Context) -> Message | None:
 @message_check(
     requirements="MRTR-01",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="input_required results",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT},
+    **_INPUT_REQUIRED_RESULTS,
 )
 def input_required_only_answers_supported_methods(message: Message, ctx: Context) -> Finding | None:
     """resultType "input_required" answers only tools/call, resources/read and prompts/get."""
@@ -97,11 +99,8 @@ def input_required_only_answers_supported_methods(message: Message, ctx: Context
 @message_check(
     requirements="MRTR-02",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="input_required results",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT},
+    **_INPUT_REQUIRED_RESULTS,
 )
 def input_required_results_ask_for_something(message: Message, ctx: Context) -> Finding | None:
     """An InputRequiredResult carries inputRequests, requestState, or both."""
@@ -115,11 +114,8 @@ def input_required_results_ask_for_something(message: Message, ctx: Context) -> 
 @message_check(
     requirements="MRTR-03",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="input_required results",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT},
+    **_INPUT_REQUIRED_RESULTS,
 )
 def input_requests_are_well_formed(message: Message, ctx: Context) -> Finding | None:
     """Each inputRequests value is an embedded elicitation, sampling or roots request; requestState is a string."""
@@ -178,11 +174,8 @@ def _duplicate_input_keys(raw: bytes) -> list[str]:
 @message_check(
     requirements="MRTR-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="input_required results with inputRequests",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT},
+    **_INPUT_REQUIRED_RESULTS,
 )
 def input_request_keys_are_unique(message: Message, ctx: Context) -> Finding | None:
     """Keys inside one inputRequests object never repeat (judged on the raw JSON text)."""
@@ -199,11 +192,8 @@ def input_request_keys_are_unique(message: Message, ctx: Context) -> Finding | N
 @message_check(
     requirements="MRTR-05",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="input_required results with inputRequests",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT},
+    **_INPUT_REQUIRED_RESULTS,
 )
 def input_requests_stay_within_client_capabilities(message: Message, ctx: Context) -> Finding | None:
     """A server asks only for input the original request's clientCapabilities cover."""

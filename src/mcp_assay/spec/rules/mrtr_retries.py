@@ -30,6 +30,17 @@ INPUT_RESPONSE_DEFS = {
 }
 
 
+_ANSWERS_TO_RETRIES: dict[str, Any] = {
+    "side": Side.SERVER, "features": {"input_required"}, "sent_by": Side.SERVER, "kinds": {Kind.RESULT, Kind.ERROR},
+}  # fmt: skip
+"""Gates of the rules judging a server's answers to retries."""
+
+_RETRIES: dict[str, Any] = {
+    "side": Side.CLIENT, "features": {"input_required"}, "sent_by": Side.CLIENT, "kinds": {Kind.REQUEST},
+}  # fmt: skip
+"""Gates of the rules judging a client's retries."""
+
+
 def _provided(retry: Message) -> Any:
     return params_of(retry).get("inputResponses", MISSING)
 
@@ -41,11 +52,8 @@ def _refused_at_envelope(message: Message) -> bool:
 @message_check(
     requirements="MRTR-12",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to incomplete retries",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT, Kind.ERROR},
+    **_ANSWERS_TO_RETRIES,
 )
 def incomplete_retries_get_a_new_input_required_result(message: Message, ctx: Context) -> Finding | None:
     """A retry lacking input the server still needs gets a new InputRequiredResult, not an error.
@@ -71,11 +79,8 @@ def incomplete_retries_get_a_new_input_required_result(message: Message, ctx: Co
 @message_check(
     requirements="MRTR-13",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to retries with extra inputResponses",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT, Kind.ERROR},
+    **_ANSWERS_TO_RETRIES,
 )
 def extra_input_responses_are_ignored(message: Message, ctx: Context) -> Finding | None:
     """inputResponses keys the server did not ask for are ignored, and the retry still goes through.
@@ -125,11 +130,8 @@ def _malformed_responses(retry: Message, original: Original | None, ctx: Context
 @message_check(
     requirements="MRTR-14",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to malformed inputResponses",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT, Kind.ERROR},
+    **_ANSWERS_TO_RETRIES,
 )
 def malformed_input_responses_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A retry whose inputResponses is malformed (not an object, wrong answer shapes) gets -32602.
@@ -155,11 +157,8 @@ def malformed_input_responses_get_invalid_params(message: Message, ctx: Context)
 @message_check(
     requirements="MRTR-15",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to retries with a tampered requestState",
-    features={"input_required"},
-    sent_by=Side.SERVER,
-    kinds={Kind.RESULT, Kind.ERROR},
+    **_ANSWERS_TO_RETRIES,
 )
 def tampered_request_state_is_rejected(message: Message, ctx: Context) -> Finding | None:
     """A retry whose requestState was altered is rejected (an error or a fresh InputRequiredResult).
@@ -192,11 +191,8 @@ def _retry_subject(message: Message, ctx: Context) -> Original | None:
 @message_check(
     requirements="MRTR-07",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="retries",
-    features={"input_required"},
-    sent_by=Side.CLIENT,
-    kinds={Kind.REQUEST},
+    **_RETRIES,
 )
 def retries_echo_request_state_exactly(message: Message, ctx: Context) -> Finding | None:
     """A retry returns requestState exactly as issued, and carries none when none was issued."""
@@ -216,11 +212,8 @@ def retries_echo_request_state_exactly(message: Message, ctx: Context) -> Findin
 @message_check(
     requirements="MRTR-08",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="retries",
-    features={"input_required"},
-    sent_by=Side.CLIENT,
-    kinds={Kind.REQUEST},
+    **_RETRIES,
 )
 def retries_use_a_fresh_id(message: Message, ctx: Context) -> Finding | None:
     """A retry uses a JSON-RPC id different from the original request's."""
@@ -235,11 +228,8 @@ def retries_use_a_fresh_id(message: Message, ctx: Context) -> Finding | None:
 @message_check(
     requirements="MRTR-09",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="retries",
-    features={"input_required"},
-    sent_by=Side.CLIENT,
-    kinds={Kind.REQUEST},
+    **_RETRIES,
 )
 def retries_repeat_the_original_request(message: Message, ctx: Context) -> Finding | None:
     """A retry repeats the original method, name or uri, and arguments, adding only inputResponses and requestState."""
@@ -256,11 +246,8 @@ def retries_repeat_the_original_request(message: Message, ctx: Context) -> Findi
 @message_check(
     requirements="MRTR-10",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="retries answering inputRequests",
-    features={"input_required"},
-    sent_by=Side.CLIENT,
-    kinds={Kind.REQUEST},
+    **_RETRIES,
 )
 def input_responses_match_their_requests(message: Message, ctx: Context) -> Finding | None:
     """Each inputResponses entry has the result shape of the input request it answers.
@@ -280,11 +267,8 @@ def input_responses_match_their_requests(message: Message, ctx: Context) -> Find
 @message_check(
     requirements="MRTR-11",
     level=Level.MUST_NOT,
-    side=Side.CLIENT,
     subject="requests carrying requestState or inputResponses",
-    features={"input_required"},
-    sent_by=Side.CLIENT,
-    kinds={Kind.REQUEST},
+    **_RETRIES,
 )
 def request_state_stays_with_its_request(message: Message, ctx: Context) -> Finding | None:
     """requestState and inputResponses appear only on the retry of the request that produced them."""

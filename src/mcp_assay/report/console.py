@@ -108,18 +108,7 @@ def _tag(result: Verdict) -> str:
 def _header(report: Report, console: Console) -> None:
     title = f"MCP conformance report — {report.revision}" if report.revision else "MCP conformance report"
     console.print(Text(title, style="bold"))
-    target = report.target
-    rows = [
-        ("target", str(target.get("description", "?"))),
-        ("kind", str(target.get("kind", "?"))),
-    ]
-    if target.get("transport"):
-        rows.append(("transport", str(target["transport"])))
-    if report.window:
-        rows.append(("supported", ", ".join(report.window)))
-    if report.revision_note:
-        rows.append(("revision", report.revision_note))
-    for label, value in rows:
+    for label, value in report.target_rows():
         console.print(f"{label:<10}{escape(printable(value, newlines=False))}", highlight=False)
     for note in report.notes:
         console.print(Text(f"note      {printable(note, newlines=False)}", style="yellow"))

@@ -155,15 +155,7 @@ def _result(result: Verdict, key: str) -> list[str]:
 
 def _header(report: Report) -> list[str]:
     revision = f' <span class="revision">— {_e(report.revision)}</span>' if report.revision else ""
-    target = report.target
-    rows = [("target", str(target.get("description", "?"))), ("kind", str(target.get("kind", "?")))]
-    if target.get("transport"):
-        rows.append(("transport", str(target["transport"])))
-    if report.window:
-        rows.append(("supported", ", ".join(report.window)))
-    if report.revision_note:
-        rows.append(("revision", report.revision_note))
-    rows.append(("fail on", report.fail_on.value))
+    rows = [*report.target_rows(), ("fail on", report.fail_on.value)]
     lines = ["<header>", f"<h1>MCP conformance report{revision}</h1>", '<table class="target">']
     lines += [f"<tr><th>{label}</th><td>{_e(value)}</td></tr>" for label, value in rows]
     lines.append("</table>")

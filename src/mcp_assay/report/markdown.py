@@ -100,16 +100,11 @@ def _result(result: Verdict, key: str) -> list[str]:
 
 def _header(report: Report) -> list[str]:
     title = f"MCP conformance report — {text(report.revision)}" if report.revision else "MCP conformance report"
-    target = report.target
-    rows = [("target", str(target.get("description", "?"))), ("kind", str(target.get("kind", "?")))]
-    if target.get("transport"):
-        rows.append(("transport", str(target["transport"])))
-    if report.window:
-        rows.append(("supported", ", ".join(report.window)))
-    if report.revision_note:
-        rows.append(("revision", report.revision_note))
-    rows.append(("generated", f"{report.generated_at} by {report.tool}"))
-    rows.append(("fail on", report.fail_on.value))
+    rows = [
+        *report.target_rows(),
+        ("generated", f"{report.generated_at} by {report.tool}"),
+        ("fail on", report.fail_on.value),
+    ]
     lines = [f"# {title}", "", "| | |", "|---|---|"]
     lines += [f"| {label} | {text(value)} |" for label, value in rows]
     lines.append("")

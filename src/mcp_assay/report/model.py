@@ -195,6 +195,18 @@ class Report:
         return 1 if any(self.fail_on.counts(result) for result in self.results) else 0
 
     # -- JSON ------------------------------------------------------------------------------------
+    def target_rows(self) -> list[tuple[str, str]]:
+        """The label/value lines a human-readable report opens with: what was judged, and against what."""
+        target = self.target
+        rows = [("target", str(target.get("description", "?"))), ("kind", str(target.get("kind", "?")))]
+        if target.get("transport"):
+            rows.append(("transport", str(target["transport"])))
+        if self.window:
+            rows.append(("supported", ", ".join(self.window)))
+        if self.revision_note:
+            rows.append(("revision", self.revision_note))
+        return rows
+
     def to_json(self) -> dict[str, Any]:
         code, text = self.verdict()
         return {

@@ -23,6 +23,7 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 URL = "http://127.0.0.1:8000/mcp"
 META_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_INFO = {"name": "t", "version": "1"}
 
 _ids = itertools.count(1)
 _clock = itertools.count(1)
@@ -160,31 +161,38 @@ def modern_call(method: str, params: Any, result: Any, *, ident: Any = 1, **kwar
     return http(body, result_body(result, ident), **kwargs)
 
 
-def legacy_session(session: str = "sess-1", version: str = LEGACY) -> list[HttpExchange]:
-    """initialize + notifications/initialized for a 2025-11-25 session."""
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    result = {
-        "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": False}},
-        "serverInfo": {"name": "fixture", "version": "1.0"},
-    }
+def initialize_body(
+    version: str = LEGACY, *, ident: Any = 0, capabilities: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A 2025 initialize request offering ``version`` and the client's ``capabilities``."""
+    params = {"protocolVersion": version, "capabilities": dict(capabilities or {}), "clientInfo": dict(CLIENT_INFO)}
+    return {"jsonrpc": "2.0", "id": ident, "method": "initialize", "params": params}
+
+
+def initialize_result(version: str = LEGACY, capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A 2025 InitializeResult agreeing on ``version``; the server declares ``capabilities`` (default: tools)."""
+    declared = {"tools": {"listChanged": False}} if capabilities is None else dict(capabilities)
+    return {"protocolVersion": version, "capabilities": declared, "serverInfo": {"name": "fixture", "version": "1.0"}}
+
+
+def legacy_session(
+    session: str = "sess-1", version: str = LEGACY, *, capabilities: Mapping[str, Any] | None = None
+) -> list[HttpExchange]:
+    """initialize + notifications/initialized for a 2025-11-25 session (the server declares ``capabilities``)."""
     first = http(
-        init,
-        result_body(result, 0),
+        initialize_body(version),
+        result_body(initialize_result(version, capabilities), 0),
         headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
         response_headers={"content-type": "application/json", "mcp-session-id": session},
     )
-    initialized = http(
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        status=202,
-        headers=legacy_headers(session),
+    return [first, initialized(session)]
+
+
+def initialized(session: str = "sess-1", **extra: str) -> HttpExchange:
+    """The client's notifications/initialized in a 2025 HTTP session."""
+    return http(
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}, status=202, headers=legacy_headers(session, **extra)
     )
-    return [first, initialized]
 
 
 def legacy_headers(session: str = "sess-1", **extra: str) -> dict[str, str]:
@@ -197,11 +205,15 @@ def legacy_headers(session: str = "sess-1", **extra: str) -> dict[str, str]:
     }
 
 
-def legacy_call(method: str, params: Any, result: Any, *, ident: Any = 1, session: str = "sess-1") -> HttpExchange:
+def legacy_call(
+    method: str, params: Any, answer: Any, *, ident: Any = 1, session: str = "sess-1", **kwargs: Any
+) -> HttpExchange:
+    """A 2025 request in ``session`` answered with ``answer`` (a result object, or an error body)."""
     body: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
     if params is not None:
         body["params"] = params
-    return http(body, result_body(result, ident), headers=legacy_headers(session))
+    response = answer if isinstance(answer, dict) and "error" in answer else result_body(answer, ident)
+    return http(body, response, headers=legacy_headers(session), **kwargs)
 
 
 def stdio(sender: Side, body: Any, *, connection: str = "conn-1", probe: Mapping[str, Any] | None = None) -> StdioLine:

@@ -1,8 +1,8 @@
 """Hand-built traffic for the tools, resources, prompts, pagination, completion and MRTR rules.
 
 Each builder returns one realistic exchange (2026-07-28 unless it says legacy) that a test then
-bends in one place; ``caps()`` builds the server/discover (or initialize) that tells the rules
-which capabilities the server declared.
+bends in one place; ``caps()`` builds the server/discover that tells the rules which
+capabilities the server declared (a 2025 session's come from ``tests.factories.legacy_session``).
 """
 
 from __future__ import annotations
@@ -11,16 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.wire import HttpExchange
-from tests.factories import (
-    LEGACY,
-    error_body,
-    http,
-    legacy_headers,
-    modern_call,
-    modern_headers,
-    request_body,
-    result_body,
-)
+from tests.factories import error_body, http, modern_call, modern_headers, request_body
 
 CACHE = {"ttlMs": 0, "cacheScope": "private"}
 
@@ -52,42 +43,6 @@ def caps(capabilities: Mapping[str, Any] | None = None) -> HttpExchange:
     declared = dict(capabilities) if capabilities is not None else {"tools": {}, "resources": {}, "prompts": {}}
     result = {"supportedVersions": ["2026-07-28"], "capabilities": declared, **CACHE}
     return modern_call("server/discover", {}, result, ident="d")
-
-
-def legacy_init(capabilities: Mapping[str, Any], session: str = "sess-1") -> list[HttpExchange]:
-    """initialize + notifications/initialized for a 2025-11-25 session declaring ``capabilities``."""
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    result = {
-        "protocolVersion": LEGACY,
-        "capabilities": dict(capabilities),
-        "serverInfo": {"name": "f", "version": "1"},
-    }
-    first = http(
-        init,
-        result_body(result, 0),
-        headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
-        response_headers={"content-type": "application/json", "mcp-session-id": session},
-    )
-    initialized = http(
-        {"jsonrpc": "2.0", "method": "notifications/initialized"}, status=202, headers=legacy_headers(session)
-    )
-    return [first, initialized]
-
-
-def legacy(
-    method: str, params: Any, answer: Any, *, ident: Any = 1, session: str = "sess-1", **kw: Any
-) -> HttpExchange:
-    """A 2025 request in ``session`` answered with ``answer`` (a result object, or an error body)."""
-    body: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
-    if params is not None:
-        body["params"] = params
-    response = answer if isinstance(answer, dict) and "error" in answer else result_body(answer, ident)
-    return http(body, response, headers=legacy_headers(session), **kw)
 
 
 def listing(method: str, items: list[Any], *, member: str, cursor: str | None = None, next_cursor: str | None = None,

@@ -16,6 +16,8 @@ from tests.factories import (
     MODERN,
     error_body,
     http,
+    initialize_body,
+    initialize_result,
     legacy_headers,
     modern_headers,
     request_body,
@@ -117,26 +119,13 @@ def initialize(
     headers: dict[str, str] | None = None,
 ) -> HttpExchange:
     """A 2025 initialize POST; the server echoes ``requested`` unless ``answered`` or ``error`` says otherwise."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": ident,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": requested,
-            "capabilities": capabilities or {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    body = initialize_body(requested, ident=ident, capabilities=capabilities)
     plain = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if error is not None:
         return http(
             body, error_body(error, "Unsupported protocol version", ident), status=400, headers=headers or plain
         )
-    result = {
-        "protocolVersion": answered or requested,
-        "capabilities": server_capabilities if server_capabilities is not None else {"tools": {"listChanged": False}},
-        "serverInfo": {"name": "fixture", "version": "1.0"},
-    }
+    result = initialize_result(answered or requested, server_capabilities)
     response_headers = {"content-type": "application/json"}
     if session is not None:
         response_headers["mcp-session-id"] = session
@@ -146,14 +135,6 @@ def initialize(
         headers=headers or plain,
         response_headers=response_headers,
         probe=probe,
-    )
-
-
-def initialized(session: str = "sess-1", **extra: str) -> HttpExchange:
-    return http(
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        status=202,
-        headers=legacy_headers(session, **extra),
     )
 
 

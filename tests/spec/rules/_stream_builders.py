@@ -14,7 +14,16 @@ from typing import Any
 from mcp_assay.sse import SseEvent
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
-from tests.factories import LEGACY, URL, legacy_headers, meta, modern_headers, result_body, server_info
+from tests.factories import (
+    URL,
+    initialize_body,
+    initialize_result,
+    legacy_headers,
+    meta,
+    modern_headers,
+    result_body,
+    server_info,
+)
 
 BASE = 1_800_000_000.0
 SUB = "io.modelcontextprotocol/subscriptionId"
@@ -206,17 +215,8 @@ def legacy_init(
     capabilities: Mapping[str, Any] | None = None, *, session: str = "sess-1", start: float = -10.0
 ) -> list[HttpExchange]:
     """initialize + initialized for a 2025 HTTP session advertising ``capabilities``."""
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    result = {
-        "protocolVersion": LEGACY,
-        "capabilities": dict(capabilities or {}),
-        "serverInfo": {"name": "fixture", "version": "1.0"},
-    }
+    init = initialize_body()
+    result = initialize_result(capabilities=capabilities or {})
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     first = HttpExchange.build(
         id=f"x{next(_counter)}",
@@ -236,17 +236,8 @@ def legacy_init(
 
 
 def legacy_stdio_init(capabilities: Mapping[str, Any] | None = None, *, t: float = -10.0) -> list[StdioLine]:
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    result = {
-        "protocolVersion": LEGACY,
-        "capabilities": dict(capabilities or {}),
-        "serverInfo": {"name": "fixture", "version": "1.0"},
-    }
+    init = initialize_body()
+    result = initialize_result(capabilities=capabilities or {})
     return [
         client(init, t),
         server(result_body(result, 0), t + 0.001),

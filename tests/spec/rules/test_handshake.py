@@ -12,6 +12,7 @@ from tests.factories import (
     LEGACY,
     error_body,
     http,
+    initialized,
     judge,
     legacy_call,
     legacy_headers,
@@ -22,7 +23,7 @@ from tests.factories import (
     stdio,
     tick,
 )
-from tests.spec.rules._envelope_builders import PROBE, TOOLS, initialize, initialized, legacy_post
+from tests.spec.rules._envelope_builders import PROBE, TOOLS, initialize, legacy_post
 
 PLAIN = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 

@@ -7,8 +7,19 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Side
-from tests.factories import error_body, http, judge, log_of, modern_headers, request_body, result_body, stdio
-from tests.spec.rules._capability_builders import answered, call, legacy, legacy_init, text
+from tests.factories import (
+    error_body,
+    http,
+    judge,
+    legacy_call,
+    legacy_session,
+    log_of,
+    modern_headers,
+    request_body,
+    result_body,
+    stdio,
+)
+from tests.spec.rules._capability_builders import answered, call, text
 
 CAPS_KEY = "io.modelcontextprotocol/clientCapabilities"
 FORM = {
@@ -152,7 +163,7 @@ def test_retired_elicitation_mechanisms_fail_mrtr_16(spec: SpecSet) -> None:
     server = stdio(Side.SERVER, {"jsonrpc": "2.0", "id": "e", **FORM})
     assert outcome(spec, "retired_elicitation_mechanisms_are_not_used", client, server) is Outcome.FAILED
     assert outcome(spec, "retired_elicitation_mechanisms_are_not_used", call("t", {}, DONE)) is Outcome.NOT_VERIFIED
-    old = legacy_init({"tools": {}})
+    old = legacy_session(capabilities={"tools": {}})
     assert outcome(spec, "retired_elicitation_mechanisms_are_not_used", *old) is Outcome.NOT_APPLICABLE
 
 
@@ -297,7 +308,7 @@ def test_request_state_stays_with_its_request_mrtr_11(spec: SpecSet) -> None:
 # -- 2025 ----------------------------------------------------------------------------------------
 def test_url_elicitation_errors_list_url_elicitations_mrtr_18(spec: SpecSet) -> None:
     """Spec-mandated (MRTR-18): 2025-11-25 only."""
-    init = legacy_init({"tools": {}})
+    init = legacy_session(capabilities={"tools": {}})
     item = {"mode": "url", "message": "Sign in", "url": "https://example.com/a", "elicitationId": "e1"}
 
     def error(elicitations: Any) -> Any:
@@ -307,7 +318,7 @@ def test_url_elicitation_errors_list_url_elicitations_mrtr_18(spec: SpecSet) -> 
             "id": 1,
             "error": {"code": -32042, "message": "URL elicitation required", "data": data},
         }
-        return legacy("tools/call", {"name": "t"}, body)
+        return legacy_call("tools/call", {"name": "t"}, body)
 
     assert outcome(spec, "url_elicitation_errors_list_url_elicitations", *init, error([item])) is Outcome.PASSED
     no_id = {key: value for key, value in item.items() if key != "elicitationId"}

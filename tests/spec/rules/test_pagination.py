@@ -6,8 +6,8 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome
-from tests.factories import judge, log_of
-from tests.spec.rules._capability_builders import ADD, ECHO, failing, legacy, legacy_init, tools_list
+from tests.factories import judge, legacy_call, legacy_session, log_of
+from tests.spec.rules._capability_builders import ADD, ECHO, failing, tools_list
 
 SECOND = {**ECHO, "name": "second"}
 
@@ -125,12 +125,12 @@ def test_page_05_is_not_verified_without_invalid_cursors(spec: SpecSet) -> None:
 
 def test_cursors_reused_within_the_session_pass_and_across_sessions_fail_page_06(spec: SpecSet) -> None:
     """Spec-mandated (PAGE-06): 2025-11-25 cursors belong to their session."""
-    first = legacy("tools/list", None, {"tools": [ADD], "nextCursor": "c1"}, session="sess-1")
-    same = legacy("tools/list", {"cursor": "c1"}, {"tools": [ECHO]}, ident=2, session="sess-1")
-    setup = legacy_init({"tools": {}}, session="sess-1")
+    first = legacy_call("tools/list", None, {"tools": [ADD], "nextCursor": "c1"}, session="sess-1")
+    same = legacy_call("tools/list", {"cursor": "c1"}, {"tools": [ECHO]}, ident=2, session="sess-1")
+    setup = legacy_session("sess-1", capabilities={"tools": {}})
     assert outcome(spec, "cursors_stay_in_their_session", setup, first, same) is Outcome.PASSED
-    other_setup = legacy_init({"tools": {}}, session="sess-2")
-    elsewhere = legacy("tools/list", {"cursor": "c1"}, {"tools": [ECHO]}, ident=2, session="sess-2")
+    other_setup = legacy_session("sess-2", capabilities={"tools": {}})
+    elsewhere = legacy_call("tools/list", {"cursor": "c1"}, {"tools": [ECHO]}, ident=2, session="sess-2")
     assert outcome(spec, "cursors_stay_in_their_session", setup, first, *other_setup, elsewhere) is Outcome.FAILED
 
 

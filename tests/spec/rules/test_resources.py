@@ -6,18 +6,8 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Side
-from tests.factories import judge, log_of, request_body, result_body, stdio
-from tests.spec.rules._capability_builders import (
-    CACHE,
-    answered,
-    call,
-    caps,
-    failing,
-    legacy,
-    legacy_init,
-    listing,
-    resources_list,
-)
+from tests.factories import judge, legacy_call, legacy_session, log_of, request_body, result_body, stdio
+from tests.spec.rules._capability_builders import CACHE, answered, call, caps, failing, listing, resources_list
 
 STATIC = {"uri": "info://static", "name": "static_info", "mimeType": "text/plain"}
 MISSING = "file:///mcp-conformance/does-not-exist-4711"
@@ -129,14 +119,16 @@ def test_missing_resources_get_minus_32602_in_2026(spec: SpecSet) -> None:
 
 def test_missing_resources_get_minus_32002_in_2025(spec: SpecSet) -> None:
     """Spec-mandated (RSRC-08): 2025-11-25 recommends -32002."""
-    init = legacy_init({"resources": {}})
-    good = legacy("resources/read", {"uri": MISSING}, {"jsonrpc": "2.0", "id": 1,
+    init = legacy_session(capabilities={"resources": {}})
+    good = legacy_call("resources/read", {"uri": MISSING}, {"jsonrpc": "2.0", "id": 1,
                   "error": {"code": -32002, "message": "Resource not found"}})  # fmt: skip
     assert outcome(spec, "missing_resources_get_resource_not_found", init, good) is Outcome.PASSED
-    other = legacy("resources/read", {"uri": MISSING}, {"jsonrpc": "2.0", "id": 1,
+    other = legacy_call("resources/read", {"uri": MISSING}, {"jsonrpc": "2.0", "id": 1,
                    "error": {"code": -32602, "message": "Unknown resource"}})  # fmt: skip
     assert outcome(spec, "missing_resources_get_resource_not_found", init, other) is Outcome.FAILED
-    normal = legacy("resources/read", {"uri": "info://static"}, {"contents": [{"uri": "info://static", "text": "x"}]})
+    normal = legacy_call(
+        "resources/read", {"uri": "info://static"}, {"contents": [{"uri": "info://static", "text": "x"}]}
+    )
     assert outcome(spec, "missing_resources_get_resource_not_found", init, normal) is Outcome.NOT_VERIFIED
     modern = failing("resources/read", {"uri": MISSING}, -32602, "Resource not found")
     assert outcome(spec, "missing_resources_get_resource_not_found", modern) is Outcome.NOT_APPLICABLE

@@ -9,13 +9,21 @@ from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome
 from mcp_assay.wire import HttpExchange
-from tests.factories import judge, legacy_call, legacy_session, log_of, modern_call, modern_headers, rules_of
+from tests.factories import (
+    initialized,
+    judge,
+    legacy_call,
+    legacy_session,
+    log_of,
+    modern_call,
+    modern_headers,
+    rules_of,
+)
 from tests.spec.rules._envelope_builders import (
     DISCOVERED,
     TOOLS,
     discover,
     initialize,
-    initialized,
     legacy_post,
     modern_body,
     served,

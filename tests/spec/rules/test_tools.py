@@ -7,19 +7,18 @@ from typing import Any
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.rules._header_mirroring import header_marks
 from mcp_assay.verdicts import Outcome, Side
-from tests.factories import http, judge, log_of, modern_headers, request_body, result_body, stdio
-from tests.spec.rules._capability_builders import (
-    ADD,
-    ECHO,
-    answered,
-    call,
-    caps,
-    failing,
-    legacy,
-    legacy_init,
-    text,
-    tools_list,
+from tests.factories import (
+    http,
+    judge,
+    legacy_call,
+    legacy_session,
+    log_of,
+    modern_headers,
+    request_body,
+    result_body,
+    stdio,
 )
+from tests.spec.rules._capability_builders import ADD, ECHO, answered, call, caps, failing, text, tools_list
 
 GOOD_ADD = {"content": [text('{"result": 3}')], "structuredContent": {"result": 3}, "isError": False}
 
@@ -95,7 +94,7 @@ def test_a_single_listing_proves_nothing_for_tool_03(spec: SpecSet) -> None:
 
 def test_tool_03_is_not_applicable_to_2025_sessions(spec: SpecSet) -> None:
     """Spec-mandated (TOOL-03): a 2026 requirement."""
-    log = log_of(legacy_init({"tools": {}}), legacy("tools/list", None, {"tools": [ADD]}))
+    log = log_of(legacy_session(capabilities={"tools": {}}), legacy_call("tools/list", None, {"tools": [ADD]}))
     assert judge(log, spec, "tool_lists_do_not_depend_on_the_connection").outcome is Outcome.NOT_APPLICABLE
 
 
@@ -140,7 +139,7 @@ def test_boolean_property_schemas_pass_in_2026_but_break_the_2025_tool_definitio
     """Spec-mandated (TOOL-06): 2025-11-25's Tool makes every inputSchema property an object schema."""
     tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"anything": True}}}
     assert outcome(spec, "input_schemas_are_object_schemas", tools_list([tool])) is Outcome.PASSED
-    old = log_of(legacy_init({"tools": {}}), legacy("tools/list", None, {"tools": [tool]}))
+    old = log_of(legacy_session(capabilities={"tools": {}}), legacy_call("tools/list", None, {"tools": [tool]}))
     verdict = judge(old, spec, "input_schemas_are_object_schemas")
     assert verdict.outcome is Outcome.FAILED
     assert "2025-11-25 does not allow" in verdict.reason
@@ -158,7 +157,7 @@ def test_an_array_output_schema_passes_in_2026_but_fails_in_2025(spec: SpecSet) 
     """Spec-mandated (TOOL-07): 2025-11-25 requires "type": "object" on outputSchema, 2026-07-28 does not."""
     tool = {**ADD, "outputSchema": {"type": "array", "items": {"type": "integer"}}}
     assert outcome(spec, "output_schemas_are_valid_schemas", tools_list([tool])) is Outcome.PASSED
-    old = log_of(legacy_init({"tools": {}}), legacy("tools/list", None, {"tools": [tool]}))
+    old = log_of(legacy_session(capabilities={"tools": {}}), legacy_call("tools/list", None, {"tools": [tool]}))
     verdict = judge(old, spec, "output_schemas_are_valid_schemas")
     assert verdict.outcome is Outcome.FAILED
     assert 'not "object"' in verdict.reason
@@ -212,7 +211,7 @@ def test_array_structured_content_fails_tool_09_only_in_2025(spec: SpecSet) -> N
     """Spec-mandated (TOOL-09): 2025 structuredContent is an object; 2026 allows any JSON value."""
     result = {"content": [text("[1]")], "structuredContent": [1]}
     assert outcome(spec, "tool_results_match_the_schema", call("t", {}, result)) is Outcome.PASSED
-    old = log_of(legacy_init({"tools": {}}), legacy("tools/call", {"name": "t"}, result))
+    old = log_of(legacy_session(capabilities={"tools": {}}), legacy_call("tools/call", {"name": "t"}, result))
     assert judge(old, spec, "tool_results_match_the_schema").outcome is Outcome.FAILED
 
 
@@ -423,7 +422,7 @@ def test_tool_16_and_the_http_rules_read_x_mcp_header_marks_alike(spec: SpecSet)
 
 def test_tool_16_is_not_verified_without_annotations_and_not_applicable_in_2025(spec: SpecSet) -> None:
     assert outcome(spec, "x_mcp_header_annotations_are_valid", tools_list([ADD])) is Outcome.NOT_VERIFIED
-    old = log_of(legacy_init({"tools": {}}), legacy("tools/list", None, {"tools": [ADD]}))
+    old = log_of(legacy_session(capabilities={"tools": {}}), legacy_call("tools/list", None, {"tools": [ADD]}))
     assert judge(old, spec, "x_mcp_header_annotations_are_valid").outcome is Outcome.NOT_APPLICABLE
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "Channel",
     "argument_violation",
     "channel_of",
+    "invalid_arguments_answer",
     "probe_named",
     "tool_call",
     "tool_definition",
@@ -163,6 +164,22 @@ def argument_violation(request: Message, params: dict[str, Any], ctx: Context) -
     return "the probe's arguments" if probed else None
 
 
+def invalid_arguments_answer(message: Message, ctx: Context) -> tuple[Channel, str] | None:
+    """For an answer to a ``tools/call`` whose arguments break the tool's ``inputSchema`` (TOOL-14,
+    BEH-03): the channel it took, and the call described for a finding."""
+    call = tool_call(message, ctx)
+    if call is None:
+        return None
+    request, params = call
+    if malformed_call(params) is not None:
+        return None
+    violation = argument_violation(request, params, ctx)
+    if violation is None:
+        return None
+    what = f"tools/call {str(params.get('name'))[:60]!r} with arguments breaking its inputSchema ({violation})"
+    return channel_of(message, ctx), what
+
+
 def malformed_call(params: Any) -> str | None:
     """Why ``tools/call`` params break CallToolRequest itself (``None``: they do not)."""
     if not isinstance(params, dict):
@@ -195,17 +212,10 @@ def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -
     files input validation failures under tool execution errors, so that the model sees them and
     can correct its arguments: a JSON-RPC error is tolerated (⚠A4, TOOL-14 passes it) but is the
     less useful channel. A plain success is TOOL-14's failure and is not judged again here."""
-    call = tool_call(message, ctx)
-    if call is None:
+    found = invalid_arguments_answer(message, ctx)
+    if found is None:
         return None
-    request, params = call
-    if malformed_call(params) is not None:
-        return None
-    violation = argument_violation(request, params, ctx)
-    if violation is None:
-        return None
-    channel = channel_of(message, ctx)
-    what = f"tools/call {str(params.get('name'))[:60]!r} with arguments breaking its inputSchema ({violation})"
+    channel, what = found
     if channel.kind == "protocol-error" and channel.code in ENVELOPE_CODES:
         return unverified(f"{what}: refused at the envelope ({channel}) before the tool was looked at", message)
     if channel.kind == "input-required":

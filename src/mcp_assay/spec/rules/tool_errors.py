@@ -21,6 +21,7 @@ from mcp_assay.spec.rules.channels import (
     UNKNOWN_TOOL_PROBE,
     argument_violation,
     channel_of,
+    invalid_arguments_answer,
     malformed_call,
     probe_named,
     tool_call,
@@ -118,17 +119,10 @@ def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Find
     ``additionalProperties: false`` does not allow), or by one the active suite tags with the probe
     name ``invalid-tool-arguments``. Both error channels are allowed (⚠A4); the reason says which
     one the server used (which one is preferred is judged by BEH-03's channel check)."""
-    call = tool_call(message, ctx)
-    if call is None:
+    found = invalid_arguments_answer(message, ctx)
+    if found is None:
         return None
-    request, params = call
-    if malformed_call(params) is not None:
-        return None
-    violation = argument_violation(request, params, ctx)
-    if violation is None:
-        return None
-    channel = channel_of(message, ctx)
-    what = f"tools/call {str(params.get('name'))[:60]!r} with arguments breaking its inputSchema ({violation})"
+    channel, what = found
     if channel.kind == "protocol-error" and channel.code in ENVELOPE_CODES:
         return unverified(f"{what}: refused at the envelope ({channel}) before the method ran", message)
     if channel.kind == "input-required":

@@ -9,7 +9,8 @@
 * :func:`prm_candidates` and :func:`canonical_uri` build the Protected Resource Metadata URLs of
   an endpoint and the canonical form RFC 8707 and RFC 9728 compare against.
 
-Nothing here judges; :mod:`mcp_assay.spec.rules.auth` does.
+Nothing here judges; the ``auth`` rule modules (:mod:`.auth`, :mod:`.auth_challenges`,
+:mod:`.auth_credentials`, :mod:`.auth_clients`) do.
 """
 
 from __future__ import annotations

@@ -344,6 +344,18 @@ def test_a_refused_notification_gets_an_error_without_id(spec: SpecSet) -> None:
     assert "carries an id" in verdict.reason
 
 
+def test_a_refusal_without_id_is_no_answer_to_the_notification(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-11 with HTTP-06): only a response carrying an id answers a notification POST."""
+    without_id = error_body(-32600, "not accepted", None)
+    for refusal in (without_id, {**without_id, "id": None}):
+        verdict = judge(log_of(_notification_post(400, refusal)), spec, "notifications_are_not_answered")
+        assert verdict.outcome is Outcome.PASSED, verdict.reason
+    answered = _notification_post(400, error_body(-32600, "not accepted", 1))
+    verdict = judge(log_of(answered), spec, "notifications_are_not_answered")
+    assert verdict.outcome is Outcome.FAILED and "notifications/cancelled was answered" in verdict.reason
+    assert judge(log_of(post("tools/list")), spec, "notifications_are_not_answered").outcome is Outcome.NOT_VERIFIED
+
+
 def test_answers_to_requests_are_json_or_sse_errors_included(spec: SpecSet) -> None:
     """Spec-mandated (HTTP-07, error bodies inferred)."""
     stream = sse("tools/list", {}, [result(1)], ident=1)

@@ -1,7 +1,8 @@
 """Every rule mcp-assay judges traffic with; importing this package registers them all.
 
-One module per area of the requirement catalogue (modules whose name starts with ``_`` are
-helpers). Rules are pure functions over an exchange log (see :mod:`mcp_assay.checks`); they judge
+Modules are named by catalogue area and theme (``http_headers``, ``versions_discover``, ...);
+those whose name starts with ``_`` hold helpers several of them share and declare no checks.
+Rules are pure functions over an exchange log (see :mod:`mcp_assay.checks`); they judge
 live proxy traffic, stdio taps, active probes and recordings alike.
 """
 

@@ -177,14 +177,15 @@ def notifications_carry_no_id(message: Message, ctx: Context) -> Finding | None:
 def notifications_are_not_answered(ctx: Context) -> Iterator[Finding]:
     """Nobody answers a notification with a JSON-RPC response.
 
-    HTTP: a response in the body of a notification POST. stdio: a server response without an id
+    HTTP: a response with an id in the body of a notification POST; an id-less (or null-id) error is
+    how HTTP-06 lets a server refuse one, so it is no answer. stdio: a server response without an id
     (a notification has none to echo) written after a client notification and before the client's
     next line, while no earlier malformed client line is still waiting for its id-less error."""
     for message in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.CLIENT):
         exchange = http_exchange(message, ctx)
         if exchange is None or exchange.response is None:
             continue
-        answers = [m for m in exchange.response_messages if m.kind.is_response and m.id is not MISSING]
+        answers = [m for m in exchange.response_messages if m.kind.is_response and m.id not in (MISSING, None)]
         if answers:
             yield failed(answers[0], f"{message.method} was answered with {answers[0].describe()}")
         else:

@@ -17,9 +17,10 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules._answers import expects_invalid_params, refused_at_envelope
 from mcp_assay.spec.rules._common import error_code, params_of
 from mcp_assay.spec.rules._mrtr import Original, is_retry, original_of, retry_and_original, target_of
-from mcp_assay.spec.rules._server_features import ENVELOPE_CODES, is_input_required
+from mcp_assay.spec.rules._server_features import is_input_required
 from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side
 
@@ -45,8 +46,9 @@ def _provided(retry: Message) -> Any:
     return params_of(retry).get("inputResponses", MISSING)
 
 
-def _refused_at_envelope(message: Message) -> bool:
-    return message.kind is Kind.ERROR and error_code(message) in ENVELOPE_CODES
+def _answered_retry(message: Message, ctx: Context) -> tuple[Message, Original] | None:
+    """For a server answer that did not refuse the envelope: the retry it answers and that retry's original."""
+    return None if refused_at_envelope(message) else retry_and_original(message, ctx)
 
 
 @message_check(
@@ -60,8 +62,8 @@ def incomplete_retries_get_a_new_input_required_result(message: Message, ctx: Co
 
     Triggered by a retry whose ``inputResponses`` leaves out keys the original ``inputRequests``
     asked for (e.g. ``inputResponses: {}``), or one tagged ``mrtr-incomplete-retry``."""
-    found = retry_and_original(message, ctx)
-    if found is None or _refused_at_envelope(message):
+    found = _answered_retry(message, ctx)
+    if found is None:
         return None
     retry, original = found
     provided = _provided(retry)
@@ -87,8 +89,8 @@ def extra_input_responses_are_ignored(message: Message, ctx: Context) -> Finding
 
     Triggered by a retry that answers every requested key and adds others, or one tagged
     ``mrtr-extra-responses``."""
-    found = retry_and_original(message, ctx)
-    if found is None or _refused_at_envelope(message):
+    found = _answered_retry(message, ctx)
+    if found is None:
         return None
     retry, original = found
     provided = _provided(retry)
@@ -139,19 +141,15 @@ def malformed_input_responses_get_invalid_params(message: Message, ctx: Context)
     Triggered by a retry whose ``inputResponses`` is not an object or answers a request with the
     wrong result shape, or one tagged ``mrtr-malformed-responses``."""
     request = ctx.log.request_of(message)
-    if request is None or not is_retry(request) or _refused_at_envelope(message):
+    if request is None or not is_retry(request) or refused_at_envelope(message):
         return None
     original = original_of(request, ctx)
     reason = _malformed_responses(request, original if original is None or original.same_request else None, ctx)
     if reason is None and not probe_named(request, ctx, "mrtr-malformed-responses"):
         return None
     reason = reason or "the probe's malformed inputResponses"
-    if message.kind is Kind.RESULT:
-        return failed(message, f"a retry with malformed inputResponses ({reason}) was answered with a result"[:400])
-    code = error_code(message)
-    if code == -32602:
-        return passed(message)
-    return failed(message, f"a retry with malformed inputResponses got code {code}, expected -32602")
+    answered = f"a retry with malformed inputResponses ({reason}) was answered with a result"[:400]
+    return expects_invalid_params(message, "a retry with malformed inputResponses", on_result=answered)
 
 
 @message_check(
@@ -165,8 +163,8 @@ def tampered_request_state_is_rejected(message: Message, ctx: Context) -> Findin
 
     Triggered by a retry whose ``requestState`` differs from the one its original's answer issued,
     or one tagged ``mrtr-tampered-state``."""
-    found = retry_and_original(message, ctx)
-    if found is None or _refused_at_envelope(message):
+    found = _answered_retry(message, ctx)
+    if found is None:
         return None
     retry, original = found
     issued = original.result.get("requestState")

@@ -13,19 +13,21 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import error_code
+from mcp_assay.spec.rules._answers import (
+    answer_to,
+    expects_invalid_params,
+    listing_shape,
+    refused_at_envelope,
+    reports_internal_error,
+)
 from mcp_assay.spec.rules._server_features import (
-    ENVELOPE_CODES,
-    answered_method,
     capability_declared,
-    completes,
     content_block_issues,
     declared_capability_is_served,
     is_base64,
     is_input_required,
     is_uri,
     listing_consistency,
-    protocol_error,
     shape_finding,
 )
 from mcp_assay.spec.rules.channels import probe_named
@@ -37,11 +39,8 @@ MIME_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za
 
 
 def _get_of(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] | None:
-    answered = answered_method(message, ctx)
-    if answered is None or answered[1] != "prompts/get":
-        return None
-    params = answered[0].params
-    return answered[0], params if isinstance(params, dict) else {}
+    """For an answer to prompts/get: the request and its params."""
+    return answer_to(message, ctx, "prompts/get")
 
 
 def _prompt_blocks(message: Message, ctx: Context) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -108,11 +107,7 @@ def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Findi
 )
 def prompt_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """prompts/list results hold Prompt objects (name required; arguments with name and boolean required)."""
-    if not completes(message, ctx, "prompts/list"):
-        return None
-    return shape_finding(
-        message, ctx, roots=(r"result\.prompts", r"result\.nextCursor"), what="the prompts/list result"
-    )
+    return listing_shape(message, ctx, "prompts/list", "prompts")
 
 
 @message_check(
@@ -175,15 +170,6 @@ def _prompt_definition(request: Message, params: dict[str, Any], ctx: Context) -
     return (listing.items.get(name) if isinstance(name, str) else None), listing.complete
 
 
-def _expects_invalid_params(message: Message, subject: str) -> Finding:
-    if message.kind is Kind.RESULT:
-        return failed(message, f"{subject} was answered with a result")
-    code = error_code(message)
-    if code == -32602:
-        return passed(message)
-    return failed(message, f"{subject} got code {code}, expected -32602")
-
-
 def _unknown_prompt(request: Message, params: dict[str, Any], ctx: Context) -> str | None:
     """The name of the prompt a prompts/get names, when it is known not to exist."""
     name = params.get("name")
@@ -227,11 +213,11 @@ def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Findin
     unlisted prompt that works is hidden, not unknown)."""
     got = _get_of(message, ctx)
     name = _unknown_prompt(*got, ctx) if got is not None else None
-    if name is None or (message.kind is Kind.ERROR and error_code(message) in ENVELOPE_CODES):
+    if name is None or refused_at_envelope(message):
         return None
     if message.kind is Kind.RESULT and got is not None and not probe_named(got[0], ctx, "unknown-prompt"):
         return None
-    return _expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
+    return expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
 
 
 @message_check(
@@ -249,10 +235,10 @@ def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) 
     ``required: true``, or one tagged with the probe name ``missing-prompt-argument``."""
     got = _get_of(message, ctx)
     missing = _missing_arguments(*got, ctx) if got is not None else None
-    if missing is None or (message.kind is Kind.ERROR and error_code(message) in ENVELOPE_CODES):
+    if missing is None or refused_at_envelope(message):
         return None
     what = f"argument {missing[0]!r}" if missing else "a required argument"
-    return _expects_invalid_params(message, f"prompts/get without the required {what}")
+    return expects_invalid_params(message, f"prompts/get without the required {what}")
 
 
 @message_check(
@@ -270,12 +256,7 @@ def failed_prompts_report_internal_errors(message: Message, ctx: Context) -> Fin
     got = _get_of(message, ctx)
     if got is None or _unknown_prompt(*got, ctx) is not None or _missing_arguments(*got, ctx) is not None:
         return None
-    code = error_code(message)
-    if code == -32603:
-        return passed(message)
-    if protocol_error(code):
-        return None
-    return failed(message, f"a failed prompts/get was reported with code {code}; internal errors are -32603")
+    return reports_internal_error(message, "prompts/get")
 
 
 @message_check(

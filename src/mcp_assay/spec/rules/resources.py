@@ -16,9 +16,15 @@ from urllib.parse import unquote, urlsplit
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.revisions import Revision
+from mcp_assay.spec.rules._answers import (
+    answer_to,
+    expects_invalid_params,
+    listing_shape,
+    refused_at_envelope,
+    reports_internal_error,
+)
 from mcp_assay.spec.rules._common import error_code
 from mcp_assay.spec.rules._server_features import (
-    ENVELOPE_CODES,
     answered_method,
     capability_declared,
     completes,
@@ -26,8 +32,6 @@ from mcp_assay.spec.rules._server_features import (
     is_base64,
     is_uri,
     listing_consistency,
-    protocol_error,
-    shape_finding,
 )
 from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side
@@ -40,11 +44,8 @@ RESOURCE_METHODS = frozenset({"resources/list", "resources/read", "resources/tem
 
 def _read_of(message: Message, ctx: Context) -> tuple[Message, Any] | None:
     """For an answer to resources/read: the request and its ``params.uri`` (anything)."""
-    answered = answered_method(message, ctx)
-    if answered is None or answered[1] != "resources/read":
-        return None
-    params = answered[0].params
-    return answered[0], params.get("uri") if isinstance(params, dict) else None
+    read = answer_to(message, ctx, "resources/read")
+    return (read[0], read[1].get("uri")) if read is not None else None
 
 
 def _known_missing(message: Message, request: Message, uri: Any, ctx: Context) -> bool:
@@ -56,6 +57,16 @@ def _known_missing(message: Message, request: Message, uri: Any, ctx: Context) -
         text = message.error.get("message")
         return isinstance(text, str) and bool(NOT_FOUND.search(text))
     return False
+
+
+def _missing_read(message: Message, ctx: Context) -> tuple[Message, Any] | None:
+    """For an answer to a read of a resource known not to exist: the request and its ``params.uri``."""
+    read = _read_of(message, ctx)
+    return read if read is not None and _known_missing(message, read[0], read[1], ctx) else None
+
+
+def _served_missing(uri: Any) -> str:
+    return f"a read of the missing resource {uri!r} was answered with a result"[:300]
 
 
 @message_check(
@@ -112,11 +123,7 @@ def resource_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Fin
 )
 def resource_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/list results hold a resources array of Resource objects (uri and name required)."""
-    if not completes(message, ctx, "resources/list"):
-        return None
-    return shape_finding(
-        message, ctx, roots=(r"result\.resources", r"result\.nextCursor"), what="the resources/list result"
-    )
+    return listing_shape(message, ctx, "resources/list", "resources")
 
 
 def contents_issues(item: Any, revision: Revision, path: str) -> list[str]:
@@ -275,17 +282,10 @@ def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Find
     ``file:///mcp-conformance/does-not-exist``),
     one tagged with the probe name ``missing-resource``, or one the server itself answers with a
     "not found" error."""
-    read = _read_of(message, ctx)
-    if read is None or not _known_missing(message, read[0], read[1], ctx):
+    read = _missing_read(message, ctx)
+    if read is None or refused_at_envelope(message):
         return None
-    code = error_code(message)
-    if message.kind is Kind.ERROR and code in ENVELOPE_CODES:
-        return None
-    if message.kind is Kind.RESULT:
-        return failed(message, f"a read of the missing resource {read[1]!r} was answered with a result"[:300])
-    if code == -32602:
-        return passed(message)
-    return failed(message, f"a read of a missing resource got code {code}, expected -32602")
+    return expects_invalid_params(message, "a read of a missing resource", on_result=_served_missing(read[1]))
 
 
 @message_check(
@@ -301,11 +301,11 @@ def missing_resources_get_resource_not_found(message: Message, ctx: Context) -> 
     """A read of a resource that does not exist gets -32002 (2025).
 
     Triggered like ``missing_resources_get_invalid_params``, in 2025-11-25 sessions."""
-    read = _read_of(message, ctx)
-    if read is None or not _known_missing(message, read[0], read[1], ctx):
+    read = _missing_read(message, ctx)
+    if read is None:
         return None
     if message.kind is Kind.RESULT:
-        return failed(message, f"a read of the missing resource {read[1]!r} was answered with a result"[:300])
+        return failed(message, _served_missing(read[1]))
     code = error_code(message)
     if code == -32002:
         return passed(message)
@@ -325,8 +325,8 @@ def missing_resources_are_not_empty_contents(message: Message, ctx: Context) -> 
     """A read of a resource that does not exist is never answered with "contents": [].
 
     Triggered like ``missing_resources_get_invalid_params``."""
-    read = _read_of(message, ctx)
-    if read is None or not _known_missing(message, read[0], read[1], ctx):
+    read = _missing_read(message, ctx)
+    if read is None:
         return None
     result = message.result
     if message.kind is Kind.RESULT and isinstance(result, dict) and result.get("contents") == []:
@@ -349,12 +349,7 @@ def failed_reads_report_internal_errors(message: Message, ctx: Context) -> Findi
     read = _read_of(message, ctx)
     if read is None or _known_missing(message, read[0], read[1], ctx):
         return None
-    code = error_code(message)
-    if code == -32603:
-        return passed(message)
-    if protocol_error(code):
-        return None
-    return failed(message, f"a failed resources/read was reported with code {code}; internal errors are -32603")
+    return reports_internal_error(message, "resources/read")
 
 
 @message_check(
@@ -367,14 +362,7 @@ def failed_reads_report_internal_errors(message: Message, ctx: Context) -> Findi
 )
 def resource_templates_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/templates/list results hold ResourceTemplate objects with an RFC 6570 uriTemplate and a name."""
-    if not completes(message, ctx, "resources/templates/list"):
-        return None
-    return shape_finding(
-        message,
-        ctx,
-        roots=(r"result\.resourceTemplates", r"result\.nextCursor"),
-        what="the resources/templates/list result",
-    )
+    return listing_shape(message, ctx, "resources/templates/list", "resourceTemplates")
 
 
 @message_check(

@@ -12,12 +12,8 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._server_features import (
-    answered_method,
-    content_block_issues,
-    is_input_required,
-    shape_finding,
-)
+from mcp_assay.spec.rules._answers import answer_to
+from mcp_assay.spec.rules._server_features import content_block_issues, is_input_required, shape_finding
 from mcp_assay.spec.rules.channels import tool_definition
 from mcp_assay.spec.toolschema import validate_instance
 from mcp_assay.spec.validator import canonical
@@ -26,11 +22,7 @@ from mcp_assay.verdicts import Level, Side
 
 def _call_of(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] | None:
     """For an answer to tools/call: the request and its params (when they are an object)."""
-    answered = answered_method(message, ctx)
-    if answered is None or answered[1] != "tools/call":
-        return None
-    params = answered[0].params
-    return answered[0], params if isinstance(params, dict) else {}
+    return answer_to(message, ctx, "tools/call")
 
 
 @message_check(

@@ -69,11 +69,14 @@ def _uncovered_requests(answer: Message, request: Message) -> list[str] | None:
     return found
 
 
+def _asked(message: Message) -> dict[str, Any] | None:
+    """The result of an input_required answer (``None`` for any other message, or a result that is no object)."""
+    return message.result if is_input_required(message) and isinstance(message.result, dict) else None
+
+
 def _input_required_answer(message: Message, ctx: Context) -> Message | None:
     """The request an input_required answer replies to."""
-    if not is_input_required(message) or not isinstance(message.result, dict):
-        return None
-    return ctx.log.request_of(message)
+    return ctx.log.request_of(message) if _asked(message) is not None else None
 
 
 @message_check(
@@ -104,9 +107,10 @@ def input_required_only_answers_supported_methods(message: Message, ctx: Context
 )
 def input_required_results_ask_for_something(message: Message, ctx: Context) -> Finding | None:
     """An InputRequiredResult carries inputRequests, requestState, or both."""
-    if not is_input_required(message) or not isinstance(message.result, dict):
+    result = _asked(message)
+    if result is None:
         return None
-    if "inputRequests" in message.result or "requestState" in message.result:
+    if "inputRequests" in result or "requestState" in result:
         return passed(message)
     return failed(message, "an input_required result carries neither inputRequests nor requestState")
 
@@ -120,9 +124,9 @@ def input_required_results_ask_for_something(message: Message, ctx: Context) -> 
 def input_requests_are_well_formed(message: Message, ctx: Context) -> Finding | None:
     """Each inputRequests value is an embedded elicitation, sampling or roots request; requestState is a string."""
     revision = ctx.revision(message)
-    if not is_input_required(message) or not isinstance(message.result, dict) or revision is None:
+    result = _asked(message)
+    if result is None or revision is None:
         return None
-    result = message.result
     problems: list[str] = []
     if "requestState" in result and not isinstance(result["requestState"], str):
         problems.append("requestState is not a string")
@@ -179,9 +183,8 @@ def _duplicate_input_keys(raw: bytes) -> list[str]:
 )
 def input_request_keys_are_unique(message: Message, ctx: Context) -> Finding | None:
     """Keys inside one inputRequests object never repeat (judged on the raw JSON text)."""
-    if not is_input_required(message) or not isinstance(message.result, dict):
-        return None
-    if "inputRequests" not in message.result:
+    result = _asked(message)
+    if result is None or "inputRequests" not in result:
         return None
     repeated = _duplicate_input_keys(message.raw) if any(p.code == "duplicate-keys" for p in message.problems) else []
     if repeated:

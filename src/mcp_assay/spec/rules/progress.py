@@ -10,7 +10,7 @@ directions there.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
@@ -49,6 +49,24 @@ def _owner(progress: Message, idx: StreamIndex) -> tuple[Message | None, bool]:
     if carrier is not None and carrier.sender is not progress.sender and same_id(_token(carrier), token):
         return (carrier if idx.in_flight(carrier, progress) else None), True
     return idx.request_with_token(token, progress, _other(progress.sender))
+
+
+def _judge_progress(
+    ctx: Context, *, token_used: bool, judge: Callable[[Message, StreamIndex], Finding | None]
+) -> Iterator[Finding]:
+    """Pass each progress for a request in flight; leave each other one to ``judge``.
+
+    ``judge`` sees only the progress whose token an earlier request did (``token_used``) or did not
+    use: a finished request's token is PROG-05's, a token no request gave is PROG-03's."""
+    idx = index(ctx)
+    for progress in _progress(ctx):
+        owner, used = _owner(progress, idx)
+        if owner is not None:
+            yield passed(progress)
+        elif used == token_used:
+            found = judge(progress, idx)
+            if found is not None:
+                yield found
 
 
 def _task_augmented(request: Message) -> bool:
@@ -108,31 +126,27 @@ def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterato
 )
 def progress_names_a_request_in_flight(ctx: Context) -> Iterator[Finding]:
     """Each notifications/progress quotes (type and value) the token of a request still in flight."""
-    idx = index(ctx)
-    for progress in _progress(ctx):
-        owner, used = _owner(progress, idx)
-        if owner is not None:
-            yield passed(progress)
-            continue
-        if used:
-            continue  # the request had finished: PROG-05
-        token = _quoted(progress)
-        requester = _other(progress.sender)
-        loose = [
-            request
-            for request in idx.requests.get((idx.place(progress), requester), ())
-            if idx.before(request, progress) and loosely_same_id(_token(request), token)
-        ]
-        if loose:
-            yield failed(
-                progress,
-                f"progressToken {describe_id(token)} changes the type of the token "
-                f"{describe_id(_token(loose[-1]))} of {loose[-1].describe()}",
-            )
-            continue
-        carrier = idx.carrier_request(progress)
-        where = f" on the stream of {carrier.describe()}, which sent no progressToken" if carrier is not None else ""
-        yield failed(progress, f"progress for token {describe_id(token)}, which no request in flight gave{where}")
+    yield from _judge_progress(ctx, token_used=False, judge=_unknown_token)
+
+
+def _unknown_token(progress: Message, idx: StreamIndex) -> Finding:
+    """Progress whose token no earlier request gave: a token of another JSON type, or none at all."""
+    token = _quoted(progress)
+    requester = _other(progress.sender)
+    loose = [
+        request
+        for request in idx.requests.get((idx.place(progress), requester), ())
+        if idx.before(request, progress) and loosely_same_id(_token(request), token)
+    ]
+    if loose:
+        return failed(
+            progress,
+            f"progressToken {describe_id(token)} changes the type of the token "
+            f"{describe_id(_token(loose[-1]))} of {loose[-1].describe()}",
+        )
+    carrier = idx.carrier_request(progress)
+    where = f" on the stream of {carrier.describe()}, which sent no progressToken" if carrier is not None else ""
+    return failed(progress, f"progress for token {describe_id(token)}, which no request in flight gave{where}")
 
 
 @log_check(
@@ -174,26 +188,23 @@ def progress_increases_with_every_notification(ctx: Context) -> Iterator[Finding
 )
 def no_progress_after_the_final_response(ctx: Context) -> Iterator[Finding]:
     """No progress for a token after its request's final response (2025 task requests excepted)."""
-    idx = index(ctx)
-    for progress in _progress(ctx):
-        owner, used = _owner(progress, idx)
-        if owner is not None:
-            yield passed(progress)
-            continue
-        if not used:
-            continue  # PROG-03
-        token = _quoted(progress)
-        finished = [
-            request
-            for request in idx.requests_with_token(token, idx.place(progress), _other(progress.sender))
-            if idx.before(request, progress)
-        ]
-        request = finished[-1]
-        if _task_augmented(request):
-            continue  # progress may continue until the task ends
-        answer = idx.first_answer(request)
-        late = f" {progress.time - answer.time:.2f} s" if answer is not None else ""
-        yield failed(progress, f"progress for {request.describe()} arrived{late} after its final response")
+    yield from _judge_progress(ctx, token_used=True, judge=_late_progress)
+
+
+def _late_progress(progress: Message, idx: StreamIndex) -> Finding | None:
+    """Progress quoting the token of a request that had already finished."""
+    token = _quoted(progress)
+    finished = [
+        request
+        for request in idx.requests_with_token(token, idx.place(progress), _other(progress.sender))
+        if idx.before(request, progress)
+    ]
+    request = finished[-1]
+    if _task_augmented(request):
+        return None  # progress may continue until the task ends
+    answer = idx.first_answer(request)
+    late = f" {progress.time - answer.time:.2f} s" if answer is not None else ""
+    return failed(progress, f"progress for {request.describe()} arrived{late} after its final response")
 
 
 @log_check(

@@ -133,6 +133,9 @@ class Lane:
         error: dict[str, Any] | None = None,
         principal: str = "writer",
         start: float = 3.0,
+        called: str = "create_draft",
+        status: int = 200,
+        **probe_tags: Any,
     ) -> None:
         case = f"write/create_draft/refusal/{kind}"
         tags = {"tool": "create_draft", "phase": "refusal", "refusal": kind}
@@ -141,8 +144,8 @@ class Lane:
         self.witness(case, "before", before, **tags)
         self.at(start + 0.01)
         arguments = {"title": "t", "publish": True} if kind == "extra_arguments" else {"title": "t"}
-        probe = {"name": "refusal", **self.tags(case, principal=principal, **tags, **extra)}
-        self.call("create_draft", arguments, probe=probe, result=result, error=error)
+        probe = {"name": "refusal", **self.tags(case, principal=principal, **tags, **extra, **probe_tags)}
+        self.call(called, arguments, probe=probe, result=result, error=error, status=status)
         self.at(start + 0.5)
         self.witness(case, "after", after, **tags)
 

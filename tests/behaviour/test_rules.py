@@ -116,6 +116,61 @@ def test_an_unstable_witness_or_a_failed_read_is_not_verified(spec: SpecSet) -> 
     assert verdict.outcome is Outcome.NOT_VERIFIED and "HTTP 500" in verdict.reason
 
 
+NOT_AUTHORIZED = {"code": -32001, "message": "unauthorized"}
+UNKNOWN_TOOL = {"code": -32602, "message": "Unknown tool"}
+HEADER_MISMATCH = {"code": -32020, "message": "Mcp-Name does not match params.name"}
+
+
+def _every_other_refusal(lane: Lane, after: int) -> None:
+    """R3..R6 (AUTH-AND-BEHAVIOUR §3.4): each answered with a refusal, the witness at ``after``."""
+    lane.refusal("invalid_token", 2, after, error=NOT_AUTHORIZED, status=401, start=3.0)
+    lane.refusal("anonymous", after, after, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=4.0)
+    lane.refusal("mismatched_name", after, after, error=HEADER_MISMATCH, status=400, start=5.0, mcp_name="list_drafts")
+    lane.refusal("unknown_tool", after, after, error=UNKNOWN_TOOL, called="create_draft_mcp_assay_unknown", start=6.0)
+
+
+def test_credential_routing_and_unknown_name_refusals_that_changed_nothing_pass(spec: SpecSet) -> None:
+    """Spec-mandated (BEH-05, R3..R6): a bad token, no token, a mismatched Mcp-Name, an unknown name."""
+    lane = lane_with_calibration()
+    _every_other_refusal(lane, 2)
+    verdict = judge(lane.log, spec, "refused_calls_change_nothing")
+    assert verdict.outcome is Outcome.PASSED, verdict.reason
+    for what in ("with an invalid bearer token", "without credentials", "under an Mcp-Name header naming list_drafts",
+                 "of the unknown tool create_draft_mcp_assay_unknown with create_draft's arguments"):  # fmt: skip
+        assert what in verdict.reason
+    assert judge(lane.log, spec, "forbidden_arguments_are_not_accepted").outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_write_behind_an_invalid_token_fails_the_refusal(spec: SpecSet) -> None:
+    """Spec-mandated (BEH-05, R3): the 401 came back and the record landed anyway."""
+    lane = lane_with_calibration()
+    _every_other_refusal(lane, 3)
+    verdict = judge(lane.log, spec, "refused_calls_change_nothing")
+    assert verdict.outcome is Outcome.FAILED
+    assert "tools/call create_draft with an invalid bearer token was answered with" in verdict.reason
+    assert "witness count moved 2 → 3" in verdict.reason
+    assert verdict.violations == 1, verdict.reason
+
+
+def test_a_write_under_a_mismatched_header_or_an_unknown_name_fails(spec: SpecSet) -> None:
+    """Spec-mandated (BEH-05, R5 and R6): the server wrote although the request named no callable tool."""
+    for kind, extra in (("mismatched_name", {"mcp_name": "list_drafts"}), ("unknown_tool", {})):
+        lane = lane_with_calibration()
+        called = "create_draft_mcp_assay_unknown" if kind == "unknown_tool" else "create_draft"
+        lane.refusal(kind, 2, 3, result=success({"id": "d_9"}), called=called, **extra)
+        verdict = judge(lane.log, spec, "refused_calls_change_nothing")
+        assert verdict.outcome is Outcome.FAILED and "the call wrote although it must be refused" in verdict.reason
+    assert "of the unknown tool create_draft_mcp_assay_unknown" in verdict.reason
+
+
+def test_new_refusals_rest_on_the_calibration_too(spec: SpecSet) -> None:
+    """Spec-mandated (BEH-05): without a calibration that moved the witness, R3..R6 prove nothing."""
+    lane = lane_with_calibration(1, 1)
+    _every_other_refusal(lane, 1)
+    verdict = judge(lane.log, spec, "refused_calls_change_nothing")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "does not see this write" in verdict.reason
+
+
 # -- BEH-06 --------------------------------------------------------------------------------------
 def test_a_race_without_a_late_write_passes_with_its_timeline(spec: SpecSet) -> None:
     """Spec-mandated (BEH-06): the caller gave up and no record appeared."""

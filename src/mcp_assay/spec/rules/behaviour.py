@@ -1,8 +1,9 @@
 """Behaviour (BEH-03..05): what a principal is offered, and that a refusal changed nothing.
 
 Each principal's ``tools/list`` offers exactly the tools the user's expected table names for it;
-a call the server refuses (a tool the principal may not use, an argument the schema forbids)
-leaves storage as it was — a refusal that answers politely after doing the work fails.
+a call the server must refuse (a tool the principal may not use, an argument the schema forbids,
+a bad or missing credential, a routing header naming another tool, an unknown tool) leaves storage
+as it was — a refusal that answers politely after doing the work fails.
 """
 
 from __future__ import annotations
@@ -52,11 +53,16 @@ def _forbidden(extra: list[str], schema: Mapping[str, Any] | None) -> tuple[bool
     return True, ""
 
 
-def _extra(request: Message, case: Case) -> list[str]:
+def _probe_of(request: Message, case: Case) -> Mapping[str, Any]:
     for message, probe in case.messages:
-        if message is request and isinstance(probe.get("extra"), list):
-            return [str(item) for item in probe["extra"]]
-    return []
+        if message is request:
+            return probe
+    return {}
+
+
+def _extra(request: Message, case: Case) -> list[str]:
+    extra = _probe_of(request, case).get("extra")
+    return [str(item) for item in extra] if isinstance(extra, list) else []
 
 
 @log_check(
@@ -124,8 +130,19 @@ def _refusal_cases(ctx: Context) -> Iterator[tuple[Case, Message]]:
 
 def _what(case: Case, request: Message) -> str:
     tool = case.tags.get("tool", "?")
-    if case.tags.get("refusal") == "extra_arguments":
+    kind = case.tags.get("refusal")
+    if kind == "extra_arguments":
         return f"tools/call {tool} with the forbidden argument(s) {', '.join(_extra(request, case)) or '?'}"
+    if kind == "invalid_token":
+        return f"tools/call {tool} with an invalid bearer token"
+    if kind == "anonymous":
+        return f"tools/call {tool} without credentials"
+    if kind == "mismatched_name":
+        header = _probe_of(request, case).get("mcp_name", "another tool")
+        return f"tools/call {tool} under an Mcp-Name header naming {header}"
+    if kind == "unknown_tool":
+        called = request.params.get("name") if isinstance(request.params, dict) else None
+        return f"tools/call of the unknown tool {called or '?'} with {tool}'s arguments"
     return f"tools/call {tool} as {case.tags.get('principal', '?')}, who must not be able to use it"
 
 
@@ -136,7 +153,12 @@ def _what(case: Case, request: Message) -> str:
     subject="refused calls with witness reads",
 )
 def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
-    """A call that must be refused (forbidden arguments, a principal without the scope) changes nothing in storage.
+    """A call that must be refused changes nothing in storage.
+
+    The refusals (AUTH-AND-BEHAVIOUR R1..R6): an argument the strict schema forbids, a principal
+    without the scope, an invalid bearer token and no credentials at all (HTTP), an ``Mcp-Name``
+    header naming another tool than the body (2026 HTTP), and an unknown tool name carrying the
+    write tool's arguments.
 
     Triggered by the behaviour cases' ``refusal`` calls: the witness is read before the call and
     ``settle_ms`` after it. A refusal is proved with storage, never with the answer: a polite

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -58,6 +59,20 @@ async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
             yield chunk
     except httpx.StreamConsumed:
         yield response.content
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A response whose head has arrived, with what its exchange is recorded and answered under."""
+
+    ident: str
+    sent: HttpRequest
+    response: httpx.Response
+    headers: Headers
+    time: float
+    """When the response head arrived."""
+    probe: Mapping[str, Any]
+    expect: IdKey | None
 
 
 class HttpTransport:
@@ -196,7 +211,7 @@ class HttpTransport:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise Unreachable(f"{method} {self.endpoint} failed: {detail}") from exc
         head_time = time.time()
-        response_headers = Headers(response.headers.multi_items())
+        head = _Head(ident, sent, response, Headers(response.headers.multi_items()), head_time, probe, expect)
         try:
             if response.status_code == 429:
                 await response.aread()
@@ -229,31 +244,15 @@ class HttpTransport:
                     response.status_code, body_text(raw, 400).strip(), response.headers.get("www-authenticate")
                 )
             if media_type(response.headers.get("content-type")) == "text/event-stream":
-                return await self._read_stream(
-                    ident, sent, response, response_headers, head_time, probe=probe, expect=expect, stream=stream,
-                    timeout=timeout,
-                )  # fmt: skip
-            return await self._read_body(
-                ident, sent, response, response_headers, head_time, probe=probe, expect=expect, timeout=timeout
-            )
+                return await self._read_stream(head, stream=stream, timeout=timeout)
+            return await self._read_body(head, timeout=timeout)
         finally:
             await response.aclose()
 
-    async def _read_body(
-        self,
-        ident: str,
-        sent: HttpRequest,
-        response: httpx.Response,
-        headers: Headers,
-        head_time: float,
-        *,
-        probe: Mapping[str, Any],
-        expect: IdKey | None,
-        timeout: float,
-    ) -> Reply:
+    async def _read_body(self, head: _Head, *, timeout: float) -> Reply:
         ending = Ending(reason=EndReason.COMPLETE, time=time.time())
         try:
-            raw = await asyncio.wait_for(response.aread(), timeout=timeout)
+            raw = await asyncio.wait_for(head.response.aread(), timeout=timeout)
             ending = Ending(reason=EndReason.COMPLETE, time=time.time())
         except (TimeoutError, httpx.TimeoutException):
             raw = b""
@@ -261,29 +260,9 @@ class HttpTransport:
         except httpx.TransportError as exc:
             raw = b""
             ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
-        http_response = HttpResponse(
-            status=response.status_code,
-            reason=response.reason_phrase,
-            headers=headers,
-            time=head_time,
-            body=raw,
-        )
-        exchange = self._record(ident, sent, http_response, ending, probe)
-        return self._reply(exchange, expect, response.status_code, headers, raw)
+        return self._conclude(head, ending, body=raw)
 
-    async def _read_stream(
-        self,
-        ident: str,
-        sent: HttpRequest,
-        response: httpx.Response,
-        headers: Headers,
-        head_time: float,
-        *,
-        probe: Mapping[str, Any],
-        expect: IdKey | None,
-        stream: StreamControl | None,
-        timeout: float,
-    ) -> Reply:
+    async def _read_stream(self, head: _Head, *, stream: StreamControl | None, timeout: float) -> Reply:
         events: list[SseEvent] = []
         messages: list[Message] = []
 
@@ -298,7 +277,7 @@ class HttpTransport:
         deadline = start + budget
         stop_at: float | None = None
         ending: Ending | None = None
-        chunks = _raw_chunks(response)
+        chunks = _raw_chunks(head.response)
         while ending is None:
             now = time.monotonic()
             limit = deadline if stop_at is None else min(deadline, stop_at)
@@ -323,23 +302,31 @@ class HttpTransport:
             if stop_at is None:
                 if stream is not None and stream.stop(messages):
                     stop_at = time.monotonic() + stream.linger
-                elif stream is None and expect is not None and final_response(messages, expect) is not None:
+                elif stream is None and head.expect is not None and final_response(messages, head.expect) is not None:
                     stop_at = time.monotonic() + AFTER_ANSWER_GRACE
-        http_response = HttpResponse(
-            status=response.status_code,
-            reason=response.reason_phrase,
-            headers=headers,
-            time=head_time,
-            body=None,
-            events=tuple(events),
-        )
-        exchange = self._record(ident, sent, http_response, ending, probe)
-        reply = self._reply(exchange, expect, response.status_code, headers, b"")
+        reply = self._conclude(head, ending, events=tuple(events))
         if stream is None and reply.response is None and ending.reason is EndReason.CLIENT_DISCONNECT:
-            raise NoAnswer(f"{sent.method} {sent.path} streamed no answer within {budget:g} s", exchange.id)
+            raise NoAnswer(
+                f"{head.sent.method} {head.sent.path} streamed no answer within {budget:g} s", reply.exchange
+            )
         return reply
 
     # -- recording -------------------------------------------------------------------------------
+    def _conclude(
+        self, head: _Head, ending: Ending, *, body: bytes | None = None, events: tuple[SseEvent, ...] = ()
+    ) -> Reply:
+        """Record the exchange ``head`` began, answered by ``body`` or the stream's ``events``, and reply."""
+        response = HttpResponse(
+            status=head.response.status_code,
+            reason=head.response.reason_phrase,
+            headers=head.headers,
+            time=head.time,
+            body=body,
+            events=events,
+        )
+        exchange = self._record(head.ident, head.sent, response, ending, head.probe)
+        return self._reply(exchange, head.expect, head.response.status_code, head.headers, body or b"")
+
     def _record(
         self,
         ident: str,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay import __version__
-from mcp_assay.jsonrpc import id_key
+from mcp_assay.jsonrpc import IdKey, id_key
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.transports import Reply, StreamControl, Transport
@@ -122,6 +122,31 @@ def mirrored_params(tool: Mapping[str, Any] | None, arguments: Any) -> dict[str,
     return headers
 
 
+def _payload(revision: Revision, body: Any, raw: bytes | None, probe: Probe) -> bytes:
+    """The bytes to send (``raw``, else ``body`` encoded), checked against ``revision`` unless ``probe`` is invalid."""
+    data = raw if raw is not None else encode(body)
+    validate_outgoing(revision, data, invalid=probe.invalid)
+    return data
+
+
+def _adjusted(
+    standard: Mapping[str, str | bytes], changes: Mapping[str, str | bytes | None] | None
+) -> dict[str, str | bytes]:
+    """``standard`` with each header in ``changes`` replacing any of that name in any case (``None`` removes)."""
+    wanted = dict(standard)
+    for name, value in (changes or {}).items():
+        for existing in [key for key in wanted if key.lower() == name.lower()]:
+            del wanted[existing]
+        if value is not None:
+            wanted[name] = value
+    return wanted
+
+
+def _expected(body: Any) -> IdKey | None:
+    """The id whose answer ends the wait for ``body``; ``None`` for a notification or a non-object."""
+    return id_key(body.get("id")) if isinstance(body, dict) and "id" in body else None
+
+
 class _Ids:
     def __init__(self) -> None:
         self._next = itertools.count(1)
@@ -217,15 +242,9 @@ class ModernClient:
         **transport_options: Any,
     ) -> Reply:
         """Send ``body`` (or ``raw`` bytes) with standard headers, adjusted by ``headers`` (``None`` removes)."""
-        data = raw if raw is not None else encode(body)
-        validate_outgoing(self.revision, data, invalid=probe.invalid)
-        wanted: dict[str, str | bytes] = {} if replace_headers else dict(self.headers(body))
-        for name, value in (headers or {}).items():
-            for existing in [key for key in wanted if key.lower() == name.lower()]:
-                del wanted[existing]
-            if value is not None:
-                wanted[name] = value
-        expect = id_key(body.get("id")) if isinstance(body, dict) and "id" in body else None
+        data = _payload(self.revision, body, raw, probe)
+        wanted = _adjusted({} if replace_headers else self.headers(body), headers)
+        expect = _expected(body)
         if self.transport.kind != "http":
             wanted = {}
         return await self.transport.send(
@@ -248,8 +267,8 @@ class ModernClient:
     async def notify(self, method: str, params: Mapping[str, Any] | None = None, *, probe: Probe) -> Reply:
         body = self.build(method, params, notification=True)
         if self.transport.kind == "stdio":
-            validate_outgoing(self.revision, encode(body), invalid=probe.invalid)
-            return await self.transport.send(encode(body), probe=probe.tag(self.revision.name), expect=None, wait=False)
+            data = _payload(self.revision, body, None, probe)
+            return await self.transport.send(data, probe=probe.tag(self.revision.name), expect=None, wait=False)
         return await self.send(body, probe)
 
 
@@ -297,15 +316,9 @@ class LegacyClient:
         timeout: float | None = None,
         **transport_options: Any,
     ) -> Reply:
-        data = raw if raw is not None else encode(body)
-        validate_outgoing(self.revision, data, invalid=probe.invalid)
-        wanted = self.headers(session=session, version=version)
-        for name, value in (headers or {}).items():
-            for existing in [key for key in wanted if key.lower() == name.lower()]:
-                del wanted[existing]
-            if value is not None:
-                wanted[name] = value
-        expect = id_key(body.get("id")) if isinstance(body, dict) and "id" in body else None
+        data = _payload(self.revision, body, raw, probe)
+        wanted = _adjusted(self.headers(session=session, version=version), headers)
+        expect = _expected(body)
         if self.transport.kind != "http":
             if expect is None:
                 return await self.transport.send(data, probe=probe.tag(self.revision.name), expect=None, wait=False)

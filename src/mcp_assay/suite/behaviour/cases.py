@@ -60,6 +60,21 @@ class Calibration:
         return self.before.ok and self.after.ok and self.before.value != self.after.value
 
 
+@dataclass(frozen=True)
+class RaceCall:
+    """The call a race gives up on: the tool and arguments, its time budget, and the tags its traffic carries."""
+
+    tool: WriteTool
+    arguments: Mapping[str, Any]
+    probe: Probe
+    timeout: float
+    """Seconds the client waits before giving up."""
+    token: str
+    """The call's progress token."""
+    case: str
+    tags: Mapping[str, Any]
+
+
 class LaneRun:
     """Runs every configured case in one lane."""
 
@@ -354,14 +369,14 @@ class LaneRun:
         intent = f"tools/call {tool.name} given up after {timeout_ms} ms: no late write may follow"
         probe = self.lane.probe("cancel-race", intent, case=case, principal=tool.principal, **tags)
         timeout = timeout_ms / 1000
+        race_call = RaceCall(tool, arguments, probe, timeout, token, case, tags)
         sent = time.time()
         if self.lane.transport == "http" and self.lane.modern:
-            gave_up, how = await self._race_by_closing(tool, arguments, probe, timeout, token)
+            gave_up, how = await self._race_by_closing(race_call)
         elif self.lane.transport == "http":
-            gave_up, how = await self._race_by_notice_http(client, tool, arguments, probe, timeout, settle_ms, token,
-                                                           case, tags)  # fmt: skip
+            gave_up, how = await self._race_by_notice_http(client, race_call, settle_ms)
         else:
-            gave_up, how = await self._race_by_notice_stdio(client, tool, arguments, probe, timeout, token, case, tags)
+            gave_up, how = await self._race_by_notice_stdio(client, race_call)
         remaining = settle_ms / 1000 - (time.time() - gave_up)
         if remaining > 0:
             await asyncio.sleep(remaining)
@@ -389,83 +404,65 @@ class LaneRun:
             f"witness {witness.name} read {at(after.time)}: {reads}"
         )
 
-    async def _race_by_closing(
-        self, tool: WriteTool, arguments: Mapping[str, Any], probe: Probe, timeout: float, token: str
-    ) -> tuple[float, str]:
+    async def _race_by_closing(self, race_call: RaceCall) -> tuple[float, str]:
         """2026 HTTP: a connection of its own, closed when the timeout passes (closing the stream cancels)."""
+        tool = race_call.tool
         key = self.lane.identity(tool.principal, distinct=False)
         client = await self.lane.new_client(key, connection=f"{self.lane.era[:4]}-race")
         self.lane.keep(client.transport)
-        reply = await self.call(client, tool.name, arguments, probe, progress=token, cancel_after=timeout)
+        reply = await self.call(
+            client, tool.name, race_call.arguments, race_call.probe, progress=race_call.token,
+            cancel_after=race_call.timeout,
+        )  # fmt: skip
         if reply.closed_by_client:
             return time.time(), "closed the response stream"
         return time.time(), f"answered first: {reply.describe()}"
 
-    async def _race_by_notice_http(
-        self,
-        client: Client,
-        tool: WriteTool,
-        arguments: Mapping[str, Any],
-        probe: Probe,
-        timeout: float,
-        settle_ms: int,
-        token: str,
-        case: str,
-        tags: Mapping[str, Any],
-    ) -> tuple[float, str]:
+    async def _race_by_notice_http(self, client: Client, race_call: RaceCall, settle_ms: int) -> tuple[float, str]:
         """2025 HTTP: keep watching the call's stream, and POST notifications/cancelled in the session."""
-        watch = timeout + settle_ms / 1000
-        body = self.body(client, tool.name, arguments, token)
+        watch = race_call.timeout + settle_ms / 1000
+        body = self.body(client, race_call.tool.name, race_call.arguments, race_call.token)
         call = asyncio.create_task(
-            client.send(body, probe, stream=StreamControl(budget=watch), timeout=watch + 1.0, allow_refusal=True)
+            client.send(
+                body, race_call.probe, stream=StreamControl(budget=watch), timeout=watch + 1.0, allow_refusal=True
+            )
         )
-        done, _ = await asyncio.wait({call}, timeout=timeout)
+        done, _ = await asyncio.wait({call}, timeout=race_call.timeout)
         if done:
             reply = call.result()
             if reply.response is not None:
                 return time.time(), f"answered first: {reply.describe()}"
-        gave_up = time.time()
-        await client.notify(
-            "notifications/cancelled",
-            {"requestId": body["id"], "reason": "mcp-assay gave up (client timeout)"},
-            probe=self.lane.probe("cancel-race", "cancel the timed-out call", case=case, principal=tool.principal,
-                                  **{**tags, "phase": "cancel"}),
-        )  # fmt: skip
+        given_up = await self._cancel(client, race_call, body["id"])
         try:
             await call
         except NoAnswer:
             pass  # the stream never opened; the witness decides what happened
-        return gave_up, "sent notifications/cancelled"
+        return given_up
 
-    async def _race_by_notice_stdio(
-        self,
-        client: Client,
-        tool: WriteTool,
-        arguments: Mapping[str, Any],
-        probe: Probe,
-        timeout: float,
-        token: str,
-        case: str,
-        tags: Mapping[str, Any],
-    ) -> tuple[float, str]:
+    async def _race_by_notice_stdio(self, client: Client, race_call: RaceCall) -> tuple[float, str]:
         """stdio: wait for the answer until the timeout, then write notifications/cancelled."""
         transport = client.transport
         assert isinstance(transport, StdioTransport)
-        body = self.body(client, tool.name, arguments, token)
+        body = self.body(client, race_call.tool.name, race_call.arguments, race_call.token)
         validate_outgoing(self.lane.revision, encode(body), invalid=False)
         try:
             reply = await transport.send(
-                encode(body), probe=probe.tag(self.lane.era), expect=id_key(body["id"]), timeout=timeout
-            )
+                encode(body), probe=race_call.probe.tag(self.lane.era), expect=id_key(body["id"]),
+                timeout=race_call.timeout,
+            )  # fmt: skip
             return time.time(), f"answered first: {reply.describe()}"
         except NoAnswer:
             pass
+        return await self._cancel(client, race_call, body["id"])
+
+    async def _cancel(self, client: Client, race_call: RaceCall, request_id: Any) -> tuple[float, str]:
+        """Give up on the call ``request_id`` with notifications/cancelled: when the client gave up, and how."""
         gave_up = time.time()
         await client.notify(
             "notifications/cancelled",
-            {"requestId": body["id"], "reason": "mcp-assay gave up (client timeout)"},
-            probe=self.lane.probe("cancel-race", "cancel the timed-out call", case=case, principal=tool.principal,
-                                  **{**tags, "phase": "cancel"}),
+            {"requestId": request_id, "reason": "mcp-assay gave up (client timeout)"},
+            probe=self.lane.probe("cancel-race", "cancel the timed-out call", case=race_call.case,
+                                  principal=race_call.tool.principal, **{**race_call.tags, "phase": "cancel"}),
         )  # fmt: skip
         return gave_up, "sent notifications/cancelled"
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, not_applicable, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._auth import Challenges, challenges_of, presented
+from mcp_assay.spec.rules._auth import Challenges, Presented, challenges_of, presented
 from mcp_assay.spec.rules._auth_documents import NOT_CAPTURED, Document, home_origin, origin_of, prm_documents
 from mcp_assay.spec.rules._common import memo
 from mcp_assay.traffic import endpoint_of
@@ -34,10 +34,11 @@ __all__ = [
     "credential_tag",
     "deliberate",
     "gated_http_exchanges",
+    "prm_bodies",
     "prm_subjects",
+    "protected_requests",
     "refusal_finding",
     "rejected_in_jsonrpc",
-    "requests_at",
     "served_with_result",
     "status_of",
     "variant_of",
@@ -141,14 +142,26 @@ def gated_http_exchanges(ctx: Context) -> Iterator[HttpExchange]:
             yield exchange
 
 
-def requests_at(ctx: Context, use: AuthUse) -> Iterator[tuple[HttpExchange, Message]]:
-    """JSON-RPC requests to endpoints where authorization is in use, with their exchange."""
+ProtectedRequest = tuple[HttpExchange, Message, Presented]
+"""A JSON-RPC request to a protected endpoint: its exchange, the request and the credentials it carried."""
+
+
+def protected_requests(ctx: Context) -> tuple[Iterator[ProtectedRequest], Finding | None]:
+    """Answered JSON-RPC requests to endpoints where authorization is in use, with their exchange and credentials;
+    or, when it is in use nowhere, none and the finding that says so."""
+    use = auth_use(ctx)
+    if not use.endpoints:
+        return iter(()), not_applicable(use.reason)
+    return _requests_at(ctx, use), None
+
+
+def _requests_at(ctx: Context, use: AuthUse) -> Iterator[ProtectedRequest]:
     for exchange in gated_http_exchanges(ctx):
         request = exchange.request_message
         if request is None or request.kind is not Kind.REQUEST or exchange.response is None:
             continue
         if endpoint_of(exchange) in use:
-            yield exchange, request
+            yield exchange, request, presented(exchange.request)
 
 
 def _controls(ctx: Context) -> list[HttpExchange]:
@@ -214,6 +227,13 @@ def prm_subjects(ctx: Context, *, served: bool = True) -> tuple[AuthUse, list[Do
     if served and not any(doc.problem() is None for doc in documents):
         return use, [], unverified("no PRM URL served the document", blocked_by="AUTH-01")
     return use, documents, None
+
+
+def prm_bodies(ctx: Context) -> tuple[AuthUse, list[tuple[Document, dict[str, Any]]], Finding | None]:
+    """The served PRM documents of :func:`prm_subjects` with their JSON objects, or the finding that says why
+    there are none."""
+    use, documents, reason = prm_subjects(ctx)
+    return use, [(doc, doc.body) for doc in documents if doc.body is not None], reason
 
 
 def challenge_exchanges(ctx: Context) -> Iterator[tuple[HttpExchange, Challenges]]:

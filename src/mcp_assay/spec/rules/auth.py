@@ -30,7 +30,15 @@ from mcp_assay.spec.rules._auth_documents import (
     origin_of,
     prm_documents,
 )
-from mcp_assay.spec.rules._auth_use import AUTH_HTTP, AuthUse, auth_use, challenge_exchanges, prm_subjects, status_of
+from mcp_assay.spec.rules._auth_use import (
+    AUTH_HTTP,
+    AuthUse,
+    auth_use,
+    challenge_exchanges,
+    prm_bodies,
+    prm_subjects,
+    status_of,
+)
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
 
@@ -67,15 +75,13 @@ def protected_resource_metadata_is_served(ctx: Context) -> Iterator[Finding]:
 @log_check(requirements="AUTH-02", level=Level.MUST, side=Side.SERVER, subject="metadata documents", **AUTH_HTTP)
 def protected_resource_metadata_names_authorization_servers(ctx: Context) -> Iterator[Finding]:
     """The PRM document lists at least one authorization server issuer URL in `authorization_servers`."""
-    _use, documents, reason = prm_subjects(ctx)
+    _use, bodies, reason = prm_bodies(ctx)
     if reason is not None:
         yield reason
         return
-    for doc in documents:
-        if doc.body is None:
-            continue
-        servers = doc.body.get("authorization_servers")
-        if servers is None and "authorization_server" in doc.body:
+    for doc, body in bodies:
+        servers = body.get("authorization_servers")
+        if servers is None and "authorization_server" in body:
             yield failed(
                 doc.exchange, "the PRM has a singular authorization_server instead of the authorization_servers array"
             )
@@ -118,14 +124,12 @@ def protected_resource_metadata_names_this_server(ctx: Context) -> Iterator[Find
 
     Compared in canonical form (case of scheme and host, default port and a trailing slash aside);
     a document fetched from the path-scoped URI must name that endpoint exactly."""
-    use, documents, reason = prm_subjects(ctx)
+    use, bodies, reason = prm_bodies(ctx)
     if reason is not None:
         yield reason
         return
-    for doc in documents:
-        if doc.body is None:
-            continue
-        resource = doc.body.get("resource")
+    for doc, body in bodies:
+        resource = body.get("resource")
         if not isinstance(resource, str) or not resource:
             yield failed(doc.exchange, "the PRM has no resource string")
             continue
@@ -149,12 +153,12 @@ def protected_resource_metadata_names_this_server(ctx: Context) -> Iterator[Find
 @log_check(requirements="AUTH-03", level=Level.SHOULD, side=Side.SERVER, subject="metadata documents", **AUTH_HTTP)
 def protected_resource_metadata_uses_the_canonical_form(ctx: Context) -> Iterator[Finding]:
     """The PRM `resource` is written in canonical form: lowercase scheme and host, no query, no stray trailing slash."""
-    use, documents, reason = prm_subjects(ctx)
+    use, bodies, reason = prm_bodies(ctx)
     if reason is not None:
         yield reason
         return
-    for doc in documents:
-        resource = doc.body.get("resource") if doc.body is not None else None
+    for doc, body in bodies:
+        resource = body.get("resource")
         if not isinstance(resource, str) or not resource:
             continue
         parts = urlsplit(resource)
@@ -276,14 +280,12 @@ def resource_server_does_not_advertise_offline_access(ctx: Context) -> Iterator[
 @log_check(requirements="AUTH-07", level=Level.SHOULD, side=Side.SERVER, subject="metadata documents", **AUTH_HTTP)
 def protected_resource_metadata_offers_no_query_tokens(ctx: Context) -> Iterator[Finding]:
     """PRM `bearer_methods_supported`, when present, leaves out `query` (policy: MCP forbids tokens in URIs)."""
-    _use, documents, reason = prm_subjects(ctx)
+    _use, bodies, reason = prm_bodies(ctx)
     if reason is not None:
         yield reason
         return
-    for doc in documents:
-        if doc.body is None:
-            continue
-        methods = doc.body.get("bearer_methods_supported")
+    for doc, body in bodies:
+        methods = body.get("bearer_methods_supported")
         if isinstance(methods, list) and "query" in methods:
             yield failed(doc.exchange, "PRM bearer_methods_supported offers query")
         else:
@@ -293,14 +295,12 @@ def protected_resource_metadata_offers_no_query_tokens(ctx: Context) -> Iterator
 @log_check(requirements="AUTH-08", level=Level.MAY, side=Side.SERVER, subject="metadata documents", **AUTH_HTTP)
 def protected_resource_metadata_avoids_omnibus_scopes(ctx: Context) -> Iterator[Finding]:
     """PRM `scopes_supported` avoids catch-all scopes such as `*`, `all` or `full-access` (advisory)."""
-    _use, documents, reason = prm_subjects(ctx)
+    _use, bodies, reason = prm_bodies(ctx)
     if reason is not None:
         yield reason
         return
-    for doc in documents:
-        if doc.body is None:
-            continue
-        listed = _scopes(doc.body.get("scopes_supported"))
+    for doc, body in bodies:
+        listed = _scopes(body.get("scopes_supported"))
         broad = sorted(OMNIBUS_SCOPES.intersection(item.lower() for item in listed))
         if broad:
             yield failed(doc.exchange, f"scopes_supported offers catch-all scopes {broad}")

@@ -15,8 +15,8 @@ from mcp_assay.spec.rules._auth_use import (
     AUTH_HTTP,
     auth_use,
     challenge_exchanges,
+    protected_requests,
     refusal_finding,
-    requests_at,
     status_of,
 )
 from mcp_assay.traffic import endpoint_of
@@ -34,13 +34,13 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
     or cookie (the suite's ``auth-no-token`` probe). A served (2xx) request means the method is
     public (AUTH-29 judges that); a 403 to a request with an ``Origin`` is an Origin refusal, and a
     404/400 to one carrying a session id is judged by AUTH-32."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    requests, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
         return
     public = 0
-    for exchange, request in requests_at(ctx, use):
-        if not presented(exchange.request).anonymous:
+    for exchange, request, credentials in requests:
+        if not credentials.anonymous:
             continue
         status = status_of(exchange)
         headers = exchange.request.headers
@@ -78,33 +78,35 @@ def refusals_carry_a_bearer_challenge(ctx: Context) -> Iterator[Finding]:
         yield not_applicable(use.reason)
 
 
-def _bearer_401s(ctx: Context) -> Iterator[tuple[HttpExchange, Challenge | None]]:
-    """401 answers with their Bearer challenge; once ``(first 401, None)`` when none of them has one."""
+def _bearer_401s(ctx: Context) -> tuple[list[tuple[HttpExchange, Challenge]], Finding | None]:
+    """401 answers with their Bearer challenge; or, when authorization is in use nowhere or none of the 401s
+    has a Bearer challenge, none and the finding that says so."""
+    use = auth_use(ctx)
+    if not use.endpoints:
+        return [], not_applicable(use.reason)
     bare: HttpExchange | None = None
-    found = False
+    found: list[tuple[HttpExchange, Challenge]] = []
     for exchange, parsed in challenge_exchanges(ctx):
         if status_of(exchange) != 401:
             continue
         if parsed.bearer is None:
             bare = bare or exchange
-            continue
-        found = True
-        yield exchange, parsed.bearer
+        else:
+            found.append((exchange, parsed.bearer))
     if not found and bare is not None:
-        yield bare, None
+        return [], unverified("the 401 answers carry no Bearer challenge to read", bare, blocked_by="AUTH-10")
+    return found, None
 
 
 @log_check(requirements="AUTH-11", level=Level.SHOULD, side=Side.SERVER, subject="401 challenges", **AUTH_HTTP)
 def unauthorized_challenges_name_scopes(ctx: Context) -> Iterator[Finding]:
     """The Bearer challenge of a 401 names the scopes needed in a `scope` parameter."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    challenges, reason = _bearer_401s(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, bearer in _bearer_401s(ctx):
-        if bearer is None:
-            yield unverified("the 401 answers carry no Bearer challenge to read", exchange, blocked_by="AUTH-10")
-        elif (bearer.get("scope") or "").strip():
+    for exchange, bearer in challenges:
+        if (bearer.get("scope") or "").strip():
             yield passed(exchange)
         else:
             yield failed(exchange, "the 401 Bearer challenge has no scope parameter")
@@ -115,14 +117,11 @@ def challenge_error_codes_follow_rfc_6750(ctx: Context) -> Iterator[Finding]:
     """Challenge `error` codes follow RFC 6750: none without credentials, `invalid_token` for a refused token.
 
     A ``403``'s ``insufficient_scope`` belongs to AUTH-14 and is not judged here."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    challenges, reason = _bearer_401s(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, bearer in _bearer_401s(ctx):
-        if bearer is None:
-            yield unverified("the 401 answers carry no Bearer challenge to read", exchange, blocked_by="AUTH-10")
-            continue
+    for exchange, bearer in challenges:
         error = bearer.get("error")
         credentials = presented(exchange.request)
         if error is not None and error not in RFC6750_ERRORS:

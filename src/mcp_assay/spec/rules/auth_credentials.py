@@ -20,9 +20,9 @@ from mcp_assay.spec.rules._auth_use import (
     auth_use,
     credential_tag,
     gated_http_exchanges,
+    protected_requests,
     refusal_finding,
     rejected_in_jsonrpc,
-    requests_at,
     served_with_result,
     status_of,
     variant_of,
@@ -59,12 +59,12 @@ def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
     Triggered by the suite's invalid-token probes (a non-JWT bearer string, a garbage three-part
     string, an unsigned ``alg: none`` JWT, an expired JWT), by a bearer token the server answered
     with ``error="invalid_token"``, and by a JWT whose ``exp`` had passed when it was sent."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    requests, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, request in requests_at(ctx, use):
-        token = presented(exchange.request).bearer
+    for exchange, request, credentials in requests:
+        token = credentials.bearer
         if not token:
             continue
         tag = credential_tag(exchange)
@@ -101,12 +101,11 @@ def malformed_credentials_are_not_served(ctx: Context) -> Iterator[Finding]:
     Triggered by the suite's ``auth-*`` probes tagged ``credential: malformed`` and by any request
     with a bare ``Authorization: Bearer``. 401 is expected; 400/403/404 or a JSON-RPC error still
     refuse; a 5xx is a failure (the server broke instead of refusing)."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    requests, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, request in requests_at(ctx, use):
-        credentials = presented(exchange.request)
+    for exchange, request, credentials in requests:
         tag = credential_tag(exchange)
         if tag != "malformed" and credentials.bearer != "":
             continue
@@ -163,12 +162,11 @@ def query_string_tokens_are_refused(ctx: Context) -> Iterator[Finding]:
     Triggered by the suite's ``auth-query-*`` probes (the run's own token in the query, with no or a
     garbage ``Authorization``) and by any request whose only credential is a query token. Being served
     counts only when the same method was refused without credentials: otherwise it is simply public."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    requests, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, request in requests_at(ctx, use):
-        credentials = presented(exchange.request)
+    for exchange, request, credentials in requests:
         tag = credential_tag(exchange)
         if tag != "query" and not (credentials.query and credentials.authorization is None and not credentials.other):
             continue
@@ -200,12 +198,12 @@ def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
 
     ``server/discover`` and ``initialize`` served without credentials are only noted: a client may
     need them before it holds a token. Not applicable when the server shows no authorization at all."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    requests, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, request in requests_at(ctx, use):
-        if not presented(exchange.request).anonymous:
+    for exchange, request, credentials in requests:
+        if not credentials.anonymous:
             continue
         if served_with_result(exchange):
             if request.method in PUBLIC_METHODS:
@@ -229,12 +227,12 @@ def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
 
     Triggered by a request that carries a session id but no credentials (the suite's
     ``auth-no-token`` probe in a 2025 run sends the run's own session id)."""
-    use = auth_use(ctx)
-    if not use.endpoints:
-        yield not_applicable(use.reason)
+    requests, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
         return
-    for exchange, request in requests_at(ctx, use):
-        if exchange.request.headers.get("mcp-session-id") is None or not presented(exchange.request).anonymous:
+    for exchange, request, credentials in requests:
+        if exchange.request.headers.get("mcp-session-id") is None or not credentials.anonymous:
             continue
         status = status_of(exchange)
         if served_with_result(exchange):

@@ -5,11 +5,16 @@ forbids, answering ``isError: true`` — the call looks refused and the record i
 routes: ``/_test/count`` (the honest count) and ``/_test/noisy`` (a count that grows on every read,
 the witness a busy shared environment gives you).
 
-usage: python broken_drafts.py PORT
+With ``--eager`` it has a second bug, one layer out: the HTTP app stores a draft for any
+``tools/call`` that carries a ``title`` argument before the MCP server has looked at the tool name,
+the headers or the caller, so even a call naming an unknown tool writes.
+
+usage: python broken_drafts.py PORT [--eager]
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -20,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 DRAFTS: list[dict[str, Any]] = []
 NOISE = [0]
@@ -58,6 +64,45 @@ def build() -> MCPServer:
     return server
 
 
+class EagerWrites:
+    """The ``--eager`` bug: the side effect runs on the raw request, ahead of every check."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            payload = None
+        params = payload.get("params") if isinstance(payload, dict) and payload.get("method") == "tools/call" else None
+        arguments = params.get("arguments") if isinstance(params, dict) else None
+        if isinstance(arguments, dict) and "title" in arguments:
+            DRAFTS.append({"title": arguments["title"]})
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
 if __name__ == "__main__":
-    app = build().streamable_http_app(json_response=False, stateless_http=False)
+    app: ASGIApp = build().streamable_http_app(json_response=False, stateless_http=False)
+    if "--eager" in sys.argv[2:]:
+        app = EagerWrites(app)
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")

@@ -118,5 +118,13 @@ def test_the_hardened_build_passes_every_behaviour_case(spec_path: Path, tmp_pat
     assert reason.count("sent +0 ms, gave up +") == RACES[transport] * len(ERAS)
     check_timelines(run.notes("cancel race"), transport, late=False)
     shown(run)
-    assert "error -32602" in run.result("BEH-05")["reason"]  # the reader's call is refused as an unknown tool
+    refusals = run.result("BEH-05")["reason"]
+    assert "error -32602" in refusals  # the reader's call is refused as an unknown tool
+    assert refusals.count("of the unknown tool create_draft_mcp_assay_unknown with create_draft's arguments") == 2
+    over_http = 2 if transport == "http" else 0  # R3 and R4 need a credential, which only HTTP has
+    refused = "HTTP 401 without a JSON-RPC answer; witness drafts stayed"
+    assert refusals.count(f"with an invalid token: {refused}") == over_http, refusals
+    assert refusals.count(f"without credentials: {refused}") == over_http, refusals
+    mismatched = "under an Mcp-Name header naming list_drafts: HTTP 400, error -32020"
+    assert refusals.count(mismatched) == over_http // 2, refusals  # R5 exists in 2026-07-28 only
     assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)

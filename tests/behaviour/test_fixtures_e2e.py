@@ -87,3 +87,26 @@ def test_a_polite_refusal_after_the_write_is_caught_by_storage(spec_path: Path, 
     assert run.outcome("BEH-08") == "not_verified"
     assert "moved on its own" in run.result("BEH-08")["reason"]
     assert run.outcome("BEH-04") == "not_verified"  # no expected table configured
+
+
+def test_a_write_ahead_of_dispatch_is_caught_by_the_unknown_name_and_header_refusals(
+    spec_path: Path, tmp_path: Path
+) -> None:
+    """Spec-mandated (BEH-05, R5 and R6): a call naming an unknown tool, or carrying an Mcp-Name that
+    names another tool, still wrote; with no credential in use R3 and R4 are not sent, and the run says so."""
+    port = free_port()
+    config: dict[str, Any] = {
+        "witnesses": {"count": {"http": {"url": f"http://127.0.0.1:{port}/_test/count"}, "extract": "count"}},
+        "write_tools": {"create_draft": {"arguments": {"title": "t"}, "witness": "count", "settle_ms": 100}},
+    }
+    command = [sys.executable, str(HERE / "broken_drafts.py"), str(port), "--eager"]
+    with http_server(command, port) as server:
+        run = run_suite(spec_path, tmp_path, ["-u", server.url, "--spec-version", "2026-07-28"], config, {},
+                        only="refused_calls_change_nothing")  # fmt: skip
+    result = run.result("BEH-05")
+    assert result["outcome"] == "failed" and result["violations"] == 2, result["reason"]
+    details = " ".join(run.details("BEH-05"))
+    assert "tools/call of the unknown tool create_draft_mcp_assay_unknown with create_draft's arguments was " in details
+    assert "tools/call create_draft under an Mcp-Name header naming list_drafts was answered with HTTP 400" in details
+    assert details.count("the call wrote although it must be refused") == 2
+    assert run.notes("2026-07-28 over http: create_draft is called without a credential")

@@ -135,7 +135,7 @@ def test_credential_routing_and_unknown_name_refusals_that_changed_nothing_pass(
     _every_other_refusal(lane, 2)
     verdict = judge(lane.log, spec, "refused_calls_change_nothing")
     assert verdict.outcome is Outcome.PASSED, verdict.reason
-    for what in ("with an invalid bearer token", "without credentials", "under an Mcp-Name header naming list_drafts",
+    for what in ("with an invalid token", "without credentials", "under an Mcp-Name header naming list_drafts",
                  "of the unknown tool create_draft_mcp_assay_unknown with create_draft's arguments"):  # fmt: skip
         assert what in verdict.reason
     assert judge(lane.log, spec, "forbidden_arguments_are_not_accepted").outcome is Outcome.NOT_VERIFIED
@@ -147,7 +147,7 @@ def test_a_write_behind_an_invalid_token_fails_the_refusal(spec: SpecSet) -> Non
     _every_other_refusal(lane, 3)
     verdict = judge(lane.log, spec, "refused_calls_change_nothing")
     assert verdict.outcome is Outcome.FAILED
-    assert "tools/call create_draft with an invalid bearer token was answered with" in verdict.reason
+    assert "tools/call create_draft with an invalid token was answered with" in verdict.reason
     assert "witness count moved 2 → 3" in verdict.reason
     assert verdict.violations == 1, verdict.reason
 

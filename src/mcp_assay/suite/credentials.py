@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.errors import ConfigError
@@ -121,6 +121,24 @@ class Credentials:
     def presented(self) -> bool:
         """Whether any credential is configured (a token, or a secret-looking header)."""
         return bool(self.token) or any(_SECRETISH.search(name) for name, _ in self.headers)
+
+    def anonymous(self) -> Credentials:
+        """The same run without any credential: the ``-H`` headers that carry none, nothing else."""
+        redactor = self.redactor()
+        kept = tuple(
+            (name, value)
+            for name, value in self.headers
+            if not redactor.is_secret_header(name) and name.lower() != self.auth_header.lower()
+        )
+        return Credentials(headers=kept, auth_mode="none")
+
+    def forged(self, value: str) -> Credentials | None:
+        """The same credentials with every secret replaced by ``value`` (``None`` when none is presented)."""
+        if not self.presented:
+            return None
+        redactor = self.redactor()
+        headers = tuple((name, value if redactor.is_secret_header(name) else kept) for name, kept in self.headers)
+        return replace(self, token=value if self.token else None, headers=headers)
 
     # -- redaction -------------------------------------------------------------------------------
     def redactor(self, url: str | None = None) -> Redactor:

@@ -134,7 +134,7 @@ def _what(case: Case, request: Message) -> str:
     if kind == "extra_arguments":
         return f"tools/call {tool} with the forbidden argument(s) {', '.join(_extra(request, case)) or '?'}"
     if kind == "invalid_token":
-        return f"tools/call {tool} with an invalid bearer token"
+        return f"tools/call {tool} with an invalid token"
     if kind == "anonymous":
         return f"tools/call {tool} without credentials"
     if kind == "mismatched_name":
@@ -156,7 +156,7 @@ def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
     """A call that must be refused changes nothing in storage.
 
     The refusals (AUTH-AND-BEHAVIOUR R1..R6): an argument the strict schema forbids, a principal
-    without the scope, an invalid bearer token and no credentials at all (HTTP), an ``Mcp-Name``
+    without the scope, an invalid token and no credentials at all (HTTP), an ``Mcp-Name``
     header naming another tool than the body (2026 HTTP), and an unknown tool name carrying the
     write tool's arguments.
 

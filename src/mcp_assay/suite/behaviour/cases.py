@@ -18,7 +18,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.jsonrpc import id_key
@@ -29,7 +29,7 @@ from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.session import ModernClient, Probe
+from mcp_assay.suite.session import ModernClient, Probe, encode_header_value
 from mcp_assay.suite.transports import NoAnswer, Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
 
@@ -73,6 +73,32 @@ class RaceCall:
     """The call's progress token."""
     case: str
     tags: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One call that must be refused: who sends it, how, and what the report calls it."""
+
+    kind: str
+    """The case's ``refusal`` tag, which BEH-05 names the refusal by."""
+    what: str
+    client: Client
+    principal: str | None
+    arguments: Mapping[str, Any]
+    invalid: bool = False
+    """Deliberately malformed (never held against the client)."""
+    extra: list[str] | None = None
+    called: str | None = None
+    """The tool named in the body, when it is not the write tool."""
+    headers: Mapping[str, str] | None = None
+    tags: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _remember_tools(client: Client, reply: Reply) -> None:
+    """Keep the tools a 2026 listing offered, for the ``Mcp-Param-*`` headers and ``Mcp-Name`` of later calls."""
+    tools = reply.result.get("tools") if reply.ok else None
+    if isinstance(tools, list) and isinstance(client, ModernClient):
+        client.tools.update({t["name"]: t for t in tools if isinstance(t, dict) and "name" in t})
 
 
 class LaneRun:
@@ -224,9 +250,7 @@ class LaneRun:
                 reply = await client.request("tools/list", params, probe=probe, **refusable(client))
                 if not reply.ok:
                     break
-                tools = reply.result.get("tools")
-                if isinstance(tools, list) and isinstance(client, ModernClient):
-                    client.tools.update({t["name"]: t for t in tools if isinstance(t, dict) and "name" in t})
+                _remember_tools(client, reply)
                 next_cursor = reply.result.get("nextCursor")
                 if not isinstance(next_cursor, str):
                     break
@@ -278,7 +302,7 @@ class LaneRun:
         params: dict[str, Any] | None = {} if self.lane.modern else None
         probe = self.lane.probe("behaviour-list", f"tools/list for the inputSchema of {tool.name}",
                                 principal=tool.principal)  # fmt: skip
-        await client.request("tools/list", params, probe=probe, **refusable(client))
+        _remember_tools(client, await client.request("tools/list", params, probe=probe, **refusable(client)))
 
     def _arguments(self, tool: WriteTool, racing: bool) -> dict[str, Any]:
         arguments = dict(tool.arguments)
@@ -301,51 +325,79 @@ class LaneRun:
         return Calibration(before=before, after=after, duration=duration, reply=reply)
 
     async def refusals(self, tool: WriteTool, witness: Witness) -> None:
+        """R1..R6 (AUTH-AND-BEHAVIOUR §3.4): each sent between two witness reads; BEH-05 judges the storage."""
         refusals = tool.refusals
+        own = await self.client(tool.principal)
         if refusals.extra_arguments:
+            extra = sorted(refusals.extra_arguments)
+            what = f"tools/call {tool.name} with arguments its inputSchema forbids ({', '.join(extra)})"
             arguments = {**tool.arguments, **refusals.extra_arguments}
-            await self.refusal(tool, witness, "extra_arguments", tool.principal, arguments, distinct=False,
-                               extra=sorted(refusals.extra_arguments))  # fmt: skip
+            refusal = Refusal("extra_arguments", what, own, tool.principal, arguments, invalid=True, extra=extra)
+            await self.refusal(tool, witness, refusal)
         else:
             self.skip(f"no forbidden argument configured for {tool.name} "
                       f"(write_tools.{tool.name}.refusals.extra_arguments)", frozenset({"BEH-03"}),
                       self.case("write", tool.name, "refusal", "extra_arguments"))  # fmt: skip
         if refusals.principal_without_scope:
+            other = refusals.principal_without_scope
             try:
-                await self.refusal(tool, witness, "principal_without_scope", refusals.principal_without_scope,
-                                   dict(tool.arguments), distinct=True)  # fmt: skip
+                client = await self.client(other, distinct=True)
             except Unavailable as exc:
                 self.skip(str(exc), frozenset({"BEH-05"}),
                           self.case("write", tool.name, "refusal", "principal_without_scope"))  # fmt: skip
+            else:
+                what = f"tools/call {tool.name} as {other}, who must not be able to use it"
+                refusal = Refusal("principal_without_scope", what, client, other, tool.arguments)
+                await self.refusal(tool, witness, refusal)
+        await self.credential_refusals(tool, witness)
+        if self.lane.transport == "http" and self.lane.modern:
+            named = self._another_tool(tool, own)
+            what = f"tools/call {tool.name} under an Mcp-Name header naming {named}"
+            headers = {"Mcp-Name": encode_header_value(named)}
+            refusal = Refusal("mismatched_name", what, own, tool.principal, tool.arguments, invalid=True,
+                              headers=headers, tags={"mcp_name": named})  # fmt: skip
+            await self.refusal(tool, witness, refusal)
+        unknown = f"{tool.name}_mcp_assay_unknown"
+        what = f"tools/call of the unknown tool {unknown} with {tool.name}'s arguments"
+        refusal = Refusal("unknown_tool", what, own, tool.principal, tool.arguments, called=unknown)
+        await self.refusal(tool, witness, refusal)
 
-    async def refusal(
-        self,
-        tool: WriteTool,
-        witness: Witness,
-        kind: str,
-        principal: str | None,
-        arguments: Mapping[str, Any],
-        *,
-        distinct: bool,
-        extra: list[str] | None = None,
-    ) -> None:
-        case = self.case("write", tool.name, "refusal", kind)
-        tags = {"tool": tool.name, "phase": "refusal", "refusal": kind}
-        client = await self.client(principal, distinct=distinct)
+    async def credential_refusals(self, tool: WriteTool, witness: Witness) -> None:
+        """R3 and R4 over HTTP: the write with a forged credential, and with none (stdio has no credential)."""
+        if self.lane.transport != "http":
+            return
+        credentials = self.lane.credentials(tool.principal)
+        forged = credentials.forged(f"mcp-assay-invalid-{uuid.uuid4().hex}")
+        if forged is None:
+            self.note(f"{self.lane.label}: {tool.name} is called without a credential, so calls with an invalid "
+                      "one or none prove nothing and were not sent")  # fmt: skip
+            return
+        for kind, presented, principal, what in (
+            ("invalid_token", forged, tool.principal, f"tools/call {tool.name} with an invalid token"),
+            ("anonymous", credentials.anonymous(), None, f"tools/call {tool.name} without credentials"),
+        ):
+            client = await self.lane.impostor(tool.principal, presented, f"{self.lane.era[:4]}-{kind}")
+            await self.refusal(tool, witness, Refusal(kind, what, client, principal, tool.arguments))
+
+    def _another_tool(self, tool: WriteTool, client: Client) -> str:
+        """A tool name for the ``Mcp-Name`` header that is not the write tool: a read tool when one is known."""
+        listed = client.tools if isinstance(client, ModernClient) else {}
+        known = [*self.behaviour.read_tools, *sorted(listed), *sorted(self.lane.tools)]
+        return next((name for name in known if name != tool.name), "mcp_assay_other_tool")
+
+    async def refusal(self, tool: WriteTool, witness: Witness, refusal: Refusal) -> None:
+        case = self.case("write", tool.name, "refusal", refusal.kind)
+        tags = {"tool": tool.name, "phase": "refusal", "refusal": refusal.kind}
         before = await self.witness_read(witness, case, "before", **tags)
-        what = (
-            f"tools/call {tool.name} with arguments its inputSchema forbids ({', '.join(extra or [])})"
-            if kind == "extra_arguments"
-            else f"tools/call {tool.name} as {principal}, who must not be able to use it"
-        )
         probe = Probe(
             name="refusal",
             family=self.lane.family,
-            intent=f"{what}: must be refused and change nothing",
-            invalid=kind == "extra_arguments",
-            extra=self.lane.tags(case=case, principal=principal, extra=extra, **tags),
+            intent=f"{refusal.what}: must be refused and change nothing",
+            invalid=refusal.invalid,
+            extra=self.lane.tags(case=case, principal=refusal.principal, extra=refusal.extra, **refusal.tags, **tags),
         )
-        await self.call(client, tool.name, arguments, probe)
+        options: dict[str, Any] = {"headers": refusal.headers} if refusal.headers else {}
+        await self.call(refusal.client, refusal.called or tool.name, refusal.arguments, probe, **options)
         await asyncio.sleep(tool.settle_ms / 1000)
         if before.ok:
             await self.witness_read(witness, case, "after", **tags)

@@ -112,6 +112,26 @@ class Lane:
             headers=principal.headers,
         )
 
+    def credentials(self, name: str | None) -> Credentials:
+        """What ``name`` presents over HTTP (``None``: the run's own credentials)."""
+        return self._credentials(self._principal(name)) if name is not None else self.config.credentials()
+
+    async def impostor(self, name: str | None, credentials: Credentials, label: str) -> Client:
+        """A client presenting ``credentials`` in place of ``name``'s, on a connection of its own.
+
+        It shares the principal's request ids and, in 2025, its session (no handshake of its own:
+        the point is a call inside a session the credentials do not belong to)."""
+        base = await self.client(name)
+        transport = await self.connect(credentials=credentials, label=label)
+        self.keep(transport)
+        if isinstance(base, ModernClient):
+            modern = ModernClient(transport, self.revision, ids=base.ids)
+            modern.tools = dict(self.tools)
+            return modern
+        legacy = LegacyClient(transport, self.revision, ids=base.ids)
+        legacy.session, legacy.negotiated = base.session, base.negotiated
+        return legacy
+
     async def _transport(self, key: str | None, label: str) -> Transport:
         principal = self._principal(key) if key is not None else None
         if self.transport == "http":

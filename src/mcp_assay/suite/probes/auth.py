@@ -70,17 +70,6 @@ def _without_secrets(url: str, credentials: Credentials) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def _bare(credentials: Credentials) -> Credentials:
-    """The run's extra headers that carry no credential, and nothing else."""
-    redactor = credentials.redactor()
-    kept = tuple(
-        (name, value)
-        for name, value in credentials.headers
-        if not redactor.is_secret_header(name) and name.lower() != credentials.auth_header.lower()
-    )
-    return Credentials(headers=kept, auth_mode="none")
-
-
 def may_fetch(url: str, target: str) -> str | None:
     """Why the suite will not fetch a URL the target handed it (``None``: it may).
 
@@ -184,7 +173,7 @@ async def _ask(
 
 async def _fetch(ctx: SuiteContext, prober: _Prober, url: str, name: str, kind: str) -> Reply | None:
     """``GET`` a metadata URL without any credential; a failure to connect is a note, not a finding."""
-    transport = prober.transport(_bare(prober.own), url)
+    transport = prober.transport(prober.own.anonymous(), url)
     probe = ctx.probe(name, f"Protected Resource Metadata ({kind}): 200 and a JSON object", prm=kind)
     try:
         return await transport.send(
@@ -236,7 +225,7 @@ async def run(ctx: SuiteContext) -> None:
 
 async def _run(ctx: SuiteContext, prober: _Prober) -> None:
     method = _method(ctx)
-    anonymous = prober.client(_bare(prober.own))
+    anonymous = prober.client(prober.own.anonymous())
     await _control(ctx, method)
     found = False
     fetched: set[str] = set()
@@ -312,7 +301,7 @@ async def _query(ctx: SuiteContext, prober: _Prober, method: str) -> None:
             requirements={"AUTH-28"},
         )
         return
-    bare = _bare(own)
+    bare = own.anonymous()
     for name, parameter, authorization, variant in (
         ("auth-query-access-token", "access_token", None, "the run's token only in ?access_token="),
         ("auth-query-token", "token", None, "the run's token only in ?token="),

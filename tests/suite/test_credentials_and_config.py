@@ -44,6 +44,16 @@ def test_every_configured_secret_is_redacted_wherever_it_appears() -> None:
     assert "url-secret-998877" not in redactor.url("http://h/mcp?access_token=url-secret-998877")
 
 
+def test_forged_and_anonymous_credentials_keep_everything_but_the_secrets() -> None:
+    """Tool-defined (BEH-05 R3/R4): a forged copy swaps every secret; the anonymous one drops them."""
+    own = Credentials.build(token=TOKEN, headers=["X-Api-Key: key-123", "X-Tenant: blue"])
+    forged = own.forged("bogus")
+    assert forged is not None
+    assert forged.apply({}) == {"X-Api-Key": "bogus", "X-Tenant": "blue", "authorization": "Bearer bogus"}
+    assert own.anonymous().apply({}) == {"X-Tenant": "blue"}
+    assert Credentials.build(headers=["X-Tenant: blue"]).forged("bogus") is None  # nothing to forge
+
+
 def test_a_header_flag_must_read_name_colon_value() -> None:
     """Tool-defined: -H "name: value"."""
     assert parse_header("X-Tenant:  acme ") == ("X-Tenant", "acme")

@@ -120,6 +120,8 @@ class Verdict:
     blocked_by: str | None = None
     """For a not-verified verdict: the check whose failure made this one impossible."""
     tags: tuple[str, ...] = field(default=())
+    known: str | None = None
+    """For a failed verdict a baseline entry matched: the reason the entry gives (it no longer decides the run)."""
 
     @property
     def counts_against(self) -> bool:

@@ -300,6 +300,32 @@ def test_bad_options_are_refused_when_mitmproxy_configures_the_addon(tmp_path: P
             context.configure(assay, mcp_assay_spec_dir=str(tmp_path))
         with pytest.raises(exceptions.OptionsError):
             context.configure(assay, mcp_assay_fail_on="sometimes")
+        with pytest.raises(exceptions.OptionsError, match="cannot read it"):
+            context.configure(assay, mcp_assay_baseline=str(tmp_path / "absent.yaml"))
+
+
+def test_the_addon_applies_a_baseline_to_its_report(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: ``--set mcp_assay_baseline=FILE`` marks the failure it names as known."""
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(
+        "schema: mcp-assay.baseline/1\nknown: [{requirement: RPC-01, reason: the test server says 1.0}]\n", "utf-8"
+    )
+    report_path = tmp_path / "report.json"
+    assay = Assay(in_process=True)
+    with taddons.context(assay) as context:
+        context.configure(
+            assay, mcp_assay_spec_dir=str(spec_path), mcp_assay_report=[f"json:{report_path}"],
+            mcp_assay_baseline=str(baseline),
+        )  # fmt: skip
+        assay.running()
+        harness = Harness(assay, context, tmp_path / "unused.jsonl", report_path)
+        flow = flow_of(rpc("tools/list", 1), request_headers("tools/list"))
+        answer = b'{"jsonrpc":"1.0","id":1,"result":{"tools":[]}}'
+        harness.exchange(flow, http.Response.make(200, answer, {"content-type": "application/json"}))
+        report = harness.finish()
+    known = [item for item in report["results"] if "RPC-01" in item["requirements"] and item["outcome"] == "failed"]
+    assert known and all(item["known"] == "the test server says 1.0" for item in known)
+    assert report["baseline"]["path"] == str(baseline)
 
 
 def test_the_addon_script_loads_in_mitmproxy(spec_path: Path) -> None:

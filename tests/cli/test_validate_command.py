@@ -131,3 +131,20 @@ def test_only_flag_wins_over_its_environment_twin(spec_path: Path, broken_record
     assert result.exit_code == 1, result.output
     results = json.loads(result.stdout)["results"]
     assert results and all("RPC-01" in r["requirements"] for r in results)
+
+
+def test_a_baseline_accepts_the_recordings_failure_and_a_bad_one_is_a_usage_error(
+    spec_path: Path, broken_recording: Path, tmp_path: Path
+) -> None:
+    """Tool-defined: --baseline turns the recording's known failures into KNOWN; a mistake stops before judging."""
+    baseline = tmp_path / "baseline.yaml"
+    entries = ", ".join(f"{{requirement: {ident}, reason: old peer}}" for ident in ("RPC-01", "RES-01", "RES-04"))
+    baseline.write_text(f"schema: mcp-assay.baseline/1\nknown: [{entries}]\n", "utf-8")
+    runner = CliRunner()
+    args = ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--baseline", str(baseline)]
+    accepted = runner.invoke(cli, args)
+    assert accepted.exit_code == 0, accepted.output
+    assert "KNOWN (3)" in accepted.output and "baseline: old peer" in accepted.output
+    baseline.write_text("schema: mcp-assay.baseline/1\nknown: [{requirement: RPC-01}]\n", "utf-8")
+    refused = runner.invoke(cli, args)
+    assert refused.exit_code == 2 and "reason is empty" in refused.output

@@ -27,6 +27,7 @@ def test_counts_split_failures_by_severity_and_fail_on() -> None:
         "failed": 1,
         "recommended": 1,
         "notes": 1,
+        "known": 0,
         "not_verified": 1,
         "not_applicable": 1,
     }

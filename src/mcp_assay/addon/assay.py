@@ -54,6 +54,7 @@ from mcp_assay.errors import AssayError
 from mcp_assay.recording import RecordingWriter, event_record
 from mcp_assay.redaction import Redactor
 from mcp_assay.report import parse_report_option
+from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.sse import SseEvent, SseParser
@@ -112,6 +113,7 @@ class Assay:
         self._description = description
         self._default_reports = list(reports)
         self._reports: list[str] = []
+        self._baseline: Baseline | None = None
         self._console = console
         self._flows: dict[str, _FlowState] = {}
         self._endpoints: set[str] = set()
@@ -135,6 +137,10 @@ class Assay:
             "mcp_assay_fail_on", str, FailOn.MUST.value,
             "Which failed requirements count against conformance in the report verdict.",
             choices=FAIL_ON_CHOICES,
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_baseline", Optional[str], None,  # noqa: UP045
+            "Known findings (mcp-assay.baseline/1 YAML) the report accepts, each with its reason.",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_spec_dir", Optional[str], None,  # noqa: UP045
@@ -178,6 +184,8 @@ class Assay:
                 folder = Path(options.mcp_assay_record).expanduser().parent
                 if not folder.is_dir():
                     raise exceptions.OptionsError(f"mcp_assay_record: folder {folder} does not exist")
+            if "mcp_assay_baseline" in updated:
+                self._baseline = read_baseline(options.mcp_assay_baseline)
             key = (options.mcp_assay_spec_dir, tuple(options.mcp_assay_spec_path))
             if self._spec is None or (self._spec_key is not None and key != self._spec_key):
                 self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)
@@ -212,6 +220,7 @@ class Assay:
                     reports=self._reports or self._default_reports,
                     stream=self._stream,
                     fail_on=options.mcp_assay_fail_on,
+                    baseline=self._baseline.path if self._baseline is not None else None,
                     target=target,
                 )
             )
@@ -228,6 +237,7 @@ class Assay:
             printer=printer,
             target=target,
             fail_on=FailOn(options.mcp_assay_fail_on),
+            baseline=self._baseline,
         )
         return self.session
 

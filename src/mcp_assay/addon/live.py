@@ -33,6 +33,7 @@ from mcp_assay.checks import REGISTRY, Check, Context, Finding, evaluate
 from mcp_assay.jsonrpc import Kind, Message, parse_message
 from mcp_assay.recording import Assembler, RecordingWriter
 from mcp_assay.redaction import Redactor
+from mcp_assay.report.baseline import Baseline, apply_baseline
 from mcp_assay.report.model import FailOn, Report, SchemaInfo
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
@@ -246,6 +247,7 @@ class LiveSession:
         printer: Printer | None = None,
         target: Mapping[str, Any] | None = None,
         fail_on: FailOn = FailOn.MUST,
+        baseline: Baseline | None = None,
         threaded: bool = True,
     ) -> None:
         self._spec_source = spec
@@ -255,6 +257,7 @@ class LiveSession:
         self.printer = printer or Printer("off")
         self.target = dict(target or {})
         self.fail_on = fail_on
+        self.baseline = baseline
         self.log = ExchangeLog()
         self.notes: list[str] = []
         self.started = time.time()
@@ -435,7 +438,7 @@ class LiveSession:
             *self.notes,
             *self._assembler.problems,
         ]
-        return Report(
+        report = Report(
             results=verdicts,
             target=target,
             revision=None,
@@ -453,3 +456,6 @@ class LiveSession:
             },
             fail_on=self.fail_on,
         )
+        if self.baseline is not None:
+            apply_baseline(report, self.baseline)
+        return report

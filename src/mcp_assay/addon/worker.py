@@ -50,6 +50,8 @@ class WorkerSettings:
     stream: str = "stdout"
     """Where live lines and the terminal report go: ``stdout`` or ``stderr``."""
     fail_on: str = "must"
+    baseline: str | None = None
+    """A baseline file (checked by whoever started the worker) applied to the final report."""
     target: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     """A file the worker writes its :class:`Finished` summary to."""
@@ -89,6 +91,7 @@ def main() -> None:
     from mcp_assay.addon.live import LiveSession, Printer
     from mcp_assay.recording import RecordingWriter
     from mcp_assay.redaction import Redactor
+    from mcp_assay.report.baseline import read_baseline
     from mcp_assay.report.model import FailOn
     from mcp_assay.spec import load_spec
 
@@ -109,6 +112,7 @@ def main() -> None:
             printer=Printer(settings.live, console=Console(file=stream)),
             target=settings.target,
             fail_on=FailOn(settings.fail_on),
+            baseline=read_baseline(settings.baseline),
             threaded=False,
         )
         for line in source:

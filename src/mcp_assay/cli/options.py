@@ -41,7 +41,15 @@ def spec_options[F: Callable[..., Any]](func: F) -> F:
 
 
 def report_options[F: Callable[..., Any]](func: F) -> F:
-    """``--report`` and ``--fail-on``."""
+    """``--report``, ``--fail-on`` and ``--baseline``."""
+    func = click.option(
+        "--baseline",
+        envvar="MCP_ASSAY_BASELINE",
+        show_envvar=True,
+        metavar="FILE",
+        help="Known findings (mcp-assay.baseline/1 YAML): a failure an entry matches is reported as KNOWN with "
+        "its reason and does not fail the run; an entry whose check now passes does.",
+    )(func)
     func = click.option(
         "--fail-on",
         type=click.Choice([item.value for item in FailOn]),

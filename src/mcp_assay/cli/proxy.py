@@ -20,6 +20,7 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.report.baseline import read_baseline
 
 __all__ = ["register"]
 
@@ -98,6 +99,7 @@ def proxy_command(
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
     fail_on: str,
+    baseline: str | None,
 ) -> None:
     """Judge the MCP traffic between real clients and servers, live, through mitmproxy.
 
@@ -108,6 +110,7 @@ def proxy_command(
         then run the client with HTTP_PROXY=http://127.0.0.1:8080
     """
     report_targets(reports)  # refuse a bad --report before starting anything
+    read_baseline(baseline)
     if proxy_mode == "reverse":
         if not upstream:
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
@@ -134,6 +137,7 @@ def proxy_command(
             description=description, options={
                 "mcp_assay_record": str(record.expanduser()) if record else None,
                 "mcp_assay_fail_on": fail_on,
+                "mcp_assay_baseline": baseline,
                 "mcp_assay_secrets": list(secrets),
                 "mcp_assay_live": live,
                 "mcp_assay_spec_dir": spec_dir,

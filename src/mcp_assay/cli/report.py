@@ -1,4 +1,4 @@
-"""``mcp-assay report``: re-render and merge JSON reports."""
+"""``mcp-assay report``: re-render and merge JSON reports, and start a baseline from one."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import click
 from mcp_assay.cli.options import report_options, report_targets
 from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
+from mcp_assay.report.baseline import apply_baseline, baseline_text, read_baseline
 from mcp_assay.report.model import FailOn, Report, merge_reports
 
 __all__ = ["register"]
@@ -26,11 +27,27 @@ def read_report(path: Path) -> Report:
 @click.command("report")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @report_options
-def report_command(files: tuple[Path, ...], reports: tuple[str, ...], fail_on: str) -> None:
+@click.option(
+    "--write-baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+    envvar="MCP_ASSAY_WRITE_BASELINE", show_envvar=True,
+    help="Write a baseline accepting every failure in the report(s), with empty reasons to fill in, and stop.",
+)  # fmt: skip
+def report_command(
+    files: tuple[Path, ...], reports: tuple[str, ...], fail_on: str, baseline: str | None, write_baseline: Path | None
+) -> None:
     """Re-render FILE... (JSON reports); several are merged into one, results kept per source."""
     targets = report_targets(reports)
+    known = read_baseline(baseline)
+    if write_baseline is not None and not write_baseline.expanduser().resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {write_baseline.parent} does not exist", param_hint="--write-baseline")
     merged = merge_reports([read_report(path) for path in files])
     merged.fail_on = FailOn(fail_on)
+    if write_baseline is not None:
+        write_baseline.expanduser().write_text(baseline_text(merged.results), encoding="utf-8")
+        click.echo(f"baseline written to {write_baseline}; fill in every reason before using it", err=True)
+        return
+    if known is not None:
+        apply_baseline(merged, known)
     emit_reports(merged, targets)
     raise SystemExit(merged.exit_code())
 

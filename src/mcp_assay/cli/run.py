@@ -22,6 +22,7 @@ from rich.text import Text
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_notes, spec_options
 from mcp_assay.errors import ConfigError
 from mcp_assay.report import emit_reports
+from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.suite.config import SuiteConfig, read_config_file
 from mcp_assay.suite.credentials import AUTH_MODES
@@ -120,6 +121,7 @@ def run_command(
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
     fail_on: str,
+    baseline: str | None,
     **settings: Any,
 ) -> None:
     """Run the conformance suite against one MCP server (-u URL or -c COMMAND).
@@ -131,6 +133,7 @@ def run_command(
     Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: the server could not be driven.
     """
     targets = report_targets(reports)
+    known = read_baseline(baseline)
     options = {
         name: (value if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT else None)
         for name, value in settings.items()
@@ -180,6 +183,8 @@ def run_command(
     assert report is not None
     report.fail_on = FailOn(fail_on)
     report.notes.extend(spec_notes(spec))
+    if known is not None:
+        apply_baseline(report, known)
     emit_reports(report, targets)
     if target_error is not None:
         raise SystemExit(TARGET_ERROR_EXIT)

@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.report.baseline import read_baseline
 
 __all__ = ["register"]
 
@@ -47,6 +48,7 @@ def tap_command(
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
     fail_on: str,
+    baseline: str | None,
     command: tuple[str, ...],
 ) -> None:
     """Run COMMAND (a stdio MCP server) and judge both sides of its traffic.
@@ -64,6 +66,7 @@ def tap_command(
     if record is not None and not record.expanduser().resolve().parent.is_dir():
         raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
     build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
+    read_baseline(baseline)  # and a baseline with a mistake in it
     errors = Console(stderr=True)
     description = " ".join(command)
     session = RemoteSession(
@@ -77,6 +80,7 @@ def tap_command(
             reports=list(reports),
             stream="stderr",
             fail_on=fail_on,
+            baseline=baseline,
             target={"kind": "tap", "description": description, "transport": "stdio"},
         )
     )

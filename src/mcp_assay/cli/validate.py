@@ -18,6 +18,7 @@ from mcp_assay.cli.options import (
 )
 from mcp_assay.inputs import load_inputs
 from mcp_assay.report import emit_reports
+from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.verdicts import Source
 
@@ -55,10 +56,12 @@ def validate_command(
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
     fail_on: str,
+    baseline: str | None,
     only: str | None,
 ) -> None:
     """Judge RECORDING... (mcp-assay JSONL recordings) offline and write the report."""
     targets = report_targets(reports)
+    known = read_baseline(baseline)
     from mcp_assay.spec import rules  # noqa: F401 - registers the checks
 
     checks = select_checks(only)
@@ -102,6 +105,8 @@ def validate_command(
         audit=audit_lines(log),
         fail_on=FailOn(fail_on),
     )
+    if known is not None:
+        apply_baseline(report, known)
     emit_reports(report, targets)
     raise SystemExit(report.exit_code())
 

@@ -3,8 +3,9 @@
 Layout, top to bottom: a header naming the target and revisions; FAILED (MUST-level findings
 that decide the verdict); NOT VERIFIED (applicable but not established — a skip is not a pass,
 so these come before the passes); RECOMMENDED (SHOULD-level findings); NOTES (informational
-findings); PASSED; the summary; the verdict. Not-applicable results are left out entirely: a
-requirement the revision or transport does not have is not a result.
+findings); KNOWN (failures a baseline accepts, with its reason); PASSED; the summary; the
+verdict. Not-applicable results are left out entirely: a requirement the revision or transport
+does not have is not a result.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mcp_assay.verdicts import Outcome, Severity, Verdict
 
 __all__ = [
     "EXPLAIN_TAG",
+    "MARKS",
     "by_area",
     "explained",
     "hidden_occurrences",
@@ -34,6 +36,8 @@ __all__ = [
 ]
 
 MAX_EVIDENCE_SHOWN = 3
+MARKS = {"failed": "✗", "not_verified": "–", "recommended": "⚠", "notes": "ℹ", "known": "✗", "passed": "✓"}
+"""The mark each section's results carry in the Markdown and HTML reports."""
 EXPLAIN_TAG = "explain"
 """Verdict tag of checks whose reason is worth reading on a pass too (e.g. which error channel a server used)."""
 
@@ -67,8 +71,10 @@ def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
     """(key, title, explanation, results) per section, in display order; empty sections included."""
     counted = [r for r in report.failed() if report.fail_on.decides(r)]
     counted_ids = {id(r) for r in counted}
-    recommended = [r for r in report.failed() if id(r) not in counted_ids and r.severity is not Severity.INFO]
-    notes = [r for r in report.failed(Severity.INFO) if id(r) not in counted_ids]
+    known = [r for r in report.failed() if r.known is not None]
+    rest = [r for r in report.failed() if id(r) not in counted_ids and r.known is None]
+    recommended = [r for r in rest if r.severity is not Severity.INFO]
+    notes = [r for r in rest if r.severity is Severity.INFO]
     return [
         ("failed", "FAILED", "the software deviates from the specification here", counted),
         (
@@ -84,6 +90,7 @@ def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
             recommended,
         ),
         ("notes", "NOTES", "informational findings", notes),
+        ("known", "KNOWN", "failures the baseline accepts, with its reason; they do not change the verdict", known),
         ("passed", "PASSED", "", report.with_outcome(Outcome.PASSED)),
     ]
 
@@ -122,7 +129,7 @@ def _result_lines(result: Verdict, console: Console, *, detailed: bool) -> None:
         Outcome.NOT_VERIFIED: ("–", "yellow"),
     }
     mark, style = marks.get(result.outcome, ("·", "dim"))
-    if result.outcome is Outcome.FAILED and result.severity is not Severity.MUST:
+    if result.outcome is Outcome.FAILED and (result.severity is not Severity.MUST or result.known is not None):
         style = "yellow"
     line = Text("    ")
     line.append(mark, style=style)
@@ -133,6 +140,8 @@ def _result_lines(result: Verdict, console: Console, *, detailed: bool) -> None:
         if explained(result):
             console.print(Text(f"        {printable(result.reason, newlines=False)}", style="dim"), highlight=False)
         return
+    if result.known is not None:
+        console.print(Text(f"        baseline: {printable(result.known, newlines=False)}", style="yellow"))
     if result.reason:
         console.print(Text(f"        {printable(result.reason, newlines=False)}"), highlight=False)
     if result.blocked_by:
@@ -192,6 +201,8 @@ def summary_lines(report: Report) -> tuple[str, str]:
     )
     if counts["notes"]:
         summary += f"  {counts['notes']} notes"
+    if counts["known"]:
+        summary += f"  {counts['known']} known"
     stats = report.stats
     detail = f"{len(report.applied())} checks applied"
     if stats.get("exchanges") is not None:

@@ -14,7 +14,15 @@ import base64
 import hashlib
 from html import escape
 
-from mcp_assay.report.console import by_area, explained, hidden_occurrences, printable, sections, summary_lines
+from mcp_assay.report.console import (
+    MARKS,
+    by_area,
+    explained,
+    hidden_occurrences,
+    printable,
+    sections,
+    summary_lines,
+)
 from mcp_assay.report.model import Report
 from mcp_assay.verdicts import Evidence, Verdict
 
@@ -30,7 +38,6 @@ _POLICY = (
     "base-uri 'none'; form-action 'none'"
 )
 
-_MARKS = {"failed": "✗", "not_verified": "–", "recommended": "⚠", "notes": "ℹ", "passed": "✓"}
 
 _CSS = """
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff;
@@ -79,7 +86,7 @@ li.result.passed { border: 0; padding: 0.1rem 0.2rem; margin: 0; }
 .head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.2rem 0.6rem; }
 .mark { font-weight: 700; width: 1.1em; display: inline-block; text-align: center; }
 .failed .mark { color: var(--red); }
-.not_verified .mark, .recommended .mark { color: var(--amber); }
+.not_verified .mark, .recommended .mark, .known .mark { color: var(--amber); }
 .notes .mark { color: var(--blue); }
 .passed .mark { color: var(--green); }
 .title { font-weight: 600; }
@@ -133,12 +140,14 @@ def _result(result: Verdict, key: str) -> list[str]:
     tags = f"{ids} · {_e(result.level.value)} · {_e(result.side.value)} · {_e(result.source.value)}"
     lines = [
         f'<li class="result {key}" id="{_e(result.check)}-{_e(result.source.value)}">',
-        f'<div class="head"><span class="mark">{_MARKS[key]}</span>'
+        f'<div class="head"><span class="mark">{MARKS[key]}</span>'
         f'<span class="title">{_e(result.title)}</span><span class="tags">{tags}</span></div>',
     ]
     if key == "passed" and explained(result):
         lines.append(f'<p class="reason">{_e(result.reason)}</p>')
     if key != "passed":
+        if result.known is not None:
+            lines.append(f'<p class="known">baseline: {_e(result.known)}</p>')
         if result.reason:
             lines.append(f'<p class="reason">{_e(result.reason)}</p>')
         if result.blocked_by:
@@ -170,6 +179,7 @@ def _header(report: Report) -> list[str]:
         ("recommended", "recommended"),
         ("not_verified", "not verified"),
         ("notes", "notes"),
+        ("known", "known"),
     ):
         lines.append(f'<li class="{key}"><b>{counts[key]}</b> {label}</li>')
     lines += ["</ul>", "</header>"]

@@ -73,6 +73,10 @@ def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
         )
         failure.text = _details(result)
         return "failure"
+    if key == "known":
+        ET.SubElement(case, "skipped", {"message": _line(f"known finding, accepted by the baseline: {result.known}")})
+        ET.SubElement(case, "system-out").text = _details(result)
+        return "skipped"
     if key == "not_verified":
         reason = result.reason or "not verified"
         if result.blocked_by:
@@ -117,6 +121,16 @@ def render_junit(report: Report) -> str:
             suite.set(name, str(value))
             totals[name] += value
         suite.set("errors", "0")
+    stale = report.baseline.stale if report.baseline is not None else ()
+    if stale:
+        suite = ET.SubElement(root, "testsuite", {"name": "Baseline", "timestamp": _line(report.generated_at)})
+        for entry in stale:
+            case = ET.SubElement(suite, "testcase", {"classname": "Baseline.stale", "name": _line(entry)})
+            ET.SubElement(case, "failure", {"message": _line(f"stale baseline entry: {entry}"), "type": "baseline"})
+        for name, value in (("tests", len(stale)), ("failures", len(stale)), ("skipped", 0), ("errors", 0)):
+            suite.set(name, str(value))
+        totals["tests"] += len(stale)
+        totals["failures"] += len(stale)
     for name, value in totals.items():
         root.set(name, str(value))
     root.set("errors", "0")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from mcp_assay.report.console import (
+    MARKS,
     MAX_EVIDENCE_SHOWN,
     by_area,
     explained,
@@ -29,7 +30,6 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<>#|~&])")
 _BLOCK_START = re.compile(r"^(\d+)([.)])|^([-+=])")
 HARD_BREAK = "\\"
 """A backslash at the end of a line is a hard line break (CommonMark); unlike two spaces it survives editors."""
-_MARKS = {"failed": "✗", "not_verified": "–", "recommended": "⚠", "notes": "ℹ", "passed": "✓"}
 
 
 def text(value: str) -> str:
@@ -75,13 +75,13 @@ def _evidence(item: Evidence, result: Verdict) -> list[str]:
 
 
 def _result(result: Verdict, key: str) -> list[str]:
-    lines = [f"- {_MARKS[key]} **{text(result.title)}** — {_tag(result)}"]
+    lines = [f"- {MARKS[key]} **{text(result.title)}** — {_tag(result)}"]
     if key == "passed":
         if explained(result):
             lines[-1] += HARD_BREAK
             lines.append(f"  {text(result.reason)}")
         return lines
-    details: list[str] = []
+    details: list[str] = [f"baseline: {text(result.known)}"] if result.known is not None else []
     if result.reason:
         details.append(text(result.reason))
     if result.blocked_by:

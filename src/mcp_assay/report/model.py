@@ -21,6 +21,7 @@ from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source,
 __all__ = [
     "REPORT_SCHEMA",
     "AuditLine",
+    "BaselineStatus",
     "FailOn",
     "Report",
     "RequirementStatus",
@@ -49,7 +50,7 @@ class FailOn(StrEnum):
 
         ``never`` only silences the exit code: a MUST-level violation is still a violation.
         """
-        if verdict.outcome is not Outcome.FAILED:
+        if verdict.outcome is not Outcome.FAILED or verdict.known is not None:
             return False
         if self is FailOn.SHOULD:
             return verdict.severity in (Severity.MUST, Severity.SHOULD)
@@ -84,6 +85,19 @@ class AuditLine:
 
 
 @dataclass(frozen=True, slots=True)
+class BaselineStatus:
+    """What a baseline file did to this report (see :mod:`mcp_assay.report.baseline`)."""
+
+    path: str
+    known: int
+    """Failed results an entry matched."""
+    stale: tuple[str, ...] = ()
+    """Entries whose check now passes: each fails the run until it is removed."""
+    unconfirmed: tuple[str, ...] = ()
+    """Entries this run could neither confirm nor refute."""
+
+
+@dataclass(frozen=True, slots=True)
 class RequirementStatus:
     """All results that cite one requirement, merged."""
 
@@ -113,6 +127,7 @@ class Report:
     generated_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
     tool: str = f"mcp-assay {__version__}"
     fail_on: FailOn = FailOn.MUST
+    baseline: BaselineStatus | None = None
 
     # -- views -----------------------------------------------------------------------------------
     def applied(self) -> list[Verdict]:
@@ -151,13 +166,15 @@ class Report:
     def counts(self) -> dict[str, int]:
         """Result counts as the human report shows them."""
         failed_must = [r for r in self.failed() if self.fail_on.decides(r)]
-        recommended = [r for r in self.failed() if not self.fail_on.decides(r) and r.severity is not Severity.INFO]
-        notes = [r for r in self.failed(Severity.INFO) if not self.fail_on.decides(r)]
+        unknown = [r for r in self.failed() if not self.fail_on.decides(r) and r.known is None]
+        recommended = [r for r in unknown if r.severity is not Severity.INFO]
+        notes = [r for r in unknown if r.severity is Severity.INFO]
         return {
             "passed": len(self.with_outcome(Outcome.PASSED)),
             "failed": len(failed_must),
             "recommended": len(recommended),
             "notes": len(notes),
+            "known": len([r for r in self.failed() if r.known is not None]),
             "not_verified": len(self.with_outcome(Outcome.NOT_VERIFIED)),
             "not_applicable": len(self.with_outcome(Outcome.NOT_APPLICABLE)),
         }
@@ -178,7 +195,14 @@ class Report:
             noun = "requirement" if len(violated) == 1 else "requirements"
             listed = ", ".join(violated[:8]) + ("…" if len(violated) > 8 else "")
             return "not-conformant", f"not conformant — {len(violated)} {noun} violated ({listed})."
-        if counts["passed"] == 0 and counts["recommended"] == 0 and counts["notes"] == 0:
+        if self.baseline is not None and self.baseline.stale:
+            count = len(self.baseline.stale)
+            entries = "entry matches" if count == 1 else "entries match"
+            return "baseline-stale", (
+                f"{subject} apart from the baseline — but {count} baseline {entries} a check that now passes; "
+                f"remove {'it' if count == 1 else 'them'} from {self.baseline.path}."
+            )
+        if counts["passed"] == 0 and counts["recommended"] == 0 and counts["notes"] == 0 and counts["known"] == 0:
             return (
                 "nothing-verified",
                 "nothing verified — no applicable requirement could be established from this run.",
@@ -192,7 +216,8 @@ class Report:
         return "conformant", f"{subject} — every applicable requirement that was checked passed."
 
     def exit_code(self) -> int:
-        return 1 if any(self.fail_on.counts(result) for result in self.results) else 0
+        stale = self.baseline is not None and bool(self.baseline.stale) and self.fail_on is not FailOn.NEVER
+        return 1 if stale or any(self.fail_on.counts(result) for result in self.results) else 0
 
     # -- JSON ------------------------------------------------------------------------------------
     def target_rows(self) -> list[tuple[str, str]]:
@@ -205,6 +230,14 @@ class Report:
             rows.append(("supported", ", ".join(self.window)))
         if self.revision_note:
             rows.append(("revision", self.revision_note))
+        if self.baseline is not None:
+            status = self.baseline
+            text = f"{status.path}: {status.known} known failure(s) accepted"
+            if status.stale:
+                text += f", {len(status.stale)} stale entr{'y' if len(status.stale) == 1 else 'ies'}"
+            rows.append(("baseline", text))
+            rows += [("stale", entry) for entry in status.stale]
+            rows += [("unconfirmed", entry) for entry in status.unconfirmed]
         return rows
 
     def to_json(self) -> dict[str, Any]:
@@ -221,6 +254,7 @@ class Report:
                 "schemas": [asdict(schema) for schema in self.schemas],
             },
             "fail_on": self.fail_on.value,
+            "baseline": asdict(self.baseline) if self.baseline is not None else None,
             "summary": self.counts(),
             "verdict": {"code": code, "text": text, "exit_code": self.exit_code()},
             "requirements": [
@@ -260,7 +294,19 @@ class Report:
             generated_at=str(data.get("generated_at", "")),
             tool=str(data.get("tool", "")),
             fail_on=FailOn(data.get("fail_on", "must")),
+            baseline=_baseline_from_json(data.get("baseline")),
         )
+
+
+def _baseline_from_json(data: Any) -> BaselineStatus | None:
+    if not isinstance(data, Mapping):
+        return None
+    return BaselineStatus(
+        path=str(data.get("path", "")),
+        known=int(data.get("known", 0)),
+        stale=tuple(str(item) for item in data.get("stale", ())),
+        unconfirmed=tuple(str(item) for item in data.get("unconfirmed", ())),
+    )
 
 
 def _result_json(result: Verdict) -> dict[str, Any]:
@@ -281,6 +327,7 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "violations": result.violations,
         "blocked_by": result.blocked_by,
         "tags": list(result.tags),
+        "known": result.known,
     }
 
 
@@ -302,6 +349,7 @@ def _result_from_json(item: Mapping[str, Any]) -> Verdict:
         violations=int(item.get("violations", 0)),
         blocked_by=item.get("blocked_by"),
         tags=tuple(item.get("tags", ())),
+        known=item.get("known"),
     )
 
 

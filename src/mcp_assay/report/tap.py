@@ -74,6 +74,9 @@ def _point(number: int, result: Verdict, key: str) -> list[str]:
     if key == "recommended":
         todo = _description(f"SHOULD-level, does not fail the run unless --fail-on should: {result.reason}")
         return [f"not ok {number} - {description} # TODO {todo}", *_diagnostics(result)]
+    if key == "known":
+        todo = _description(f"known, accepted by the baseline: {result.known}")
+        return [f"not ok {number} - {description} # TODO {todo}", *_diagnostics(result)]
     if key == "notes":
         return [f"ok {number} - {description}", *_diagnostics(result, {"note": "informational finding"})]
     if key == "not_verified":
@@ -98,10 +101,15 @@ def render_tap(report: Report) -> str:
     if report.window:
         lines.append(f"# supported: {', '.join(report.window)}")
     lines.append(f"# fail on: {report.fail_on.value}")
+    baseline_rows = [(label, value) for label, value in report.target_rows() if label in ("baseline", "unconfirmed")]
+    lines += [f"# {label}: {_line(value)}" for label, value in baseline_rows]
     lines += [f"# note: {_line(note)}" for note in report.notes]
-    lines.append(f"1..{len(applied)}")
+    stale = report.baseline.stale if report.baseline is not None else ()
+    lines.append(f"1..{len(applied) + len(stale)}")
     for number, result in enumerate(applied, start=1):
         lines += _point(number, result, section_of[id(result)])
+    for number, entry in enumerate(stale, start=len(applied) + 1):
+        lines.append(f"not ok {number} - {_description(f'stale baseline entry: {entry}')}")
     counts_line, applied_line = summary_lines(report)
     _, verdict = report.verdict()
     lines += [f"# {counts_line}", f"# {applied_line}", f"# Verdict: {_line(verdict)}", ""]

@@ -55,6 +55,7 @@ def cli(log_level: str) -> None:
     report      re-render and merge JSON reports
     spec        list or download the protocol schemas
     checks      list the checks and the requirements they cite
+    stub        the stand-in authorization server for token validation
     """
     logging.basicConfig(level=getattr(logging, log_level.upper()), format="mcp-assay %(levelname)s %(message)s")
 
@@ -67,7 +68,7 @@ def _register() -> None:
 
     for module in (_validate, _report, _spec, _checks):
         module.register(cli)
-    for extra in ("mcp_assay.cli.run", "mcp_assay.cli.proxy", "mcp_assay.cli.tap"):
+    for extra in ("mcp_assay.cli.run", "mcp_assay.cli.proxy", "mcp_assay.cli.tap", "mcp_assay.cli.stub"):
         try:
             module = __import__(extra, fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -20,6 +20,7 @@ import yaml
 from mcp_assay.errors import ConfigError
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
+from mcp_assay.suite.stub.config import StubConfig, parse_stub
 
 __all__ = ["SuiteConfig", "load_arguments", "read_config_file"]
 
@@ -55,6 +56,8 @@ class SuiteConfig:
     record: str | None = None
     behaviour: BehaviourConfig | None = None
     """Principals, witnesses, write tools and handles for the behaviour cases (config file only)."""
+    stub: StubConfig | None = None
+    """The stand-in authorization server for the token-validation probes (config file only)."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -109,6 +112,8 @@ class SuiteConfig:
 
 
 _FIELDS = {item.name for item in fields(SuiteConfig)}
+_SECTIONS = {"behaviour", "stub"}
+"""Fields a config file fills from its own sections, never from a key of the same name."""
 _ALIASES = {"url": "url", "u": "url", "c": "command", "t": "token", "header": "headers", "H": "headers"}
 
 
@@ -215,19 +220,22 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     behaviour = parse_behaviour({str(key): value for key, value in data.items()}, str(path))
     if behaviour is not None:
         values["behaviour"] = behaviour
+    stub = parse_stub(data.get("stub"), str(path))
+    if stub is not None:
+        values["stub"] = stub
     for raw_key, value in data.items():
         key = str(raw_key)
-        if key in BEHAVIOUR_KEYS:
+        if key in BEHAVIOUR_KEYS or key == "stub":
             continue
         name = _ALIASES.get(key, key.replace("-", "_"))
-        if name not in _FIELDS or name == "behaviour":
+        if name not in _FIELDS or name in _SECTIONS:
             unknown.append(key)
             continue
         if name == "token" and value is not None:
             value = config_secret(value, str(path), "token")  # ${ENV} only: a config file is not a secret store
         values[name] = value
     if unknown:
-        known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - {"behaviour"}), *BEHAVIOUR_KEYS]))
+        known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - _SECTIONS), *BEHAVIOUR_KEYS, "stub"]))
         raise ConfigError(f"--config {path}: unknown keys {', '.join(sorted(unknown))} (known: {known})")
     return values
 

@@ -22,6 +22,7 @@ from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, ExchangeRecorded
 from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
+from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, Reply, Transport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange, Observation
@@ -144,6 +145,8 @@ class SuiteContext:
         """(tool name, arguments, reply) of every ordinary tool call, for the MRTR family."""
         self.discover_result: dict[str, Any] | None = None
         self.transport_dead: str | None = None
+        self.stub: StubSession | None = None
+        """The stand-in authorization server, when the config has a ``stub`` section (set by the runner)."""
         self.connect: Callable[..., Awaitable[Transport]] | None = None
         """``connect(credentials=..., env=..., label=...)``: a transport of its own to the target, with another
         principal's credentials (HTTP) or environment (a new stdio process); set by the runner."""

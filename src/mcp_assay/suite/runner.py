@@ -30,6 +30,7 @@ from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.model import Report, SchemaInfo
 from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.spec.rules._auth import canonical_uri
 from mcp_assay.suite.blocking import Skip, annotate, skip_from_observation
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext
@@ -50,6 +51,7 @@ from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
 from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
 from mcp_assay.suite.selection import Selection, handshake_revision, modern_revision, select_revision
 from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, TransportFailure, Unreachable
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
@@ -326,6 +328,7 @@ class _Run:
         self.skips: list[Skip] = []
         self.notes: list[str] = []
         self.target_error: str | None = None
+        self.stub: StubSession | None = None
         self.started = time.perf_counter()
 
     # -- selection -------------------------------------------------------------------------------
@@ -402,6 +405,7 @@ class _Run:
             fresh=fresh,
             handshake_offered=selection.negotiated is not None,
         )
+        ctx.stub = self.stub
         ctx.discover_result = result if isinstance(result, dict) else None
         ctx.connect = self.target.connect
         return ctx
@@ -619,8 +623,23 @@ async def arun(
     if checks is not None and not checks:
         raise ConfigError(f"--only {config.only}: no check matches")
     families = select_families(config.only, checks)
-    state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
-    report = await state.run()
+    stub = StubSession.open(config.stub) if config.stub is not None and config.url else None
+    try:
+        if stub is not None and not config.token:
+            audience = stub.config.audience or canonical_uri(config.url or "")
+            config = replace(config, token=stub.run_token(audience))
+            stub.minted = audience
+        state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
+        state.stub = stub
+        if stub is not None and stub.minted:
+            state.notes.append(
+                f"the run's own token was minted by the stub (issuer {stub.config.issuer}, keys at "
+                f"{stub.config.jwks_uri}, audience {stub.minted}); if the target refuses it, it does not trust the stub"
+            )
+        report = await state.run()
+    finally:
+        if stub is not None:
+            stub.close()
     emit(RunFinished(report, state.target_error))
     return report
 

@@ -7,8 +7,9 @@ bearer token). Where none of that appears the requirement is *not applicable*, w
 
 The active suite's ``auth-*`` probes say in their tag which credential they carry
 (``credential``: ``none``, ``malformed``, ``invalid``, ``query``). A probe's *refusal* counts only
-when the ``auth-control`` requests sent with the run's own credentials on both sides of it were
-served: a server that refuses everything, or one that locked the run out, would pass. Being
+when the control requests on both sides of it were served: ``auth-control`` with the run's own
+credentials, or the control its ``control`` tag names (the stub-token probes use a valid token
+from the stub): a server that refuses everything, or one that locked the run out, would pass. Being
 *served* with a bad credential needs no control.
 """
 
@@ -164,30 +165,32 @@ def _requests_at(ctx: Context, use: AuthUse) -> Iterator[ProtectedRequest]:
             yield exchange, request, presented(exchange.request)
 
 
-def _controls(ctx: Context) -> list[HttpExchange]:
-    return [item for item in ctx.log.http_exchanges() if (item.probe or {}).get("name") == CONTROL]
+def _controls(ctx: Context, name: str) -> list[HttpExchange]:
+    return [item for item in ctx.log.http_exchanges() if (item.probe or {}).get("name") == name]
 
 
 def _unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
     """For a suite probe: why its refusal says nothing (no served control on both sides); ``None`` if it does."""
     probe = exchange.probe or {}
     name = str(probe.get("name", ""))
-    if not name.startswith("auth-") or name == CONTROL:
+    control = str(probe.get("control", CONTROL))  # the stub-token probes bracket with a stub-minted control
+    if not name.startswith("auth-") or name == control:
         return None
-    controls = _controls(ctx)
+    which = "with the run's own credentials" if control == CONTROL else "with a valid token from the stub"
+    controls = _controls(ctx, control)
     sent = exchange.request.time
     before = [item for item in controls if item.request.time < sent]
     after = [item for item in controls if item.request.time > sent]
     if not before or not after:
         return (
-            "no control request with the run's own credentials on both sides of this probe, so its refusal "
+            f"no control request {which} on both sides of this probe, so its refusal "
             "cannot be told apart from a server that refuses everything"
         )
-    for control in (before[-1], after[0]):
-        if not served_with_result(control):
-            status = control.response.status if control.response is not None else "no answer"
+    for neighbour in (before[-1], after[0]):
+        if not served_with_result(neighbour):
+            status = neighbour.response.status if neighbour.response is not None else "no answer"
             return (
-                f"the control request with the run's own credentials got HTTP {status} next to this probe "
+                f"the control request {which} got HTTP {status} next to this probe "
                 "(lockout, rate limit or an expired token?), so its refusal is not attributable"
             )
     return None

@@ -21,6 +21,7 @@ from mcp_assay.suite.probes import (
     pagination,
     prompts,
     resources,
+    tokens,
     tools,
     versioning,
 )
@@ -41,6 +42,7 @@ FAMILIES: tuple[Family, ...] = (
     envelope.FAMILY,
     methods.FAMILY,
     auth.FAMILY,
+    tokens.FAMILY,
     behaviour.FAMILY,
 )
 

@@ -47,7 +47,7 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import Reply, StreamControl, TransportFailure
 from mcp_assay.suite.transports.http import HttpTransport
 
-__all__ = ["FAMILY", "may_fetch"]
+__all__ = ["FAMILY", "Prober", "ask", "control", "may_fetch", "protected_method"]
 
 NOT_A_JWT = "not-a-jwt"
 GARBAGE = "bm90LWEtdG9rZW4.Z2FyYmFnZQ.c2lnbmF0dXJl"
@@ -100,7 +100,7 @@ def may_fetch(url: str, target: str) -> str | None:
     return None
 
 
-class _Prober:
+class Prober:
     """Clients with other credentials than the run's, sharing its request ids and (2025) its session."""
 
     def __init__(self, ctx: SuiteContext) -> None:
@@ -136,7 +136,7 @@ class _Prober:
             await transport.close()
 
 
-def _method(ctx: SuiteContext) -> str:
+def protected_method(ctx: SuiteContext) -> str:
     """The protected request: a list of what the server offers (tools first)."""
     for capability, method in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list")):
         if ctx.advertises(capability) is not False:
@@ -144,7 +144,7 @@ def _method(ctx: SuiteContext) -> str:
     return "ping" if ctx.revision.has("ping") else "server/discover"
 
 
-async def _control(ctx: SuiteContext, method: str) -> Reply:
+async def control(ctx: SuiteContext, method: str) -> Reply:
     return await ctx.client.request(
         method,
         list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None),
@@ -153,7 +153,7 @@ async def _control(ctx: SuiteContext, method: str) -> Reply:
     )
 
 
-async def _ask(
+async def ask(
     ctx: SuiteContext,
     client: ModernClient | LegacyClient,
     method: str,
@@ -163,15 +163,16 @@ async def _ask(
     credential: str,
     variant: str,
     authorization: str | None = None,
+    invalid: bool = True,
     **tags: Any,
 ) -> Reply:
     params: dict[str, Any] | None = list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None)
     headers = {"Authorization": authorization} if authorization is not None else None
-    probe = ctx.probe(name, intent, invalid=True, credential=credential, variant=variant, **tags)
+    probe = ctx.probe(name, intent, invalid=invalid, credential=credential, variant=variant, **tags)
     return await client.request(method, params, probe=probe, headers=headers, allow_refusal=True)
 
 
-async def _fetch(ctx: SuiteContext, prober: _Prober, url: str, name: str, kind: str) -> Reply | None:
+async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: str) -> Reply | None:
     """``GET`` a metadata URL without any credential; a failure to connect is a note, not a finding."""
     transport = prober.transport(prober.own.anonymous(), url)
     probe = ctx.probe(name, f"Protected Resource Metadata ({kind}): 200 and a JSON object", prm=kind)
@@ -216,29 +217,29 @@ def _jwts(endpoint: str) -> Iterator[tuple[str, str, str]]:
 
 
 async def run(ctx: SuiteContext) -> None:
-    prober = _Prober(ctx)
+    prober = Prober(ctx)
     try:
         await _run(ctx, prober)
     finally:
         await prober.close()
 
 
-async def _run(ctx: SuiteContext, prober: _Prober) -> None:
-    method = _method(ctx)
+async def _run(ctx: SuiteContext, prober: Prober) -> None:
+    method = protected_method(ctx)
     anonymous = prober.client(prober.own.anonymous())
-    await _control(ctx, method)
+    await control(ctx, method)
     found = False
     fetched: set[str] = set()
     for kind, url in prm_candidates(prober.endpoint):
         fetched.add(url)
         found = _prm_served(await _fetch(ctx, prober, url, f"auth-prm-{kind}", kind)) or found
     session = " inside the run's session" if isinstance(anonymous, LegacyClient) and anonymous.session else ""
-    first = await _ask(
+    first = await ask(
         ctx, anonymous, method, "auth-no-token", f"{method} without credentials{session}: 401 with a Bearer challenge",
         credential="none", variant="no credentials",
     )  # fmt: skip
     if ctx.modern and method != "server/discover":
-        await _ask(
+        await ask(
             ctx, anonymous, "server/discover", "auth-no-token-discover",
             "server/discover without credentials: 401, or served (allowed before a token)",
             credential="none", variant="no credentials",
@@ -253,7 +254,7 @@ async def _run(ctx: SuiteContext, prober: _Prober) -> None:
             ctx.observe(
                 "note", detail=f"authorization: the challenge's resource_metadata URL was not fetched ({refusal})"
             )
-    await _control(ctx, method)
+    await control(ctx, method)
     if first.ok:
         if not found:
             ctx.observe(
@@ -269,13 +270,13 @@ async def _run(ctx: SuiteContext, prober: _Prober) -> None:
         )
         return
     await _malformed(ctx, anonymous, method)
-    await _control(ctx, method)
+    await control(ctx, method)
     for name, variant, token in _jwts(prober.endpoint):
-        await _ask(
+        await ask(
             ctx, anonymous, method, name, f"{method} with {variant}: 401",
             credential="invalid", variant=variant, authorization=f"Bearer {token}",
         )  # fmt: skip
-    await _control(ctx, method)
+    await control(ctx, method)
     await _query(ctx, prober, method)
 
 
@@ -286,13 +287,13 @@ async def _malformed(ctx: SuiteContext, client: ModernClient | LegacyClient, met
         ("auth-basic", "Basic credentials", BASIC),
         ("auth-garbage-token", "a garbage three-part bearer token", f"Bearer {GARBAGE}"),
     ):
-        await _ask(
+        await ask(
             ctx, client, method, name, f"{method} with {variant}: 401 (400 accepted), never served",
             credential="malformed", variant=variant, authorization=value,
         )  # fmt: skip
 
 
-async def _query(ctx: SuiteContext, prober: _Prober, method: str) -> None:
+async def _query(ctx: SuiteContext, prober: Prober, method: str) -> None:
     own = prober.own
     if not own.token or own.auth_mode != "header" or own.auth_header.lower() != "authorization":
         ctx.skip(
@@ -311,12 +312,12 @@ async def _query(ctx: SuiteContext, prober: _Prober, method: str) -> None:
         credentials = Credentials(token=own.token, auth_mode="query", auth_query_param=parameter, headers=bare.headers)
         client = prober.client(credentials)
         # the rules compare the garbage-header variant with the same header alone (auth-not-a-jwt)
-        extra = {"alone": "auth-not-a-jwt"} if authorization is not None else {}
-        await _ask(
+        extra: dict[str, Any] = {"alone": "auth-not-a-jwt"} if authorization is not None else {}
+        await ask(
             ctx, client, method, name, f"{method} with {variant}: refused (401), MCP forbids query tokens",
             credential="query", variant=variant, authorization=authorization, **extra,
         )  # fmt: skip
-    await _control(ctx, method)
+    await control(ctx, method)
 
 
 FAMILY = Family(

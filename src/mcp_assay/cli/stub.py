@@ -1,0 +1,94 @@
+"""``mcp-assay stub``: the key and the server of the stand-in authorization server.
+
+``init`` creates the signing key the target is configured to trust; ``serve`` keeps the stub's
+metadata and key set up between runs, for a target that fetches keys only when it starts (a run
+serves them itself otherwise, and uses a ``serve`` it finds on the port).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import click
+
+from mcp_assay.suite.config import read_config_file
+from mcp_assay.suite.stub.config import DEFAULT_LISTEN, StubConfig, parse_stub
+from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.server import StubServer
+
+__all__ = ["register"]
+
+
+@click.group("stub")
+def stub_group() -> None:
+    """The stand-in authorization server for the token-validation probes (AUTH-16..19)."""
+
+
+@stub_group.command("init")
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    envvar="MCP_ASSAY_STUB_KEY_FILE",
+    show_envvar=True,
+    help="Where to write the RSA signing key (PEM).",
+)
+@click.option("--force", is_flag=True, envvar="MCP_ASSAY_STUB_FORCE", show_envvar=True,
+              help="Replace an existing key (the target must then fetch the new key set).")  # fmt: skip
+def init_command(key_file: Path, force: bool) -> None:
+    """Create the stub's signing key and print what the target must trust."""
+    path = key_file.expanduser()
+    if path.exists() and not force:
+        raise click.UsageError(f"--key-file {key_file}: exists; pass --force to replace it")
+    if not path.resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {path.parent} does not exist", param_hint="--key-file")
+    key = SigningKey.generate()
+    key.save(path)
+    click.echo(f"signing key written to {path} (kid {key.kid})")
+    click.echo(
+        f"the target trusts tokens from issuer http://{DEFAULT_LISTEN} with keys at http://{DEFAULT_LISTEN}/jwks.json"
+    )
+    click.echo("(or wherever the config's stub.listen / stub.issuer say)")
+
+
+@stub_group.command("serve")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    envvar="MCP_ASSAY_CONFIG",
+    show_envvar=True,
+    help="The config file whose stub section to serve.",
+)
+@click.option("--key-file", envvar="MCP_ASSAY_STUB_KEY_FILE", show_envvar=True, help="Or: the signing key (PEM).")
+@click.option("--listen", default=DEFAULT_LISTEN, show_default=True, envvar="MCP_ASSAY_STUB_LISTEN",
+              show_envvar=True, help="HOST:PORT, with --key-file.")  # fmt: skip
+def serve_command(config_file: Path | None, key_file: str | None, listen: str) -> None:
+    """Serve the stub's metadata and key set until interrupted."""
+    stub: StubConfig | None
+    if config_file is not None:
+        stub = read_config_file(config_file).get("stub")
+        if stub is None:
+            raise click.UsageError(f"--config {config_file}: has no stub section")
+    elif key_file:
+        stub = parse_stub({"key_file": key_file, "listen": listen}, "the command line")
+    else:
+        raise click.UsageError("give --config FILE (with a stub section) or --key-file PATH")
+    assert stub is not None
+    try:
+        server = StubServer(stub.host, stub.port, stub.issuer, stub.key, SigningKey.generate())
+    except OSError as exc:
+        raise click.UsageError(f"cannot listen on {stub.host}:{stub.port} ({exc.strerror or exc})") from None
+    click.echo(f"stub authorization server: issuer {stub.issuer}, keys at {stub.jwks_uri} (kid {stub.key.kid})")
+    click.echo("Ctrl-C to stop", err=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+
+
+def register(group: click.Group) -> None:
+    group.add_command(stub_group)

@@ -1,0 +1,98 @@
+"""Token validation (AUTH-16..19): tokens the target would accept, each changed in one property.
+
+Needs the ``stub`` section of the config: a stand-in authorization server whose key the target
+trusts (:mod:`mcp_assay.suite.stub`), which the run keeps open from its first request to its
+last (:class:`~mcp_assay.suite.stub.session.StubSession`). The family:
+
+1. sends the protected request with a valid control token (``auth-stub-control``: right issuer,
+   audience and key, valid now). Not served: nothing below can be attributed, so the family stops
+   and says how to make the target trust the stub;
+2. sends the same request once per variant, grouped by what it changes (lifetime, audience,
+   issuer, signature and algorithm), with the control again after each group, so every refusal
+   sits between two served controls;
+3. reads what the stub noted: a fetch of the untrusted key set a ``jku`` header pointed to is
+   recorded as a ``stub-fetch`` observation, evidence on its own.
+
+Every variant is tagged ``{"name": "auth-stub-<variant>", "credential": "invalid", "requirement":
+..., "control": "auth-stub-control"}``; the rules in :mod:`mcp_assay.spec.rules.auth_tokens` judge
+it (and AUTH-13 its status). Tokens are redacted like any credential.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from mcp_assay.spec.rules._auth import canonical_uri
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.probes.auth import Prober, ask, protected_method
+from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.stub.config import StubConfig
+from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.server import FOREIGN_JWKS_PATH
+from mcp_assay.suite.stub.tokens import control_token, variants
+from mcp_assay.suite.transports import Reply
+
+__all__ = ["CONTROL", "FAMILY", "REQUIREMENTS"]
+
+REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"})
+CONTROL = "auth-stub-control"
+STUB_HINT = "add a `stub` section to the config and make the target trust its key (README: Token validation)"
+
+
+async def run(ctx: SuiteContext) -> None:
+    stub = ctx.stub
+    if stub is None:
+        ctx.skip(f"the token-validation probes need a stand-in authorization server: {STUB_HINT}",
+                 requirements=REQUIREMENTS)  # fmt: skip
+        return
+    prober = Prober(ctx)
+    try:
+        started = len(stub.notes())
+        await _run(ctx, prober, stub.config, stub.foreign)
+        for note in stub.notes()[started:]:
+            if note.get("path") == FOREIGN_JWKS_PATH:
+                ctx.observe("stub-fetch", url=f"{stub.config.issuer}{FOREIGN_JWKS_PATH}", **note)
+    finally:
+        await prober.close()
+
+
+async def _run(ctx: SuiteContext, prober: Prober, stub: StubConfig, foreign: SigningKey) -> None:
+    method = protected_method(ctx)
+    client = prober.client(prober.own.anonymous())
+    audience = stub.audience or canonical_uri(prober.endpoint)
+    first = await _control(ctx, client, method, stub, audience)
+    if not first.ok:
+        ctx.skip(
+            f"the target did not serve {method} with the stub's control token ({first.describe()}): make it trust "
+            f"issuer {stub.issuer} (keys at {stub.jwks_uri}) and audience {audience}, or set stub.audience",
+            requirements=REQUIREMENTS,
+        )
+        return
+    probes = variants(stub.key, foreign, stub.issuer, audience, stub.scopes, f"{stub.issuer}{FOREIGN_JWKS_PATH}")
+    for _, group in groupby(probes, key=lambda variant: variant.requirement):
+        for variant in group:
+            await ask(
+                ctx, client, method, f"auth-stub-{variant.name}", f"{method} with a stub token, {variant.variant}: "
+                "not served", credential="invalid", variant=variant.variant, authorization=f"Bearer {variant.token}",
+                requirement=variant.requirement, control=CONTROL,
+            )  # fmt: skip
+        await _control(ctx, client, method, stub, audience)
+
+
+async def _control(
+    ctx: SuiteContext, client: ModernClient | LegacyClient, method: str, stub: StubConfig, audience: str
+) -> Reply:
+    token = control_token(stub.key, stub.issuer, audience, stub.scopes)
+    return await ask(
+        ctx, client, method, CONTROL, f"{method} with the stub's valid control token: served",
+        credential="stub", variant="a valid token from the stub", authorization=f"Bearer {token}", invalid=False,
+    )  # fmt: skip
+
+
+FAMILY = Family(
+    name="tokens",
+    requirements=REQUIREMENTS,
+    run=run,
+    transports=frozenset({"http"}),
+    description="token validation with a stand-in authorization server: audience, issuer, signature, lifetime",
+)

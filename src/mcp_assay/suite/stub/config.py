@@ -1,0 +1,83 @@
+"""The ``stub`` section of the config file: where the stand-in authorization server lives.
+
+```yaml
+stub:
+  key_file: .mcp-assay/stub-key.pem   # `mcp-assay stub init` writes it; the target trusts its public half
+  listen: 127.0.0.1:9411              # where the run serves the stub's metadata and JWKS
+  issuer: http://127.0.0.1:9411       # the iss of every token (default: http://<listen>)
+  audience: https://host/mcp          # the aud of the control token (default: the endpoint's canonical URI)
+  scopes: [notes:read]                # the control token's scope claim
+```
+
+The key file is read here, so a missing or unusable key is one clear error before any request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_assay.errors import ConfigError
+from mcp_assay.suite.stub.keys import SigningKey
+
+__all__ = ["DEFAULT_LISTEN", "StubConfig", "parse_stub"]
+
+DEFAULT_LISTEN = "127.0.0.1:9411"
+_KEYS = frozenset({"key_file", "listen", "issuer", "audience", "scopes"})
+
+
+@dataclass(frozen=True)
+class StubConfig:
+    key: SigningKey
+    key_file: str
+    host: str
+    port: int
+    issuer: str
+    audience: str | None
+    scopes: tuple[str, ...]
+
+    @property
+    def jwks_uri(self) -> str:
+        return f"{self.issuer}/jwks.json"
+
+
+def _listen(value: Any, where: str) -> tuple[str, int]:
+    host, sep, port = str(value).rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{where}.listen {value!r}: expected HOST:PORT, e.g. {DEFAULT_LISTEN}")
+    return host, int(port)
+
+
+def parse_stub(raw: Any, source: str) -> StubConfig | None:
+    """Read the section (``None`` when the file has none); every mistake is one :class:`ConfigError`."""
+    where = f"--config {source}: stub"
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: expected a mapping with key_file, listen, issuer, audience, scopes")
+    unknown = sorted(set(map(str, raw)) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    key_file = raw.get("key_file")
+    if not isinstance(key_file, str) or not key_file:
+        raise ConfigError(f"{where}.key_file: required (`mcp-assay stub init --key-file PATH` creates one)")
+    host, port = _listen(raw.get("listen", DEFAULT_LISTEN), where)
+    for name in ("issuer", "audience"):
+        if raw.get(name) is not None and not (
+            isinstance(raw[name], str) and raw[name].startswith(("http://", "https://"))
+        ):
+            raise ConfigError(f"{where}.{name}: expected an http(s) URL")
+    scopes = raw.get("scopes") or []
+    if not isinstance(scopes, list) or not all(isinstance(item, str) and item for item in scopes):
+        raise ConfigError(f"{where}.scopes: expected a list of scope strings")
+    issuer = str(raw.get("issuer") or f"http://{host}:{port}").rstrip("/")
+    return StubConfig(
+        key=SigningKey.load(key_file),
+        key_file=key_file,
+        host=host,
+        port=port,
+        issuer=issuer,
+        audience=raw.get("audience"),
+        scopes=tuple(scopes),
+    )

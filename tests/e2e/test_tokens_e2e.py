@@ -1,0 +1,159 @@
+"""Token validation against a real JWT-validating server, with the stub authorization server it trusts.
+
+``tests/peers/jwt_server.py`` validates with PyJWT against the stub's key set; each ``--fault``
+removes one check. Over the real CLI, ``mcp-assay run --config`` (a ``stub`` section, no ``-t``:
+the run's own token is minted by the stub) passes AUTH-16..19 on the correct build, fails exactly
+the requirement each fault breaks, and says why nothing could be established when the target does
+not trust the stub. ``mcp-assay stub init`` and ``stub serve`` are exercised as a user runs them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.server import StubServer
+from mcp_assay.suite.stub.tokens import control_token
+from tests.peers.process import HERE, RunningServer, free_port, http_server, stop, wait_for_port
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
+
+CLI = [sys.executable, "-m", "mcp_assay"]
+ROOT = HERE.parent.parent
+CHECKS = {
+    "AUTH-16": "tokens_for_another_audience_are_refused",
+    "AUTH-17": "tokens_from_a_foreign_issuer_are_refused",
+    "AUTH-18": "tokens_with_an_untrusted_signature_are_refused",
+    "AUTH-19": "tokens_outside_their_lifetime_are_refused",
+}
+
+
+@pytest.fixture(scope="module")
+def stub_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """A key made by `mcp-assay stub init`, and a config whose stub listens on a free port."""
+    folder = tmp_path_factory.mktemp("stub")
+    key = folder / "stub-key.pem"
+    made = subprocess.run([*CLI, "stub", "init", "--key-file", str(key)], capture_output=True, text=True, check=False)
+    assert made.returncode == 0 and "signing key written to" in made.stdout, made.stderr
+    again = subprocess.run([*CLI, "stub", "init", "--key-file", str(key)], capture_output=True, text=True, check=False)
+    assert again.returncode == 2 and "pass --force to replace it" in again.stderr
+    port = free_port()
+    (folder / "mcp-assay.yaml").write_text(
+        yaml.safe_dump({"stub": {"key_file": str(key), "listen": f"127.0.0.1:{port}"}}), encoding="utf-8"
+    )
+    return folder / "mcp-assay.yaml", port
+
+
+@contextmanager
+def jwt_server(issuer: str, fault: str | None = None) -> Iterator[RunningServer]:
+    port = free_port()
+    command = [sys.executable, str(HERE / "jwt_server.py"), str(port), issuer, *(["--fault", fault] if fault else [])]
+    with http_server(command, port, env={"PYTHONPATH": str(ROOT)}) as server:
+        yield server
+
+
+def run(spec_path: Path, tmp_path: Path, url: str, config: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
+    report = tmp_path / f"report-{time.monotonic_ns()}.json"
+    done = subprocess.run(
+        [*CLI, "run", "-u", url, "--config", str(config), "--spec-dir", str(spec_path), "--only", "tokens",
+         "--report", f"json:{report}", "--report", "terminal", *extra],
+        capture_output=True, text=True, timeout=90, check=False,
+    )  # fmt: skip
+    return done.returncode, json.loads(report.read_text(encoding="utf-8")), done.stdout
+
+
+def outcomes(report: dict[str, Any]) -> dict[str, str]:
+    by_check = {item["check"]: item["outcome"] for item in report["results"]}
+    return {requirement: by_check[check] for requirement, check in CHECKS.items()}
+
+
+def test_a_server_that_validates_every_property_passes(
+    spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int]
+) -> None:
+    """Spec-mandated (AUTH-16..19): every variant refused between served controls; the run's own token came
+    from the stub."""
+    config, port = stub_files
+    with jwt_server(f"http://127.0.0.1:{port}") as server:
+        code, report, text = run(spec_path, tmp_path, server.url, config)
+    assert code == 0, text
+    assert set(outcomes(report).values()) == {"passed"}, outcomes(report)
+    assert any("the run's own token was minted by the stub" in note for note in report["notes"])
+    tokens = [item for item in json.dumps(report).split('"') if item.startswith("eyJ")]
+    assert not tokens, "a stub token reached the report"
+
+
+@pytest.mark.parametrize(
+    ("fault", "requirement", "detail"),
+    [
+        ("skip_aud", "AUTH-16", "(aud https://other-service.mcp-assay.invalid/api) was served"),
+        ("skip_iss", "AUTH-17", "(iss https://evil-issuer.mcp-assay.invalid, signed by the trusted key) was served"),
+        ("skip_exp", "AUTH-19", "(exp an hour in the past) was served"),
+        ("skip_signature", "AUTH-18", "(unsigned, alg none) was served"),
+        ("trust_jku", "AUTH-18", "(signed by an untrusted key announced in a jku header) was served"),
+    ],
+)
+def test_each_missing_check_fails_its_requirement_alone(
+    spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int], fault: str, requirement: str, detail: str
+) -> None:
+    """Spec-mandated (AUTH-16..19): one validation step removed, one requirement failed."""
+    config, port = stub_files
+    with jwt_server(f"http://127.0.0.1:{port}", fault) as server:
+        code, report, text = run(spec_path, tmp_path, server.url, config)
+    assert code == 1, text
+    assert outcomes(report) == {key: "failed" if key == requirement else "passed" for key in CHECKS}
+    failed = next(item for item in report["results"] if item["check"] == CHECKS[requirement])
+    assert any(detail in (evidence.get("detail") or "") for evidence in failed["evidence"]), failed["evidence"]
+
+
+def test_a_jku_fetch_is_caught_through_a_stub_kept_up_by_stub_serve(
+    spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int]
+) -> None:
+    """Spec-mandated (AUTH-18): the target fetched the key set the token named, which `stub serve` noted and the
+    run read back (that stub's untrusted key is not the run's, so the token itself was still refused)."""
+    config, port = stub_files
+    command = [*CLI, "stub", "serve", "--config", str(config)]
+    serving = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, serving)
+        with jwt_server(f"http://127.0.0.1:{port}", "trust_jku") as server:
+            code, report, text = run(spec_path, tmp_path, server.url, config)
+    finally:
+        stop(serving)
+    assert code == 1, text
+    failed = next(item for item in report["results"] if item["check"] == CHECKS["AUTH-18"])
+    details = " ".join(evidence.get("detail") or "" for evidence in failed["evidence"])
+    assert "the target fetched the untrusted key set a token's jku header named" in details
+
+
+def test_a_target_that_does_not_trust_the_stub_leaves_them_not_verified(
+    spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int]
+) -> None:
+    """Tool-defined: the run's own token is accepted (another issuer), the stub's control is not: nothing is
+    attributable, and the report says how to make the target trust the stub."""
+    config, _ = stub_files
+    other_port = free_port()
+    other_issuer = f"http://127.0.0.1:{other_port}"
+    other = SigningKey.generate()
+    elsewhere = StubServer("127.0.0.1", other_port, other_issuer, other, SigningKey.generate())
+    try:
+        with jwt_server(other_issuer) as server:
+            own = control_token(other, other_issuer, server.url, [])
+            code, report, text = run(spec_path, tmp_path, server.url, config, "-t", own)
+    finally:
+        elsewhere.close()
+    assert code == 0, text
+    results = {item["check"]: item for item in report["results"]}
+    for check in CHECKS.values():
+        assert results[check]["outcome"] == "not_verified"
+        assert "did not serve tools/list with the stub's control token" in results[check]["reason"]
+        assert "make it trust issuer" in results[check]["reason"]

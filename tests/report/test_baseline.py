@@ -96,7 +96,7 @@ def test_a_revision_narrows_an_entry(tmp_path: Path) -> None:
         (f"schema: {BASELINE_SCHEMA}\nknown: [{{check: nope, reason: x}}]\n", "no check is called 'nope'"),
         (f"schema: {BASELINE_SCHEMA}\nknown: [{{requirement: RPC-99, reason: x}}]\n", "no check cites requirement"),
         (f"schema: {BASELINE_SCHEMA}\nknown: [{{requirement: RPC-15, reason: x, why: y}}]\n", "unknown key(s) why"),
-        ("schema: [unclosed\n", "not YAML or JSON"),
+        ("schema: [unclosed\n", "not valid YAML or JSON"),
     ],
 )
 def test_a_baseline_with_a_mistake_is_one_clear_error(tmp_path: Path, content: str, message: str) -> None:

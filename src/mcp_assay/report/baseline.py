@@ -20,10 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import BaselineStatus, Report
+from mcp_assay.userfiles import read_yaml
 from mcp_assay.verdicts import Outcome, Verdict
 
 __all__ = [
@@ -79,12 +78,7 @@ def load_baseline(path: str | Path, *, checks: Collection[str], requirements: Co
     ``checks`` are the registered check names and ``requirements`` the IDs some check cites: an
     entry naming anything else could never match, which is a mistake worth stopping for."""
     where = Path(path).expanduser()
-    try:
-        data = yaml.safe_load(where.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"--baseline {path}: cannot read it ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--baseline {path}: not YAML or JSON ({exc})") from None
+    data = read_yaml(where, "--baseline")
     if not isinstance(data, Mapping) or data.get("schema") != BASELINE_SCHEMA:
         raise ConfigError(f"--baseline {path}: expected a mapping with schema: {BASELINE_SCHEMA} and a known list")
     unknown = sorted(set(data) - {"schema", "known"})

@@ -15,12 +15,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mcp_assay.errors import ConfigError
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
 from mcp_assay.suite.stub.config import StubConfig, parse_stub
+from mcp_assay.userfiles import read_yaml
 
 __all__ = ["SuiteConfig", "load_arguments", "read_config_file"]
 
@@ -204,13 +203,7 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
     """Read a YAML config file into ``SuiteConfig`` field names; unknown keys are an error."""
-    file = Path(path).expanduser()
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"--config {path}: cannot read it ({exc.strerror or exc})") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--config {path}: not valid YAML ({exc})") from exc
+    data = read_yaml(path, "--config")
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -34,6 +34,7 @@ CHECKS = {
     "BEH-06": "timed_out_calls_leave_no_late_write",
     "BEH-07": "handles_do_not_authenticate",
     "BEH-08": "reads_change_nothing",
+    "AUTH-21": "invalid_tokens_have_no_side_effect",
 }
 """The check of :mod:`mcp_assay.spec.rules.behaviour` for each requirement."""
 ONLY = ",".join(CHECKS.values())
@@ -93,7 +94,7 @@ class Run:
 
     def behaviour(self) -> dict[str, str]:
         """Outcome of every behaviour-case check."""
-        return {requirement: self.outcome(requirement) for requirement in CHECKS}
+        return {requirement: self.outcome(requirement) for requirement in CHECKS if requirement.startswith("BEH-")}
 
     def notes(self, prefix: str) -> list[str]:
         return [note for note in self.report["notes"] if note.startswith(prefix)]

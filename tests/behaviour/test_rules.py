@@ -163,6 +163,35 @@ def test_a_write_under_a_mismatched_header_or_an_unknown_name_fails(spec: SpecSe
     assert "of the unknown tool create_draft_mcp_assay_unknown" in verdict.reason
 
 
+def test_a_forged_token_that_changed_nothing_passes_auth_21(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-21): the token is checked before the handler runs."""
+    lane = lane_with_calibration()
+    _every_other_refusal(lane, 2)
+    verdict = judge(lane.log, spec, "invalid_tokens_have_no_side_effect")
+    assert verdict.outcome is Outcome.PASSED
+    assert "tools/call create_draft with an invalid token: HTTP 401" in verdict.reason
+    assert "without credentials" not in verdict.reason  # only the forged-token call is AUTH-21's subject
+
+
+def test_a_write_behind_a_forged_token_fails_auth_21(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-21): a 401 after the handler wrote is too late."""
+    lane = lane_with_calibration()
+    _every_other_refusal(lane, 3)
+    verdict = judge(lane.log, spec, "invalid_tokens_have_no_side_effect")
+    assert verdict.outcome is Outcome.FAILED and "witness count moved 2 → 3" in verdict.reason
+
+
+def test_auth_21_is_not_verified_without_a_forged_token_call(spec: SpecSet) -> None:
+    """Tool-defined: only a configured write tool with a witness can show it; without authorization in use
+    it does not apply."""
+    lane = lane_with_calibration()
+    lane.refusal("extra_arguments", 2, 2, result=tool_error())
+    assert judge(lane.log, spec, "invalid_tokens_have_no_side_effect").outcome is Outcome.NOT_APPLICABLE
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=4.0)
+    verdict = judge(lane.log, spec, "invalid_tokens_have_no_side_effect")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "forged token" in verdict.reason
+
+
 def test_new_refusals_rest_on_the_calibration_too(spec: SpecSet) -> None:
     """Spec-mandated (BEH-05): without a calibration that moved the witness, R3..R6 prove nothing."""
     lane = lane_with_calibration(1, 1)

@@ -13,11 +13,18 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules._auth_use import protected_requests
 from mcp_assay.spec.rules._behaviour import Case, answer_of, baseline_problem, cases, first_answer, movement, summarised
 from mcp_assay.verdicts import Level, Side
 
+NO_FORGED_CALL = (
+    "no write tool was called with a forged token between witness reads: configure write_tools with a witness "
+    "(see the walkthrough) for an HTTP target whose calls carry a credential"
+)
+
 __all__ = [
     "forbidden_arguments_are_not_accepted",
+    "invalid_tokens_have_no_side_effect",
     "principals_are_offered_the_expected_tools",
     "refused_calls_change_nothing",
 ]
@@ -167,9 +174,11 @@ def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
     return summarised(_refused_calls_change_nothing(ctx))
 
 
-def _refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
+def _refused_calls_change_nothing(ctx: Context, kinds: frozenset[str] | None = None) -> Iterator[Finding]:
     index = cases(ctx)
     for case, request in _refusal_cases(ctx):
+        if kinds is not None and case.tags.get("refusal") not in kinds:
+            continue
         problem = baseline_problem(case, index)
         if problem is not None:
             yield unverified(f"{case.lane}: {problem}", request)
@@ -191,6 +200,28 @@ def _refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
             )
         else:
             yield passed(request, f"{case.lane}: {_what(case, request)}: {answer.text}; {moved.describe()}")
+
+
+@log_check(
+    requirements="AUTH-21",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="write calls with an invalid token, with witness reads",
+    transports={"http"},
+)
+def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
+    """A write tool called with an invalid token changes nothing in storage: the token is checked first.
+
+    Triggered by the behaviour cases' forged-token refusal (BEH-05 R3): the write tool's own call
+    with every secret in its credentials replaced, between two witness reads. A server that runs the
+    handler and only then fails the request fails, whatever it answered."""
+    _, not_in_use = protected_requests(ctx)
+    if not_in_use is not None:
+        return iter([not_in_use])
+    findings = list(summarised(_refused_calls_change_nothing(ctx, frozenset({"invalid_token"}))))
+    if not findings:
+        findings = [unverified(NO_FORGED_CALL)]
+    return iter(findings)
 
 
 @log_check(

@@ -35,6 +35,7 @@ CHECKS = {
     "BEH-07": "handles_do_not_authenticate",
     "BEH-08": "reads_change_nothing",
     "AUTH-21": "invalid_tokens_have_no_side_effect",
+    "AUTH-24": "hidden_tools_are_not_callable",
 }
 """The check of :mod:`mcp_assay.spec.rules.behaviour` for each requirement."""
 ONLY = ",".join(CHECKS.values())

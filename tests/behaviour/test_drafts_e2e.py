@@ -128,4 +128,5 @@ def test_the_hardened_build_passes_every_behaviour_case(spec_path: Path, tmp_pat
     mismatched = "under an Mcp-Name header naming list_drafts: HTTP 400, error -32020"
     assert refusals.count(mismatched) == over_http // 2, refusals  # R5 exists in 2026-07-28 only
     assert run.outcome("AUTH-21") == ("passed" if transport == "http" else "not_applicable")
+    assert run.outcome("AUTH-24") == ("passed" if transport == "http" else "not_applicable")
     assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)

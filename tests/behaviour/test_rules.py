@@ -192,6 +192,42 @@ def test_auth_21_is_not_verified_without_a_forged_token_call(spec: SpecSet) -> N
     assert verdict.outcome is Outcome.NOT_VERIFIED and "forged token" in verdict.reason
 
 
+def _reader_calls_the_write_tool(offered: list[str] | None, **answer: object) -> Lane:
+    """A protected lane (an anonymous call got 401) where the reader calls create_draft after listing ``offered``."""
+    lane = lane_with_calibration()
+    if offered is not None:
+        lane.listing("reader", offered)
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=2.5)
+    lane.refusal("principal_without_scope", 2, 2, principal="reader", start=4.0, **answer)  # type: ignore[arg-type]
+    return lane
+
+
+def test_a_hidden_tool_the_reader_cannot_call_passes_auth_24(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-24): left out of the reader's list and refused to the reader."""
+    verdict = judge(
+        _reader_calls_the_write_tool(["list_drafts"], error=INVALID).log, spec, "hidden_tools_are_not_callable"
+    )
+    assert verdict.outcome is Outcome.PASSED
+    assert "create_draft, hidden from reader, refused reader: HTTP 200, error -32602" in verdict.reason
+
+
+def test_a_hidden_tool_the_reader_can_still_call_fails_auth_24(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-24): hiding a tool is not protecting it."""
+    lane = _reader_calls_the_write_tool(["list_drafts"], result=success({"id": "d_2"}))
+    verdict = judge(lane.log, spec, "hidden_tools_are_not_callable")
+    assert verdict.outcome is Outcome.FAILED
+    assert "create_draft is not in reader's tools/list, yet reader's call of it was answered with" in verdict.reason
+
+
+def test_auth_24_needs_the_readers_own_list_without_the_tool(spec: SpecSet) -> None:
+    """Tool-defined: an offered tool, or an uncaptured list, says nothing about hidden tools."""
+    offered = _reader_calls_the_write_tool(["list_drafts", "create_draft"], result=success())
+    verdict = judge(offered.log, spec, "hidden_tools_are_not_callable")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "is offered to reader" in verdict.reason
+    unlisted = judge(_reader_calls_the_write_tool(None, error=INVALID).log, spec, "hidden_tools_are_not_callable")
+    assert unlisted.outcome is Outcome.NOT_VERIFIED and "no tools/list as reader was captured" in unlisted.reason
+
+
 def test_new_refusals_rest_on_the_calibration_too(spec: SpecSet) -> None:
     """Spec-mandated (BEH-05): without a calibration that moved the witness, R3..R6 prove nothing."""
     lane = lane_with_calibration(1, 1)

@@ -17,6 +17,10 @@ from mcp_assay.spec.rules._auth_use import protected_requests
 from mcp_assay.spec.rules._behaviour import Case, answer_of, baseline_problem, cases, first_answer, movement, summarised
 from mcp_assay.verdicts import Level, Side
 
+NO_HIDDEN_CALL = (
+    "no tool was called as a principal whose tools/list leaves it out: configure write_tools.<tool>.refusals."
+    "principal_without_scope and that principal in expect.tools_by_principal"
+)
 NO_FORGED_CALL = (
     "no write tool was called with a forged token between witness reads: configure write_tools with a witness "
     "(see the walkthrough) for an HTTP target whose calls carry a credential"
@@ -24,6 +28,7 @@ NO_FORGED_CALL = (
 
 __all__ = [
     "forbidden_arguments_are_not_accepted",
+    "hidden_tools_are_not_callable",
     "invalid_tokens_have_no_side_effect",
     "principals_are_offered_the_expected_tools",
     "refused_calls_change_nothing",
@@ -87,6 +92,18 @@ def principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding]
     return summarised(_principals_are_offered_the_expected_tools(ctx))
 
 
+def _offered(requests: list[Message], ctx: Context) -> tuple[list[str], str | None]:
+    """The tool names a principal's tools/list pages offered, and the answer that stopped the walk, if any."""
+    offered: list[str] = []
+    for request in requests:
+        answer = answer_of(request, ctx)
+        if answer.kind != "success" or answer.message is None:
+            return offered, answer.text
+        tools = answer.message.result.get("tools") if isinstance(answer.message.result, dict) else None
+        offered += [t["name"] for t in tools or () if isinstance(t, dict) and isinstance(t.get("name"), str)]
+    return offered, None
+
+
 def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     expected = index.expected or {}
@@ -98,15 +115,7 @@ def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding
         wanted = expected.get(principal)
         if wanted is None:
             continue
-        offered: list[str] = []
-        refused: str | None = None
-        for request in requests:
-            answer = answer_of(request, ctx)
-            if answer.kind != "success" or answer.message is None:
-                refused = answer.text
-                break
-            tools = answer.message.result.get("tools") if isinstance(answer.message.result, dict) else None
-            offered += [t["name"] for t in tools or () if isinstance(t, dict) and isinstance(t.get("name"), str)]
+        offered, refused = _offered(requests, ctx)
         subject = first_answer(requests[0], ctx) or requests[0]
         if refused is not None and not offered:
             if wanted:
@@ -222,6 +231,60 @@ def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
     if not findings:
         findings = [unverified(NO_FORGED_CALL)]
     return iter(findings)
+
+
+@log_check(
+    requirements="AUTH-24",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="calls of a tool the caller's tools/list leaves out",
+    transports={"http"},
+)
+def hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
+    """A tool left out of a principal's tools/list cannot be called by that principal either.
+
+    Triggered by the behaviour cases' call of a write tool as a principal without the scope (BEH-05
+    R2), judged against that principal's own tools/list from the same era and transport. Hiding a
+    tool is not protecting it: a successful result fails; an error, an ``isError`` result or an
+    HTTP refusal passes. Not verified when the principal's list was not captured or offers the tool."""
+    _, not_in_use = protected_requests(ctx)
+    if not_in_use is not None:
+        return iter([not_in_use])
+    findings = list(summarised(_hidden_tools_are_not_callable(ctx)))
+    return iter(findings or [unverified(NO_HIDDEN_CALL)])
+
+
+def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
+    index = cases(ctx)
+    listings: dict[tuple[Any, Any, Any], Case] = {}
+    for case in index.by_id.values():
+        if case.sent("principal-list"):
+            listings[(case.tags.get("era"), case.tags.get("transport"), case.tags.get("principal"))] = case
+    for case, request in _refusal_cases(ctx):
+        if case.tags.get("refusal") != "principal_without_scope":
+            continue
+        tool, principal = case.tags.get("tool", "?"), case.tags.get("principal", "?")
+        listing = listings.get((case.tags.get("era"), case.tags.get("transport"), principal))
+        if listing is None:
+            yield unverified(f"{case.lane}: no tools/list as {principal} was captured (name {principal} in "
+                             "expect.tools_by_principal)", request)  # fmt: skip
+            continue
+        offered, refused = _offered(listing.sent("principal-list"), ctx)
+        if refused is not None and not offered:
+            yield unverified(f"{case.lane}: tools/list as {principal} answered {refused}", request)
+            continue
+        if tool in offered:
+            yield unverified(f"{case.lane}: {tool} is offered to {principal}, so calling it says nothing about "
+                             "hidden tools (BEH-04 judges the offer)", request)  # fmt: skip
+            continue
+        answer = answer_of(request, ctx)
+        if answer.kind == "success":
+            yield failed(request, f"{case.lane}: {tool} is not in {principal}'s tools/list, yet {principal}'s call "
+                         f"of it was answered with {answer.text}")  # fmt: skip
+        elif answer.kind == "none":
+            yield unverified(f"{case.lane}: {principal}'s call of {tool} got {answer.text}", request)
+        else:
+            yield passed(request, f"{case.lane}: {tool}, hidden from {principal}, refused {principal}: {answer.text}")
 
 
 @log_check(

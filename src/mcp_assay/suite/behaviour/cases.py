@@ -35,7 +35,7 @@ from mcp_assay.suite.transports.stdio import StdioTransport
 
 __all__ = ["LaneRun", "RACE_REQUIREMENTS", "REFUSAL_REQUIREMENTS"]
 
-REFUSAL_REQUIREMENTS = frozenset({"BEH-05", "BEH-03", "AUTH-21"})
+REFUSAL_REQUIREMENTS = frozenset({"BEH-05", "BEH-03", "AUTH-21", "AUTH-24"})
 RACE_REQUIREMENTS = frozenset({"BEH-06"})
 LIST_REQUIREMENTS = frozenset({"BEH-04"})
 HANDLE_REQUIREMENTS = frozenset({"BEH-07"})

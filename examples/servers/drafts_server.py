@@ -6,7 +6,7 @@ storage). Drafts live in a JSON file (``--store``), so a test route, a shell com
 ``list_drafts`` tool all see the same records: they are the witnesses mcp-assay reads to prove
 what a call did or did not change.
 
-The two builds advertise the same tools and differ in exactly four behaviours:
+The two builds advertise the same tools and differ in exactly five behaviours:
 
 ============================  ===============================  ==================================
 behaviour                     naive                            hardened
@@ -20,6 +20,8 @@ who is offered create_draft   every principal, and anyone may  only writers; oth
                               call it                          (as for any unknown tool) and
                                                                never see it listed
 draft handles                 any caller may read any draft    a draft is readable by its owner
+2025 sessions (HTTP)          any valid token may use any      a session belongs to the role that
+                              session id                       opened it; another gets 404
 ============================  ===============================  ==================================
 
 Principals: over HTTP, bearer tokens named after their role (``--token reader=SECRET``,
@@ -128,6 +130,39 @@ class BearerGate:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class SessionBinding:
+    """The hardened build's 2025 sessions: each belongs to the role that opened it.
+
+    The SDK hands out ``Mcp-Session-Id`` values and accepts any of them from any caller; this gate
+    notes the role whose request was answered with a new session id, and answers a request that
+    presents that id with another role's token ``404``, as for an unknown session."""
+
+    def __init__(self, app: ASGIApp, principals: Principals) -> None:
+        self.app = app
+        self.principals = principals
+        self.owners: dict[str, str | None] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
+        role = self.principals.role(headers)
+        session = headers.get("mcp-session-id")
+        if session is not None and session in self.owners and self.owners[session] != role:
+            await JSONResponse({"error": "session not found"}, status_code=404)(scope, receive, send)
+            return
+
+        async def noting(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                for key, value in message.get("headers", []):
+                    if key.decode("latin-1").lower() == "mcp-session-id":
+                        self.owners.setdefault(value.decode("latin-1"), role)
+            await send(message)
+
+        await self.app(scope, receive, noting)
 
 
 def _headers_of(request: Any) -> Mapping[str, str] | None:
@@ -283,7 +318,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     import uvicorn
 
-    app = server.streamable_http_app(json_response=False, stateless_http=False)
+    app: ASGIApp = server.streamable_http_app(json_response=False, stateless_http=False)
+    if args.build == "hardened":
+        app = SessionBinding(app, principals)
     uvicorn.run(BearerGate(app, principals), host="127.0.0.1", port=args.port, log_level="warning")
 
 

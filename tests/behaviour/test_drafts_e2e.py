@@ -130,3 +130,25 @@ def test_the_hardened_build_passes_every_behaviour_case(spec_path: Path, tmp_pat
     assert run.outcome("AUTH-21") == ("passed" if transport == "http" else "not_applicable")
     assert run.outcome("AUTH-24") == ("passed" if transport == "http" else "not_applicable")
     assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)
+
+
+@pytest.mark.parametrize(("build", "expected"), [("naive", "failed"), ("hardened", "passed")])
+def test_a_2025_session_belongs_to_the_principal_that_opened_it(
+    spec_path: Path, tmp_path: Path, build: str, expected: str
+) -> None:
+    """Spec-mandated (AUTH-33, SHOULD): the reader's token with the writer's Mcp-Session-Id is refused (hardened:
+    404, as for an unknown session) or served (naive: the SDK's sessions accept any valid token)."""
+    store = tmp_path / "drafts.json"
+    config = example(repeat=1)
+    with drafts_http(build, store) as url:
+        run = run_suite(spec_path, tmp_path, ["-u", url, "-t", TOKENS["writer"], "--spec-version", "2025-11-25"],
+                        config, environment(store))  # fmt: skip
+    result = run.result("AUTH-33")
+    assert result["outcome"] == expected, result["reason"]
+    wanted = (
+        "got HTTP 404" if build == "hardened" else "tools/list as reader was served inside the session writer opened"
+    )
+    assert wanted in result["reason"]
+    assert run.outcome("AUTH-21") == "passed" and run.outcome("AUTH-24") == (
+        "passed" if build == "hardened" else "not_verified"
+    )

@@ -248,6 +248,43 @@ def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
             )
 
 
+@log_check(
+    requirements="AUTH-33",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="another principal's requests in a session",
+    features={"handshake"},
+    **AUTH_HTTP,
+)
+def sessions_are_bound_to_their_principal(ctx: Context) -> Iterator[Finding]:
+    """A 2025 session belongs to the principal that opened it: another principal's token with its id is refused.
+
+    Triggered by the behaviour cases' ``session-other-principal`` request: ``tools/list`` with a
+    second configured principal's credentials and the ``Mcp-Session-Id`` the first one's
+    ``initialize`` was given. Being served means a stolen session id is usable with any valid token."""
+    _, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
+        return
+    found = False
+    for exchange in gated_http_exchanges(ctx):
+        probe = exchange.probe or {}
+        request = exchange.request_message
+        if probe.get("name") != "session-other-principal" or request is None:
+            continue
+        found = True
+        who, owner = probe.get("principal", "another principal"), probe.get("owner", "its owner")
+        if served_with_result(exchange):
+            yield failed(request, f"{request.method} as {who} was served inside the session {owner} opened")
+        else:
+            yield passed(request, f"{request.method} as {who} inside {owner}'s session got HTTP {status_of(exchange)}")
+    if not found:
+        yield unverified(
+            "no request presented one principal's credentials with another's session id; the behaviour cases send "
+            "one in a 2025 HTTP run whose config names two principals with tokens"
+        )
+
+
 _DIGITS = re.compile(r"\d+")
 
 

@@ -37,6 +37,7 @@ __all__ = ["LaneRun", "RACE_REQUIREMENTS", "REFUSAL_REQUIREMENTS"]
 
 REFUSAL_REQUIREMENTS = frozenset({"BEH-05", "BEH-03", "AUTH-21", "AUTH-24"})
 RACE_REQUIREMENTS = frozenset({"BEH-06"})
+SESSION_REQUIREMENTS = frozenset({"AUTH-33"})
 LIST_REQUIREMENTS = frozenset({"BEH-04"})
 HANDLE_REQUIREMENTS = frozenset({"BEH-07"})
 READ_REQUIREMENTS = frozenset({"BEH-08"})
@@ -176,6 +177,7 @@ class LaneRun:
         await self.warm_up()  # already done for every lane at the start; opens only what is still missing
         await self.stability()
         await self.principal_lists()
+        await self.guarded(self.session_binding(), SESSION_REQUIREMENTS, "session")
         for tool in self.behaviour.write_tools.values():
             await self.guarded(self.write_tool(tool), REFUSAL_REQUIREMENTS | RACE_REQUIREMENTS, f"write/{tool.name}")
         for handle in self.behaviour.handles.values():
@@ -255,6 +257,26 @@ class LaneRun:
                 if not isinstance(next_cursor, str):
                     break
                 cursor = next_cursor
+
+    # -- AUTH-33 ---------------------------------------------------------------------------------
+    async def session_binding(self) -> None:
+        """2025 HTTP: a second principal's credentials presented with the session the first one opened."""
+        if self.lane.transport != "http" or self.lane.modern:
+            return
+        names = [name for name, principal in self.behaviour.principals.items() if principal.http]
+        owners = [tool.principal for tool in self.behaviour.write_tools.values() if tool.principal in names]
+        owner = owners[0] if owners else (names[0] if names else None)
+        other = next((name for name in names if name != owner), None)
+        if owner is None or other is None:
+            self.skip("a session can only be tried with another principal's credentials when the config names two "
+                      "principals with a token or headers", SESSION_REQUIREMENTS, self.case("session"))  # fmt: skip
+            return
+        client = await self.lane.impostor(owner, self.lane.credentials(other), f"2025-session-{other}")
+        probe = self.lane.probe(
+            "session-other-principal", f"tools/list as {other} inside the session {owner} opened: refused",
+            case=self.case("session", owner), principal=other, owner=owner,
+        )  # fmt: skip
+        await client.request("tools/list", None, probe=probe, **refusable(client))
 
     # -- BEH-05 / BEH-03 / BEH-06 ----------------------------------------------------------------
     async def write_tool(self, tool: WriteTool) -> None:

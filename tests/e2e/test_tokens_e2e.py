@@ -55,9 +55,10 @@ def stub_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 
 @contextmanager
-def jwt_server(issuer: str, fault: str | None = None) -> Iterator[RunningServer]:
+def jwt_server(issuer: str, fault: str | None = None, *scopes: str) -> Iterator[RunningServer]:
     port = free_port()
-    command = [sys.executable, str(HERE / "jwt_server.py"), str(port), issuer, *(["--fault", fault] if fault else [])]
+    command = [sys.executable, str(HERE / "jwt_server.py"), str(port), issuer, *scopes]
+    command += ["--fault", fault] if fault else []
     with http_server(command, port, env={"PYTHONPATH": str(ROOT)}) as server:
         yield server
 
@@ -157,3 +158,38 @@ def test_a_target_that_does_not_trust_the_stub_leaves_them_not_verified(
         assert results[check]["outcome"] == "not_verified"
         assert "did not serve tools/list with the stub's control token" in results[check]["reason"]
         assert "make it trust issuer" in results[check]["reason"]
+
+
+SCOPE_CHECKS = {
+    "AUTH-22": "tokens_lacking_an_operations_scopes_do_not_perform_it",
+    "AUTH-15": "tokens_lacking_several_scopes_get_one_challenge_naming_all",
+    "AUTH-23": "tokens_with_a_broad_scope_get_what_it_implies",
+}
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        (None, {"AUTH-22": "passed", "AUTH-15": "passed", "AUTH-23": "passed"}),
+        ("no_tool_scope", {"AUTH-22": "failed", "AUTH-15": "not_verified", "AUTH-23": "passed"}),
+        ("no_hierarchy", {"AUTH-22": "passed", "AUTH-15": "passed", "AUTH-23": "failed"}),
+        ("scope_incremental", {"AUTH-22": "passed", "AUTH-15": "failed", "AUTH-23": "passed"}),
+    ],
+)
+def test_tool_scopes_are_enforced_named_and_implied(
+    spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int], fault: str | None, expected: dict[str, str]
+) -> None:
+    """Spec-mandated (AUTH-22, AUTH-15 SHOULD, AUTH-23): `add` needs two scopes, `calc:admin` implies both."""
+    config, port = stub_files
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["stub"]["tool_scopes"] = {"add": ["calc:use", "calc:audit"]}
+    data["stub"]["implies"] = {"calc:admin": ["calc:use", "calc:audit"]}
+    data["tool-args"] = {"add": {"a": 1, "b": 2}}
+    scoped = tmp_path / "scoped.yaml"
+    scoped.write_text(yaml.safe_dump(data), encoding="utf-8")
+    mapping = ["--tool-scope", "add=calc:use,calc:audit", "--implies", "calc:admin=calc:use,calc:audit"]
+    with jwt_server(f"http://127.0.0.1:{port}", fault, *mapping) as server:
+        code, report, text = run(spec_path, tmp_path, server.url, scoped)
+    by_check = {item["check"]: item for item in report["results"]}
+    assert {key: by_check[check]["outcome"] for key, check in SCOPE_CHECKS.items()} == expected, text
+    assert code == (1 if "failed" in (expected["AUTH-22"], expected["AUTH-23"]) else 0)

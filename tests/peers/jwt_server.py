@@ -1,51 +1,111 @@
-"""A protected MCP server that validates JWT access tokens against an issuer's key set, in six builds.
+"""A protected MCP server that validates JWT access tokens against an issuer's key set, and tool scopes.
 
-The SDK app behind :class:`tests.peers.auth_server.Gate`, whose token check is replaced by PyJWT:
-the key comes from ``ISSUER/jwks.json`` by ``kid``, and the token must be RS256, from ``ISSUER``,
-for this server's canonical URI, and inside its lifetime. Each ``--fault`` removes one of those
-checks, the way hand-rolled validators do:
+The SDK app of :mod:`tests.peers.auth_server` behind a JWT gate (PyJWT): the key comes from
+``ISSUER/jwks.json`` by ``kid``, and the token must be RS256, from ``ISSUER``, for this server's
+canonical URI and inside its lifetime. ``--tool-scope add=calc:use`` makes a ``tools/call`` of
+``add`` need that scope (``403`` with an ``insufficient_scope`` challenge naming every scope the
+tool needs otherwise), and ``--implies calc:admin=calc:use`` lets a broad scope stand in for
+narrower ones. Each ``--fault`` removes one check, the way hand-rolled validators do:
 
 - ``skip_aud``: any audience; ``skip_iss``: any issuer; ``skip_exp``: neither exp nor nbf;
 - ``skip_signature``: the signature is not verified at all (alg none, a foreign key, anything);
-- ``trust_jku``: a ``jku`` header names the key set to verify with, and it is fetched.
+- ``trust_jku``: a ``jku`` header names the key set to verify with, and it is fetched;
+- ``no_tool_scope``: tool scopes are not checked; ``no_hierarchy``: ``--implies`` is ignored;
+- ``scope_incremental``: the 403 names only the first missing scope.
 
-usage: python jwt_server.py PORT ISSUER [--fault NAME]
+usage: python jwt_server.py PORT ISSUER [--tool-scope TOOL=S1,S2]... [--implies BROAD=S1,S2]... [--fault NAME]
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import json
 from typing import Any
 
 import jwt
 import uvicorn
 
-from tests.peers.auth_server import Gate, Scope, mcp
+from tests.peers.auth_server import Gate, Receive, Scope, Send, mcp
 
-FAULTS = ("skip_aud", "skip_iss", "skip_exp", "skip_signature", "trust_jku")
+FAULTS = (
+    "skip_aud", "skip_iss", "skip_exp", "skip_signature", "trust_jku", "no_tool_scope", "no_hierarchy",
+    "scope_incremental",
+)  # fmt: skip
+
+
+def _pairs(items: list[str]) -> dict[str, list[str]]:
+    return {name: value.split(",") for name, _, value in (item.partition("=") for item in items)}
 
 
 class JwtGate(Gate):
-    def __init__(self, app: Any, *, port: int, issuer: str, fault: str | None) -> None:
+    def __init__(
+        self, app: Any, *, port: int, issuer: str, fault: str | None, tool_scopes: dict[str, list[str]],
+        implies: dict[str, list[str]],
+    ) -> None:  # fmt: skip
         super().__init__(app, token="", port=port, sloppy=False)
         self.issuer = issuer
         self.fault = fault
+        self.tool_scopes = tool_scopes
+        self.implies = implies
         self.keys = jwt.PyJWKClient(f"{issuer}/jwks.json", cache_keys=True)
 
-    def _check(self, scope: Scope) -> bool | None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith("/.well-known/"):
+            await super().__call__(scope, receive, send)
+            return
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         authorization = headers.get("authorization")
-        scheme, _, credential = (authorization or "").partition(" ")
-        token = credential.strip() if scheme.lower() == "bearer" else ""
-        if not token:
-            return authorization is not None
+        kind, _, credential = (authorization or "").partition(" ")
+        token = credential.strip() if kind.lower() == "bearer" else ""
         try:
-            self._verify(token)
+            claims = self._verify(token) if token else None
         except (jwt.PyJWTError, ValueError, KeyError):
-            return True
-        return None
+            claims = None
+        if claims is None:
+            await self._refuse(send, presented=authorization is not None)
+            return
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = bool(message.get("more_body"))
+        missing, needed = self._missing(claims, body)
+        if missing:
+            named = missing[:1] if self.fault == "scope_incremental" else needed
+            challenge = (
+                f'Bearer error="insufficient_scope", scope="{" ".join(named)}", resource_metadata="{self.metadata_url}"'
+            )
+            await self._json(send, 403, {"error": "insufficient_scope"}, [("www-authenticate", challenge)])
+            return
+        replayed = False
 
-    def _verify(self, token: str) -> None:
+        async def replay() -> Any:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    def _missing(self, claims: dict[str, Any], body: bytes) -> tuple[list[str], list[str]]:
+        """The scopes a tools/call needs and the token lacks, and all it needs."""
+        try:
+            payload = json.loads(body) if body else None
+        except ValueError:
+            return [], []
+        params = payload.get("params") if isinstance(payload, dict) and payload.get("method") == "tools/call" else None
+        needed = self.tool_scopes.get(params.get("name"), []) if isinstance(params, dict) else []
+        if not needed or self.fault == "no_tool_scope":
+            return [], needed
+        held = set(str(claims.get("scope", "")).split())
+        if self.fault != "no_hierarchy":
+            for broad in list(held):
+                held.update(self.implies.get(broad, []))
+        return [scope for scope in needed if scope not in held], needed
+
+    def _verify(self, token: str) -> dict[str, Any]:
         fault = self.fault
         checked = {"exp": "skip_exp", "iss": "skip_iss", "aud": "skip_aud"}
         required = [claim for claim, off in checked.items() if fault != off]
@@ -58,26 +118,33 @@ class JwtGate(Gate):
             "verify_iss": fault != "skip_iss",
         }
         if fault == "skip_signature":
-            jwt.decode(token, options=options, audience=self.resource, issuer=self.issuer, leeway=5)
-            return
+            return dict(jwt.decode(token, options=options, audience=self.resource, issuer=self.issuer, leeway=5))
         header = jwt.get_unverified_header(token)
         if fault == "trust_jku" and isinstance(header.get("jku"), str):
             key = jwt.PyJWKClient(header["jku"]).get_signing_key_from_jwt(token).key
         else:
             key = self.keys.get_signing_key_from_jwt(token).key
-        jwt.decode(
-            token, key, algorithms=["RS256"], options=options, audience=self.resource, issuer=self.issuer, leeway=5
+        return dict(
+            jwt.decode(
+                token, key, algorithms=["RS256"], options=options, audience=self.resource, issuer=self.issuer, leeway=5
+            )
         )
 
 
-def main(argv: list[str]) -> None:
-    if len(argv) not in (3, 5) or (len(argv) == 5 and (argv[3] != "--fault" or argv[4] not in FAULTS)):
-        raise SystemExit(__doc__)
-    port, issuer = int(argv[1]), argv[2].rstrip("/")
-    fault = argv[4] if len(argv) == 5 else None
-    app = JwtGate(mcp.streamable_http_app(), port=port, issuer=issuer, fault=fault)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+def main() -> None:
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("port", type=int)
+    parser.add_argument("issuer")
+    parser.add_argument("--tool-scope", action="append", default=[])
+    parser.add_argument("--implies", action="append", default=[])
+    parser.add_argument("--fault", choices=FAULTS)
+    args = parser.parse_args()
+    app = JwtGate(
+        mcp.streamable_http_app(), port=args.port, issuer=args.issuer.rstrip("/"), fault=args.fault,
+        tool_scopes=_pairs(args.tool_scope), implies=_pairs(args.implies),
+    )  # fmt: skip
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

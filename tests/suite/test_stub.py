@@ -95,6 +95,8 @@ def test_a_key_file_round_trips_with_owner_only_permissions(tmp_path: Path, key:
         ({"key_file": "KEY", "tokens": 3}, "unknown key(s) tokens"),
         ({"key_file": "MISSING"}, "cannot read it"),
         ({"key_file": "NOT_A_KEY"}, "not an unencrypted PEM private key"),
+        ({"key_file": "KEY", "tool_scopes": {"add": []}}, "tool_scopes.add: expected a non-empty list"),
+        ({"key_file": "KEY", "implies": ["calc:admin"]}, "implies: expected a mapping"),
     ],
 )
 def test_a_stub_section_with_a_mistake_is_one_clear_error(
@@ -116,8 +118,14 @@ def test_the_config_file_reads_the_stub_section(tmp_path: Path, key: SigningKey)
     key.save(tmp_path / "key.pem")
     config = tmp_path / "mcp-assay.yaml"
     config.write_text(f"stub:\n  key_file: {tmp_path / 'key.pem'}\n  listen: 127.0.0.1:9500\n", encoding="utf-8")
+    config.write_text(
+        f"stub:\n  key_file: {tmp_path / 'key.pem'}\n  listen: 127.0.0.1:9500\n  scopes: [a]\n"
+        "  tool_scopes: {add: [b, a]}\n  implies: {admin: [a, b]}\n",
+        encoding="utf-8",
+    )
     stub = read_config_file(config)["stub"]
     assert stub.issuer == "http://127.0.0.1:9500" and stub.jwks_uri == "http://127.0.0.1:9500/jwks.json"
+    assert stub.all_scopes == ("a", "b") and stub.implies == {"admin": ("a", "b")}
     assert stub.key.kid == key.kid
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "rejected_in_jsonrpc",
     "served_with_result",
     "status_of",
+    "unattributable",
     "variant_of",
 ]
 
@@ -169,7 +170,7 @@ def _controls(ctx: Context, name: str) -> list[HttpExchange]:
     return [item for item in ctx.log.http_exchanges() if (item.probe or {}).get("name") == name]
 
 
-def _unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
+def unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
     """For a suite probe: why its refusal says nothing (no served control on both sides); ``None`` if it does."""
     probe = exchange.probe or {}
     name = str(probe.get("name", ""))
@@ -198,7 +199,7 @@ def _unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
 
 def refusal_finding(exchange: HttpExchange, ctx: Context, subject: Message | HttpExchange, detail: str) -> Finding:
     """A pass for a refusal, unless the probe's controls were not served."""
-    why = _unattributable(exchange, ctx)
+    why = unattributable(exchange, ctx)
     return unverified(why, subject) if why is not None else passed(subject, detail)
 
 

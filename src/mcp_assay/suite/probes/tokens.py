@@ -20,7 +20,10 @@ it (and AUTH-13 its status). Tokens are redacted like any credential.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from itertools import groupby
+from typing import Any
 
 from mcp_assay.spec.rules._auth import canonical_uri
 from mcp_assay.suite.context import Family, SuiteContext
@@ -34,8 +37,11 @@ from mcp_assay.suite.transports import Reply
 
 __all__ = ["CONTROL", "FAMILY", "REQUIREMENTS"]
 
-REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"})
+VALIDATION_REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"})
 CONTROL = "auth-stub-control"
+SCOPE_CONTROL = "auth-scope-control"
+SCOPE_REQUIREMENTS = frozenset({"AUTH-15", "AUTH-22", "AUTH-23"})
+REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS
 STUB_HINT = "add a `stub` section to the config and make the target trust its key (README: Token validation)"
 
 
@@ -68,7 +74,7 @@ async def _run(ctx: SuiteContext, prober: Prober, stub: StubConfig, foreign: Sig
             requirements=REQUIREMENTS,
         )
         return
-    probes = variants(stub.key, foreign, stub.issuer, audience, stub.scopes, f"{stub.issuer}{FOREIGN_JWKS_PATH}")
+    probes = variants(stub.key, foreign, stub.issuer, audience, stub.all_scopes, f"{stub.issuer}{FOREIGN_JWKS_PATH}")
     for _, group in groupby(probes, key=lambda variant: variant.requirement):
         for variant in group:
             await ask(
@@ -77,12 +83,62 @@ async def _run(ctx: SuiteContext, prober: Prober, stub: StubConfig, foreign: Sig
                 requirement=variant.requirement, control=CONTROL,
             )  # fmt: skip
         await _control(ctx, client, method, stub, audience)
+    if stub.tool_scopes:
+        await _scopes(ctx, client, stub, audience)
+    else:
+        ctx.skip(f"no stub.tool_scopes in the config, so no call lacks a scope it needs ({STUB_HINT})",
+                 requirements=SCOPE_REQUIREMENTS)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _ToolCall:
+    """One mapped tool, called with tokens holding chosen scopes."""
+
+    ctx: SuiteContext
+    client: ModernClient | LegacyClient
+    stub: StubConfig
+    audience: str
+    tool: str
+    needed: tuple[str, ...]
+    arguments: Mapping[str, Any]
+
+    async def send(self, name: str, scopes: tuple[str, ...], intent: str, **tags: Any) -> Reply:
+        token = control_token(self.stub.key, self.stub.issuer, self.audience, scopes)
+        probe = self.ctx.probe(
+            name, intent, credential="stub", variant=f"scope {' '.join(scopes) or '(none)'}", tool=self.tool,
+            needs=list(self.needed), control=SCOPE_CONTROL, **tags,
+        )  # fmt: skip
+        params = {"name": self.tool, "arguments": dict(self.arguments)}
+        headers = {"Authorization": f"Bearer {token}"}
+        return await self.client.request("tools/call", params, probe=probe, headers=headers, allow_refusal=True)
+
+
+async def _scopes(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: StubConfig, audience: str) -> None:
+    """AUTH-22/15/23: each mapped tool called with every scope but its own, and with a broad scope alone."""
+    everything = stub.all_scopes
+    for tool, needed in sorted(stub.tool_scopes.items()):
+        arguments = ctx.config.tool_args.get(tool)
+        if arguments is None:
+            ctx.skip(f"stub.tool_scopes names {tool}, but --tool-args does not: the suite does not invent arguments",
+                     requirements=SCOPE_REQUIREMENTS)  # fmt: skip
+            continue
+        call = _ToolCall(ctx, client, stub, audience, tool, needed, arguments)
+        control = f"tools/call {tool} with every configured scope: served"
+        await call.send(SCOPE_CONTROL, everything, control)
+        lacking = tuple(scope for scope in everything if scope not in needed)
+        await call.send("auth-scope-lacking", lacking, f"tools/call {tool} without {' '.join(needed)}: not performed",
+                        requirement="AUTH-22")  # fmt: skip
+        for broad, narrow in stub.implies.items():
+            if broad not in needed and set(needed) <= set(narrow):
+                intent = f"tools/call {tool} holding only {broad}, which implies {' '.join(needed)}: served"
+                await call.send("auth-scope-broad", (broad,), intent, requirement="AUTH-23", broad=broad)
+        await call.send(SCOPE_CONTROL, everything, control)
 
 
 async def _control(
     ctx: SuiteContext, client: ModernClient | LegacyClient, method: str, stub: StubConfig, audience: str
 ) -> Reply:
-    token = control_token(stub.key, stub.issuer, audience, stub.scopes)
+    token = control_token(stub.key, stub.issuer, audience, stub.all_scopes)
     return await ask(
         ctx, client, method, CONTROL, f"{method} with the stub's valid control token: served",
         credential="stub", variant="a valid token from the stub", authorization=f"Bearer {token}", invalid=False,

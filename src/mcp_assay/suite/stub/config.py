@@ -6,7 +6,11 @@ stub:
   listen: 127.0.0.1:9411              # where the run serves the stub's metadata and JWKS
   issuer: http://127.0.0.1:9411       # the iss of every token (default: http://<listen>)
   audience: https://host/mcp          # the aud of the control token (default: the endpoint's canonical URI)
-  scopes: [notes:read]                # the control token's scope claim
+  scopes: [notes:read]                # scopes every valid stub token holds, besides those below
+  tool_scopes:                        # scopes each tool needs (AUTH-22, AUTH-15); tools need --tool-args
+    create_note: [notes:write]
+  implies:                            # scope hierarchy (AUTH-23)
+    notes:admin: [notes:read, notes:write]
 ```
 
 The key file is read here, so a missing or unusable key is one clear error before any request.
@@ -15,7 +19,7 @@ The key file is read here, so a missing or unusable key is one clear error befor
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.errors import ConfigError
@@ -24,7 +28,7 @@ from mcp_assay.suite.stub.keys import SigningKey
 __all__ = ["DEFAULT_LISTEN", "StubConfig", "parse_stub"]
 
 DEFAULT_LISTEN = "127.0.0.1:9411"
-_KEYS = frozenset({"key_file", "listen", "issuer", "audience", "scopes"})
+_KEYS = frozenset({"key_file", "listen", "issuer", "audience", "scopes", "tool_scopes", "implies"})
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,16 @@ class StubConfig:
     issuer: str
     audience: str | None
     scopes: tuple[str, ...]
+    tool_scopes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Scopes each tool needs, from the config (the scope probes call only these tools)."""
+    implies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Broad scope -> the narrower scopes it grants."""
+
+    @property
+    def all_scopes(self) -> tuple[str, ...]:
+        """Every scope the config names: what the scope probes' control token holds."""
+        named = [*self.scopes, *(scope for needed in self.tool_scopes.values() for scope in needed)]
+        return tuple(dict.fromkeys(named))
 
     @property
     def jwks_uri(self) -> str:
@@ -71,6 +85,8 @@ def parse_stub(raw: Any, source: str) -> StubConfig | None:
     scopes = raw.get("scopes") or []
     if not isinstance(scopes, list) or not all(isinstance(item, str) and item for item in scopes):
         raise ConfigError(f"{where}.scopes: expected a list of scope strings")
+    tool_scopes = _scope_map(raw.get("tool_scopes"), f"{where}.tool_scopes")
+    implies = _scope_map(raw.get("implies"), f"{where}.implies")
     issuer = str(raw.get("issuer") or f"http://{host}:{port}").rstrip("/")
     return StubConfig(
         key=SigningKey.load(key_file),
@@ -80,4 +96,20 @@ def parse_stub(raw: Any, source: str) -> StubConfig | None:
         issuer=issuer,
         audience=raw.get("audience"),
         scopes=tuple(scopes),
+        tool_scopes=tool_scopes,
+        implies=implies,
     )
+
+
+def _scope_map(raw: Any, where: str) -> dict[str, tuple[str, ...]]:
+    """A mapping of names to non-empty lists of scope strings."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: expected a mapping of names to lists of scopes")
+    out: dict[str, tuple[str, ...]] = {}
+    for name, scopes in raw.items():
+        if not isinstance(scopes, list) or not scopes or not all(isinstance(item, str) and item for item in scopes):
+            raise ConfigError(f"{where}.{name}: expected a non-empty list of scope strings")
+        out[str(name)] = tuple(scopes)
+    return out

@@ -64,7 +64,7 @@ class StubSession:
 
     def run_token(self, audience: str) -> str:
         """The run's own credential when ``-t`` is not given: a valid stub token for the whole run."""
-        return control_token(self.config.key, self.config.issuer, audience, self.config.scopes, RUN_LIFETIME_S)
+        return control_token(self.config.key, self.config.issuer, audience, self.config.all_scopes, RUN_LIFETIME_S)
 
     def close(self) -> None:
         self._close()

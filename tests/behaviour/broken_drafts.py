@@ -25,7 +25,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tests.peers.asgi import read_body
 
 DRAFTS: list[dict[str, Any]] = []
 NOISE = [0]
@@ -74,13 +76,7 @@ class EagerWrites:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        chunks = []
-        while True:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        body = b"".join(chunks)
+        body, receive = await read_body(receive)
         try:
             payload = json.loads(body)
         except ValueError:
@@ -89,16 +85,7 @@ class EagerWrites:
         arguments = params.get("arguments") if isinstance(params, dict) else None
         if isinstance(arguments, dict) and "title" in arguments:
             DRAFTS.append({"title": arguments["title"]})
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, receive, send)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from tests.peers.process import free_port, http_server, sdk_http_server
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(90)]
 
 HERE = Path(__file__).resolve().parent
+IMPORTABLE = {"PYTHONPATH": str(HERE.parent.parent)}
+"""The fixture scripts import shared pieces from ``tests.peers``."""
 SLOW_WRITE = {
     "witnesses": {"writes": {"mcp": {"tool": "get_writes"}, "extract": "structuredContent.result|len"}},
     "write_tools": {
@@ -77,7 +79,7 @@ def test_a_polite_refusal_after_the_write_is_caught_by_storage(spec_path: Path, 
         "read_tools": {"list_drafts": {"witness": "noisy", "settle_ms": 50}},
     }
     command = [sys.executable, str(HERE / "broken_drafts.py"), str(port)]
-    with http_server(command, port) as server:
+    with http_server(command, port, env=IMPORTABLE) as server:
         run = run_suite(spec_path, tmp_path, ["-u", server.url, "--spec-version", "2026-07-28"], config, {})
     assert run.outcome("BEH-05") == "failed"
     assert "a result with isError: true, yet witness count moved" in run.result("BEH-05")["reason"]
@@ -100,7 +102,7 @@ def test_a_write_ahead_of_dispatch_is_caught_by_the_unknown_name_and_header_refu
         "write_tools": {"create_draft": {"arguments": {"title": "t"}, "witness": "count", "settle_ms": 100}},
     }
     command = [sys.executable, str(HERE / "broken_drafts.py"), str(port), "--eager"]
-    with http_server(command, port) as server:
+    with http_server(command, port, env=IMPORTABLE) as server:
         run = run_suite(spec_path, tmp_path, ["-u", server.url, "--spec-version", "2026-07-28"], config, {},
                         only="refused_calls_change_nothing")  # fmt: skip
     result = run.result("BEH-05")

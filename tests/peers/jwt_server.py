@@ -25,6 +25,7 @@ from typing import Any
 import jwt
 import uvicorn
 
+from tests.peers.asgi import read_body
 from tests.peers.auth_server import Gate, Receive, Scope, Send, mcp
 
 FAULTS = (
@@ -64,12 +65,7 @@ class JwtGate(Gate):
         if claims is None:
             await self._refuse(send, presented=authorization is not None)
             return
-        body = b""
-        more = True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = bool(message.get("more_body"))
+        body, receive = await read_body(receive)
         missing, needed = self._missing(claims, body)
         if missing:
             named = missing[:1] if self.fault == "scope_incremental" else needed
@@ -78,16 +74,7 @@ class JwtGate(Gate):
             )
             await self._json(send, 403, {"error": "insufficient_scope"}, [("www-authenticate", challenge)])
             return
-        replayed = False
-
-        async def replay() -> Any:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, receive, send)
 
     def _missing(self, claims: dict[str, Any], body: bytes) -> tuple[list[str], list[str]]:
         """The scopes a tools/call needs and the token lacks, and all it needs."""

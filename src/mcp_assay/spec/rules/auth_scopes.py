@@ -39,13 +39,22 @@ NO_SCOPE_PROBES = (
 )
 
 
-def _probes(ctx: Context, name: str) -> list[tuple[HttpExchange, dict[str, Any]]]:
+Probe = tuple[HttpExchange, dict[str, Any]]
+
+
+def _subjects(ctx: Context, name: str, none: str, *, several: bool = False) -> tuple[list[Probe], Finding | None]:
+    """The scope probes called ``name`` (``several``: only for tools needing more than one scope), or the
+    finding that says why there are none: authorization not in use, else ``none``."""
+    _, not_in_use = protected_requests(ctx)
+    if not_in_use is not None:
+        return [], not_in_use
     found = []
     for exchange in gated_http_exchanges(ctx):
         probe = dict(exchange.probe or {})
         if probe.get("name") == name and exchange.request_message is not None:
-            found.append((exchange, probe))
-    return found
+            if not several or len(_needs(probe)) > 1:
+                found.append((exchange, probe))
+    return found, (None if found else unverified(none))
 
 
 def _performed(exchange: HttpExchange) -> bool:
@@ -74,13 +83,9 @@ def _needs(probe: dict[str, Any]) -> list[str]:
            subject="tool calls with a token lacking the tool's scopes", **AUTH_HTTP)  # fmt: skip
 def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Iterator[Finding]:
     """A tool called with a token that lacks the scopes the tool needs is not performed."""
-    _, not_in_use = protected_requests(ctx)
-    if not_in_use is not None:
-        yield not_in_use
-        return
-    probes = _probes(ctx, "auth-scope-lacking")
-    if not probes:
-        yield unverified(NO_SCOPE_PROBES)
+    probes, reason = _subjects(ctx, "auth-scope-lacking", NO_SCOPE_PROBES)
+    if reason is not None:
+        yield reason
         return
     for exchange, probe in probes:
         request = exchange.request_message or exchange
@@ -95,13 +100,10 @@ def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Itera
            subject="scope challenges for operations needing several scopes", **AUTH_HTTP)  # fmt: skip
 def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> Iterator[Finding]:
     """For an operation needing several scopes, the one 403 challenge names all of them (not one per retry)."""
-    _, not_in_use = protected_requests(ctx)
-    if not_in_use is not None:
-        yield not_in_use
-        return
-    probes = [(exchange, probe) for exchange, probe in _probes(ctx, "auth-scope-lacking") if len(_needs(probe)) > 1]
-    if not probes:
-        yield unverified("no operation needing several scopes was called without them (map one in stub.tool_scopes)")
+    none = "no operation needing several scopes was called without them (map one in stub.tool_scopes)"
+    probes, reason = _subjects(ctx, "auth-scope-lacking", none, several=True)
+    if reason is not None:
+        yield reason
         return
     for exchange, probe in probes:
         request = exchange.request_message or exchange
@@ -126,13 +128,10 @@ def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> 
            subject="tool calls with a broad scope alone", **AUTH_HTTP)  # fmt: skip
 def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Finding]:
     """A token holding only a broad scope is served for an operation needing a narrower scope it implies."""
-    _, not_in_use = protected_requests(ctx)
-    if not_in_use is not None:
-        yield not_in_use
-        return
-    probes = _probes(ctx, "auth-scope-broad")
-    if not probes:
-        yield unverified("no tool was called holding only a broad scope: name the hierarchy in stub.implies")
+    none = "no tool was called holding only a broad scope: name the hierarchy in stub.implies"
+    probes, reason = _subjects(ctx, "auth-scope-broad", none)
+    if reason is not None:
+        yield reason
         return
     for exchange, probe in probes:
         request = exchange.request_message or exchange

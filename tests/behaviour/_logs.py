@@ -102,9 +102,17 @@ class Lane:
             )
         )
 
-    def listing(self, principal: str, names: list[str], schema: dict[str, Any] | None = None) -> None:
+    def listing(
+        self, principal: str, names: list[str], schema: dict[str, Any] | None = None, cache_scope: str = "private"
+    ) -> None:
         tools = [{"name": name, "inputSchema": schema or STRICT} for name in names]
-        result = {"resultType": "complete", "tools": tools, "ttlMs": 0, "cacheScope": "private", "_meta": server_info()}
+        result = {
+            "resultType": "complete",
+            "tools": tools,
+            "ttlMs": 0,
+            "cacheScope": cache_scope,
+            "_meta": server_info(),
+        }
         probe = {"name": "principal-list", **self.tags(f"tools-by-principal/{principal}", principal=principal)}
         self.call("", {}, probe=probe, result=result, method="tools/list")
 

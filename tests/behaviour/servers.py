@@ -36,6 +36,7 @@ CHECKS = {
     "BEH-08": "reads_change_nothing",
     "AUTH-21": "invalid_tokens_have_no_side_effect",
     "AUTH-24": "hidden_tools_are_not_callable",
+    "AUTH-25": "per_principal_lists_are_private",
     "AUTH-33": "sessions_are_bound_to_their_principal",
 }
 """The check of :mod:`mcp_assay.spec.rules.behaviour` for each requirement."""

@@ -129,6 +129,7 @@ def test_the_hardened_build_passes_every_behaviour_case(spec_path: Path, tmp_pat
     assert refusals.count(mismatched) == over_http // 2, refusals  # R5 exists in 2026-07-28 only
     assert run.outcome("AUTH-21") == ("passed" if transport == "http" else "not_applicable")
     assert run.outcome("AUTH-24") == ("passed" if transport == "http" else "not_applicable")
+    assert run.outcome("AUTH-25") == ("passed" if transport == "http" else "not_applicable")
     assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)
 
 

@@ -228,6 +228,31 @@ def test_auth_24_needs_the_readers_own_list_without_the_tool(spec: SpecSet) -> N
     assert unlisted.outcome is Outcome.NOT_VERIFIED and "no tools/list as reader was captured" in unlisted.reason
 
 
+def test_lists_that_differ_by_principal_and_are_private_pass_auth_25(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-25, SHOULD): a shared cache must not hand the writer's list to the reader."""
+    lane = lane_with_calibration()
+    lane.listing("reader", ["list_drafts"])
+    verdict = judge(lane.log, spec, "per_principal_lists_are_private")
+    assert verdict.outcome is Outcome.PASSED and "tools/list as reader is marked private" in verdict.reason
+
+
+def test_a_public_list_that_differs_by_principal_fails_auth_25(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-25, SHOULD)."""
+    lane = lane_with_calibration()
+    lane.listing("reader", ["list_drafts"], cache_scope="public")
+    verdict = judge(lane.log, spec, "per_principal_lists_are_private")
+    assert verdict.outcome is Outcome.FAILED
+    assert "tools/list as reader differs from another principal's yet says cacheScope 'public'" in verdict.reason
+
+
+def test_identical_lists_leave_auth_25_not_verified(spec: SpecSet) -> None:
+    """Tool-defined: a list every principal shares may be public."""
+    lane = lane_with_calibration()
+    lane.listing("reader", ["list_drafts", "create_draft"], cache_scope="public")
+    verdict = judge(lane.log, spec, "per_principal_lists_are_private")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "offered the same tools" in verdict.reason
+
+
 def test_new_refusals_rest_on_the_calibration_too(spec: SpecSet) -> None:
     """Spec-mandated (BEH-05): without a calibration that moved the witness, R3..R6 prove nothing."""
     lane = lane_with_calibration(1, 1)

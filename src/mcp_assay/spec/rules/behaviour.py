@@ -17,6 +17,10 @@ from mcp_assay.spec.rules._auth_use import protected_requests
 from mcp_assay.spec.rules._behaviour import Case, answer_of, baseline_problem, cases, first_answer, movement, summarised
 from mcp_assay.verdicts import Level, Side
 
+NO_DIFFERING_LISTS = (
+    "no two principals' tools/list results were captured in one era, or they offered the same tools: name them in "
+    "expect.tools_by_principal"
+)
 NO_HIDDEN_CALL = (
     "no tool was called as a principal whose tools/list leaves it out: configure write_tools.<tool>.refusals."
     "principal_without_scope and that principal in expect.tools_by_principal"
@@ -27,6 +31,7 @@ NO_FORGED_CALL = (
 )
 
 __all__ = [
+    "per_principal_lists_are_private",
     "forbidden_arguments_are_not_accepted",
     "hidden_tools_are_not_callable",
     "invalid_tokens_have_no_side_effect",
@@ -231,6 +236,50 @@ def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
     if not findings:
         findings = [unverified(NO_FORGED_CALL)]
     return iter(findings)
+
+
+@log_check(
+    requirements="AUTH-25",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="tools/list results of principals offered different tools",
+    features={"cache_hints"},
+    transports={"http"},
+)
+def per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
+    """tools/list results that differ from one principal to another are marked cacheScope "private".
+
+    Triggered by the behaviour cases' ``principal-list`` walks: where two principals are offered
+    different tools in the same era and transport, every page of their lists must say ``private``;
+    a ``public`` list lets a shared cache hand one principal's tools to another."""
+    findings = list(summarised(_per_principal_lists_are_private(ctx)))
+    return iter(findings or [unverified(NO_DIFFERING_LISTS)])
+
+
+def _per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
+    lanes: dict[tuple[Any, Any], list[tuple[str, list[str], list[Message]]]] = {}
+    for case in cases(ctx).by_id.values():
+        requests = case.sent("principal-list")
+        revision = ctx.revision(requests[0]) if requests else None
+        if revision is None or not revision.has("cache_hints"):
+            continue  # an older era's lists have no cache scope
+        offered, refused = _offered(requests, ctx)
+        if refused is None:
+            key = (case.tags.get("era"), case.tags.get("transport"))
+            lanes.setdefault(key, []).append((str(case.tags.get("principal", "?")), offered, requests))
+    for (era, transport), listed in lanes.items():
+        if len({frozenset(offered) for _, offered, _ in listed}) < 2:
+            continue
+        for principal, _, requests in listed:
+            for request in requests:
+                answer = first_answer(request, ctx)
+                result = answer.result if answer is not None and isinstance(answer.result, dict) else {}
+                scope = result.get("cacheScope")
+                where = f"{era} over {transport}: tools/list as {principal}"
+                if scope == "private":
+                    yield passed(answer, f"{where} is marked private")
+                else:
+                    yield failed(answer, f"{where} differs from another principal's yet says cacheScope {scope!r}")
 
 
 @log_check(

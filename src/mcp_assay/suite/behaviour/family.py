@@ -12,7 +12,9 @@ from mcp_assay.suite.session import ModernClient
 
 __all__ = ["EXPECTATION", "FAMILY", "REQUIREMENTS"]
 
-REQUIREMENTS = frozenset({"BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07", "BEH-08", "AUTH-21", "AUTH-24", "AUTH-33"})
+REQUIREMENTS = frozenset(
+    {"BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07", "BEH-08", "AUTH-21", "AUTH-24", "AUTH-25", "AUTH-33"}
+)
 EXPECTATION = "expectation"
 """Observation kind carrying the user's expected tool table, so a recording is judged like the run."""
 

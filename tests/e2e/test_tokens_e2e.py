@@ -193,3 +193,32 @@ def test_tool_scopes_are_enforced_named_and_implied(
     by_check = {item["check"]: item for item in report["results"]}
     assert {key: by_check[check]["outcome"] for key, check in SCOPE_CHECKS.items()} == expected, text
     assert code == (1 if "failed" in (expected["AUTH-22"], expected["AUTH-23"]) else 0)
+
+
+@pytest.mark.parametrize(
+    ("fault", "upstream", "expected", "detail"),
+    [
+        (None, "sink", "passed", "carried no copy of the client's token"),
+        ("passthrough", "sink", "failed", "carried the client's token in its headers"),
+        (None, "elsewhere", "not_verified", "the stub's sink received no upstream request"),
+    ],
+)
+def test_the_clients_token_is_not_passed_upstream(
+    spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int], fault: str | None, upstream: str, expected: str,
+    detail: str,
+) -> None:  # fmt: skip
+    """Spec-mandated (AUTH-27, MUST NOT): fetch_upstream calls the upstream API the target is pointed at; the
+    stub's sink stands in for it and says whether the call's token came along (never showing the token)."""
+    config, port = stub_files
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["stub"]["passthrough_tool"] = "fetch_upstream"
+    data["tool-args"] = {"fetch_upstream": {"item": "42"}}
+    with_sink = tmp_path / "passthrough.yaml"
+    with_sink.write_text(yaml.safe_dump(data), encoding="utf-8")
+    url = f"http://127.0.0.1:{port}/sink/" if upstream == "sink" else f"http://127.0.0.1:{free_port()}/"
+    with jwt_server(f"http://127.0.0.1:{port}", fault, "--upstream", url) as server:
+        code, report, text = run(spec_path, tmp_path, server.url, with_sink)
+    result = next(item for item in report["results"] if item["check"] == "tokens_are_not_passed_upstream")
+    assert result["outcome"] == expected, text
+    assert detail in result["reason"]
+    assert "eyJ" not in json.dumps(report)

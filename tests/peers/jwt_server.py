@@ -11,9 +11,12 @@ narrower ones. Each ``--fault`` removes one check, the way hand-rolled validator
 - ``skip_signature``: the signature is not verified at all (alg none, a foreign key, anything);
 - ``trust_jku``: a ``jku`` header names the key set to verify with, and it is fetched;
 - ``no_tool_scope``: tool scopes are not checked; ``no_hierarchy``: ``--implies`` is ignored;
-- ``scope_incremental``: the 403 names only the first missing scope.
+- ``scope_incremental``: the 403 names only the first missing scope;
+- ``passthrough``: ``fetch_upstream`` forwards the caller's ``Authorization`` to the upstream API
+  (``--upstream URL``) instead of the server's own downstream credential.
 
-usage: python jwt_server.py PORT ISSUER [--tool-scope TOOL=S1,S2]... [--implies BROAD=S1,S2]... [--fault NAME]
+usage: python jwt_server.py PORT ISSUER [--tool-scope TOOL=S1,S2]... [--implies BROAD=S1,S2]... [--upstream URL]
+                             [--fault NAME]
 """
 
 from __future__ import annotations
@@ -22,16 +25,30 @@ import argparse
 import json
 from typing import Any
 
+import httpx
 import jwt
 import uvicorn
+from mcp.server.mcpserver import Context
 
 from tests.peers.asgi import read_body
 from tests.peers.auth_server import Gate, Receive, Scope, Send, mcp
 
 FAULTS = (
     "skip_aud", "skip_iss", "skip_exp", "skip_signature", "trust_jku", "no_tool_scope", "no_hierarchy",
-    "scope_incremental",
+    "scope_incremental", "passthrough",
 )  # fmt: skip
+DOWNSTREAM = "Bearer downstream-service-credential"
+UPSTREAM: dict[str, str] = {}
+
+
+@mcp.tool()
+async def fetch_upstream(item: str, ctx: Context) -> str:
+    """Fetch an item from the upstream API this server fronts."""
+    incoming = (ctx.headers or {}).get("authorization", "")
+    credential = incoming if UPSTREAM.get("fault") == "passthrough" else DOWNSTREAM
+    async with httpx.AsyncClient(timeout=5.0) as client:
+        answer = await client.get(f"{UPSTREAM['url'].rstrip('/')}/items/{item}", headers={"Authorization": credential})
+    return f"upstream answered {answer.status_code}"
 
 
 def _pairs(items: list[str]) -> dict[str, list[str]]:
@@ -125,7 +142,9 @@ def main() -> None:
     parser.add_argument("--tool-scope", action="append", default=[])
     parser.add_argument("--implies", action="append", default=[])
     parser.add_argument("--fault", choices=FAULTS)
+    parser.add_argument("--upstream", default="http://127.0.0.1:9/")
     args = parser.parse_args()
+    UPSTREAM.update(url=args.upstream, fault=args.fault or "")
     app = JwtGate(
         mcp.streamable_http_app(), port=args.port, issuer=args.issuer.rstrip("/"), fault=args.fault,
         tool_scopes=_pairs(args.tool_scope), implies=_pairs(args.implies),

@@ -149,6 +149,23 @@ def test_the_stub_serves_metadata_and_keys_and_notes_every_fetch(key: SigningKey
         server.close()
 
 
+def test_the_sink_notes_where_each_part_of_an_upstream_request_was(key: SigningKey, foreign: SigningKey) -> None:
+    """Tool-defined: the query, the headers and the body of what reached /sink/, for AUTH-27."""
+    port = free_port()
+    server = StubServer("127.0.0.1", port, f"http://127.0.0.1:{port}", key, foreign)
+    try:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/sink/items?q=1", data=b"payload", method="POST",
+                                         headers={"X-Forwarded": "yes"})  # fmt: skip
+        with urllib.request.urlopen(request, timeout=5) as answer:  # noqa: S310 - loopback only
+            assert json.loads(answer.read()) == {"ok": True}
+        (note,) = server.notes()
+        assert note["path"] == "/sink/items" and note["method"] == "POST"
+        assert note["carried"]["query"] == "q=1" and note["carried"]["body"] == "payload"
+        assert "X-Forwarded: yes" in note["carried"]["headers"]
+    finally:
+        server.close()
+
+
 def test_a_run_uses_a_stub_already_serving_the_key_and_refuses_a_stranger(tmp_path: Path, key: SigningKey) -> None:
     """Tool-defined: `mcp-assay stub serve` on the port is reused; anything else there is one clear error."""
     port = free_port()

@@ -94,3 +94,32 @@ def test_a_fetch_of_the_untrusted_key_set_fails_auth_18_whatever_the_answer(spec
     verdict = judge(log, spec, CHECKS["AUTH-18"])
     assert verdict.outcome is Outcome.FAILED
     assert "the target fetched the untrusted key set a token's jku header named" in verdict.reason
+
+
+def _passthrough_log(*sinks: list[str]) -> Any:
+    call = served("tools/call", probe={"name": "auth-passthrough", "credential": "stub", "tool": "fetch_upstream"})
+    log = log_of(refused(), call)
+    for number, places in enumerate(sinks):
+        log.add(Observation(id=f"o-sink-{number}", time=call.request.time + 0.1, kind="stub-sink",
+                            data={"method": "GET", "path": "/sink/items/42", "tool": "fetch_upstream",
+                                  "carried_token_in": places}))  # fmt: skip
+    return log
+
+
+def test_an_upstream_request_without_the_token_passes_auth_27(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-27)."""
+    verdict = judge(_passthrough_log([]), spec, "tokens_are_not_passed_upstream")
+    assert verdict.outcome is Outcome.PASSED and "carried no copy of the client's token" in verdict.reason
+
+
+def test_an_upstream_request_carrying_the_token_fails_auth_27(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-27, MUST NOT): passthrough, wherever the token sits."""
+    verdict = judge(_passthrough_log([], ["query", "body"]), spec, "tokens_are_not_passed_upstream")
+    assert verdict.outcome is Outcome.FAILED and "carried the client's token in its query and body" in verdict.reason
+
+
+def test_auth_27_needs_a_passthrough_call_and_a_sink_that_saw_it(spec: SpecSet) -> None:
+    """Tool-defined: without the call, or with an upstream that is not the sink, nothing is established."""
+    assert judge(log_of(refused(), served()), spec, "tokens_are_not_passed_upstream").outcome is Outcome.NOT_VERIFIED
+    verdict = judge(_passthrough_log(), spec, "tokens_are_not_passed_upstream")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "sink received no upstream request" in verdict.reason

@@ -1,4 +1,4 @@
-"""Token validation (AUTH-16..19): a token the server would serve, changed in one property, is refused.
+"""Token handling (AUTH-16..19, AUTH-27): a token changed in one property is refused, and none is passed on.
 
 Triggered by the suite's stub-token probes (``auth-stub-*``, :mod:`mcp_assay.suite.probes.tokens`):
 each carries a token minted by a stand-in authorization server the target trusts, identical to the
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, unverified
+from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.rules._auth_use import (
     AUTH_HTTP,
     gated_http_exchanges,
@@ -28,6 +28,7 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
+    "tokens_are_not_passed_upstream",
     "tokens_for_another_audience_are_refused",
     "tokens_from_a_foreign_issuer_are_refused",
     "tokens_outside_their_lifetime_are_refused",
@@ -111,3 +112,35 @@ def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Fin
 def tokens_outside_their_lifetime_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose exp has passed, or whose nbf lies in the future, is refused."""
     return _judge(ctx, "AUTH-19")
+
+
+@log_check(requirements="AUTH-27", level=Level.MUST_NOT, side=Side.SERVER,
+           subject="upstream requests made while serving a stub token", **AUTH_HTTP)  # fmt: skip
+def tokens_are_not_passed_upstream(ctx: Context) -> Iterator[Finding]:
+    """The server never forwards the client's token to an upstream API, in a header, the query or the body.
+
+    Triggered by the suite's ``auth-passthrough`` call (``stub.passthrough_tool``, a tool that calls
+    an upstream API the target points at the stub's sink) and the ``stub-sink`` notes of what reached
+    the sink meanwhile, each saying where, if anywhere, the call's token appeared."""
+    _, reason = protected_requests(ctx)
+    if reason is not None:
+        yield reason
+        return
+    calls = [item for item in gated_http_exchanges(ctx) if (item.probe or {}).get("name") == "auth-passthrough"]
+    if not calls:
+        yield unverified("no passthrough call was made: name a tool that calls an upstream API in "
+                         "stub.passthrough_tool and point the target's upstream at the stub's /sink/")  # fmt: skip
+        return
+    subject = calls[-1].request_message or calls[-1]
+    sinks = ctx.log.observations("stub-sink")
+    if not sinks:
+        yield unverified("the stub's sink received no upstream request during the passthrough call: point the "
+                         "target's upstream API at <stub issuer>/sink/", subject)  # fmt: skip
+        return
+    for sink in sinks:
+        places = [str(place) for place in sink.data.get("carried_token_in") or ()]
+        upstream = f"the upstream {sink.data.get('method')} {sink.data.get('path')} made for {sink.data.get('tool')}"
+        if places:
+            yield failed(subject, f"{upstream} carried the client's token in its {' and '.join(places)}")
+        else:
+            yield passed(subject, f"{upstream} carried no copy of the client's token")

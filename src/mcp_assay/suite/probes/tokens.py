@@ -20,6 +20,7 @@ it (and AUTH-13 its status). Tokens are redacted like any credential.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import groupby
@@ -31,7 +32,7 @@ from mcp_assay.suite.probes.auth import Prober, ask, protected_method
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.stub.config import StubConfig
 from mcp_assay.suite.stub.keys import SigningKey
-from mcp_assay.suite.stub.server import FOREIGN_JWKS_PATH
+from mcp_assay.suite.stub.server import FOREIGN_JWKS_PATH, SINK_PATH
 from mcp_assay.suite.stub.tokens import control_token, variants
 from mcp_assay.suite.transports import Reply
 
@@ -41,7 +42,10 @@ VALIDATION_REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"}
 CONTROL = "auth-stub-control"
 SCOPE_CONTROL = "auth-scope-control"
 SCOPE_REQUIREMENTS = frozenset({"AUTH-15", "AUTH-22", "AUTH-23"})
-REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS
+PASSTHROUGH_REQUIREMENTS = frozenset({"AUTH-27"})
+REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS | PASSTHROUGH_REQUIREMENTS
+SINK_SETTLE_S = 0.3
+"""How long after the passthrough call's answer the sink's notes are read (an upstream call may trail it)."""
 STUB_HINT = "add a `stub` section to the config and make the target trust its key (README: Token validation)"
 
 
@@ -83,6 +87,7 @@ async def _run(ctx: SuiteContext, prober: Prober, stub: StubConfig, foreign: Sig
                 requirement=variant.requirement, control=CONTROL,
             )  # fmt: skip
         await _control(ctx, client, method, stub, audience)
+    await _passthrough(ctx, client, stub, audience)
     if stub.tool_scopes:
         await _scopes(ctx, client, stub, audience)
     else:
@@ -133,6 +138,32 @@ async def _scopes(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: 
                 intent = f"tools/call {tool} holding only {broad}, which implies {' '.join(needed)}: served"
                 await call.send("auth-scope-broad", (broad,), intent, requirement="AUTH-23", broad=broad)
         await call.send(SCOPE_CONTROL, everything, control)
+
+
+async def _passthrough(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: StubConfig, audience: str) -> None:
+    """AUTH-27: the passthrough tool, called with a fresh stub token; whatever reached the sink meanwhile is noted."""
+    tool = stub.passthrough_tool
+    if tool is None or ctx.config.tool_args.get(tool) is None or ctx.stub is None:
+        why = "no stub.passthrough_tool" if tool is None else f"--tool-args names no arguments for {tool}"
+        ctx.skip(f"{why}: the suite needs a tool that calls an upstream API the target points at the stub's sink "
+                 f"({stub.issuer}{SINK_PATH})", requirements=PASSTHROUGH_REQUIREMENTS)  # fmt: skip
+        return
+    session = ctx.stub
+    token = control_token(stub.key, stub.issuer, audience, stub.all_scopes)
+    started = len(session.notes())
+    probe = ctx.probe("auth-passthrough", f"tools/call {tool}: its upstream request carries no copy of the token",
+                      credential="stub", tool=tool)  # fmt: skip
+    params = {"name": tool, "arguments": dict(ctx.config.tool_args[tool])}
+    await client.request("tools/call", params, probe=probe, headers={"Authorization": f"Bearer {token}"},
+                         allow_refusal=True)  # fmt: skip
+    await asyncio.sleep(SINK_SETTLE_S)
+    for note in session.notes()[started:]:
+        carried = note.get("carried")
+        if not str(note.get("path", "")).startswith(SINK_PATH) or not isinstance(carried, dict):
+            continue
+        places = [place for place in ("headers", "query", "body") if token in str(carried.get(place, ""))]
+        ctx.observe("stub-sink", method=note.get("method"), path=note.get("path"), user_agent=note.get("user_agent"),
+                    tool=tool, carried_token_in=places)  # fmt: skip
 
 
 async def _control(

@@ -11,6 +11,7 @@ stub:
     create_note: [notes:write]
   implies:                            # scope hierarchy (AUTH-23)
     notes:admin: [notes:read, notes:write]
+  passthrough_tool: fetch_upstream    # calls an upstream API the target points at <issuer>/sink/ (AUTH-27)
 ```
 
 The key file is read here, so a missing or unusable key is one clear error before any request.
@@ -28,7 +29,7 @@ from mcp_assay.suite.stub.keys import SigningKey
 __all__ = ["DEFAULT_LISTEN", "StubConfig", "parse_stub"]
 
 DEFAULT_LISTEN = "127.0.0.1:9411"
-_KEYS = frozenset({"key_file", "listen", "issuer", "audience", "scopes", "tool_scopes", "implies"})
+_KEYS = frozenset({"key_file", "listen", "issuer", "audience", "scopes", "tool_scopes", "implies", "passthrough_tool"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class StubConfig:
     """Scopes each tool needs, from the config (the scope probes call only these tools)."""
     implies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Broad scope -> the narrower scopes it grants."""
+    passthrough_tool: str | None = None
+    """A tool that calls the target's upstream API, which is configured to be the stub's sink (AUTH-27)."""
 
     @property
     def all_scopes(self) -> tuple[str, ...]:
@@ -98,7 +101,14 @@ def parse_stub(raw: Any, source: str) -> StubConfig | None:
         scopes=tuple(scopes),
         tool_scopes=tool_scopes,
         implies=implies,
+        passthrough_tool=_name(raw.get("passthrough_tool"), f"{where}.passthrough_tool"),
     )
+
+
+def _name(raw: Any, where: str) -> str | None:
+    if raw is not None and (not isinstance(raw, str) or not raw):
+        raise ConfigError(f"{where}: expected a tool name")
+    return raw
 
 
 def _scope_map(raw: Any, where: str) -> dict[str, tuple[str, ...]]:

@@ -1,7 +1,9 @@
 """The stub authorization server's HTTP side: metadata, the trusted key set, and a trap.
 
 It serves RFC 8414 metadata (and the OpenID discovery document) naming ``jwks_uri``, the trusted
-key set at ``/jwks.json``, and an *untrusted* key set at ``/foreign/jwks.json``: the probe token
+key set at ``/jwks.json``, a *sink* at ``/sink/`` standing in for an upstream API (a target that
+forwards the client's token there is caught, AUTH-27), and an *untrusted* key set at
+``/foreign/jwks.json``: the probe token
 whose ``jku`` header points there must not make the target fetch it, so every request is noted
 (time, method, path, user agent) and the probes read the notes back afterwards. A run starts one
 in a thread for as long as its token probes take; ``mcp-assay stub serve`` keeps one up for a
@@ -20,10 +22,12 @@ from typing import Any
 
 from mcp_assay.suite.stub.keys import SigningKey
 
-__all__ = ["FETCHES_PATH", "FOREIGN_JWKS_PATH", "StubServer", "documents"]
+__all__ = ["FETCHES_PATH", "FOREIGN_JWKS_PATH", "SINK_PATH", "StubServer", "documents"]
 
 FOREIGN_JWKS_PATH = "/foreign/jwks.json"
 FETCHES_PATH = "/_mcp-assay/fetches"
+SINK_PATH = "/sink/"
+"""Where the target's upstream calls go when it is configured to use the stub as its upstream API."""
 
 
 def documents(issuer: str, key: SigningKey, foreign: SigningKey) -> dict[str, Any]:
@@ -62,13 +66,33 @@ class StubServer:
                 if path == FETCHES_PATH:
                     self._json(200, stub.notes())
                     return
+                if path.startswith(SINK_PATH):
+                    self._sink()
+                    return
                 stub._note(self.command, path, self.headers.get("user-agent", ""))
                 document = served.get(path)
                 self._json(200 if document is not None else 404, document or {"error": "not_found"})
 
             def do_POST(self) -> None:  # noqa: N802
+                if self.path.startswith(SINK_PATH):
+                    self._sink()
+                    return
                 stub._note(self.command, self.path.split("?", 1)[0], self.headers.get("user-agent", ""))
                 self._json(400, {"error": "unsupported_grant_type", "error_description": "mcp-assay stub: no grants"})
+
+            do_PUT = do_PATCH = do_DELETE = do_POST  # noqa: N815 - the sink takes any method
+
+            def _sink(self) -> None:
+                """An upstream API stand-in: note everything the target sent it, so passthrough can be seen."""
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(min(length, 1 << 20)) if length else b""
+                carried = {
+                    "query": self.path.partition("?")[2],
+                    "headers": "\n".join(f"{name}: {value}" for name, value in self.headers.items()),
+                    "body": body.decode("latin-1"),
+                }
+                stub._note(self.command, self.path.split("?", 1)[0], self.headers.get("user-agent", ""), carried)
+                self._json(200, {"ok": True})
 
             def _json(self, status: int, body: object) -> None:
                 data = json.dumps(body).encode()
@@ -87,9 +111,12 @@ class StubServer:
         self._thread = threading.Thread(target=self._server.serve_forever, name="mcp-assay-stub", daemon=True)
         self._thread.start()
 
-    def _note(self, method: str, path: str, agent: str) -> None:
+    def _note(self, method: str, path: str, agent: str, carried: dict[str, str] | None = None) -> None:
+        note: dict[str, Any] = {"time": time.time(), "method": method, "path": path, "user_agent": agent}
+        if carried is not None:
+            note["carried"] = carried  # read back by the run and never recorded: it may hold the token
         with self._lock:
-            self.fetches.append({"time": time.time(), "method": method, "path": path, "user_agent": agent})
+            self.fetches.append(note)
 
     def notes(self) -> list[dict[str, Any]]:
         with self._lock:

@@ -231,6 +231,7 @@ def test_auth_24_needs_the_readers_own_list_without_the_tool(spec: SpecSet) -> N
 def test_lists_that_differ_by_principal_and_are_private_pass_auth_25(spec: SpecSet) -> None:
     """Spec-mandated (AUTH-25, SHOULD): a shared cache must not hand the writer's list to the reader."""
     lane = lane_with_calibration()
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=2.5)
     lane.listing("reader", ["list_drafts"])
     verdict = judge(lane.log, spec, "per_principal_lists_are_private")
     assert verdict.outcome is Outcome.PASSED and "tools/list as reader is marked private" in verdict.reason
@@ -239,6 +240,7 @@ def test_lists_that_differ_by_principal_and_are_private_pass_auth_25(spec: SpecS
 def test_a_public_list_that_differs_by_principal_fails_auth_25(spec: SpecSet) -> None:
     """Spec-mandated (AUTH-25, SHOULD)."""
     lane = lane_with_calibration()
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=2.5)
     lane.listing("reader", ["list_drafts"], cache_scope="public")
     verdict = judge(lane.log, spec, "per_principal_lists_are_private")
     assert verdict.outcome is Outcome.FAILED
@@ -246,11 +248,15 @@ def test_a_public_list_that_differs_by_principal_fails_auth_25(spec: SpecSet) ->
 
 
 def test_identical_lists_leave_auth_25_not_verified(spec: SpecSet) -> None:
-    """Tool-defined: a list every principal shares may be public."""
+    """Tool-defined: a list every principal shares may be public; without authorization it does not apply."""
     lane = lane_with_calibration()
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=2.5)
     lane.listing("reader", ["list_drafts", "create_draft"], cache_scope="public")
     verdict = judge(lane.log, spec, "per_principal_lists_are_private")
     assert verdict.outcome is Outcome.NOT_VERIFIED and "offered the same tools" in verdict.reason
+    open_lane = lane_with_calibration()
+    open_lane.listing("reader", ["list_drafts"], cache_scope="public")
+    assert judge(open_lane.log, spec, "per_principal_lists_are_private").outcome is Outcome.NOT_APPLICABLE
 
 
 def test_new_refusals_rest_on_the_calibration_too(spec: SpecSet) -> None:

@@ -252,6 +252,9 @@ def per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
     Triggered by the behaviour cases' ``principal-list`` walks: where two principals are offered
     different tools in the same era and transport, every page of their lists must say ``private``;
     a ``public`` list lets a shared cache hand one principal's tools to another."""
+    _, not_in_use = protected_requests(ctx)
+    if not_in_use is not None:
+        return iter([not_in_use])
     findings = list(summarised(_per_principal_lists_are_private(ctx)))
     return iter(findings or [unverified(NO_DIFFERING_LISTS)])
 

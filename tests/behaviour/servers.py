@@ -38,6 +38,7 @@ CHECKS = {
     "AUTH-24": "hidden_tools_are_not_callable",
     "AUTH-25": "per_principal_lists_are_private",
     "AUTH-33": "sessions_are_bound_to_their_principal",
+    "AUTH-35": "handle_possession_is_not_authentication",
 }
 """The check of :mod:`mcp_assay.spec.rules.behaviour` for each requirement."""
 ONLY = ",".join(CHECKS.values())

@@ -87,6 +87,7 @@ def test_the_naive_build_is_caught_by_every_behaviour_case(spec_path: Path, tmp_
     assert len(refusals) == 4  # two refusals in each era, each of which wrote
     assert any("as reader, who must not be able to use it was answered with" in detail for detail in refusals)
     assert "carries the canary" in run.result("BEH-07")["reason"]
+    assert run.outcome("AUTH-35") == ("failed" if transport == "http" else "not_applicable")  # 2026's BEH-07 subjects
     late = run.result("BEH-06")
     assert late["violations"] == RACES[transport] * len(ERAS)
     for detail in run.details("BEH-06"):
@@ -130,6 +131,7 @@ def test_the_hardened_build_passes_every_behaviour_case(spec_path: Path, tmp_pat
     assert run.outcome("AUTH-21") == ("passed" if transport == "http" else "not_applicable")
     assert run.outcome("AUTH-24") == ("passed" if transport == "http" else "not_applicable")
     assert run.outcome("AUTH-25") == ("passed" if transport == "http" else "not_applicable")
+    assert run.outcome("AUTH-35") == ("passed" if transport == "http" else "not_applicable")
     assert verdicts(revalidate(spec_path, tmp_path, run)) == verdicts(run.report)
 
 

@@ -392,6 +392,33 @@ def test_no_handle_case_is_not_verified(spec: SpecSet) -> None:
     assert judge(lane.log, spec, "handles_do_not_authenticate").outcome is Outcome.NOT_VERIFIED
 
 
+def _protected_handle_lane(**answer: object) -> Lane:
+    lane = lane_with_calibration()
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=2.5)
+    lane.handle(**answer)  # type: ignore[arg-type]
+    return lane
+
+
+def test_auth_35_judges_2026_handles_like_beh_07(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-35): possession of another principal's handle is not authentication."""
+    refused = _protected_handle_lane(result=tool_error("no draft 'd_1'"))
+    assert judge(refused.log, spec, "handle_possession_is_not_authentication").outcome is Outcome.PASSED
+    served = _protected_handle_lane(result=success({"id": "d_1", "body": "mcp-assay-canary-1"}))
+    verdict = judge(served.log, spec, "handle_possession_is_not_authentication")
+    assert verdict.outcome is Outcome.FAILED and "carries the canary" in verdict.reason
+
+
+def test_auth_35_needs_a_handle_and_authorization_in_use(spec: SpecSet) -> None:
+    """Tool-defined: no handle case is not verified; an open server makes it not applicable."""
+    lane = lane_with_calibration()
+    lane.refusal("anonymous", 2, 2, error=NOT_AUTHORIZED, status=401, principal="anonymous", start=2.5)
+    verdict = judge(lane.log, spec, "handle_possession_is_not_authentication")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "configure handles" in verdict.reason
+    open_lane = Lane()
+    open_lane.handle(result=tool_error("no draft"))
+    assert judge(open_lane.log, spec, "handle_possession_is_not_authentication").outcome is Outcome.NOT_APPLICABLE
+
+
 # -- BEH-08 --------------------------------------------------------------------------------------
 def test_a_read_that_changes_nothing_passes_and_one_that_writes_fails(spec: SpecSet) -> None:
     """Spec-mandated (BEH-08): reads are reads."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules._auth_use import protected_requests
 from mcp_assay.spec.rules._behaviour import (
     Case,
     Cases,
@@ -27,7 +28,17 @@ from mcp_assay.spec.rules._behaviour import (
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
-__all__ = ["handles_do_not_authenticate", "reads_change_nothing", "timed_out_calls_leave_no_late_write"]
+__all__ = [
+    "handle_possession_is_not_authentication",
+    "handles_do_not_authenticate",
+    "reads_change_nothing",
+    "timed_out_calls_leave_no_late_write",
+]
+
+NO_HANDLE_USE = (
+    "no principal presented a handle another one created, in an era with state handles: configure handles "
+    "(create, use, canary_argument) in the config"
+)
 
 MIN_RACE_MS = 60
 """Below this calibrated duration a race says nothing: no client timeout leaves time for a cancel to act."""
@@ -166,10 +177,34 @@ def handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
     return summarised(_handles_do_not_authenticate(ctx))
 
 
-def _handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
+@log_check(
+    requirements="AUTH-35",
+    level=Level.MUST_NOT,
+    side=Side.SERVER,
+    subject="2026 handles presented by another principal",
+    features={"per_request_version"},
+    transports={"http"},
+)
+def handle_possession_is_not_authentication(ctx: Context) -> Iterator[Finding]:
+    """A 2026 server does not take possession of a state handle for authentication.
+
+    The same subjects as BEH-07, in eras with per-request versioning (where state handles replace
+    sessions) and where authorization is in use: another principal presenting the handle gets
+    neither a result nor the record's contents."""
+    _, not_in_use = protected_requests(ctx)
+    if not_in_use is not None:
+        return iter([not_in_use])
+    findings = list(summarised(_handles_do_not_authenticate(ctx, feature="per_request_version")))
+    return iter(findings or [unverified(NO_HANDLE_USE)])
+
+
+def _handles_do_not_authenticate(ctx: Context, feature: str | None = None) -> Iterator[Finding]:
     for case in cases(ctx).by_id.values():
         for request in case.sent("handle-use"):
             if request.kind is not Kind.REQUEST:
+                continue
+            revision = ctx.revision(request)
+            if feature is not None and (revision is None or not revision.has(feature)):
                 continue
             probe = next((tags for message, tags in case.messages if message is request), {})
             owner, principal = probe.get("owner", "?"), probe.get("principal", "?")

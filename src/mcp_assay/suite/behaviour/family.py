@@ -13,7 +13,7 @@ from mcp_assay.suite.session import ModernClient
 __all__ = ["EXPECTATION", "FAMILY", "REQUIREMENTS"]
 
 REQUIREMENTS = frozenset(
-    {"BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07", "BEH-08", "AUTH-21", "AUTH-24", "AUTH-25", "AUTH-33"}
+    {"BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07", "BEH-08", "AUTH-21", "AUTH-24", "AUTH-25", "AUTH-33", "AUTH-35"}
 )
 EXPECTATION = "expectation"
 """Observation kind carrying the user's expected tool table, so a recording is judged like the run."""

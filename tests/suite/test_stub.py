@@ -129,6 +129,20 @@ def test_the_config_file_reads_the_stub_section(tmp_path: Path, key: SigningKey)
     assert stub.key.kid == key.kid
 
 
+def test_a_relative_key_file_is_read_next_to_the_config(
+    tmp_path: Path, key: SigningKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: a run from another folder finds the same key."""
+    (tmp_path / "keys").mkdir()
+    key.save(tmp_path / "keys" / "stub.pem")
+    config = tmp_path / "mcp-assay.yaml"
+    config.write_text("stub:\n  key_file: keys/stub.pem\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert read_config_file(config)["stub"].key.kid == key.kid
+
+
 def _get(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=5) as answer:  # noqa: S310 - loopback only
         return json.loads(answer.read())

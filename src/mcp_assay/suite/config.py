@@ -213,7 +213,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     behaviour = parse_behaviour({str(key): value for key, value in data.items()}, str(path))
     if behaviour is not None:
         values["behaviour"] = behaviour
-    stub = parse_stub(data.get("stub"), str(path))
+    stub = parse_stub(data.get("stub"), str(path), Path(path).expanduser().parent)
     if stub is not None:
         values["stub"] = stub
     for raw_key, value in data.items():

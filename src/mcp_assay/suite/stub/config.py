@@ -2,7 +2,7 @@
 
 ```yaml
 stub:
-  key_file: .mcp-assay/stub-key.pem   # `mcp-assay stub init` writes it; the target trusts its public half
+  key_file: .mcp-assay/stub-key.pem   # `mcp-assay stub init` writes it (relative: to this file's folder)
   listen: 127.0.0.1:9411              # where the run serves the stub's metadata and JWKS
   issuer: http://127.0.0.1:9411       # the iss of every token (default: http://<listen>)
   audience: https://host/mcp          # the aud of the control token (default: the endpoint's canonical URI)
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError
@@ -66,8 +67,11 @@ def _listen(value: Any, where: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def parse_stub(raw: Any, source: str) -> StubConfig | None:
-    """Read the section (``None`` when the file has none); every mistake is one :class:`ConfigError`."""
+def parse_stub(raw: Any, source: str, base: Path | None = None) -> StubConfig | None:
+    """Read the section (``None`` when the file has none); every mistake is one :class:`ConfigError`.
+
+    A relative ``key_file`` is read from ``base`` (the config file's folder), so a run from another
+    directory finds the same key."""
     where = f"--config {source}: stub"
     if raw is None:
         return None
@@ -92,7 +96,7 @@ def parse_stub(raw: Any, source: str) -> StubConfig | None:
     implies = _scope_map(raw.get("implies"), f"{where}.implies")
     issuer = str(raw.get("issuer") or f"http://{host}:{port}").rstrip("/")
     return StubConfig(
-        key=SigningKey.load(key_file),
+        key=SigningKey.load(base / Path(key_file).expanduser() if base is not None else key_file),
         key_file=key_file,
         host=host,
         port=port,

@@ -164,22 +164,25 @@ SCOPE_CHECKS = {
     "AUTH-22": "tokens_lacking_an_operations_scopes_do_not_perform_it",
     "AUTH-15": "tokens_lacking_several_scopes_get_one_challenge_naming_all",
     "AUTH-23": "tokens_with_a_broad_scope_get_what_it_implies",
+    "AUTH-26": "tokens_lacking_a_scope_cannot_borrow_another_tools_name",
 }
 
 
 @pytest.mark.parametrize(
     ("fault", "expected"),
     [
-        (None, {"AUTH-22": "passed", "AUTH-15": "passed", "AUTH-23": "passed"}),
-        ("no_tool_scope", {"AUTH-22": "failed", "AUTH-15": "not_verified", "AUTH-23": "passed"}),
-        ("no_hierarchy", {"AUTH-22": "passed", "AUTH-15": "passed", "AUTH-23": "failed"}),
-        ("scope_incremental", {"AUTH-22": "passed", "AUTH-15": "failed", "AUTH-23": "passed"}),
+        (None, {"AUTH-22": "passed", "AUTH-15": "passed", "AUTH-23": "passed", "AUTH-26": "passed"}),
+        # the SDK itself rejects Mcp-Name/body disagreement with -32020, so AUTH-26 holds without tool scopes too
+        ("no_tool_scope", {"AUTH-22": "failed", "AUTH-15": "not_verified", "AUTH-23": "passed", "AUTH-26": "passed"}),
+        ("no_hierarchy", {"AUTH-22": "passed", "AUTH-15": "passed", "AUTH-23": "failed", "AUTH-26": "passed"}),
+        ("scope_incremental", {"AUTH-22": "passed", "AUTH-15": "failed", "AUTH-23": "passed", "AUTH-26": "passed"}),
     ],
 )
 def test_tool_scopes_are_enforced_named_and_implied(
     spec_path: Path, tmp_path: Path, stub_files: tuple[Path, int], fault: str | None, expected: dict[str, str]
 ) -> None:
-    """Spec-mandated (AUTH-22, AUTH-15 SHOULD, AUTH-23): `add` needs two scopes, `calc:admin` implies both."""
+    """Spec-mandated (AUTH-22, AUTH-15 SHOULD, AUTH-23, AUTH-26): `add` needs two scopes, `calc:admin` implies
+    both, and naming another tool in Mcp-Name does not unlock it."""
     config, port = stub_files
     data = yaml.safe_load(config.read_text(encoding="utf-8"))
     data["stub"]["tool_scopes"] = {"add": ["calc:use", "calc:audit"]}

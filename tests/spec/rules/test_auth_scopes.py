@@ -84,3 +84,32 @@ def test_a_broad_scope_serves_what_it_implies_auth_23(spec: SpecSet) -> None:
 def test_scope_checks_do_not_apply_without_authorization(spec: SpecSet) -> None:
     """Spec-mandated: authorization is optional."""
     assert judge(log_of(served(authorization=None)), spec, BROAD).outcome is Outcome.NOT_APPLICABLE
+
+
+ROUTED = "tokens_lacking_a_scope_cannot_borrow_another_tools_name"
+
+
+def routed(*, performed: bool) -> Any:
+    probe = tag("auth-scope-header-routed", requirement="AUTH-26", mcp_name="list_notes", invalid=True)
+    if performed:
+        return served("tools/call", authorization="Bearer lacking", probe=probe)
+    return refused("tools/call", authorization="Bearer lacking", status=403, challenge=insufficient("calc:use"),
+                   probe=probe)  # fmt: skip
+
+
+def test_a_body_tool_refused_under_another_tools_name_passes_auth_26(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-26): authorization follows the body, not Mcp-Name."""
+    verdict = judge(log_of(control(), routed(performed=False), control()), spec, ROUTED)
+    assert verdict.outcome is Outcome.PASSED and "under Mcp-Name list_notes, got HTTP 403" in verdict.reason
+
+
+def test_a_body_tool_performed_under_another_tools_name_fails_auth_26(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-26): a gateway that authorizes on the header lets the body tool run."""
+    verdict = judge(log_of(refused(), control(), routed(performed=True)), spec, ROUTED)
+    assert verdict.outcome is Outcome.FAILED and "authorization followed the header" in verdict.reason
+
+
+def test_auth_26_is_not_verified_without_the_probe(spec: SpecSet) -> None:
+    """Tool-defined."""
+    verdict = judge(log_of(control(), lacking(), control()), spec, ROUTED)
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "Mcp-Name" in verdict.reason

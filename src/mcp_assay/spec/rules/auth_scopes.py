@@ -1,4 +1,5 @@
-"""Scopes (AUTH-22, AUTH-15, AUTH-23): an operation needs its scopes, says which, and honours hierarchy.
+"""Scopes (AUTH-22, AUTH-15, AUTH-23, AUTH-26): an operation needs its scopes, says which, honours hierarchy,
+and cannot be unlocked by naming another tool in ``Mcp-Name``.
 
 Triggered by the suite's scope probes (:mod:`mcp_assay.suite.probes.tokens`, with ``stub.tool_scopes``
 in the config): each mapped tool is called with a stub token holding every configured scope but
@@ -28,9 +29,10 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
-    "tokens_with_a_broad_scope_get_what_it_implies",
-    "tokens_lacking_several_scopes_get_one_challenge_naming_all",
+    "tokens_lacking_a_scope_cannot_borrow_another_tools_name",
     "tokens_lacking_an_operations_scopes_do_not_perform_it",
+    "tokens_lacking_several_scopes_get_one_challenge_naming_all",
+    "tokens_with_a_broad_scope_get_what_it_implies",
 ]
 
 NO_SCOPE_PROBES = (
@@ -144,3 +146,26 @@ def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Find
             yield unverified(why, request)
         else:
             yield failed(request, f"{what}, which implies {' '.join(_needs(probe))}, got {_answer(exchange)}")
+
+
+@log_check(requirements="AUTH-26", level=Level.MUST, side=Side.SERVER,
+           subject="tool calls whose Mcp-Name names a tool the token may call", features={"per_request_version"},
+           **AUTH_HTTP)  # fmt: skip
+def tokens_lacking_a_scope_cannot_borrow_another_tools_name(ctx: Context) -> Iterator[Finding]:
+    """Authorization cannot be steered by Mcp-Name: a body naming a tool the token lacks the scope for is refused
+    (400 with -32020, or a scope refusal), whatever tool the header names."""
+    none = "no tool was called under an Mcp-Name naming another tool the token may call (2026 HTTP, stub.tool_scopes)"
+    probes, reason = _subjects(ctx, "auth-scope-header-routed", none)
+    if reason is not None:
+        yield reason
+        return
+    for exchange, probe in probes:
+        request = exchange.request_message or exchange
+        what = (
+            f"tools/call {probe.get('tool')} with a token lacking {' '.join(_needs(probe))}, under Mcp-Name "
+            f"{probe.get('mcp_name')}"
+        )
+        if _performed(exchange):
+            yield failed(request, f"{what}, was performed ({_answer(exchange)}): authorization followed the header")
+        else:
+            yield refusal_finding(exchange, ctx, request, f"{what}, got {_answer(exchange)}")

@@ -29,7 +29,7 @@ from typing import Any
 from mcp_assay.spec.rules._auth import canonical_uri
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.auth import Prober, ask, protected_method
-from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.stub.config import StubConfig
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.server import FOREIGN_JWKS_PATH, SINK_PATH
@@ -41,7 +41,7 @@ __all__ = ["CONTROL", "FAMILY", "REQUIREMENTS"]
 VALIDATION_REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"})
 CONTROL = "auth-stub-control"
 SCOPE_CONTROL = "auth-scope-control"
-SCOPE_REQUIREMENTS = frozenset({"AUTH-15", "AUTH-22", "AUTH-23"})
+SCOPE_REQUIREMENTS = frozenset({"AUTH-15", "AUTH-22", "AUTH-23", "AUTH-26"})
 PASSTHROUGH_REQUIREMENTS = frozenset({"AUTH-27"})
 REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS | PASSTHROUGH_REQUIREMENTS
 SINK_SETTLE_S = 0.3
@@ -107,14 +107,20 @@ class _ToolCall:
     needed: tuple[str, ...]
     arguments: Mapping[str, Any]
 
-    async def send(self, name: str, scopes: tuple[str, ...], intent: str, **tags: Any) -> Reply:
+    async def send(
+        self, name: str, scopes: tuple[str, ...], intent: str, *, mcp_name: str | None = None, **tags: Any
+    ) -> Reply:
+        """``tools/call`` of the tool with a token holding ``scopes``; ``mcp_name`` puts another tool in the header."""
         token = control_token(self.stub.key, self.stub.issuer, self.audience, scopes)
         probe = self.ctx.probe(
-            name, intent, credential="stub", variant=f"scope {' '.join(scopes) or '(none)'}", tool=self.tool,
-            needs=list(self.needed), control=SCOPE_CONTROL, **tags,
+            name, intent, invalid=mcp_name is not None, credential="stub",
+            variant=f"scope {' '.join(scopes) or '(none)'}", tool=self.tool, needs=list(self.needed),
+            control=SCOPE_CONTROL, **({"mcp_name": mcp_name} if mcp_name else {}), **tags,
         )  # fmt: skip
         params = {"name": self.tool, "arguments": dict(self.arguments)}
         headers = {"Authorization": f"Bearer {token}"}
+        if mcp_name is not None:
+            headers["Mcp-Name"] = encode_header_value(mcp_name)
         return await self.client.request("tools/call", params, probe=probe, headers=headers, allow_refusal=True)
 
 
@@ -133,11 +139,27 @@ async def _scopes(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: 
         lacking = tuple(scope for scope in everything if scope not in needed)
         await call.send("auth-scope-lacking", lacking, f"tools/call {tool} without {' '.join(needed)}: not performed",
                         requirement="AUTH-22")  # fmt: skip
+        allowed = _callable_with(ctx, stub, lacking, tool)
+        if isinstance(client, ModernClient) and allowed is not None:
+            intent = f"tools/call {tool} under Mcp-Name {allowed}, which the token may call: refused"
+            await call.send("auth-scope-header-routed", lacking, intent, mcp_name=allowed, requirement="AUTH-26")
+        elif isinstance(client, ModernClient):
+            ctx.skip(f"no other tool the token lacking {' '.join(needed)} may call is known, to name in Mcp-Name "
+                     f"(list it in stub.tool_scopes or --tool-args)", requirements=frozenset({"AUTH-26"}))  # fmt: skip
         for broad, narrow in stub.implies.items():
             if broad not in needed and set(needed) <= set(narrow):
                 intent = f"tools/call {tool} holding only {broad}, which implies {' '.join(needed)}: served"
                 await call.send("auth-scope-broad", (broad,), intent, requirement="AUTH-23", broad=broad)
         await call.send(SCOPE_CONTROL, everything, control)
+
+
+def _callable_with(ctx: SuiteContext, stub: StubConfig, scopes: tuple[str, ...], besides: str) -> str | None:
+    """A tool a token holding ``scopes`` may call (mapped within them, or needing none), other than ``besides``."""
+    listed = list(ctx.client.tools) if isinstance(ctx.client, ModernClient) else []
+    for name in [*sorted(stub.tool_scopes), *sorted(ctx.config.tool_args), *sorted(listed)]:
+        if name != besides and set(stub.tool_scopes.get(name, ())) <= set(scopes):
+            return name
+    return None
 
 
 async def _passthrough(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: StubConfig, audience: str) -> None:

@@ -76,6 +76,14 @@ def _answer(exchange: HttpExchange) -> str:
     return f"HTTP {status_of(exchange)}" + (", a JSON-RPC error" if errors else "")
 
 
+def _not_performed(exchange: HttpExchange, ctx: Context, what: str, consequence: str) -> Finding:
+    """A call that must not run: performed fails; refused passes between served scope controls."""
+    request = exchange.request_message or exchange
+    if _performed(exchange):
+        return failed(request, f"{what} was performed ({_answer(exchange)}){consequence}")
+    return refusal_finding(exchange, ctx, request, f"{what} got {_answer(exchange)}")
+
+
 def _needs(probe: dict[str, Any]) -> list[str]:
     needs = probe.get("needs")
     return [str(item) for item in needs] if isinstance(needs, list) else []
@@ -90,12 +98,8 @@ def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Itera
         yield reason
         return
     for exchange, probe in probes:
-        request = exchange.request_message or exchange
         what = f"tools/call {probe.get('tool')} with a token lacking {' '.join(_needs(probe))}"
-        if _performed(exchange):
-            yield failed(request, f"{what} was performed ({_answer(exchange)})")
-        else:
-            yield refusal_finding(exchange, ctx, request, f"{what} got {_answer(exchange)}")
+        yield _not_performed(exchange, ctx, what, "")
 
 
 @log_check(requirements="AUTH-15", level=Level.SHOULD, side=Side.SERVER,
@@ -160,12 +164,8 @@ def tokens_lacking_a_scope_cannot_borrow_another_tools_name(ctx: Context) -> Ite
         yield reason
         return
     for exchange, probe in probes:
-        request = exchange.request_message or exchange
         what = (
             f"tools/call {probe.get('tool')} with a token lacking {' '.join(_needs(probe))}, under Mcp-Name "
-            f"{probe.get('mcp_name')}"
+            f"{probe.get('mcp_name')},"
         )
-        if _performed(exchange):
-            yield failed(request, f"{what}, was performed ({_answer(exchange)}): authorization followed the header")
-        else:
-            yield refusal_finding(exchange, ctx, request, f"{what}, got {_answer(exchange)}")
+        yield _not_performed(exchange, ctx, what, ": authorization followed the header")

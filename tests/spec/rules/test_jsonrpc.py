@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.wire import EndReason, HttpExchange
 from tests.factories import (
     error_body,
     http,
@@ -192,3 +195,65 @@ def test_a_processed_batch_is_a_should_not_finding_and_its_answer_is_no_orphan(s
     assert judge(log_of(batch), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
     refused = http([request_body("tools/list", 1)], error_body(-32600, "no batches", None), status=400)
     assert judge(log_of(refused), spec, "servers_do_not_process_batches").outcome is Outcome.PASSED
+
+
+def _on(connection: str, exchange: HttpExchange) -> HttpExchange:
+    return replace(exchange, connection=connection)
+
+
+def _unanswered(ident: int, ending: EndReason = EndReason.OPEN) -> HttpExchange:
+    """A 2026 call with no answer yet: still open when the capture stopped, or given up by the client."""
+    return http(request_body("tools/list", ident, {}), events=[], ending=ending)
+
+
+def test_an_id_reused_after_its_answer_passes_rpc_04_in_2026(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-04): in 2026 only an id still in flight may not be reused."""
+    log = log_of(
+        _on("c1", modern_call("tools/list", {}, TOOLS, ident=3)),
+        _on("c1", modern_call("tools/list", {}, TOOLS, ident=3)),
+    )
+    verdict = judge(log, spec, "request_ids_are_not_reused")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 2
+
+
+def test_an_id_reused_while_in_flight_fails_rpc_04(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-04): the earlier request was never answered when the id came again."""
+    log = log_of(_on("c1", _unanswered(7)), _on("c1", modern_call("tools/list", {}, TOOLS, ident=7)))
+    verdict = judge(log, spec, "request_ids_are_not_reused")
+    assert verdict.outcome is Outcome.FAILED
+    assert "still in flight" in verdict.reason
+
+
+def test_an_id_reused_after_the_client_gave_up_on_it_passes_rpc_04_in_2026(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-04, CAN-08): a 2026 request whose stream the client closed awaits no answer."""
+    log = log_of(
+        _on("c1", _unanswered(7, EndReason.CLIENT_DISCONNECT)),
+        _on("c1", modern_call("tools/list", {}, TOOLS, ident=7)),
+    )
+    assert judge(log, spec, "request_ids_are_not_reused").outcome is Outcome.PASSED
+
+
+def test_an_id_reused_in_a_2025_session_fails_rpc_04_even_after_its_answer(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-04): with a handshake, an id is not reused within the session at all."""
+    log = log_of(
+        *legacy_session(), legacy_call("tools/list", {}, TOOLS, ident=2), legacy_call("tools/list", {}, TOOLS, ident=2)
+    )
+    verdict = judge(log, spec, "request_ids_are_not_reused")
+    assert verdict.outcome is Outcome.FAILED
+    assert "earlier in the session" in verdict.reason
+
+
+def test_a_shared_id_in_a_capture_without_connections_is_not_counted_against_rpc_04(spec: SpecSet) -> None:
+    """Tool-defined: a HAR file names no connection, and two clients may number requests alike, so
+    the second request is left unjudged rather than failed."""
+    log = log_of(_unanswered(7), modern_call("tools/list", {}, TOOLS, ident=7))
+    verdict = judge(log, spec, "request_ids_are_not_reused")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 1
+
+
+def test_rpc_04_is_not_verified_without_requests(spec: SpecSet) -> None:
+    notification = http({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, status=202)
+    verdict = judge(log_of(notification), spec, "request_ids_are_not_reused")
+    assert verdict.outcome is Outcome.NOT_VERIFIED

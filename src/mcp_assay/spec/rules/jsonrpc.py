@@ -7,10 +7,11 @@ response carrying a result or an error, and notifications carry no id and get no
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.rules._common import http_exchange, is_int
 from mcp_assay.verdicts import Level, Side
@@ -67,18 +68,27 @@ def request_ids_are_not_reused(ctx: Context) -> Iterator[Finding]:
         if key is None:
             continue
         exchange = ctx.log.get(message.exchange)
-        scope = ctx.log.session(message) or (exchange.connection if exchange is not None else "") or "http"
+        scope = ctx.log.session(message) or (exchange.connection if exchange is not None else "")
         earlier = seen[(scope, message.sender, key)]
         revision = ctx.revision(message)
         handshake = revision is not None and revision.has("handshake")
         clash = None
         for previous in earlier:
             answers = ctx.log.responses_to(previous)
-            still_open = not answers or min(answer.time for answer in answers) > message.time
+            answered = bool(answers) and min(answer.time for answer in answers) <= message.time
+            still_open = not answered and not _cancelled(previous, ctx, before=message.time)
             if handshake or still_open:
                 clash = previous
                 break
-        if clash is not None:
+        if clash is not None and not scope:
+            # a capture without sessions or connections (a HAR file) cannot tell two clients apart,
+            # and two clients may well number their requests alike
+            yield unverified(
+                f"{message.describe()} shares its id with an earlier request, but the capture names no "
+                "session or connection, so whether one client sent both is unknown",
+                message,
+            )
+        elif clash is not None:
             why = "earlier in the session" if handshake else "while that request was still in flight"
             yield failed(message, f"{message.describe()} reuses the id of a request sent {why}")
         else:
@@ -86,13 +96,15 @@ def request_ids_are_not_reused(ctx: Context) -> Iterator[Finding]:
         earlier.append(message)
 
 
-def _cancelled(request: Message, ctx: Context) -> bool:
+def _cancelled(request: Message, ctx: Context, before: float = math.inf) -> bool:
+    """Whether the sender gave up on ``request`` (closed its stream or sent a cancellation) by ``before``."""
     exchange = http_exchange(request, ctx)
-    if exchange is not None and exchange.client_disconnected:
+    if exchange is not None and exchange.client_disconnected and exchange.ending and exchange.ending.time <= before:
         return True
     for message in ctx.log.messages():
         if (
-            message.method == "notifications/cancelled"
+            message.time <= before
+            and message.method == "notifications/cancelled"
             and message.sender is request.sender
             and isinstance(message.params, dict)
             and message.params.get("requestId", MISSING) == request.id

@@ -182,3 +182,30 @@ def test_exchange_ids_in_a_flow_file_are_the_flow_ids(tmp_path: Path) -> None:
     log, _, _ = load_inputs([path])
     (exchange,) = log
     assert isinstance(exchange, HttpExchange) and exchange.id == flow.id
+
+
+def test_a_flow_file_keeps_a_clients_oauth_steps_once_it_has_spoken_mcp(tmp_path: Path) -> None:
+    """Tool-defined: as the live forward proxy does, a flow file read offline keeps the authorization server
+    metadata and the token request of a client that spoke MCP, and their bodies carry no JSON-RPC."""
+    listed = _flow(_rpc("tools/list", 1), "tools/list", http.Response.make(200, _result(1, tools=[]), HEADERS))
+    metadata = tflow.tflow(
+        req=http.Request.make("GET", "http://127.0.0.1:9411/.well-known/oauth-authorization-server", b"", {}),
+        resp=http.Response.make(200, b'{"issuer": "http://127.0.0.1:9411"}', {"content-type": "application/json"}),
+    )
+    form = b"grant_type=authorization_code&code=abcdef123&code_verifier=v3rifier-123456&resource=" + URL.encode()
+    token = tflow.tflow(
+        req=http.Request.make(
+            "POST", "http://127.0.0.1:9411/token", form, {"content-type": "application/x-www-form-urlencoded"}
+        ),
+        resp=http.Response.make(200, b'{"access_token": "t0ken-abcdef"}', {"content-type": "application/json"}),
+    )
+    other = tflow.tflow(
+        req=http.Request.make("GET", "http://127.0.0.1:9411/login.css", b"", {}), resp=http.Response.make(200, b"", {})
+    )
+    path = tmp_path / "oauth.flows"
+    _write_flows(path, [listed, metadata, token, other])
+    log, problems, _ = load_inputs([path])
+    assert [exchange.request.path for exchange in log.oauth_exchanges()] == ["/token"]
+    assert "/.well-known/oauth-authorization-server" in [exchange.request.path for exchange in log.http_exchanges()]
+    assert not log.oauth_exchanges()[0].messages
+    assert any("1 flow(s) were not MCP traffic" in problem for problem in problems)

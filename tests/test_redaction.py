@@ -35,3 +35,27 @@ def test_jwts_and_configured_secrets_are_scrubbed_anywhere() -> None:
 
 def test_fingerprints_identify_without_revealing() -> None:
     assert fingerprint("abc").startswith("sha256:") and "abc" not in fingerprint("abc")[7:]
+
+
+def test_an_oauth_flows_codes_verifiers_and_tokens_are_scrubbed_where_they_first_appear() -> None:
+    """Tool-defined: a captured OAuth flow leaves no credential in a recording, whichever body or
+    header carried it first (the code in a redirect, the verifier in a form, an opaque token in JSON)."""
+    redactor = Redactor()
+    location = redactor.header("Location", "http://127.0.0.1:5/callback?code=auth-code-123&state=st4te-value")
+    assert "auth-code-123" not in location and "state=st4te-value" in location
+    form = redactor.body("grant_type=authorization_code&code=auth-code-123&code_verifier=verifier-abcdef&resource=x")
+    assert "auth-code-123" not in form and "verifier-abcdef" not in form and "grant_type=authorization_code" in form
+    answer = redactor.body(
+        '{"access_token": "opaque-token-987", "token_type": "Bearer", "client_secret": "s3cret-xyz"}'
+    )
+    assert "opaque-token-987" not in answer and "s3cret-xyz" not in answer and '"token_type": "Bearer"' in answer
+    assert redactor.text("later: opaque-token-987") == f"later: {REDACTED}"
+
+
+def test_json_rpc_members_named_like_credentials_are_not_learnt() -> None:
+    """Tool-defined: only an OAuth object's own top-level members are credentials; a tool result with a
+    ``code`` member stays readable."""
+    redactor = Redactor()
+    body = '{"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"code": "print(1) + 2"}}}'
+    assert redactor.body(body) == body
+    assert redactor.text("print(1) + 2") == "print(1) + 2"

@@ -41,6 +41,36 @@ def _head(path: Path, size: int = 64) -> bytes:
         return handle.read(size)
 
 
+def _mcp_traffic(built: list[HttpExchange]) -> list[HttpExchange]:
+    """The exchanges the live addon would have kept, in capture order.
+
+    A first pass finds the MCP endpoints (from each request, or for an undecided POST from its
+    answer); the second keeps those and whatever the addon keeps once it knows them: everything
+    else sent to an MCP endpoint, the origin's metadata, and a client's OAuth flow."""
+    endpoints: set[str] = set()
+    decided: set[str] = set()
+    for exchange in built:
+        request = exchange.request
+        decision = classify_request(request.method, request.url, request.headers, request.body, set())
+        response = exchange.response
+        if decision is Decision.MAYBE and response is not None:
+            if response.is_event_stream or response_says_mcp(response.headers, response.body):
+                decision = Decision.MCP
+        if decision is Decision.MCP:
+            endpoints.add(endpoint_of(request.url))
+            decided.add(exchange.id)
+    return [
+        exchange
+        for exchange in built
+        if exchange.id in decided
+        or endpoint_of(exchange.request.url) in endpoints
+        or classify_request(
+            exchange.request.method, exchange.request.url, exchange.request.headers, exchange.request.body, endpoints
+        )
+        is Decision.MCP
+    ]
+
+
 # -- mitmproxy flow files --------------------------------------------------------------------------
 def is_flow_file(path: Path) -> bool:
     """mitmproxy writes tnetstrings: ``<length>:<payload><type>``."""
@@ -65,28 +95,15 @@ def read_flow_file(path: Path, prefix: str) -> Loaded:
         if not flows:
             raise RecordingError(f"{path}: not a readable mitmproxy flow file ({exc})") from exc
         problems.append(f"the flow file ends early ({exc}); the flows before that point were read")
-    exchanges: list[Exchange] = []
-    endpoints: set[str] = set()
-    decided: list[tuple[Any, Decision]] = []
+    built: list[HttpExchange] = []
+    noted: dict[str, list[str]] = {}
     for flow in flows:
-        exchange, _ = exchange_of(flow, prefix + str(flow.id))
-        request = exchange.request
-        decision = classify_request(request.method, request.url, request.headers, request.body, set())
-        if decision is Decision.MAYBE and exchange.response is not None:
-            body = exchange.response.body
-            if response_says_mcp(exchange.response.headers, body):
-                decision = Decision.MCP
-        if decision is Decision.MCP:
-            endpoints.add(endpoint_of(request.url))
-        decided.append((flow, decision))
-    skipped = 0
-    for flow, decision in decided:
-        if decision is not Decision.MCP and endpoint_of(flow.request.url) not in endpoints:
-            skipped += 1
-            continue
         exchange, flow_problems = exchange_of(flow, prefix + str(flow.id))
-        exchanges.append(exchange)
-        problems.extend(flow_problems)
+        noted[exchange.id] = flow_problems
+        built.append(exchange)
+    exchanges: list[Exchange] = list(_mcp_traffic(built))
+    problems.extend(problem for exchange in exchanges for problem in noted[exchange.id])
+    skipped = len(built) - len(exchanges)
     exchanges.sort(key=lambda item: item.ending.time if isinstance(item, HttpExchange) and item.ending else 0.0)
     if skipped:
         problems.append(f"{skipped} flow(s) were not MCP traffic and were left out")
@@ -210,21 +227,7 @@ def read_har(path: Path, prefix: str) -> Loaded:
         if exchange.ending is not None and exchange.ending.reason is EndReason.OPEN and exchange.response is not None:
             problems.append(f"entry {number}: an event stream without a body; its events cannot be judged")
         built.append(exchange)
-    endpoints: set[str] = set()
-    keep: list[HttpExchange] = []
-    for exchange in built:
-        request = exchange.request
-        decision = classify_request(request.method, request.url, request.headers, request.body, set())
-        if decision is Decision.MAYBE and exchange.response is not None:
-            if exchange.response.is_event_stream or response_says_mcp(
-                exchange.response.headers, exchange.response.body
-            ):
-                decision = Decision.MCP
-        if decision is Decision.MCP:
-            endpoints.add(endpoint_of(request.url))
-            keep.append(exchange)
-    kept_ids = {exchange.id for exchange in keep}
-    final = [e for e in built if e.id in kept_ids or endpoint_of(e.request.url) in endpoints]
+    final = _mcp_traffic(built)
     skipped = len(built) - len(final)
     if skipped:
         problems.append(f"{skipped} HAR entr{'y was' if skipped == 1 else 'ies were'} not MCP traffic and left out")

@@ -72,7 +72,7 @@ def _encode_body(body: bytes, redactor: Redactor | None, key: str = "body") -> d
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return {f"{key}_b64" if key == "body" else "b64": base64.b64encode(body).decode()}
-    return {key: redactor.text(text) if redactor else text}
+    return {key: redactor.body(text) if redactor else text}
 
 
 def _decode_body(record: Mapping[str, Any], key: str = "body") -> bytes:

@@ -9,6 +9,7 @@ Names are kept so a reader still knows a credential was there.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -51,6 +52,23 @@ SECRET_PARAMS = frozenset(
         "signature",
     }
 )
+SECRET_FIELDS = frozenset(
+    {
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "client_secret",
+        "registration_access_token",
+        "code",
+        "code_verifier",
+        "device_code",
+        "assertion",
+        "client_assertion",
+        "password",
+    }
+)
+"""Members of OAuth form bodies and JSON answers (token, registration) that hold a credential."""
+_FIELD_HINT = re.compile("|".join(sorted(SECRET_FIELDS, key=len, reverse=True)))
 AUTH_SCHEMES = frozenset({"bearer", "basic", "digest", "dpop", "negotiate", "token"})
 """HTTP authentication scheme names: a header holding nothing but one carries no secret (and must not make
 the word itself a secret to scrub from every report)."""
@@ -95,10 +113,40 @@ class Redactor:
                 _, _, cookie_value = part.partition("=")
                 self.add_secret(cookie_value)
 
+    def learn_location(self, value: str) -> None:
+        """A redirect's ``Location`` (an authorization response carries its ``code`` there)."""
+        self.learn_url(value)
+
     def learn_url(self, url: str) -> None:
         for name, value in parse_qsl(urlsplit(url).query, keep_blank_values=True):
             if name.lower() in self._params:
                 self.add_secret(value)
+
+    def learn_body(self, text: str) -> None:
+        """Remember the credentials an OAuth body carries: a form's secret fields (``code``,
+        ``code_verifier``, ``client_secret`` ...) or a JSON answer's (``access_token`` ...)."""
+        if not _FIELD_HINT.search(text):
+            return
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            try:
+                payload = json.loads(stripped)
+            except ValueError:
+                return
+            if isinstance(payload, dict):
+                for name, value in payload.items():
+                    if name in SECRET_FIELDS and isinstance(value, str):
+                        self.add_secret(value)
+            return
+        if "=" in stripped and " " not in stripped:
+            for name, value in parse_qsl(stripped, keep_blank_values=True):
+                if name in SECRET_FIELDS or name.lower() in self._params:
+                    self.add_secret(value)
+
+    def body(self, text: str) -> str:
+        """A message or HTTP body as it may be written: its own credentials learnt, then every secret scrubbed."""
+        self.learn_body(text)
+        return self.text(text)
 
     def text(self, text: str) -> str:
         """Scrub every known secret and every JWT-shaped string."""
@@ -112,6 +160,9 @@ class Redactor:
         return _JWT.sub(REDACTED, text)
 
     def header(self, name: str, value: str) -> str:
+        if name.lower() == "location":
+            self.learn_location(value)
+            return self.url(value)
         if self.is_secret_header(name):
             if name.lower() in ("cookie", "set-cookie"):
                 return "; ".join(

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine
+from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine, oauth_kind
 
 __all__ = ["PROTOCOL_VERSION_KEY", "Advertised", "ExchangeLog", "MessageKey", "message_key"]
 
@@ -84,6 +84,7 @@ class ExchangeLog:
         self._tools: dict[str, list[Advertised]] = defaultdict(list)
         self._initialize: dict[str, Message] = {}
         self._exchange_revision: dict[str, str] = {}
+        self._oauth: set[str] = set()
         for item in items:
             self.add(item)
 
@@ -93,7 +94,9 @@ class ExchangeLog:
         self._items.append(item)
         self._by_id[item.id] = item
         self._sorted = None
-        if isinstance(item, HttpExchange):
+        if isinstance(item, HttpExchange) and oauth_kind(item.request) is not None:
+            self._oauth.add(item.id)
+        elif isinstance(item, HttpExchange):
             self._add_http(item)
         elif isinstance(item, StdioLine):
             self._add_stdio(item)
@@ -244,7 +247,12 @@ class ExchangeLog:
         return self._by_id.get(exchange_id)
 
     def http_exchanges(self) -> list[HttpExchange]:
-        return [item for item in self._items if isinstance(item, HttpExchange)]
+        """HTTP exchanges with an MCP server (its metadata documents included), not OAuth flow steps."""
+        return [item for item in self._items if isinstance(item, HttpExchange) and item.id not in self._oauth]
+
+    def oauth_exchanges(self) -> list[HttpExchange]:
+        """A client's authorization, token and registration requests to an authorization server."""
+        return [item for item in self._items if isinstance(item, HttpExchange) and item.id in self._oauth]
 
     def stdio_lines(self) -> list[StdioLine]:
         return [item for item in self._items if isinstance(item, StdioLine)]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from mcp_assay.jsonrpc import Message, parse_message
 from mcp_assay.sse import SseEvent
@@ -28,12 +28,17 @@ __all__ = [
     "HttpExchange",
     "HttpRequest",
     "HttpResponse",
+    "OAUTH_AUTHORIZATION",
+    "OAUTH_REGISTRATION",
+    "OAUTH_TOKEN",
     "Observation",
     "ProcessExit",
     "StdioLine",
     "is_authentication_answer",
     "is_well_known",
     "media_type",
+    "oauth_kind",
+    "oauth_request_kind",
 ]
 
 
@@ -210,6 +215,39 @@ def is_well_known(request: HttpRequest) -> bool:
     return WELL_KNOWN in request.path
 
 
+OAUTH_AUTHORIZATION, OAUTH_TOKEN, OAUTH_REGISTRATION = "authorization", "token", "registration"
+
+
+def oauth_request_kind(method: str, url: str, content_type: str | None, body: bytes) -> str | None:
+    """Which step of a client's OAuth flow a request is, told from its shape alone.
+
+    An authorization request is a ``GET`` naming ``response_type`` and ``client_id``; a token
+    request a form ``POST`` with a ``grant_type``; a dynamic client registration a JSON ``POST``
+    of an object with ``redirect_uris`` and no ``jsonrpc`` member. ``None`` for anything else."""
+    verb = method.upper()
+    if verb == "GET":
+        query = parse_qs(urlsplit(url).query)
+        return OAUTH_AUTHORIZATION if "response_type" in query and "client_id" in query else None
+    if verb != "POST" or not body:
+        return None
+    if content_type == "application/x-www-form-urlencoded":
+        form = parse_qs(body.decode("utf-8", "replace"))
+        return OAUTH_TOKEN if "grant_type" in form else None
+    if _looks_like_json(body) and b"redirect_uris" in body:
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return None
+        if isinstance(payload, dict) and "jsonrpc" not in payload and isinstance(payload.get("redirect_uris"), list):
+            return OAUTH_REGISTRATION
+    return None
+
+
+def oauth_kind(request: HttpRequest) -> str | None:
+    """:func:`oauth_request_kind` of a captured request."""
+    return oauth_request_kind(request.method, request.url, request.content_type, request.body)
+
+
 def is_authentication_answer(response: HttpResponse) -> bool:
     """A ``401``, or a ``403`` with a ``WWW-Authenticate`` challenge: the HTTP authorization layer's
     answer, whose body (often an OAuth error object) is not an MCP message unless it is JSON-RPC."""
@@ -225,6 +263,8 @@ def _speaks_jsonrpc(payload: Any) -> bool:
 def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> Iterator[Message]:
     if is_well_known(request) and request.method in ("GET", "HEAD"):
         return
+    if oauth_kind(request) is not None:
+        return  # a step of an OAuth flow: HTTP, not JSON-RPC
     if request.body:
         yield parse_message(
             request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"

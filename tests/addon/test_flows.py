@@ -26,3 +26,21 @@ def test_mcp_markers_decide_from_the_request() -> None:
     assert classify_request("POST", "http://h/x", Headers({"content-type": "application/json"}), b"{}", set()) is (
         Decision.MAYBE
     )
+
+
+def test_a_clients_oauth_steps_are_kept_once_it_has_spoken_mcp() -> None:
+    """Tool-defined: a forward proxy judges a client's OAuth flow (AUTH-39..49), wherever its authorization
+    server lives, but not the OAuth traffic of a proxy that has carried no MCP."""
+    issuer = "http://127.0.0.1:9411"
+    form = Headers({"content-type": "application/x-www-form-urlencoded"})
+    steps = [
+        ("GET", f"{issuer}/.well-known/oauth-authorization-server", Headers(), b""),
+        ("GET", f"{issuer}/authorize?response_type=code&client_id=c1&state=s", Headers(), b""),
+        ("POST", f"{issuer}/token", form, b"grant_type=authorization_code&code=x"),
+        ("POST", f"{issuer}/register", Headers({"content-type": "application/json"}), b'{"redirect_uris": ["x"]}'),
+    ]
+    for method, url, headers, body in steps:
+        assert classify_request(method, url, headers, body, KNOWN) is Decision.MCP, url
+        assert classify_request(method, url, headers, body, set()) is not Decision.MCP, url
+    assert classify_request("GET", f"{issuer}/authorize?state=s", Headers(), b"", KNOWN) is Decision.NOT
+    assert classify_request("POST", f"{issuer}/login", form, b"user=a", KNOWN) is Decision.NOT

@@ -2,10 +2,12 @@
 
 The SDK app of :mod:`tests.peers.auth_server` behind a JWT gate (PyJWT): the key comes from
 ``ISSUER/jwks.json`` by ``kid``, and the token must be RS256, from ``ISSUER``, for this server's
-canonical URI and inside its lifetime. ``--tool-scope add=calc:use`` makes a ``tools/call`` of
-``add`` need that scope (``403`` with an ``insufficient_scope`` challenge naming every scope the
-tool needs otherwise), and ``--implies calc:admin=calc:use`` lets a broad scope stand in for
-narrower ones. Each ``--fault`` removes one check, the way hand-rolled validators do:
+canonical URI and inside its lifetime. Its Protected Resource Metadata names ``ISSUER`` as the
+authorization server, so an OAuth client finds where to get its token (the stub's grants).
+``--tool-scope add=calc:use`` makes a ``tools/call`` of ``add`` need that scope (``403`` with an
+``insufficient_scope`` challenge naming every scope the tool needs otherwise), and ``--implies
+calc:admin=calc:use`` lets a broad scope stand in for narrower ones. Each ``--fault`` removes one
+check, the way hand-rolled validators do:
 
 - ``skip_aud``: any audience; ``skip_iss``: any issuer; ``skip_exp``: neither exp nor nbf;
 - ``skip_signature``: the signature is not verified at all (alg none, a foreign key, anything);
@@ -66,6 +68,9 @@ class JwtGate(Gate):
         self.tool_scopes = tool_scopes
         self.implies = implies
         self.keys = jwt.PyJWKClient(f"{issuer}/jwks.json", cache_keys=True)
+
+    def _metadata(self) -> dict[str, Any]:
+        return {**super()._metadata(), "authorization_servers": [self.issuer]}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith("/.well-known/"):

@@ -5,7 +5,10 @@ downloads and telemetry. Only MCP traffic is judged; the rest passes through unt
 unrecorded. A flow is MCP when its request says so (a JSON-RPC body, an MCP header, or an
 endpoint already seen carrying MCP), or, for a plain JSON POST, when the answer says so (an
 event stream, or a JSON-RPC body). The authorization metadata of an origin already seen carrying
-MCP (``.well-known/oauth-protected-resource`` and friends) is kept too, for the AUTH rules.
+MCP (``.well-known/oauth-protected-resource`` and friends) is kept too, for the AUTH rules, and
+so, once MCP has passed, is a client's OAuth flow wherever its authorization server lives:
+authorization server metadata, and authorization, token and registration requests (told by
+their shape), which only a forward proxy sees.
 
 The same conversion serves the live addon and the reader for saved flow files
 (``mitmdump -w``), so a capture judged later matches what was judged live.
@@ -20,7 +23,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcp_assay.sse import SseEvent, parse_sse
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+from mcp_assay.wire import (
+    Ending,
+    EndReason,
+    Headers,
+    HttpExchange,
+    HttpRequest,
+    HttpResponse,
+    media_type,
+    oauth_request_kind,
+)
 
 __all__ = [
     "MCP_HEADERS",
@@ -100,6 +112,11 @@ def _is_authorization_metadata(url: str) -> bool:
     return any(marker in path for marker in AUTHORIZATION_METADATA)
 
 
+def _is_authorization_server_metadata(url: str) -> bool:
+    path = urlsplit(url).path
+    return any(marker in path for marker in AUTHORIZATION_METADATA[1:])
+
+
 def classify_request(method: str, url: str, headers: Headers, body: bytes, known_endpoints: set[str]) -> Decision:
     """Decide from the request alone, when it can be decided."""
     if any(headers.get(name) is not None for name in MCP_HEADERS):
@@ -111,6 +128,11 @@ def classify_request(method: str, url: str, headers: Headers, body: bytes, known
         return Decision.MCP
     if _is_authorization_metadata(url) and _origin(url) in {_origin(known) for known in known_endpoints}:
         return Decision.MCP  # PRM and AS metadata of an MCP server: the AUTH rules judge them
+    if known_endpoints and (
+        _is_authorization_server_metadata(url)
+        or oauth_request_kind(method, url, media_type(headers.get("content-type")), body) is not None
+    ):
+        return Decision.MCP  # a client's OAuth flow, once it speaks MCP through this proxy (AUTH-39..49)
     if method.upper() == "POST" and (
         shape is not None or media_type(headers.get("content-type")) == "application/json" or body[:1] in (b"{", b"[")
     ):

@@ -131,7 +131,10 @@ def redact_record(record: Mapping[str, Any], redactor: Redactor) -> dict[str, An
             redactor.learn_url(str(record.get("url", "")))
             out["url"] = redactor.url(str(record.get("url", "")))
         out["headers"] = [list(pair) for pair in redactor.headers(pairs)]
-    for key in ("body", "text", "data", "comment", "detail"):
+    for key in ("body", "text"):
+        if isinstance(record.get(key), str):
+            out[key] = redactor.body(record[key])
+    for key in ("data", "comment", "detail"):
         if isinstance(record.get(key), str):
             out[key] = redactor.text(record[key])
     if kind == "observation":

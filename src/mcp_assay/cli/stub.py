@@ -2,7 +2,8 @@
 
 ``init`` creates the signing key the target is configured to trust; ``serve`` keeps the stub's
 metadata and key set up between runs, for a target that fetches keys only when it starts (a run
-serves them itself otherwise, and uses a ``serve`` it finds on the port).
+serves them itself otherwise, and uses a ``serve`` it finds on the port). A served stub also lets a
+real MCP client complete OAuth against it (registration, authorization code with PKCE, refresh).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def init_command(key_file: Path, force: bool) -> None:
 @click.option("--listen", default=DEFAULT_LISTEN, show_default=True, envvar="MCP_ASSAY_STUB_LISTEN",
               show_envvar=True, help="HOST:PORT, with --key-file.")  # fmt: skip
 def serve_command(config_file: Path | None, key_file: str | None, listen: str) -> None:
-    """Serve the stub's metadata and key set until interrupted."""
+    """Serve the stub's metadata, key set and OAuth endpoints until interrupted."""
     stub: StubConfig | None
     if config_file is not None:
         stub = read_config_file(config_file).get("stub")
@@ -77,10 +78,11 @@ def serve_command(config_file: Path | None, key_file: str | None, listen: str) -
         raise click.UsageError("give --config FILE (with a stub section) or --key-file PATH")
     assert stub is not None
     try:
-        server = StubServer(stub.host, stub.port, stub.issuer, stub.key, SigningKey.generate())
+        server = StubServer(stub.host, stub.port, stub.issuer, stub.key, SigningKey.generate(), stub.all_scopes)
     except OSError as exc:
         raise click.UsageError(f"cannot listen on {stub.host}:{stub.port} ({exc.strerror or exc})") from None
     click.echo(f"stub authorization server: issuer {stub.issuer}, keys at {stub.jwks_uri} (kid {stub.key.kid})")
+    click.echo(f"OAuth clients register at {stub.issuer}/register and are authorized at once (auto-consent)")
     click.echo("Ctrl-C to stop", err=True)
     try:
         threading.Event().wait()

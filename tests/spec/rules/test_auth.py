@@ -300,7 +300,7 @@ def test_a_prm_that_is_no_json_object_or_nowhere_fails_auth_01(spec: SpecSet) ->
 def test_auth_01_is_not_verified_when_no_prm_fetch_was_captured(spec: SpecSet) -> None:
     """Tool-defined: the proxy keeps only MCP traffic, so a 401 alone says nothing about the PRM."""
     verdict = judge(log_of(refused()), spec, "protected_resource_metadata_is_served")
-    assert verdict.outcome is Outcome.NOT_VERIFIED and "only MCP traffic" in verdict.reason
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "reverse proxy" in verdict.reason
 
 
 def test_authorization_servers_must_be_a_non_empty_array_of_issuer_urls(spec: SpecSet) -> None:

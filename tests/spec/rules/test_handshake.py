@@ -12,6 +12,7 @@ from tests.factories import (
     LEGACY,
     error_body,
     http,
+    initialize_body,
     initialized,
     judge,
     legacy_call,
@@ -643,3 +644,21 @@ def test_a_delete_without_a_session_id_fails_hs_23(spec: SpecSet) -> None:
 def test_hs_23_is_not_verified_without_delete(spec: SpecSet) -> None:
     """Tool-defined: whether the client was done cannot be seen."""
     assert judge(session_with(tools_list()), spec, "session_deletes_name_the_session").outcome is Outcome.NOT_VERIFIED
+
+
+def test_an_initialize_refused_with_401_is_no_handshake_to_wait_for_hs_07(spec: SpecSet) -> None:
+    """Spec-mandated (HS-07): a client refused before JSON-RPC (no token yet) starts over with a new
+    initialize, which is not "a request before the initialize result"."""
+    refused = http(
+        initialize_body(ident=0),
+        {"error": "invalid_token"},
+        status=401,
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
+        response_headers={"content-type": "application/json", "www-authenticate": "Bearer"},
+    )
+    first, confirmed = legacy_session()
+    retry = dataclasses.replace(first, connection="c1")
+    log = log_of(dataclasses.replace(refused, connection="c1"), retry, dataclasses.replace(confirmed, connection="c1"))
+    verdict = judge(log, spec, "clients_wait_for_the_initialize_result")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 1

@@ -257,3 +257,18 @@ def test_rpc_04_is_not_verified_without_requests(spec: SpecSet) -> None:
     notification = http({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}, status=202)
     verdict = judge(log_of(notification), spec, "request_ids_are_not_reused")
     assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_an_id_retried_after_a_401_passes_rpc_04_in_2026(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-04): a request refused before JSON-RPC (the client had no token yet) is over, so
+    sending it again with the same id, now authorized, reuses nothing in flight."""
+    refused = http(
+        request_body("tools/list", 1, {}),
+        {"error": "invalid_token"},
+        status=401,
+        response_headers={"content-type": "application/json", "www-authenticate": "Bearer"},
+    )
+    log = log_of(_on("c1", refused), _on("c1", modern_call("tools/list", {}, TOOLS, ident=1)))
+    verdict = judge(log, spec, "request_ids_are_not_reused")
+    assert verdict.outcome is Outcome.PASSED
+    assert verdict.judged == 2

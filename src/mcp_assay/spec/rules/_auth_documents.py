@@ -28,7 +28,10 @@ __all__ = [
     "prm_documents",
 ]
 
-NOT_CAPTURED = "the proxy records only MCP traffic, so a client's own metadata fetches are not captured"
+NOT_CAPTURED = (
+    "a client may have fetched it earlier or around the proxy: a reverse proxy sees only what is sent to the "
+    "MCP server's origin, `mcp-assay proxy --mode regular` sees a client's other requests too"
+)
 
 
 def origin_of(url: str) -> str:

@@ -202,7 +202,7 @@ def authorization_urls_use_https(ctx: Context) -> Iterator[Finding]:
                 value = doc.body.get(name)
                 if isinstance(value, str):
                     urls.append((doc.exchange, name, value))
-    for exchange in gated_http_exchanges(ctx):
+    for exchange in [*gated_http_exchanges(ctx), *ctx.log.oauth_exchanges()]:
         if not deliberate(exchange):
             urls.extend((exchange, "redirect URI", value) for value in _redirect_uris(exchange))
     for exchange, what, url in urls:

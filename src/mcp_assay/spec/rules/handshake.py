@@ -18,6 +18,7 @@ from mcp_assay.spec.rules._envelope import meta_version
 from mcp_assay.spec.rules._sessions import HANDSHAKE, Session, all_sessions, client_sessions
 from mcp_assay.spec.rules._versions import handshake_versions
 from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import EndReason
 
 
 @log_check(requirements="HS-01", level=Level.MUST, side=Side.CLIENT, subject="2025 sessions", **HANDSHAKE)
@@ -202,6 +203,9 @@ def clients_wait_for_the_initialize_result(ctx: Context) -> Iterator[Finding]:
             ]
         else:
             exchange = http_exchange(session.initialize, ctx)
+            ending = exchange.ending if exchange is not None else None
+            if session.answer is None and ending is not None and ending.reason is not EndReason.OPEN:
+                continue  # refused before JSON-RPC (a 401, say): no handshake began, a new initialize may follow
             if exchange is None or not exchange.connection:
                 yield unverified(
                     "the capture has no connection ids, so HTTP requests cannot be tied to the client that initialized",

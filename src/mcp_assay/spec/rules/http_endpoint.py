@@ -29,7 +29,7 @@ from mcp_assay.spec.rules._http import (
 )
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, is_well_known
 
 MODERN_CODES = frozenset({-32020, -32021, -32022, -32601, -32602})
 """Error codes a 2026 server uses for its mandated 400/404 rejections."""
@@ -206,6 +206,8 @@ def get_and_delete_get_405(ctx: Context) -> Iterator[Finding]:
     for exchange in ctx.log.http_exchanges():
         if exchange.request.method not in ("GET", "DELETE") or exchange.response is None:
             continue
+        if is_well_known(exchange.request):
+            continue  # a metadata document, fetched by a client that sends its version header everywhere
         if not modern_route(exchange, ctx):
             continue
         status = exchange.response.status

@@ -76,7 +76,7 @@ def request_ids_are_not_reused(ctx: Context) -> Iterator[Finding]:
         for previous in earlier:
             answers = ctx.log.responses_to(previous)
             answered = bool(answers) and min(answer.time for answer in answers) <= message.time
-            still_open = not answered and not _cancelled(previous, ctx, before=message.time)
+            still_open = not answered and not _over(previous, ctx, before=message.time)
             if handshake or still_open:
                 clash = previous
                 break
@@ -94,6 +94,16 @@ def request_ids_are_not_reused(ctx: Context) -> Iterator[Finding]:
         else:
             yield passed(message)
         earlier.append(message)
+
+
+def _over(request: Message, ctx: Context, before: float) -> bool:
+    """Whether ``request`` could no longer be answered by ``before``: the sender cancelled it, or the
+    HTTP exchange it travelled in had ended (refused with a 401, say), so no answer can come on it."""
+    exchange = http_exchange(request, ctx)
+    ending = exchange.ending if exchange is not None else None
+    if ending is not None and ending.reason is not EndReason.OPEN and ending.time <= before:
+        return True
+    return _cancelled(request, ctx, before)
 
 
 def _cancelled(request: Message, ctx: Context, before: float = math.inf) -> bool:

@@ -47,7 +47,7 @@ class StubSession:
     def open(cls, config: StubConfig) -> StubSession:
         foreign = SigningKey.generate()
         try:
-            server = StubServer(config.host, config.port, config.issuer, config.key, foreign)
+            server = StubServer(config.host, config.port, config.issuer, config.key, foreign, config.all_scopes)
         except OSError as exc:
             try:
                 answer = httpx.get(config.jwks_uri, timeout=3.0)

@@ -48,15 +48,25 @@ def _first(values: dict[str, list[str]]) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class ClientChallenge:
-    """A ``401``, or a ``403`` with a Bearer challenge, that a client (not the suite) received."""
+class _Step:
+    """One exchange of the flow: where it went, and when."""
 
     exchange: HttpExchange
-    bearer: Challenge | None
 
     @property
     def endpoint(self) -> str:
         return endpoint_of(self.exchange)
+
+    @property
+    def time(self) -> float:
+        return self.exchange.request.time
+
+
+@dataclass(frozen=True)
+class ClientChallenge(_Step):
+    """A ``401``, or a ``403`` with a Bearer challenge, that a client (not the suite) received."""
+
+    bearer: Challenge | None
 
     @property
     def time(self) -> float:
@@ -72,41 +82,23 @@ class ClientChallenge:
 
 
 @dataclass(frozen=True)
-class AuthorizationStep:
+class AuthorizationStep(_Step):
     """An authorization request and, when the capture shows it, the redirect that answered it."""
 
-    exchange: HttpExchange
     params: dict[str, str]
     redirect: dict[str, str] | None
     """The parameters of the answer's ``Location`` (``code`` or ``error``, ``state``, ``iss``), if any."""
-
-    @property
-    def endpoint(self) -> str:
-        return endpoint_of(self.exchange)
-
-    @property
-    def time(self) -> float:
-        return self.exchange.request.time
 
     def scopes(self) -> set[str]:
         return set(self.params.get("scope", "").split())
 
 
 @dataclass(frozen=True)
-class TokenStep:
+class TokenStep(_Step):
     """A token request: its form parameters, and the client id however it was presented."""
 
-    exchange: HttpExchange
     params: dict[str, str]
     client_id: str | None
-
-    @property
-    def endpoint(self) -> str:
-        return endpoint_of(self.exchange)
-
-    @property
-    def time(self) -> float:
-        return self.exchange.request.time
 
     @property
     def grant(self) -> str:
@@ -114,10 +106,9 @@ class TokenStep:
 
 
 @dataclass(frozen=True)
-class Registration:
+class Registration(_Step):
     """A dynamic client registration request, and the client id the answer issued."""
 
-    exchange: HttpExchange
     body: dict[str, Any]
     client_id: str | None
 
@@ -252,7 +243,7 @@ def _find_flow(ctx: Context) -> OAuthFlow:
             flow.registrations.append(Registration(exchange, dict(body), _issued_client_id(exchange)))
     for items in (flow.challenges, flow.authorizations, flow.tokens):
         items.sort(key=lambda item: item.time)
-    flow.registrations.sort(key=lambda item: item.exchange.request.time)
+    flow.registrations.sort(key=lambda item: item.time)
     flow.documents.sort(key=lambda doc: doc.exchange.request.time)
     return flow
 

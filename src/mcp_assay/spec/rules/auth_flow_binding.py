@@ -9,7 +9,8 @@ path; and a client id goes only to the authorization server that issued it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 from mcp_assay.checks import Context, Finding, failed, log_check, not_applicable, passed, unverified
@@ -28,6 +29,19 @@ from mcp_assay.verdicts import Level, Side
 ONLY_2026 = "the client's MCP traffic is not 2026-07-28, and this requirement binds 2026 clients only"
 
 
+def _only_2026(rule: Callable[[Context, OAuthFlow], Iterator[Finding]]) -> Callable[[Context], Iterator[Finding]]:
+    """A rule binding 2026 clients: not applicable to a capture whose MCP traffic is older, else given the flow."""
+
+    @functools.wraps(rule)
+    def judged(ctx: Context) -> Iterator[Finding]:
+        if not speaks_2026(ctx):
+            yield not_applicable(ONLY_2026)
+            return
+        yield from rule(ctx, oauth_flow(ctx))
+
+    return judged
+
+
 def _answered(flow: OAuthFlow) -> list[AuthorizationStep]:
     """Authorization requests whose redirect the capture shows."""
     return [step for step in flow.authorizations if step.redirect is not None]
@@ -44,12 +58,9 @@ def _exchanged_after(flow: OAuthFlow, step: AuthorizationStep) -> TokenStep | No
 
 
 @log_check(requirements="AUTH-43", level=Level.MUST, side=Side.CLIENT, subject="authorization responses", **AUTH_HTTP)
-def clients_check_the_response_issuer(ctx: Context) -> Iterator[Finding]:
+@_only_2026
+def clients_check_the_response_issuer(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """A 2026 client does not redeem a code whose response `iss` is missing (though advertised) or differs."""
-    if not speaks_2026(ctx):
-        yield not_applicable(ONLY_2026)
-        return
-    flow = oauth_flow(ctx)
     answered = [step for step in _answered(flow) if step.redirect and "code" in step.redirect]
     for step in answered:
         assert step.redirect is not None
@@ -78,12 +89,10 @@ def clients_check_the_response_issuer(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(requirements="AUTH-49", level=Level.SHOULD, side=Side.SERVER, subject="authorization responses", **AUTH_HTTP)
-def authorization_responses_carry_iss(ctx: Context) -> Iterator[Finding]:
+@_only_2026
+def authorization_responses_carry_iss(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """An authorization server puts `iss` into its authorization responses."""
-    if not speaks_2026(ctx):
-        yield not_applicable(ONLY_2026)
-        return
-    answered = _answered(oauth_flow(ctx))
+    answered = _answered(flow)
     for step in answered:
         assert step.redirect is not None
         if step.redirect.get("iss"):
@@ -97,14 +106,11 @@ def authorization_responses_carry_iss(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-49", level=Level.MUST, side=Side.SERVER, subject="authorization responses with iss", **AUTH_HTTP
 )
-def response_issuers_are_advertised(ctx: Context) -> Iterator[Finding]:
+@_only_2026
+def response_issuers_are_advertised(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """An authorization server putting `iss` into its responses advertises it in its metadata.
 
     The metadata member is ``authorization_response_iss_parameter_supported: true``."""
-    if not speaks_2026(ctx):
-        yield not_applicable(ONLY_2026)
-        return
-    flow = oauth_flow(ctx)
     with_iss = [step for step in _answered(flow) if step.redirect and step.redirect.get("iss")]
     for step in with_iss:
         doc = flow.metadata_for_endpoint(step.endpoint)
@@ -160,12 +166,9 @@ def clients_register_in_the_prescribed_form(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(requirements="AUTH-47", level=Level.MUST, side=Side.CLIENT, subject="client ids presented", **AUTH_HTTP)
-def client_ids_stay_with_their_issuer(ctx: Context) -> Iterator[Finding]:
+@_only_2026
+def client_ids_stay_with_their_issuer(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """A 2026 client presents a registered `client_id` only to the authorization server that issued it."""
-    if not speaks_2026(ctx):
-        yield not_applicable(ONLY_2026)
-        return
-    flow = oauth_flow(ctx)
 
     def server_of(endpoint: str) -> str:
         doc = flow.metadata_for_endpoint(endpoint)

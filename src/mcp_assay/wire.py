@@ -26,6 +26,7 @@ __all__ = [
     "Exchange",
     "Headers",
     "HttpExchange",
+    "LISTENING",
     "HttpRequest",
     "HttpResponse",
     "OAUTH_AUTHORIZATION",
@@ -368,6 +369,9 @@ class Observation:
     messages: tuple[Message, ...] = ()
     probe: Mapping[str, Any] | None = None
 
+
+LISTENING = "listening"
+"""Observation kind: the addresses a server started by the run listens on (``run --serve``, AUTH-31)."""
 
 Exchange = HttpExchange | StdioLine | ProcessExit | Observation
 """Everything an exchange log can hold."""

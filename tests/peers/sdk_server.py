@@ -5,7 +5,7 @@ It serves both revisions on one endpoint (2026-07-28 per request, 2025-11-25 aft
 progress, logging and list-changed notifications for ``subscriptions/listen``.
 
 usage: python sdk_server.py stdio
-       python sdk_server.py http PORT [--json] [--stateless]
+       python sdk_server.py http PORT [--json] [--stateless] [--bind-all]  (--bind-all: listen on 0.0.0.0)
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def main(argv: list[str]) -> None:
         return
     mcp.run(
         transport="streamable-http",
-        host="127.0.0.1",
+        host="0.0.0.0" if "--bind-all" in argv else "127.0.0.1",  # noqa: S104 - the AUTH-31 fault, on purpose
         port=int(argv[2]),
         json_response="--json" in argv,
         stateless_http="--stateless" in argv,

@@ -56,13 +56,18 @@ class HeaderList(click.ParamType):  # type: ignore[type-arg]
 _SETTINGS = (
     "url", "command", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
     "headers", "tool_args", "prompt_args", "resource_sample", "page_limit", "only", "verbose", "rate_limit",
-    "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool",
+    "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
 )  # fmt: skip
 
 _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("-u", "--url"), "URL", {"metavar": "URL"}, "Streamable HTTP endpoint of the server under test."),
     (("-c", "--command"), "COMMAND", {"metavar": "COMMAND"},
      'stdio server to spawn, as one shell-quoted string (e.g. "uvx some-server --flag").'),
+    (("--serve",), "SERVE", {"metavar": "COMMAND"},
+     "Start this HTTP server (one shell-quoted string) before the run, wait for --url's port, stop it after; "
+     "its listening addresses are checked (AUTH-31)."),
+    (("--serve-timeout",), "SERVE_TIMEOUT", {"type": float, "metavar": "SECONDS"},
+     "How long --serve waits for the port to accept connections.  [default: 30]"),
     (("--spec-version",), "SPEC_VERSION", {"metavar": "REVISION"},
      "Test this revision (it must be in the window) instead of the newest one the server offers."),
     (("-t", "--token"), "TOKEN", {}, "Bearer token, sent per --auth-mode; never printed."),
@@ -130,6 +135,7 @@ def run_command(
     mcp-assay run -u http://127.0.0.1:8000/mcp
     mcp-assay run -u https://host/mcp -t "$TOKEN" --tool-args @args.json
     mcp-assay run -c "uvx mcp-server-git --repository ." --verbose
+    mcp-assay run -u http://127.0.0.1:8000/mcp --serve "python server.py --port 8000"
     Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: the server could not be driven.
     """
     targets = report_targets(reports)

@@ -57,6 +57,10 @@ class SuiteConfig:
     """Principals, witnesses, write tools and handles for the behaviour cases (config file only)."""
     stub: StubConfig | None = None
     """The stand-in authorization server for the token-validation probes (config file only)."""
+    serve: tuple[str, ...] = ()
+    """An HTTP server command the run starts before it and stops after it (``--url`` is its endpoint)."""
+    serve_timeout: float = 30.0
+    """Seconds to wait for the ``serve`` command's port to accept connections."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -73,6 +77,10 @@ class SuiteConfig:
         ):
             if value < low:
                 raise ConfigError(f"{name} must be at least {low} (got {value})")
+        if self.serve and not self.url:
+            raise ConfigError("--serve starts an HTTP server: give --url with the endpoint it will listen on")
+        if self.serve_timeout <= 0:
+            raise ConfigError(f"--serve-timeout must be positive (got {self.serve_timeout})")
         if self.timeout <= 0:
             raise ConfigError(f"--timeout must be positive (got {self.timeout})")
         if self.rate_limit is not None and self.rate_limit <= 0:
@@ -104,7 +112,7 @@ class SuiteConfig:
         values: dict[str, Any] = {}
         for source in (file_values or {}, options):
             for key, value in source.items():
-                if value is None or (key in ("headers", "command") and value in ((), [], "")):
+                if value is None or (key in ("headers", "command", "serve") and value in ((), [], "")):
                     continue
                 values[key] = value
         return cls(**_coerce(values))
@@ -151,19 +159,23 @@ def load_arguments(flag: str, value: str | Mapping[str, Any] | None) -> dict[str
     return parsed
 
 
+def _argv(name: str, command: Any) -> tuple[str, ...]:
+    """A command as one shell-quoted string or a list of strings, as an argument vector."""
+    if isinstance(command, str):
+        try:
+            return tuple(shlex.split(command))
+        except ValueError as exc:
+            raise ConfigError(f"--{name} {command!r}: {exc}") from exc
+    if isinstance(command, list | tuple) and all(isinstance(part, str) for part in command):
+        return tuple(command)
+    raise ConfigError(f"{name}: expected a string or a list of strings")
+
+
 def _coerce(values: dict[str, Any]) -> dict[str, Any]:
     out = dict(values)
-    if "command" in out:
-        command = out["command"]
-        if isinstance(command, str):
-            try:
-                out["command"] = tuple(shlex.split(command))
-            except ValueError as exc:
-                raise ConfigError(f"--command {command!r}: {exc}") from exc
-        elif isinstance(command, list | tuple) and all(isinstance(part, str) for part in command):
-            out["command"] = tuple(command)
-        else:
-            raise ConfigError("command: expected a string or a list of strings")
+    for name in ("command", "serve"):
+        if name in out:
+            out[name] = _argv(name, out[name])
     if "headers" in out:
         headers = out["headers"]
         if isinstance(headers, str):

@@ -44,6 +44,7 @@ from mcp_assay.suite.events import (
     RunStarted,
     StderrLine,
 )
+from mcp_assay.suite.launch import LaunchedServer, launch
 from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
@@ -57,7 +58,7 @@ from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Severity, Side, Source, Verdict
-from mcp_assay.wire import Observation, ProcessExit, StdioLine
+from mcp_assay.wire import LISTENING, Observation, ProcessExit, StdioLine
 
 __all__ = ["RUN_OBSERVATION", "STAYS_UP_CHECK", "arun", "judge_suite_log", "run", "select_checks", "select_families"]
 
@@ -624,7 +625,10 @@ async def arun(
         raise ConfigError(f"--only {config.only}: no check matches")
     families = select_families(config.only, checks)
     stub = StubSession.open(config.stub) if config.stub is not None and config.url else None
+    launched: LaunchedServer | None = None
     try:
+        if config.serve and config.url:
+            launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
         if stub is not None and not config.token:
             audience = stub.config.audience or canonical_uri(config.url or "")
             config = replace(config, token=stub.run_token(audience))
@@ -636,8 +640,14 @@ async def arun(
                 f"the run's own token was minted by the stub (issuer {stub.config.issuer}, keys at "
                 f"{stub.config.jwks_uri}, audience {stub.minted}); if the target refuses it, it does not trust the stub"
             )
+        if launched is not None:
+            state.router.sink()(
+                Observation(id=state.new_id("o"), time=time.time(), kind=LISTENING, data=launched.observation_data())
+            )
         report = await state.run()
     finally:
+        if launched is not None:
+            await launched.stop()
         if stub is not None:
             stub.close()
     emit(RunFinished(report, state.target_error))

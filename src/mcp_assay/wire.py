@@ -272,7 +272,8 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
         )
     if response is None:
         return
-    if is_authentication_answer(response) and not response.is_event_stream:
+    if (is_authentication_answer(response) or response.status == 429) and not response.is_event_stream:
+        # the HTTP layer's answer (a gateway's, often): its body is JSON-RPC only if it says so
         body = response.body or b""
         if body.strip():
             answer = parse_message(

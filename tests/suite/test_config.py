@@ -31,3 +31,31 @@ def test_an_unset_variable_is_one_clear_error(tmp_path: Path, monkeypatch: pytes
     config.write_text("token: ${NOT_SET_ANYWHERE}\n")
     with pytest.raises(ConfigError, match="NOT_SET_ANYWHERE is not set"):
         read_config_file(config)
+
+
+def test_a_rate_limit_probe_section_is_read(tmp_path: Path) -> None:
+    """Tool-defined: BEH-11's burst is configured in the file only, with defaults for its size."""
+    config = tmp_path / "mcp-assay.yaml"
+    config.write_text("rate_limit_probe:\n  tool: search\n  arguments: {query: x}\n")
+    probe = read_config_file(config)["rate_limit_probe"]
+    assert (probe.tool, dict(probe.arguments), probe.burst, probe.window_s) == ("search", {"query": "x"}, 30, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("section", "said"),
+    [
+        ("rate_limit_probe: [search]", "expected a mapping"),
+        ("rate_limit_probe: {arguments: {}}", "rate_limit_probe.tool"),
+        ("rate_limit_probe: {tool: t, burst: 1}", "from 2 to 500"),
+        ("rate_limit_probe: {tool: t, burst: 5000}", "from 2 to 500"),
+        ("rate_limit_probe: {tool: t, window_s: 0}", "more than 0"),
+        ("rate_limit_probe: {tool: t, arguments: [1]}", "mapping of the tool's arguments"),
+        ("rate_limit_probe: {tool: t, rate: 5}", "unknown keys rate"),
+    ],
+)
+def test_a_bad_rate_limit_probe_is_one_clear_error(tmp_path: Path, section: str, said: str) -> None:
+    """Tool-defined: bad user input is refused before any work starts."""
+    config = tmp_path / "mcp-assay.yaml"
+    config.write_text(section + "\n")
+    with pytest.raises(ConfigError, match=said):
+        read_config_file(config)

@@ -21,7 +21,40 @@ from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
 from mcp_assay.suite.stub.config import StubConfig, parse_stub
 from mcp_assay.userfiles import read_yaml
 
-__all__ = ["SuiteConfig", "load_arguments", "read_config_file"]
+__all__ = ["RateLimitProbe", "SuiteConfig", "load_arguments", "parse_rate_limit_probe", "read_config_file"]
+
+
+@dataclass(frozen=True)
+class RateLimitProbe:
+    """``rate_limit_probe: {tool, arguments, burst, window_s}``: calls to one safe tool, as fast as asked."""
+
+    tool: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    burst: int = 30
+    window_s: float = 3.0
+
+
+def parse_rate_limit_probe(value: Any, where: str) -> RateLimitProbe | None:
+    """The config file's ``rate_limit_probe`` section, checked before the run starts."""
+    if value is None:
+        return None
+    prefix = f"--config {where}: rate_limit_probe"
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{prefix}: expected a mapping with tool, arguments, burst and window_s")
+    unknown = sorted(set(map(str, value)) - {"tool", "arguments", "burst", "window_s"})
+    if unknown:
+        raise ConfigError(f"{prefix}: unknown keys {', '.join(unknown)} (known: arguments, burst, tool, window_s)")
+    tool, arguments = value.get("tool"), value.get("arguments", {})
+    burst, window = value.get("burst", 30), value.get("window_s", 3.0)
+    if not isinstance(tool, str) or not tool:
+        raise ConfigError(f"{prefix}.tool: name the (read-only, cheap) tool to call")
+    if not isinstance(arguments, Mapping):
+        raise ConfigError(f"{prefix}.arguments: expected a mapping of the tool's arguments")
+    if not isinstance(burst, int) or isinstance(burst, bool) or not 2 <= burst <= 500:
+        raise ConfigError(f"{prefix}.burst: expected a whole number of calls from 2 to 500 (got {burst!r})")
+    if not isinstance(window, int | float) or isinstance(window, bool) or not 0 < window <= 60:
+        raise ConfigError(f"{prefix}.window_s: expected seconds, more than 0 and at most 60 (got {window!r})")
+    return RateLimitProbe(tool, dict(arguments), burst, float(window))
 
 
 @dataclass(frozen=True)
@@ -57,6 +90,8 @@ class SuiteConfig:
     """Principals, witnesses, write tools and handles for the behaviour cases (config file only)."""
     stub: StubConfig | None = None
     """The stand-in authorization server for the token-validation probes (config file only)."""
+    rate_limit_probe: RateLimitProbe | None = None
+    """The opt-in burst of calls to one safe tool that looks for a rate limit (BEH-11; config file only)."""
     serve: tuple[str, ...] = ()
     """An HTTP server command the run starts before it and stops after it (``--url`` is its endpoint)."""
     serve_timeout: float = 30.0
@@ -119,7 +154,7 @@ class SuiteConfig:
 
 
 _FIELDS = {item.name for item in fields(SuiteConfig)}
-_SECTIONS = {"behaviour", "stub"}
+_SECTIONS = {"behaviour", "stub", "rate_limit_probe"}
 """Fields a config file fills from its own sections, never from a key of the same name."""
 _ALIASES = {"url": "url", "u": "url", "c": "command", "t": "token", "header": "headers", "H": "headers"}
 
@@ -228,9 +263,12 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     stub = parse_stub(data.get("stub"), str(path), Path(path).expanduser().parent)
     if stub is not None:
         values["stub"] = stub
+    burst = parse_rate_limit_probe(data.get("rate_limit_probe"), str(path))
+    if burst is not None:
+        values["rate_limit_probe"] = burst
     for raw_key, value in data.items():
         key = str(raw_key)
-        if key in BEHAVIOUR_KEYS or key == "stub":
+        if key in BEHAVIOUR_KEYS or key in ("stub", "rate_limit_probe"):
             continue
         name = _ALIASES.get(key, key.replace("-", "_"))
         if name not in _FIELDS or name in _SECTIONS:
@@ -240,7 +278,8 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
             value = config_secret(value, str(path), "token")  # ${ENV} only: a config file is not a secret store
         values[name] = value
     if unknown:
-        known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - _SECTIONS), *BEHAVIOUR_KEYS, "stub"]))
+        sections = (*BEHAVIOUR_KEYS, "stub", "rate_limit_probe")
+        known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - _SECTIONS), *sections]))
         raise ConfigError(f"--config {path}: unknown keys {', '.join(sorted(unknown))} (known: {known})")
     return values
 

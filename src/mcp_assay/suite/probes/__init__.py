@@ -11,6 +11,7 @@ from mcp_assay.suite.behaviour import family as behaviour
 from mcp_assay.suite.context import Family
 from mcp_assay.suite.probes import (
     auth,
+    burst,
     completion,
     discover,
     envelope,
@@ -44,6 +45,7 @@ FAMILIES: tuple[Family, ...] = (
     auth.FAMILY,
     tokens.FAMILY,
     behaviour.FAMILY,
+    burst.FAMILY,
 )
 
 

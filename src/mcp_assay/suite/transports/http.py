@@ -152,11 +152,13 @@ class HttpTransport:
         method: str = "POST",
         allow_refusal: bool = False,
         cancel_after: float | None = None,
+        answer_rate_limits: bool = False,
     ) -> Reply:
         """Send one HTTP request and read its answer; retries after a 429 within the retry budget.
 
         ``cancel_after`` closes the connection that many seconds after sending unless the answer is
-        complete by then — the 2026 way to cancel a request."""
+        complete by then — the 2026 way to cancel a request. ``answer_rate_limits`` hands a 429 back
+        as the answer instead (the burst that looks for a rate limit wants to see it)."""
         wanted = self.credentials.apply(headers or {})
         if cancel_after is not None:
             stream = StreamControl(budget=cancel_after)
@@ -165,6 +167,7 @@ class HttpTransport:
             reply = await self._once(
                 method, body, wanted, probe=probe, expect=expect, stream=stream,
                 timeout=timeout or self.timeout, allow_refusal=allow_refusal, cancel_after=cancel_after,
+                answer_rate_limits=answer_rate_limits,
             )  # fmt: skip
             if reply is not None:
                 self.limiter.on_success()
@@ -182,6 +185,7 @@ class HttpTransport:
         timeout: float,
         allow_refusal: bool,
         cancel_after: float | None = None,
+        answer_rate_limits: bool = False,
     ) -> Reply | None:
         ident = self.new_id("h")
         raw_headers = [
@@ -213,7 +217,7 @@ class HttpTransport:
         head_time = time.time()
         head = _Head(ident, sent, response, Headers(response.headers.multi_items()), head_time, probe, expect)
         try:
-            if response.status_code == 429:
+            if response.status_code == 429 and not answer_rate_limits:
                 await response.aread()
                 await response.aclose()
                 retry_after = response.headers.get("retry-after")

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Severity, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import EndReason, HttpExchange
 from tests.factories import (
     LEGACY,
     error_body,
@@ -662,3 +662,18 @@ def test_an_initialize_refused_with_401_is_no_handshake_to_wait_for_hs_07(spec: 
     verdict = judge(log, spec, "clients_wait_for_the_initialize_result")
     assert verdict.outcome is Outcome.PASSED
     assert verdict.judged == 1
+
+
+def test_an_initialize_stream_the_capture_kept_no_events_of_is_not_verified_for_hs_18(spec: SpecSet) -> None:
+    """Tool-defined: mitmproxy keeps no body of a stream the client closed; the session id that came with it
+    is then not held against the server, and the reason says why."""
+    cut = http(
+        initialize_body(ident=0),
+        events=[],
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
+        response_headers={"content-type": "text/event-stream", "mcp-session-id": "sess-9"},
+        ending=EndReason.ERROR,
+    )
+    verdict = judge(log_of(cut), spec, "session_ids_come_only_with_the_initialize_result")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+    assert "kept none of the events" in verdict.reason

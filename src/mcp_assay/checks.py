@@ -35,7 +35,7 @@ from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.validator import Validation
 from mcp_assay.traffic import ExchangeLog, message_key
 from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source, Verdict
-from mcp_assay.wire import Exchange, HttpExchange, StdioLine, body_text, compact_json
+from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, StdioLine, body_text, compact_json
 
 __all__ = [
     "REGISTRY",
@@ -455,7 +455,21 @@ def _judge(check: Check, ctx: Context, redactor: Redactor, default_source: Sourc
     return _aggregate(check, findings, ctx, redactor, default_source)
 
 
+def _capture_gaps(findings: list[Finding], ctx: Context) -> list[Finding]:
+    """A failure about an exchange whose event stream the capture did not keep is not verified instead:
+    what the stream carried is unknown, and a reader of another tool's capture must not guess it."""
+    kept = []
+    for finding in findings:
+        subject = finding.subject
+        exchange = ctx.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
+            finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
+        kept.append(finding)
+    return kept
+
+
 def _aggregate(check: Check, findings: list[Finding], ctx: Context, redactor: Redactor, default: Source) -> Verdict:
+    findings = _capture_gaps(findings, ctx)
     source = _source_of(findings, ctx, default)
     failures = [finding for finding in findings if finding.outcome is Outcome.FAILED]
     passes = [finding for finding in findings if finding.outcome is Outcome.PASSED]

@@ -28,7 +28,17 @@ from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, excha
 from mcp_assay.errors import RecordingError
 from mcp_assay.inputs import Loaded, register_reader
 from mcp_assay.sse import parse_sse
-from mcp_assay.wire import Ending, EndReason, Exchange, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+from mcp_assay.wire import (
+    EVENTS_LOST,
+    Ending,
+    EndReason,
+    Exchange,
+    Headers,
+    HttpExchange,
+    HttpRequest,
+    HttpResponse,
+    media_type,
+)
 
 __all__ = ["is_flow_file", "is_har", "read_flow_file", "read_har"]
 
@@ -193,7 +203,7 @@ def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
         if not body:
             # HAR writers keep no body for a stream that was cut off (a listen stream the client
             # closed): what it carried is unknown, so it is judged like a stream still open
-            detail = "the capture kept none of the stream's events"
+            detail = EVENTS_LOST
             return HttpExchange.build(
                 id=ident,
                 request=request,

@@ -22,6 +22,7 @@ from mcp_assay.verdicts import Side
 
 __all__ = [
     "Ending",
+    "EVENTS_LOST",
     "EndReason",
     "Exchange",
     "Headers",
@@ -121,6 +122,10 @@ class HttpResponse:
         return self.content_type == "text/event-stream"
 
 
+EVENTS_LOST = "the capture kept none of the stream's events"
+"""What a reader of another tool's capture puts in an ``open`` ending whose stream body was not kept."""
+
+
 class EndReason(StrEnum):
     """How an HTTP exchange finished."""
 
@@ -199,6 +204,11 @@ class HttpExchange:
     @property
     def client_disconnected(self) -> bool:
         return self.ending is not None and self.ending.reason is EndReason.CLIENT_DISCONNECT
+
+    @property
+    def events_lost(self) -> bool:
+        """An event stream the capture kept none of (a flow file or HAR of a stream cut short)."""
+        return self.ending is not None and self.ending.reason is EndReason.OPEN and EVENTS_LOST in self.ending.detail
 
 
 def _looks_like_json(body: bytes) -> bool:

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from mcp_assay.sse import SseEvent, parse_sse
 from mcp_assay.wire import (
+    EVENTS_LOST,
     Ending,
     EndReason,
     Headers,
@@ -226,7 +227,7 @@ def exchange_of(flow: Any, ident: str | None = None) -> tuple[HttpExchange, list
             response = HttpResponse(status=status, reason=reason, headers=headers, time=head_time, body=body or b"")
     if flow.error is not None and response is not None and response.is_event_stream and not response.events:
         # the capture lost what the stream carried: judge it like a stream still open when capture stopped
-        detail = f"{flow.error.msg} (the capture kept none of the stream's events)"
+        detail = f"{flow.error.msg} ({EVENTS_LOST})"
         ending = Ending(reason=EndReason.OPEN, time=float(flow.error.timestamp or request.time), detail=detail)
     elif flow.error is not None:
         reason_, detail = ending_of(flow, response_started=flow.response is not None)

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Severity, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.wire import EVENTS_LOST, Ending, EndReason, HttpExchange
 from tests.factories import (
     LEGACY,
     error_body,
@@ -672,8 +672,9 @@ def test_an_initialize_stream_the_capture_kept_no_events_of_is_not_verified_for_
         events=[],
         headers={"content-type": "application/json", "accept": "application/json, text/event-stream"},
         response_headers={"content-type": "text/event-stream", "mcp-session-id": "sess-9"},
-        ending=EndReason.ERROR,
     )
-    verdict = judge(log_of(cut), spec, "session_ids_come_only_with_the_initialize_result")
+    lost = dataclasses.replace(cut, ending=Ending(reason=EndReason.OPEN, time=cut.time + 1, detail=EVENTS_LOST))
+    verdict = judge(log_of(lost), spec, "session_ids_come_only_with_the_initialize_result")
     assert verdict.outcome is Outcome.NOT_VERIFIED
-    assert "kept none of the events" in verdict.reason
+    assert "issued session id 'sess-9'; but the capture kept none of the stream's events" in verdict.reason
+    assert judge(log_of(cut), spec, "session_ids_come_only_with_the_initialize_result").outcome is Outcome.FAILED

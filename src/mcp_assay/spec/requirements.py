@@ -51,7 +51,7 @@ class Requirement:
     summary: str
     source: str
     deferred: str | None
-    """For a MUST without a check: why it is not checked (yet)."""
+    """For a requirement without a check: why it is not checked (yet)."""
 
     @property
     def levels(self) -> tuple[Level, ...]:

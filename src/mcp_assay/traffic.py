@@ -250,6 +250,10 @@ class ExchangeLog:
         """HTTP exchanges with an MCP server (its metadata documents included), not OAuth flow steps."""
         return [item for item in self._items if isinstance(item, HttpExchange) and item.id not in self._oauth]
 
+    def is_oauth_step(self, exchange: HttpExchange) -> bool:
+        """Whether ``exchange`` is one of a client's OAuth flow steps (decided once, when it was added)."""
+        return exchange.id in self._oauth
+
     def oauth_exchanges(self) -> list[HttpExchange]:
         """A client's authorization, token and registration requests to an authorization server."""
         return [item for item in self._items if isinstance(item, HttpExchange) and item.id in self._oauth]

@@ -25,7 +25,7 @@ from mcp_assay.spec.rules._auth import Challenges, Presented, challenges_of, pre
 from mcp_assay.spec.rules._auth_documents import NOT_CAPTURED, Document, home_origin, origin_of, prm_documents
 from mcp_assay.spec.rules._common import memo
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.wire import HttpExchange, is_well_known, oauth_kind
+from mcp_assay.wire import HttpExchange, is_well_known
 
 __all__ = [
     "AUTH_HTTP",
@@ -141,7 +141,7 @@ def gated_http_exchanges(ctx: Context) -> Iterator[HttpExchange]:
     """HTTP exchanges with an MCP server that pass the running check's gates (a client's OAuth flow
     steps, sent to its authorization server, are not among them)."""
     for exchange in ctx.exchanges():
-        if isinstance(exchange, HttpExchange) and oauth_kind(exchange.request) is None:
+        if isinstance(exchange, HttpExchange) and not ctx.log.is_oauth_step(exchange):
             yield exchange
 
 

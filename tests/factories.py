@@ -240,13 +240,14 @@ def judge(log: ExchangeLog, spec: SpecSet, check: str, **settings: Any) -> Verdi
     return verdict
 
 
-def rules_of(*families: str) -> list[Check]:
-    """The registered checks of some rule families: a family is a rule module's name, or the
-    common prefix of its ``<family>_*`` modules (``http`` holds ``http_headers``, ``http_streams`` …)."""
+def rules_of(*areas: str) -> list[Check]:
+    """The registered checks of some rule areas: an area is a package or module under ``spec/rules/``
+    (``http`` holds ``http/headers.py``, ``http/streams.py`` …)."""
     from mcp_assay.spec import rules  # noqa: F401
 
     def family(check: Check) -> str:
-        module = check.func.__module__.rsplit(".", 1)[-1]
-        return next((name for name in families if module == name or module.startswith(f"{name}_")), "")
+        parts = check.func.__module__.split(".")
+        area = parts[parts.index("rules") + 1] if "rules" in parts else ""
+        return area if area in areas else ""
 
     return [check for check in REGISTRY.values() if family(check)]

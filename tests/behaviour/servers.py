@@ -40,7 +40,7 @@ CHECKS = {
     "AUTH-33": "sessions_are_bound_to_their_principal",
     "AUTH-35": "handle_possession_is_not_authentication",
 }
-"""The check of :mod:`mcp_assay.spec.rules.behaviour` for each requirement."""
+"""The check of :mod:`mcp_assay.spec.rules.behaviour.principals` for each requirement."""
 ONLY = ",".join(CHECKS.values())
 """``--only`` for these checks alone (other rule areas cite BEH-01/03/09 and would pull in their families)."""
 

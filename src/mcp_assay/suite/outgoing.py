@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import parse_message
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.spec.rules._common import issues_text
+from mcp_assay.spec.rules.shared.common import issues_text
 from mcp_assay.verdicts import Side
 
 __all__ = ["HarnessError", "encode", "validate_outgoing"]

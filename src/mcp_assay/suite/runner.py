@@ -30,7 +30,7 @@ from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.model import Report, SchemaInfo
 from mcp_assay.spec.revisions import Revision, SpecSet
-from mcp_assay.spec.rules._auth import canonical_uri
+from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.blocking import Skip, annotate, skip_from_observation
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext

@@ -12,7 +12,7 @@ import pytest
 from mcp_assay.checks import REGISTRY, evaluate
 from mcp_assay.redaction import fingerprint
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.rules._auth import (
+from mcp_assay.spec.rules.auth.facts import (
     canonical_uri,
     is_loopback_host,
     jwt_claims,

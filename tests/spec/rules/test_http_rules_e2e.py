@@ -21,7 +21,7 @@ import pytest
 
 from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.rules._header_mirroring import encode_sentinel
+from mcp_assay.spec.rules.shared.header_mirroring import encode_sentinel
 from mcp_assay.sse import parse_sse
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Verdict

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.rules._header_mirroring import header_marks
+from mcp_assay.spec.rules.shared.header_mirroring import header_marks
 from mcp_assay.verdicts import Outcome, Side
 from tests.factories import (
     http,

@@ -1,15 +1,40 @@
-"""Every rule mcp-assay judges traffic with; importing this package registers them all.
+"""Every rule mcp-assay judges traffic with, grouped by catalogue area; importing this package registers them.
 
-Modules are named by catalogue area and theme (``http_headers``, ``versions_discover``, ...);
-those whose name starts with ``_`` hold helpers several of them share and declare no checks.
-Rules are pure functions over an exchange log (see :mod:`mcp_assay.checks`); they judge
-live proxy traffic, stdio taps, active probes and recordings alike.
+An area with several rule modules is a package (``auth/``, ``http/``, ``versions/`` ...) whose
+``__init__`` names its rule modules, with the helpers only its rules use beside them; an area with
+one module is a module (``prompts.py``, ``stdio.py`` ...). Helpers several areas share live in
+``shared/``. Rules are pure functions over an exchange log, declared with
+:mod:`mcp_assay.spec.checks`; they judge live proxy traffic, stdio taps, active probes and
+recordings alike. Adding a rule means adding a function to the module of its area; adding a
+module means naming it in its area's ``__init__``.
 """
 
-import pkgutil
-from importlib import import_module
+from . import (
+    auth,
+    behaviour,
+    cancellation,
+    completion,
+    envelope,
+    handshake,
+    http,
+    jsonrpc,
+    logging,
+    mrtr,
+    pagination,
+    progress,
+    prompts,
+    resources,
+    results,
+    schema,
+    stdio,
+    subscriptions,
+    suite,
+    tools,
+    versions,
+)
 
-MODULES = tuple(sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")))
-
-for _name in MODULES:
-    import_module(f"{__name__}.{_name}")
+AREAS = (
+    jsonrpc, schema, envelope, results, versions, handshake, http, stdio, cancellation, progress, logging,
+    pagination, subscriptions, tools, resources, prompts, completion, mrtr, auth, behaviour, suite,
+)  # fmt: skip
+"""Every area, in the order a reader meets the protocol."""

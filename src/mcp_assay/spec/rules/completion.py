@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import error_code, http_exchange
-from mcp_assay.spec.rules._server_features import (
+from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.pagination import listing_for
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.server_features import (
     ENVELOPE_CODES,
     answered_method,
     capability_declared,
@@ -13,8 +15,6 @@ from mcp_assay.spec.rules._server_features import (
     protocol_error,
     shape_finding,
 )
-from mcp_assay.spec.rules.channels import probe_named
-from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.verdicts import Level, Side
 
 METHOD = "completion/complete"

@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules._common import error_code, http_exchange, memo
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange, memo
 from mcp_assay.spec.validator import canonical
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side

@@ -15,9 +15,9 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules._common import is_int, params_of
-from mcp_assay.spec.rules._stream_facts import PROGRESS, describe_id, loosely_same_id, meta_value, same_id
-from mcp_assay.spec.rules._streams import StreamIndex, index
+from mcp_assay.spec.rules.shared.common import is_int, params_of
+from mcp_assay.spec.rules.shared.stream_facts import PROGRESS, describe_id, loosely_same_id, meta_value, same_id
+from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.traffic import MessageKey, message_key
 from mcp_assay.verdicts import Level, Side
 

@@ -13,14 +13,16 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._answers import (
+from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.pagination import listing_for
+from mcp_assay.spec.rules.shared.answers import (
     answer_to,
     expects_invalid_params,
     listing_shape,
     refused_at_envelope,
     reports_internal_error,
 )
-from mcp_assay.spec.rules._server_features import (
+from mcp_assay.spec.rules.shared.server_features import (
     capability_declared,
     content_block_issues,
     declared_capability_is_served,
@@ -30,8 +32,6 @@ from mcp_assay.spec.rules._server_features import (
     listing_consistency,
     shape_finding,
 )
-from mcp_assay.spec.rules.channels import probe_named
-from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.verdicts import Level, Outcome, Side
 
 MIME_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;.*)?")

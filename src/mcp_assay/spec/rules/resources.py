@@ -16,15 +16,16 @@ from urllib.parse import unquote, urlsplit
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.spec.rules._answers import (
+from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.shared.answers import (
     answer_to,
     expects_invalid_params,
     listing_shape,
     refused_at_envelope,
     reports_internal_error,
 )
-from mcp_assay.spec.rules._common import error_code
-from mcp_assay.spec.rules._server_features import (
+from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.server_features import (
     answered_method,
     capability_declared,
     completes,
@@ -33,7 +34,6 @@ from mcp_assay.spec.rules._server_features import (
     is_uri,
     listing_consistency,
 )
-from mcp_assay.spec.rules.channels import probe_named
 from mcp_assay.verdicts import Level, Side
 
 MISSING_RESOURCE_PREFIXES = ("file:///mcp-assay/does-not-exist", "file:///mcp-conformance/does-not-exist")

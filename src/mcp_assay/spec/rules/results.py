@@ -15,8 +15,8 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import is_int
-from mcp_assay.spec.rules._envelope import (
+from mcp_assay.spec.rules.shared.common import is_int
+from mcp_assay.spec.rules.shared.envelopes import (
     SERVER_INFO_KEY,
     answer_to,
     canonical,
@@ -24,7 +24,7 @@ from mcp_assay.spec.rules._envelope import (
     is_probe,
     place_of,
 )
-from mcp_assay.spec.rules._versions import advertised_discover
+from mcp_assay.spec.rules.versions._common import advertised_discover
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mcp_assay.checks import Context, Finding, failed, message_check
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules._common import schema_finding
+from mcp_assay.spec.rules.shared.common import schema_finding
 from mcp_assay.verdicts import Level, Side
 
 

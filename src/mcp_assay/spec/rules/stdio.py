@@ -21,7 +21,7 @@ from typing import Any
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
-from mcp_assay.spec.rules._common import memo
+from mcp_assay.spec.rules.shared.common import memo
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import ProcessExit, StdioLine, body_text
 

@@ -16,7 +16,7 @@ era the server serves (2026-07-28 and 2025-11-25), over the run's transport, and
   (BEH-08).
 
 The family itself is :mod:`~mcp_assay.suite.behaviour.family`. Probes only produce traffic and
-witness observations; :mod:`mcp_assay.spec.rules.behaviour`
+witness observations; :mod:`mcp_assay.spec.rules.behaviour.principals`
 judges them, so ``mcp-assay validate`` on a recording of the run reaches the same verdicts.
 """
 

@@ -1,7 +1,7 @@
 """The behaviour cases of one lane: lists per principal, refusals, handles, reads, and the cancel race.
 
 Each case only produces traffic and witness reads; the rules in
-:mod:`mcp_assay.spec.rules.behaviour` judge them. Every exchange a case sends carries a probe tag
+:mod:`mcp_assay.spec.rules.behaviour.principals` judge them. Every exchange a case sends carries a probe tag
 naming the case (``case``), its era and transport, the principal and tool, and every witness read
 is an observation with the same ``case``, so a recording of the run is judged exactly as the run.
 

@@ -26,7 +26,7 @@ signature, scope) are not here. In the order of a run:
 
 The run's own token is only ever sent to the target. Every probe is tagged
 ``{"name": "auth-…", "invalid": True, "credential": …, "variant": …}``; the rules in
-:mod:`mcp_assay.spec.rules.auth` judge the answers.
+:mod:`mcp_assay.spec.rules.auth.metadata` judge the answers.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.redaction import SECRET_PARAMS
-from mcp_assay.spec.rules._auth import canonical_uri, challenges_of, is_loopback_host, prm_candidates, unsigned_jwt
+from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, is_loopback_host, prm_candidates, unsigned_jwt
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes._common import list_params

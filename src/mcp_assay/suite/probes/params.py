@@ -19,7 +19,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.spec.rules._header_mirroring import HeaderMark, header_marks, mirror
+from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, mirror
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.probes._common import walk
 from mcp_assay.suite.session import ModernClient, encode_header_value

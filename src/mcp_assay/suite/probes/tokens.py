@@ -14,7 +14,7 @@ last (:class:`~mcp_assay.suite.stub.session.StubSession`). The family:
    recorded as a ``stub-fetch`` observation, evidence on its own.
 
 Every variant is tagged ``{"name": "auth-stub-<variant>", "credential": "invalid", "requirement":
-..., "control": "auth-stub-control"}``; the rules in :mod:`mcp_assay.spec.rules.auth_tokens` judge
+..., "control": "auth-stub-control"}``; the rules in :mod:`mcp_assay.spec.rules.auth.tokens` judge
 it (and AUTH-13 its status). Tokens are redacted like any credential.
 """
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from mcp_assay.spec.rules._auth import canonical_uri
+from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.auth import Prober, ask, protected_method
 from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value

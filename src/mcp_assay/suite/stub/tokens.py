@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.spec.rules._auth import unsigned_jwt
+from mcp_assay.spec.rules.auth.facts import unsigned_jwt
 from mcp_assay.suite.stub.keys import SigningKey
 
 __all__ = [

@@ -1,0 +1,258 @@
+"""Where the traffic shows authorization in use, and how the AUTH rules read a probe's answer.
+
+Authorization is optional in MCP, so every AUTH rule first asks whether the traffic shows it in
+use at an endpoint: a ``401``, a ``403`` with a ``Bearer`` challenge, or a Protected Resource
+Metadata (PRM) document published for its origin (client-side rules: a client presenting a
+bearer token). Where none of that appears the requirement is *not applicable*, with the reason.
+
+The active suite's ``auth-*`` probes say in their tag which credential they carry
+(``credential``: ``none``, ``malformed``, ``invalid``, ``query``). A probe's *refusal* counts only
+when the control requests on both sides of it were served: ``auth-control`` with the run's own
+credentials, or the control its ``control`` tag names (the stub-token probes use a valid token
+from the stub): a server that refuses everything, or one that locked the run out, would pass. Being
+*served* with a bad credential needs no control.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, not_applicable, passed, unverified
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, Document, home_origin, origin_of, prm_documents
+from mcp_assay.spec.rules.auth.facts import Challenges, Presented, challenges_of, presented
+from mcp_assay.spec.rules.shared.common import memo
+from mcp_assay.traffic import endpoint_of
+from mcp_assay.wire import HttpExchange, is_well_known
+
+__all__ = [
+    "AUTH_HTTP",
+    "AuthUse",
+    "auth_use",
+    "challenge_exchanges",
+    "credential_tag",
+    "deliberate",
+    "gated_http_exchanges",
+    "prm_bodies",
+    "prm_subjects",
+    "protected_requests",
+    "refusal_finding",
+    "rejected_in_jsonrpc",
+    "served_with_result",
+    "status_of",
+    "unattributable",
+    "variant_of",
+]
+
+AUTH_HTTP = {"transports": {"http"}}
+CONTROL = "auth-control"
+"""Probe name of the suite's control requests (the run's own credentials)."""
+
+
+def _mcp_endpoints(ctx: Context) -> list[str]:
+    """Endpoints that carried MCP messages, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for exchange in ctx.log.http_exchanges():
+        if exchange.messages and not is_well_known(exchange.request):
+            seen.setdefault(endpoint_of(exchange), None)
+    return list(seen)
+
+
+def served_with_result(exchange: HttpExchange) -> bool:
+    """Answered 2xx with a JSON-RPC result."""
+    response = exchange.response
+    return (
+        response is not None
+        and 200 <= response.status < 300
+        and any(message.kind is Kind.RESULT for message in exchange.response_messages)
+    )
+
+
+def _answered_2xx(exchange: HttpExchange) -> bool:
+    return exchange.response is not None and 200 <= exchange.response.status < 300
+
+
+@dataclass(frozen=True)
+class AuthUse:
+    """Where the traffic shows authorization in use, and if nowhere, why the AUTH items do not apply."""
+
+    endpoints: Mapping[str, str] = field(default_factory=dict)
+    """Endpoint -> the first sign of authorization seen for it."""
+    reason: str = ""
+
+    def __contains__(self, endpoint: object) -> bool:
+        return endpoint in self.endpoints
+
+
+def auth_use(ctx: Context) -> AuthUse:
+    """Endpoints where the *server* shows authorization in use: a 401, a 403 with a Bearer challenge, or PRM."""
+    return memo(ctx, "auth-use", _find_use)
+
+
+def _find_use(ctx: Context) -> AuthUse:
+    endpoints: dict[str, str] = {}
+    for exchange in ctx.log.http_exchanges():
+        response = exchange.response
+        if response is None or is_well_known(exchange.request):
+            continue
+        endpoint = endpoint_of(exchange)
+        if response.status == 401:
+            endpoints.setdefault(endpoint, f"{exchange.request.method} {exchange.request.path} got HTTP 401")
+        elif response.status == 403 and challenges_of(response.headers).bearer is not None:
+            endpoints.setdefault(endpoint, f"{exchange.request.method} {exchange.request.path} got a Bearer 403")
+    published = {origin_of(doc.url) for doc in prm_documents(ctx)}
+    for endpoint in _mcp_endpoints(ctx):
+        if origin_of(endpoint) in published:
+            endpoints.setdefault(endpoint, "Protected Resource Metadata is published for its origin")
+    if endpoints:
+        return AuthUse(endpoints)
+    for exchange in ctx.log.http_exchanges():
+        request = exchange.request_message
+        if request is not None and request.kind is Kind.REQUEST and presented(exchange.request).anonymous:
+            if served_with_result(exchange):
+                return AuthUse(
+                    {},
+                    f"authorization is not in use: {endpoint_of(exchange)} served {request.method} without "
+                    "credentials, and no Protected Resource Metadata was found",
+                )
+    return AuthUse(
+        {},
+        "the traffic shows no authorization in use: no 401, no Bearer challenge and no Protected Resource Metadata",
+    )
+
+
+def deliberate(exchange: HttpExchange) -> bool:
+    """Sent malformed or without credentials on purpose by the active suite."""
+    return bool(exchange.probe and exchange.probe.get("invalid"))
+
+
+def credential_tag(exchange: HttpExchange) -> str | None:
+    probe = exchange.probe or {}
+    name = str(probe.get("name", ""))
+    if not name.startswith("auth-"):
+        return None
+    value = probe.get("credential")
+    return str(value) if value is not None else None
+
+
+def gated_http_exchanges(ctx: Context) -> Iterator[HttpExchange]:
+    """HTTP exchanges with an MCP server that pass the running check's gates (a client's OAuth flow
+    steps, sent to its authorization server, are not among them)."""
+    for exchange in ctx.exchanges():
+        if isinstance(exchange, HttpExchange) and not ctx.log.is_oauth_step(exchange):
+            yield exchange
+
+
+ProtectedRequest = tuple[HttpExchange, Message, Presented]
+"""A JSON-RPC request to a protected endpoint: its exchange, the request and the credentials it carried."""
+
+
+def protected_requests(ctx: Context) -> tuple[Iterator[ProtectedRequest], Finding | None]:
+    """Answered JSON-RPC requests to endpoints where authorization is in use, with their exchange and credentials;
+    or, when it is in use nowhere, none and the finding that says so."""
+    use = auth_use(ctx)
+    if not use.endpoints:
+        return iter(()), not_applicable(use.reason)
+    return _requests_at(ctx, use), None
+
+
+def _requests_at(ctx: Context, use: AuthUse) -> Iterator[ProtectedRequest]:
+    for exchange in gated_http_exchanges(ctx):
+        request = exchange.request_message
+        if request is None or request.kind is not Kind.REQUEST or exchange.response is None:
+            continue
+        if endpoint_of(exchange) in use:
+            yield exchange, request, presented(exchange.request)
+
+
+def _controls(ctx: Context, name: str) -> list[HttpExchange]:
+    return [item for item in ctx.log.http_exchanges() if (item.probe or {}).get("name") == name]
+
+
+def unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
+    """For a suite probe: why its refusal says nothing (no served control on both sides); ``None`` if it does."""
+    probe = exchange.probe or {}
+    name = str(probe.get("name", ""))
+    control = str(probe.get("control", CONTROL))  # the stub-token probes bracket with a stub-minted control
+    if not name.startswith("auth-") or name == control:
+        return None
+    which = "with the run's own credentials" if control == CONTROL else "with a valid token from the stub"
+    controls = _controls(ctx, control)
+    sent = exchange.request.time
+    before = [item for item in controls if item.request.time < sent]
+    after = [item for item in controls if item.request.time > sent]
+    if not before or not after:
+        return (
+            f"no control request {which} on both sides of this probe, so its refusal "
+            "cannot be told apart from a server that refuses everything"
+        )
+    for neighbour in (before[-1], after[0]):
+        if not served_with_result(neighbour):
+            status = neighbour.response.status if neighbour.response is not None else "no answer"
+            return (
+                f"the control request {which} got HTTP {status} next to this probe "
+                "(lockout, rate limit or an expired token?), so its refusal is not attributable"
+            )
+    return None
+
+
+def refusal_finding(exchange: HttpExchange, ctx: Context, subject: Message | HttpExchange, detail: str) -> Finding:
+    """A pass for a refusal, unless the probe's controls were not served."""
+    why = unattributable(exchange, ctx)
+    return unverified(why, subject) if why is not None else passed(subject, detail)
+
+
+def variant_of(exchange: HttpExchange, default: str) -> str:
+    """What a suite probe sent (its ``variant`` tag), for findings."""
+    probe: Mapping[str, Any] = exchange.probe or {}
+    return str(probe.get("variant") or default)
+
+
+def status_of(exchange: HttpExchange) -> int:
+    return exchange.response.status if exchange.response is not None else 0
+
+
+def rejected_in_jsonrpc(exchange: HttpExchange) -> bool:
+    return _answered_2xx(exchange) and any(m.kind is Kind.ERROR for m in exchange.response_messages)
+
+
+def prm_subjects(ctx: Context, *, served: bool = True) -> tuple[AuthUse, list[Document], Finding | None]:
+    """The PRM fetches for origins where authorization is in use, or the finding that says why there are none.
+
+    With ``served``, a log whose fetches all failed is not verified, blocked by AUTH-01."""
+    use = auth_use(ctx)
+    if not use.endpoints:
+        return use, [], not_applicable(use.reason)
+    origins = {origin_of(endpoint) for endpoint in use.endpoints}
+    documents = [doc for doc in prm_documents(ctx, served=False) if home_origin(doc, ctx) in origins]
+    if not documents:
+        return use, [], unverified(f"no Protected Resource Metadata was fetched in the traffic ({NOT_CAPTURED})")
+    if served and not any(doc.problem() is None for doc in documents):
+        return use, [], unverified("no PRM URL served the document", blocked_by="AUTH-01")
+    return use, documents, None
+
+
+def prm_bodies(ctx: Context) -> tuple[AuthUse, list[tuple[Document, dict[str, Any]]], Finding | None]:
+    """The served PRM documents of :func:`prm_subjects` with their JSON objects, or the finding that says why
+    there are none."""
+    use, documents, reason = prm_subjects(ctx)
+    return use, [(doc, doc.body) for doc in documents if doc.body is not None], reason
+
+
+def challenge_exchanges(ctx: Context) -> Iterator[tuple[HttpExchange, Challenges]]:
+    """Exchanges answered 401, or 403 with a challenge, with their parsed challenges."""
+    for exchange in gated_http_exchanges(ctx):
+        response = exchange.response
+        if response is None or response.status not in (401, 403):
+            continue
+        parsed = challenges_of(response.headers)
+        if response.status == 403 and not parsed.fields and not _mentions_scope(exchange):
+            continue
+        yield exchange, parsed
+
+
+def _mentions_scope(exchange: HttpExchange) -> bool:
+    body = exchange.response.body if exchange.response is not None else None
+    return b"insufficient_scope" in (body or b"")

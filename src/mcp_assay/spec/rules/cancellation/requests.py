@@ -1,0 +1,171 @@
+"""Which requests are cancelled, and how (CAN-10..13): initialize, tasks, 2025 HTTP, abandoned requests.
+
+``initialize`` is never cancelled; a task-augmented request is cancelled with ``tasks/cancel``;
+on 2025 HTTP a cancellation is a notice (accepted by the server), never a disconnect; and a
+client that gives up on a request cancels it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, passed
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
+from mcp_assay.spec.rules.shared.common import http_exchange
+from mcp_assay.spec.rules.shared.stream_facts import LISTEN
+from mcp_assay.spec.rules.shared.streams import StreamIndex, index
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import EndReason, HttpExchange
+
+
+@log_check(
+    requirements="CAN-10",
+    level=Level.MUST_NOT,
+    side=Side.CLIENT,
+    subject="client cancellations",
+    features={"handshake"},
+)
+def initialize_is_never_cancelled(ctx: Context) -> Iterator[Finding]:
+    """A 2025 client never cancels its initialize request."""
+    idx = index(ctx)
+    for notice in cancel_notices(ctx):
+        target = idx.cancelled_request(notice)
+        if target is None:
+            continue
+        if target.method == "initialize":
+            yield failed(notice, "the client cancelled its initialize request")
+        else:
+            yield passed(notice)
+
+
+def _task_augmented(request: Message) -> bool:
+    params = request.params
+    return isinstance(params, dict) and isinstance(params.get("task"), dict)
+
+
+@log_check(
+    requirements="CAN-11",
+    level=Level.MUST,
+    side=Side.BOTH,
+    subject="cancellations",
+    features={"tasks"},
+)
+def task_requests_are_cancelled_with_tasks_cancel(ctx: Context) -> Iterator[Finding]:
+    """Task-augmented requests are cancelled with tasks/cancel, never with notifications/cancelled."""
+    idx = index(ctx)
+    for notice in cancel_notices(ctx, sent_by=None):
+        target = idx.cancelled_request(notice)
+        if target is None:
+            continue
+        if _task_augmented(target):
+            yield failed(
+                notice, f"{target.describe()} is task-augmented but was cancelled with notifications/cancelled"
+            )
+        else:
+            yield passed(notice)
+    for message in ctx.messages(kinds={Kind.REQUEST}):
+        if message.method == "tasks/cancel":
+            yield passed(message)
+
+
+@log_check(
+    requirements="CAN-12",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="cancellation notices POSTed on 2025 HTTP",
+    features={"handshake"},
+    transports={"http"},
+)
+def legacy_http_cancellations_are_accepted(ctx: Context) -> Iterator[Finding]:
+    """A 2025 HTTP server accepts a POSTed notifications/cancelled with 202."""
+    for notice in cancel_notices(ctx):
+        exchange = http_exchange(notice, ctx)
+        if exchange is None or exchange.response is None:
+            continue
+        if exchange.response.status == 202:
+            yield passed(notice)
+        else:
+            yield failed(notice, f"notifications/cancelled got HTTP {exchange.response.status}, expected 202")
+
+
+def _resumed(exchange: HttpExchange, ctx: Context) -> bool:
+    session = exchange.request.headers.get("mcp-session-id")
+    for other in ctx.log.http_exchanges():
+        if other.request.method != "GET" or other.time < exchange.time:
+            continue
+        if other.request.headers.get("last-event-id") and other.request.headers.get("mcp-session-id") == session:
+            return True
+    return False
+
+
+@log_check(
+    requirements="CAN-12",
+    level=Level.SHOULD_NOT,
+    side=Side.CLIENT,
+    subject="2025 HTTP requests whose stream the client dropped",
+    features={"handshake"},
+    transports={"http"},
+)
+def legacy_http_clients_do_not_cancel_by_disconnecting(ctx: Context) -> Iterator[Finding]:
+    """A 2025 HTTP client that drops a request's stream also POSTs notifications/cancelled or resumes it.
+
+    In 2025 a disconnect is not a cancellation: the server keeps working on the request."""
+    idx = index(ctx)
+    for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
+        exchange = http_exchange(request, ctx)
+        if exchange is None or request.index != 0 or not exchange.client_disconnected:
+            continue
+        if idx.first_answer(request) is not None:
+            continue
+        cancellation = idx.cancel_of.get((request.exchange, request.index))
+        if cancellation is not None or _resumed(exchange, ctx):
+            yield passed(request)
+        else:
+            yield failed(
+                request,
+                f"the client dropped the stream of {request.describe()} without notifications/cancelled or a resume; "
+                "in 2025 a disconnect does not cancel",
+            )
+
+
+def _client_went_on(request: Message, idx: StreamIndex, limit: float) -> Message | None:
+    for message in idx.by_place.get(idx.place(request), ()):
+        if message.sender is Side.CLIENT and message.time > request.time + limit:
+            return message
+    return None
+
+
+@log_check(
+    requirements="CAN-13",
+    level=Level.SHOULD,
+    side=Side.CLIENT,
+    subject="requests the client gave up on",
+)
+def clients_cancel_requests_they_abandon(ctx: Context) -> Iterator[Finding]:
+    """A client cancels a request it stops waiting for (timeout), instead of leaving it open.
+
+    Every observed cancellation passes; a request left unanswered and uncancelled while the
+    client carried on for longer than ``request_timeout_s`` (300 s by default) is flagged."""
+    idx = index(ctx)
+    limit_setting: Any = ctx.settings.get("request_timeout_s", 300.0)
+    limit = float(limit_setting) if isinstance(limit_setting, int | float) else 300.0
+    for cancellation in judged_cancellations(idx.cancellations, ctx):
+        if cancellation.request.method != LISTEN:  # ending a subscription is not giving up on a request
+            yield passed(cancellation.request)
+    for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
+        if request.method == LISTEN or idx.first_answer(request) is not None:
+            continue
+        if (request.exchange, request.index) in idx.cancel_of:
+            continue
+        exchange = http_exchange(request, ctx)
+        if exchange is not None and exchange.ending is not None and exchange.ending.reason is not EndReason.OPEN:
+            continue  # the stream ended: the client closed it or the server dropped it
+        later = _client_went_on(request, idx, limit)
+        if later is not None:
+            yield failed(
+                request,
+                f"{request.describe()} was never answered nor cancelled, while the client went on "
+                f"{later.time - request.time:.0f} s later",
+            )

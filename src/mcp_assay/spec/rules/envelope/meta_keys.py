@@ -1,0 +1,194 @@
+"""``_meta`` keys (META-05..08): one key grammar, reserved prefixes, and W3C trace context.
+
+Every ``_meta`` object in either revision follows one key grammar, with prefixes whose second
+label is ``modelcontextprotocol`` or ``mcp`` reserved for the protocol; a prefix should be a
+reverse-DNS name, and the W3C trace keys keep their W3C syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mcp_assay.checks import Context, Finding, failed, message_check, passed
+from mcp_assay.jsonrpc import Message
+from mcp_assay.spec.rules.shared.envelopes import (
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY,
+    SERVER_INFO_KEY,
+    meta_key_problem,
+    meta_objects,
+)
+from mcp_assay.traffic import PROTOCOL_VERSION_KEY
+from mcp_assay.verdicts import Level, Side
+
+RESERVED_LABELS = frozenset({"modelcontextprotocol", "mcp"})
+KNOWN_RESERVED_KEYS = frozenset(
+    {
+        PROTOCOL_VERSION_KEY,
+        CLIENT_CAPABILITIES_KEY,
+        CLIENT_INFO_KEY,
+        LOG_LEVEL_KEY,
+        SERVER_INFO_KEY,
+        "io.modelcontextprotocol/subscriptionId",
+        "io.modelcontextprotocol/related-task",
+        "io.modelcontextprotocol/model-immediate-response",
+    }
+)
+"""Reserved-prefix keys the specification (or its tasks utility) defines."""
+
+TRACE_KEYS = ("traceparent", "tracestate", "baggage")
+
+# Top-level domains a reverse-DNS prefix plausibly starts with, besides every two-letter country code.
+GENERIC_TLDS = frozenset(
+    {
+        "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "name", "pro", "dev", "app", "cloud",
+        "tech", "xyz", "online", "site", "page", "run", "tools", "software", "systems", "solutions", "services",
+        "company", "global", "world", "studio", "design", "codes", "engineering", "works", "zone", "store",
+        "shop", "blog", "io", "ai", "arpa",
+    }
+)  # fmt: skip
+
+
+def _reserved_prefix(key: str) -> str | None:
+    if "/" not in key:
+        return None
+    prefix = key.split("/", 1)[0]
+    labels = prefix.split(".")
+    if len(labels) >= 2 and labels[1].lower() in RESERVED_LABELS:
+        return prefix
+    return None
+
+
+def _looks_like_tld(label: str) -> bool:
+    lowered = label.lower()
+    return (len(lowered) == 2 and lowered.isalpha()) or lowered in GENERIC_TLDS or lowered.startswith("xn--")
+
+
+@message_check(requirements="META-05", level=Level.MUST, side=Side.BOTH, subject="messages with _meta")
+def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Iterator[Finding]:
+    """Every key of every _meta object is an optional reverse-DNS prefix plus '/' and a well-formed name."""
+    for path, meta in meta_objects(message):
+        problems = [problem for key in meta if (problem := meta_key_problem(key)) is not None]
+        if problems:
+            yield failed(
+                message, f"{path}: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
+            )
+        else:
+            yield passed(message)
+
+
+@message_check(requirements="META-06", level=Level.MUST_NOT, side=Side.BOTH, subject="reserved-prefix _meta keys")
+def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context) -> Iterator[Finding]:
+    """Keys under a reserved prefix (second label modelcontextprotocol or mcp) are ones MCP defines."""
+    for path, meta in meta_objects(message):
+        for key in meta:
+            prefix = _reserved_prefix(key)
+            if prefix is None:
+                continue
+            if key in KNOWN_RESERVED_KEYS:
+                yield passed(message)
+            else:
+                yield failed(
+                    message, f"{path} uses {key!r}: the prefix {prefix}/ is reserved for MCP, which defines no such key"
+                )
+
+
+@message_check(requirements="META-07", level=Level.SHOULD, side=Side.BOTH, subject="prefixed _meta keys")
+def meta_prefixes_are_reverse_dns(message: Message, ctx: Context) -> Iterator[Finding]:
+    """_meta key prefixes are reverse-DNS names (com.example/, not example.com/)."""
+    for path, meta in meta_objects(message):
+        for key in meta:
+            if "/" not in key or meta_key_problem(key) is not None:
+                continue  # malformed keys are META-05's finding
+            labels = key.split("/", 1)[0].split(".")
+            if _looks_like_tld(labels[0]):
+                yield passed(message)
+            elif len(labels) > 1 and _looks_like_tld(labels[-1]):
+                yield failed(message, f"{path} key {key!r} has a forward-DNS prefix; write it reversed")
+            else:
+                yield failed(message, f"{path} key {key!r} has a prefix that does not start with a top-level domain")
+
+
+_TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?")
+_TRACESTATE_KEY = re.compile(r"[a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13}")
+_TRACESTATE_VALUE = re.compile(r"[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_BAGGAGE_VALUE = re.compile(r"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*")
+
+
+def traceparent_problem(value: str) -> str | None:
+    match = _TRACEPARENT.fullmatch(value)
+    if match is None:
+        return "is not version-traceid-parentid-flags in lowercase hex (2-32-16-2 digits)"
+    version, trace_id, parent_id, _flags, rest = match.groups()
+    if version == "ff":
+        return "uses the invalid version ff"
+    if version == "00" and rest:
+        return "has extra fields after the flags in version 00"
+    if set(trace_id) == {"0"}:
+        return "has an all-zero trace id"
+    if set(parent_id) == {"0"}:
+        return "has an all-zero parent id"
+    return None
+
+
+def tracestate_problem(value: str) -> str | None:
+    members = [member.strip(" \t") for member in value.split(",")]
+    present = [member for member in members if member]
+    if len(present) > 32:
+        return f"has {len(present)} list members (at most 32)"
+    keys: set[str] = set()
+    for member in present:
+        key, sep, item = member.partition("=")
+        if not sep or not _TRACESTATE_KEY.fullmatch(key):
+            return f"has a malformed list member {member!r}"
+        if not _TRACESTATE_VALUE.fullmatch(item):
+            return f"has a malformed value in {member!r}"
+        if key in keys:
+            return f"repeats the key {key!r}"
+        keys.add(key)
+    return None
+
+
+def baggage_problem(value: str) -> str | None:
+    for member in value.split(","):
+        parts = [part.strip(" \t") for part in member.split(";")]
+        key, sep, item = parts[0].partition("=")
+        if not sep or not _TOKEN.fullmatch(key.strip(" \t")) or not _BAGGAGE_VALUE.fullmatch(item.strip(" \t")):
+            return f"has a malformed list member {member.strip()!r}"
+        for prop in parts[1:]:
+            name, has_value, prop_value = prop.partition("=")
+            if not _TOKEN.fullmatch(name.strip(" \t")) or (
+                has_value and not _BAGGAGE_VALUE.fullmatch(prop_value.strip(" \t"))
+            ):
+                return f"has a malformed property {prop!r}"
+    return None
+
+
+_TRACE_RULES = {"traceparent": traceparent_problem, "tracestate": tracestate_problem, "baggage": baggage_problem}
+
+
+@message_check(
+    requirements="META-08",
+    level=Level.MUST,
+    side=Side.BOTH,
+    subject="trace context _meta values",
+    features={"per_request_version"},
+)
+def trace_context_meta_follows_w3c_syntax(message: Message, ctx: Context) -> Iterator[Finding]:
+    """traceparent, tracestate and baggage in _meta follow the W3C Trace Context and Baggage syntax."""
+    for path, meta in meta_objects(message):
+        for key, rule in _TRACE_RULES.items():
+            if key not in meta:
+                continue
+            value = meta[key]
+            if not isinstance(value, str):
+                yield failed(message, f"{path}.{key} is a {type(value).__name__}, not a string")
+                continue
+            problem = rule(value)
+            if problem is not None:
+                yield failed(message, f"{path}.{key} {value[:80]!r} {problem}")
+            else:
+                yield passed(message)

@@ -1,0 +1,214 @@
+"""The request envelope (META-01..04, 09, 10): what every 2026 request carries besides its method.
+
+A 2026-07-28 request names its protocol version and the client's capabilities in
+``params._meta`` and should say which client sent it. The server side of the envelope is judged
+too: a ``-32021`` must name capabilities the request really lacked, and the self-reported
+``clientInfo`` must not change what a server answers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
+from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.envelopes import (
+    CLIENT_CAPABILITIES_KEY,
+    CLIENT_INFO_KEY,
+    LOG_LEVEL_KEY,
+    answer_to,
+    canonical,
+    client_capabilities,
+    http_status,
+    place_of,
+    request_meta,
+)
+from mcp_assay.verdicts import Level, Side
+
+_CLIENT_REQUESTS = {
+    "side": Side.CLIENT,
+    "subject": "client requests",
+    "features": {"per_request_version"},
+    "sent_by": Side.CLIENT,
+    "kinds": {Kind.REQUEST},
+}
+
+
+@message_check(requirements="META-01", level=Level.MUST, **_CLIENT_REQUESTS)
+def requests_carry_params_with_meta(message: Message, ctx: Context) -> Finding:
+    """Every 2026 request has a params object holding a _meta object."""
+    if message.params is MISSING:
+        return failed(message, f"{message.describe()} has no params (2026 requests need params._meta)")
+    if not isinstance(message.params, dict):
+        return failed(message, f"{message.describe()} has params of type {type(message.params).__name__}")
+    meta = message.params.get("_meta", MISSING)
+    if meta is MISSING:
+        return failed(message, f"{message.describe()} has params without _meta")
+    if not isinstance(meta, dict):
+        return failed(message, f"{message.describe()} has a params._meta of type {type(meta).__name__}")
+    return passed(message)
+
+
+@message_check(requirements="META-02", level=Level.MUST, **_CLIENT_REQUESTS)
+def requests_declare_client_capabilities(message: Message, ctx: Context) -> Finding | None:
+    """Every 2026 request declares its client capabilities in _meta (an object; {} means none)."""
+    meta = request_meta(message)
+    if meta is None:
+        return None  # no _meta at all is META-01's finding
+    value = meta.get(CLIENT_CAPABILITIES_KEY, MISSING)
+    if value is MISSING:
+        return failed(message, f"{message.describe()} does not declare {CLIENT_CAPABILITIES_KEY}")
+    if not isinstance(value, dict):
+        return failed(message, f"{CLIENT_CAPABILITIES_KEY} is a {type(value).__name__}, not an object")
+    revision = ctx.revision(message)
+    if revision is not None and "ClientCapabilities" in revision.validator.defs:
+        issues = revision.validator.validate_def(
+            "ClientCapabilities", value, prefix=f"_meta[{CLIENT_CAPABILITIES_KEY}]"
+        )
+        if issues:
+            return failed(message, "; ".join(issue.render() for issue in issues[:3]))
+    return passed(message)
+
+
+@message_check(requirements="META-03", level=Level.SHOULD, **_CLIENT_REQUESTS)
+def requests_identify_the_client(message: Message, ctx: Context) -> Finding | None:
+    """Every 2026 request names the client software in _meta clientInfo, with string name and version."""
+    meta = request_meta(message)
+    if meta is None:
+        return None
+    info = meta.get(CLIENT_INFO_KEY, MISSING)
+    if info is MISSING:
+        return failed(message, f"{message.describe()} carries no {CLIENT_INFO_KEY}")
+    if not isinstance(info, dict):
+        return failed(message, f"{CLIENT_INFO_KEY} is a {type(info).__name__}, not an object")
+    missing = [field for field in ("name", "version") if not isinstance(info.get(field), str)]
+    if missing:
+        return failed(message, f"{CLIENT_INFO_KEY} lacks a string {' and '.join(missing)}")
+    return passed(message)
+
+
+@message_check(
+    requirements="META-04", level=Level.MUST, **{**_CLIENT_REQUESTS, "subject": "requests naming a log level"}
+)
+def requested_log_levels_are_defined_levels(message: Message, ctx: Context) -> Finding | None:
+    """A _meta logLevel, when present, is one of the eight syslog level names."""
+    meta = request_meta(message)
+    if meta is None or LOG_LEVEL_KEY not in meta:
+        return None
+    revision = ctx.revision(message)
+    levels: list[str] = []
+    if revision is not None:
+        definition = revision.validator.defs.get("LoggingLevel", {})
+        levels = list(definition.get("enum", [])) if isinstance(definition, dict) else []
+    value = meta[LOG_LEVEL_KEY]
+    if value in levels:
+        return passed(message)
+    return failed(message, f"{LOG_LEVEL_KEY} is {json.dumps(value)}; expected one of {', '.join(sorted(levels))}")
+
+
+def _undeclared(required: dict[str, Any], declared: dict[str, Any]) -> bool:
+    """True when ``required`` names something ``declared`` lacks."""
+    for name, detail in required.items():
+        if name not in declared:
+            return True
+        if isinstance(detail, dict) and isinstance(declared[name], dict):
+            if any(sub not in declared[name] for sub in detail):
+                return True
+    return False
+
+
+@log_check(
+    requirements="META-09",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="missing-capability errors",
+    features={"missing_capability_error"},
+)
+def missing_capability_errors_name_what_is_missing(ctx: Context) -> Iterator[Finding]:
+    """A -32021 error names, in data.requiredCapabilities, capabilities the request did not declare (HTTP 400).
+
+    Triggered by any -32021 answer, e.g. the active suite's call of a tool that needs elicitation
+    or sampling sent with ``clientCapabilities: {}``."""
+    for message in ctx.log.messages():
+        if message.kind is not Kind.ERROR or message.sender is not Side.SERVER or error_code(message) != -32021:
+            continue
+        error = message.error if isinstance(message.error, dict) else {}
+        data = error.get("data")
+        required = data.get("requiredCapabilities") if isinstance(data, dict) else None
+        if not isinstance(required, dict):
+            yield failed(message, "-32021 without an object data.requiredCapabilities")
+            continue
+        if not required:
+            yield failed(message, "-32021 with an empty data.requiredCapabilities names nothing the client lacks")
+            continue
+        status = http_status(message, ctx)
+        if status is not None and status != 400:
+            yield failed(message, f"-32021 was sent with HTTP {status}, expected 400")
+            continue
+        request = ctx.log.request_of(message)
+        declared = client_capabilities(request) if request is not None else None
+        if declared is not None and not _undeclared(required, declared):
+            yield failed(
+                message,
+                f"-32021 asks for {canonical(required)}, which the request already declared ({canonical(declared)})",
+            )
+            continue
+        yield passed(message)
+
+
+IDENTITY_INDEPENDENT_METHODS = frozenset(
+    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "prompts/get"}
+)
+
+
+def _without_client_info(params: dict[str, Any]) -> str:
+    meta = {key: value for key, value in (params.get("_meta") or {}).items() if key != CLIENT_INFO_KEY}
+    return canonical({**params, "_meta": meta})
+
+
+def _comparable(result: dict[str, Any]) -> str:
+    return canonical({key: value for key, value in result.items() if key != "_meta"})
+
+
+@log_check(
+    requirements="META-10",
+    level=Level.SHOULD_NOT,
+    side=Side.SERVER,
+    subject="repeated requests with different clientInfo",
+    features={"per_request_version"},
+)
+def answers_do_not_depend_on_client_info(ctx: Context) -> Iterator[Finding]:
+    """The same request sent with different clientInfo gets the same result.
+
+    Triggered when the log holds one discover, list or prompts/get request twice with only
+    ``clientInfo`` changed (the active suite sends such a pair)."""
+    groups: dict[tuple[str, str, str], list[tuple[str, Message]]] = defaultdict(list)
+    for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
+        if request.method not in IDENTITY_INDEPENDENT_METHODS or not isinstance(request.params, dict):
+            continue
+        meta = request_meta(request)
+        if meta is None:
+            continue
+        answer = answer_to(request, ctx)
+        if answer is None or answer.kind is not Kind.RESULT or not isinstance(answer.result, dict):
+            continue
+        key = (place_of(request, ctx), request.method, _without_client_info(request.params))
+        groups[key].append((canonical(meta.get(CLIENT_INFO_KEY)), answer))
+    for (_place, method, _params), answers in groups.items():
+        identities = {identity for identity, _ in answers}
+        if len(identities) < 2:
+            continue
+        first_identity, first = answers[0]
+        for identity, answer in answers[1:]:
+            if identity == first_identity or not isinstance(first.result, dict) or not isinstance(answer.result, dict):
+                continue
+            if _comparable(first.result) != _comparable(answer.result):
+                yield failed(
+                    answer, f"{method} answered differently for clientInfo {identity} than for {first_identity}"
+                )
+            else:
+                yield passed(answer)

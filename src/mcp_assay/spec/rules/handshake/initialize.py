@@ -1,0 +1,285 @@
+"""The 2025-11-25 handshake (HS-01..09): ``initialize``, the version it settles, and ``initialized``.
+
+A 2025 session opens with ``initialize`` (the server echoes a version it supports or counters
+with another one), and the client confirms with ``notifications/initialized`` before the session
+carries anything else. A 2026 exchange never falls under these rules.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.envelopes import meta_version
+from mcp_assay.spec.rules.versions._common import handshake_versions
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import EndReason
+
+
+@log_check(requirements="HS-01", level=Level.MUST, side=Side.CLIENT, subject="2025 sessions", **HANDSHAKE)
+def initialize_opens_every_session(ctx: Context) -> Iterator[Finding]:
+    """initialize is the client's first legacy request (stdio), sent without Mcp-Session-Id (HTTP)."""
+    by_connection: dict[str, list[Message]] = defaultdict(list)
+    for line in ctx.log.stdio_lines():
+        if line.sender is Side.CLIENT and line.probe is None:
+            by_connection[line.connection].append(line.message)
+    for messages in by_connection.values():
+        legacy = [m for m in messages if m.kind is Kind.REQUEST and meta_version(m) is None]
+        if not legacy:
+            continue
+        first = legacy[0]
+        if first.method == "initialize":
+            yield passed(first)
+        elif first.method != "ping":
+            yield failed(
+                first, f"the client's first legacy request on the connection was {first.describe()}, not initialize"
+            )
+    for session in client_sessions(ctx):
+        exchange = http_exchange(session.initialize, ctx)
+        if exchange is None:
+            continue
+        carried = exchange.request.headers.get("mcp-session-id")
+        if carried is not None:
+            yield failed(session.initialize, f"initialize was sent with Mcp-Session-Id {carried!r}")
+        else:
+            yield passed(session.initialize)
+
+
+def _implementation_problem(value: Any, what: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{what} is missing or not an object"
+    missing = [name for name in ("name", "version") if not isinstance(value.get(name), str)]
+    return f"{what} lacks a string {' and '.join(missing)}" if missing else None
+
+
+@message_check(
+    requirements="HS-02",
+    level=Level.MUST,
+    side=Side.CLIENT,
+    subject="initialize requests",
+    sent_by=Side.CLIENT,
+    kinds={Kind.REQUEST},
+    **HANDSHAKE,
+)
+def initialize_names_version_capabilities_and_client(message: Message, ctx: Context) -> Finding | None:
+    """initialize params hold a string protocolVersion, a capabilities object and clientInfo {name, version}."""
+    if message.method != "initialize":
+        return None
+    params = message.params
+    if not isinstance(params, dict):
+        return failed(message, "initialize has no params object")
+    problems = []
+    if not isinstance(params.get("protocolVersion"), str):
+        problems.append("protocolVersion is missing or not a string")
+    if not isinstance(params.get("capabilities"), dict):
+        problems.append("capabilities is missing or not an object")
+    info = _implementation_problem(params.get("clientInfo"), "clientInfo")
+    if info:
+        problems.append(info)
+    return failed(message, "; ".join(problems)) if problems else passed(message)
+
+
+@message_check(
+    requirements="HS-04",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="initialize results",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT},
+    **HANDSHAKE,
+)
+def initialize_results_name_version_capabilities_and_server(message: Message, ctx: Context) -> Finding | None:
+    """The initialize result holds a string protocolVersion, a capabilities object and serverInfo {name, version}."""
+    request = ctx.log.request_of(message)
+    if request is None or request.method != "initialize" or not isinstance(message.result, dict):
+        return None
+    result = message.result
+    problems = []
+    if not isinstance(result.get("protocolVersion"), str):
+        problems.append("protocolVersion is missing or not a string")
+    if not isinstance(result.get("capabilities"), dict):
+        problems.append("capabilities is missing or not an object")
+    info = _implementation_problem(result.get("serverInfo"), "serverInfo")
+    if info:
+        problems.append(info)
+    if "instructions" in result and not isinstance(result["instructions"], str):
+        problems.append("instructions is not a string")
+    return failed(message, "; ".join(problems)) if problems else passed(message)
+
+
+def _requested(session: Session) -> str | None:
+    params = session.initialize.params
+    version = params.get("protocolVersion") if isinstance(params, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def _negotiated_by_server(ctx: Context, sessions: list[Session], place: str) -> set[str]:
+    """Versions the server has echoed in some initialize result (so it supports them)."""
+    return {
+        session.negotiated
+        for session in sessions
+        if session.negotiated is not None
+        and session.negotiated == _requested(session)
+        and (session.transport == "stdio" or session.place == place)
+    }
+
+
+@log_check(requirements="HS-05", level=Level.MUST, side=Side.SERVER, subject="initialize answers", **HANDSHAKE)
+def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
+    """When the client requests a version the server supports, the initialize result names exactly that version.
+
+    Triggered by any initialize naming a published handshake revision; a counter-offer is a
+    failure when the server echoed the requested version in another session."""
+    sessions = all_sessions(ctx)
+    for session in sessions:
+        requested = _requested(session)
+        if requested is None or requested not in handshake_versions(ctx) or session.answer is None:
+            continue
+        if session.negotiated == requested:
+            yield passed(session.answer)
+            continue
+        supported = _negotiated_by_server(ctx, sessions, session.place)
+        answered = session.negotiated or f"an error ({error_code(session.answer)})"
+        if requested in supported:
+            yield failed(
+                session.answer, f"the client asked for {requested}, which the server supports, and got {answered}"
+            )
+        else:
+            yield unverified(
+                f"the server answered {answered} to {requested}; whether it supports {requested} is not known",
+                session.answer,
+            )
+
+
+@log_check(
+    requirements="HS-06",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="initialize with an unsupported version",
+    **HANDSHAKE,
+)
+def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator[Finding]:
+    """An initialize naming a version the server cannot support gets a counter-offer of a supported one, never an echo.
+
+    Triggered by an initialize naming no published handshake revision, such as the active suite's
+    ``1900-01-01`` probe. An error reply instead of a counter-offer is reported (A17, as a SHOULD)."""
+    supported_anywhere = handshake_versions(ctx)
+    for session in all_sessions(ctx):
+        requested = _requested(session)
+        if requested is None or requested in supported_anywhere or session.answer is None:
+            continue
+        if session.answer.kind is Kind.ERROR:
+            yield failed(
+                session.answer,
+                f"initialize naming {requested} was refused with code {error_code(session.answer)}"
+                " instead of a counter-offer",
+            )
+        elif session.negotiated == requested:
+            yield failed(session.answer, f"the server echoed the unsupported version {requested}")
+        elif session.negotiated not in supported_anywhere:
+            yield failed(
+                session.answer, f"the server countered with {session.negotiated!r}, which is no handshake revision"
+            )
+        else:
+            yield passed(session.answer)
+
+
+@log_check(requirements="HS-07", level=Level.SHOULD_NOT, side=Side.CLIENT, subject="2025 sessions", **HANDSHAKE)
+def clients_wait_for_the_initialize_result(ctx: Context) -> Iterator[Finding]:
+    """Before the initialize result arrives the client sends no request other than ping."""
+    for session in client_sessions(ctx):
+        until = session.answer.time if session.answer is not None else float("inf")
+        start = session.initialize.time
+        if session.transport == "stdio":
+            early = [
+                m
+                for m in session.messages
+                if m.sender is Side.CLIENT and m.kind is Kind.REQUEST and start < m.time < until and m.method != "ping"
+            ]
+        else:
+            exchange = http_exchange(session.initialize, ctx)
+            ending = exchange.ending if exchange is not None else None
+            if session.answer is None and ending is not None and ending.reason is not EndReason.OPEN:
+                continue  # refused before JSON-RPC (a 401, say): no handshake began, a new initialize may follow
+            if exchange is None or not exchange.connection:
+                yield unverified(
+                    "the capture has no connection ids, so HTTP requests cannot be tied to the client that initialized",
+                    session.initialize,
+                )
+                continue
+            early = [
+                other.request_message
+                for other in ctx.log.http_exchanges()
+                if other.connection == exchange.connection
+                and other.request_message is not None
+                and other.request_message.kind is Kind.REQUEST
+                and other.request_message.method != "ping"
+                and start < other.request.time < until
+            ]
+        if early:
+            yield failed(early[0], f"the client sent {early[0].describe()} before the initialize result arrived")
+        else:
+            yield passed(session.initialize)
+
+
+def _initialized_time(session: Session) -> float | None:
+    for message in session.messages:
+        if (
+            message.sender is Side.CLIENT
+            and message.method == "notifications/initialized"
+            and message.time >= session.initialize.time
+        ):
+            return message.time
+    return None
+
+
+@log_check(requirements="HS-08", level=Level.MUST, side=Side.CLIENT, subject="successful initializations", **HANDSHAKE)
+def clients_confirm_with_initialized(ctx: Context) -> Iterator[Finding]:
+    """After a successful initialize result the client sends notifications/initialized before other work."""
+    for session in client_sessions(ctx):
+        if session.answer is None or session.answer.kind is not Kind.RESULT:
+            continue
+        if session.transport == "http" and session.session_id is None:
+            continue  # without a session id the follow-up messages cannot be attributed
+        later = [
+            m
+            for m in session.messages
+            if m.sender is Side.CLIENT
+            and m.time > session.initialize.time
+            and m is not session.initialize
+            and m.kind in (Kind.REQUEST, Kind.NOTIFICATION)
+            and m.method != "ping"
+        ]
+        if not later:
+            yield unverified("the client sent nothing after the initialize result", session.answer)
+        elif later[0].method == "notifications/initialized":
+            if later[0].kind is Kind.REQUEST:
+                yield failed(later[0], "notifications/initialized was sent with an id")
+            else:
+                yield passed(later[0])
+        else:
+            yield failed(later[0], f"the client sent {later[0].describe()} before notifications/initialized")
+
+
+@log_check(requirements="HS-09", level=Level.SHOULD_NOT, side=Side.SERVER, subject="2025 sessions", **HANDSHAKE)
+def servers_wait_for_initialized_before_requests(ctx: Context) -> Iterator[Finding]:
+    """Before notifications/initialized arrives the server sends no request other than ping."""
+    for session in all_sessions(ctx):
+        if session.answer is None or session.answer.kind is not Kind.RESULT:
+            continue
+        confirmed = _initialized_time(session)
+        until = confirmed if confirmed is not None else float("inf")
+        early = [
+            m
+            for m in session.messages
+            if m.sender is Side.SERVER and m.kind is Kind.REQUEST and m.method != "ping" and m.time < until
+        ]
+        if early:
+            yield failed(early[0], f"the server sent {early[0].describe()} before notifications/initialized")
+        elif confirmed is not None:
+            yield passed(session.answer)

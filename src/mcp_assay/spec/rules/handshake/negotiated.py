@@ -1,0 +1,280 @@
+"""Keeping to what a 2025 session negotiated (HS-10..15, 17): the version header, capabilities, ping.
+
+From the initialize result on, both sides keep to the negotiated version (``MCP-Protocol-Version``
+on every HTTP request; a server rejects an invalid one and tolerates a missing one) and use only
+the capabilities both declared; either side answers a ping promptly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, passed
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.handshake._sessions import (
+    HANDSHAKE,
+    HANDSHAKE_HTTP,
+    Session,
+    all_sessions,
+    client_sessions,
+    ended_sessions,
+)
+from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, meta_version
+from mcp_assay.spec.rules.versions._common import known_versions
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import HttpExchange
+
+PING_DEADLINE = 5.0
+"""Seconds within which a ping answer counts as prompt."""
+
+
+def _is_legacy_body(exchange: HttpExchange) -> bool:
+    request = exchange.request_message
+    return request is not None and meta_version(request) is None
+
+
+def _later_exchanges(session: Session, ctx: Context) -> list[HttpExchange]:
+    return [e for e in session.exchanges if e.request.time > session.initialize.time and e.probe is None]
+
+
+@log_check(
+    requirements="HS-10",
+    level=Level.SHOULD,
+    side=Side.CLIENT,
+    subject="requests in 2025 HTTP sessions",
+    **HANDSHAKE_HTTP,
+)
+def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
+    """Requests in a session send MCP-Protocol-Version equal to the negotiated version."""
+    for session in client_sessions(ctx):
+        version = session.negotiated
+        if version is None:
+            continue
+        for exchange in _later_exchanges(session, ctx):
+            header = exchange.request.headers.get("mcp-protocol-version")
+            if header is None:
+                continue  # HS-11's finding
+            subject = exchange.request_message or exchange
+            if header == version:
+                yield passed(subject)
+            else:
+                yield failed(subject, f"MCP-Protocol-Version is {header!r} in a session that negotiated {version}")
+
+
+@log_check(
+    requirements="HS-11", level=Level.MUST, side=Side.CLIENT, subject="requests in 2025 HTTP sessions", **HANDSHAKE_HTTP
+)
+def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]:
+    """Every HTTP request after initialize (POST, GET, DELETE) carries MCP-Protocol-Version."""
+    for session in client_sessions(ctx):
+        if session.negotiated is None:
+            continue
+        for exchange in _later_exchanges(session, ctx):
+            subject = exchange.request_message or exchange
+            if exchange.request.headers.get("mcp-protocol-version") is not None:
+                yield passed(subject)
+            else:
+                what = subject.describe() if isinstance(subject, Message) else exchange.request.method
+                yield failed(subject, f"{what} in session {session.session_id!r} has no MCP-Protocol-Version header")
+
+
+@log_check(
+    requirements="HS-12",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="requests with an invalid version header",
+    **HANDSHAKE_HTTP,
+)
+def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
+    """A session request whose MCP-Protocol-Version names no published revision gets HTTP 400.
+
+    Triggered by such a request inside a live session (the active suite sends ``1900-01-01``)."""
+    issued = {session.session_id for session in all_sessions(ctx) if session.session_id is not None}
+    ended = ended_sessions(ctx)
+    known = known_versions(ctx)
+    for exchange in ctx.log.http_exchanges():
+        sid = exchange.request.headers.get("mcp-session-id")
+        header = exchange.request.headers.get("mcp-protocol-version")
+        if sid not in issued or header is None or header in known or exchange.response is None:
+            continue
+        if sid is not None and sid in ended and ended[sid] < exchange.request.time:
+            continue  # an ended session answers 404 (HS-21)
+        subject = exchange.request_message or exchange
+        if exchange.response.status == 400:
+            yield passed(subject)
+        else:
+            yield failed(
+                subject,
+                f"MCP-Protocol-Version {header!r} was answered with HTTP {exchange.response.status}, expected 400",
+            )
+
+
+@log_check(
+    requirements="HS-13",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="requests without a version header",
+    **HANDSHAKE_HTTP,
+)
+def missing_version_headers_are_tolerated(ctx: Context) -> Iterator[Finding]:
+    """A legacy request with neither MCP-Protocol-Version nor a session is served (as 2025-03-26) or gets 400 (A22)."""
+    for exchange in ctx.log.http_exchanges():
+        request = exchange.request_message
+        headers = exchange.request.headers
+        if request is None or request.kind not in (Kind.REQUEST, Kind.NOTIFICATION) or request.method == "initialize":
+            continue
+        if (
+            not _is_legacy_body(exchange)
+            or headers.get("mcp-protocol-version") is not None
+            or headers.get("mcp-session-id") is not None
+        ):
+            continue
+        if exchange.response is None:
+            continue
+        status = exchange.response.status
+        if 200 <= status < 300 or status == 400:
+            yield passed(request)
+        else:
+            yield failed(request, f"a request without MCP-Protocol-Version got HTTP {status}, neither served nor 400")
+
+
+def _capabilities_of(session: Session) -> tuple[dict[str, Any], dict[str, Any]]:
+    params = session.initialize.params if isinstance(session.initialize.params, dict) else {}
+    client = params.get("capabilities")
+    result = session.answer.result if session.answer is not None and session.answer.kind is Kind.RESULT else None
+    server = result.get("capabilities") if isinstance(result, dict) else None
+    return (client if isinstance(client, dict) else {}), (server if isinstance(server, dict) else {})
+
+
+def _server_message_problem(
+    message: Message, client: dict[str, Any], server: dict[str, Any], subscribed: set[str]
+) -> str | None:
+    """What is wrong with a capability-bound server message ("" when nothing), or ``None`` when it is not bound."""
+    params = message.params if isinstance(message.params, dict) else {}
+    method = message.method or ""
+    if method == "sampling/createMessage":
+        sampling = client.get("sampling")
+        if not isinstance(sampling, dict):
+            return "sampling/createMessage although the client did not declare sampling"
+        if ("tools" in params or "toolChoice" in params) and "tools" not in sampling:
+            return "sampling/createMessage with tools although the client did not declare sampling.tools"
+        return ""
+    if method == "roots/list":
+        return "" if "roots" in client else "roots/list although the client did not declare roots"
+    if method == "elicitation/create":
+        elicitation = client.get("elicitation")
+        if not isinstance(elicitation, dict):
+            return "elicitation/create although the client did not declare elicitation"
+        mode = params.get("mode", "form")
+        if mode == "url" and "url" not in elicitation:
+            return "a URL-mode elicitation although the client declared no elicitation.url"
+        if mode == "form" and elicitation and "form" not in elicitation:
+            return "a form-mode elicitation although the client declared elicitation without form"
+        return ""
+    if method.startswith("notifications/") and method.endswith("/list_changed") and method.count("/") == 2:
+        family = method.split("/")[1]
+        if family == "roots":
+            return None  # a client notification
+        declared = server.get(family)
+        if isinstance(declared, dict) and declared.get("listChanged") is True:
+            return ""
+        return f"{method} although the server's {family} capability does not set listChanged: true"
+    if method == "notifications/resources/updated":
+        uri = params.get("uri")
+        if uri in subscribed:
+            return ""
+        return f"notifications/resources/updated for {uri!r}, which the client did not subscribe to"
+    return None
+
+
+@log_check(
+    requirements="HS-14", level=Level.MUST, side=Side.SERVER, subject="capability-bound server messages", **HANDSHAKE
+)
+def servers_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
+    """The server sends sampling, roots, elicitation, list-changed and resource-update messages only as negotiated."""
+    for session in all_sessions(ctx):
+        client, server = _capabilities_of(session)
+        subscribed: set[str] = set()
+        for message in session.messages:
+            params = message.params if isinstance(message.params, dict) else {}
+            if message.sender is Side.CLIENT and message.method == "resources/subscribe":
+                subscribed.add(str(params.get("uri")))
+            elif message.sender is Side.CLIENT and message.method == "resources/unsubscribe":
+                subscribed.discard(str(params.get("uri")))
+            if message.sender is not Side.SERVER or message.kind not in (Kind.REQUEST, Kind.NOTIFICATION):
+                continue
+            problem = _server_message_problem(message, client, server, subscribed)
+            if problem is None:
+                continue
+            yield failed(message, f"the server sent {problem}") if problem else passed(message)
+
+
+SERVER_CAPABILITY_OF = (
+    ("resources/subscribe", ("resources", "subscribe")),
+    ("resources/unsubscribe", ("resources", "subscribe")),
+    ("tools/", ("tools", None)),
+    ("prompts/", ("prompts", None)),
+    ("resources/", ("resources", None)),
+    ("logging/setLevel", ("logging", None)),
+    ("completion/complete", ("completions", None)),
+)
+
+
+def _client_message_problem(message: Message, client: dict[str, Any], server: dict[str, Any]) -> str | None:
+    method = message.method or ""
+    if method == "notifications/roots/list_changed":
+        roots = client.get("roots")
+        if isinstance(roots, dict) and roots.get("listChanged") is True:
+            return ""
+        return "notifications/roots/list_changed although it did not declare roots.listChanged"
+    for prefix, (capability, flag) in SERVER_CAPABILITY_OF:
+        if method == prefix or (prefix.endswith("/") and method.startswith(prefix)):
+            declared = server.get(capability)
+            if not isinstance(declared, dict):
+                return f"{method} although the server did not declare {capability}"
+            if flag is not None and declared.get(flag) is not True:
+                return f"{method} although the server did not declare {capability}.{flag}: true"
+            return ""
+    return None
+
+
+@log_check(
+    requirements="HS-15", level=Level.MUST, side=Side.CLIENT, subject="capability-bound client messages", **HANDSHAKE
+)
+def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
+    """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared."""
+    for session in all_sessions(ctx):
+        if session.answer is None or session.answer.kind is not Kind.RESULT:
+            continue
+        client, server = _capabilities_of(session)
+        for message in session.messages:
+            if message.sender is not Side.CLIENT or message.kind not in (Kind.REQUEST, Kind.NOTIFICATION):
+                continue
+            if ctx.deliberately_invalid(message) or message.time < session.opened:
+                continue
+            problem = _client_message_problem(message, client, server)
+            if problem is None:
+                continue
+            yield failed(message, f"the client sent {problem}") if problem else passed(message)
+
+
+@log_check(requirements="HS-17", level=Level.MUST, side=Side.BOTH, subject="ping requests", **HANDSHAKE)
+def pings_get_a_prompt_empty_result(ctx: Context) -> Iterator[Finding]:
+    """A ping (either direction) is answered promptly with an empty result {}."""
+    for request in ctx.messages(kinds={Kind.REQUEST}):
+        if request.method != "ping":
+            continue
+        answer = answer_to(request, ctx)
+        if answer is None:
+            continue
+        who = "the server" if answer.sender is Side.SERVER else "the client"
+        if answer.kind is not Kind.RESULT:
+            yield failed(answer, f"{who} answered ping with error {error_code(answer)}")
+        elif not isinstance(answer.result, dict) or set(answer.result) - {"_meta"}:
+            yield failed(answer, f"{who} answered ping with {canonical(answer.result)[:120]}, not an empty result")
+        elif answer.time - request.time > PING_DEADLINE:
+            yield failed(answer, f"{who} took {answer.time - request.time:.1f} s to answer ping")
+        else:
+            yield passed(answer)

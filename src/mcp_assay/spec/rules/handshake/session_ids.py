@@ -1,0 +1,218 @@
+"""The 2025 HTTP session id (HS-18..23): issued once, sent on every request, ended with a 404.
+
+A server issues ``Mcp-Session-Id`` (visible ASCII) only with the initialize result; the client
+sends it on every later request, re-initializes after a ``404`` for it and names it when it
+ends the session with ``DELETE``; a server answers a request without it with ``400`` and one
+naming an ended session with ``404``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE_HTTP, all_sessions, client_sessions, ended_sessions
+from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.envelopes import meta_version
+from mcp_assay.spec.rules.versions._common import modern_versions
+from mcp_assay.traffic import endpoint_of
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import HttpExchange
+
+
+def _visible_ascii(value: str) -> bool:
+    return bool(value) and all(0x21 <= ord(char) <= 0x7E for char in value)
+
+
+def _issued_session_ids(ctx: Context) -> Iterator[tuple[HttpExchange, str]]:
+    modern = modern_versions(ctx)
+    for exchange in ctx.log.http_exchanges():
+        if exchange.response is None or ctx.log.exchange_revision(exchange.id) in modern:
+            continue  # 2026 responses carrying a session id are HTTP-33's concern
+        issued = exchange.response.headers.get("mcp-session-id")
+        if issued is not None and exchange.request.headers.get("mcp-session-id") != issued:
+            yield exchange, issued
+
+
+def _initialize_result(exchange: HttpExchange) -> Message | None:
+    request = exchange.request_message
+    if request is None or request.method != "initialize":
+        return None
+    return next((m for m in exchange.response_messages if m.kind is Kind.RESULT), None)
+
+
+@log_check(requirements="HS-18", level=Level.MUST, side=Side.SERVER, subject="issued session ids", **HANDSHAKE_HTTP)
+def session_ids_are_visible_ascii(ctx: Context) -> Iterator[Finding]:
+    """A session id issued with the InitializeResult consists of visible ASCII only."""
+    for exchange, issued in _issued_session_ids(ctx):
+        result = _initialize_result(exchange)
+        if result is None:
+            continue
+        if _visible_ascii(issued):
+            yield passed(result)
+        else:
+            yield failed(result, f"the session id {issued!r} is not only visible ASCII (0x21-0x7E)")
+
+
+@log_check(requirements="HS-18", level=Level.SHOULD, side=Side.SERVER, subject="issued session ids", **HANDSHAKE_HTTP)
+def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[Finding]:
+    """A session id is issued on the response carrying the InitializeResult, not on other answers.
+
+    The transport page names that response as the place a session id is assigned without saying it may
+    appear nowhere else, so a fresh id minted on another answer (e.g. a 400 refusal) is a SHOULD-level finding.
+    """
+    for exchange, issued in _issued_session_ids(ctx):
+        result = _initialize_result(exchange)
+        if result is not None:
+            yield passed(result)
+            continue
+        request = exchange.request_message
+        subject: Message | HttpExchange = request or exchange
+        what = request.describe() if request is not None else f"{exchange.request.method} {exchange.request.path}"
+        assert exchange.response is not None
+        yield failed(subject, f"the response to {what} (HTTP {exchange.response.status}) issued session id {issued!r}")
+
+
+@log_check(
+    requirements="HS-19",
+    level=Level.MUST,
+    side=Side.CLIENT,
+    subject="requests after a session was issued",
+    **HANDSHAKE_HTTP,
+)
+def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Finding]:
+    """Once a session id was issued, the client's later legacy requests to that endpoint carry Mcp-Session-Id."""
+    modern = modern_versions(ctx)
+    issued_at: dict[str, float] = {}
+    for session in client_sessions(ctx):
+        if session.session_id is not None:
+            issued_at.setdefault(session.place, session.opened)
+    for exchange in ctx.log.http_exchanges():
+        place = endpoint_of(exchange)
+        if place not in issued_at or exchange.request.time <= issued_at[place] or exchange.probe is not None:
+            continue
+        request = exchange.request_message
+        if request is not None and (request.method == "initialize" or meta_version(request) is not None):
+            continue
+        if exchange.request.headers.get("mcp-protocol-version") in modern:
+            continue
+        subject: Message | HttpExchange = request or exchange
+        if exchange.request.headers.get("mcp-session-id") is not None:
+            yield passed(subject)
+        else:
+            what = request.describe() if request is not None else exchange.request.method
+            yield failed(subject, f"{what} was sent without Mcp-Session-Id after the server issued one")
+
+
+@log_check(
+    requirements="HS-20",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="legacy requests without a session id",
+    **HANDSHAKE_HTTP,
+)
+def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
+    """A server that issues session ids answers a non-initialize legacy request lacking Mcp-Session-Id with 400.
+
+    Triggered by such a request (the active suite sends one after a session was issued)."""
+    issued_at: dict[str, float] = {}
+    for session in all_sessions(ctx):
+        if session.session_id is not None:
+            issued_at.setdefault(session.place, session.opened)
+    modern = modern_versions(ctx)
+    for exchange in ctx.log.http_exchanges():
+        place = endpoint_of(exchange)
+        request = exchange.request_message
+        if place not in issued_at or exchange.request.time <= issued_at[place] or exchange.response is None:
+            continue
+        if request is None or request.kind is not Kind.REQUEST or request.method == "initialize":
+            continue
+        if meta_version(request) is not None or exchange.request.headers.get("mcp-protocol-version") in modern:
+            continue
+        if exchange.request.headers.get("mcp-session-id") is not None:
+            continue
+        if exchange.response.status == 400:
+            yield passed(request)
+        else:
+            yield failed(
+                request,
+                f"{request.describe()} without Mcp-Session-Id got HTTP {exchange.response.status}, expected 400",
+            )
+
+
+@log_check(
+    requirements="HS-21",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="requests naming an ended session",
+    **HANDSHAKE_HTTP,
+)
+def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
+    """After a session ended (DELETE accepted, or a 404 for it), requests carrying its id get 404.
+
+    Triggered by a request with the old id after the end (the active suite sends one after DELETE)."""
+    ended = ended_sessions(ctx)
+    for exchange in ctx.log.http_exchanges():
+        sid = exchange.request.headers.get("mcp-session-id")
+        if sid is None or sid not in ended or exchange.request.time <= ended[sid] or exchange.response is None:
+            continue
+        subject = exchange.request_message or exchange
+        if exchange.response.status == 404:
+            yield passed(subject)
+        else:
+            yield failed(
+                subject, f"a request for the ended session {sid!r} got HTTP {exchange.response.status}, expected 404"
+            )
+
+
+@log_check(requirements="HS-22", level=Level.MUST, side=Side.CLIENT, subject="404s for a session id", **HANDSHAKE_HTTP)
+def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
+    """After a 404 to a request that carried a session id, the client starts over with initialize and no session id."""
+    exchanges = ctx.log.http_exchanges()
+    for exchange in exchanges:
+        sid = exchange.request.headers.get("mcp-session-id")
+        if sid is None or exchange.response is None or exchange.response.status != 404 or exchange.probe is not None:
+            continue
+        if exchange.request.method == "DELETE":
+            continue
+        if any(error_code(m) == -32601 for m in exchange.response_messages):
+            continue  # an unknown method, not an ended session
+        after = exchange.response.time
+        later = [
+            other
+            for other in exchanges
+            if other.request.time > after and other.probe is None and endpoint_of(other) == endpoint_of(exchange)
+        ]
+        stale = [other for other in later if other.request.headers.get("mcp-session-id") == sid]
+        fresh = [
+            other
+            for other in later
+            if other.request_message is not None
+            and other.request_message.method == "initialize"
+            and other.request.headers.get("mcp-session-id") is None
+        ]
+        subject = exchange.request_message or exchange
+        if stale and (not fresh or stale[0].request.time < fresh[0].request.time):
+            yield failed(stale[0].request_message or stale[0], f"the client kept using session {sid!r} after a 404")
+        elif fresh:
+            yield passed(fresh[0].request_message or fresh[0])
+        else:
+            yield unverified(f"the client sent nothing more after the 404 for session {sid!r}", subject)
+
+
+@log_check(
+    requirements="HS-23", level=Level.SHOULD, side=Side.CLIENT, subject="session DELETE requests", **HANDSHAKE_HTTP
+)
+def session_deletes_name_the_session(ctx: Context) -> Iterator[Finding]:
+    """A client ending a session sends DELETE with its Mcp-Session-Id."""
+    modern = modern_versions(ctx)
+    for exchange in ctx.log.http_exchanges():
+        if exchange.request.method != "DELETE" or exchange.probe is not None:
+            continue
+        if exchange.request.headers.get("mcp-protocol-version") in modern:
+            continue  # DELETE against a 2026 endpoint is HTTP-32's concern
+        if exchange.request.headers.get("mcp-session-id") is not None:
+            yield passed(exchange)
+        else:
+            yield failed(exchange, "DELETE was sent without Mcp-Session-Id, so it names no session to end")

@@ -1,0 +1,321 @@
+"""Streamable HTTP (2025): the ``GET`` stream, and resuming broken streams with ``Last-Event-ID``.
+
+A 2025 session may hold several SSE streams at once: the ``GET`` stream for server-initiated
+messages and one per POSTed request. Each message travels on one of them; event ids are unique
+per session so a client can resume a broken stream, after waiting the announced ``retry``, and
+get back only what that stream had not delivered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
+from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.spec.rules.http._common import (
+    LAST_EVENT_ID,
+    LEGACY_HTTP,
+    SESSION_HEADER,
+    accepted_types,
+    event_stream_answers,
+    final_response,
+    judged_as_client,
+    legacy_exchange,
+    request_posts,
+    setting,
+)
+from mcp_assay.spec.rules.shared.common import params_of
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import EndReason, HttpExchange
+
+
+def _label(message: Message | None) -> str:
+    return message.describe() if message is not None else "a POST"
+
+
+def _legacy_gets(ctx: Context) -> Iterator[HttpExchange]:
+    for exchange in ctx.log.http_exchanges():
+        if exchange.request.method == "GET" and legacy_exchange(exchange, ctx):
+            yield exchange
+
+
+@log_check(requirements="HTTP-38", level=Level.MUST, side=Side.SERVER, subject="2025 GET requests", **LEGACY_HTTP)
+def legacy_get_opens_a_stream_or_gets_405(ctx: Context) -> Iterator[Finding]:
+    """A 2025 GET on the MCP endpoint is answered with text/event-stream or 405.
+
+    A 404 for a GET naming a terminated session, and a 400 for a GET without the session id a
+    server requires, are the session rules' answers and are not judged here."""
+    for exchange in _legacy_gets(ctx):
+        response = exchange.response
+        if response is None:
+            continue
+        session = exchange.request.headers.get(SESSION_HEADER)
+        if response.is_event_stream or response.status == 405:
+            yield passed(exchange)
+        elif (response.status == 404 and session is not None) or (response.status == 400 and session is None):
+            continue
+        else:
+            shown = response.headers.get("content-type") or "no Content-Type"
+            yield failed(
+                exchange, f"GET was answered HTTP {response.status} with {shown}; expected an event stream or 405"
+            )
+
+
+@log_check(requirements="HTTP-38", level=Level.MUST, side=Side.CLIENT, subject="2025 GET requests", **LEGACY_HTTP)
+def legacy_get_accepts_event_streams(ctx: Context) -> Iterator[Finding]:
+    """A 2025 client's GET on the MCP endpoint lists text/event-stream in Accept."""
+    for exchange in _legacy_gets(ctx):
+        if not judged_as_client(exchange):
+            continue
+        header = exchange.request.headers.get("accept")
+        if accepted_types(header) & {"text/event-stream", "text/*", "*/*"}:
+            yield passed(exchange)
+        else:
+            yield failed(exchange, f"the GET's Accept {header!r} does not list text/event-stream")
+
+
+@log_check(requirements="HTTP-39", level=Level.MUST_NOT, side=Side.SERVER, subject="2025 GET streams", **LEGACY_HTTP)
+def get_streams_carry_no_responses(ctx: Context) -> Iterator[Finding]:
+    """A GET-opened 2025 stream carries no JSON-RPC response unless it resumes a request's stream."""
+    for exchange in _legacy_gets(ctx):
+        response = exchange.response
+        if response is None or not response.is_event_stream:
+            continue
+        if exchange.request.headers.get(LAST_EVENT_ID) is not None:
+            continue  # a resumption may replay a response
+        answers = [m for m in exchange.response_messages if m.kind.is_response]
+        if answers:
+            yield failed(answers[0], f"the GET stream carried {answers[0].describe()}")
+        else:
+            yield passed(exchange)
+
+
+def _session_key(exchange: HttpExchange) -> str:
+    session = exchange.request.headers.get(SESSION_HEADER)
+    if session is None and exchange.response is not None:
+        session = exchange.response.headers.get(SESSION_HEADER)
+    if session is not None:
+        return f"session:{session}"
+    return f"connection:{exchange.connection}" if exchange.connection else ""
+
+
+def _legacy_event_streams(ctx: Context) -> Iterator[HttpExchange]:
+    for exchange in ctx.log.http_exchanges():
+        if exchange.response is not None and exchange.response.is_event_stream and legacy_exchange(exchange, ctx):
+            yield exchange
+
+
+def _resumption(exchange: HttpExchange) -> bool:
+    return exchange.request.method == "GET" and exchange.request.headers.get(LAST_EVENT_ID) is not None
+
+
+@log_check(
+    requirements="HTTP-40", level=Level.MUST_NOT, side=Side.SERVER, subject="messages on 2025 streams", **LEGACY_HTTP
+)
+def messages_travel_on_one_stream_only(ctx: Context) -> Iterator[Finding]:
+    """A 2025 server sends each message on one stream only, never broadcast across connected streams."""
+    window = setting(ctx, "broadcast_window_s", 1.0)
+    seen: dict[tuple[str, str], list[tuple[Message, HttpExchange]]] = defaultdict(list)
+    for exchange in _legacy_event_streams(ctx):
+        scope = _session_key(exchange)
+        for message in exchange.response_messages:
+            key = (scope, json.dumps(message.payload, sort_keys=True, default=str))
+            twins = [
+                (twin, where)
+                for twin, where in seen[key]
+                if where.id != exchange.id
+                and abs(twin.time - message.time) <= window
+                and not (_resumption(where) or _resumption(exchange))
+            ]
+            if scope and twins:
+                yield failed(message, f"{message.describe()} was also sent on another stream of the session")
+            else:
+                yield passed(message)
+            seen[key].append((message, exchange))
+
+
+@log_check(requirements="HTTP-41", level=Level.MUST, side=Side.SERVER, subject="SSE event ids", **LEGACY_HTTP)
+def event_ids_are_unique_per_session(ctx: Context) -> Iterator[Finding]:
+    """2025 SSE event ids, when used, are unique across all streams of the session."""
+    seen: dict[tuple[str, str], HttpExchange] = {}
+    for exchange in _legacy_event_streams(ctx):
+        scope = _session_key(exchange)
+        if not scope:
+            continue
+        assert exchange.response is not None
+        for event in exchange.response.events:
+            if not event.id:
+                continue
+            earlier = seen.get((scope, event.id))
+            if earlier is not None and not _resumption(exchange):
+                where = "the same stream" if earlier.id == exchange.id else "another stream"
+                yield failed(exchange.request_message or exchange, f"event id {event.id!r} was already used on {where}")
+            else:
+                yield passed(exchange.request_message or exchange)
+            seen.setdefault((scope, event.id), exchange)
+
+
+@log_check(requirements="HTTP-42", level=Level.SHOULD, side=Side.SERVER, subject="2025 POST streams", **LEGACY_HTTP)
+def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding]:
+    """A 2025 POST stream opens with an id-only priming event, and a retry precedes any early close."""
+    for exchange, request in event_stream_answers(ctx, "legacy"):
+        assert exchange.response is not None
+        events = [event for event in exchange.response.events if not event.is_comment]
+        if not events:
+            continue
+        first = events[0]
+        if first.id and not (first.data or "").strip():
+            yield passed(request)
+        else:
+            yield failed(
+                request,
+                f"the stream for {request.describe()} does not start with a priming event (an id and empty data)",
+            )
+        ending = exchange.ending
+        unfinished = final_response(exchange, request) is None
+        if unfinished and ending is not None and ending.reason in (EndReason.COMPLETE, EndReason.SERVER_DISCONNECT):
+            if not any(event.retry is not None for event in events):
+                yield failed(
+                    request, f"the server closed the stream for {request.describe()} early without a retry field"
+                )
+
+
+@log_check(
+    requirements="HTTP-43", level=Level.MUST, side=Side.CLIENT, subject="reconnections after retry", **LEGACY_HTTP
+)
+def client_waits_the_retry_interval(ctx: Context) -> Iterator[Finding]:
+    """After the server closed a 2025 stream announcing retry: N, the client waits N ms before reconnecting."""
+    for exchange in _legacy_event_streams(ctx):
+        ending = exchange.ending
+        response = exchange.response
+        request = exchange.request_message
+        if ending is None or response is None or ending.reason not in (EndReason.COMPLETE, EndReason.SERVER_DISCONNECT):
+            continue
+        if request is not None and request.kind is Kind.REQUEST and final_response(exchange, request) is not None:
+            continue
+        retries = [event.retry for event in response.events if event.retry is not None]
+        if not retries:
+            continue
+        wait = retries[-1] / 1000
+        scope = _session_key(exchange)
+        reconnect = next(
+            (
+                other
+                for other in ctx.log.http_exchanges()
+                if other.request.method == "GET"
+                and other.request.time >= ending.time
+                and _session_key(other) == scope
+                and judged_as_client(other)
+            ),
+            None,
+        )
+        if reconnect is None:
+            continue
+        waited = reconnect.request.time - ending.time
+        if waited + 1e-3 < wait:
+            yield failed(
+                reconnect, f"the client reconnected after {waited * 1000:.0f} ms; retry asked for {retries[-1]} ms"
+            )
+        else:
+            yield passed(reconnect)
+
+
+@log_check(
+    requirements="HTTP-44", level=Level.MUST_NOT, side=Side.SERVER, subject="2025 stream resumptions", **LEGACY_HTTP
+)
+def resumptions_replay_only_the_broken_stream(ctx: Context) -> Iterator[Finding]:
+    """A GET with Last-Event-ID replays only messages of the stream that broke."""
+    origins: dict[tuple[str, str], HttpExchange] = {}
+    for exchange in _legacy_event_streams(ctx):
+        assert exchange.response is not None
+        last = exchange.request.headers.get(LAST_EVENT_ID)
+        if _resumption(exchange) and last is not None:
+            origin = origins.get((_session_key(exchange), last))
+            if origin is None:
+                yield unverified(f"the stream that sent event id {last!r} is not in the capture", exchange)
+            else:
+                yield from _judge_replay(exchange, origin)
+        for event in exchange.response.events:
+            if event.id:
+                origins.setdefault((_session_key(exchange), event.id), exchange)
+
+
+def _judge_replay(exchange: HttpExchange, origin: HttpExchange) -> Iterator[Finding]:
+    request = origin.request_message if origin.request.method == "POST" else None
+    token = (request.meta or {}).get("progressToken", MISSING) if request is not None else MISSING
+    wrong: Message | None = None
+    for message in exchange.response_messages:
+        if message.kind.is_response and (request is None or message.id_key != request.id_key):
+            wrong = message
+        elif message.method == "notifications/progress" and request is not None:
+            if id_key(params_of(message).get("progressToken", MISSING)) != id_key(token):
+                wrong = message
+        if wrong is not None:
+            yield failed(wrong, f"the resumed stream replayed {wrong.describe()}, which belonged to another stream")
+            return
+    yield passed(exchange)
+
+
+@log_check(
+    requirements="HTTP-45", level=Level.SHOULD, side=Side.SERVER, subject="2025 stream notifications", **LEGACY_HTTP
+)
+def stream_messages_relate_to_their_stream(ctx: Context) -> Iterator[Finding]:
+    """Progress on a 2025 POST stream concerns its request; the GET stream carries none for in-flight requests."""
+    tokens: dict[tuple[str, tuple[str, Any] | None], Message] = {}
+    for exchange, request in request_posts(ctx):
+        token = (request.meta or {}).get("progressToken", MISSING)
+        if token is not MISSING and legacy_exchange(exchange, ctx):
+            tokens[(_session_key(exchange), id_key(token))] = request
+    for exchange in _legacy_event_streams(ctx):
+        opener = exchange.request_message
+        own = (opener.meta or {}).get("progressToken", MISSING) if opener is not None else MISSING
+        for message in exchange.response_messages:
+            if message.method != "notifications/progress":
+                continue
+            sent = id_key(params_of(message).get("progressToken", MISSING))
+            if exchange.request.method == "POST":
+                if own is not MISSING and sent == id_key(own):
+                    yield passed(message)
+                else:
+                    yield failed(
+                        message,
+                        f"progress for another request's token on the stream of {_label(opener)}",
+                    )
+            elif not _resumption(exchange):
+                owner = tokens.get((_session_key(exchange), sent))
+                if owner is not None and owner.time <= message.time:
+                    answers = ctx.log.responses_to(owner)
+                    if not answers or min(a.time for a in answers) >= message.time:
+                        yield failed(message, f"progress for the in-flight {owner.describe()} went to the GET stream")
+                        continue
+                yield passed(message)
+
+
+@log_check(requirements="HTTP-46", level=Level.SHOULD, side=Side.SERVER, subject="2025 POST streams", **LEGACY_HTTP)
+def post_streams_deliver_their_response(ctx: Context) -> Iterator[Finding]:
+    """A 2025 POST stream eventually delivers the response to its request (possibly after a resumption)."""
+    for exchange, request in event_stream_answers(ctx, "legacy"):
+        if final_response(exchange, request) is not None:
+            yield passed(request)
+            continue
+        if _resumed_answer(ctx, exchange, request):
+            yield passed(request, "the response arrived on a resumed stream")
+            continue
+        ending = exchange.ending
+        if ending is not None and ending.reason is EndReason.COMPLETE:
+            yield failed(request, f"the stream for {request.describe()} ended without its response")
+        else:
+            how = ending.reason.value if ending is not None else "unknown"
+            yield unverified(f"the stream for {request.describe()} ended ({how}) before any response", request)
+
+
+def _resumed_answer(ctx: Context, exchange: HttpExchange, request: Message) -> bool:
+    scope = _session_key(exchange)
+    for other in _legacy_event_streams(ctx):
+        if _resumption(other) and _session_key(other) == scope and other.request.time >= request.time:
+            if any(m.kind.is_response and m.id_key == request.id_key for m in other.response_messages):
+                return True
+    return False

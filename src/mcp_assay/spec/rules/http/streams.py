@@ -1,0 +1,200 @@
+"""Streamable HTTP (2026): what a request's SSE response stream may carry, and what a broken one means.
+
+A 2026 response stream belongs to its request: it carries notifications about that request and
+then the final response, is not resumable, and is not buffered by proxies. A client whose stream
+broke re-sends the work as a new request instead of resuming.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.spec.rules.http._common import (
+    LAST_EVENT_ID,
+    MODERN_HTTP,
+    event_stream_answers,
+    final_response,
+    later_requests,
+    modern_route,
+    rendered,
+    request_posts,
+    setting,
+)
+from mcp_assay.spec.rules.shared.common import http_exchange, params_of
+from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN, SUBSCRIPTION_ID_KEY
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import EndReason, HttpExchange
+
+LISTEN_STREAM_ONLY = CHANGE_NOTIFICATIONS | {ACKNOWLEDGED}
+"""Notifications that travel only on a ``subscriptions/listen`` stream."""
+
+
+@log_check(
+    requirements="HTTP-27",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="notifications on request streams",
+    **MODERN_HTTP,
+)
+def request_streams_carry_only_notifications_about_their_request(ctx: Context) -> Iterator[Finding]:
+    """Before its final response, a request's SSE stream carries only notifications about that request.
+
+    ``subscriptions/listen`` streams are judged by the SUB rules; ``notifications/message`` is
+    judged by the LOG rules (which know the request's ``logLevel``)."""
+    for exchange, request in event_stream_answers(ctx, "modern"):
+        if request.method == LISTEN:
+            continue
+        token = (request.meta or {}).get("progressToken", MISSING)
+        for message in exchange.response_messages:
+            if message.kind.is_response:
+                break
+            if message.kind is not Kind.NOTIFICATION:
+                continue
+            meta = message.meta or {}
+            if SUBSCRIPTION_ID_KEY in meta or message.method in LISTEN_STREAM_ONLY:
+                yield failed(
+                    message, f"{message.method} belongs on a subscriptions/listen stream, not on {request.describe()}'s"
+                )
+            elif message.method == "notifications/progress":
+                sent = params_of(message).get("progressToken", MISSING)
+                if token is not MISSING and id_key(sent) == id_key(token):
+                    yield passed(message)
+                else:
+                    asked = "no progressToken" if token is MISSING else f"progressToken {rendered(token)}"
+                    yield failed(
+                        message, f"progress for token {rendered(sent)} on the stream of a request with {asked}"
+                    )
+
+
+@message_check(
+    requirements="HTTP-28", level=Level.MUST_NOT, side=Side.SERVER, subject="messages on SSE streams",
+    sent_by=Side.SERVER, **MODERN_HTTP,
+)  # fmt: skip
+def sse_streams_carry_no_server_requests(message: Message, ctx: Context) -> Finding | None:
+    """No JSON-RPC request (method plus id) travels on a 2026 SSE stream."""
+    exchange = http_exchange(message, ctx)
+    if exchange is None or exchange.response is None or not exchange.response.is_event_stream:
+        return None
+    if not modern_route(exchange, ctx):
+        return None
+    if message.kind is Kind.REQUEST:
+        return failed(message, f"the server sent a request ({message.describe()}) on an SSE stream")
+    return passed(message)
+
+
+@log_check(
+    requirements="HTTP-29", level=Level.SHOULD, side=Side.SERVER, subject="SSE request streams", transports={"http"}
+)
+def final_responses_end_their_streams(ctx: Context) -> Iterator[Finding]:
+    """After the final JSON-RPC response no more data events follow, and the server closes the stream."""
+    limit = setting(ctx, "sse_close_grace_s", 2.0)
+    for exchange, request in request_posts(ctx):
+        response = exchange.response
+        if response is None or not response.is_event_stream:
+            continue
+        final = final_response(exchange, request)
+        if final is None:
+            continue
+        later = [m for m in exchange.response_messages if m.index > final.index]
+        if later:
+            yield failed(later[0], f"{len(later)} message(s) followed the final response to {request.describe()}")
+            continue
+        ending = exchange.ending
+        if ending is not None and ending.reason in (EndReason.OPEN, EndReason.CLIENT_DISCONNECT):
+            lingered = ending.time - final.time
+            if lingered > limit:
+                yield failed(
+                    final, f"the stream stayed open {lingered:.1f} s after the final response to {request.describe()}"
+                )
+                continue
+        yield passed(final)
+
+
+@log_check(requirements="HTTP-30", level=Level.SHOULD, side=Side.SERVER, subject="SSE responses", **MODERN_HTTP)
+def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
+    """Every 2026 SSE response carries X-Accel-Buffering: no."""
+    for exchange in ctx.log.http_exchanges():
+        response = exchange.response
+        if response is None or not response.is_event_stream or not modern_route(exchange, ctx):
+            continue
+        subject = exchange.request_message or exchange
+        value = response.headers.get("x-accel-buffering")
+        if value is not None and value.strip().lower() == "no":
+            yield passed(subject)
+        else:
+            shown = "no X-Accel-Buffering header" if value is None else f"X-Accel-Buffering: {value}"
+            yield failed(subject, f"the SSE response has {shown}")
+
+
+@log_check(requirements="HTTP-34", level=Level.SHOULD, side=Side.SERVER, subject="2026 SSE responses", **MODERN_HTTP)
+def streams_are_not_resumable(ctx: Context) -> Iterator[Finding]:
+    """2026 SSE streams carry no event ids and a Last-Event-ID header replays nothing (INFO, ⚠A18)."""
+    for exchange in ctx.log.http_exchanges():
+        response = exchange.response
+        if response is None or not response.is_event_stream or not modern_route(exchange, ctx):
+            continue
+        subject = exchange.request_message or exchange
+        request = exchange.request_message
+        if exchange.request.headers.get(LAST_EVENT_ID) is not None and request is not None:
+            foreign = [m for m in exchange.response_messages if m.kind.is_response and m.id_key != request.id_key]
+            if foreign:
+                yield failed(foreign[0], f"a request with Last-Event-ID got {foreign[0].describe()} replayed")
+                continue
+        ids = [event.id for event in response.events if event.id]
+        if ids:
+            yield failed(subject, f"the stream numbers its events (id {ids[0]!r}); 2026 streams are not resumable")
+        else:
+            yield passed(subject)
+
+
+def _resume_label(exchange: HttpExchange) -> str:
+    with_id = " with Last-Event-ID" if exchange.request.headers.get(LAST_EVENT_ID) is not None else ""
+    return exchange.request.method + with_id
+
+
+def _same_work(a: Message, b: Message) -> bool:
+    def strip(message: Message) -> str:
+        params = {key: value for key, value in params_of(message).items() if key != "_meta"}
+        return json.dumps([message.method, params], sort_keys=True, default=str)
+
+    return strip(a) == strip(b)
+
+
+@log_check(requirements="HTTP-36", level=Level.MUST, side=Side.CLIENT, subject="broken response streams", **MODERN_HTTP)
+def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Finding]:
+    """When a 2026 response stream breaks before its final response, the client re-sends the work under a new id.
+
+    It never tries to resume (no ``GET``, no ``Last-Event-ID``). A stream the client closed
+    itself is a cancellation, not a break."""
+    for exchange, request in event_stream_answers(ctx, "modern"):
+        ending = exchange.ending
+        if exchange.probe is not None or request.method == LISTEN or ending is None:
+            continue
+        if ending.reason not in (EndReason.SERVER_DISCONNECT, EndReason.ERROR):
+            continue
+        if final_response(exchange, request) is not None:
+            continue
+        resumes = [
+            other
+            for other in ctx.log.http_exchanges()
+            if other.request.time > ending.time
+            and other.probe is None
+            and (other.request.method == "GET" or other.request.headers.get(LAST_EVENT_ID) is not None)
+        ]
+        if resumes:
+            yield failed(
+                resumes[0].request_message or resumes[0],
+                f"after the stream of {request.describe()} broke the client tried to resume it "
+                f"({_resume_label(resumes[0])})",
+            )
+            continue
+        again = next((r for _, r in later_requests(ctx, ending.time) if _same_work(r, request)), None)
+        if again is None:
+            yield unverified(f"{request.describe()} broke and was not re-sent within the capture", request)
+        elif again.id_key == request.id_key:
+            yield failed(again, f"the client re-sent {request.describe()} under the same id")
+        else:
+            yield passed(again)

@@ -1,0 +1,151 @@
+"""Reading a request's envelope: ``params._meta``, the answer it got, where it was sent, and key grammar.
+
+The envelope, version, result and handshake rules all ask the same small questions of a message
+(which version its ``_meta`` names, which capabilities it declares, which answer and HTTP status
+it got, whether the active suite sent it, which endpoint or stdio connection it travelled on);
+those answers and the ``_meta`` key grammar live here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.shared.common import http_exchange
+from mcp_assay.traffic import PROTOCOL_VERSION_KEY, endpoint_of
+from mcp_assay.wire import HttpExchange
+
+__all__ = [
+    "CLIENT_CAPABILITIES_KEY",
+    "CLIENT_INFO_KEY",
+    "LOG_LEVEL_KEY",
+    "SERVER_INFO_KEY",
+    "answer_to",
+    "canonical",
+    "client_capabilities",
+    "http_status",
+    "is_probe",
+    "meta_key_problem",
+    "meta_objects",
+    "meta_version",
+    "place_of",
+    "request_meta",
+]
+
+CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_PREFIX = rf"{_LABEL}(?:\.{_LABEL})*/"
+_NAME = r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?"
+META_KEY = re.compile(rf"(?:{_PREFIX})?{_NAME}")
+"""The ``_meta`` key grammar: an optional reverse-DNS prefix ending in ``/``, then a name."""
+PREFIXED_KEY = re.compile(rf"{_PREFIX}{_NAME}")
+
+USER_DATA_MEMBERS = frozenset({"arguments", "structuredContent", "inputSchema", "outputSchema", "requestedSchema"})
+"""Members whose values are application data or JSON Schemas: a ``_meta`` inside them is not MCP's."""
+
+
+def request_meta(message: Message) -> dict[str, Any] | None:
+    """``params._meta`` of a request or notification, when it is an object."""
+    if message.kind not in (Kind.REQUEST, Kind.NOTIFICATION) or not isinstance(message.params, dict):
+        return None
+    meta = message.params.get("_meta")
+    return meta if isinstance(meta, dict) else None
+
+
+def meta_version(message: Message) -> str | None:
+    """The protocol version a request names in ``_meta`` (``None`` when absent or not a string)."""
+    meta = request_meta(message)
+    value = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
+    return value if isinstance(value, str) else None
+
+
+def client_capabilities(message: Message) -> dict[str, Any] | None:
+    """The client capabilities a 2026 request declares in ``_meta``."""
+    meta = request_meta(message)
+    value = meta.get(CLIENT_CAPABILITIES_KEY) if meta is not None else None
+    return value if isinstance(value, dict) else None
+
+
+def http_status(message: Message, ctx: Context) -> int | None:
+    """The HTTP status of the response that carried (or answered) a message; ``None`` off HTTP."""
+    exchange = http_exchange(message, ctx)
+    if exchange is None or exchange.response is None:
+        return None
+    return exchange.response.status
+
+
+def answer_to(request: Message, ctx: Context) -> Message | None:
+    """The first response to a request, if the capture has one."""
+    answers = ctx.log.responses_to(request)
+    return answers[0] if answers else None
+
+
+def is_probe(message: Message, ctx: Context) -> bool:
+    """True when the active suite sent (or provoked) this message: such traffic says nothing about the client."""
+    return ctx.probe(message) is not None
+
+
+def place_of(message: Message, ctx: Context) -> str:
+    """Where a client talks to a server: the HTTP endpoint, or the stdio connection."""
+    exchange = ctx.log.get(message.exchange)
+    if exchange is None:
+        return ""
+    if isinstance(exchange, HttpExchange):
+        return endpoint_of(exchange)
+    return f"stdio:{getattr(exchange, 'connection', '')}"
+
+
+def canonical(value: Any) -> str:
+    """Key-order-independent JSON text of a value (an absent member renders as ``null``)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=lambda _: None)
+
+
+def meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every ``_meta`` object in a message's params or result, with its path (``result.tools[0]._meta``)."""
+    payload = message.payload
+    if not isinstance(payload, dict):
+        return
+    for member in ("params", "result"):
+        if member in payload:
+            yield from _walk(payload[member], member)
+
+
+def _walk(node: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "_meta":
+                if isinstance(value, dict):
+                    yield f"{path}._meta", value
+                continue  # values inside _meta are the owner's business, not nested _meta objects
+            if key in USER_DATA_MEMBERS:
+                continue
+            yield from _walk(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _walk(item, f"{path}[{index}]")
+
+
+def meta_key_problem(key: str, *, prefix_required: bool = False) -> str | None:
+    """Why a key breaks the ``_meta`` key grammar, or ``None`` when it is well formed."""
+    pattern = PREFIXED_KEY if prefix_required else META_KEY
+    if pattern.fullmatch(key):
+        return None
+    if prefix_required and "/" not in key:
+        return f"{key!r} has no prefix (a reverse-DNS name followed by '/')"
+    if "/" in key:
+        prefix, name = key.rsplit("/", 1)
+        labels = prefix.split(".")
+        bad = [label for label in labels if not re.fullmatch(_LABEL, label)]
+        if bad or key.count("/") > 1:
+            shown = bad[0] if bad else prefix
+            return f"{key!r} has a malformed prefix label {shown!r} (labels start with a letter, end alphanumeric)"
+        return f"{key!r} has a malformed name {name!r} (alphanumeric at both ends; '-', '_', '.' inside)"
+    return f"{key!r} is not alphanumeric at both ends with only '-', '_', '.' inside"

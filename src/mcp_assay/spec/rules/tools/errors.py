@@ -1,0 +1,196 @@
+"""Tools (TOOL-12..15): how errors around tool calls are reported.
+
+The rules here answer the active suite's probes (an unknown tool name, a malformed call,
+arguments that break the ``inputSchema``, a tool that fails); they judge the server's answer
+whenever such a request shows up, whoever sent it, and read what the request meant from the
+traffic (the latest complete ``tools/list``) before falling back to the probe's tag. The channel
+an answer took is worked out by :mod:`.channels`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.behaviour.channels import (
+    EXPLAIN,
+    FAILING_TOOL_PROBE,
+    UNKNOWN_TOOL_PROBE,
+    argument_violation,
+    channel_of,
+    invalid_arguments_answer,
+    malformed_call,
+    probe_named,
+    tool_call,
+    tool_definition,
+)
+from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES, answered_method, protocol_error
+from mcp_assay.verdicts import Level, Side
+
+
+@message_check(
+    requirements=("TOOL-12", "BEH-01"),
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="answers to calls of unknown tools",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR, Kind.UNPARSEABLE},
+    tags=(EXPLAIN,),
+)
+def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
+    """A tools/call naming a tool that does not exist gets protocol error -32602 (not a tool result, not -32601).
+
+    Triggered by a tools/call that the active suite tags with the probe name ``unknown-tool``,
+    or by a call of a name absent from a complete captured ``tools/list`` that the server does
+    not serve normally (an unlisted tool that works is hidden, not unknown). The reason names the
+    channel the answer took. The HTTP status of a protocol error is recorded, not judged (200 and
+    400 are both seen, ⚠A5); a 5xx is a server failure, not an answer on either channel."""
+    call = tool_call(message, ctx)
+    if call is None:
+        return None
+    request, params = call
+    name = params.get("name")
+    if not isinstance(name, str):
+        return None
+    probed = probe_named(request, ctx, UNKNOWN_TOOL_PROBE)
+    found = tool_definition(request, params, ctx)
+    known_missing = found is not None and found[0] is None and found[1]
+    if not known_missing and not probed:
+        return None
+    channel = channel_of(message, ctx)
+    what = f"unknown tool {name[:60]!r}: {channel}"
+    if channel.kind == "protocol-error" and channel.code in ENVELOPE_CODES:
+        return unverified(f"{what}, refused at the envelope before the method ran", message)
+    if channel.kind == "success" and not probed and not channel.server_error:
+        return None
+    if channel.server_error:
+        return failed(message, f"{what}: a server error, where the spec describes protocol error -32602")
+    if channel.kind == "protocol-error" and channel.code == -32602:
+        return passed(message, f"{what}, the channel and code the spec describes")
+    if channel.kind == "protocol-error":
+        return failed(message, f"{what}; the spec describes -32602 (-32601 would mean the method is unknown)")
+    if channel.kind == "tool-error":
+        return failed(message, f"{what}; an unknown tool is a protocol error (-32602), not a tool execution error")
+    if channel.kind == "success":
+        return failed(message, f"{what}: served as if the tool existed")
+    return failed(message, f"{what}, where the spec describes protocol error -32602")
+
+
+@message_check(
+    requirements="TOOL-13",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="answers to malformed tool calls",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR},
+)
+def malformed_tool_calls_get_an_error(message: Message, ctx: Context) -> Finding | None:
+    """A tools/call that breaks CallToolRequest (no name, arguments not an object) gets a JSON-RPC error.
+
+    Triggered by any tools/call whose params lack ``name``, carry a non-string ``name``, or carry
+    ``arguments`` that is not an object."""
+    answered = answered_method(message, ctx)
+    if answered is None or answered[1] != "tools/call":
+        return None
+    reason = malformed_call(answered[0].params)
+    if reason is None:
+        return None
+    if message.kind is Kind.ERROR:
+        return passed(message)
+    return failed(message, f"a tools/call whose {reason} was answered with a result instead of an error")
+
+
+@message_check(
+    requirements=("TOOL-14", "BEH-03"),
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="answers to calls with invalid arguments",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR},
+    tags=(EXPLAIN,),
+)
+def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Finding | None:
+    """Arguments that break the tool's inputSchema get -32602 or a result with isError: true.
+
+    Triggered by a tools/call whose ``arguments`` fail the ``inputSchema`` of the captured
+    ``tools/list`` (a missing required property, a wrong type, a property a schema with
+    ``additionalProperties: false`` does not allow), or by one the active suite tags with the probe
+    name ``invalid-tool-arguments``. Both error channels are allowed (⚠A4); the reason says which
+    one the server used (which one is preferred is judged by BEH-03's channel check)."""
+    found = invalid_arguments_answer(message, ctx)
+    if found is None:
+        return None
+    channel, what = found
+    if channel.kind == "protocol-error" and channel.code in ENVELOPE_CODES:
+        return unverified(f"{what}: refused at the envelope ({channel}) before the method ran", message)
+    if channel.kind == "input-required":
+        return None
+    if channel.kind == "protocol-error":
+        detail = "" if channel.code == -32602 else "; -32602 is the code for invalid params"
+        return passed(message, f"{what}: refused as {channel}, a channel ⚠A4 allows{detail}")
+    if channel.kind == "tool-error":
+        return passed(message, f"{what}: refused as a {channel}, a channel ⚠A4 allows")
+    return failed(message, f"{what} were served as a normal success ({channel})")
+
+
+def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Context) -> bool:
+    """False for calls whose error is about the call, not the tool: deliberately malformed probes, an
+    unknown tool, arguments that break the inputSchema."""
+    if ctx.deliberately_invalid(request) or malformed_call(params) is not None:
+        return False
+    found = tool_definition(request, params, ctx)
+    if found is not None and found[0] is None and found[1]:
+        return False
+    return argument_violation(request, params, ctx) is None
+
+
+@message_check(
+    requirements="TOOL-15",
+    level=Level.SHOULD,
+    side=Side.SERVER,
+    subject="tool failures",
+    sent_by=Side.SERVER,
+    kinds={Kind.RESULT, Kind.ERROR},
+    tags=(EXPLAIN,),
+)
+def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> Finding | None:
+    """Failures inside a tool come back as results with isError: true, not as JSON-RPC errors.
+
+    Judges every tools/call answer that reports a failure. Only a call the active suite tags
+    ``failing-tool`` (the tool named with ``--failing-tool``, which the user says fails) tells a
+    tool failure from a protocol problem for certain: there a JSON-RPC error of any code fails,
+    and a plain success leaves the case unverified. Elsewhere ``-32603`` cannot be told apart
+    from a fault of the server and is only noted."""
+    call = tool_call(message, ctx)
+    if call is None:
+        return None
+    request, params = call
+    channel = channel_of(message, ctx)
+    name = str(params.get("name"))[:60]
+    if probe_named(request, ctx, FAILING_TOOL_PROBE):
+        what = f"the failing tool {name!r} (--failing-tool) answered with a {channel}"
+        if channel.kind == "tool-error":
+            return passed(message, f"{what}, the channel the spec asks for")
+        if channel.kind == "protocol-error":
+            return failed(message, f"{what}; a tool's own failure belongs in a result with isError: true")
+        if channel.kind == "input-required":
+            return unverified(f"{what}, so the failure was not reached", message)
+        return unverified(f"{what}: it did not fail this time, so there was no failure to observe", message)
+    if not _may_be_a_tool_failure(request, params, ctx):
+        return None
+    if message.kind is Kind.RESULT:
+        if channel.kind != "tool-error":
+            return None
+        return passed(message, f"tool {name!r} reported a failure as a {channel}")
+    code = error_code(message)
+    if code == -32603:
+        return unverified(
+            "a tools/call got -32603 (internal error); mcp-assay cannot tell whether a tool failure hid behind it "
+            "(name a tool that fails with --failing-tool to find out)",
+            message,
+        )
+    if protocol_error(code):
+        return None
+    return failed(message, f"a tools/call failure was reported as JSON-RPC error {code}, not as isError: true")

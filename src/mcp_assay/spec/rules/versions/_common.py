@@ -1,0 +1,138 @@
+"""What the version rules share: the revisions' eras, the server's discover answers, modern requests.
+
+Which versions belong to the handshake era and which are modern comes from the revisions the
+spec set knows (plus the handshake-era names whose schemas need not be on disk); what a server
+supports comes from the ``server/discover`` answer that applies to a request, the latest one at
+the same endpoint or stdio connection. The handshake and result rules ask the same questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange, memo
+from mcp_assay.spec.rules.shared.envelopes import client_capabilities, meta_version, place_of
+from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, is_sentinel
+from mcp_assay.verdicts import Side
+
+__all__ = [
+    "HANDSHAKE_ERA_VERSIONS",
+    "MODERN",
+    "MODERN_ERRORS",
+    "advertised_discover",
+    "code_text",
+    "complete_envelope",
+    "discover_results",
+    "envelope_consistent",
+    "handshake_versions",
+    "known_versions",
+    "modern_requests",
+    "modern_versions",
+    "server_capabilities",
+    "supported_versions",
+]
+
+HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+"""Revisions published with the initialize handshake (their older schemas need not be on disk)."""
+
+MODERN_ERRORS = frozenset({-32020, -32021, -32022})
+"""Codes only a 2026-era server sends: a dual-era client that sees one knows it talks to a modern server."""
+
+
+def handshake_versions(ctx: Context) -> frozenset[str]:
+    return frozenset(HANDSHAKE_ERA_VERSIONS) | {r.name for r in ctx.spec.all if r.era == "handshake"}
+
+
+def modern_versions(ctx: Context) -> frozenset[str]:
+    return frozenset(r.name for r in ctx.spec.all if r.era == "modern")
+
+
+def known_versions(ctx: Context) -> frozenset[str]:
+    return handshake_versions(ctx) | modern_versions(ctx)
+
+
+def discover_results(ctx: Context) -> list[Message]:
+    return memo(ctx, "discover-results", _find_discover_results)
+
+
+def _find_discover_results(ctx: Context) -> list[Message]:
+    return [
+        message
+        for message in ctx.log.messages()
+        if message.kind is Kind.RESULT
+        and message.sender is Side.SERVER
+        and isinstance(message.result, dict)
+        and (request := ctx.log.request_of(message)) is not None
+        and request.method == "server/discover"
+    ]
+
+
+def advertised_discover(ctx: Context, near: Message) -> Message | None:
+    """The discover result that applies to ``near``: the latest one at its place before it, else the first after."""
+    place = place_of(near, ctx)
+    here = [result for result in discover_results(ctx) if place_of(result, ctx) == place]
+    if not here:
+        return None
+    before = [result for result in here if result.time <= near.time]
+    return before[-1] if before else here[0]
+
+
+def supported_versions(result: Message | None) -> list[str] | None:
+    if result is None or not isinstance(result.result, dict):
+        return None
+    versions = result.result.get("supportedVersions")
+    if isinstance(versions, list) and all(isinstance(item, str) for item in versions):
+        return list(versions)
+    return None
+
+
+def server_capabilities(result: Message | None) -> dict[str, Any] | None:
+    if result is None or not isinstance(result.result, dict):
+        return None
+    caps = result.result.get("capabilities")
+    return caps if isinstance(caps, dict) else None
+
+
+def envelope_consistent(request: Message, ctx: Context) -> bool:
+    """The request's routing headers agree with its body (always true off HTTP)."""
+    exchange = http_exchange(request, ctx)
+    if exchange is None:
+        return True
+    headers = exchange.request.headers
+    if headers.get("mcp-protocol-version") != meta_version(request):
+        return False
+    if headers.get("mcp-method") != request.method:
+        return False
+    params = request.params if isinstance(request.params, dict) else {}
+    name = params.get("uri") if request.method == "resources/read" else params.get("name")
+    if request.method in ("tools/call", "prompts/get", "resources/read"):
+        header = headers.get("mcp-name")
+        if header is None:
+            return False
+        decoded = decode_sentinel(header) if is_sentinel(header) else None
+        if (header if decoded is None else decoded) != name:
+            return False
+    return True
+
+
+def complete_envelope(request: Message) -> bool:
+    return meta_version(request) is not None and client_capabilities(request) is not None
+
+
+def modern_requests(ctx: Context) -> Iterator[Message]:
+    """Client requests carrying a 2026-style envelope, whatever version they name (probes included)."""
+    for message in ctx.log.messages():
+        if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and meta_version(message) is not None:
+            yield message
+
+
+def code_text(answer: Message) -> str:
+    code = error_code(answer)
+    return "a result" if answer.kind is Kind.RESULT else f"code {code if code is not None else '?'}"
+
+
+MODERN = {"features": {"per_request_version"}}
+"""Check gate: revisions where every request names its own version."""

@@ -1,0 +1,180 @@
+"""The client's choice of era (VER-10..14): advertised versions, discover first, and no falling back.
+
+A 2026 client names a version the server advertised, opens a stdio connection with
+``server/discover``, stays modern once a modern answer or refusal arrived instead of falling
+back to ``initialize``, and remembers that decision instead of rediscovering before every request.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from mcp_assay.checks import Context, Finding, failed, log_check, passed
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of
+from mcp_assay.spec.rules.versions._common import (
+    MODERN,
+    MODERN_ERRORS,
+    code_text,
+    discover_results,
+    modern_versions,
+    supported_versions,
+)
+from mcp_assay.traffic import endpoint_of
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import HttpExchange
+
+
+@log_check(requirements="VER-10", level=Level.SHOULD, side=Side.CLIENT, subject="requests after a discover", **MODERN)
+def clients_use_an_advertised_version(ctx: Context) -> Iterator[Finding]:
+    """After a discover, the client's requests name a version from supportedVersions."""
+    for request in ctx.log.messages():
+        version = meta_version(request)
+        if request.kind is not Kind.REQUEST or request.sender is not Side.CLIENT or version is None:
+            continue
+        if is_probe(request, ctx):
+            continue
+        place = place_of(request, ctx)
+        earlier = [
+            result for result in discover_results(ctx) if result.time < request.time and place_of(result, ctx) == place
+        ]
+        supported = supported_versions(earlier[-1]) if earlier else None
+        if supported is None:
+            continue
+        if version in supported:
+            yield passed(request)
+        else:
+            yield failed(request, f"{request.describe()} names {version}, but discover advertised {supported}")
+
+
+def _stdio_client_messages(ctx: Context) -> dict[str, list[Message]]:
+    by_connection: dict[str, list[Message]] = defaultdict(list)
+    for line in ctx.log.stdio_lines():
+        if line.sender is Side.CLIENT:
+            by_connection[line.connection].append(line.message)
+    return by_connection
+
+
+@log_check(
+    requirements="VER-11",
+    level=Level.SHOULD,
+    side=Side.CLIENT,
+    subject="stdio connections of 2026 clients",
+    transports={"stdio"},
+    **MODERN,
+)
+def stdio_clients_open_with_discover(ctx: Context) -> Iterator[Finding]:
+    """A 2026 client's first message to a freshly started stdio server is server/discover."""
+    modern = modern_versions(ctx)
+    for messages in _stdio_client_messages(ctx).values():
+        if not messages or is_probe(messages[0], ctx):
+            continue
+        if not any(meta_version(message) in modern for message in messages):
+            continue
+        first = messages[0]
+        if first.method == "server/discover":
+            yield passed(first)
+        else:
+            yield failed(first, f"the client opened the stdio connection with {first.describe()}, not server/discover")
+
+
+def _modern_answer(answer: Message | None) -> bool:
+    if answer is None:
+        return False
+    return answer.kind is Kind.RESULT or error_code(answer) in MODERN_ERRORS
+
+
+@log_check(
+    requirements="VER-12",
+    level=Level.MUST_NOT,
+    side=Side.CLIENT,
+    subject="stdio discover probes",
+    transports={"stdio"},
+    **MODERN,
+)
+def stdio_clients_stay_modern_after_a_modern_answer(ctx: Context) -> Iterator[Finding]:
+    """A stdio client that got a DiscoverResult or a modern error never falls back to initialize."""
+    for messages in _stdio_client_messages(ctx).values():
+        for index, request in enumerate(messages):
+            if request.method != "server/discover" or request.kind is not Kind.REQUEST or is_probe(request, ctx):
+                continue
+            answer = answer_to(request, ctx)
+            if not _modern_answer(answer) or answer is None:
+                continue
+            fallback = [m for m in messages[index + 1 :] if m.method == "initialize" and m.time > answer.time]
+            if fallback:
+                yield failed(
+                    fallback[0], f"the client sent initialize after discover was answered with {code_text(answer)}"
+                )
+            else:
+                yield passed(answer)
+
+
+def _next_client_exchange(exchange: HttpExchange, ctx: Context) -> HttpExchange | None:
+    after = exchange.response.time if exchange.response is not None else exchange.request.time
+    for other in ctx.log.http_exchanges():
+        if other.request.time <= after or other.probe is not None or other.request_message is None:
+            continue
+        if exchange.connection and other.connection != exchange.connection:
+            continue
+        if endpoint_of(other) != endpoint_of(exchange):
+            continue
+        return other
+    return None
+
+
+@log_check(
+    requirements="VER-13",
+    level=Level.SHOULD,
+    side=Side.CLIENT,
+    subject="modern refusals to HTTP clients",
+    transports={"http"},
+    **MODERN,
+)
+def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Finding]:
+    """After a 400 with -32020/-32021/-32022 (or 404 with -32601) the HTTP client stays modern, no initialize."""
+    for exchange in ctx.log.http_exchanges():
+        request = exchange.request_message
+        if exchange.probe is not None or request is None or meta_version(request) is None or exchange.response is None:
+            continue
+        status = exchange.response.status
+        codes = [error_code(m) for m in exchange.response_messages if m.kind is Kind.ERROR]
+        modern = (status == 400 and any(code in MODERN_ERRORS for code in codes)) or (status == 404 and -32601 in codes)
+        if not modern:
+            continue
+        following = _next_client_exchange(exchange, ctx)
+        if following is None or following.request_message is None:
+            continue
+        if following.request_message.method == "initialize" and meta_version(following.request_message) is None:
+            yield failed(
+                following.request_message, f"the client fell back to initialize after HTTP {status} with a modern error"
+            )
+        else:
+            yield passed(following.request_message)
+
+
+@log_check(requirements="VER-14", level=Level.SHOULD, side=Side.CLIENT, subject="client request sequences", **MODERN)
+def clients_do_not_rediscover_before_every_request(ctx: Context) -> Iterator[Finding]:
+    """The client remembers the era decision instead of sending server/discover before every request (heuristic)."""
+    sequences: dict[str, list[Message]] = defaultdict(list)
+    for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
+        if is_probe(request, ctx):
+            continue
+        exchange = http_exchange(request, ctx)
+        key = place_of(request, ctx) + (
+            "#" + exchange.connection if exchange is not None and exchange.connection else ""
+        )
+        sequences[key].append(request)
+    for requests in sequences.values():
+        work = [index for index, request in enumerate(requests) if request.method != "server/discover"]
+        if len(work) < 3:
+            continue
+        preceded = [index for index in work if index > 0 and requests[index - 1].method == "server/discover"]
+        if len(preceded) == len(work):
+            yield failed(
+                requests[work[-1]], f"each of the client's {len(work)} requests was preceded by its own server/discover"
+            )
+        else:
+            yield passed(requests[work[-1]])

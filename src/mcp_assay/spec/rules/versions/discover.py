@@ -1,0 +1,156 @@
+"""Discovery (VER-06..09): ``server/discover`` is served, says who the server is and what it supports.
+
+A DiscoverResult lists the supported versions, the capabilities and cache hints; what it lists
+must agree with what the server then accepts and refuses, and must not change within its ttl.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.envelopes import SERVER_INFO_KEY, answer_to, http_status, meta_version, place_of
+from mcp_assay.spec.rules.versions._common import (
+    MODERN,
+    advertised_discover,
+    code_text,
+    complete_envelope,
+    discover_results,
+    envelope_consistent,
+    modern_requests,
+    supported_versions,
+)
+from mcp_assay.verdicts import Level, Side
+
+
+@log_check(requirements="VER-06", level=Level.MUST, side=Side.SERVER, subject="discover requests", **MODERN)
+def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
+    """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
+    for request in modern_requests(ctx):
+        if request.method != "server/discover" or not complete_envelope(request):
+            continue
+        if not envelope_consistent(request, ctx):
+            continue
+        answer = answer_to(request, ctx)
+        if answer is None:
+            continue
+        status = http_status(answer, ctx)
+        if answer.kind is Kind.RESULT:
+            yield passed(answer)
+        elif error_code(answer) == -32601 or status == 404:
+            yield failed(answer, f"server/discover was refused as unknown ({code_text(answer)}, HTTP {status})")
+        elif error_code(answer) == -32022:
+            yield passed(answer)  # refusing an unsupported version is allowed too (A20)
+        else:
+            yield failed(answer, f"a well-formed server/discover got {code_text(answer)} instead of a DiscoverResult")
+
+
+_DISCOVER_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}, "features": {"discover"}}
+
+
+@message_check(
+    requirements="VER-07", level=Level.MUST, side=Side.SERVER, subject="discover results", **_DISCOVER_RESULTS
+)
+def discover_results_carry_versions_capabilities_and_cache_hints(message: Message, ctx: Context) -> Finding | None:
+    """A DiscoverResult has resultType complete, supportedVersions, capabilities, ttlMs and cacheScope."""
+    request = ctx.log.request_of(message)
+    if request is None or request.method != "server/discover" or not isinstance(message.result, dict):
+        return None
+    result = message.result
+    problems = []
+    if result.get("resultType") != "complete":
+        problems.append(f"resultType is {result.get('resultType')!r}, expected 'complete'")
+    versions = result.get("supportedVersions")
+    if not isinstance(versions, list) or not all(isinstance(item, str) for item in versions):
+        problems.append("supportedVersions is missing or not an array of strings")
+    if not isinstance(result.get("capabilities"), dict):
+        problems.append("capabilities is missing or not an object")
+    ttl = result.get("ttlMs")
+    if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl < 0:
+        problems.append(f"ttlMs is {ttl!r}, expected an integer >= 0" if "ttlMs" in result else "ttlMs is missing")
+    if result.get("cacheScope") not in ("public", "private"):
+        scope = result.get("cacheScope")
+        problems.append(
+            f"cacheScope is {scope!r}, expected 'public' or 'private'"
+            if "cacheScope" in result
+            else "cacheScope is missing"
+        )
+    if "instructions" in result and not isinstance(result["instructions"], str):
+        problems.append("instructions is not a string")
+    if problems:
+        return failed(message, "; ".join(problems))
+    return passed(message)
+
+
+@message_check(
+    requirements="VER-08", level=Level.SHOULD, side=Side.SERVER, subject="discover results", **_DISCOVER_RESULTS
+)
+def discover_results_identify_the_server(message: Message, ctx: Context) -> Finding | None:
+    """A DiscoverResult names the server in _meta serverInfo, with string name and version."""
+    request = ctx.log.request_of(message)
+    if request is None or request.method != "server/discover" or not isinstance(message.result, dict):
+        return None
+    meta = message.result.get("_meta")
+    info = meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None
+    if not isinstance(info, dict):
+        return failed(message, f"the DiscoverResult has no {SERVER_INFO_KEY} object in _meta")
+    missing = [field for field in ("name", "version") if not isinstance(info.get(field), str)]
+    if missing:
+        return failed(message, f"{SERVER_INFO_KEY} lacks a string {' and '.join(missing)}")
+    return passed(message)
+
+
+@log_check(requirements="VER-09", level=Level.MUST, side=Side.SERVER, subject="requests naming a version", **MODERN)
+def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding]:
+    """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not."""
+    for request in modern_requests(ctx):
+        if request.method == "server/discover":
+            continue  # discover may answer any version (A20)
+        version = meta_version(request) or ""
+        answer = answer_to(request, ctx)
+        if answer is None:
+            continue
+        discover = advertised_discover(ctx, request)
+        supported = supported_versions(discover)
+        if supported is None:
+            continue
+        if answer.kind is Kind.RESULT:
+            if version in supported:
+                yield passed(answer)
+            else:
+                yield failed(
+                    answer, f"the server served a request naming {version}, but supportedVersions is {supported}"
+                )
+        elif error_code(answer) == -32022:
+            if version in supported:
+                yield failed(answer, f"the server refused {version} with -32022, but supportedVersions lists it")
+            else:
+                yield passed(answer)
+
+
+@log_check(requirements="VER-09", level=Level.MUST, side=Side.SERVER, subject="repeated discover results", **MODERN)
+def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
+    """Two discover answers within the first one's ttlMs list the same supportedVersions."""
+    results = discover_results(ctx)
+    for index, first in enumerate(results):
+        ttl = first.result.get("ttlMs") if isinstance(first.result, dict) else None
+        versions = supported_versions(first)
+        if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0 or versions is None:
+            continue
+        for second in results[index + 1 :]:
+            if place_of(second, ctx) != place_of(first, ctx) or second.time - first.time > ttl / 1000:
+                continue
+            again = supported_versions(second)
+            if again is None:
+                continue
+            if set(again) != set(versions):
+                yield failed(
+                    second,
+                    f"supportedVersions changed from {versions} to {again} within the {ttl} ms"
+                    " the first answer was valid for",
+                )
+            else:
+                yield passed(second)

@@ -1,0 +1,244 @@
+"""Version negotiation (VER-01..05): every 2026 request names its version, and wrong ones are refused.
+
+In 2026-07-28 there is no handshake: every request names its version in ``_meta`` and the server
+accepts it, or refuses it with ``-32022`` listing what it supports; a request missing envelope
+fields gets ``-32602``. These rules judge the server's answers to malformed and
+unsupported-version requests whenever such requests appear in the traffic (the active suite
+sends them on purpose), and how a client retries after a refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.envelopes import (
+    CLIENT_CAPABILITIES_KEY,
+    answer_to,
+    client_capabilities,
+    http_status,
+    is_probe,
+    meta_version,
+    place_of,
+    request_meta,
+)
+from mcp_assay.spec.rules.versions._common import (
+    MODERN,
+    advertised_discover,
+    code_text,
+    complete_envelope,
+    envelope_consistent,
+    handshake_versions,
+    known_versions,
+    modern_requests,
+    supported_versions,
+)
+from mcp_assay.traffic import PROTOCOL_VERSION_KEY
+from mcp_assay.verdicts import Level, Side
+
+
+def _unsupported(version: str, request: Message, ctx: Context) -> bool:
+    """Whether the server cannot support ``version`` for a per-request envelope, as far as the traffic tells."""
+    if version in handshake_versions(ctx):
+        return False  # may be legacy traffic; judged by the handshake rules
+    supported = supported_versions(advertised_discover(ctx, request))
+    if supported is not None:
+        return version not in supported
+    return version not in known_versions(ctx)
+
+
+def _defined_somewhere(method: str | None, ctx: Context) -> bool:
+    return method is not None and any(method in revision.validator.request_defs for revision in ctx.spec.all)
+
+
+@message_check(
+    requirements="VER-01",
+    level=Level.MUST,
+    side=Side.CLIENT,
+    subject="client requests",
+    sent_by=Side.CLIENT,
+    kinds={Kind.REQUEST},
+    **MODERN,
+)
+def requests_name_their_protocol_version(message: Message, ctx: Context) -> Finding:
+    """Every 2026 request names its protocol version as a string in params._meta."""
+    meta = request_meta(message)
+    value = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
+    if meta is None or PROTOCOL_VERSION_KEY not in meta:
+        return failed(message, f"{message.describe()} does not name {PROTOCOL_VERSION_KEY} in params._meta")
+    if not isinstance(value, str):
+        return failed(message, f"{PROTOCOL_VERSION_KEY} is a {type(value).__name__}, not a string")
+    return passed(message)
+
+
+@log_check(
+    requirements="VER-02", level=Level.MUST, side=Side.SERVER, subject="requests missing envelope fields", **MODERN
+)
+def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
+    """A 2026 request without params._meta, its protocolVersion or its clientCapabilities gets -32602 (HTTP 400).
+
+    Triggered by any such request, e.g. the active suite's probes that drop one field. With the
+    version header present and only the body version missing, -32020 is accepted too (A7)."""
+    for request in ctx.log.messages():
+        if request.kind is not Kind.REQUEST or request.sender is not Side.CLIENT:
+            continue
+        revision = ctx.revision(request)
+        if revision is None or not revision.has("per_request_version") or complete_envelope(request):
+            continue
+        if request.method not in revision.validator.request_defs:
+            continue  # an undefined method may be refused for that first (A6)
+        answer = answer_to(request, ctx)
+        if answer is None:
+            continue
+        missing = (
+            "params._meta"
+            if request_meta(request) is None
+            else PROTOCOL_VERSION_KEY
+            if meta_version(request) is None
+            else CLIENT_CAPABILITIES_KEY
+        )
+        exchange = http_exchange(request, ctx)
+        accepted = {-32602}
+        if exchange is not None and exchange.request.headers.get("mcp-protocol-version") is not None:
+            if meta_version(request) is None or not envelope_consistent(request, ctx):
+                accepted.add(-32020)
+        if answer.kind is Kind.RESULT:
+            yield failed(answer, f"a request missing {missing} was served with a result")
+            continue
+        if error_code(answer) not in accepted:
+            expected = " or ".join(str(code) for code in sorted(accepted, reverse=True))
+            yield failed(answer, f"a request missing {missing} got {code_text(answer)}, expected {expected}")
+            continue
+        status = http_status(answer, ctx)
+        if status is not None and status != 400:
+            yield failed(answer, f"a request missing {missing} was refused with HTTP {status}, expected 400")
+            continue
+        yield passed(answer)
+
+
+@log_check(
+    requirements="VER-03",
+    level=Level.MUST,
+    side=Side.SERVER,
+    subject="requests naming an unsupported version",
+    **MODERN,
+)
+def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterator[Finding]:
+    """A request naming a version the server does not support gets -32022 with supported and requested (HTTP 400).
+
+    Triggered by a well-formed request whose header and body name a version that is not in the
+    server's discover supportedVersions (or, with no discover seen, no published revision), such as
+    the active suite's ``1900-01-01`` probe. A discover request may instead be answered (A20)."""
+    for request in modern_requests(ctx):
+        version = meta_version(request) or ""
+        if client_capabilities(request) is None or not envelope_consistent(request, ctx):
+            continue
+        if not _unsupported(version, request, ctx) or not _defined_somewhere(request.method, ctx):
+            continue
+        answer = answer_to(request, ctx)
+        if answer is None:
+            continue
+        if answer.kind is Kind.RESULT:
+            if request.method == "server/discover":
+                yield passed(answer)  # a DiscoverResult for any version is allowed (A20)
+            else:
+                yield failed(answer, f"a request naming the unsupported version {version} was served with a result")
+            continue
+        if error_code(answer) != -32022:
+            yield failed(
+                answer, f"a request naming the unsupported version {version} got {code_text(answer)}, expected -32022"
+            )
+            continue
+        error = answer.error if isinstance(answer.error, dict) else {}
+        data = error.get("data")
+        if not isinstance(data, dict):
+            yield failed(answer, "-32022 without a data object carrying supported and requested")
+            continue
+        supported = data.get("supported")
+        if not isinstance(supported, list) or not all(isinstance(item, str) for item in supported):
+            yield failed(answer, f"-32022 data.supported is {supported!r}, not an array of strings"[:300])
+            continue
+        if not isinstance(data.get("requested"), str):
+            yield failed(answer, "-32022 data.requested is missing or not a string")
+            continue
+        status = http_status(answer, ctx)
+        if status is not None and status != 400:
+            yield failed(answer, f"-32022 was sent with HTTP {status}, expected 400")
+            continue
+        yield passed(answer)
+
+
+@log_check(requirements="VER-04", level=Level.SHOULD, side=Side.SERVER, subject="unsupported-version errors", **MODERN)
+def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Context) -> Iterator[Finding]:
+    """A -32022 repeats the requested version and lists a non-empty supported set equal to discover's."""
+    for answer in ctx.log.messages():
+        if answer.kind is not Kind.ERROR or answer.sender is not Side.SERVER or error_code(answer) != -32022:
+            continue
+        error = answer.error if isinstance(answer.error, dict) else {}
+        data = error.get("data")
+        if not isinstance(data, dict):
+            continue  # a -32022 without data is VER-03's finding
+        request = ctx.log.request_of(answer)
+        named = meta_version(request) if request is not None else None
+        if named is not None and data.get("requested") != named:
+            yield failed(answer, f"data.requested is {data.get('requested')!r}, but the request named {named!r}")
+            continue
+        supported = data.get("supported")
+        if not isinstance(supported, list) or not supported:
+            yield failed(answer, "data.supported is empty, so the client has nothing to retry with")
+            continue
+        advertised = supported_versions(advertised_discover(ctx, request or answer))
+        if advertised is not None and set(advertised) != {item for item in supported if isinstance(item, str)}:
+            yield failed(answer, f"data.supported {supported} differs from discover's supportedVersions {advertised}")
+            continue
+        yield passed(answer)
+
+
+@log_check(
+    requirements="VER-05",
+    level=Level.SHOULD,
+    side=Side.CLIENT,
+    subject="clients refused with -32022",
+    **MODERN,
+)
+def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iterator[Finding]:
+    """After -32022 the client retries with a version from data.supported (new id), or stops; never the same version."""
+    for answer in ctx.log.messages():
+        if answer.kind is not Kind.ERROR or error_code(answer) != -32022:
+            continue
+        request = ctx.log.request_of(answer)
+        if request is None or is_probe(request, ctx):
+            continue
+        rejected = meta_version(request)
+        if rejected is None:
+            continue
+        error = answer.error if isinstance(answer.error, dict) else {}
+        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        offered = data.get("supported") if isinstance(data, dict) else None
+        supported = offered if isinstance(offered, list) else []
+        place = place_of(request, ctx)
+        later = [
+            message
+            for message in ctx.log.messages()
+            if message.kind is Kind.REQUEST
+            and message.sender is Side.CLIENT
+            and message.time > answer.time
+            and place_of(message, ctx) == place
+            and not is_probe(message, ctx)
+        ]
+        again = [message for message in later if meta_version(message) == rejected]
+        if again:
+            yield failed(again[0], f"the client sent {rejected} again after the server refused it with -32022")
+            continue
+        retries = [message for message in later if message.method == request.method]
+        reused_id = [message for message in retries if message.id_key == request.id_key]
+        if reused_id:
+            yield failed(reused_id[0], "the retry after -32022 reused the refused request's id")
+        elif retries and supported and meta_version(retries[0]) not in supported:
+            yield failed(
+                retries[0], f"the retry named {meta_version(retries[0])}, which is not in data.supported {supported}"
+            )
+        else:
+            yield passed(answer)

@@ -12,12 +12,33 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcp_assay.checks import REGISTRY, Check, evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY, Check
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.sse import SseEvent
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side, Verdict
-from mcp_assay.wire import Ending, EndReason, Exchange, Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
+from mcp_assay.wire import (
+    Ending,
+    EndReason,
+    Exchange,
+    Headers,
+    HttpExchange,
+    HttpRequest,
+    HttpResponse,
+    Probe,
+    StdioLine,
+)
+
+
+def as_probe(tag: Probe | Mapping[str, Any] | str | None) -> Probe | None:
+    """A probe tag as tests write it (a recording-style dict, or just a name) as the typed value."""
+    if tag is None or isinstance(tag, Probe):
+        return tag
+    if isinstance(tag, str):
+        return Probe(name=tag)
+    return Probe.from_record(tag)
+
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -149,7 +170,7 @@ def http(
         request=request,
         response=response_obj,
         ending=Ending(reason=ending, time=tick()),
-        probe=probe,
+        probe=as_probe(probe),
     )
 
 
@@ -218,7 +239,9 @@ def legacy_call(
 
 def stdio(sender: Side, body: Any, *, connection: str = "conn-1", probe: Mapping[str, Any] | None = None) -> StdioLine:
     raw = encode(body) + b"\n"
-    return StdioLine.build(id=f"s{next(_ids)}", connection=connection, sender=sender, time=tick(), raw=raw, probe=probe)
+    return StdioLine.build(
+        id=f"s{next(_ids)}", connection=connection, sender=sender, time=tick(), raw=raw, probe=as_probe(probe)
+    )
 
 
 def log_of(*items: Exchange | Iterable[Exchange]) -> ExchangeLog:

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mcp_assay.checks import REGISTRY, Context, Finding, evaluate, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY, Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.verdicts import Level, Outcome, Severity, Side, Source
 from tests.factories import legacy_call, legacy_session, log_of, modern_call, stdio
 
@@ -31,9 +33,7 @@ def run(spec: SpecSet, log: object, name: str) -> object:
 
 
 def test_a_feature_gate_makes_a_check_not_applicable_with_the_reason(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(
-        requirements="RES-01", level=Level.MUST, side=Side.SERVER, subject="results", features={"result_envelope"}
-    )
+    @message_check(requirements="RES-01", level=Level.MUST, subject="results", features={"result_envelope"})
     def scratch_gated(message: Message, ctx: Context) -> Finding:
         return passed(message)
 
@@ -46,7 +46,7 @@ def test_a_feature_gate_makes_a_check_not_applicable_with_the_reason(spec: SpecS
 
 
 def test_a_transport_gate_makes_a_check_not_applicable(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(requirements="HTTP-07", level=Level.MUST, side=Side.SERVER, subject="answers", transports={"http"})
+    @message_check(requirements="HTTP-07", level=Level.MUST, subject="answers")
     def scratch_http_only(message: Message, ctx: Context) -> Finding:
         return passed(message)
 
@@ -57,7 +57,7 @@ def test_a_transport_gate_makes_a_check_not_applicable(spec: SpecSet, scratch_ch
 
 
 def test_an_exception_inside_a_check_becomes_not_verified(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(requirements="RPC-01", level=Level.MUST, side=Side.BOTH, subject="messages")
+    @message_check(requirements="RPC-01", level=Level.MUST, subject="messages")
     def scratch_raises(message: Message, ctx: Context) -> Finding:
         raise KeyError("boom")
 
@@ -67,7 +67,7 @@ def test_an_exception_inside_a_check_becomes_not_verified(spec: SpecSet, scratch
 
 
 def test_failures_win_and_carry_evidence_and_counts(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @log_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="requests")
+    @log_check(requirements="RPC-05", level=Level.MUST, subject="requests")
     def scratch_mixed(ctx: Context) -> Iterator[Finding]:
         for message in ctx.messages(kinds={Kind.REQUEST}):
             yield passed(message)
@@ -84,9 +84,7 @@ def test_failures_win_and_carry_evidence_and_counts(spec: SpecSet, scratch_check
 
 
 def test_no_subject_means_not_verified_with_what_was_missing(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(
-        requirements="RPC-07", level=Level.MUST, side=Side.SERVER, subject="error responses", kinds={Kind.ERROR}
-    )
+    @message_check(requirements="RPC-07", level=Level.MUST, subject="error responses", kinds={Kind.ERROR})
     def scratch_errors(message: Message, ctx: Context) -> Finding:
         return passed(message)
 

@@ -17,24 +17,41 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.redaction import REDACTED, fingerprint
-from mcp_assay.report.model import AuditLine
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
     "OUTCOMES",
+    "AuditLine",
     "audit_data",
     "audit_key",
     "audit_line",
     "audit_lines",
     "principal_of",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditLine:
+    """One request as seen at the edge: who, what, and how it ended."""
+
+    exchange: str
+    time: float
+    request_id: Any
+    method: str | None
+    tool: str | None
+    status: int | None
+    outcome: str
+    """``ok``, ``tool-error``, ``protocol-error`` or ``no-result``."""
+    principal: str | None = None
+    revision: str | None = None
+
 
 OUTCOMES = ("ok", "tool-error", "protocol-error", "no-result")
 """``ok``: a result; ``tool-error``: a ``tools/call`` result with ``isError: true``;

@@ -9,8 +9,7 @@ evidence. These exceptions are for the cases where the tool cannot do its job at
     ├── CatalogueError   a check and the requirement catalogue disagree (a bug in mcp-assay)
     ├── RecordingError   a recording file cannot be read at all (exit 3)
     └── TargetError      the server under test cannot be driven (exit 3)
-        ├── TargetUnreachable
-        └── TargetTimeout
+        └── TargetUnreachable
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ __all__ = [
     "RecordingError",
     "SpecError",
     "TargetError",
-    "TargetTimeout",
     "TargetUnreachable",
 ]
 
@@ -57,7 +55,3 @@ class TargetError(AssayError):
 
 class TargetUnreachable(TargetError):
     """The target refused or dropped the connection before any MCP exchange."""
-
-
-class TargetTimeout(TargetError):
-    """The target did not answer within the configured bound."""

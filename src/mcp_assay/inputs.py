@@ -1,7 +1,8 @@
 """Read captured traffic from files, whatever tool captured it, into one exchange log.
 
-``mcp-assay validate`` accepts mcp-assay's own JSONL recordings; other capture formats register
-a sniffer here so that a capture someone already has can be judged without conversion.
+``mcp-assay validate`` accepts mcp-assay's own JSONL recordings (:data:`RECORDING`) and the capture
+formats of other tools (mitmproxy flow files and HAR, whose readers live in
+:mod:`mcp_assay.addon.importers` because reading flows takes mitmproxy); the caller names the readers.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from mcp_assay.recording import read_recording
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange
 
-__all__ = ["Loaded", "Reader", "load_inputs", "register_reader"]
+__all__ = ["RECORDING", "Loaded", "Reader", "load_inputs"]
 
 
 @dataclass
@@ -27,16 +28,15 @@ class Loaded:
     kind: str = "recording"
 
 
-Reader = Callable[[Path, str], Loaded]
-"""Reads one file, prefixing exchange ids with the given string; raises :class:`RecordingError`
-if the file is not of its format."""
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """One capture format: whether a file is of it, and how to read it."""
 
-_READERS: list[tuple[str, Callable[[Path], bool], Reader]] = []
-
-
-def register_reader(name: str, sniff: Callable[[Path], bool], reader: Reader) -> None:
-    """Add a capture format: ``sniff`` says whether a file is of it, ``reader`` reads it."""
-    _READERS.append((name, sniff, reader))
+    name: str
+    sniff: Callable[[Path], bool]
+    read: Callable[[Path, str], Loaded]
+    """Reads one file, prefixing exchange ids with the given string; raises :class:`RecordingError`
+    if the file is not of its format."""
 
 
 def _read_jsonl(path: Path, prefix: str) -> Loaded:
@@ -50,17 +50,15 @@ def _is_jsonl(path: Path) -> bool:
     return head == b"{"
 
 
-register_reader("recording", _is_jsonl, _read_jsonl)
+RECORDING = Reader("an mcp-assay JSONL recording", _is_jsonl, _read_jsonl)
+"""mcp-assay's own JSONL recordings."""
 
 
-def _register_importers() -> None:
-    """Other tools' capture formats (mitmproxy flows, HAR) register themselves when first needed."""
-    import mcp_assay.importers  # noqa: F401
-
-
-def load_inputs(paths: Sequence[str | Path]) -> tuple[ExchangeLog, list[str], list[str]]:
-    """Read every file into one log; return the log, the problems found, and each file's kind."""
-    _register_importers()
+def load_inputs(
+    paths: Sequence[str | Path], readers: Sequence[Reader] = (RECORDING,)
+) -> tuple[ExchangeLog, list[str], list[str]]:
+    """Read every file into one log with the first reader that recognises it; return the log, the
+    problems found, and each file's kind."""
     log = ExchangeLog()
     problems: list[str] = []
     kinds: list[str] = []
@@ -68,22 +66,21 @@ def load_inputs(paths: Sequence[str | Path]) -> tuple[ExchangeLog, list[str], li
         path = Path(raw)
         if not path.is_file():
             raise RecordingError(f"{path}: no such file")
-        for name, sniff, reader in reversed(_READERS):
+        for reader in readers:
             try:
-                matches = sniff(path)
+                matches = reader.sniff(path)
             except OSError as exc:
                 raise RecordingError(f"{path}: cannot read ({exc})") from exc
             if not matches:
                 continue
-            loaded = reader(path, "" if len(paths) == 1 else f"f{number}:")
+            loaded = reader.read(path, "" if len(paths) == 1 else f"f{number}:")
             for exchange in loaded.exchanges:
                 log.add(exchange)
             problems.extend(f"{path.name}: {problem}" for problem in loaded.problems)
-            kinds.append(loaded.kind or name)
+            kinds.append(loaded.kind or reader.name)
             break
         else:
-            raise RecordingError(
-                f"{path}: not a recording mcp-assay can read "
-                "(an mcp-assay JSONL recording, a mitmproxy flow file or a HAR file expected)"
-            )
+            names = [reader.name for reader in sorted(readers, key=lambda reader: reader is not RECORDING)]
+            expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+            raise RecordingError(f"{path}: not a recording mcp-assay can read ({expected} expected)")
     return log, problems, kinds

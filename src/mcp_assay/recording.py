@@ -51,6 +51,7 @@ from mcp_assay.wire import (
     HttpRequest,
     HttpResponse,
     Observation,
+    Probe,
     ProcessExit,
     StdioLine,
 )
@@ -60,19 +61,124 @@ __all__ = [
     "Assembler",
     "Recording",
     "RecordingWriter",
+    "body_fields",
+    "end_record",
+    "event_record",
+    "exit_record",
+    "http_record",
+    "line_record",
+    "observation_record",
     "read_recording",
     "records_of",
+    "redact_record",
+    "response_record",
 ]
 
 RECORDING_FORMAT = "mcp-assay.recording/1"
 
 
-def _encode_body(body: bytes, redactor: Redactor | None, key: str = "body") -> dict[str, str]:
+# -- writing: one builder per record type --------------------------------------------------------
+def body_fields(body: bytes, key: str = "body") -> dict[str, str]:
+    """A body as a record field: UTF-8 text when it is text, base64 otherwise."""
     try:
-        text = body.decode("utf-8")
+        return {key: body.decode("utf-8")}
     except UnicodeDecodeError:
         return {f"{key}_b64" if key == "body" else "b64": base64.b64encode(body).decode()}
-    return {key: redactor.body(text) if redactor else text}
+
+
+def http_record(
+    ident: str, request: HttpRequest, *, connection: str = "", probe: Probe | None = None
+) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "type": "http", "x": ident, "t": request.time, "conn": connection, "method": request.method,
+        "url": request.url, "headers": [list(pair) for pair in request.headers],
+    }  # fmt: skip
+    if request.body:
+        record.update(body_fields(request.body))
+    if probe is not None:
+        record["probe"] = probe.to_record()
+    return record
+
+
+def response_record(
+    ident: str, status: int, reason: str, headers: Iterable[tuple[str, str]], time: float
+) -> dict[str, Any]:
+    return {
+        "type": "response", "x": ident, "t": time, "status": status, "reason": reason,
+        "headers": [list(pair) for pair in headers],
+    }  # fmt: skip
+
+
+def end_record(ident: str, reason: EndReason, time: float, detail: str = "") -> dict[str, Any]:
+    return {"type": "end", "x": ident, "t": time, "reason": reason.value, "detail": detail}
+
+
+def line_record(
+    ident: str, connection: str, sender: Side, time: float, raw: bytes, probe: Probe | None = None
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"type": "line", "x": ident, "t": time, "conn": connection, "from": sender.value}
+    record.update(body_fields(raw, "text"))
+    if probe is not None:
+        record["probe"] = probe.to_record()
+    return record
+
+
+def exit_record(
+    ident: str, connection: str, time: float, code: int | None, stdin_closed: float | None, signals: Iterable[str]
+) -> dict[str, Any]:
+    return {
+        "type": "exit", "x": ident, "t": time, "conn": connection, "code": code,
+        "stdin_closed": stdin_closed, "signals": list(signals),
+    }  # fmt: skip
+
+
+def observation_record(
+    ident: str, time: float, kind: str, data: Mapping[str, Any], connection: str = ""
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"type": "observation", "x": ident, "t": time, "kind": kind, "data": dict(data)}
+    if connection:
+        record["conn"] = connection
+    return record
+
+
+def event_record(ident: str, event: SseEvent) -> dict[str, Any]:
+    record: dict[str, Any] = {"type": "event", "x": ident, "t": event.time}
+    if event.comment is not None:
+        record["comment"] = event.comment
+    if event.data is not None:
+        record["data"] = event.data
+    if event.event is not None:
+        record["event"] = event.event
+    if event.id is not None:
+        record["id"] = event.id
+    if event.retry is not None:
+        record["retry"] = event.retry
+    if event.incomplete:
+        record["incomplete"] = True
+    return record
+
+
+def redact_record(record: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
+    """The record as it may be written to disk: credentials learnt from it, then scrubbed."""
+    out = dict(record)
+    kind = record.get("type")
+    if kind in ("http", "response"):
+        pairs = [(str(name), str(value)) for name, value in record.get("headers", [])]
+        for name, value in pairs:
+            redactor.learn_header(name, value)
+        if kind == "http":
+            redactor.learn_url(str(record.get("url", "")))
+            out["url"] = redactor.url(str(record.get("url", "")))
+        out["headers"] = [list(pair) for pair in redactor.headers(pairs)]
+    for key in ("body", "text"):
+        if isinstance(record.get(key), str):
+            out[key] = redactor.body(record[key])
+    for key in ("data", "comment", "detail"):
+        if isinstance(record.get(key), str):
+            out[key] = redactor.text(record[key])
+    if kind == "observation":
+        out["data"] = json.loads(redactor.text(json.dumps(record.get("data", {}))))
+    return out
 
 
 def _decode_body(record: Mapping[str, Any], key: str = "body") -> bytes:
@@ -151,7 +257,7 @@ class Assembler:
             return [
                 StdioLine.build(
                     id=ident, connection=str(record.get("conn", "")), sender=sender, time=t, raw=raw,
-                    probe=record.get("probe") if isinstance(record.get("probe"), dict) else None,
+                    probe=Probe.from_record(record.get("probe")),
                 )
             ]  # fmt: skip
         if kind == "exit":
@@ -202,14 +308,13 @@ class Assembler:
                 body=None if streamed else b"".join(pending.body),
                 events=tuple(pending.events),
             )
-        probe = record.get("probe")
         return HttpExchange.build(
             id=ident,
             request=request,
             response=response,
             ending=ending,
             connection=str(record.get("conn", "")),
-            probe=probe if isinstance(probe, dict) else None,
+            probe=Probe.from_record(record.get("probe")),
         )
 
     def close(self, time: float | None = None) -> list[Exchange]:
@@ -237,78 +342,35 @@ def _event(record: Mapping[str, Any], t: float) -> SseEvent:
     )
 
 
-def event_record(ident: str, event: SseEvent, redactor: Redactor | None = None) -> dict[str, Any]:
-    record: dict[str, Any] = {"type": "event", "x": ident, "t": event.time}
-    scrub = redactor.text if redactor else (lambda text: text)
-    if event.comment is not None:
-        record["comment"] = scrub(event.comment)
-    if event.data is not None:
-        record["data"] = scrub(event.data)
-    if event.event is not None:
-        record["event"] = event.event
-    if event.id is not None:
-        record["id"] = event.id
-    if event.retry is not None:
-        record["retry"] = event.retry
-    if event.incomplete:
-        record["incomplete"] = True
-    return record
-
-
 def records_of(exchange: Exchange, redactor: Redactor | None = None) -> Iterator[dict[str, Any]]:
-    """The records that describe a finished exchange (the inverse of :class:`Assembler`)."""
-    headers_of = (
-        (lambda pairs: [list(p) for p in redactor.headers(pairs)])
-        if redactor
-        else (lambda pairs: [list(p) for p in pairs])
-    )
+    """The records that describe a finished exchange (the inverse of :class:`Assembler`), redacted when a
+    redactor is given."""
+    for record in _raw_records_of(exchange):
+        yield redact_record(record, redactor) if redactor is not None else record
+
+
+def _raw_records_of(exchange: Exchange) -> Iterator[dict[str, Any]]:
     if isinstance(exchange, HttpExchange):
-        request = exchange.request
-        head: dict[str, Any] = {
-            "type": "http", "x": exchange.id, "t": request.time, "conn": exchange.connection,
-            "method": request.method, "url": redactor.url(request.url) if redactor else request.url,
-            "headers": headers_of(request.headers),
-        }  # fmt: skip
-        if request.body:
-            head.update(_encode_body(request.body, redactor))
-        if exchange.probe is not None:
-            head["probe"] = dict(exchange.probe)
-        yield head
+        yield http_record(exchange.id, exchange.request, connection=exchange.connection, probe=exchange.probe)
         response = exchange.response
         if response is not None:
-            yield {
-                "type": "response", "x": exchange.id, "t": response.time, "status": response.status,
-                "reason": response.reason, "headers": headers_of(response.headers),
-            }  # fmt: skip
+            yield response_record(exchange.id, response.status, response.reason, response.headers, response.time)
             if response.body:
-                yield {"type": "body", "x": exchange.id, "t": response.time, **_encode_body(response.body, redactor)}
+                yield {"type": "body", "x": exchange.id, "t": response.time, **body_fields(response.body)}
             for event in response.events:
-                yield event_record(exchange.id, event, redactor)
+                yield event_record(exchange.id, event)
         ending = exchange.ending
         if ending is not None and ending.reason is not EndReason.OPEN:
-            yield {
-                "type": "end",
-                "x": exchange.id,
-                "t": ending.time,
-                "reason": ending.reason.value,
-                "detail": ending.detail,
-            }
+            yield end_record(exchange.id, ending.reason, ending.time, ending.detail)
     elif isinstance(exchange, StdioLine):
-        line: dict[str, Any] = {
-            "type": "line", "x": exchange.id, "t": exchange.time, "conn": exchange.connection,
-            "from": exchange.sender.value, **_encode_body(exchange.raw, redactor, key="text"),
-        }  # fmt: skip
-        if exchange.probe is not None:
-            line["probe"] = dict(exchange.probe)
-        yield line
+        line = exchange
+        yield line_record(line.id, line.connection, line.sender, line.time, line.raw, line.probe)
     elif isinstance(exchange, ProcessExit):
-        yield {
-            "type": "exit", "x": exchange.id, "t": exchange.time, "conn": exchange.connection, "code": exchange.code,
-            "stdin_closed": exchange.stdin_closed_at, "signals": list(exchange.signals),
-        }  # fmt: skip
+        yield exit_record(
+            exchange.id, exchange.connection, exchange.time, exchange.code, exchange.stdin_closed_at, exchange.signals
+        )
     elif isinstance(exchange, Observation):
-        data = json.loads(redactor.text(json.dumps(exchange.data))) if redactor else dict(exchange.data)
-        yield {"type": "observation", "x": exchange.id, "t": exchange.time, "kind": exchange.kind, "data": data}
+        yield observation_record(exchange.id, exchange.time, exchange.kind, exchange.data, exchange.connection)
 
 
 class RecordingWriter:
@@ -336,49 +398,8 @@ class RecordingWriter:
             if not self._handle.closed:
                 self._handle.write(line + "\n")
 
-    def http_request(
-        self, ident: str, request: HttpRequest, *, connection: str = "", probe: Mapping[str, Any] | None = None
-    ) -> None:
-        for name, value in request.headers:
-            self.redactor.learn_header(name, value)
-        self.redactor.learn_url(request.url)
-        record: dict[str, Any] = {
-            "type": "http", "x": ident, "t": request.time, "conn": connection, "method": request.method,
-            "url": self.redactor.url(request.url), "headers": [list(p) for p in self.redactor.headers(request.headers)],
-        }  # fmt: skip
-        if request.body:
-            record.update(_encode_body(request.body, self.redactor))
-        if probe is not None:
-            record["probe"] = dict(probe)
-        self.write(record)
-
-    def http_response(
-        self, ident: str, status: int, reason: str, headers: Iterable[tuple[str, str]], time: float
-    ) -> None:
-        pairs = list(headers)
-        for name, value in pairs:
-            self.redactor.learn_header(name, value)
-        self.write(
-            {"type": "response", "x": ident, "t": time, "status": status, "reason": reason,
-             "headers": [list(p) for p in self.redactor.headers(pairs)]}
-        )  # fmt: skip
-
-    def http_body(self, ident: str, body: bytes, time: float) -> None:
-        if body:
-            self.write({"type": "body", "x": ident, "t": time, **_encode_body(body, self.redactor)})
-
-    def sse_event(self, ident: str, event: SseEvent) -> None:
-        self.write(event_record(ident, event, self.redactor))
-
-    def http_end(self, ident: str, reason: EndReason, time: float, detail: str = "") -> None:
-        self.write({"type": "end", "x": ident, "t": time, "reason": reason.value, "detail": self.redactor.text(detail)})
-
     def exchange(self, exchange: Exchange) -> None:
-        """Write a finished exchange in one go (used by the active suite and converters)."""
-        if isinstance(exchange, HttpExchange):
-            for name, value in exchange.request.headers:
-                self.redactor.learn_header(name, value)
-            self.redactor.learn_url(exchange.request.url)
+        """Write a finished exchange in one go (the active suite and converters), redacted."""
         for record in records_of(exchange, self.redactor):
             self.write(record)
 

@@ -14,6 +14,7 @@ __all__ = [
     "Evidence",
     "Level",
     "Outcome",
+    "SchemaInfo",
     "Severity",
     "Side",
     "Source",
@@ -75,6 +76,17 @@ class Source(StrEnum):
 
     PASSIVE = "passive"
     ACTIVE = "active"
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaInfo:
+    """Which schema file judged a revision (every report names them)."""
+
+    revision: str
+    origin: str
+    path: str
+    sha256: str
+    pinned: bool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -34,6 +34,7 @@ __all__ = [
     "OAUTH_REGISTRATION",
     "OAUTH_TOKEN",
     "Observation",
+    "Probe",
     "ProcessExit",
     "StdioLine",
     "is_authentication_answer",
@@ -41,6 +42,7 @@ __all__ = [
     "media_type",
     "oauth_kind",
     "oauth_request_kind",
+    "probe_name",
 ]
 
 
@@ -126,6 +128,69 @@ EVENTS_LOST = "the capture kept none of the stream's events"
 """What a reader of another tool's capture puts in an ``open`` ending whose stream body was not kept."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Probe:
+    """What mcp-assay itself did to an exchange: sent its request on purpose, or answered it.
+
+    The active suite (and the proxy, when asked to probe) tags every request it sends; an answer
+    mcp-assay makes up on the server's behalf (an injected fault) carries one too, with
+    ``injected`` set. Rules read the tag to tell traffic mcp-assay made from the peers' own:
+    a request malformed on purpose is never held against the client, an injected answer never
+    against the server. Names come from :mod:`mcp_assay.probe_names`."""
+
+    name: str
+    """Which case made the exchange (a :class:`~mcp_assay.probe_names.ProbeName` value)."""
+    family: str = ""
+    """The probe family (``envelope``, ``tokens`` ...) or injection family that sent it."""
+    intent: str = "ordinary request"
+    """What the case expects, in words, for the report."""
+    invalid: bool = False
+    """The request is malformed on purpose."""
+    injected: bool = False
+    """mcp-assay answered the client itself; the answer is not the server's."""
+    tags: Mapping[str, Any] = field(default_factory=dict)
+    """Facts of the case some rules read (``principal``, ``phase``, ``variant``, ``revision`` ...)."""
+
+    def tag(self, key: str) -> Any:
+        """One fact of the case, or ``None``."""
+        return self.tags.get(key)
+
+    def at(self, revision: str | None) -> Probe:
+        """The tag as sent: naming the revision the request was sent at."""
+        return self.with_tags(revision=revision) if revision is not None else self
+
+    def with_tags(self, **tags: Any) -> Probe:
+        return Probe(
+            name=self.name, family=self.family, intent=self.intent, invalid=self.invalid, injected=self.injected,
+            tags={**self.tags, **tags},
+        )  # fmt: skip
+
+    def to_record(self) -> dict[str, Any]:
+        """The tag as a recording stores it: one flat object."""
+        record: dict[str, Any] = {"name": self.name, "family": self.family, "invalid": self.invalid}
+        record["intent"] = self.intent
+        if self.injected:
+            record["injected"] = True
+        for key, value in self.tags.items():
+            record.setdefault(key, value)
+        return record
+
+    @classmethod
+    def from_record(cls, value: Any) -> Probe | None:
+        """A tag read back from a recording; ``None`` when there is none (or it is not an object)."""
+        if not isinstance(value, Mapping):
+            return None
+        known = {"name", "family", "intent", "invalid", "injected"}
+        return cls(
+            name=str(value.get("name", "")),
+            family=str(value.get("family", "")),
+            intent=str(value.get("intent", "ordinary request")),
+            invalid=value.get("invalid") is True,
+            injected=value.get("injected") is True,
+            tags={str(key): item for key, item in value.items() if key not in known},
+        )
+
+
 class EndReason(StrEnum):
     """How an HTTP exchange finished."""
 
@@ -157,8 +222,8 @@ class HttpExchange:
     ending: Ending | None = None
     connection: str = ""
     """Client connection the exchange travelled on (when the capture knows it)."""
-    probe: Mapping[str, Any] | None = None
-    """Set when the active suite sent this request on purpose; carries the probe's name and intent."""
+    probe: Probe | None = None
+    """Set when mcp-assay sent this request (or answered it) itself."""
     messages: tuple[Message, ...] = field(default=(), compare=False)
 
     transport = "http"
@@ -172,7 +237,7 @@ class HttpExchange:
         response: HttpResponse | None = None,
         ending: Ending | None = None,
         connection: str = "",
-        probe: Mapping[str, Any] | None = None,
+        probe: Probe | None = None,
     ) -> HttpExchange:
         """Create the exchange and parse the messages it carried."""
         return cls(
@@ -209,6 +274,12 @@ class HttpExchange:
     def events_lost(self) -> bool:
         """An event stream the capture kept none of (a flow file or HAR of a stream cut short)."""
         return self.ending is not None and self.ending.reason is EndReason.OPEN and EVENTS_LOST in self.ending.detail
+
+
+def probe_name(item: Exchange | None) -> str | None:
+    """The name of the probe an exchange carries; ``None`` for the peers' own traffic."""
+    probe = item.probe if item is not None else None
+    return probe.name if probe is not None else None
 
 
 def _looks_like_json(body: bytes) -> bool:
@@ -323,7 +394,7 @@ class StdioLine:
     time: float
     raw: bytes
     message: Message
-    probe: Mapping[str, Any] | None = None
+    probe: Probe | None = None
 
     transport = "stdio"
 
@@ -336,7 +407,7 @@ class StdioLine:
         sender: Side,
         time: float,
         raw: bytes,
-        probe: Mapping[str, Any] | None = None,
+        probe: Probe | None = None,
     ) -> StdioLine:
         line = raw[:-1] if raw.endswith(b"\n") else raw
         message = parse_message(line, sender=sender, time=time, exchange=id, index=0, transport="stdio")
@@ -362,7 +433,7 @@ class ProcessExit:
 
     transport = "stdio"
     messages: tuple[Message, ...] = ()
-    probe: Mapping[str, Any] | None = None
+    probe: Probe | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -378,7 +449,7 @@ class Observation:
 
     transport = ""
     messages: tuple[Message, ...] = ()
-    probe: Mapping[str, Any] | None = None
+    probe: Probe | None = None
 
 
 LISTENING = "listening"

@@ -8,19 +8,19 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mcp_assay.addon.live import (
-    LiveSession,
-    Printer,
+from mcp_assay.addon.live import LiveSession, Printer
+from mcp_assay.recording import (
+    RecordingWriter,
     end_record,
     http_record,
     line_record,
+    read_recording,
     redact_record,
     response_record,
 )
-from mcp_assay.checks import evaluate
-from mcp_assay.recording import RecordingWriter, read_recording
 from mcp_assay.redaction import REDACTED, Redactor
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.verdicts import Outcome, Side
 from mcp_assay.wire import EndReason, Headers, HttpRequest, Observation
 from tests.factories import META_KEY, meta, modern_headers, request_body, result_body

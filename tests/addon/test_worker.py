@@ -7,9 +7,8 @@ import signal
 import time
 from pathlib import Path
 
-from mcp_assay.addon.live import end_record, http_record, response_record
 from mcp_assay.addon.worker import RemoteSession, WorkerSettings
-from mcp_assay.recording import read_recording
+from mcp_assay.recording import end_record, http_record, read_recording, response_record
 from mcp_assay.wire import EndReason, Headers, HttpRequest
 from tests.factories import modern_headers, request_body, result_body
 

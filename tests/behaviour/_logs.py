@@ -14,7 +14,7 @@ from typing import Any
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, Observation, StdioLine
-from tests.factories import MODERN, URL, meta, modern_headers, server_info
+from tests.factories import MODERN, URL, as_probe, meta, modern_headers, server_info
 
 T0 = 1_800_000_000.0
 _ids = itertools.count(1)
@@ -98,7 +98,7 @@ class Lane:
                 request=request,
                 response=response,
                 ending=ending,
-                probe={"family": "behaviour", **probe},
+                probe=as_probe({"family": "behaviour", **probe}),
             )
         )
 
@@ -214,4 +214,4 @@ class Lane:
 
 def stdio_line(sender: Side, body: Any, *, time: float, probe: dict[str, Any] | None = None) -> StdioLine:
     return StdioLine.build(id=f"s{next(_ids)}", connection="p1", sender=sender, time=time,
-                           raw=json.dumps(body).encode() + b"\n", probe=probe)  # fmt: skip
+                           raw=json.dumps(body).encode() + b"\n", probe=as_probe(probe))  # fmt: skip

@@ -11,7 +11,6 @@ report, a recording or the output.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,7 +24,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_assay.cli import cli
-from tests.peers.assay import assay_proxy
+from tests.peers.assay import assay_proxy, wait_until_exchanges_end
 from tests.peers.process import HERE, PYTHON, free_port, http_server, sdk_http_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
@@ -160,7 +159,7 @@ def test_the_proxy_judges_a_token_carrying_client_and_the_servers_refusals(
             "--fail-on", "never",
         ) as proxy:  # fmt: skip
             status = anyio.run(_drive, proxy.url)
-            time.sleep(0.2)
+            wait_until_exchanges_end(recording)  # the client's last disconnects reached the proxy
     assert status == 401
     report = json.loads(report_path.read_text())
     outcomes = by_requirement(report)

@@ -14,9 +14,10 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
 from mcp_assay.recording import read_recording
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome
 from mcp_assay.wire import HttpExchange

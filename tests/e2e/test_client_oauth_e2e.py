@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from click.testing import CliRunner
 from mcp_assay.cli import cli
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.server import StubServer
-from tests.peers.assay import RunningProxy, assay_forward_proxy
+from tests.peers.assay import RunningProxy, assay_forward_proxy, wait_until_exchanges_end
 from tests.peers.oauth_client import Mode, OAuthRun, run_oauth_client
 from tests.peers.process import HERE, free_port, http_server
 
@@ -79,7 +78,7 @@ def flow_run(
             ) as proxy:  # fmt: skip
                 proxy_url = f"http://127.0.0.1:{proxy.port}"
                 client = anyio.run(lambda: run_oauth_client(target.url, mode, proxy=proxy_url, timeout=60.0))
-                time.sleep(0.3)
+                wait_until_exchanges_end(recording)  # the client's last disconnects reached the proxy
     finally:
         stub.close()
     yield FlowRun(mode, client, proxy, json.loads(report.read_text()), recording)

@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_assay.cli import cli
-from tests.peers.assay import RunningProxy, assay_forward_proxy, assay_proxy
+from tests.peers.assay import RunningProxy, assay_forward_proxy, assay_proxy, wait_until_exchanges_end
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON, free_port, http_server
 from tests.peers.wire import RecordingTransport, WireExchange, compare, read_server_log
@@ -111,7 +111,7 @@ def proxy_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Iter
         ) as proxy:  # fmt: skip
             run = ProxyRun(proxy, {}, recording, [], [])
             anyio.run(_drive, proxy.url, run, transports)
-            time.sleep(0.2)  # let the last disconnects reach the proxy before Ctrl-C
+            wait_until_exchanges_end(recording)  # the client's last disconnects reached the proxy
     run.report = json.loads(report.read_text())
     run.client = [exchange for transport in transports for exchange in transport.exchanges]
     run.server = read_server_log(wire_log)
@@ -245,7 +245,7 @@ def forward_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> It
         ) as proxy:  # fmt: skip
             run = ForwardRun(proxy, {}, recording, {}, 0)
             anyio.run(_drive_forward, ts_server.url, page.url, f"http://127.0.0.1:{proxy.port}", run)
-            time.sleep(0.2)
+            wait_until_exchanges_end(recording)  # the client's last disconnects reached the proxy
     run.report = json.loads(report.read_text())
     yield run
 

@@ -7,10 +7,12 @@ report, as Ctrl-C would.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -114,3 +116,26 @@ def mitmdump(
 
 if __name__ == "__main__":  # pragma: no cover - manual use
     print(addon_path(), file=sys.stderr)
+
+
+def wait_until_exchanges_end(recording: Path, ceiling: float = 5.0) -> bool:
+    """Wait until every HTTP exchange the recording began has its ``end`` record (a client's last
+    disconnects have reached the proxy), bounded by ``ceiling``; whether they all did."""
+    deadline = time.monotonic() + ceiling
+    while True:
+        begun, ended = set(), set()
+        if recording.exists():
+            for line in recording.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # the line being written
+                if record.get("type") == "http":
+                    begun.add(record.get("x"))
+                elif record.get("type") == "end":
+                    ended.add(record.get("x"))
+        if begun and begun <= ended:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)

@@ -13,6 +13,7 @@ from mcp_assay.errors import ConfigError
 from mcp_assay.report import render
 from mcp_assay.report.baseline import BASELINE_SCHEMA, apply_baseline, baseline_text, load_baseline, read_baseline
 from mcp_assay.report.model import FailOn, Report
+from mcp_assay.spec.engine import registered_checks
 from tests.report.sample import sample_report
 
 CHECKS = {
@@ -111,16 +112,17 @@ def test_a_baseline_with_a_mistake_is_one_clear_error(tmp_path: Path, content: s
 def test_a_missing_file_is_an_error_and_no_path_is_no_baseline(tmp_path: Path) -> None:
     """Tool-defined."""
     with pytest.raises(ConfigError, match="cannot read it"):
-        read_baseline(tmp_path / "absent.yaml")
-    assert read_baseline(None) is None
+        read_baseline(tmp_path / "absent.yaml", registered_checks())
+    assert read_baseline(None, registered_checks()) is None
 
 
 def test_the_registered_checks_and_cited_requirements_are_what_entries_may_name(tmp_path: Path) -> None:
     """Tool-defined: read_baseline validates against this installation's checks."""
     good = _baseline(tmp_path, {"requirement": "HTTP-09", "check": "unknown_methods_get_404", "reason": "x"})
     with pytest.raises(ConfigError, match="no check is called 'unknown_methods_get_404'"):
-        read_baseline(good)
-    assert read_baseline(_baseline(tmp_path, {"requirement": "HTTP-09", "reason": "SDK"})) is not None
+        read_baseline(good, registered_checks())
+    sdk = _baseline(tmp_path, {"requirement": "HTTP-09", "reason": "SDK"})
+    assert read_baseline(sdk, registered_checks()) is not None
 
 
 def test_every_writer_shows_the_known_failure_with_its_reason_and_the_stale_entry(tmp_path: Path) -> None:

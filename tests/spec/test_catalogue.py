@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_assay.checks import REGISTRY, message_check
 from mcp_assay.errors import CatalogueError
 from mcp_assay.spec import rules  # noqa: F401 - registers the checks
+from mcp_assay.spec.checks import REGISTRY, message_check
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.verdicts import Level, Side
 
@@ -30,12 +30,45 @@ def test_every_check_cites_known_requirements_at_their_level() -> None:
 
 def test_a_check_citing_an_unknown_id_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="unknown requirement"):
-        message_check(requirements="NOPE-99", level=Level.MUST, side=Side.SERVER, subject="x")
+        message_check(requirements="NOPE-99", level=Level.MUST, subject="x")
 
 
 def test_a_check_restating_a_different_level_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="catalogue gives"):
-        message_check(requirements="RPC-01", level=Level.SHOULD, side=Side.BOTH, subject="x")
+        message_check(requirements="RPC-01", level=Level.SHOULD, subject="x")
+
+
+def test_a_check_takes_its_side_and_transports_from_the_catalogue() -> None:
+    """Tool-defined: a declaration does not restate whom a requirement binds or where it exists."""
+    cat = catalogue()
+    for check in REGISTRY.values():
+        if check.narrowed is not None:
+            continue
+        entries = [cat[ident] for ident in check.requirements]
+        sides = {entry.side for entry in entries}
+        assert check.side is (sides.pop() if len(sides) == 1 else Side.BOTH), check.name
+        assert check.gate.transports == {t for entry in entries for t in entry.transports}, check.name
+
+
+def test_a_check_narrowing_the_catalogue_says_why() -> None:
+    """Tool-defined: every check whose side or transports differ from its requirements' carries the reason."""
+    narrowed = [check for check in REGISTRY.values() if check.narrowed is not None]
+    assert narrowed, "the rules narrow some requirements (the server's half of one binding both sides ...)"
+    assert all(len(check.narrowed or "") > 20 for check in narrowed)
+
+
+def test_restating_the_catalogue_fails_at_import() -> None:
+    with pytest.raises(CatalogueError, match="restates the catalogue's side"):
+        message_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="x")
+    with pytest.raises(CatalogueError, match="restates the catalogue's transports"):
+        message_check(requirements="HTTP-07", level=Level.MUST, transports={"http"}, subject="x")
+
+
+def test_narrowing_without_a_reason_fails_at_import() -> None:
+    with pytest.raises(CatalogueError, match="without saying why"):
+        message_check(requirements="RPC-05", level=Level.MUST, side=Side.CLIENT, subject="x")
+    with pytest.raises(CatalogueError, match="narrows nothing"):
+        message_check(requirements="RPC-05", level=Level.MUST, because="no reason to give", subject="x")
 
 
 def test_every_requirement_without_a_check_says_why() -> None:

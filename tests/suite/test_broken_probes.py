@@ -151,13 +151,13 @@ def test_the_new_probes_are_tagged_and_shaped_as_documented(spec: SpecSet, tmp_p
     probes: dict[str, list[HttpExchange]] = {}
     for exchange in log.http_exchanges():
         if exchange.probe is not None:
-            probes.setdefault(str(exchange.probe["name"]), []).append(exchange)
+            probes.setdefault(exchange.probe.name, []).append(exchange)
     invalid = {"param-missing", "param-mismatch", "param-invalid-characters", "param-base64-mismatch",
                "param-numeric", "client-response", "wrong-accept", "mcp-name-mismatch", "foreign-origin"}  # fmt: skip
     valid = {"param-base64", "param-absent", "mcp-name-needs-sentinel", "origin-control", "failing-tool"}
     for name in invalid | valid:
         assert name in probes, name
-        assert all(bool(item.probe and item.probe["invalid"]) is (name in invalid) for item in probes[name]), name
+        assert all(bool(item.probe and item.probe.invalid) is (name in invalid) for item in probes[name]), name
     headers = probes["param-numeric"][0].request.headers
     assert headers.get("mcp-param-limit") == "42.0"
     assert "mcp-param-region" not in probes["param-missing"][0].request.headers

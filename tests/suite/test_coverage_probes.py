@@ -21,6 +21,7 @@ from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Side, Verdict
+from mcp_assay.wire import probe_name
 from tests.peers.broken_suite.core import LEGACY, SUB, TOOLS, Answer, Server, _error
 from tests.suite.scripted import Handler, mock, respond
 
@@ -218,7 +219,7 @@ def requests(record: Path, probe: str) -> list[dict[str, Any]]:
     bodies = []
     for exchange in log.http_exchanges():
         message = exchange.request_message
-        if (exchange.probe or {}).get("name") == probe and message is not None:
+        if probe_name(exchange) == probe and message is not None:
             bodies.append({"method": message.method, "params": message.params})
     return bodies
 
@@ -341,7 +342,7 @@ def test_the_2025_list_on_a_new_connection_opens_a_session_of_its_own(spec: Spec
     run(spec, CoverageServer(), spec_version=LEGACY, record=str(record))
     log = ExchangeLog()
     read_recording(record, log)
-    again = [item for item in log.http_exchanges() if (item.probe or {}).get("name") == "list-again"]
+    again = [item for item in log.http_exchanges() if probe_name(item) == "list-again"]
     assert again and all(item.request.headers.get("mcp-session-id") for item in again)
     assert all(item.response is not None and item.response.status == 200 for item in again)
     assert len(requests(record, "fresh-initialize")) == len(again)

@@ -15,7 +15,7 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontex
 def test_a_well_formed_request_passes_outgoing_validation(spec: SpecSet) -> None:
     """Tool-defined: the suite's ordinary requests match their revision's schema."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
-    validate_outgoing(spec.require("2026-07-28"), encode(body), invalid=False)
+    assert validate_outgoing(spec.require("2026-07-28"), encode(body), invalid=False) == "ListToolsRequest"
 
 
 def test_a_malformed_request_of_the_suite_is_a_harness_error(spec: SpecSet) -> None:
@@ -27,7 +27,10 @@ def test_a_malformed_request_of_the_suite_is_a_harness_error(spec: SpecSet) -> N
 
 def test_a_probe_marked_invalid_is_sent_as_it_is(spec: SpecSet) -> None:
     """Tool-defined: deliberately malformed probes are exempt (and marked so in their tag)."""
-    validate_outgoing(spec.require("2026-07-28"), b'{"jsonrpc": "2.0", "id": 1,', invalid=True)
+    truncated = b'{"jsonrpc": "2.0", "id": 1,'
+    assert validate_outgoing(spec.require("2026-07-28"), truncated, invalid=True) is None
+    with pytest.raises(HarnessError, match="malformed message"):
+        validate_outgoing(spec.require("2026-07-28"), truncated, invalid=False)
 
 
 def _verdict(check: str, requirements: tuple[str, ...], outcome: Outcome, *, judged: int = 0) -> Verdict:

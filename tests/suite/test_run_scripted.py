@@ -180,9 +180,9 @@ def test_every_suite_request_is_tagged_so_failures_can_be_replayed(spec: SpecSet
     failed = verdict(report, "prompt_results_match_the_schema")
     assert failed.evidence and failed.evidence[0].reproduction.startswith("curl ")
     assert all(
-        item.probe.get("invalid") is False
+        item.probe.invalid is False
         for item in recording.log.http_exchanges()
-        if item.probe is not None and item.probe.get("name") == "get"
+        if item.probe is not None and item.probe.name == "get"
     )
 
 
@@ -217,10 +217,10 @@ def test_malformed_probes_are_answered_by_the_scripted_server(spec: SpecSet, tmp
     record = tmp_path / "run.jsonl"
     run_suite(spec, respond(Server()), record=str(record), only="envelope")
     log = read_recording(record).log
-    by_name = {item.probe.get("name"): item for item in log.http_exchanges() if item.probe}
+    by_name = {item.probe.name: item for item in log.http_exchanges() if item.probe}
     assert by_name["invalid-json"].request_message is not None
     assert by_name["invalid-json"].request_message.kind is Kind.UNPARSEABLE
-    assert by_name["invalid-json"].probe is not None and by_name["invalid-json"].probe["invalid"] is True
+    assert by_name["invalid-json"].probe is not None and by_name["invalid-json"].probe.invalid is True
     assert by_name["batch"].request_message is not None and by_name["batch"].request_message.kind is Kind.BATCH
 
 

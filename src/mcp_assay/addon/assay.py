@@ -40,23 +40,16 @@ from mcp_assay.addon.flows import (
     response_head,
     response_says_mcp,
 )
-from mcp_assay.addon.live import (
-    LIVE_MODES,
-    LiveSession,
-    Printer,
-    body_fields,
-    end_record,
-    http_record,
-    response_record,
-)
+from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
-from mcp_assay.recording import RecordingWriter, event_record
+from mcp_assay.recording import RecordingWriter, body_fields, end_record, event_record, http_record, response_record
 from mcp_assay.redaction import Redactor
 from mcp_assay.report import parse_report_option
 from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
+from mcp_assay.spec.engine import registered_checks
 from mcp_assay.sse import SseEvent, SseParser
 from mcp_assay.wire import EndReason
 
@@ -185,7 +178,7 @@ class Assay:
                 if not folder.is_dir():
                     raise exceptions.OptionsError(f"mcp_assay_record: folder {folder} does not exist")
             if "mcp_assay_baseline" in updated:
-                self._baseline = read_baseline(options.mcp_assay_baseline)
+                self._baseline = read_baseline(options.mcp_assay_baseline, registered_checks())
             key = (options.mcp_assay_spec_dir, tuple(options.mcp_assay_spec_path))
             if self._spec is None or (self._spec_key is not None and key != self._spec_key):
                 self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)

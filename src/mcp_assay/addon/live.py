@@ -15,131 +15,38 @@ and the tap's relay threads never wait for judging, and
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
-import json
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from mcp_assay.audit import audit_data, audit_line, audit_lines
-from mcp_assay.checks import REGISTRY, Check, Context, Finding, evaluate
 from mcp_assay.jsonrpc import Kind, Message, parse_message
-from mcp_assay.recording import Assembler, RecordingWriter
+from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
 from mcp_assay.redaction import Redactor
-from mcp_assay.report.baseline import Baseline, apply_baseline
-from mcp_assay.report.model import FailOn, Report, SchemaInfo
+from mcp_assay.report.baseline import Baseline
+from mcp_assay.report.build import build_report
+from mcp_assay.report.model import FailOn, Report
+from mcp_assay.spec.checks import Check, Finding
+from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Side, Source
-from mcp_assay.wire import EndReason, Exchange, HttpExchange, HttpRequest, Observation, StdioLine
+from mcp_assay.verdicts import Side, Source
+from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
 
-__all__ = [
-    "LIVE_MODES",
-    "LiveSession",
-    "Printer",
-    "body_fields",
-    "end_record",
-    "exit_record",
-    "http_record",
-    "line_record",
-    "observation_record",
-    "redact_record",
-    "response_record",
-]
+__all__ = ["LIVE_MODES", "LiveSession", "Printer"]
 
 log = logging.getLogger("mcp_assay.live")
 
 LIVE_MODES = ("all", "findings", "off")
 """``all``: a line per exchange and per streamed event, plus findings; ``findings``: only
 findings; ``off``: nothing until the report."""
-
-
-# -- records ---------------------------------------------------------------------------------------
-def body_fields(body: bytes, key: str = "body") -> dict[str, str]:
-    """A body as a record field: UTF-8 text when it is text, base64 otherwise."""
-    try:
-        return {key: body.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {f"{key}_b64" if key == "body" else "b64": base64.b64encode(body).decode()}
-
-
-def http_record(
-    ident: str, request: HttpRequest, *, connection: str = "", probe: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "type": "http", "x": ident, "t": request.time, "conn": connection, "method": request.method,
-        "url": request.url, "headers": [list(pair) for pair in request.headers],
-    }  # fmt: skip
-    if request.body:
-        record.update(body_fields(request.body))
-    if probe is not None:
-        record["probe"] = dict(probe)
-    return record
-
-
-def response_record(
-    ident: str, status: int, reason: str, headers: Iterable[tuple[str, str]], time: float
-) -> dict[str, Any]:
-    return {
-        "type": "response", "x": ident, "t": time, "status": status, "reason": reason,
-        "headers": [list(pair) for pair in headers],
-    }  # fmt: skip
-
-
-def end_record(ident: str, reason: EndReason, time: float, detail: str = "") -> dict[str, Any]:
-    return {"type": "end", "x": ident, "t": time, "reason": reason.value, "detail": detail}
-
-
-def line_record(ident: str, connection: str, sender: Side, time: float, raw: bytes) -> dict[str, Any]:
-    return {"type": "line", "x": ident, "t": time, "conn": connection, "from": sender.value, **body_fields(raw, "text")}
-
-
-def exit_record(
-    ident: str, connection: str, time: float, code: int | None, stdin_closed: float | None, signals: Iterable[str]
-) -> dict[str, Any]:
-    return {
-        "type": "exit", "x": ident, "t": time, "conn": connection, "code": code,
-        "stdin_closed": stdin_closed, "signals": list(signals),
-    }  # fmt: skip
-
-
-def observation_record(
-    ident: str, time: float, kind: str, data: Mapping[str, Any], connection: str = ""
-) -> dict[str, Any]:
-    record: dict[str, Any] = {"type": "observation", "x": ident, "t": time, "kind": kind, "data": dict(data)}
-    if connection:
-        record["conn"] = connection
-    return record
-
-
-def redact_record(record: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
-    """The record as it may be written to disk: credentials learnt from it, then scrubbed."""
-    out = dict(record)
-    kind = record.get("type")
-    if kind in ("http", "response"):
-        pairs = [(str(name), str(value)) for name, value in record.get("headers", [])]
-        for name, value in pairs:
-            redactor.learn_header(name, value)
-        if kind == "http":
-            redactor.learn_url(str(record.get("url", "")))
-            out["url"] = redactor.url(str(record.get("url", "")))
-        out["headers"] = [list(pair) for pair in redactor.headers(pairs)]
-    for key in ("body", "text"):
-        if isinstance(record.get(key), str):
-            out[key] = redactor.body(record[key])
-    for key in ("data", "comment", "detail"):
-        if isinstance(record.get(key), str):
-            out[key] = redactor.text(record[key])
-    if kind == "observation":
-        out["data"] = json.loads(redactor.text(json.dumps(record.get("data", {}))))
-    return out
 
 
 # -- live output -----------------------------------------------------------------------------------
@@ -224,18 +131,7 @@ class Printer:
         self._emit(line, level=logging.WARNING)
 
 
-REVISION_NOTE = "attributed per message from the traffic (per-request _meta and headers; initialize per session)"
-
-
-# -- the session -----------------------------------------------------------------------------------
 _STOP = object()
-
-
-def schema_infos(spec: SpecSet) -> list[SchemaInfo]:
-    return [
-        SchemaInfo(r.name, r.schema.origin.value, str(r.schema.path), r.schema.sha256, r.schema.pinned)
-        for r in spec.window
-    ]
 
 
 class LiveSession:
@@ -261,14 +157,13 @@ class LiveSession:
         self.target = dict(target or {})
         self.fail_on = fail_on
         self.baseline = baseline
-        self.log = ExchangeLog()
         self.notes: list[str] = []
         self.started = time.time()
         self.live_failures = 0
         self._assembler = Assembler()
-        self._ctx: Context | None = None
-        self._checks: list[Check] | None = None
-        self._checks_broken = False
+        self._judge: Judge | None = None
+        self._live = True
+        """Whether the exchange being added is live traffic (not one the capture closed at its end)."""
         self._audited: set[str] = set()
         self._closed = False
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -296,9 +191,20 @@ class LiveSession:
             self._spec = source()
         return self._spec
 
+    @property
+    def judge(self) -> Judge:
+        """The judge of this session (the rules and schemas load when it is first needed)."""
+        if self._judge is None:
+            self._judge = Judge(self.spec, redactor=self.redactor, source=Source.PASSIVE, on_failure=self._failure)
+        return self._judge
+
+    @property
+    def log(self) -> ExchangeLog:
+        return self.judge.log
+
     def _run(self) -> None:
         try:
-            self._context()  # load the rules and schemas before the first exchange finishes
+            self.judge  # noqa: B018 - load the rules and schemas before the first exchange finishes
         except Exception:
             log.exception("mcp-assay could not load the checks")
         while True:
@@ -321,54 +227,19 @@ class LiveSession:
             log.exception("mcp-assay could not process a %s record", record.get("type"))
 
     def _finished(self, exchange: Exchange, *, live: bool = True) -> None:
-        self.log.add(exchange)
+        self._live = live
+        self.judge.add(exchange)
         if isinstance(exchange, Observation):
             return
         if live:
             self.printer.exchange(exchange, self.log, self.redactor)
-            self._judge(exchange)
         self._audit(exchange)
 
-    def _context(self) -> tuple[Context, list[Check]]:
-        if self._ctx is None or self._checks is None:
-            if self._checks_broken:
-                return Context(self.log, self.spec), []
-            try:
-                from mcp_assay.spec import rules  # noqa: F401 - registers the checks
-
-                self._ctx = Context(self.log, self.spec)
-            except Exception as exc:
-                self._checks_broken = True
-                self.notes.append(f"live judging was off: the checks could not be loaded ({exc})")
-                raise
-            self._checks = [check for check in REGISTRY.values() if check.scope == "message"]
-        return self._ctx, self._checks
-
-    def _judge(self, exchange: Exchange) -> None:
-        ctx, checks = self._context()
-        for message in exchange.messages:
-            for check in checks:
-                if check.sent_by is not None and message.sender is not check.sent_by:
-                    continue
-                if check.kinds is not None and message.kind not in check.kinds:
-                    continue
-                ctx.check = check
-                try:
-                    if not ctx.in_scope(message, check):
-                        continue
-                    if check.side is not Side.SERVER and ctx.deliberately_invalid(message):
-                        continue
-                    result = check.func(message, ctx)
-                except Exception:  # a defect in a check is reported by the final evaluation
-                    log.debug("check %s raised on a live message", check.name, exc_info=True)
-                    continue
-                finally:
-                    ctx.check = None
-                findings = [result] if isinstance(result, Finding) else list(result or ())
-                for finding in findings:
-                    if finding is not None and finding.outcome is Outcome.FAILED:
-                        self.live_failures += 1
-                        self.printer.finding(check, message, finding, self.redactor)
+    def _failure(self, check: Check, message: Message, finding: Finding) -> None:
+        """A message check failed as an exchange finished: print it while the traffic flows."""
+        if self._live:
+            self.live_failures += 1
+            self.printer.finding(check, message, finding, self.redactor)
 
     def _audit(self, exchange: Exchange) -> None:
         """Write an audit line for every client request this exchange finished."""
@@ -394,7 +265,7 @@ class LiveSession:
         if self.recorder is not None:
             self.recorder.write(redact_record(record, self.redactor))
         for exchange in self._assembler.feed(record):
-            self.log.add(exchange)
+            self.judge.add(exchange)
 
     # -- the end ---------------------------------------------------------------------------------------
     def close(self, timeout: float = 30.0) -> None:
@@ -423,32 +294,20 @@ class LiveSession:
             self.recorder.close()
 
     def report(self) -> Report:
-        """Judge the whole log with every check (call :meth:`close` first)."""
+        """Judge what the log checks need the whole session for, and build the report (call :meth:`close` first)."""
         started = time.perf_counter()
-        spec = self.spec
-        verdicts = evaluate(self.log, spec, redactor=self.redactor, source=Source.PASSIVE)
+        verdicts = self.judge.verdicts()
         target = {
             key: self.redactor.text(value) if isinstance(value, str) else value for key, value in self.target.items()
         }
         target.setdefault("transport", ", ".join(sorted(self.log.transports())) or "none")
         if self.recorder is not None:
             target["recording"] = str(self.recorder.path)
-        notes = [
-            *(
-                f"an unpinned schema was used for {revision.name} ({revision.schema.path})"
-                for revision in spec.unpinned
-            ),
-            *self.notes,
-            *self._assembler.problems,
-        ]
-        report = Report(
-            results=verdicts,
+        return build_report(
+            verdicts,
             target=target,
-            revision=None,
-            revision_note=REVISION_NOTE,
-            window=[revision.name for revision in spec.window],
-            schemas=schema_infos(spec),
-            notes=notes,
+            schemas=self.spec.schema_infos(),
+            notes=[*self.notes, *self._assembler.problems],
             audit=audit_lines(self.log),
             stats={
                 "exchanges": len(self.log),
@@ -458,7 +317,5 @@ class LiveSession:
                 "duration_ms": round((time.perf_counter() - started) * 1000),
             },
             fail_on=self.fail_on,
+            baseline=self.baseline,
         )
-        if self.baseline is not None:
-            apply_baseline(report, self.baseline)
-        return report

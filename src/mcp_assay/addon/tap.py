@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from mcp_assay.addon.live import exit_record, line_record, observation_record
+from mcp_assay.recording import exit_record, line_record, observation_record
 from mcp_assay.verdicts import Side
 
 __all__ = ["FORWARDED_SIGNALS", "Tap", "exit_like"]

@@ -94,6 +94,7 @@ def main() -> None:
     from mcp_assay.report.baseline import read_baseline
     from mcp_assay.report.model import FailOn
     from mcp_assay.spec import load_spec
+    from mcp_assay.spec.engine import registered_checks
 
     source = sys.stdin.buffer
     settings = WorkerSettings(**json.loads(source.readline()))
@@ -112,7 +113,7 @@ def main() -> None:
             printer=Printer(settings.live, console=Console(file=stream)),
             target=settings.target,
             fail_on=FailOn(settings.fail_on),
-            baseline=read_baseline(settings.baseline),
+            baseline=read_baseline(settings.baseline, registered_checks()),
             threaded=False,
         )
         for line in source:

@@ -6,7 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from mcp_assay.checks import REGISTRY
+from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.requirements import catalogue
 
 __all__ = ["register"]

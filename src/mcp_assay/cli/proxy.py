@@ -11,9 +11,7 @@ when the proxy stops (Ctrl-C or SIGTERM), and the exit code says whether a requi
 from __future__ import annotations
 
 import asyncio
-import signal
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import click
@@ -21,6 +19,7 @@ from rich.console import Console
 
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
 from mcp_assay.report.baseline import read_baseline
+from mcp_assay.spec.engine import registered_checks
 
 __all__ = ["register"]
 
@@ -110,7 +109,7 @@ def proxy_command(
         then run the client with HTTP_PROXY=http://127.0.0.1:8080
     """
     report_targets(reports)  # refuse a bad --report before starting anything
-    read_baseline(baseline)
+    read_baseline(baseline, registered_checks())
     if proxy_mode == "reverse":
         if not upstream:
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
@@ -131,8 +130,10 @@ def proxy_command(
         settings[name.strip()] = value
     spec = build_spec(spec_dir, spec_paths)
     console = Console()
+    from mcp_assay.addon.serve import serve
+
     code = asyncio.run(
-        _serve(
+        serve(
             mode=mode, host=listen_host, port=listen_port, path=path, origin=origin, spec=spec, console=console,
             description=description, options={
                 "mcp_assay_record": str(record.expanduser()) if record else None,
@@ -146,72 +147,6 @@ def proxy_command(
         )
     )  # fmt: skip
     raise SystemExit(code)
-
-
-async def _serve(
-    *,
-    mode: str,
-    host: str,
-    port: int,
-    path: str,
-    origin: str,
-    spec: Any,
-    console: Console,
-    description: str,
-    options: dict[str, Any],
-    settings: dict[str, str],
-    reports: list[str],
-) -> int:
-    from mitmproxy import exceptions
-    from mitmproxy.options import Options
-    from mitmproxy.tools.dump import DumpMaster
-
-    from mcp_assay.addon.assay import Assay
-
-    master: Any = DumpMaster(
-        Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
-    )
-    assay = Assay(spec=spec, description=description, reports=reports)
-
-    class Announce:
-        """Say where the proxy listens once it does (the port is only known then when it was 0)."""
-
-        def running(self) -> None:
-            server = master.addons.get("proxyserver")
-            addresses = server.listen_addrs() if server is not None else []
-            for address in addresses:
-                where = f"{address[0]}:{address[1]}"
-                if mode.startswith("reverse:"):
-                    console.print(
-                        f"mcp-assay proxy listening on http://{where}{path} → {origin}{path}",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
-                else:
-                    console.print(
-                        f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
-            console.file.flush()
-
-    master.addons.add(assay, Announce())
-    try:
-        master.options.update(**{key: value for key, value in options.items()})
-        for name, value in settings.items():
-            master.options.set(f"{name}={value}")
-    except exceptions.OptionsError as exc:
-        raise click.UsageError(str(exc)) from exc
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, master.shutdown)
-    try:
-        await master.run()
-    except SystemExit as exc:  # mitmproxy gives up at startup (e.g. the port is taken); it said why
-        return 2 if exc.code not in (0, None) else 0
-    if assay.finished is None:
-        return 3
-    return assay.finished.exit_code
 
 
 def register(group: click.Group) -> None:

@@ -12,6 +12,7 @@ from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, baseline_text, read_baseline
 from mcp_assay.report.model import FailOn, Report, merge_reports
+from mcp_assay.spec.engine import registered_checks
 
 __all__ = ["register"]
 
@@ -37,7 +38,7 @@ def report_command(
 ) -> None:
     """Re-render FILE... (JSON reports); several are merged into one, results kept per source."""
     targets = report_targets(reports)
-    known = read_baseline(baseline)
+    known = read_baseline(baseline, registered_checks())
     if write_baseline is not None and not write_baseline.expanduser().resolve().parent.is_dir():
         raise click.BadParameter(f"folder {write_baseline.parent} does not exist", param_hint="--write-baseline")
     merged = merge_reports([read_report(path) for path in files])

@@ -19,11 +19,12 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_notes, spec_options
+from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
 from mcp_assay.errors import ConfigError
 from mcp_assay.report import emit_reports
-from mcp_assay.report.baseline import apply_baseline, read_baseline
+from mcp_assay.report.baseline import read_baseline
 from mcp_assay.report.model import FailOn
+from mcp_assay.spec.engine import registered_checks
 from mcp_assay.suite.config import SuiteConfig, read_config_file
 from mcp_assay.suite.credentials import AUTH_MODES
 from mcp_assay.suite.events import (
@@ -139,7 +140,7 @@ def run_command(
     Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: the server could not be driven.
     """
     targets = report_targets(reports)
-    known = read_baseline(baseline)
+    known = read_baseline(baseline, registered_checks())
     options = {
         name: (value if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT else None)
         for name, value in settings.items()
@@ -154,10 +155,9 @@ def run_command(
     spec = build_spec(spec_dir, spec_paths)
     if config.spec_version:
         spec.require(config.spec_version)
-    from mcp_assay.suite.runner import run
+    from mcp_assay.suite.runner import report_of, run
 
-    report = None
-    target_error = None
+    finished: RunFinished | None = None
     interactive = sys.stdout.isatty()
     errors = Console(stderr=True)
     progress = Progress(
@@ -184,15 +184,11 @@ def run_command(
             elif isinstance(event, StderrLine):
                 progress.console.print(Text(f"server stderr: {event.text}", style="dim"), highlight=False)
             elif isinstance(event, RunFinished):
-                report = event.report
-                target_error = event.target_error
-    assert report is not None
-    report.fail_on = FailOn(fail_on)
-    report.notes.extend(spec_notes(spec))
-    if known is not None:
-        apply_baseline(report, known)
+                finished = event
+    assert finished is not None
+    report = report_of(finished, spec, fail_on=FailOn(fail_on), baseline=known)
     emit_reports(report, targets)
-    if target_error is not None:
+    if finished.target_error is not None:
         raise SystemExit(TARGET_ERROR_EXIT)
     raise SystemExit(report.exit_code())
 

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
 from mcp_assay.report.baseline import read_baseline
+from mcp_assay.spec.engine import registered_checks
 
 __all__ = ["register"]
 
@@ -66,7 +67,7 @@ def tap_command(
     if record is not None and not record.expanduser().resolve().parent.is_dir():
         raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
     build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
-    read_baseline(baseline)  # and a baseline with a mistake in it
+    read_baseline(baseline, registered_checks())  # and a baseline with a mistake in it
     errors = Console(stderr=True)
     description = " ".join(command)
     session = RemoteSession(

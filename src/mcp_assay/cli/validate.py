@@ -6,37 +6,19 @@ import time
 
 import click
 
+from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import audit_lines
-from mcp_assay.checks import REGISTRY, Check, evaluate
-from mcp_assay.cli.options import (
-    build_spec,
-    report_options,
-    report_targets,
-    schema_infos,
-    spec_notes,
-    spec_options,
-)
+from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
 from mcp_assay.inputs import load_inputs
 from mcp_assay.report import emit_reports
-from mcp_assay.report.baseline import apply_baseline, read_baseline
-from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.baseline import read_baseline
+from mcp_assay.report.build import PER_MESSAGE, build_report
+from mcp_assay.report.model import FailOn
+from mcp_assay.spec.engine import evaluate, registered_checks, select_checks
+from mcp_assay.suite.runner import RUN_OBSERVATION, judge_suite_log
 from mcp_assay.verdicts import Source
 
 __all__ = ["register"]
-
-
-def select_checks(only: str | None) -> list[Check] | None:
-    if not only:
-        return None
-    patterns = [p.strip() for p in only.split(",") if p.strip()]
-    return [
-        check
-        for check in REGISTRY.values()
-        if any(
-            p in check.name or any(p.upper() == r or r.startswith(p.upper()) for r in check.requirements)
-            for p in patterns
-        )
-    ]
 
 
 @click.command("validate")
@@ -61,22 +43,18 @@ def validate_command(
 ) -> None:
     """Judge RECORDING... (mcp-assay JSONL recordings) offline and write the report."""
     targets = report_targets(reports)
-    known = read_baseline(baseline)
-    from mcp_assay.spec import rules  # noqa: F401 - registers the checks
-
+    known = read_baseline(baseline, registered_checks())
     checks = select_checks(only)
     if checks is not None and not checks:
         raise click.UsageError(f"--only {only}: no check matches")
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
-    log, problems, kinds = load_inputs(recordings)
+    log, problems, kinds = load_inputs(recordings, READERS)
     revision: str | None = None
-    revision_note = "attributed per message from the traffic (per-request _meta and headers; initialize per session)"
-    runs = log.observations("suite-run")
+    revision_note = PER_MESSAGE
+    runs = log.observations(RUN_OBSERVATION)
     if runs:
         # a recording of `mcp-assay run`: judged exactly as the run judged it
-        from mcp_assay.suite.runner import judge_suite_log
-
         verdicts, suite_notes = judge_suite_log(log, spec, checks=checks)
         problems = [*problems, *suite_notes]
         named = runs[-1].data.get("revision")
@@ -84,29 +62,27 @@ def validate_command(
         revision_note = str(runs[-1].data.get("note", "")) or revision_note
     else:
         verdicts = evaluate(log, spec, checks=checks, source=Source.PASSIVE)
-    report = Report(
-        results=verdicts,
+    report = build_report(
+        verdicts,
         target={
             "kind": "recording",
             "description": ", ".join(recordings),
             "transport": ", ".join(sorted(log.transports())) or "none",
             "inputs": kinds,
         },
+        schemas=spec.schema_infos(),
         revision=revision,
         revision_note=revision_note,
-        window=[revision.name for revision in spec.window],
-        schemas=schema_infos(spec),
-        notes=[*spec_notes(spec), *problems],
+        notes=problems,
+        audit=audit_lines(log),
         stats={
             "exchanges": len(log),
             "messages": len(log.messages()),
             "duration_ms": round((time.perf_counter() - started) * 1000),
         },
-        audit=audit_lines(log),
         fail_on=FailOn(fail_on),
+        baseline=known,
     )
-    if known is not None:
-        apply_baseline(report, known)
     emit_reports(report, targets)
     raise SystemExit(report.exit_code())
 

@@ -37,7 +37,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "markdown": ("md", "mcp_assay.report.markdown:render_markdown"),
     "html": ("html", "mcp_assay.report.html:render_html"),
     "junit": ("xml", "mcp_assay.report.junit:render_junit"),
-    "tap": ("tap", "mcp_assay.report.tap:render_tap"),
+    "tap": ("tap", "mcp_assay.report.testanything:render_tap"),
 }
 """Format name -> (file extension, ``module:function`` rendering a report to text)."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import BaselineStatus, Report
@@ -93,15 +93,23 @@ def load_baseline(path: str | Path, *, checks: Collection[str], requirements: Co
     return Baseline(str(where), known)
 
 
-def read_baseline(path: str | Path | None) -> Baseline | None:
-    """Load ``--baseline`` against the checks this installation registers (``None`` without a path)."""
+class NamedCheck(Protocol):
+    """What a baseline needs to know of a check: its name and the requirements it cites."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def requirements(self) -> tuple[str, ...]: ...
+
+
+def read_baseline(path: str | Path | None, checks: Iterable[NamedCheck]) -> Baseline | None:
+    """Load ``--baseline`` against the checks that exist (``None`` without a path)."""
     if not path:
         return None
-    from mcp_assay.checks import REGISTRY
-    from mcp_assay.spec import rules  # noqa: F401 - registers the checks entries may name
-
-    cited = {ident for check in REGISTRY.values() for ident in check.requirements}
-    return load_baseline(path, checks=set(REGISTRY), requirements=cited)
+    known = list(checks)
+    cited = {ident for check in known for ident in check.requirements}
+    return load_baseline(path, checks={check.name for check in known}, requirements=cited)
 
 
 def _entry(item: Any, where: str, checks: Collection[str], requirements: Collection[str]) -> KnownFinding:

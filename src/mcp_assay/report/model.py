@@ -16,7 +16,8 @@ from enum import StrEnum
 from typing import Any
 
 from mcp_assay import __version__
-from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.audit import AuditLine
+from mcp_assay.verdicts import Evidence, Level, Outcome, SchemaInfo, Severity, Side, Source, Verdict
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -55,33 +56,6 @@ class FailOn(StrEnum):
         if self is FailOn.SHOULD:
             return verdict.severity in (Severity.MUST, Severity.SHOULD)
         return verdict.severity is Severity.MUST
-
-
-@dataclass(frozen=True, slots=True)
-class SchemaInfo:
-    """Which schema file judged a revision."""
-
-    revision: str
-    origin: str
-    path: str
-    sha256: str
-    pinned: bool
-
-
-@dataclass(frozen=True, slots=True)
-class AuditLine:
-    """One request as seen at the edge: who, what, and how it ended."""
-
-    exchange: str
-    time: float
-    request_id: Any
-    method: str | None
-    tool: str | None
-    status: int | None
-    outcome: str
-    """``ok``, ``tool-error``, ``protocol-error`` or ``no-result``."""
-    principal: str | None = None
-    revision: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from mcp_assay.spec.errata import apply_errata
 from mcp_assay.spec.features import derive_features
 from mcp_assay.spec.sources import SPEC_DIR_ENV, SchemaFile, locate_schemas
 from mcp_assay.spec.validator import MessageValidator
+from mcp_assay.verdicts import SchemaInfo
 
 __all__ = ["WINDOW_SIZE", "Revision", "SpecSet", "load_spec"]
 
@@ -100,6 +101,13 @@ class SpecSet:
     @property
     def unpinned(self) -> list[Revision]:
         return [revision for revision in self.window if not revision.schema.pinned]
+
+    def schema_infos(self) -> list[SchemaInfo]:
+        """Which schema file judged each revision of the window, as every report names them."""
+        return [
+            SchemaInfo(r.name, r.schema.origin.value, str(r.schema.path), r.schema.sha256, r.schema.pinned)
+            for r in self.window
+        ]
 
 
 def _read(schema: SchemaFile) -> dict[str, Any]:

@@ -16,16 +16,18 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.probe_names import registered
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, ExchangeRecorded
-from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
+from mcp_assay.suite.outgoing import HarnessError
+from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, Reply, Transport
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.wire import Exchange, Observation, Probe
 
 __all__ = ["Family", "Router", "SuiteContext"]
 
@@ -177,7 +179,9 @@ class SuiteContext:
     # -- probes ----------------------------------------------------------------------------------
     def probe(self, name: str, intent: str = "ordinary request", *, invalid: bool = False, **tags: Any) -> Probe:
         """The tag for one request: ``name`` is the case (the rules key on some names), ``family`` the family."""
-        return Probe(name=name, family=self.family, intent=intent, invalid=invalid, extra=tags)
+        if not registered(name):
+            raise HarnessError(f"probe {name!r} is not named in mcp_assay.probe_names")
+        return Probe(name=name, family=self.family, intent=intent, invalid=invalid, tags=tags)
 
     async def fresh_client(self) -> ModernClient | LegacyClient | None:
         """A client on a new connection (HTTP) for statelessness probes; ``None`` where there is none."""

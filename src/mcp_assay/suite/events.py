@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-from mcp_assay.report.model import Report
+from mcp_assay.audit import AuditLine
+from mcp_assay.verdicts import Verdict
 from mcp_assay.wire import Exchange
 
 __all__ = [
@@ -56,9 +59,18 @@ class StderrLine:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished:
-    report: Report
+    """The run is over: its verdicts, and what its report says about what was judged."""
+
+    verdicts: tuple[Verdict, ...]
+    target: Mapping[str, Any]
+    """What was run against: ``kind``, ``description``, ``transport``, the credentials used, what it offered."""
+    revision: str | None
+    revision_note: str
+    notes: tuple[str, ...] = ()
+    audit: tuple[AuditLine, ...] = ()
+    stats: Mapping[str, Any] = field(default_factory=dict)
     target_error: str | None = None
     """Set when the target could not be driven at all (exit code 3)."""
 

@@ -29,10 +29,11 @@ def encode(payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def validate_outgoing(revision: Revision, body: bytes, *, invalid: bool) -> None:
-    """Raise :class:`HarnessError` if a message meant to be valid does not match ``revision``'s schema."""
+def validate_outgoing(revision: Revision, body: bytes, *, invalid: bool) -> str | None:
+    """The schema definition a message meant to be valid matched (``None`` for a probe malformed on
+    purpose, which is sent unchecked); :class:`HarnessError` if it does not match ``revision``'s schema."""
     if invalid:
-        return
+        return None
     message = parse_message(body, sender=Side.CLIENT, time=0.0)
     if message.problems:
         details = "; ".join(problem.detail for problem in message.problems)
@@ -45,3 +46,4 @@ def validate_outgoing(revision: Revision, body: bytes, *, invalid: bool) -> None
         )
     if validation.note:
         raise HarnessError(f"the suite's own {message.describe()} is not valid for {revision.name}: {validation.note}")
+    return validation.definition

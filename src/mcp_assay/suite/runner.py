@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import queue
-import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -23,12 +22,17 @@ from typing import Any
 
 import httpx
 
-from mcp_assay.checks import REGISTRY, Check, evaluate
+from mcp_assay.audit import audit_lines
 from mcp_assay.errors import AssayError, ConfigError
 from mcp_assay.jsonrpc import Kind
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
-from mcp_assay.report.model import Report, SchemaInfo
+from mcp_assay.report.baseline import Baseline
+from mcp_assay.report.build import build_report
+from mcp_assay.report.model import FailOn, Report
+from mcp_assay.spec.checks import Check
+from mcp_assay.spec.engine import Judge, Scope, select_checks
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.blocking import Skip, annotate, skip_from_observation
@@ -57,10 +61,19 @@ from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, Transp
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Severity, Side, Source, Verdict
-from mcp_assay.wire import LISTENING, Observation, ProcessExit, StdioLine
+from mcp_assay.verdicts import Severity, Side, Source, Verdict
+from mcp_assay.wire import LISTENING, Observation, Probe, ProcessExit, StdioLine
 
-__all__ = ["RUN_OBSERVATION", "STAYS_UP_CHECK", "arun", "judge_suite_log", "run", "select_checks", "select_families"]
+__all__ = [
+    "RUN_OBSERVATION",
+    "STAYS_UP_CHECK",
+    "arun",
+    "judge_suite_log",
+    "report_of",
+    "run",
+    "select_families",
+    "suite_scope",
+]
 
 RUN_OBSERVATION = "suite-run"
 """Observation kind naming the revision a suite run tested (so a recording can be judged the same way)."""
@@ -68,28 +81,8 @@ STAYS_UP_CHECK = "server_stays_available_through_the_run"
 """The suite-level check a dead transport blocks the remaining cases on (see ``spec/rules/suite.py``)."""
 
 
-_ID_PREFIX = re.compile(r"[A-Z]+(-\d{0,2})?")
-
-
 def _patterns(only: str | None) -> list[str]:
     return [part.strip() for part in (only or "").split(",") if part.strip()]
-
-
-def select_checks(only: str | None) -> list[Check] | None:
-    """Checks whose name contains a pattern or whose requirement IDs start with it; ``None`` = all."""
-    from mcp_assay.spec import rules  # noqa: F401 - registers the checks
-
-    patterns = _patterns(only)
-    if not patterns:
-        return None
-    return [check for check in REGISTRY.values() if any(_matches(pattern, check) for pattern in patterns)]
-
-
-def _matches(pattern: str, check: Check) -> bool:
-    """``VER`` / ``HTTP-2`` select by requirement ID prefix; anything else by a piece of the check name."""
-    if _ID_PREFIX.fullmatch(pattern):
-        return any(requirement.startswith(pattern) for requirement in check.requirements)
-    return pattern.lower() in check.name
 
 
 def select_families(only: str | None, checks: Sequence[Check] | None) -> list[Family]:
@@ -213,33 +206,28 @@ class _Target:
 
 
 CLIENT_IS_US = "it judges the client, which in a suite run is mcp-assay itself"
+SERVER_SIDES = frozenset({Side.SERVER, Side.BOTH, Side.PROXY})
+"""What a suite run judges: one server (its client is mcp-assay itself)."""
 
 
-def _server_view(verdicts: Sequence[Verdict], revision: Revision, notes: list[str]) -> list[Verdict]:
-    """A run judges one server at one revision.
+def suite_scope(log: ExchangeLog, spec: SpecSet) -> Scope:
+    """The scope a suite run judges with, read from the ``suite-run`` observation it recorded.
 
-    Checks the revision does not have are not applicable, whatever a deliberately mismatched probe
-    body declared (e.g. a 2025 version in a 2026 header probe); checks of the client judge
-    mcp-assay itself, so they are left out too — a failure among them is a defect of the suite and
-    is reported as a note, never as a finding about the server."""
-    result = []
-    for verdict in verdicts:
-        check = REGISTRY.get(verdict.check)
-        ok, why = check.gate.admits(revision) if check is not None else (True, "")
-        if ok and verdict.side is Side.CLIENT:
-            ok, why = False, CLIENT_IS_US
-            if verdict.outcome is Outcome.FAILED and verdict.severity is not Severity.INFO:
-                notes.append(
-                    f"harness self-check: mcp-assay's own requests failed {verdict.check} "
-                    f"({', '.join(verdict.requirements)}): {verdict.reason} — a defect of mcp-assay, not of the server"
-                )
-        if ok or verdict.outcome is Outcome.NOT_APPLICABLE:
-            result.append(verdict)
-        else:
-            result.append(
-                replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=why, evidence=(), violations=0, judged=0)
-            )
-    return result
+    A run judges one server at the revision it selected; when it could establish none, the checks
+    of the revision it meant to test are not verified."""
+    runs = log.observations(RUN_OBSERVATION)
+    facts = runs[-1].data if runs else {}
+    named = facts.get("revision")
+    revision = spec.get(named) if isinstance(named, str) else None
+    if revision is not None:
+        return Scope(revisions=(revision,), sides=SERVER_SIDES, sides_reason=CLIENT_IS_US)
+    intended = spec.get(facts.get("intended")) if isinstance(facts.get("intended"), str) else None
+    if intended is not None:
+        transport = str(facts.get("transport", ""))
+        return Scope(
+            revisions=(intended,), sides=SERVER_SIDES, sides_reason=CLIENT_IS_US, established=False, transport=transport
+        )
+    return Scope()
 
 
 def judge_suite_log(
@@ -249,48 +237,22 @@ def judge_suite_log(
     checks: Sequence[Check] | None = None,
     redactor: Redactor | None = None,
 ) -> tuple[list[Verdict], list[str]]:
-    """Judge the traffic of a suite run the way the run does: the same rules, then the suite's view.
+    """Judge the traffic of a suite run the way the run does.
 
     Works on a live run's log and on a recording of one alike (the revision under test and the
     skips are read from the ``suite-run`` and ``skip`` observations the run recorded), so
-    re-judging a ``--record`` file gives the same verdicts as the run itself."""
-    verdicts = evaluate(log, spec, checks=checks, redactor=redactor, source=Source.ACTIVE)
-    notes: list[str] = []
-    runs = log.observations(RUN_OBSERVATION)
-    facts = runs[-1].data if runs else {}
-    named = facts.get("revision")
-    revision = spec.get(named) if isinstance(named, str) else None
-    intended = spec.get(facts.get("intended")) if isinstance(facts.get("intended"), str) else None
-    if revision is not None:
-        verdicts = _server_view(verdicts, revision, notes)
-    elif intended is not None:
-        verdicts = _unreached(verdicts, intended, str(facts.get("transport", "")))
+    re-judging a ``--record`` file gives the same verdicts as the run itself. A failure of a check
+    that judges the client is a defect of mcp-assay's own requests: a note, never a finding."""
+    judge = Judge.of(log, spec, checks=checks, scope=suite_scope(log, spec), redactor=redactor, source=Source.ACTIVE)
+    verdicts = judge.verdicts()
+    notes = [
+        f"harness self-check: mcp-assay's own requests failed {verdict.check} "
+        f"({', '.join(verdict.requirements)}): {verdict.reason} — a defect of mcp-assay, not of the server"
+        for verdict in judge.excluded_failures
+        if verdict.severity is not Severity.INFO
+    ]
     skips = [skip_from_observation(item.data) for item in log.observations("skip")]
     return annotate(verdicts, skips), notes
-
-
-def _unreached(verdicts: Sequence[Verdict], intended: Revision, transport: str) -> list[Verdict]:
-    """When no revision could be established, every server check of the revision the run meant to
-    test is not verified (the reason comes from the skip that covers everything)."""
-    result = []
-    for verdict in verdicts:
-        check = REGISTRY.get(verdict.check)
-        if check is None or verdict.side is Side.CLIENT:
-            result.append(replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=CLIENT_IS_US))
-            continue
-        ok, why = check.gate.admits(intended)
-        if ok and transport and transport not in check.gate.transports:
-            ok, why = False, f"{transport} has no such requirement"
-        outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
-        result.append(replace(verdict, outcome=outcome, reason=why or verdict.reason))
-    return result
-
-
-def _schema_infos(spec: SpecSet) -> list[SchemaInfo]:
-    return [
-        SchemaInfo(r.name, r.schema.origin.value, str(r.schema.path), r.schema.sha256, r.schema.pinned)
-        for r in spec.window
-    ]
 
 
 class _Run:
@@ -356,7 +318,7 @@ class _Run:
             try:
                 await transport.send(
                     b"",
-                    probe={"name": "handshake/close-selection-session", "invalid": False, "intent": "cleanup"},
+                    probe=Probe(name=ProbeName.HANDSHAKE_CLOSE_SELECTION_SESSION, family="handshake", intent="cleanup"),
                     expect=None,
                     headers={k: v for k, v in legacy.headers().items() if k.lower() != "content-type"},
                     method="DELETE",
@@ -474,7 +436,7 @@ class _Run:
         return reason
 
     # -- the whole run ---------------------------------------------------------------------------
-    async def run(self) -> Report:
+    async def run(self) -> RunFinished:
         forced = self.spec.require(self.config.spec_version) if self.config.spec_version else None
         self.emit(RunStarted(self.redactor.url(self.config.target) if self.config.url else self.redactor.text(
             self.config.target), self.config.transport, tuple(f.name for f in self.families)))  # fmt: skip
@@ -511,7 +473,7 @@ class _Run:
                 await self._teardown(ctx)
         finally:
             await self.target.close_all()
-        return self.report(selection, ctx)
+        return self.finished(selection, ctx)
 
     @staticmethod
     def _stderr_tail(transport: Transport, lines: int = 3) -> str:
@@ -567,7 +529,8 @@ class _Run:
         if isinstance(transport, StdioTransport):
             await transport.close()
 
-    def report(self, selection: Selection | None, ctx: SuiteContext | None) -> Report:
+    def finished(self, selection: Selection | None, ctx: SuiteContext | None) -> RunFinished:
+        """Judge the run's traffic: the verdicts, and what the report says about the run."""
         checks = list(self.checks) if self.checks is not None else None
         verdicts, notes = judge_suite_log(self.log, self.spec, checks=checks, redactor=self.redactor)
         notes = [*self.notes, *notes]
@@ -586,22 +549,20 @@ class _Run:
             notes.append(f"{len(dropped)} selection exchange(s) of another era were left out of the judged traffic")
         if ctx is not None and ctx.capabilities is not None:
             notes.append(f"capabilities per {ctx.capability_source}: {', '.join(sorted(ctx.capabilities)) or 'none'}")
-        return Report(
-            results=verdicts,
+        description = self.redactor.url(self.config.url) if self.config.url else self.redactor.text(self.config.target)
+        return RunFinished(
+            verdicts=tuple(verdicts),
             target={
                 "kind": "suite",
-                "description": self.redactor.url(self.config.url)
-                if self.config.url
-                else self.redactor.text(self.config.target),
+                "description": description,
                 "transport": "streamable-http" if self.config.url else "stdio",
                 "credentials": self.credentials.describe(),
                 "offered": dict(selection.offered) if selection is not None else {},
-            },  # fmt: skip
+            },
             revision=selection.revision.name if selection is not None and selection.revision else None,
             revision_note=selection.note if selection is not None else "",
-            window=[revision.name for revision in self.spec.window],
-            schemas=_schema_infos(self.spec),
-            notes=notes,
+            notes=tuple(notes),
+            audit=tuple(audit_lines(self.log)),
             stats={
                 "exchanges": len(self.log),
                 "messages": len(self.log.messages()),
@@ -609,7 +570,26 @@ class _Run:
                 + sum(1 for line in self.log.stdio_lines() if line.probe is not None),
                 "duration_ms": round((time.perf_counter() - self.started) * 1000),
             },  # fmt: skip
+            target_error=self.target_error,
         )
+
+
+def report_of(
+    finished: RunFinished, spec: SpecSet, *, fail_on: FailOn = FailOn.MUST, baseline: Baseline | None = None
+) -> Report:
+    """The report of a finished run."""
+    return build_report(
+        finished.verdicts,
+        target=finished.target,
+        schemas=spec.schema_infos(),
+        revision=finished.revision,
+        revision_note=finished.revision_note,
+        notes=finished.notes,
+        audit=finished.audit,
+        stats=finished.stats,
+        fail_on=fail_on,
+        baseline=baseline,
+    )
 
 
 async def arun(
@@ -619,7 +599,7 @@ async def arun(
     *,
     mock: httpx.AsyncBaseTransport | None = None,
 ) -> Report:
-    """Run the suite and return the report (events go to ``emit`` as they happen)."""
+    """Run the suite and return its report (events go to ``emit`` as they happen, the last a :class:`RunFinished`)."""
     checks = select_checks(config.only)
     if checks is not None and not checks:
         raise ConfigError(f"--only {config.only}: no check matches")
@@ -644,14 +624,14 @@ async def arun(
             state.router.sink()(
                 Observation(id=state.new_id("o"), time=time.time(), kind=LISTENING, data=launched.observation_data())
             )
-        report = await state.run()
+        finished = await state.run()
     finally:
         if launched is not None:
             await launched.stop()
         if stub is not None:
             stub.close()
-    emit(RunFinished(report, state.target_error))
-    return report
+    emit(finished)
+    return report_of(finished, spec)
 
 
 _DONE = object()

@@ -19,12 +19,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.ratelimit import RateLimited
-from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
+from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Transport, TransportFailure, Unreachable
+from mcp_assay.wire import Probe
 
 __all__ = ["Selection", "modern_revision", "handshake_revision", "select_revision"]
 
@@ -132,7 +134,11 @@ async def select_revision(
             selection.modern = client
             reply = await client.request(
                 "server/discover",
-                probe=Probe("discover", "discover", intent=f"server/discover declaring {modern_rev.name} in _meta"),
+                probe=Probe(
+                    name=ProbeName.DISCOVER,
+                    family="discover",
+                    intent=f"server/discover declaring {modern_rev.name} in _meta",
+                ),
             )
         except (NoAnswer, ServerExited) as exc:
             modern_answer = f"server/discover got no answer ({exc})"
@@ -156,7 +162,9 @@ async def select_revision(
             selection.legacy = legacy
             reply = await legacy.initialize(
                 handshake_rev.name,
-                Probe("initialize", "handshake", intent=f"initialize offering {handshake_rev.name}"),
+                Probe(
+                    name=ProbeName.INITIALIZE, family="handshake", intent=f"initialize offering {handshake_rev.name}"
+                ),
             )
         except (NoAnswer, ServerExited) as exc:
             handshake_answer = f"initialize got no answer ({exc})"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay import __version__
@@ -23,6 +22,7 @@ from mcp_assay.jsonrpc import IdKey, id_key
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.transports import Reply, StreamControl, Transport
+from mcp_assay.wire import Probe
 
 __all__ = [
     "CLIENT_CAPABILITIES_KEY",
@@ -32,7 +32,6 @@ __all__ = [
     "LegacyClient",
     "ModernClient",
     "PROTOCOL_VERSION_KEY",
-    "Probe",
     "encode_header_value",
     "mirrored_params",
 ]
@@ -45,25 +44,6 @@ CLIENT_INFO = {"name": "mcp-assay", "version": __version__}
 ACCEPT = "application/json, text/event-stream"
 _SENTINEL_PREFIX = "=?base64?"
 _SENTINEL_SUFFIX = "?="
-
-
-@dataclass(frozen=True)
-class Probe:
-    """The tag every exchange the suite sends carries: which case sent it, and whether on purpose malformed."""
-
-    name: str
-    family: str
-    intent: str = "ordinary request"
-    invalid: bool = False
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    """Further tags some rules read (e.g. ``foreign_origin``)."""
-
-    def tag(self, revision: str | None) -> dict[str, Any]:
-        tag: dict[str, Any] = {"name": self.name, "family": self.family, "invalid": self.invalid, "intent": self.intent}
-        tag.update(self.extra)
-        if revision is not None:
-            tag["revision"] = revision
-        return tag
 
 
 def _safe_header_text(value: str) -> bool:
@@ -248,7 +228,7 @@ class ModernClient:
         if self.transport.kind != "http":
             wanted = {}
         return await self.transport.send(
-            data, probe=probe.tag(self.revision.name), expect=expect, headers=wanted, stream=stream, timeout=timeout,
+            data, probe=probe.at(self.revision.name), expect=expect, headers=wanted, stream=stream, timeout=timeout,
             **transport_options,
         )  # fmt: skip
 
@@ -268,7 +248,7 @@ class ModernClient:
         body = self.build(method, params, notification=True)
         if self.transport.kind == "stdio":
             data = _payload(self.revision, body, None, probe)
-            return await self.transport.send(data, probe=probe.tag(self.revision.name), expect=None, wait=False)
+            return await self.transport.send(data, probe=probe.at(self.revision.name), expect=None, wait=False)
         return await self.send(body, probe)
 
 
@@ -321,10 +301,10 @@ class LegacyClient:
         expect = _expected(body)
         if self.transport.kind != "http":
             if expect is None:
-                return await self.transport.send(data, probe=probe.tag(self.revision.name), expect=None, wait=False)
+                return await self.transport.send(data, probe=probe.at(self.revision.name), expect=None, wait=False)
             wanted = {}
         return await self.transport.send(
-            data, probe=probe.tag(self.revision.name), expect=expect, headers=wanted, stream=stream, timeout=timeout,
+            data, probe=probe.at(self.revision.name), expect=expect, headers=wanted, stream=stream, timeout=timeout,
             **transport_options,
         )  # fmt: skip
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
 from mcp_assay.redaction import fingerprint
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.rules.auth.facts import (
     canonical_uri,
     is_loopback_host,

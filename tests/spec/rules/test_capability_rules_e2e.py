@@ -16,12 +16,14 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.sse import parse_sse
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from tests.factories import as_probe
 from tests.peers.process import sdk_http_server
 
 pytestmark = pytest.mark.e2e
@@ -119,7 +121,7 @@ class Capture:
             request=request,
             response=response,
             ending=Ending(reason=EndReason.COMPLETE, time=time.time()),
-            probe=probe,
+            probe=as_probe(probe),
         )
         self.log.add(exchange)
         answers = [m.payload for m in exchange.response_messages if m.kind.is_response]

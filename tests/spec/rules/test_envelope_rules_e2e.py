@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.sse import parse_sse
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
-from tests.factories import rules_of
+from tests.factories import as_probe, rules_of
 from tests.peers.process import sdk_http_server
 
 pytestmark = pytest.mark.e2e
@@ -69,7 +69,7 @@ def exchange_of(response: httpx.Response, started: float, ended: float, probe: d
             events=tuple(parse_sse(response.content, time=ended)) if streamed else (),
         ),
         ending=Ending(reason=EndReason.COMPLETE, time=ended),
-        probe=probe,
+        probe=as_probe(probe),
     )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, encode_sentinel, header_marks, needs_encoding
 from mcp_assay.verdicts import Outcome, Severity
 from mcp_assay.wire import EndReason

@@ -19,14 +19,14 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.rules.shared.header_mirroring import encode_sentinel
 from mcp_assay.sse import parse_sse
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
-from tests.factories import rules_of
+from tests.factories import as_probe, rules_of
 from tests.peers.process import sdk_http_server
 
 pytestmark = pytest.mark.e2e
@@ -101,7 +101,7 @@ class Recorder:
             response=answer,
             ending=Ending(reason=ending, time=done_at),
             connection="c1",
-            probe=probe,
+            probe=as_probe(probe),
         )
         self.exchanges.append(exchange)
         return exchange

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mcp_assay.checks import evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.verdicts import Outcome
 from mcp_assay.wire import HttpExchange
 from tests.factories import (

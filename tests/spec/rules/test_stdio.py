@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Severity, Side
 from mcp_assay.wire import Observation, ProcessExit, StdioLine
-from tests.factories import LEGACY, judge, log_of, request_body, result_body, stdio, tick
+from tests.factories import LEGACY, as_probe, judge, log_of, request_body, result_body, stdio, tick
 from tests.peers.process import sdk_server_command
 
 _ids = itertools.count(1)
@@ -30,7 +31,7 @@ DONE = {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "privat
 def line(sender: Side, raw: bytes | str, *, connection: str = "conn-1", probe: Any = None) -> StdioLine:
     data = raw.encode() if isinstance(raw, str) else raw
     return StdioLine.build(
-        id=f"l{next(_ids)}", connection=connection, sender=sender, time=tick(), raw=data, probe=probe
+        id=f"l{next(_ids)}", connection=connection, sender=sender, time=tick(), raw=data, probe=as_probe(probe)
     )
 
 

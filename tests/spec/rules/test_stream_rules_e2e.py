@@ -29,14 +29,15 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.checks import REGISTRY, evaluate
 from mcp_assay.jsonrpc import Message, parse_message
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec.engine import evaluate
 from mcp_assay.sse import SseEvent, SseParser
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Side, Verdict
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, ProcessExit, StdioLine
-from tests.factories import rules_of
+from tests.factories import as_probe, rules_of
 from tests.peers.process import sdk_http_server, sdk_server_command, stop
 
 pytestmark = pytest.mark.e2e
@@ -182,7 +183,7 @@ class StdioSession:
 
     def _record(self, sender: Side, raw: bytes, at: float, probe: dict[str, Any] | None = None) -> StdioLine:
         line = StdioLine.build(
-            id=f"e2e-stdio-{next(_ids)}", connection="e2e", sender=sender, time=at, raw=raw, probe=probe
+            id=f"e2e-stdio-{next(_ids)}", connection="e2e", sender=sender, time=at, raw=raw, probe=as_probe(probe)
         )
         self.lines.append(line)
         return line
@@ -237,7 +238,7 @@ class StdioSession:
 def judge_all(log: ExchangeLog, spec: SpecSet) -> dict[str, Verdict]:
     verdicts = evaluate(log, spec)
     assert len(verdicts) == len(REGISTRY)
-    mine = {check.name for check in rules_of("cancellation", "subscriptions", "logging_rules", "progress")}
+    mine = {check.name for check in rules_of("cancellation", "subscriptions", "logging", "progress")}
     return {verdict.check: verdict for verdict in verdicts if verdict.check in mine}
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import probe_named
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
@@ -28,7 +30,6 @@ def _completion_request(message: Message, ctx: Context) -> Message | None:
 @message_check(
     requirements="COMP-01",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="completion results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -41,7 +42,6 @@ def servers_serving_completions_declare_completions(message: Message, ctx: Conte
 @message_check(
     requirements="COMP-02",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="completion requests to servers without completions",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -79,7 +79,6 @@ def completion_without_the_capability_is_method_not_found(message: Message, ctx:
 @message_check(
     requirements="COMP-03",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="completion requests",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
@@ -96,7 +95,6 @@ def completion_requests_match_the_schema(message: Message, ctx: Context) -> Find
 @message_check(
     requirements="COMP-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="completion results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -111,7 +109,6 @@ def completion_results_match_the_schema(message: Message, ctx: Context) -> Findi
 @message_check(
     requirements="COMP-05",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="completion results with a total",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -134,7 +131,6 @@ def completion_totals_cover_the_values(message: Message, ctx: Context) -> Findin
 @message_check(
     requirements="COMP-06",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="completion errors",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -153,7 +149,7 @@ def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Findi
         return None
     params = request.params if isinstance(request.params, dict) else {}
     ref = params.get("ref")
-    probed = probe_named(request, ctx, "completion-unknown-prompt")
+    probed = probe_named(request, ctx, ProbeName.COMPLETION_UNKNOWN_PROMPT)
     unknown = probed
     if isinstance(ref, dict) and ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
         listing = listing_for(request, ctx, "prompts/list")

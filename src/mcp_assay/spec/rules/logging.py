@@ -18,8 +18,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
     LOG_LEVEL_KEY,
@@ -57,7 +58,6 @@ def _stdio_open(message: Message, idx: StreamIndex) -> list[Message]:
 @log_check(
     requirements="LOG-01",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="log messages",
     features=PER_REQUEST,
 )
@@ -115,7 +115,6 @@ def _quiet_http_requests(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="LOG-02",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="log messages for requests that set a level",
     features=PER_REQUEST,
 )
@@ -154,7 +153,6 @@ def log_messages_respect_the_requested_level(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="LOG-03",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="log messages",
     features=PER_REQUEST,
 )
@@ -190,7 +188,6 @@ def log_messages_stay_on_their_request_stream(ctx: Context) -> Iterator[Finding]
 @log_check(
     requirements="LOG-04",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="requests with an unknown logLevel",
     features=PER_REQUEST,
 )
@@ -217,7 +214,6 @@ def unknown_log_levels_are_rejected(ctx: Context) -> Iterator[Finding]:
 @message_check(
     requirements="LOG-05",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="log messages",
     sent_by=Side.SERVER,
     kinds={Kind.NOTIFICATION},
@@ -277,7 +273,6 @@ def _leak(text: str, credentials: list[str]) -> str | None:
 @log_check(
     requirements="LOG-07",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="log messages",
 )
 def log_messages_leak_no_secrets(ctx: Context) -> Iterator[Finding]:
@@ -304,7 +299,6 @@ def _empty(message: Message) -> bool:
 @log_check(
     requirements="LOG-08",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="logging/setLevel requests",
     features={"set_log_level"},
 )
@@ -351,7 +345,6 @@ def _session_level(message: Message, idx: StreamIndex) -> tuple[int, Message] | 
 @log_check(
     requirements="LOG-08",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="log messages after logging/setLevel",
     features={"set_log_level"},
 )
@@ -376,6 +369,7 @@ def log_messages_respect_the_session_level(ctx: Context) -> Iterator[Finding]:
     side=Side.SERVER,
     subject="discover results",
     features=PER_REQUEST,
+    because="the server's half of a requirement binding both sides (its client half is a check of its own)",
 )
 def servers_do_not_adopt_deprecated_logging(ctx: Context) -> Iterator[Finding]:
     """A 2026 server advertising the deprecated logging capability is noted (information only)."""
@@ -396,6 +390,7 @@ def servers_do_not_adopt_deprecated_logging(ctx: Context) -> Iterator[Finding]:
     side=Side.CLIENT,
     subject="client requests",
     features=PER_REQUEST,
+    because="the client's half of a requirement binding both sides (its server half is a check of its own)",
 )
 def clients_do_not_adopt_deprecated_logging(ctx: Context) -> Iterator[Finding]:
     """A 2026 client asking for log messages (logLevel) is noted (information only)."""

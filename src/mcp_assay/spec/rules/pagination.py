@@ -14,9 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.spec.rules.shared.common import error_code, http_exchange, memo
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.validator import canonical
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
@@ -68,7 +70,7 @@ def credentials_of(message: Message, ctx: Context) -> str:
     The tag tells principals apart where the wire cannot: in a recording every credential reads
     ``[REDACTED]``, and over stdio a principal is the environment the server was started with."""
     probe = ctx.probe(message)
-    principal = probe.get("principal") if probe is not None else None
+    principal = probe.tag("principal") if probe is not None else None
     tag = f" as {principal}" if isinstance(principal, str) else ""
     exchange = http_exchange(message, ctx)
     if exchange is None:
@@ -177,7 +179,7 @@ def _build_walks(ctx: Context) -> dict[str, list[Walk]]:
 
 def walks(ctx: Context, method: str) -> list[Walk]:
     """Every walk of ``method`` in the log, in the order they started."""
-    return list(memo(ctx, "list-walks", _build_walks).get(method, []))
+    return list(ctx.view(_build_walks).get(method, []))
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,6 @@ def _is_paginated_request(message: Message) -> bool:
 @message_check(
     requirements="PAGE-01",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="paginated requests and results",
     kinds={Kind.REQUEST, Kind.RESULT},
 )
@@ -273,7 +274,6 @@ def _issued(ctx: Context, request: Message, cursor: str) -> tuple[list[Message],
 @message_check(
     requirements="PAGE-02",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="paginated requests with a cursor",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
@@ -302,7 +302,6 @@ def clients_send_only_cursors_the_server_issued(message: Message, ctx: Context) 
 @log_check(
     requirements="PAGE-03",
     level=Level.MUST_NOT,
-    side=Side.CLIENT,
     subject="empty-string cursors",
     features={"per_request_version"},
 )
@@ -341,7 +340,7 @@ def _item_keys(page: Page) -> list[str]:
     ]
 
 
-@log_check(requirements="PAGE-04", level=Level.SHOULD, side=Side.SERVER, subject="paginated walks")
+@log_check(requirements="PAGE-04", level=Level.SHOULD, subject="paginated walks")
 def cursors_are_stable_and_walks_terminate(ctx: Context) -> Iterator[Finding]:
     """A walk never revisits a cursor or repeats an item, and the same cursor gives the same page."""
     for method in ITEMS:
@@ -394,13 +393,12 @@ def _invalid_cursor_request(request: Message, ctx: Context) -> bool:
     if cursor is MISSING:
         return False
     probe = ctx.probe(request)
-    return cursor in INVALID_CURSORS or (probe is not None and probe.get("name") == "invalid-cursor")
+    return cursor in INVALID_CURSORS or (probe is not None and probe.name == ProbeName.INVALID_CURSOR)
 
 
 @message_check(
     requirements="PAGE-05",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to invalid cursors",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -425,7 +423,6 @@ def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Findin
 @message_check(
     requirements="PAGE-06",
     level=Level.SHOULD,
-    side=Side.CLIENT,
     subject="paginated requests with a cursor",
     features={"handshake"},
     sent_by=Side.CLIENT,

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int, params_of
 from mcp_assay.spec.rules.shared.stream_facts import PROGRESS, describe_id, loosely_same_id, meta_value, same_id
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
@@ -79,6 +80,7 @@ def _task_augmented(request: Message) -> bool:
     side=Side.BOTH,
     subject="requests with a progress token",
     kinds={Kind.REQUEST},
+    because="in 2025-11-25 either side may send a request carrying a progress token",
 )
 def progress_tokens_are_strings_or_integers(message: Message, ctx: Context) -> Finding | None:
     """A progressToken is a string or an integer."""
@@ -95,6 +97,7 @@ def progress_tokens_are_strings_or_integers(message: Message, ctx: Context) -> F
     level=Level.MUST,
     side=Side.BOTH,
     subject="requests with a progress token",
+    because="in 2025-11-25 either side may send a request carrying a progress token",
 )
 def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterator[Finding]:
     """A sender never gives two requests in flight at the same time the same progress token."""
@@ -123,6 +126,7 @@ def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterato
     level=Level.MUST,
     side=Side.BOTH,
     subject="progress notifications",
+    because="in 2025-11-25 either side may report progress on the other's request",
 )
 def progress_names_a_request_in_flight(ctx: Context) -> Iterator[Finding]:
     """Each notifications/progress quotes (type and value) the token of a request still in flight."""
@@ -154,6 +158,7 @@ def _unknown_token(progress: Message, idx: StreamIndex) -> Finding:
     level=Level.MUST,
     side=Side.BOTH,
     subject="progress sequences",
+    because="in 2025-11-25 either side may report progress on the other's request",
 )
 def progress_increases_with_every_notification(ctx: Context) -> Iterator[Finding]:
     """For one request's token, params.progress strictly increases from notification to notification."""
@@ -185,6 +190,7 @@ def progress_increases_with_every_notification(ctx: Context) -> Iterator[Finding
     level=Level.MUST,
     side=Side.BOTH,
     subject="progress notifications",
+    because="in 2025-11-25 either side may report progress on the other's request",
 )
 def no_progress_after_the_final_response(ctx: Context) -> Iterator[Finding]:
     """No progress for a token after its request's final response (2025 task requests excepted)."""
@@ -210,10 +216,8 @@ def _late_progress(progress: Message, idx: StreamIndex) -> Finding | None:
 @log_check(
     requirements="PROG-07",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="progress notifications on HTTP",
     features={"per_request_version"},
-    transports={"http"},
 )
 def progress_travels_on_its_request_stream(ctx: Context) -> Iterator[Finding]:
     """On 2026 HTTP a request's progress travels only on that request's own SSE stream."""

@@ -11,8 +11,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import probe_named
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.answers import (
@@ -56,7 +58,6 @@ def _prompt_blocks(message: Message, ctx: Context) -> Iterator[tuple[str, dict[s
 @message_check(
     requirements="PRM-01",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="prompt results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -69,7 +70,6 @@ def servers_serving_prompts_declare_prompts(message: Message, ctx: Context) -> F
 @message_check(
     requirements="PRM-02",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to prompts/list",
     capability="prompts",
     sent_by=Side.SERVER,
@@ -85,7 +85,6 @@ def declared_prompts_are_listed(message: Message, ctx: Context) -> Finding | Non
 @log_check(
     requirements="PRM-03",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="repeated prompt listings",
     features={"per_request_version"},
 )
@@ -100,7 +99,6 @@ def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Findi
 @message_check(
     requirements="PRM-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="prompts/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -113,7 +111,6 @@ def prompt_lists_match_the_schema(message: Message, ctx: Context) -> Finding | N
 @message_check(
     requirements="PRM-05",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="prompts/get requests",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
@@ -128,7 +125,6 @@ def prompt_requests_carry_string_arguments(message: Message, ctx: Context) -> Fi
 @message_check(
     requirements="PRM-06",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="prompts/get results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -177,7 +173,7 @@ def _unknown_prompt(request: Message, params: dict[str, Any], ctx: Context) -> s
         return None
     found = _prompt_definition(request, params, ctx)
     known_missing = found is not None and found[0] is None and found[1]
-    return name if known_missing or probe_named(request, ctx, "unknown-prompt") else None
+    return name if known_missing or probe_named(request, ctx, ProbeName.UNKNOWN_PROMPT) else None
 
 
 def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -> list[str] | None:
@@ -192,7 +188,7 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
                 name = argument.get("name")
                 if isinstance(name, str) and name not in arguments:
                     missing.append(name)
-    if missing or probe_named(request, ctx, "missing-prompt-argument"):
+    if missing or probe_named(request, ctx, ProbeName.MISSING_PROMPT_ARGUMENT):
         return missing
     return None
 
@@ -200,7 +196,6 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
 @message_check(
     requirements="PRM-07",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to unknown prompts",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -215,7 +210,7 @@ def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Findin
     name = _unknown_prompt(*got, ctx) if got is not None else None
     if name is None or refused_at_envelope(message):
         return None
-    if message.kind is Kind.RESULT and got is not None and not probe_named(got[0], ctx, "unknown-prompt"):
+    if message.kind is Kind.RESULT and got is not None and not probe_named(got[0], ctx, ProbeName.UNKNOWN_PROMPT):
         return None
     return expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
 
@@ -223,7 +218,6 @@ def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Findin
 @message_check(
     requirements="PRM-08",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to prompts/get missing required arguments",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -244,7 +238,6 @@ def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) 
 @message_check(
     requirements="PRM-09",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="failed prompts/get requests",
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
@@ -262,7 +255,6 @@ def failed_prompts_report_internal_errors(message: Message, ctx: Context) -> Fin
 @message_check(
     requirements="PRM-10",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="prompt messages with image or audio",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -284,7 +276,6 @@ def prompt_media_is_base64_with_a_mime_type(message: Message, ctx: Context) -> I
 @message_check(
     requirements="PRM-11",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="embedded resources in prompt messages",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},

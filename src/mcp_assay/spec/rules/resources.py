@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.behaviour.channels import probe_named
 from mcp_assay.spec.rules.shared.answers import (
@@ -49,7 +51,7 @@ def _read_of(message: Message, ctx: Context) -> tuple[Message, Any] | None:
 
 
 def _known_missing(message: Message, request: Message, uri: Any, ctx: Context) -> bool:
-    if probe_named(request, ctx, "missing-resource"):
+    if probe_named(request, ctx, ProbeName.MISSING_RESOURCE):
         return True
     if isinstance(uri, str) and uri.startswith(MISSING_RESOURCE_PREFIXES):
         return True
@@ -72,7 +74,6 @@ def _served_missing(uri: Any) -> str:
 @message_check(
     requirements="RSRC-01",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="resource results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -85,7 +86,6 @@ def servers_serving_resources_declare_resources(message: Message, ctx: Context) 
 @message_check(
     requirements="RSRC-02",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to resources/list",
     capability="resources",
     sent_by=Side.SERVER,
@@ -101,7 +101,6 @@ def declared_resources_are_listed(message: Message, ctx: Context) -> Finding | N
 @log_check(
     requirements="RSRC-03",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="repeated resource listings",
     features={"per_request_version"},
 )
@@ -116,7 +115,6 @@ def resource_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Fin
 @message_check(
     requirements="RSRC-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="resources/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -146,7 +144,6 @@ def contents_issues(item: Any, revision: Revision, path: str) -> list[str]:
 @message_check(
     requirements="RSRC-05",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="resources/read results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -192,7 +189,6 @@ def _binary_fields(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str,
 @message_check(
     requirements="RSRC-06",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="results carrying binary data",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -250,7 +246,6 @@ def _uris(message: Message, ctx: Context) -> list[tuple[str, Any]]:
 @message_check(
     requirements="RSRC-07",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="resource URIs",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.NOTIFICATION},
@@ -269,7 +264,6 @@ def resource_uris_are_valid_uris(message: Message, ctx: Context) -> Finding | No
 @message_check(
     requirements="RSRC-08",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to reads of missing resources",
     features={"per_request_version"},
     sent_by=Side.SERVER,
@@ -291,7 +285,6 @@ def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Find
 @message_check(
     requirements="RSRC-08",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to reads of missing resources",
     features={"handshake"},
     sent_by=Side.SERVER,
@@ -315,7 +308,6 @@ def missing_resources_get_resource_not_found(message: Message, ctx: Context) -> 
 @message_check(
     requirements="RSRC-09",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="answers to reads of missing resources",
     features={"per_request_version"},
     sent_by=Side.SERVER,
@@ -337,7 +329,6 @@ def missing_resources_are_not_empty_contents(message: Message, ctx: Context) -> 
 @message_check(
     requirements="RSRC-10",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="failed resource reads",
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
@@ -355,7 +346,6 @@ def failed_reads_report_internal_errors(message: Message, ctx: Context) -> Findi
 @message_check(
     requirements="RSRC-11",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="resources/templates/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -368,7 +358,6 @@ def resource_templates_match_the_schema(message: Message, ctx: Context) -> Findi
 @message_check(
     requirements="RSRC-12",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to reads of malformed URIs",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -382,7 +371,7 @@ def malformed_uris_are_refused(message: Message, ctx: Context) -> Finding | None
     if read is None:
         return None
     request, uri = read
-    if is_uri(uri) and not probe_named(request, ctx, "malformed-uri"):
+    if is_uri(uri) and not probe_named(request, ctx, ProbeName.MALFORMED_URI):
         return None
     if message.kind is Kind.ERROR:
         return passed(message)
@@ -412,7 +401,6 @@ def _has_dot_dot(uri: Any) -> bool:
 @message_check(
     requirements="RSRC-13",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to path-traversal reads",
     features={"per_request_version"},
     sent_by=Side.SERVER,
@@ -428,7 +416,7 @@ def file_uris_cannot_escape_the_served_tree(message: Message, ctx: Context) -> F
     if read is None:
         return None
     request, uri = read
-    if not (_escapes(uri) or (_has_dot_dot(uri) and probe_named(request, ctx, "path-traversal"))):
+    if not (_escapes(uri) or (_has_dot_dot(uri) and probe_named(request, ctx, ProbeName.PATH_TRAVERSAL))):
         return None
     if message.kind is Kind.ERROR:
         return passed(message)

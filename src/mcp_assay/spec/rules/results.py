@@ -13,8 +13,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int
 from mcp_assay.spec.rules.shared.envelopes import (
     SERVER_INFO_KEY,
@@ -31,7 +32,7 @@ from mcp_assay.wire import HttpExchange
 CORE_RESULT_TYPES = ("complete", "input_required")
 SCOPES = ("public", "private")
 
-_RESULTS: dict[str, Any] = {"side": Side.SERVER, "sent_by": Side.SERVER, "kinds": {Kind.RESULT}}
+_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}}
 
 
 def _result(message: Message) -> dict[str, Any] | None:
@@ -83,6 +84,11 @@ def _extensions(value: Any) -> set[str]:
     subject="results",
     features={"result_envelope"},
     **_RESULTS,
+    side=Side.SERVER,
+    because=(
+        "judges the results a server sends; the client half of VER-19 (declaring extensions) is "
+        "judged with the envelope"
+    ),
 )
 def result_types_are_core_or_negotiated(message: Message, ctx: Context) -> Finding | None:
     """resultType is complete or input_required, or a value of an extension both sides declared."""
@@ -234,9 +240,7 @@ def _list_walks(ctx: Context) -> list[list[Message]]:
     return walks
 
 
-@log_check(
-    requirements="RES-10", level=Level.MUST, side=Side.SERVER, subject="multi-page list walks", features={"cache_hints"}
-)
+@log_check(requirements="RES-10", level=Level.MUST, subject="multi-page list walks", features={"cache_hints"})
 def pages_of_one_list_share_a_cache_scope(ctx: Context) -> Iterator[Finding]:
     """All pages of one paginated list walk (linked by nextCursor) carry the same cacheScope."""
     for walk in _list_walks(ctx):
@@ -273,10 +277,12 @@ def _without_meta(params: Any) -> str:
 @log_check(
     requirements="RES-11",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="requests repeated under two authorization contexts",
     transports={"http"},
     features={"cache_hints"},
+    because=(
+        "the same request under two authorization contexts is only seen over HTTP, where credentials travel per request"
+    ),
 )
 def public_results_do_not_depend_on_the_caller(ctx: Context) -> Iterator[Finding]:
     """A result marked "public" is the same for every authorization context; caller-specific payloads are "private".
@@ -316,7 +322,6 @@ POLL_TOLERANCE = 0.1
 @log_check(
     requirements="RES-12",
     level=Level.SHOULD_NOT,
-    side=Side.CLIENT,
     subject="repeated cacheable requests",
     features={"cache_hints"},
 )

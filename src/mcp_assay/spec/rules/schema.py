@@ -7,8 +7,9 @@ decide which messages each requirement covers, so one message is never judged tw
 
 from __future__ import annotations
 
-from mcp_assay.checks import Context, Finding, failed, message_check
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, message_check
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import schema_finding
 from mcp_assay.verdicts import Level, Side
 
@@ -16,7 +17,6 @@ from mcp_assay.verdicts import Level, Side
 @message_check(
     requirements="RES-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -29,7 +29,6 @@ def results_match_their_method_definition(message: Message, ctx: Context) -> Fin
 @message_check(
     requirements="RPC-07",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="error responses",
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
@@ -44,7 +43,6 @@ def error_responses_match_the_schema(message: Message, ctx: Context) -> Finding:
 @message_check(
     requirements=("PROG-06", "LOG-06", "CAN-05"),
     level=Level.MUST,
-    side=Side.BOTH,
     subject="notifications",
     kinds={Kind.NOTIFICATION},
 )
@@ -59,7 +57,6 @@ def notifications_match_their_definition(message: Message, ctx: Context) -> Find
 @message_check(
     requirements="META-11",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="client requests",
     features={"per_request_version"},
     sent_by=Side.CLIENT,
@@ -76,7 +73,6 @@ def client_requests_match_their_definition(message: Message, ctx: Context) -> Fi
 @message_check(
     requirements="HS-16",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="client messages and server requests",
     features={"handshake"},
 )

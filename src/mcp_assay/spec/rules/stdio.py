@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
-from mcp_assay.spec.rules.shared.common import memo
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import ProcessExit, StdioLine, body_text
 
@@ -33,8 +33,7 @@ SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 LISTEN = "subscriptions/listen"
 CANCELLED = "notifications/cancelled"
-STDIO: dict[str, Any] = {"transports": {"stdio"}}
-MODERN_STDIO: dict[str, Any] = {"transports": {"stdio"}, "features": {"per_request_version"}}
+MODERN_STDIO: dict[str, Any] = {"features": {"per_request_version"}}
 
 
 class LineClass(StrEnum):
@@ -121,7 +120,7 @@ def _fragment_end(lines: list[StdioLine], start: int, first: str) -> int | None:
 
 def framing(ctx: Context) -> Framing:
     """Classify every stdio line of the log (cached per log and size)."""
-    return memo(ctx, "stdio-framing", _frame)
+    return ctx.view(_frame)
 
 
 def _frame(ctx: Context) -> Framing:
@@ -138,7 +137,7 @@ def _judged(line: StdioLine, side: Side) -> bool:
     """Lines of one side, leaving out what the active suite malformed on purpose."""
     if line.sender is not side:
         return False
-    return not (side is Side.CLIENT and line.probe is not None and line.probe.get("invalid"))
+    return not (side is Side.CLIENT and line.probe is not None and line.probe.invalid)
 
 
 def _who(side: Side) -> str:
@@ -150,7 +149,7 @@ def _pipe(side: Side) -> str:
 
 
 # == framing ======================================================================================
-@log_check(requirements="STDIO-01", level=Level.MUST_NOT, side=Side.BOTH, subject="stdio messages", **STDIO)
+@log_check(requirements="STDIO-01", level=Level.MUST_NOT, subject="stdio messages")
 def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding]:
     """Each stdio message is one newline-terminated line; no message is spread over several lines."""
     frames = framing(ctx)
@@ -190,23 +189,19 @@ def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
             yield failed(line.message, f"the {who} wrote JSON that is not a JSON-RPC message to {pipe}: {excerpt!r}")
 
 
-@log_check(
-    requirements="STDIO-02", level=Level.MUST_NOT, side=Side.SERVER, subject="lines on the server's stdout", **STDIO
-)
+@log_check(requirements="STDIO-02", level=Level.MUST_NOT, subject="lines on the server's stdout")
 def server_stdout_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding]:
     """The server writes nothing but MCP messages to stdout: no banner, log line, blank or partial line."""
     return _only_messages(ctx, Side.SERVER)
 
 
-@log_check(
-    requirements="STDIO-03", level=Level.MUST_NOT, side=Side.CLIENT, subject="lines on the server's stdin", **STDIO
-)
+@log_check(requirements="STDIO-03", level=Level.MUST_NOT, subject="lines on the server's stdin")
 def client_stdin_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding]:
     """The client writes nothing but MCP messages to the server's stdin."""
     return _only_messages(ctx, Side.CLIENT)
 
 
-@message_check(requirements="STDIO-04", level=Level.MUST, side=Side.BOTH, subject="stdio lines", **STDIO)
+@message_check(requirements="STDIO-04", level=Level.MUST, subject="stdio lines")
 def stdio_lines_hold_one_message_not_a_batch(message: Message, ctx: Context) -> Finding | None:
     """Each stdio line holds one request, notification or response object, never a JSON array batch."""
     if message.kind is Kind.BATCH:
@@ -218,7 +213,7 @@ def stdio_lines_hold_one_message_not_a_batch(message: Message, ctx: Context) -> 
 
 
 @message_check(
-    requirements="STDIO-05", level=Level.MUST_NOT, side=Side.SERVER, subject="server lines", sent_by=Side.SERVER,
+    requirements="STDIO-05", level=Level.MUST_NOT, subject="server lines", sent_by=Side.SERVER,
     **MODERN_STDIO,
 )  # fmt: skip
 def stdio_servers_write_no_requests(message: Message, ctx: Context) -> Finding | None:
@@ -231,7 +226,7 @@ def stdio_servers_write_no_requests(message: Message, ctx: Context) -> Finding |
 
 
 @message_check(
-    requirements="STDIO-06", level=Level.MUST_NOT, side=Side.CLIENT, subject="client lines", sent_by=Side.CLIENT,
+    requirements="STDIO-06", level=Level.MUST_NOT, subject="client lines", sent_by=Side.CLIENT,
     **MODERN_STDIO,
 )  # fmt: skip
 def stdio_clients_write_no_responses(message: Message, ctx: Context) -> Finding | None:
@@ -288,7 +283,7 @@ def _scope_of(notification: Message, open_: _Open) -> str | None:
 
 
 @log_check(
-    requirements="STDIO-07", level=Level.MUST, side=Side.SERVER, subject="server notifications on stdout",
+    requirements="STDIO-07", level=Level.MUST, subject="server notifications on stdout",
     **MODERN_STDIO,
 )  # fmt: skip
 def stdio_notifications_belong_to_a_request_or_listen(ctx: Context) -> Iterator[Finding]:
@@ -363,7 +358,7 @@ def _connection_revision(ctx: Context, connection: str) -> Any:
     return None
 
 
-@log_check(requirements="STDIO-08", level=Level.SHOULD, side=Side.SERVER, subject="stdin closures", **STDIO)
+@log_check(requirements="STDIO-08", level=Level.SHOULD, subject="stdin closures")
 def stdio_servers_exit_promptly_after_stdin_closes(ctx: Context) -> Iterator[Finding]:
     """Once its stdin reaches end-of-file the server exits promptly (default limit 5 s, ``stdio_exit_limit_s``)."""
     limit = _limit(ctx)
@@ -385,7 +380,7 @@ def stdio_servers_exit_promptly_after_stdin_closes(ctx: Context) -> Iterator[Fin
             yield passed(exit_, f"the server exited {elapsed:.2f} s after its stdin closed")
 
 
-@log_check(requirements="STDIO-09", level=Level.SHOULD, side=Side.CLIENT, subject="server shutdowns", **STDIO)
+@log_check(requirements="STDIO-09", level=Level.SHOULD, subject="server shutdowns")
 def clients_close_stdin_before_signalling(ctx: Context) -> Iterator[Finding]:
     """A client ends a stdio server by closing its stdin first, then escalates (2025: SIGTERM before SIGKILL)."""
     for exit_ in ctx.log.process_exits():
@@ -420,9 +415,7 @@ def _same_work(a: Message, b: Message) -> bool:
     return strip(a) == strip(b)
 
 
-@log_check(
-    requirements="STDIO-10", level=Level.SHOULD, side=Side.CLIENT, subject="unexpected server deaths", **MODERN_STDIO
-)
+@log_check(requirements="STDIO-10", level=Level.SHOULD, subject="unexpected server deaths", **MODERN_STDIO)
 def clients_restart_dead_servers_and_resend(ctx: Context) -> Iterator[Finding]:
     """After the server dies unexpectedly the client restarts it and re-sends in-flight requests and listens."""
     for exit_ in ctx.log.process_exits():

@@ -8,12 +8,13 @@ to logs the suite produced (exchanges carrying a probe tag); passive captures ne
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine
+from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine, probe_name
 
 __all__ = [
     "malformed_input_gets_an_error_answer",
@@ -30,7 +31,7 @@ def _observations(ctx: Context, kind: str) -> list[Observation]:
     return ctx.log.observations(kind)
 
 
-@log_check(requirements="BEH-09", level=Level.MUST, side=Side.SERVER, subject="suite runs")
+@log_check(requirements="BEH-09", level=Level.MUST, subject="suite runs")
 def server_stays_available_through_the_run(ctx: Context) -> Iterator[Finding]:
     """The server keeps serving through the suite's run: no exit, no refused connection mid-run.
 
@@ -55,7 +56,7 @@ def server_stays_available_through_the_run(ctx: Context) -> Iterator[Finding]:
     yield passed(None, "the server kept serving until the suite finished")
 
 
-MALFORMED_PROBES = {"invalid-json", "jsonrpc-1.0", "no-method"}
+MALFORMED_PROBES = {ProbeName.INVALID_JSON, ProbeName.JSONRPC_1_0, ProbeName.NO_METHOD}
 """Probes whose silence is a JSON-RPC violation (RPC-12, RPC-13); a silently dropped batch is not (RPC-14)."""
 
 
@@ -64,12 +65,11 @@ def _unanswered(ctx: Context) -> dict[str, Observation]:
     return {str(item.data.get("exchange", "")): item for item in _observations(ctx, "no-answer")}
 
 
-def _probe_of(item: Exchange | None) -> Mapping[str, Any]:
-    probe = getattr(item, "probe", None)
-    return probe if isinstance(probe, Mapping) else {}
+def _invalid(item: Exchange | None) -> bool:
+    return item is not None and item.probe is not None and item.probe.invalid
 
 
-@log_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="requests the suite sent")
+@log_check(requirements="RPC-05", level=Level.MUST, subject="requests the suite sent")
 def requests_get_an_answer_within_the_timeout(ctx: Context) -> Iterator[Finding]:
     """Every well-formed request the suite sends gets an answer within the configured timeout.
 
@@ -82,7 +82,7 @@ def requests_get_an_answer_within_the_timeout(ctx: Context) -> Iterator[Finding]
     found = False
     for ident, observation in _unanswered(ctx).items():
         item = ctx.log.get(ident)
-        if _probe_of(item).get("invalid"):
+        if _invalid(item):
             continue
         found = True
         yield failed(item if item is not None else observation, str(observation.data.get("detail", "no answer")))
@@ -90,9 +90,7 @@ def requests_get_an_answer_within_the_timeout(ctx: Context) -> Iterator[Finding]
         yield passed(None, "every well-formed request the suite sent was answered in time")
 
 
-@log_check(
-    requirements=("RPC-12", "RPC-13"), level=Level.MUST, side=Side.SERVER, subject="malformed probes the suite sent"
-)
+@log_check(requirements=("RPC-12", "RPC-13"), level=Level.MUST, subject="malformed probes the suite sent")
 def malformed_input_gets_an_error_answer(ctx: Context) -> Iterator[Finding]:
     """Input that is not JSON, or not a valid request, is answered with an error rather than ignored.
 
@@ -104,11 +102,11 @@ def malformed_input_gets_an_error_answer(ctx: Context) -> Iterator[Finding]:
         return
     unanswered = _unanswered(ctx)
     for item in ctx.log:
-        name = _probe_of(item).get("name")
+        name = probe_name(item)
         if name not in MALFORMED_PROBES or (isinstance(item, StdioLine) and item.sender is not Side.CLIENT):
             continue
         if item.id in unanswered:
-            expected = "-32700" if name == "invalid-json" else "-32600"
+            expected = "-32700" if name == ProbeName.INVALID_JSON else "-32600"
             yield failed(item, f"the server ignored the {name} probe: no error came back (expected {expected})")
         else:
             yield passed(item)

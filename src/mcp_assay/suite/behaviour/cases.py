@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.jsonrpc import id_key
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.behaviour.config import Handle, ReadTool, Witness, WriteTool
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
 from mcp_assay.suite.behaviour.lanes import Client, Lane, Unavailable, refusable
@@ -29,9 +30,10 @@ from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.session import ModernClient, Probe, encode_header_value
+from mcp_assay.suite.session import ModernClient, encode_header_value
 from mcp_assay.suite.transports import NoAnswer, Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.wire import Probe
 
 __all__ = ["LaneRun", "RACE_REQUIREMENTS", "REFUSAL_REQUIREMENTS"]
 
@@ -247,7 +249,11 @@ class LaneRun:
                 if params is None and self.lane.modern:
                     params = {}
                 probe = self.lane.probe(
-                    "principal-list", f"tools/list as {name} (page {page})", case=case, principal=name, page=page
+                    ProbeName.PRINCIPAL_LIST,
+                    f"tools/list as {name} (page {page})",
+                    case=case,
+                    principal=name,
+                    page=page,
                 )
                 reply = await client.request("tools/list", params, probe=probe, **refusable(client))
                 if not reply.ok:
@@ -273,7 +279,7 @@ class LaneRun:
             return
         client = await self.lane.impostor(owner, self.lane.credentials(other), f"2025-session-{other}")
         probe = self.lane.probe(
-            "session-other-principal", f"tools/list as {other} inside the session {owner} opened: refused",
+            ProbeName.SESSION_OTHER_PRINCIPAL, f"tools/list as {other} inside the session {owner} opened: refused",
             case=self.case("session", owner), principal=other, owner=owner,
         )  # fmt: skip
         await client.request("tools/list", None, probe=probe, **refusable(client))
@@ -322,7 +328,7 @@ class LaneRun:
         self.listed.add(tool.principal)
         client = await self.client(tool.principal)
         params: dict[str, Any] | None = {} if self.lane.modern else None
-        probe = self.lane.probe("behaviour-list", f"tools/list for the inputSchema of {tool.name}",
+        probe = self.lane.probe(ProbeName.BEHAVIOUR_LIST, f"tools/list for the inputSchema of {tool.name}",
                                 principal=tool.principal)  # fmt: skip
         _remember_tools(client, await client.request("tools/list", params, probe=probe, **refusable(client)))
 
@@ -337,7 +343,7 @@ class LaneRun:
         tags = {"tool": tool.name, "phase": "calibrate"}
         client = await self.client(tool.principal)
         before = await self.witness_read(witness, case, "before", **tags)
-        name = "cancel-race" if racing else "write-baseline"
+        name = ProbeName.CANCEL_RACE if racing else ProbeName.WRITE_BASELINE
         probe = self.lane.probe(name, f"calibrate: an accepted tools/call {tool.name} must move the witness",
                                 case=case, principal=tool.principal, **tags)  # fmt: skip
         started = time.monotonic()
@@ -412,11 +418,11 @@ class LaneRun:
         tags = {"tool": tool.name, "phase": "refusal", "refusal": refusal.kind}
         before = await self.witness_read(witness, case, "before", **tags)
         probe = Probe(
-            name="refusal",
+            name=ProbeName.REFUSAL,
             family=self.lane.family,
             intent=f"{refusal.what}: must be refused and change nothing",
             invalid=refusal.invalid,
-            extra=self.lane.tags(case=case, principal=refusal.principal, extra=refusal.extra, **refusal.tags, **tags),
+            tags=self.lane.tags(case=case, principal=refusal.principal, extra=refusal.extra, **refusal.tags, **tags),
         )
         options: dict[str, Any] = {"headers": refusal.headers} if refusal.headers else {}
         await self.call(refusal.client, refusal.called or tool.name, refusal.arguments, probe, **options)
@@ -441,7 +447,7 @@ class LaneRun:
         arguments = self._arguments(tool, True)
         token = f"mcp-assay-race-{uuid.uuid4().hex[:8]}"
         intent = f"tools/call {tool.name} given up after {timeout_ms} ms: no late write may follow"
-        probe = self.lane.probe("cancel-race", intent, case=case, principal=tool.principal, **tags)
+        probe = self.lane.probe(ProbeName.CANCEL_RACE, intent, case=case, principal=tool.principal, **tags)
         timeout = timeout_ms / 1000
         race_call = RaceCall(tool, arguments, probe, timeout, token, case, tags)
         sent = time.time()
@@ -521,7 +527,7 @@ class LaneRun:
         validate_outgoing(self.lane.revision, encode(body), invalid=False)
         try:
             reply = await transport.send(
-                encode(body), probe=race_call.probe.tag(self.lane.era), expect=id_key(body["id"]),
+                encode(body), probe=race_call.probe.at(self.lane.era), expect=id_key(body["id"]),
                 timeout=race_call.timeout,
             )  # fmt: skip
             return time.time(), f"answered first: {reply.describe()}"
@@ -535,7 +541,7 @@ class LaneRun:
         await client.notify(
             "notifications/cancelled",
             {"requestId": request_id, "reason": "mcp-assay gave up (client timeout)"},
-            probe=self.lane.probe("cancel-race", "cancel the timed-out call", case=race_call.case,
+            probe=self.lane.probe(ProbeName.CANCEL_RACE, "cancel the timed-out call", case=race_call.case,
                                   principal=race_call.tool.principal, **{**race_call.tags, "phase": "cancel"}),
         )  # fmt: skip
         return gave_up, "sent notifications/cancelled"
@@ -552,7 +558,7 @@ class LaneRun:
         tags = {"handle": handle.name}
         created = await self.call(
             owner, handle.create.tool, arguments,
-            self.lane.probe("handle-create", f"{handle.create.principal} creates a {handle.name} with a canary",
+            self.lane.probe(ProbeName.HANDLE_CREATE, f"{handle.create.principal} creates a {handle.name} with a canary",
                             case=case, principal=handle.create.principal, tool=handle.create.tool,
                             canary=canary if handle.canary_argument else None, **tags),
         )  # fmt: skip
@@ -569,7 +575,7 @@ class LaneRun:
         used = {key: _substitute(item, value) for key, item in handle.use.arguments.items()}
         await self.call(
             other, handle.use.tool, used,
-            self.lane.probe("handle-use", f"{handle.use.principal} presents {handle.create.principal}'s handle",
+            self.lane.probe(ProbeName.HANDLE_USE, f"{handle.use.principal} presents {handle.create.principal}'s handle",
                             case=case, principal=handle.use.principal, tool=handle.use.tool,
                             owner=handle.create.principal, canary=canary if handle.canary_argument else None, **tags),
         )  # fmt: skip
@@ -583,7 +589,7 @@ class LaneRun:
         tags = {"tool": read.name, "phase": "read"}
         client = await self.client(read.principal)
         before = await self.witness_read(witness, case, "before", **tags)
-        probe = self.lane.probe("read-tool", f"tools/call {read.name}, used as a read: must change nothing",
+        probe = self.lane.probe(ProbeName.READ_TOOL, f"tools/call {read.name}, used as a read: must change nothing",
                                 case=case, principal=read.principal, **tags)  # fmt: skip
         await self.call(client, read.name, read.arguments, probe)
         await asyncio.sleep(read.settle_ms / 1000)

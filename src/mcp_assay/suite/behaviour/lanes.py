@@ -15,14 +15,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName, registered
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.behaviour.config import BehaviourConfig, Principal
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.credentials import Credentials
-from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
+from mcp_assay.suite.outgoing import HarnessError
+from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.wire import Probe
 
 __all__ = ["Client", "Connect", "Lane", "Unavailable", "refusable"]
 
@@ -74,8 +77,10 @@ class Lane:
     def tags(self, **extra: Any) -> dict[str, Any]:
         return {"era": self.era, "transport": self.transport, **{k: v for k, v in extra.items() if v is not None}}
 
-    def probe(self, name: str, intent: str, **tags: Any) -> Probe:
-        return Probe(name=name, family=self.family, intent=intent, extra=self.tags(**tags))
+    def probe(self, name: ProbeName, intent: str, **tags: Any) -> Probe:
+        if not registered(name):
+            raise HarnessError(f"probe {name!r} is not named in mcp_assay.probe_names")
+        return Probe(name=name, family=self.family, intent=intent, tags=self.tags(**tags))
 
     # -- identities ------------------------------------------------------------------------------
     def _principal(self, name: str) -> Principal:
@@ -161,11 +166,13 @@ class Lane:
         legacy = LegacyClient(transport, self.revision)
         reply = await legacy.initialize(
             self.revision.name,
-            self.probe("behaviour-initialize", f"initialize a {self.era} session as {who}", principal=key),
+            self.probe(ProbeName.BEHAVIOUR_INITIALIZE, f"initialize a {self.era} session as {who}", principal=key),
         )
         if not reply.ok:
             raise Unavailable(f"initialize as {who} answered {reply.describe()}")
-        await legacy.initialized(self.probe("behaviour-initialized", "notifications/initialized", principal=key))
+        await legacy.initialized(
+            self.probe(ProbeName.BEHAVIOUR_INITIALIZED, "notifications/initialized", principal=key)
+        )
         return legacy
 
     def keep(self, transport: Transport) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from mcp_assay.jsonrpc import MISSING
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.behaviour.config import Witness
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, fingerprint, parse_extract
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable, refusable
@@ -108,7 +109,7 @@ class WitnessReader:
         try:
             client = await self.lane.client(witness.principal)
             probe = self.lane.probe(
-                "witness-read",
+                ProbeName.WITNESS_READ,
                 f"witness {witness.name}: tools/call {witness.tool} ({read})",
                 case=case,
                 read=read,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.probe_names import page as page_name
 from mcp_assay.suite.context import Listing, SuiteContext
 from mcp_assay.suite.session import LegacyClient, ModernClient
 
@@ -44,16 +46,22 @@ async def fresh_lister(ctx: SuiteContext) -> ModernClient | LegacyClient | None:
         return fresh
     reply = await fresh.initialize(
         ctx.revision.name,
-        ctx.probe("fresh-initialize", f"initialize a second session offering {ctx.revision.name}, to list again"),
+        ctx.probe(
+            ProbeName.FRESH_INITIALIZE, f"initialize a second session offering {ctx.revision.name}, to list again"
+        ),
     )
     if not reply.ok:
         return None
-    await fresh.initialized(ctx.probe("fresh-initialized", "notifications/initialized for the second session"))
+    await fresh.initialized(ctx.probe(ProbeName.FRESH_INITIALIZED, "notifications/initialized for the second session"))
     return fresh
 
 
 async def walk(
-    ctx: SuiteContext, method: str, *, client: ModernClient | LegacyClient | None = None, label: str = "list"
+    ctx: SuiteContext,
+    method: str,
+    *,
+    client: ModernClient | LegacyClient | None = None,
+    label: ProbeName = ProbeName.LIST,
 ) -> Listing:
     """Follow ``nextCursor`` from the first page to the end, at most ``--page-limit`` pages."""
     client = client or ctx.client
@@ -61,7 +69,7 @@ async def walk(
     listing = Listing(method)
     cursor: str | None = None
     for page in range(1, ctx.config.page_limit + 1):
-        name = f"{label}" if page == 1 else f"{label}-page-{page}"
+        name = page_name(label, page)
         intent = f"{method} page {page}" + (" (following nextCursor)" if cursor is not None else "")
         reply = await client.request(method, list_params(ctx, cursor), probe=ctx.probe(name, intent))
         if not reply.ok:

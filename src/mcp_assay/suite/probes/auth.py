@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcp_assay.probe_names import ProbeName, prm_fetch
 from mcp_assay.redaction import SECRET_PARAMS
 from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, is_loopback_host, prm_candidates, unsigned_jwt
 from mcp_assay.suite.context import Family, SuiteContext
@@ -148,7 +149,9 @@ async def control(ctx: SuiteContext, method: str) -> Reply:
     return await ctx.client.request(
         method,
         list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None),
-        probe=ctx.probe("auth-control", "the same request with the run's own credentials: served", credential="own"),
+        probe=ctx.probe(
+            ProbeName.AUTH_CONTROL, "the same request with the run's own credentials: served", credential="own"
+        ),
         allow_refusal=True,
     )
 
@@ -179,7 +182,7 @@ async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: s
     try:
         return await transport.send(
             b"",
-            probe=probe.tag(ctx.revision.name),
+            probe=probe.at(ctx.revision.name),
             expect=None,
             headers={"Accept": "application/json"},
             method="GET",
@@ -201,12 +204,12 @@ def _jwts(endpoint: str) -> Iterator[tuple[str, str, str]]:
     now = int(time.time())
     claims = {"iss": ISSUER, "aud": canonical_uri(endpoint), "sub": "mcp-assay-probe", "iat": now}
     yield (
-        "auth-alg-none",
+        ProbeName.AUTH_ALG_NONE,
         "an unsigned alg:none JWT",
         unsigned_jwt({**claims, "exp": now + 600}, {"alg": "none", "typ": "JWT"}),
     )
     yield (
-        "auth-expired-jwt",
+        ProbeName.AUTH_EXPIRED_JWT,
         "an expired JWT with a garbage signature",
         unsigned_jwt(
             {**claims, "iat": now - 7200, "exp": now - 3600},
@@ -232,15 +235,15 @@ async def _run(ctx: SuiteContext, prober: Prober) -> None:
     fetched: set[str] = set()
     for kind, url in prm_candidates(prober.endpoint):
         fetched.add(url)
-        found = _prm_served(await _fetch(ctx, prober, url, f"auth-prm-{kind}", kind)) or found
+        found = _prm_served(await _fetch(ctx, prober, url, prm_fetch(kind), kind)) or found
     session = " inside the run's session" if isinstance(anonymous, LegacyClient) and anonymous.session else ""
+    intent = f"{method} without credentials{session}: 401 with a Bearer challenge"
     first = await ask(
-        ctx, anonymous, method, "auth-no-token", f"{method} without credentials{session}: 401 with a Bearer challenge",
-        credential="none", variant="no credentials",
-    )  # fmt: skip
+        ctx, anonymous, method, ProbeName.AUTH_NO_TOKEN, intent, credential="none", variant="no credentials"
+    )
     if ctx.modern and method != "server/discover":
         await ask(
-            ctx, anonymous, "server/discover", "auth-no-token-discover",
+            ctx, anonymous, "server/discover", ProbeName.AUTH_NO_TOKEN_DISCOVER,
             "server/discover without credentials: 401, or served (allowed before a token)",
             credential="none", variant="no credentials",
         )  # fmt: skip
@@ -249,7 +252,7 @@ async def _run(ctx: SuiteContext, prober: Prober) -> None:
     if advertised and advertised not in fetched:
         refusal = may_fetch(advertised, prober.endpoint)
         if refusal is None:
-            found = _prm_served(await _fetch(ctx, prober, advertised, "auth-prm-header", "header")) or found
+            found = _prm_served(await _fetch(ctx, prober, advertised, ProbeName.AUTH_PRM_HEADER, "header")) or found
         else:
             ctx.observe(
                 "note", detail=f"authorization: the challenge's resource_metadata URL was not fetched ({refusal})"
@@ -282,10 +285,10 @@ async def _run(ctx: SuiteContext, prober: Prober) -> None:
 
 async def _malformed(ctx: SuiteContext, client: ModernClient | LegacyClient, method: str) -> None:
     for name, variant, value in (
-        ("auth-empty-bearer", "a bare Bearer scheme without a token", "Bearer"),
-        ("auth-not-a-jwt", "a bearer string that is no JWT", f"Bearer {NOT_A_JWT}"),
-        ("auth-basic", "Basic credentials", BASIC),
-        ("auth-garbage-token", "a garbage three-part bearer token", f"Bearer {GARBAGE}"),
+        (ProbeName.AUTH_EMPTY_BEARER, "a bare Bearer scheme without a token", "Bearer"),
+        (ProbeName.AUTH_NOT_A_JWT, "a bearer string that is no JWT", f"Bearer {NOT_A_JWT}"),
+        (ProbeName.AUTH_BASIC, "Basic credentials", BASIC),
+        (ProbeName.AUTH_GARBAGE_TOKEN, "a garbage three-part bearer token", f"Bearer {GARBAGE}"),
     ):
         await ask(
             ctx, client, method, name, f"{method} with {variant}: 401 (400 accepted), never served",
@@ -304,15 +307,15 @@ async def _query(ctx: SuiteContext, prober: Prober, method: str) -> None:
         return
     bare = own.anonymous()
     for name, parameter, authorization, variant in (
-        ("auth-query-access-token", "access_token", None, "the run's token only in ?access_token="),
-        ("auth-query-token", "token", None, "the run's token only in ?token="),
-        ("auth-query-with-garbage-header", "access_token", f"Bearer {NOT_A_JWT}",
+        (ProbeName.AUTH_QUERY_ACCESS_TOKEN, "access_token", None, "the run's token only in ?access_token="),
+        (ProbeName.AUTH_QUERY_TOKEN, "token", None, "the run's token only in ?token="),
+        (ProbeName.AUTH_QUERY_WITH_GARBAGE_HEADER, "access_token", f"Bearer {NOT_A_JWT}",
          "the run's token in ?access_token= next to a garbage bearer header"),
     ):  # fmt: skip
         credentials = Credentials(token=own.token, auth_mode="query", auth_query_param=parameter, headers=bare.headers)
         client = prober.client(credentials)
         # the rules compare the garbage-header variant with the same header alone (auth-not-a-jwt)
-        extra: dict[str, Any] = {"alone": "auth-not-a-jwt"} if authorization is not None else {}
+        extra: dict[str, Any] = {"alone": ProbeName.AUTH_NOT_A_JWT} if authorization is not None else {}
         await ask(
             ctx, client, method, name, f"{method} with {variant}: refused (401), MCP forbids query tokens",
             credential="query", variant=variant, authorization=authorization, **extra,

@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_params
 from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import NoAnswer, Reply
 
-__all__ = ["FAMILY", "PROBE"]
+__all__ = ["FAMILY"]
 
-PROBE = "beh-rate-limit"
 REQUIREMENTS = frozenset({"BEH-11"})
 
 
@@ -30,7 +30,9 @@ async def _call(ctx: SuiteContext, index: int, delay: float) -> Reply | None:
     assert probe_config is not None
     client = ctx.client
     params = call_params(ctx, probe_config.tool, dict(probe_config.arguments))
-    probe = ctx.probe(PROBE, f"call {index + 1} of a burst of {probe_config.burst}", burst=probe_config.burst)
+    probe = ctx.probe(
+        ProbeName.BEH_RATE_LIMIT, f"call {index + 1} of a burst of {probe_config.burst}", burst=probe_config.burst
+    )
     options: dict[str, Any] = {"answer_rate_limits": True} if ctx.http else {}
     try:
         if isinstance(client, ModernClient):

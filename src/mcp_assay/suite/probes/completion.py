@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 
 __all__ = ["FAMILY"]
@@ -46,13 +47,13 @@ async def run(ctx: SuiteContext) -> None:
         await client.request(
             "completion/complete",
             {"ref": ref, "argument": {"name": argument, "value": ""}},
-            probe=ctx.probe("complete", f"completion for argument {argument!r}"),
+            probe=ctx.probe(ProbeName.COMPLETE, f"completion for argument {argument!r}"),
         )
     await client.request(
         "completion/complete",
         {"ref": {"type": "ref/prompt", "name": "mcp-assay-no-such-prompt"}, "argument": {"name": "x", "value": ""}},
         probe=ctx.probe(
-            "completion-unknown-prompt", "completion for a prompt that does not exist: -32602", invalid=True
+            ProbeName.COMPLETION_UNKNOWN_PROMPT, "completion for a prompt that does not exist: -32602", invalid=True
         ),
     )
 

@@ -9,6 +9,7 @@ nothing beyond the moment, and the run says so instead of reporting that nothing
 
 from __future__ import annotations
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import PROTOCOL_VERSION_KEY, ModernClient
 
@@ -20,7 +21,9 @@ UNSUPPORTED = "1900-01-01"
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
-    await client.request("server/discover", probe=ctx.probe("again", "a second discover to compare with the first"))
+    await client.request(
+        "server/discover", probe=ctx.probe(ProbeName.AGAIN, "a second discover to compare with the first")
+    )
     ttl = ctx.discover_result.get("ttlMs") if ctx.discover_result is not None else None
     if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0:
         shown = "no ttlMs" if ttl is None else f"ttlMs {ttl!r}"
@@ -35,7 +38,7 @@ async def run(ctx: SuiteContext) -> None:
         "server/discover",
         meta=meta,
         probe=ctx.probe(
-            "unsupported-version",
+            ProbeName.UNSUPPORTED_VERSION,
             f"server/discover declaring {UNSUPPORTED}: a discover result or -32022 (A20)",
             invalid=True,
         ),

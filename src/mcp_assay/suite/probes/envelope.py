@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode
 from mcp_assay.suite.probes import params as param_headers
@@ -75,7 +76,7 @@ async def jsonrpc(ctx: SuiteContext) -> None:
     await ctx.tolerant(
         client.send(
             good,
-            ctx.probe("invalid-json", "a body that is not valid JSON: -32700 without id", invalid=True),
+            ctx.probe(ProbeName.INVALID_JSON, "a body that is not valid JSON: -32700 without id", invalid=True),
             raw=truncated,
             timeout=short,
         )
@@ -85,19 +86,21 @@ async def jsonrpc(ctx: SuiteContext) -> None:
     await ctx.tolerant(
         client.send(
             wrong_version,
-            ctx.probe("jsonrpc-1.0", 'jsonrpc "1.0": -32600 with the request id', invalid=True),
+            ctx.probe(ProbeName.JSONRPC_1_0, 'jsonrpc "1.0": -32600 with the request id', invalid=True),
             timeout=short,
         )
     )
     no_method = {"jsonrpc": "2.0", "id": client.ids()}
     await ctx.tolerant(
-        client.send(no_method, ctx.probe("no-method", "a request without method: -32600", invalid=True), timeout=short)
+        client.send(
+            no_method, ctx.probe(ProbeName.NO_METHOD, "a request without method: -32600", invalid=True), timeout=short
+        )
     )
     batch = [client.build(method, _params(ctx))]
     await ctx.tolerant(
         client.send(
             batch[0],
-            ctx.probe("batch", "a JSON array (batch) of one request: rejected, not processed", invalid=True),
+            ctx.probe(ProbeName.BATCH, "a JSON array (batch) of one request: rejected, not processed", invalid=True),
             raw=encode(batch),
             timeout=short,
         )
@@ -107,30 +110,32 @@ async def jsonrpc(ctx: SuiteContext) -> None:
         "notifications/cancelled", {"requestId": "mcp-assay-never-sent", "reason": "probe"}, notification=True
     )
     probe = ctx.probe(
-        "cancel-unknown-request",
+        ProbeName.CANCEL_UNKNOWN_REQUEST,
         "notifications/cancelled for a request id never sent: ignored, no JSON-RPC answer",
         invalid=True,
     )
     if ctx.http:
         await client.send(body, probe)
     else:
-        await ctx.transport.send(encode(body), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
+        await ctx.transport.send(encode(body), probe=probe.at(ctx.revision.name), expect=None, wait=False)
         await _quiet(ctx)
     still = await client.request(
-        method, _params(ctx), probe=ctx.probe("still-serving", "an ordinary request after the above")
+        method, _params(ctx), probe=ctx.probe(ProbeName.STILL_SERVING, "an ordinary request after the above")
     )
     if still.request is not None and still.response is not None:
         finished = client.build(
             "notifications/cancelled", {"requestId": still.request.id, "reason": "already answered"}, notification=True
         )
-        probe = ctx.probe("cancel-finished-request", "notifications/cancelled for an answered request: ignored")
+        probe = ctx.probe(ProbeName.CANCEL_FINISHED_REQUEST, "notifications/cancelled for an answered request: ignored")
         if ctx.http:
             await client.send(finished, probe)
         else:
-            await ctx.transport.send(encode(finished), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
+            await ctx.transport.send(encode(finished), probe=probe.at(ctx.revision.name), expect=None, wait=False)
             await _quiet(ctx)
         await client.request(
-            method, _params(ctx), probe=ctx.probe("after-cancellation", "an ordinary request after the cancellation")
+            method,
+            _params(ctx),
+            probe=ctx.probe(ProbeName.AFTER_CANCELLATION, "an ordinary request after the cancellation"),
         )
 
 
@@ -142,7 +147,9 @@ async def _client_response(ctx: SuiteContext) -> None:
     recorded as a note."""
     body = {"jsonrpc": "2.0", "id": NO_SUCH_REQUEST, "result": {}}
     probe = ctx.probe(
-        "client-response", "a JSON-RPC response to a request the server never sent: refused or ignored", invalid=True
+        ProbeName.CLIENT_RESPONSE,
+        "a JSON-RPC response to a request the server never sent: refused or ignored",
+        invalid=True,
     )
     if ctx.http:
         reply = await ctx.tolerant(ctx.client.send(body, probe, timeout=ctx.short_timeout))
@@ -151,7 +158,7 @@ async def _client_response(ctx: SuiteContext) -> None:
     else:
         transport = ctx.transport
         assert isinstance(transport, StdioTransport)
-        await transport.send(encode(body), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
+        await transport.send(encode(body), probe=probe.at(ctx.revision.name), expect=None, wait=False)
         seen = await transport.observe(0.3)
         answer = "; ".join(message.describe() for message in seen) or "nothing (ignored)"
         where = "written to stdin"
@@ -168,7 +175,10 @@ async def _accept(ctx: SuiteContext) -> None:
     method = _safe_method(ctx)
     for accept in WRONG_ACCEPT:
         probe = ctx.probe(
-            "wrong-accept", f"Accept: {accept} only: the server may refuse (406) or answer", invalid=True, accept=accept
+            ProbeName.WRONG_ACCEPT,
+            f"Accept: {accept} only: the server may refuse (406) or answer",
+            invalid=True,
+            accept=accept,
         )
         reply = await ctx.tolerant(
             client.request(method, _params(ctx), headers={"Accept": accept}, probe=probe, timeout=ctx.short_timeout)
@@ -192,14 +202,17 @@ async def _origin(ctx: SuiteContext) -> None:
         _params(ctx),
         headers={"Origin": "https://mcp-assay.invalid"},
         probe=ctx.probe(
-            "foreign-origin", "a request from a foreign Origin: 403 Forbidden", invalid=True, foreign_origin=True
+            ProbeName.FOREIGN_ORIGIN,
+            "a request from a foreign Origin: 403 Forbidden",
+            invalid=True,
+            foreign_origin=True,
         ),
         allow_refusal=True,
     )
     await client.request(
         method,
         _params(ctx),
-        probe=ctx.probe("origin-control", "the same request without Origin: served (makes a 403 attributable)"),
+        probe=ctx.probe(ProbeName.ORIGIN_CONTROL, "the same request without Origin: served (makes a 403 attributable)"),
         allow_refusal=True,
     )
 
@@ -212,20 +225,20 @@ async def headers(ctx: SuiteContext) -> None:
         method,
         {},
         headers={"Mcp-Method": None},
-        probe=ctx.probe("no-mcp-method", "no Mcp-Method header: 400 and -32020", invalid=True),
+        probe=ctx.probe(ProbeName.NO_MCP_METHOD, "no Mcp-Method header: 400 and -32020", invalid=True),
     )
     await client.request(
         method,
         {},
         headers={"Mcp-Method": "prompts/get" if method != "prompts/get" else "tools/list"},
-        probe=ctx.probe("mcp-method-mismatch", "Mcp-Method names another method: 400 and -32020", invalid=True),
+        probe=ctx.probe(ProbeName.MCP_METHOD_MISMATCH, "Mcp-Method names another method: 400 and -32020", invalid=True),
     )
     await client.request(
         method,
         {},
         headers={"Mcp-Method": method.upper()},
         probe=ctx.probe(
-            "mcp-method-case", "Mcp-Method differs from the body only in case: 400 and -32020", invalid=True
+            ProbeName.MCP_METHOD_CASE, "Mcp-Method differs from the body only in case: 400 and -32020", invalid=True
         ),
     )
     body = client.build(method, {})
@@ -237,7 +250,7 @@ async def headers(ctx: SuiteContext) -> None:
     }
     await client.send(
         body,
-        ctx.probe("header-name-case", "standard header names in other spellings are accepted"),
+        ctx.probe(ProbeName.HEADER_NAME_CASE, "standard header names in other spellings are accepted"),
         headers=spelled,
         replace_headers=True,
     )
@@ -246,7 +259,7 @@ async def headers(ctx: SuiteContext) -> None:
         {},
         headers={"Mcp-Session-Id": "mcp-assay-not-a-session"},
         probe=ctx.probe(
-            "session-id-ignored",
+            ProbeName.SESSION_ID_IGNORED,
             "an Mcp-Session-Id header is ignored, and no Mcp-Session-Id comes back",
             invalid=True,
         ),
@@ -255,7 +268,7 @@ async def headers(ctx: SuiteContext) -> None:
         method,
         {},
         headers={"Last-Event-ID": "mcp-assay-0"},
-        probe=ctx.probe("last-event-id-ignored", "Last-Event-ID is ignored: no replay", invalid=True),
+        probe=ctx.probe(ProbeName.LAST_EVENT_ID_IGNORED, "Last-Event-ID is ignored: no replay", invalid=True),
     )
     await _origin(ctx)
     await _accept(ctx)
@@ -301,7 +314,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         method,
         params,
         headers={"Mcp-Name": None},
-        probe=ctx.probe("no-mcp-name", f"{method} without Mcp-Name: 400 and -32020", invalid=True),
+        probe=ctx.probe(ProbeName.NO_MCP_NAME, f"{method} without Mcp-Name: 400 and -32020", invalid=True),
     )
     for method, field, value, params in targets:
         other = _listed_name(ctx, method, value)
@@ -310,7 +323,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
             params,
             headers={"Mcp-Name": other},
             probe=ctx.probe(
-                "mcp-name-mismatch",
+                ProbeName.MCP_NAME_MISMATCH,
                 f"Mcp-Name {other!r} differs from params.{field} {value!r}: 400 and -32020, not an answer about "
                 f"params.{field}",
                 invalid=True,
@@ -322,7 +335,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         params,
         headers={"Mcp-Name": encode_header_value(value, force=True)},
         probe=ctx.probe(
-            "mcp-name-base64", "Mcp-Name in the =?base64?…?= form decoding to the body's value is accepted"
+            ProbeName.MCP_NAME_BASE64, "Mcp-Name in the =?base64?…?= form decoding to the body's value is accepted"
         ),
     )
     raw_value = value + "-\u00e9"
@@ -331,7 +344,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         {**params, field: raw_value},
         headers={"Mcp-Name": raw_value.encode("utf-8")},
         probe=ctx.probe(
-            "header-invalid-characters",
+            ProbeName.HEADER_INVALID_CHARACTERS,
             "Mcp-Name carrying raw non-ASCII bytes instead of the base64 form: 400",
             invalid=True,
         ),
@@ -341,7 +354,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         params,
         headers={"Mcp-Name": encode_header_value(value + "-other", force=True)},
         probe=ctx.probe(
-            "mcp-name-base64-mismatch",
+            ProbeName.MCP_NAME_BASE64_MISMATCH,
             "Mcp-Name in base64 form decoding to another value: 400 and -32020",
             invalid=True,
         ),
@@ -353,7 +366,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
             method,
             {**params, field: NEEDS_SENTINEL},
             probe=ctx.probe(
-                "mcp-name-needs-sentinel",
+                ProbeName.MCP_NAME_NEEDS_SENTINEL,
                 f"params.{field} {NEEDS_SENTINEL!r} (a leading space, non-ASCII) sent as a =?base64?…?= Mcp-Name: "
                 "accepted as a match",
             ),

@@ -14,6 +14,7 @@ of the run (see :func:`teardown`), after which its id must get ``404``.
 
 from __future__ import annotations
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 from mcp_assay.suite.transports import StreamControl
@@ -26,56 +27,66 @@ UNSUPPORTED = "1900-01-01"
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, LegacyClient)
-    await client.request("ping", probe=ctx.probe("ping", "ping is answered with an empty result"))
+    await client.request("ping", probe=ctx.probe(ProbeName.PING, "ping is answered with an empty result"))
     fresh = await ctx.fresh_client()
     if isinstance(fresh, LegacyClient):
         await fresh.initialize(
             UNSUPPORTED,
-            ctx.probe("unsupported-version", f"initialize offering {UNSUPPORTED}: a counter-offer, not an echo"),
+            ctx.probe(
+                ProbeName.UNSUPPORTED_VERSION, f"initialize offering {UNSUPPORTED}: a counter-offer, not an echo"
+            ),
             adopt=False,
         )
     if ctx.advertises("logging"):
         await client.request(
-            "logging/setLevel", {"level": "warning"}, probe=ctx.probe("set-level", "logging/setLevel answers {}")
+            "logging/setLevel",
+            {"level": "warning"},
+            probe=ctx.probe(ProbeName.SET_LEVEL, "logging/setLevel answers {}"),
         )
         await client.request(
             "logging/setLevel",
             {"level": "verbose"},
-            probe=ctx.probe("set-level-invalid", "logging/setLevel with an unknown level: -32602", invalid=True),
+            probe=ctx.probe(
+                ProbeName.SET_LEVEL_INVALID, "logging/setLevel with an unknown level: -32602", invalid=True
+            ),
         )
     if not ctx.http:
         return
     await client.request(
         "ping",
         headers={"MCP-Protocol-Version": UNSUPPORTED},
-        probe=ctx.probe("bad-version-header", f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400", invalid=True),
+        probe=ctx.probe(
+            ProbeName.BAD_VERSION_HEADER, f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400", invalid=True
+        ),
     )
     await client.request(
         "ping",
         version=False,
         probe=ctx.probe(
-            "no-version-header", "no MCP-Protocol-Version header: served as 2025-03-26 or refused (A22)", invalid=True
+            ProbeName.NO_VERSION_HEADER,
+            "no MCP-Protocol-Version header: served as 2025-03-26 or refused (A22)",
+            invalid=True,
         ),
     )
     if client.session is not None:
         await client.request(
             "ping",
             session=False,
-            probe=ctx.probe("no-session-id", "a request without the session id: 400", invalid=True),
+            probe=ctx.probe(ProbeName.NO_SESSION_ID, "a request without the session id: 400", invalid=True),
         )
     await client.request(
         "ping",
         session=False,
         version=False,
         probe=ctx.probe(
-            "no-version-no-session",
+            ProbeName.NO_VERSION_NO_SESSION,
             "neither MCP-Protocol-Version nor a session: served as 2025-03-26 or refused with 400 (A22)",
             invalid=True,
         ),
     )
     await client.transport.send(
         b"",
-        probe=ctx.probe("get-stream", "GET with Accept: text/event-stream: an event stream or 405").tag(
+        probe=ctx.probe(ProbeName.GET_STREAM, "GET with Accept: text/event-stream: an event stream or 405").at(
             ctx.revision.name
         ),
         expect=None,
@@ -96,7 +107,7 @@ async def confirm(ctx: SuiteContext) -> None:
         return
     ctx.family = "handshake"
     await client.initialized(
-        ctx.probe("initialized", "notifications/initialized completes the handshake (202 on HTTP, no answer)")
+        ctx.probe(ProbeName.INITIALIZED, "notifications/initialized completes the handshake (202 on HTTP, no answer)")
     )
 
 
@@ -108,7 +119,7 @@ async def teardown(ctx: SuiteContext) -> None:
     ctx.family = "handshake"
     reply = await client.transport.send(
         b"",
-        probe=ctx.probe("delete-session", "DELETE ends the session (or 405)").tag(ctx.revision.name),
+        probe=ctx.probe(ProbeName.DELETE_SESSION, "DELETE ends the session (or 405)").at(ctx.revision.name),
         expect=None,
         headers={k: v for k, v in client.headers().items() if k.lower() != "content-type"},
         method="DELETE",
@@ -117,7 +128,7 @@ async def teardown(ctx: SuiteContext) -> None:
     if reply.status is not None and 200 <= reply.status < 300:
         await client.request(
             "ping",
-            probe=ctx.probe("ended-session", "a request with the id of an ended session: 404", invalid=True),
+            probe=ctx.probe(ProbeName.ENDED_SESSION, "a request with the id of an ended session: 404", invalid=True),
             timeout=ctx.short_timeout,
         )
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_assay.jsonrpc import Message
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.session import ModernClient
@@ -58,7 +59,13 @@ def _one_type(ctx: SuiteContext) -> str:
 
 
 async def _listen(
-    ctx: SuiteContext, name: str, intent: str, notifications: dict[str, Any], *, ident: Any = None, linger: float = 0.0
+    ctx: SuiteContext,
+    name: ProbeName,
+    intent: str,
+    notifications: dict[str, Any],
+    *,
+    ident: Any = None,
+    linger: float = 0.0,
 ) -> Reply:
     client = ctx.client
     assert isinstance(client, ModernClient)
@@ -77,7 +84,7 @@ async def _listen(
         await client.notify(
             "notifications/cancelled",
             {"requestId": ident, "reason": "mcp-assay closes the subscription"},
-            probe=ctx.probe("cancel-listen", "end the subscription: any teardown must be conformant"),
+            probe=ctx.probe(ProbeName.CANCEL_LISTEN, "end the subscription: any teardown must be conformant"),
         )
         await transport.observe(0.2)
     return reply
@@ -87,16 +94,22 @@ async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
     kind = _one_type(ctx)
-    first = await _listen(ctx, "one-type", f"listen opting into {kind} only: the ack grants no more", {kind: True})
+    first = await _listen(
+        ctx, ProbeName.ONE_TYPE, f"listen opting into {kind} only: the ack grants no more", {kind: True}
+    )
     if not _acknowledged(first.messages) and first.response is None:
         ctx.observe("note", detail=f"subscriptions/listen was not acknowledged within {ctx.config.stream_budget_ms} ms")
     silence = min(0.5, ctx.config.stream_budget_ms / 3000)
     await _listen(
-        ctx, "empty-filter", "listen with an empty filter: an ack granting nothing, then silence", {}, linger=silence
+        ctx,
+        ProbeName.EMPTY_FILTER,
+        "listen with an empty filter: an ack granting nothing, then silence",
+        {},
+        linger=silence,
     )
     await _listen(
         ctx,
-        "string-id",
+        ProbeName.STRING_ID,
         "listen with a string request id: the ack carries the same string",
         {kind: True},
         ident="mcp-assay-listen",
@@ -107,7 +120,10 @@ async def run(ctx: SuiteContext) -> None:
     if uris:
         everything["resourceSubscriptions"] = uris[:1]
     await _listen(
-        ctx, "everything", "listen asking for every type: types the capabilities cannot back are dropped", everything
+        ctx,
+        ProbeName.EVERYTHING,
+        "listen asking for every type: types the capabilities cannot back are dropped",
+        everything,
     )
     await _concurrent(ctx, uris)
 
@@ -157,7 +173,7 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
             {"notifications": notifications},
             ident=idents[number],
             probe=ctx.probe(
-                "concurrent",
+                ProbeName.CONCURRENT,
                 f"listen for {label} while another subscription listens for {other}: "
                 "each notification goes only to a subscription that asked for it",
             ),
@@ -187,7 +203,7 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
                 await client.notify(
                     "notifications/cancelled",
                     {"requestId": ident, "reason": "mcp-assay closes the subscription"},
-                    probe=ctx.probe("cancel-listen", "end the subscription: any teardown must be conformant"),
+                    probe=ctx.probe(ProbeName.CANCEL_LISTEN, "end the subscription: any teardown must be conformant"),
                 )
         await transport.observe(0.2)
     for outcome in outcomes:
@@ -200,20 +216,20 @@ async def _while_listening(ctx: SuiteContext, client: ModernClient) -> None:
     methods = [method for capability, _, method in LISTS if ctx.flag(capability, "listChanged")]
     for method in methods:
         await client.request(
-            method, {}, probe=ctx.probe("list-while-listening", f"{method} while two subscriptions are open")
+            method, {}, probe=ctx.probe(ProbeName.LIST_WHILE_LISTENING, f"{method} while two subscriptions are open")
         )
     called: dict[str, Any] = {}
     for name, arguments, _reply in ctx.tool_calls:
         called.setdefault(name, arguments)
     for name, arguments in called.items():
         await call_tool(
-            ctx, name, arguments, probe_name="call-while-listening",
+            ctx, name, arguments, probe_name=ProbeName.CALL_WHILE_LISTENING,
             intent=f"tools/call {name} again (as already called) while two subscriptions are open: "
             "a list change it causes goes only to the subscription that asked for it",
         )  # fmt: skip
     for method in methods:
         await client.request(
-            method, {}, probe=ctx.probe("list-while-listening", f"{method} again: a changed list was announced")
+            method, {}, probe=ctx.probe(ProbeName.LIST_WHILE_LISTENING, f"{method} again: a changed list was announced")
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName, http_verb
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import StreamControl
@@ -61,7 +62,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         UNKNOWN,
         params,
-        probe=ctx.probe("unknown-method", "an unknown method: -32601 (404 on 2026 HTTP)", invalid=True),
+        probe=ctx.probe(ProbeName.UNKNOWN_METHOD, "an unknown method: -32601 (404 on 2026 HTTP)", invalid=True),
     )
     if isinstance(client, ModernClient):
         for method, method_params in _removed(ctx):
@@ -69,7 +70,7 @@ async def run(ctx: SuiteContext) -> None:
                 method,
                 method_params,
                 probe=ctx.probe(
-                    "removed-method",
+                    ProbeName.REMOVED_METHOD,
                     f"{method} does not exist in {ctx.revision.name}: -32601 (404 on HTTP)",
                     invalid=True,
                 ),
@@ -83,7 +84,7 @@ async def run(ctx: SuiteContext) -> None:
             method,
             dict(method_params) if ctx.modern or method_params else None,
             probe=ctx.probe(
-                "no-capability",
+                ProbeName.NO_CAPABILITY,
                 f"{method} without an advertised {capability} capability: -32601",
                 invalid=True,
             ),
@@ -94,8 +95,8 @@ async def run(ctx: SuiteContext) -> None:
             await client.transport.send(
                 b"",
                 probe=ctx.probe(
-                    f"http-{verb.lower()}", f"{verb} on the MCP endpoint: 405 Method Not Allowed", invalid=True
-                ).tag(ctx.revision.name),
+                    http_verb(verb), f"{verb} on the MCP endpoint: 405 Method Not Allowed", invalid=True
+                ).at(ctx.revision.name),
                 expect=None,
                 headers=headers,
                 stream=StreamControl(budget=0.5, stop=lambda messages: True),

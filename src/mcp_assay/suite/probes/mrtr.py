@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
@@ -66,7 +67,7 @@ async def run(ctx: SuiteContext) -> None:
         if not isinstance(required, dict):
             continue
         again = await call_tool(
-            ctx, name, arguments, probe_name="with-capabilities",
+            ctx, name, arguments, probe_name=ProbeName.WITH_CAPABILITIES,
             intent=f"tools/call {name} declaring the capabilities its -32021 asked for", capabilities=required,
         )  # fmt: skip
         if _interim(again):
@@ -88,24 +89,24 @@ async def run(ctx: SuiteContext) -> None:
     answers = {key: _answer(request) for key, request in requests.items()}
     if requests:
         await call_tool(
-            ctx, name, arguments, probe_name="mrtr-incomplete-retry",
+            ctx, name, arguments, probe_name=ProbeName.MRTR_INCOMPLETE_RETRY,
             intent="a retry that answers nothing: a new input_required, not an error",
             capabilities=capabilities, extra={**base, "inputResponses": {}},
         )  # fmt: skip
     await call_tool(
-        ctx, name, arguments, probe_name="mrtr-extra-responses",
+        ctx, name, arguments, probe_name=ProbeName.MRTR_EXTRA_RESPONSES,
         intent="a retry with an answer nobody asked for: the extra key is ignored",
         capabilities=capabilities,
         extra={**base, "inputResponses": {**answers, "mcp-assay-extra": {"action": "cancel"}}},
     )  # fmt: skip
     await call_tool(
-        ctx, name, arguments, probe_name="mrtr-malformed-responses",
+        ctx, name, arguments, probe_name=ProbeName.MRTR_MALFORMED_RESPONSES,
         intent="a retry whose inputResponses is not an object: -32602", invalid=True,
         capabilities=capabilities, extra={**base, "inputResponses": "mcp-assay"},
     )  # fmt: skip
     if state:
         await call_tool(
-            ctx, name, arguments, probe_name="mrtr-tampered-state",
+            ctx, name, arguments, probe_name=ProbeName.MRTR_TAMPERED_STATE,
             intent="a retry whose requestState was changed by one character: rejected", invalid=True,
             capabilities=capabilities, extra={"requestState": _tampered(state), "inputResponses": answers},
         )  # fmt: skip

@@ -9,6 +9,7 @@ connection: a continuation must not depend on the connection it arrives on (VER-
 
 from __future__ import annotations
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import list_params
 
@@ -37,7 +38,7 @@ async def run(ctx: SuiteContext) -> None:
             await client.request(
                 method,
                 list_params(ctx, listing.cursors[0]),
-                probe=ctx.probe("same-cursor", f"{method} with an issued cursor again: the same page"),
+                probe=ctx.probe(ProbeName.SAME_CURSOR, f"{method} with an issued cursor again: the same page"),
             )
             fresh = await ctx.fresh_client() if elsewhere else None
             if fresh is not None:
@@ -46,14 +47,16 @@ async def run(ctx: SuiteContext) -> None:
                     method,
                     list_params(ctx, listing.cursors[0]),
                     probe=ctx.probe(
-                        "cursor-new-connection",
+                        ProbeName.CURSOR_NEW_CONNECTION,
                         f"{method} continued with an issued cursor on a new connection: served the same",
                     ),
                 )
         await client.request(
             method,
             {"cursor": INVENTED},
-            probe=ctx.probe("invalid-cursor", f"{method} with a cursor the server never issued: -32602", invalid=True),
+            probe=ctx.probe(
+                ProbeName.INVALID_CURSOR, f"{method} with a cursor the server never issued: -32602", invalid=True
+            ),
         )
         sent += 1
     if not sent:

@@ -19,6 +19,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, mirror
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.probes._common import walk
@@ -85,7 +86,7 @@ def _other(value: Any) -> Any:
 async def _tools(ctx: SuiteContext, client: ModernClient) -> list[dict[str, Any]] | None:
     listing = ctx.listings.get("tools/list")
     if listing is None:
-        listing = await walk(ctx, "tools/list", label="list-for-param-headers")
+        listing = await walk(ctx, "tools/list", label=ProbeName.LIST_FOR_PARAM_HEADERS)
         ctx.listings["tools/list"] = listing
     if not listing.ok:
         return None
@@ -137,7 +138,9 @@ async def run(ctx: SuiteContext) -> None:
     present = [(mark, _value_at(arguments, mark.path)) for mark in marks]
     present = [(mark, value) for mark, value in present if value is not None and mirror(value) is not None]
 
-    async def call(args: Mapping[str, Any], case: str, intent: str, headers: Mapping[str, Any], invalid: bool) -> None:
+    async def call(
+        args: Mapping[str, Any], case: ProbeName, intent: str, headers: Mapping[str, Any], invalid: bool
+    ) -> None:
         await client.request(
             "tools/call",
             {"name": name, "arguments": dict(args)},
@@ -154,35 +157,35 @@ async def run(ctx: SuiteContext) -> None:
         where = "arguments." + ".".join(mark.path)
         await call(
             arguments,
-            "param-missing",
+            ProbeName.PARAM_MISSING,
             f"{header} left out although {where} is set: 400 and -32020",
             {header: None},
             True,
         )
         await call(
             arguments,
-            "param-mismatch",
+            ProbeName.PARAM_MISMATCH,
             f"{header} {other!r} while {where} is {text!r}: 400 and -32020",
             {header: encode_header_value(other)},
             True,
         )
         await call(
             arguments,
-            "param-invalid-characters",
+            ProbeName.PARAM_INVALID_CHARACTERS,
             f"{header} carrying raw non-ASCII bytes: 400",
             {header: (text + "-\u00e9").encode("utf-8")},
             True,
         )
         await call(
             arguments,
-            "param-base64",
+            ProbeName.PARAM_BASE64,
             f"{header} as a =?base64?…?= sentinel of {text!r}: accepted",
             {header: encode_header_value(text, force=True)},
             False,
         )
         await call(
             arguments,
-            "param-base64-mismatch",
+            ProbeName.PARAM_BASE64_MISMATCH,
             f"{header} as a sentinel decoding to {other!r}: 400 and -32020",
             {header: encode_header_value(other, force=True)},
             True,
@@ -199,7 +202,7 @@ async def run(ctx: SuiteContext) -> None:
         mark, value = integers[0]
         header = f"Mcp-Param-{mark.name}"
         intent = f"{header} {value}.0 for the integer {value}: accepted (compared as numbers)"
-        await call(arguments, "param-numeric", intent, {header: f"{value}.0"}, True)
+        await call(arguments, ProbeName.PARAM_NUMERIC, intent, {header: f"{value}.0"}, True)
     elif present:
         ctx.skip(
             f"{name} has no integer marked property with a value in --tool-args",
@@ -219,7 +222,7 @@ async def _absent(
         if not _required(schema, mark.path):
             await call(
                 _without(arguments, mark.path, null=False),
-                "param-absent",
+                ProbeName.PARAM_ABSENT,
                 f"{where} left out, so {header} is omitted: served, not -32020",
                 {},
                 False,
@@ -228,7 +231,7 @@ async def _absent(
         if _nullable(mark):
             await call(
                 _without(arguments, mark.path, null=True),
-                "param-null",
+                ProbeName.PARAM_NULL,
                 f"{where} is null, so {header} is omitted: not -32020",
                 {},
                 False,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import fresh_lister, walk
 
@@ -42,7 +43,7 @@ async def run(ctx: SuiteContext) -> None:
         return
     prompts = [prompt for prompt in listing.items if isinstance(prompt.get("name"), str)]
     fresh = await fresh_lister(ctx)
-    await walk(ctx, "prompts/list", client=fresh or client, label="list-again")
+    await walk(ctx, "prompts/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
     fetched = 0
     for prompt in prompts:
         name = prompt["name"]
@@ -54,7 +55,7 @@ async def run(ctx: SuiteContext) -> None:
         if given:
             params["arguments"] = dict(given)
         why = "with the arguments given in --prompt-args" if given else "needs no arguments"
-        await client.request("prompts/get", params, probe=ctx.probe("get", f"prompts/get {name} ({why})"))
+        await client.request("prompts/get", params, probe=ctx.probe(ProbeName.GET, f"prompts/get {name} ({why})"))
         fetched += 1
         if fetched >= max(1, ctx.config.resource_sample):
             break
@@ -70,7 +71,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         "prompts/get",
         {"name": "mcp-assay-no-such-prompt"},
-        probe=ctx.probe("unknown-prompt", "a prompt that does not exist: -32602", invalid=True),
+        probe=ctx.probe(ProbeName.UNKNOWN_PROMPT, "a prompt that does not exist: -32602", invalid=True),
     )
     with_required = next((prompt for prompt in prompts if _required(prompt)), None)
     if with_required is None:
@@ -80,7 +81,7 @@ async def run(ctx: SuiteContext) -> None:
         "prompts/get",
         {"name": with_required["name"]},
         probe=ctx.probe(
-            "missing-prompt-argument",
+            ProbeName.MISSING_PROMPT_ARGUMENT,
             f"prompts/get {with_required['name']} without its required argument(s): -32602",
             invalid=True,
         ),

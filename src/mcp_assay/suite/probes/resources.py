@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import fresh_lister, walk
 
@@ -23,15 +24,17 @@ async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     listing = await walk(ctx, "resources/list")
     ctx.listings["resources/list"] = listing
-    templates = await walk(ctx, "resources/templates/list", label="templates")
+    templates = await walk(ctx, "resources/templates/list", label=ProbeName.TEMPLATES)
     ctx.listings["resources/templates/list"] = templates
     fresh = await fresh_lister(ctx)
     if listing.ok:
-        await walk(ctx, "resources/list", client=fresh or client, label="list-again")
+        await walk(ctx, "resources/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
         uris = [item["uri"] for item in listing.items if isinstance(item.get("uri"), str)]
         sample = uris[: ctx.config.resource_sample]
         for uri in sample:
-            await client.request("resources/read", {"uri": uri}, probe=ctx.probe("read", f"read listed resource {uri}"))
+            await client.request(
+                "resources/read", {"uri": uri}, probe=ctx.probe(ProbeName.READ, f"read listed resource {uri}")
+            )
         setting = ctx.config.resource_sample
         ctx.observe("note", detail=f"read {len(sample)} of {len(uris)} listed resources (--resource-sample {setting})")
         if not sample:
@@ -42,10 +45,12 @@ async def run(ctx: SuiteContext) -> None:
             )
         if uris and ctx.flag("resources", "subscribe") and ctx.revision.has("resource_subscribe"):
             await client.request(
-                "resources/subscribe", {"uri": uris[0]}, probe=ctx.probe("subscribe", f"subscribe to {uris[0]}")
+                "resources/subscribe", {"uri": uris[0]}, probe=ctx.probe(ProbeName.SUBSCRIBE, f"subscribe to {uris[0]}")
             )
             await client.request(
-                "resources/unsubscribe", {"uri": uris[0]}, probe=ctx.probe("unsubscribe", f"unsubscribe {uris[0]}")
+                "resources/unsubscribe",
+                {"uri": uris[0]},
+                probe=ctx.probe(ProbeName.UNSUBSCRIBE, f"unsubscribe {uris[0]}"),
             )
     else:
         answer = listing.error.describe() if listing.error is not None else "nothing"
@@ -58,12 +63,14 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         "resources/read",
         {"uri": missing},
-        probe=ctx.probe("missing-resource", "a resource that does not exist: an error (-32602 in 2026)", invalid=True),
+        probe=ctx.probe(
+            ProbeName.MISSING_RESOURCE, "a resource that does not exist: an error (-32602 in 2026)", invalid=True
+        ),
     )
     await client.request(
         "resources/read",
         {"uri": "not a uri"},
-        probe=ctx.probe("malformed-uri", "a malformed URI: a JSON-RPC error, not a read", invalid=True),
+        probe=ctx.probe(ProbeName.MALFORMED_URI, "a malformed URI: a JSON-RPC error, not a read", invalid=True),
     )
     ctx.skip(
         "the suite does not try to read files outside a server's tree (it cannot tell a refused escape "

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName, stub_token
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.auth import Prober, ask, protected_method
@@ -39,8 +40,8 @@ from mcp_assay.suite.transports import Reply
 __all__ = ["CONTROL", "FAMILY", "REQUIREMENTS"]
 
 VALIDATION_REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"})
-CONTROL = "auth-stub-control"
-SCOPE_CONTROL = "auth-scope-control"
+CONTROL = ProbeName.AUTH_STUB_CONTROL
+SCOPE_CONTROL = ProbeName.AUTH_SCOPE_CONTROL
 SCOPE_REQUIREMENTS = frozenset({"AUTH-15", "AUTH-22", "AUTH-23", "AUTH-26"})
 PASSTHROUGH_REQUIREMENTS = frozenset({"AUTH-27"})
 REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS | PASSTHROUGH_REQUIREMENTS
@@ -82,7 +83,7 @@ async def _run(ctx: SuiteContext, prober: Prober, stub: StubConfig, foreign: Sig
     for _, group in groupby(probes, key=lambda variant: variant.requirement):
         for variant in group:
             await ask(
-                ctx, client, method, f"auth-stub-{variant.name}", f"{method} with a stub token, {variant.variant}: "
+                ctx, client, method, stub_token(variant.name), f"{method} with a stub token, {variant.variant}: "
                 "not served", credential="invalid", variant=variant.variant, authorization=f"Bearer {variant.token}",
                 requirement=variant.requirement, control=CONTROL,
             )  # fmt: skip
@@ -137,19 +138,21 @@ async def _scopes(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: 
         control = f"tools/call {tool} with every configured scope: served"
         await call.send(SCOPE_CONTROL, everything, control)
         lacking = tuple(scope for scope in everything if scope not in needed)
-        await call.send("auth-scope-lacking", lacking, f"tools/call {tool} without {' '.join(needed)}: not performed",
-                        requirement="AUTH-22")  # fmt: skip
+        intent = f"tools/call {tool} without {' '.join(needed)}: not performed"
+        await call.send(ProbeName.AUTH_SCOPE_LACKING, lacking, intent, requirement="AUTH-22")
         allowed = _callable_with(ctx, stub, lacking, tool)
         if isinstance(client, ModernClient) and allowed is not None:
             intent = f"tools/call {tool} under Mcp-Name {allowed}, which the token may call: refused"
-            await call.send("auth-scope-header-routed", lacking, intent, mcp_name=allowed, requirement="AUTH-26")
+            await call.send(
+                ProbeName.AUTH_SCOPE_HEADER_ROUTED, lacking, intent, mcp_name=allowed, requirement="AUTH-26"
+            )
         elif isinstance(client, ModernClient):
             ctx.skip(f"no other tool the token lacking {' '.join(needed)} may call is known, to name in Mcp-Name "
                      f"(list it in stub.tool_scopes or --tool-args)", requirements=frozenset({"AUTH-26"}))  # fmt: skip
         for broad, narrow in stub.implies.items():
             if broad not in needed and set(needed) <= set(narrow):
                 intent = f"tools/call {tool} holding only {broad}, which implies {' '.join(needed)}: served"
-                await call.send("auth-scope-broad", (broad,), intent, requirement="AUTH-23", broad=broad)
+                await call.send(ProbeName.AUTH_SCOPE_BROAD, (broad,), intent, requirement="AUTH-23", broad=broad)
         await call.send(SCOPE_CONTROL, everything, control)
 
 
@@ -173,8 +176,8 @@ async def _passthrough(ctx: SuiteContext, client: ModernClient | LegacyClient, s
     session = ctx.stub
     token = control_token(stub.key, stub.issuer, audience, stub.all_scopes)
     started = len(session.notes())
-    probe = ctx.probe("auth-passthrough", f"tools/call {tool}: its upstream request carries no copy of the token",
-                      credential="stub", tool=tool)  # fmt: skip
+    intent = f"tools/call {tool}: its upstream request carries no copy of the token"
+    probe = ctx.probe(ProbeName.AUTH_PASSTHROUGH, intent, credential="stub", tool=tool)
     params = {"name": tool, "arguments": dict(ctx.config.tool_args[tool])}
     await client.request("tools/call", params, probe=probe, headers={"Authorization": f"Bearer {token}"},
                          allow_refusal=True)  # fmt: skip

@@ -26,6 +26,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import callable_without_arguments, fresh_lister, required_arguments, walk
@@ -67,7 +68,7 @@ async def call_tool(
     name: str,
     arguments: Any,
     *,
-    probe_name: str,
+    probe_name: ProbeName,
     intent: str,
     invalid: bool = False,
     progress: str | None = None,
@@ -128,7 +129,7 @@ async def run(ctx: SuiteContext) -> None:
     if isinstance(client, ModernClient):
         client.tools = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
     fresh = await fresh_lister(ctx)
-    await walk(ctx, "tools/list", client=fresh or client, label="list-again")
+    await walk(ctx, "tools/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
     unknown = sorted(set(ctx.config.tool_args) - {tool.get("name") for tool in tools})
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")
@@ -144,7 +145,7 @@ async def run(ctx: SuiteContext) -> None:
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
         reply = await call_tool(
-            ctx, name, arguments, probe_name="call", intent=f"tools/call {name} ({why})",
+            ctx, name, arguments, probe_name=ProbeName.CALL, intent=f"tools/call {name} ({why})",
             progress=f"mcp-assay-progress-{number}",
         )  # fmt: skip
         ctx.tool_calls.append((name, arguments, reply))
@@ -153,14 +154,19 @@ async def run(ctx: SuiteContext) -> None:
     if chosen and ctx.modern:
         await _logged_calls(ctx, chosen)
     await call_tool(
-        ctx, NO_SUCH_TOOL, {}, probe_name="unknown-tool", intent="a tool that does not exist: -32602", invalid=True
+        ctx,
+        NO_SUCH_TOOL,
+        {},
+        probe_name=ProbeName.UNKNOWN_TOOL,
+        intent="a tool that does not exist: -32602",
+        invalid=True,
     )
     body = client.build("tools/call", {"arguments": {}})
-    await client.send(body, ctx.probe("no-name", "tools/call without a name: a JSON-RPC error", invalid=True))
+    await client.send(body, ctx.probe(ProbeName.NO_NAME, "tools/call without a name: a JSON-RPC error", invalid=True))
     target = chosen[0][0] if chosen else (tools[0]["name"] if tools and isinstance(tools[0].get("name"), str) else None)
     if target is not None:
         await call_tool(
-            ctx, target, "mcp-assay", probe_name="arguments-not-object",
+            ctx, target, "mcp-assay", probe_name=ProbeName.ARGUMENTS_NOT_OBJECT,
             intent="tools/call whose arguments are a string: a JSON-RPC error", invalid=True,
         )  # fmt: skip
     await _bad_arguments(ctx, tools)
@@ -189,7 +195,7 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
     chatty: tuple[str, dict[str, Any]] | None = None
     for number, (name, arguments, why) in enumerate(chosen, start=1):
         reply = await call_tool(
-            ctx, name, arguments, probe_name="call-logged",
+            ctx, name, arguments, probe_name=ProbeName.CALL_LOGGED,
             intent=f"tools/call {name} ({why}) asking for every log message (logLevel debug) and progress: "
             "log messages and progress only on its own stream, before its answer",
             progress=f"mcp-assay-progress-logged-{number}", log_level="debug",
@@ -206,7 +212,7 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
         return
     name, arguments = chatty
     await call_tool(
-        ctx, name, arguments, probe_name="call-log-error",
+        ctx, name, arguments, probe_name=ProbeName.CALL_LOG_ERROR,
         intent=f"tools/call {name} asking only for error-level log messages: nothing below error",
         log_level="error",
     )  # fmt: skip
@@ -222,16 +228,18 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
         body = client.build("tools/call", params, meta=meta)
     else:
         body = client.build("tools/call", params)
-    probe = ctx.probe("cancel-call", f"tools/call {name}, cancelled right away: nothing more about it afterwards")
+    probe = ctx.probe(
+        ProbeName.CANCEL_CALL, f"tools/call {name}, cancelled right away: nothing more about it afterwards"
+    )
     transport = ctx.transport
     if isinstance(transport, StdioTransport):
         validate_outgoing(ctx.revision, encode(body), invalid=False)
-        await transport.send(encode(body), probe=probe.tag(ctx.revision.name), expect=None, wait=False)
+        await transport.send(encode(body), probe=probe.at(ctx.revision.name), expect=None, wait=False)
         await asyncio.sleep(0.02)
         await client.notify(
             "notifications/cancelled",
             {"requestId": body["id"], "reason": "mcp-assay cancels the call"},
-            probe=ctx.probe("cancel", f"cancel the tools/call {name} just sent"),
+            probe=ctx.probe(ProbeName.CANCEL, f"cancel the tools/call {name} just sent"),
         )
         await transport.observe(CANCEL_WATCH)
         return
@@ -241,7 +249,7 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
         await client.notify(
             "notifications/cancelled",
             {"requestId": body["id"], "reason": "mcp-assay cancels the call"},
-            probe=ctx.probe("cancel", f"cancel the tools/call {name} whose stream was closed"),
+            probe=ctx.probe(ProbeName.CANCEL, f"cancel the tools/call {name} whose stream was closed"),
         )
 
 
@@ -272,7 +280,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
     required = required_arguments(by_name[name].get("inputSchema"))
     broken = {key: value for key, value in arguments.items() if key != required[0]}
     await call_tool(
-        ctx, name, broken, probe_name="invalid-tool-arguments",
+        ctx, name, broken, probe_name=ProbeName.INVALID_TOOL_ARGUMENTS,
         intent=f"tools/call {name} without its required argument {required[0]!r}: isError (or -32602)",
         invalid=True, extra_tags={"case": "missing-required"},
     )  # fmt: skip
@@ -298,7 +306,7 @@ async def _extra_property(ctx: SuiteContext, by_name: Mapping[Any, dict[str, Any
         return
     name, arguments = strict[0]
     await call_tool(
-        ctx, name, {**arguments, EXTRA_PROPERTY: True}, probe_name="invalid-tool-arguments",
+        ctx, name, {**arguments, EXTRA_PROPERTY: True}, probe_name=ProbeName.INVALID_TOOL_ARGUMENTS,
         intent=f"tools/call {name} with {EXTRA_PROPERTY!r}, which its strict inputSchema does not allow: "
         "isError (or -32602)",
         invalid=True, extra_tags={"case": "extra-property"},
@@ -321,7 +329,7 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
         return
     arguments = dict(ctx.config.tool_args.get(name, {}))
     await call_tool(
-        ctx, name, arguments, probe_name="failing-tool",
+        ctx, name, arguments, probe_name=ProbeName.FAILING_TOOL,
         intent=f"tools/call {name}, which the user says fails: a result with isError: true",
     )  # fmt: skip
 

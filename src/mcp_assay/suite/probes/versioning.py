@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import (
     CLIENT_CAPABILITIES_KEY,
@@ -47,50 +48,54 @@ async def run(ctx: SuiteContext) -> None:
     assert isinstance(client, ModernClient)
     method, params = baseline_method(ctx)
     name = ctx.revision.name
-    await client.request(method, params, probe=ctx.probe("accepted", f"{method} declaring {name} in _meta"))
+    await client.request(method, params, probe=ctx.probe(ProbeName.ACCEPTED, f"{method} declaring {name} in _meta"))
     await client.request(
         method,
         params,
         meta=client.meta(drop=[CLIENT_INFO_KEY]),
         probe=ctx.probe(
-            "no-client-info", "clientInfo is optional (a SHOULD): a request without it must be served", invalid=True
+            ProbeName.NO_CLIENT_INFO,
+            "clientInfo is optional (a SHOULD): a request without it must be served",
+            invalid=True,
         ),
     )
     await client.request(
         method,
         params,
         meta=client.meta(**{CLIENT_INFO_KEY: {"name": "mcp-assay-other-client", "version": "9.9.9"}}),
-        probe=ctx.probe("other-client-info", "the same request with another clientInfo gets the same answer"),
+        probe=ctx.probe(ProbeName.OTHER_CLIENT_INFO, "the same request with another clientInfo gets the same answer"),
     )
     await client.request(
         method,
         params,
         meta=client.meta(drop=[CLIENT_CAPABILITIES_KEY]),
-        probe=ctx.probe("no-client-capabilities", "_meta without clientCapabilities: 400 and -32602", invalid=True),
+        probe=ctx.probe(
+            ProbeName.NO_CLIENT_CAPABILITIES, "_meta without clientCapabilities: 400 and -32602", invalid=True
+        ),
     )
     await client.request(
         method,
         params,
         meta=client.meta(drop=[PROTOCOL_VERSION_KEY]),
         probe=ctx.probe(
-            "no-meta-version",
+            ProbeName.NO_META_VERSION,
             "_meta without protocolVersion while the header names one: 400 and -32602 or -32020 (A7)",
             invalid=True,
         ),
     )
     body = client.build(method, params)
     body["params"] = {key: value for key, value in body["params"].items() if key != "_meta"}
-    await client.send(body, ctx.probe("no-meta", "params without _meta: 400 and -32602", invalid=True))
+    await client.send(body, ctx.probe(ProbeName.NO_META, "params without _meta: 400 and -32602", invalid=True))
     body = client.build(method, params)
     del body["params"]
-    await client.send(body, ctx.probe("no-params", "a request without params: 400 and -32602", invalid=True))
+    await client.send(body, ctx.probe(ProbeName.NO_PARAMS, "a request without params: 400 and -32602", invalid=True))
     await client.request(
         method,
         params,
         meta=client.meta(**{PROTOCOL_VERSION_KEY: UNSUPPORTED}),
         headers={"MCP-Protocol-Version": UNSUPPORTED},
         probe=ctx.probe(
-            "unsupported-version",
+            ProbeName.UNSUPPORTED_VERSION,
             f"{UNSUPPORTED} in the header and in _meta: 400 and -32022 with data.supported and data.requested",
             invalid=True,
         ),
@@ -100,7 +105,7 @@ async def run(ctx: SuiteContext) -> None:
         params,
         meta=client.meta(**{LOG_LEVEL_KEY: UNKNOWN_LOG_LEVEL}),
         probe=ctx.probe(
-            "log-level-unknown",
+            ProbeName.LOG_LEVEL_UNKNOWN,
             f"{method} with logLevel {UNKNOWN_LOG_LEVEL!r}, not a defined level: -32602",
             invalid=True,
         ),
@@ -116,7 +121,7 @@ async def run(ctx: SuiteContext) -> None:
         meta=client.meta(**{PROTOCOL_VERSION_KEY: other}),
         headers={"MCP-Protocol-Version": name},
         probe=ctx.probe(
-            "header-body-mismatch", f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020", invalid=True
+            ProbeName.HEADER_BODY_MISMATCH, f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020", invalid=True
         ),
     )
     await client.request(
@@ -124,7 +129,7 @@ async def run(ctx: SuiteContext) -> None:
         params,
         headers={"MCP-Protocol-Version": other},
         probe=ctx.probe(
-            "body-header-mismatch", f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020", invalid=True
+            ProbeName.BODY_HEADER_MISMATCH, f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020", invalid=True
         ),
     )
     await client.request(
@@ -132,7 +137,7 @@ async def run(ctx: SuiteContext) -> None:
         params,
         headers={"MCP-Protocol-Version": None},
         probe=ctx.probe(
-            "no-version-header",
+            ProbeName.NO_VERSION_HEADER,
             "no MCP-Protocol-Version header: 400 and -32020, or served as 2025-03-26 (HTTP-26)",
             invalid=True,
         ),
@@ -142,7 +147,9 @@ async def run(ctx: SuiteContext) -> None:
         await fresh.request(
             "tools/list",
             {},
-            probe=ctx.probe("fresh-connection", "tools/list as the first request on a new connection, no discover"),
+            probe=ctx.probe(
+                ProbeName.FRESH_CONNECTION, "tools/list as the first request on a new connection, no discover"
+            ),
         )
     if not ctx.handshake_offered:
         body = {
@@ -158,7 +165,7 @@ async def run(ctx: SuiteContext) -> None:
         await client.send(
             body,
             ctx.probe(
-                "legacy-initialize",
+                ProbeName.LEGACY_INITIALIZE,
                 "a 2025-style initialize with no 2026 headers to a modern-only server: an error naming its versions",
                 invalid=True,
             ),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message
-from mcp_assay.wire import Exchange, Headers
+from mcp_assay.wire import Exchange, Headers, Probe
 
 __all__ = [
     "NoAnswer",
@@ -159,7 +159,7 @@ class Transport(Protocol):
         self,
         body: bytes,
         *,
-        probe: Mapping[str, Any],
+        probe: Probe,
         expect: IdKey | None,
         headers: Mapping[str, str | bytes] | None = None,
         stream: StreamControl | None = None,

@@ -17,7 +17,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
@@ -42,6 +41,7 @@ from mcp_assay.wire import (
     HttpRequest,
     HttpResponse,
     Observation,
+    Probe,
     body_text,
     media_type,
 )
@@ -71,7 +71,7 @@ class _Head:
     headers: Headers
     time: float
     """When the response head arrived."""
-    probe: Mapping[str, Any]
+    probe: Probe
     expect: IdKey | None
 
 
@@ -143,7 +143,7 @@ class HttpTransport:
         self,
         body: bytes,
         *,
-        probe: Mapping[str, Any],
+        probe: Probe,
         expect: IdKey | None,
         headers: Mapping[str, str | bytes] | None = None,
         stream: StreamControl | None = None,
@@ -179,7 +179,7 @@ class HttpTransport:
         body: bytes,
         headers: Mapping[str, str | bytes],
         *,
-        probe: Mapping[str, Any],
+        probe: Probe,
         expect: IdKey | None,
         stream: StreamControl | None,
         timeout: float,
@@ -227,7 +227,8 @@ class HttpTransport:
                         id=self.new_id("o"),
                         time=head_time,
                         kind="rate-limited",
-                        data={"request": f"{method} {sent.path}", "probe": dict(probe), "retry_after": retry_after,
+                        data={"request": f"{method} {sent.path}", "probe": probe.to_record(),
+                              "retry_after": retry_after,
                               "waiting_s": round(delay, 3)},
                     )
                 )  # fmt: skip
@@ -240,7 +241,8 @@ class HttpTransport:
                         id=self.new_id("o"),
                         time=head_time,
                         kind="refused",
-                        data={"request": f"{method} {sent.path}", "probe": dict(probe), "status": response.status_code,
+                        data={"request": f"{method} {sent.path}", "probe": probe.to_record(),
+                              "status": response.status_code,
                               "answer": body_text(raw, 400)},
                     )
                 )  # fmt: skip
@@ -337,10 +339,10 @@ class HttpTransport:
         request: HttpRequest,
         response: HttpResponse | None,
         ending: Ending,
-        probe: Mapping[str, Any],
+        probe: Probe,
     ) -> HttpExchange:
         exchange = HttpExchange.build(
-            id=ident, request=request, response=response, ending=ending, connection=self.connection, probe=dict(probe)
+            id=ident, request=request, response=response, ending=ending, connection=self.connection, probe=probe
         )
         self.recorder(exchange)
         return exchange

@@ -20,7 +20,6 @@ import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.suite.transports import (
@@ -33,7 +32,7 @@ from mcp_assay.suite.transports import (
     final_response,
 )
 from mcp_assay.verdicts import Side
-from mcp_assay.wire import ProcessExit, StdioLine
+from mcp_assay.wire import Probe, ProcessExit, StdioLine
 
 __all__ = ["StdioTransport"]
 
@@ -202,7 +201,7 @@ class StdioTransport:
         return message.kind in (Kind.REQUEST, Kind.UNPARSEABLE, Kind.INVALID, Kind.BATCH)
 
     # -- sending ---------------------------------------------------------------------------------
-    async def write(self, body: bytes, *, probe: Mapping[str, Any]) -> StdioLine:
+    async def write(self, body: bytes, *, probe: Probe) -> StdioLine:
         """Write one line to the server's stdin and record it."""
         process = self._process
         if process is None or process.stdin is None or not self.alive:
@@ -216,7 +215,7 @@ class StdioTransport:
                 sender=Side.CLIENT,
                 time=time.time(),
                 raw=raw,
-                probe=dict(probe),
+                probe=probe,
             )
             self.recorder(line)
             try:
@@ -238,7 +237,7 @@ class StdioTransport:
         self,
         body: bytes,
         *,
-        probe: Mapping[str, Any],
+        probe: Probe,
         expect: IdKey | None,
         headers: Mapping[str, str | bytes] | None = None,
         stream: StreamControl | None = None,

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from mcp_assay.checks import Context, Finding, not_applicable, unverified
+from mcp_assay.spec.checks import Finding, not_applicable, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import Document, metadata_documents
 from mcp_assay.spec.rules.auth.facts import Challenge, canonical_uri, challenges_of
 from mcp_assay.spec.rules.auth.use import auth_use
-from mcp_assay.spec.rules.shared.common import memo
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.wire import OAUTH_AUTHORIZATION, OAUTH_REGISTRATION, OAUTH_TOKEN, HttpExchange, oauth_kind
 
@@ -214,7 +214,7 @@ def _issued_client_id(exchange: HttpExchange) -> str | None:
 
 def oauth_flow(ctx: Context) -> OAuthFlow:
     """The client's flow in this log (worked out once per log)."""
-    return memo(ctx, "oauth-flow", _find_flow)
+    return ctx.view(_find_flow)
 
 
 def _find_flow(ctx: Context) -> OAuthFlow:

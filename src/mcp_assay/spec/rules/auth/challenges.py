@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import Challenge, presented
 from mcp_assay.spec.rules.auth.use import (
-    AUTH_HTTP,
     auth_use,
     challenge_exchanges,
     protected_requests,
@@ -20,13 +20,13 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
 )
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
 RFC6750_ERRORS = frozenset({"invalid_request", "invalid_token", "insufficient_scope"})
 
 
-@log_check(requirements="AUTH-09", level=Level.MUST, side=Side.SERVER, subject="unauthenticated requests", **AUTH_HTTP)
+@log_check(requirements="AUTH-09", level=Level.MUST, subject="unauthenticated requests")
 def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
     """A protected endpoint answers a request that carries no credentials at all with 401.
 
@@ -58,7 +58,7 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
         yield unverified(f"{public} unauthenticated request(s) were served: those methods are public (see AUTH-29)")
 
 
-@log_check(requirements="AUTH-10", level=Level.MUST, side=Side.SERVER, subject="401 and scope 403 answers", **AUTH_HTTP)
+@log_check(requirements="AUTH-10", level=Level.MUST, subject="401 and scope 403 answers")
 def refusals_carry_a_bearer_challenge(ctx: Context) -> Iterator[Finding]:
     """Every 401, and every 403 for missing scope, carries `WWW-Authenticate` with a `Bearer` challenge."""
     use = auth_use(ctx)
@@ -98,7 +98,7 @@ def _bearer_401s(ctx: Context) -> tuple[list[tuple[HttpExchange, Challenge]], Fi
     return found, None
 
 
-@log_check(requirements="AUTH-11", level=Level.SHOULD, side=Side.SERVER, subject="401 challenges", **AUTH_HTTP)
+@log_check(requirements="AUTH-11", level=Level.SHOULD, subject="401 challenges")
 def unauthorized_challenges_name_scopes(ctx: Context) -> Iterator[Finding]:
     """The Bearer challenge of a 401 names the scopes needed in a `scope` parameter."""
     challenges, reason = _bearer_401s(ctx)
@@ -112,7 +112,7 @@ def unauthorized_challenges_name_scopes(ctx: Context) -> Iterator[Finding]:
             yield failed(exchange, "the 401 Bearer challenge has no scope parameter")
 
 
-@log_check(requirements="AUTH-12", level=Level.SHOULD, side=Side.SERVER, subject="Bearer challenges", **AUTH_HTTP)
+@log_check(requirements="AUTH-12", level=Level.SHOULD, subject="Bearer challenges")
 def challenge_error_codes_follow_rfc_6750(ctx: Context) -> Iterator[Finding]:
     """Challenge `error` codes follow RFC 6750: none without credentials, `invalid_token` for a refused token.
 
@@ -140,7 +140,7 @@ def challenge_error_codes_follow_rfc_6750(ctx: Context) -> Iterator[Finding]:
             yield passed(exchange)
 
 
-@log_check(requirements="AUTH-14", level=Level.SHOULD, side=Side.SERVER, subject="scope refusals", **AUTH_HTTP)
+@log_check(requirements="AUTH-14", level=Level.SHOULD, subject="scope refusals")
 def scope_refusals_carry_a_complete_challenge(ctx: Context) -> Iterator[Finding]:
     """A 403 for missing scope challenges with `error="insufficient_scope"`, `scope` and `resource_metadata`.
 

@@ -15,14 +15,15 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from mcp_assay.checks import Context, Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.jsonrpc import Message
 from mcp_assay.redaction import REDACTED, fingerprint
+from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, home_origin, metadata_documents, origin_of, prm_documents
 from mcp_assay.spec.rules.auth.facts import canonical_uri, is_loopback_host, jwt_claims, jwt_shaped, presented
-from mcp_assay.spec.rules.auth.use import AUTH_HTTP, auth_use, deliberate, gated_http_exchanges
+from mcp_assay.spec.rules.auth.use import auth_use, deliberate, gated_http_exchanges
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, is_well_known, media_type
 
 AS_URL_FIELDS = (
@@ -50,7 +51,7 @@ def _client_tokens(ctx: Context) -> set[str]:
     return endpoints
 
 
-@log_check(requirements="AUTH-36", level=Level.MUST, side=Side.CLIENT, subject="client requests", **AUTH_HTTP)
+@log_check(requirements="AUTH-36", level=Level.MUST, subject="client requests")
 def clients_send_the_token_on_every_request(ctx: Context) -> Iterator[Finding]:
     """Once a client has presented a bearer token to an endpoint, each later request there carries one.
 
@@ -80,7 +81,7 @@ def clients_send_the_token_on_every_request(ctx: Context) -> Iterator[Finding]:
         yield not_applicable("no client presented a bearer token to an MCP endpoint")
 
 
-@log_check(requirements="AUTH-37", level=Level.MUST_NOT, side=Side.CLIENT, subject="client request URIs", **AUTH_HTTP)
+@log_check(requirements="AUTH-37", level=Level.MUST_NOT, subject="client request URIs")
 def clients_keep_tokens_out_of_query_strings(ctx: Context) -> Iterator[Finding]:
     """A client never puts an access token in a request URI's query string.
 
@@ -123,7 +124,7 @@ def _audience_names(audience: Any, endpoint: str) -> bool:
     return False
 
 
-@log_check(requirements="AUTH-38", level=Level.MUST_NOT, side=Side.CLIENT, subject="readable bearer JWTs", **AUTH_HTTP)
+@log_check(requirements="AUTH-38", level=Level.MUST_NOT, subject="readable bearer JWTs")
 def clients_send_only_tokens_meant_for_the_server(ctx: Context) -> Iterator[Finding]:
     """A client sends a server only tokens issued for it: a readable JWT's `aud` names the server (heuristic).
 
@@ -180,7 +181,7 @@ def _redirect_uris(exchange: HttpExchange) -> list[str]:
     return values
 
 
-@log_check(requirements="AUTH-48", level=Level.MUST, side=Side.BOTH, subject="authorization URLs", **AUTH_HTTP)
+@log_check(requirements="AUTH-48", level=Level.MUST, subject="authorization URLs")
 def authorization_urls_use_https(ctx: Context) -> Iterator[Finding]:
     """Authorization server URLs are `https`, and redirect URIs are `https` or loopback.
 
@@ -224,9 +225,7 @@ def authorization_urls_use_https(ctx: Context) -> Iterator[Finding]:
             yield not_applicable(use.reason)
 
 
-@log_check(
-    requirements="AUTH-50", level=Level.MUST, side=Side.SERVER, subject="OpenID discovery documents", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-50", level=Level.MUST, subject="OpenID discovery documents")
 def openid_metadata_lists_pkce_methods(ctx: Context) -> Iterator[Finding]:
     """An authorization server's OpenID Connect discovery document includes `code_challenge_methods_supported`."""
     use = auth_use(ctx)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.redaction import fingerprint
+from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import challenges_of, jwt_claims, presented
 from mcp_assay.spec.rules.auth.use import (
-    AUTH_HTTP,
     auth_use,
     credential_tag,
     gated_http_exchanges,
@@ -28,8 +29,8 @@ from mcp_assay.spec.rules.auth.use import (
     variant_of,
 )
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.verdicts import Level
+from mcp_assay.wire import HttpExchange, probe_name
 
 PUBLIC_METHODS = frozenset({"server/discover", "initialize"})
 """Methods a client may need before it holds a token: served anonymously, they are only noted (AUTH-29)."""
@@ -50,9 +51,7 @@ def _refused_token(exchange: HttpExchange) -> bool:
     return response.status == 401 or (bearer is not None and bearer.get("error") == "invalid_token")
 
 
-@log_check(
-    requirements="AUTH-13", level=Level.MUST, side=Side.SERVER, subject="requests with invalid tokens", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-13", level=Level.MUST, subject="requests with invalid tokens")
 def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
     """A request presenting an invalid or expired bearer token is answered 401.
 
@@ -91,9 +90,7 @@ def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-20",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests with malformed credentials",
-    **AUTH_HTTP,
 )
 def malformed_credentials_are_not_served(ctx: Context) -> Iterator[Finding]:
     """Malformed credentials (a non-JWT or empty bearer, Basic auth, a garbage token) are never served.
@@ -130,7 +127,7 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
     A suite probe names its counterpart in its ``alone`` tag (a recording has the garbage header redacted,
     so its value cannot be compared there)."""
     endpoint, authorization = endpoint_of(like), like.request.headers.get("authorization")
-    alone = (like.probe or {}).get("alone")
+    alone = like.probe.tag("alone") if like.probe is not None else None
     verdict: bool | None = None
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
@@ -138,7 +135,7 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
             continue
         credentials = presented(exchange.request)
         if alone is not None:
-            if (exchange.probe or {}).get("name") != alone:
+            if probe_name(exchange) != alone:
                 continue
         elif credentials.query or credentials.other or credentials.authorization != authorization:
             continue
@@ -152,9 +149,7 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
 @log_check(
     requirements="AUTH-28",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="requests with query-string tokens",
-    **AUTH_HTTP,
 )
 def query_string_tokens_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token sent only in the query string (`access_token`, `token`) is refused (tool policy).
@@ -190,9 +185,7 @@ def query_string_tokens_are_refused(ctx: Context) -> Iterator[Finding]:
             )
 
 
-@log_check(
-    requirements="AUTH-29", level=Level.SHOULD, side=Side.SERVER, subject="unauthenticated requests", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-29", level=Level.SHOULD, subject="unauthenticated requests")
 def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
     """A protected server requires authentication: an unauthenticated `tools/list` (or other request) gets 401.
 
@@ -217,10 +210,8 @@ def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-32",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="session requests without credentials",
     features={"handshake"},
-    **AUTH_HTTP,
 )
 def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
     """A 2025 server does not take `Mcp-Session-Id` for a credential: a session request without a token is refused.
@@ -251,10 +242,8 @@ def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-33",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="another principal's requests in a session",
     features={"handshake"},
-    **AUTH_HTTP,
 )
 def sessions_are_bound_to_their_principal(ctx: Context) -> Iterator[Finding]:
     """A 2025 session belongs to the principal that opened it: another principal's token with its id is refused.
@@ -268,12 +257,12 @@ def sessions_are_bound_to_their_principal(ctx: Context) -> Iterator[Finding]:
         return
     found = False
     for exchange in gated_http_exchanges(ctx):
-        probe = exchange.probe or {}
+        probe = exchange.probe
         request = exchange.request_message
-        if probe.get("name") != "session-other-principal" or request is None:
+        if probe is None or probe.name != ProbeName.SESSION_OTHER_PRINCIPAL or request is None:
             continue
         found = True
-        who, owner = probe.get("principal", "another principal"), probe.get("owner", "its owner")
+        who, owner = probe.tag("principal") or "another principal", probe.tag("owner") or "its owner"
         if served_with_result(exchange):
             yield failed(request, f"{request.method} as {who} was served inside the session {owner} opened")
         else:
@@ -291,10 +280,8 @@ _DIGITS = re.compile(r"\d+")
 @log_check(
     requirements="AUTH-34",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="issued session ids",
     features={"handshake"},
-    **AUTH_HTTP,
 )
 def session_ids_are_unpredictable(ctx: Context) -> Iterator[Finding]:
     """2025 session ids are hard to guess: at least 16 characters, and not a counter (heuristic)."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth._oauth_flow import (
     OAuthFlow,
     endpoint_of_url,
@@ -20,8 +21,7 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
 )
 from mcp_assay.spec.rules.auth.documents import Document
 from mcp_assay.spec.rules.auth.facts import prm_candidates
-from mcp_assay.spec.rules.auth.use import AUTH_HTTP
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 
 PRM_KINDS = ("path", "root", "header")
 
@@ -30,7 +30,7 @@ def _bare(url: str) -> str:
     return endpoint_of_url(url).rstrip("/")
 
 
-@log_check(requirements="AUTH-39", level=Level.MUST, side=Side.CLIENT, subject="PRM discoveries", **AUTH_HTTP)
+@log_check(requirements="AUTH-39", level=Level.MUST, subject="PRM discoveries")
 def clients_discover_prm_where_told(ctx: Context) -> Iterator[Finding]:
     """After a 401 a client fetches PRM from the challenge's `resource_metadata`, else path-scoped before root."""
     flow = oauth_flow(ctx)
@@ -117,9 +117,7 @@ def _used(doc: Document, flow: OAuthFlow) -> bool:
     )
 
 
-@log_check(
-    requirements="AUTH-40", level=Level.MUST, side=Side.CLIENT, subject="authorization server discoveries", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-40", level=Level.MUST, subject="authorization server discoveries")
 def clients_discover_authorization_servers_in_order(ctx: Context) -> Iterator[Finding]:
     """A client tries the metadata URIs in the prescribed order and does not use metadata naming another issuer."""
     flow = oauth_flow(ctx)

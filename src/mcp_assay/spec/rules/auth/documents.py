@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.checks import Context
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import AS_METADATA_MARKERS, challenges_of, prm_kind
-from mcp_assay.spec.rules.shared.common import memo
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
@@ -86,7 +85,7 @@ class Document:
 
 def challenged_metadata_urls(ctx: Context) -> dict[str, HttpExchange]:
     """``resource_metadata`` URLs named by Bearer challenges, with the first exchange naming each."""
-    return memo(ctx, "auth-challenged", _find_challenged)
+    return ctx.view(_find_challenged)
 
 
 def _find_challenged(ctx: Context) -> dict[str, HttpExchange]:
@@ -103,7 +102,7 @@ def _find_challenged(ctx: Context) -> dict[str, HttpExchange]:
 
 def metadata_documents(ctx: Context) -> list[Document]:
     """Every PRM and authorization server metadata fetch in the log (``GET``/``HEAD``)."""
-    return memo(ctx, "auth-documents", _find_documents)
+    return ctx.view(_find_documents)
 
 
 def _find_documents(ctx: Context) -> list[Document]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth._oauth_flow import (
     AuthorizationStep,
     ClientChallenge,
@@ -20,16 +21,13 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
     oauth_flow,
 )
 from mcp_assay.spec.rules.auth.facts import canonical_uri
-from mcp_assay.spec.rules.auth.use import AUTH_HTTP
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 
 STEP_UP_RETRIES = 3
 """Re-authorizations for the same challenge beyond which a client is looping (the spec's example cap)."""
 
 
-@log_check(
-    requirements="AUTH-41", level=Level.MUST, side=Side.CLIENT, subject="authorization and token requests", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-41", level=Level.MUST, subject="authorization and token requests")
 def clients_name_the_resource(ctx: Context) -> Iterator[Finding]:
     """Authorization and token requests carry `resource` with the MCP server's canonical URI."""
     flow = oauth_flow(ctx)
@@ -52,9 +50,7 @@ def clients_name_the_resource(ctx: Context) -> Iterator[Finding]:
         yield flow_applicability(ctx, "authorization or token request")
 
 
-@log_check(
-    requirements="AUTH-42", level=Level.MUST, side=Side.CLIENT, subject="authorization and token requests", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-42", level=Level.MUST, subject="authorization and token requests")
 def clients_use_pkce_s256(ctx: Context) -> Iterator[Finding]:
     """Authorization requests carry an S256 `code_challenge`, code exchanges a `code_verifier`, and a client
     does not go on with an authorization server whose metadata lists no PKCE methods."""
@@ -86,7 +82,7 @@ def clients_use_pkce_s256(ctx: Context) -> Iterator[Finding]:
         yield flow_applicability(ctx, "authorization request or code exchange")
 
 
-@log_check(requirements="AUTH-44", level=Level.SHOULD, side=Side.CLIENT, subject="authorization requests", **AUTH_HTTP)
+@log_check(requirements="AUTH-44", level=Level.SHOULD, subject="authorization requests")
 def clients_send_state(ctx: Context) -> Iterator[Finding]:
     """Authorization requests carry a `state` parameter."""
     flow = oauth_flow(ctx)
@@ -115,7 +111,7 @@ def _challenge_before(flow: OAuthFlow, step: AuthorizationStep) -> ClientChallen
     return earlier[-1] if earlier else None
 
 
-@log_check(requirements="AUTH-45", level=Level.SHOULD, side=Side.CLIENT, subject="authorization requests", **AUTH_HTTP)
+@log_check(requirements="AUTH-45", level=Level.SHOULD, subject="authorization requests")
 def clients_ask_for_the_challenged_scopes(ctx: Context) -> Iterator[Finding]:
     """The first authorization asks for the challenge's `scope` (else PRM `scopes_supported`); a step-up asks
     for the union with what was asked before; re-authorizations for one challenge are capped."""

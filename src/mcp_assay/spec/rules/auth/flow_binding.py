@@ -13,7 +13,8 @@ import functools
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
-from mcp_assay.checks import Context, Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth._oauth_flow import (
     AuthorizationStep,
     OAuthFlow,
@@ -23,8 +24,7 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
     speaks_2026,
 )
 from mcp_assay.spec.rules.auth.documents import origin_of
-from mcp_assay.spec.rules.auth.use import AUTH_HTTP
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 
 ONLY_2026 = "the client's MCP traffic is not 2026-07-28, and this requirement binds 2026 clients only"
 
@@ -57,7 +57,7 @@ def _exchanged_after(flow: OAuthFlow, step: AuthorizationStep) -> TokenStep | No
     )
 
 
-@log_check(requirements="AUTH-43", level=Level.MUST, side=Side.CLIENT, subject="authorization responses", **AUTH_HTTP)
+@log_check(requirements="AUTH-43", level=Level.MUST, subject="authorization responses")
 @_only_2026
 def clients_check_the_response_issuer(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """A 2026 client does not redeem a code whose response `iss` is missing (though advertised) or differs."""
@@ -88,7 +88,7 @@ def clients_check_the_response_issuer(ctx: Context, flow: OAuthFlow) -> Iterator
         yield flow_applicability(ctx, "authorization response (a redirect carrying a code)")
 
 
-@log_check(requirements="AUTH-49", level=Level.SHOULD, side=Side.SERVER, subject="authorization responses", **AUTH_HTTP)
+@log_check(requirements="AUTH-49", level=Level.SHOULD, subject="authorization responses")
 @_only_2026
 def authorization_responses_carry_iss(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """An authorization server puts `iss` into its authorization responses."""
@@ -103,9 +103,7 @@ def authorization_responses_carry_iss(ctx: Context, flow: OAuthFlow) -> Iterator
         yield flow_applicability(ctx, "authorization response")
 
 
-@log_check(
-    requirements="AUTH-49", level=Level.MUST, side=Side.SERVER, subject="authorization responses with iss", **AUTH_HTTP
-)
+@log_check(requirements="AUTH-49", level=Level.MUST, subject="authorization responses with iss")
 @_only_2026
 def response_issuers_are_advertised(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """An authorization server putting `iss` into its responses advertises it in its metadata.
@@ -134,7 +132,7 @@ def _client_id(step: AuthorizationStep | TokenStep) -> str | None:
     return step.client_id if isinstance(step, TokenStep) else step.params.get("client_id")
 
 
-@log_check(requirements="AUTH-46", level=Level.MUST, side=Side.CLIENT, subject="client registrations", **AUTH_HTTP)
+@log_check(requirements="AUTH-46", level=Level.MUST, subject="client registrations")
 def clients_register_in_the_prescribed_form(ctx: Context) -> Iterator[Finding]:
     """A 2026 dynamic registration carries `application_type`; a URL-form `client_id` is https with a path."""
     flow = oauth_flow(ctx)
@@ -165,7 +163,7 @@ def clients_register_in_the_prescribed_form(ctx: Context) -> Iterator[Finding]:
             yield flow_applicability(ctx, "client registration or URL-form client_id")
 
 
-@log_check(requirements="AUTH-47", level=Level.MUST, side=Side.CLIENT, subject="client ids presented", **AUTH_HTTP)
+@log_check(requirements="AUTH-47", level=Level.MUST, subject="client ids presented")
 @_only_2026
 def client_ids_stay_with_their_issuer(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """A 2026 client presents a registered `client_id` only to the authorization server that issued it."""

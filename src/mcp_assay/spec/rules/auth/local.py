@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
-from mcp_assay.spec.rules.auth.use import AUTH_HTTP, auth_use
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.spec.rules.auth.use import auth_use
+from mcp_assay.verdicts import Level
 from mcp_assay.wire import LISTENING
 
 NOT_LAUNCHED = (
@@ -24,7 +25,7 @@ def _host(address: str) -> str:
     return address.rpartition(":")[0].strip("[]")
 
 
-@log_check(requirements="AUTH-31", level=Level.SHOULD, side=Side.SERVER, subject="launched servers", **AUTH_HTTP)
+@log_check(requirements="AUTH-31", level=Level.SHOULD, subject="launched servers")
 def local_servers_listen_on_loopback(ctx: Context) -> Iterator[Finding]:
     """A server run locally listens on loopback addresses only (never on every interface).
 

@@ -11,13 +11,13 @@ with the broad scope alone (``auth-scope-broad``), between calls holding every s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import challenges_of
 from mcp_assay.spec.rules.auth.use import (
-    AUTH_HTTP,
     gated_http_exchanges,
     protected_requests,
     refusal_finding,
@@ -25,8 +25,8 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
     unattributable,
 )
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.verdicts import Level
+from mcp_assay.wire import HttpExchange, Probe
 
 __all__ = [
     "tokens_lacking_a_scope_cannot_borrow_another_tools_name",
@@ -41,10 +41,10 @@ NO_SCOPE_PROBES = (
 )
 
 
-Probe = tuple[HttpExchange, dict[str, Any]]
+Probed = tuple[HttpExchange, Probe]
 
 
-def _subjects(ctx: Context, name: str, none: str, *, several: bool = False) -> tuple[list[Probe], Finding | None]:
+def _subjects(ctx: Context, name: str, none: str, *, several: bool = False) -> tuple[list[Probed], Finding | None]:
     """The scope probes called ``name`` (``several``: only for tools needing more than one scope), or the
     finding that says why there are none: authorization not in use, else ``none``."""
     _, not_in_use = protected_requests(ctx)
@@ -52,8 +52,8 @@ def _subjects(ctx: Context, name: str, none: str, *, several: bool = False) -> t
         return [], not_in_use
     found = []
     for exchange in gated_http_exchanges(ctx):
-        probe = dict(exchange.probe or {})
-        if probe.get("name") == name and exchange.request_message is not None:
+        probe = exchange.probe
+        if probe is not None and probe.name == name and exchange.request_message is not None:
             if not several or len(_needs(probe)) > 1:
                 found.append((exchange, probe))
     return found, (None if found else unverified(none))
@@ -84,30 +84,30 @@ def _not_performed(exchange: HttpExchange, ctx: Context, what: str, consequence:
     return refusal_finding(exchange, ctx, request, f"{what} got {_answer(exchange)}")
 
 
-def _needs(probe: dict[str, Any]) -> list[str]:
-    needs = probe.get("needs")
+def _needs(probe: Probe) -> list[str]:
+    needs = probe.tag("needs")
     return [str(item) for item in needs] if isinstance(needs, list) else []
 
 
-@log_check(requirements="AUTH-22", level=Level.MUST, side=Side.SERVER,
-           subject="tool calls with a token lacking the tool's scopes", **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-22", level=Level.MUST,
+           subject="tool calls with a token lacking the tool's scopes")  # fmt: skip
 def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Iterator[Finding]:
     """A tool called with a token that lacks the scopes the tool needs is not performed."""
-    probes, reason = _subjects(ctx, "auth-scope-lacking", NO_SCOPE_PROBES)
+    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_LACKING, NO_SCOPE_PROBES)
     if reason is not None:
         yield reason
         return
     for exchange, probe in probes:
-        what = f"tools/call {probe.get('tool')} with a token lacking {' '.join(_needs(probe))}"
+        what = f"tools/call {probe.tag('tool')} with a token lacking {' '.join(_needs(probe))}"
         yield _not_performed(exchange, ctx, what, "")
 
 
-@log_check(requirements="AUTH-15", level=Level.SHOULD, side=Side.SERVER,
-           subject="scope challenges for operations needing several scopes", **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-15", level=Level.SHOULD,
+           subject="scope challenges for operations needing several scopes")  # fmt: skip
 def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> Iterator[Finding]:
     """For an operation needing several scopes, the one 403 challenge names all of them (not one per retry)."""
     none = "no operation needing several scopes was called without them (map one in stub.tool_scopes)"
-    probes, reason = _subjects(ctx, "auth-scope-lacking", none, several=True)
+    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_LACKING, none, several=True)
     if reason is not None:
         yield reason
         return
@@ -117,31 +117,31 @@ def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> 
         response = exchange.response
         bearer = challenges_of(response.headers).bearer if response is not None else None
         if response is None or response.status != 403 or bearer is None:
-            yield unverified(f"tools/call {probe.get('tool')} got no 403 scope challenge "
+            yield unverified(f"tools/call {probe.tag('tool')} got no 403 scope challenge "
                              f"({_answer(exchange)}); AUTH-14 judges the refusal's form", request)  # fmt: skip
             continue
         named = str(bearer.get("scope") or "").split()
         missing = [scope for scope in needs if scope not in named]
         if missing:
             scope = " ".join(named) or "(none)"
-            yield failed(request, f"the 403 for tools/call {probe.get('tool')} names scope {scope}, not "
+            yield failed(request, f"the 403 for tools/call {probe.tag('tool')} names scope {scope}, not "
                          f"{' '.join(missing)}: a client would need one retry per scope")  # fmt: skip
         else:
-            yield passed(request, f"the 403 for tools/call {probe.get('tool')} names {' '.join(needs)}")
+            yield passed(request, f"the 403 for tools/call {probe.tag('tool')} names {' '.join(needs)}")
 
 
-@log_check(requirements="AUTH-23", level=Level.MUST, side=Side.SERVER,
-           subject="tool calls with a broad scope alone", **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-23", level=Level.MUST,
+           subject="tool calls with a broad scope alone")  # fmt: skip
 def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Finding]:
     """A token holding only a broad scope is served for an operation needing a narrower scope it implies."""
     none = "no tool was called holding only a broad scope: name the hierarchy in stub.implies"
-    probes, reason = _subjects(ctx, "auth-scope-broad", none)
+    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_BROAD, none)
     if reason is not None:
         yield reason
         return
     for exchange, probe in probes:
         request = exchange.request_message or exchange
-        what = f"tools/call {probe.get('tool')} holding only {probe.get('broad')}"
+        what = f"tools/call {probe.tag('tool')} holding only {probe.tag('broad')}"
         if served_with_result(exchange):
             yield passed(request, f"{what} was served")
             continue
@@ -152,20 +152,23 @@ def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Find
             yield failed(request, f"{what}, which implies {' '.join(_needs(probe))}, got {_answer(exchange)}")
 
 
-@log_check(requirements="AUTH-26", level=Level.MUST, side=Side.SERVER,
-           subject="tool calls whose Mcp-Name names a tool the token may call", features={"per_request_version"},
-           **AUTH_HTTP)  # fmt: skip
+@log_check(
+    requirements="AUTH-26",
+    level=Level.MUST,
+    subject="tool calls whose Mcp-Name names a tool the token may call",
+    features={"per_request_version"},
+)
 def tokens_lacking_a_scope_cannot_borrow_another_tools_name(ctx: Context) -> Iterator[Finding]:
     """Authorization cannot be steered by Mcp-Name: a body naming a tool the token lacks the scope for is refused
     (400 with -32020, or a scope refusal), whatever tool the header names."""
     none = "no tool was called under an Mcp-Name naming another tool the token may call (2026 HTTP, stub.tool_scopes)"
-    probes, reason = _subjects(ctx, "auth-scope-header-routed", none)
+    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_HEADER_ROUTED, none)
     if reason is not None:
         yield reason
         return
     for exchange, probe in probes:
         what = (
-            f"tools/call {probe.get('tool')} with a token lacking {' '.join(_needs(probe))}, under Mcp-Name "
-            f"{probe.get('mcp_name')},"
+            f"tools/call {probe.tag('tool')} with a token lacking {' '.join(_needs(probe))}, under Mcp-Name "
+            f"{probe.tag('mcp_name')},"
         )
         yield _not_performed(exchange, ctx, what, ": authorization followed the header")

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
+from mcp_assay.probe_names import STUB_TOKEN_PREFIX, ProbeName, stub_token
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import (
-    AUTH_HTTP,
     gated_http_exchanges,
     protected_requests,
     refusal_finding,
@@ -24,8 +25,8 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
     variant_of,
 )
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.verdicts import Level
+from mcp_assay.wire import HttpExchange, probe_name
 
 __all__ = [
     "tokens_are_not_passed_upstream",
@@ -35,7 +36,6 @@ __all__ = [
     "tokens_with_an_untrusted_signature_are_refused",
 ]
 
-STUB_PROBE = "auth-stub-"
 FOREIGN_KEYS = "/foreign/jwks.json"
 NO_STUB = (
     "no token minted by a stand-in authorization server the target trusts was sent, and only such a token shows "
@@ -46,8 +46,8 @@ NO_STUB = (
 def _stub_probes(ctx: Context, requirement: str) -> list[HttpExchange]:
     found = []
     for exchange in gated_http_exchanges(ctx):
-        probe = exchange.probe or {}
-        if str(probe.get("name", "")).startswith(STUB_PROBE) and probe.get("requirement") == requirement:
+        probe = exchange.probe
+        if probe is not None and probe.name.startswith(STUB_TOKEN_PREFIX) and probe.tag("requirement") == requirement:
             found.append(exchange)
     return found
 
@@ -72,31 +72,27 @@ def _judge(ctx: Context, requirement: str) -> Iterator[Finding]:
         yield refusal_finding(exchange, ctx, subject, f"{what} got {answer}")
 
 
-@log_check(requirements="AUTH-16", level=Level.MUST, side=Side.SERVER, subject="stub tokens for another audience",
-           **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-16", level=Level.MUST, subject="stub tokens for another audience")  # fmt: skip
 def tokens_for_another_audience_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose aud does not name the server (another service, none, a look-alike, a list without it) is
     refused."""
     return _judge(ctx, "AUTH-16")
 
 
-@log_check(requirements="AUTH-17", level=Level.MUST, side=Side.SERVER, subject="stub tokens from a foreign issuer",
-           **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-17", level=Level.MUST, subject="stub tokens from a foreign issuer")  # fmt: skip
 def tokens_from_a_foreign_issuer_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token signed by the trusted key but naming another issuer is refused."""
     return _judge(ctx, "AUTH-17")
 
 
-@log_check(requirements="AUTH-18", level=Level.MUST, side=Side.SERVER,
-           subject="stub tokens with an untrusted signature or algorithm", **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-18", level=Level.MUST,
+           subject="stub tokens with an untrusted signature or algorithm")  # fmt: skip
 def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Finding]:
     """Tokens signed by an untrusted key (under the trusted kid, its own, via jku or an embedded jwk), unsigned
     (alg none in any case) or HMAC-signed with the public key are refused, and the key set a jku header names is
     never fetched."""
     yield from _judge(ctx, "AUTH-18")
-    jku = next(
-        (item for item in _stub_probes(ctx, "AUTH-18") if (item.probe or {}).get("name") == "auth-stub-jku"), None
-    )
+    jku = next((item for item in _stub_probes(ctx, "AUTH-18") if probe_name(item) == stub_token("jku")), None)
     for fetch in ctx.log.observations("stub-fetch"):
         if FOREIGN_KEYS in str(fetch.data.get("path", "")):
             agent = fetch.data.get("user_agent") or "no user agent"
@@ -107,15 +103,15 @@ def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Fin
             )
 
 
-@log_check(requirements="AUTH-19", level=Level.MUST, side=Side.SERVER,
-           subject="stub tokens outside their lifetime", **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-19", level=Level.MUST,
+           subject="stub tokens outside their lifetime")  # fmt: skip
 def tokens_outside_their_lifetime_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose exp has passed, or whose nbf lies in the future, is refused."""
     return _judge(ctx, "AUTH-19")
 
 
-@log_check(requirements="AUTH-27", level=Level.MUST_NOT, side=Side.SERVER,
-           subject="upstream requests made while serving a stub token", **AUTH_HTTP)  # fmt: skip
+@log_check(requirements="AUTH-27", level=Level.MUST_NOT,
+           subject="upstream requests made while serving a stub token")  # fmt: skip
 def tokens_are_not_passed_upstream(ctx: Context) -> Iterator[Finding]:
     """The server never forwards the client's token to an upstream API, in a header, the query or the body.
 
@@ -126,7 +122,7 @@ def tokens_are_not_passed_upstream(ctx: Context) -> Iterator[Finding]:
     if reason is not None:
         yield reason
         return
-    calls = [item for item in gated_http_exchanges(ctx) if (item.probe or {}).get("name") == "auth-passthrough"]
+    calls = [item for item in gated_http_exchanges(ctx) if probe_name(item) == ProbeName.AUTH_PASSTHROUGH]
     if not calls:
         yield unverified("no passthrough call was made: name a tool that calls an upstream API in "
                          "stub.passthrough_tool and point the target's upstream at the stub's /sink/")  # fmt: skip

@@ -19,16 +19,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, not_applicable, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, not_applicable, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, Document, home_origin, origin_of, prm_documents
 from mcp_assay.spec.rules.auth.facts import Challenges, Presented, challenges_of, presented
-from mcp_assay.spec.rules.shared.common import memo
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.wire import HttpExchange, is_well_known
+from mcp_assay.wire import HttpExchange, is_well_known, probe_name
 
 __all__ = [
-    "AUTH_HTTP",
     "AuthUse",
     "auth_use",
     "challenge_exchanges",
@@ -46,8 +46,7 @@ __all__ = [
     "variant_of",
 ]
 
-AUTH_HTTP = {"transports": {"http"}}
-CONTROL = "auth-control"
+CONTROL = ProbeName.AUTH_CONTROL
 """Probe name of the suite's control requests (the run's own credentials)."""
 
 
@@ -88,7 +87,7 @@ class AuthUse:
 
 def auth_use(ctx: Context) -> AuthUse:
     """Endpoints where the *server* shows authorization in use: a 401, a 403 with a Bearer challenge, or PRM."""
-    return memo(ctx, "auth-use", _find_use)
+    return ctx.view(_find_use)
 
 
 def _find_use(ctx: Context) -> AuthUse:
@@ -125,15 +124,14 @@ def _find_use(ctx: Context) -> AuthUse:
 
 def deliberate(exchange: HttpExchange) -> bool:
     """Sent malformed or without credentials on purpose by the active suite."""
-    return bool(exchange.probe and exchange.probe.get("invalid"))
+    return exchange.probe is not None and exchange.probe.invalid
 
 
 def credential_tag(exchange: HttpExchange) -> str | None:
-    probe = exchange.probe or {}
-    name = str(probe.get("name", ""))
-    if not name.startswith("auth-"):
+    probe = exchange.probe
+    if probe is None or not probe.name.startswith("auth-"):
         return None
-    value = probe.get("credential")
+    value = probe.tag("credential")
     return str(value) if value is not None else None
 
 
@@ -168,14 +166,16 @@ def _requests_at(ctx: Context, use: AuthUse) -> Iterator[ProtectedRequest]:
 
 
 def _controls(ctx: Context, name: str) -> list[HttpExchange]:
-    return [item for item in ctx.log.http_exchanges() if (item.probe or {}).get("name") == name]
+    return [item for item in ctx.log.http_exchanges() if probe_name(item) == name]
 
 
 def unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
     """For a suite probe: why its refusal says nothing (no served control on both sides); ``None`` if it does."""
-    probe = exchange.probe or {}
-    name = str(probe.get("name", ""))
-    control = str(probe.get("control", CONTROL))  # the stub-token probes bracket with a stub-minted control
+    probe = exchange.probe
+    if probe is None:
+        return None
+    name = probe.name
+    control = str(probe.tag("control") or CONTROL)  # the stub-token probes bracket with a stub-minted control
     if not name.startswith("auth-") or name == control:
         return None
     which = "with the run's own credentials" if control == CONTROL else "with a valid token from the stub"
@@ -206,8 +206,8 @@ def refusal_finding(exchange: HttpExchange, ctx: Context, subject: Message | Htt
 
 def variant_of(exchange: HttpExchange, default: str) -> str:
     """What a suite probe sent (its ``variant`` tag), for findings."""
-    probe: Mapping[str, Any] = exchange.probe or {}
-    return str(probe.get("variant") or default)
+    variant = exchange.probe.tag("variant") if exchange.probe is not None else None
+    return str(variant or default)
 
 
 def status_of(exchange: HttpExchange) -> int:

@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from weakref import WeakKeyDictionary
 
-from mcp_assay.checks import Context, Finding, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import Exchange, HttpExchange, Observation, StdioLine
+from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
 
 __all__ = [
     "Answer",
@@ -50,7 +51,7 @@ class Case:
 
     id: str
     tags: dict[str, Any] = field(default_factory=dict)
-    messages: list[tuple[Message, Mapping[str, Any]]] = field(default_factory=list)
+    messages: list[tuple[Message, Probe]] = field(default_factory=list)
     """Client requests and notifications the case sent (witness reads left out), with their probe tags."""
     reads: dict[str, Observation] = field(default_factory=dict)
 
@@ -58,8 +59,12 @@ class Case:
         return [
             message
             for message, probe in self.messages
-            if probe.get("name") == name and (phase is None or probe.get("phase") == phase)
+            if probe.name == name and (phase is None or probe.tag("phase") == phase)
         ]
+
+    def probe_of(self, request: Message) -> Probe:
+        """The probe tag the case sent ``request`` with."""
+        return next((probe for message, probe in self.messages if message is request), _UNTAGGED)
 
     def read(self, which: str) -> Observation | None:
         return self.reads.get(which)
@@ -74,20 +79,17 @@ class Cases:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.size = len(ctx.log)
         self.by_id: dict[str, Case] = {}
         self.expected: dict[str, list[str]] | None = None
         for item in ctx.log:
             if isinstance(item, Observation):
                 self._observation(item)
                 continue
-            probe = getattr(item, "probe", None)
-            if not isinstance(probe, Mapping) or not isinstance(probe.get("case"), str):
-                continue
-            if probe.get("name") == "witness-read":
+            probe = item.probe
+            if probe is None or not isinstance(probe.tag("case"), str) or probe.name == ProbeName.WITNESS_READ:
                 continue
             for message in _client_messages(item):
-                case = self._case(str(probe["case"]), probe)
+                case = self._case(str(probe.tag("case")), probe.tags)
                 case.messages.append((message, probe))
 
     def _case(self, ident: str, tags: Mapping[str, Any]) -> Case:
@@ -125,6 +127,10 @@ class Cases:
         return self.by_id.get(ident)
 
 
+_UNTAGGED = Probe(name="")
+"""What :meth:`Case.probe_of` answers for a message the case did not send."""
+
+
 def _client_messages(item: Exchange) -> list[Message]:
     if isinstance(item, HttpExchange):
         message = item.request_message
@@ -134,14 +140,9 @@ def _client_messages(item: Exchange) -> list[Message]:
     return []
 
 
-_CACHE: WeakKeyDictionary[Context, Cases] = WeakKeyDictionary()
-
-
 def cases(ctx: Context) -> Cases:
-    cached = _CACHE.get(ctx)
-    if cached is None or cached.size != len(ctx.log):
-        cached = _CACHE[ctx] = Cases(ctx)
-    return cached
+    """The behaviour cases of ``ctx.log`` (built once per log, shared by every behaviour rule)."""
+    return ctx.view(Cases)
 
 
 def _value(observation: Observation | None) -> tuple[bool, Any, str]:

@@ -24,8 +24,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES
@@ -34,10 +36,7 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
 
 __all__ = [
-    "BAD_ARGUMENTS_PROBE",
     "EXPLAIN",
-    "FAILING_TOOL_PROBE",
-    "UNKNOWN_TOOL_PROBE",
     "Channel",
     "argument_violation",
     "channel_of",
@@ -49,9 +48,6 @@ __all__ = [
 
 EXPLAIN = "explain"
 """Verdict tag: the reason of a pass says something worth reading (the report writers show it)."""
-UNKNOWN_TOOL_PROBE = "unknown-tool"
-BAD_ARGUMENTS_PROBE = "invalid-tool-arguments"
-FAILING_TOOL_PROBE = "failing-tool"
 
 
 # -- the channel of one answer --------------------------------------------------------------------
@@ -132,7 +128,7 @@ def tool_call(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] 
 def probe_named(message: Message, ctx: Context, *names: str) -> bool:
     """The exchange carrying ``message`` is an active-suite probe with one of ``names``."""
     probe = ctx.probe(message)
-    return probe is not None and probe.get("name") in names
+    return probe is not None and probe.name in names
 
 
 def tool_definition(request: Message, params: dict[str, Any], ctx: Context) -> tuple[Any, bool] | None:
@@ -153,7 +149,7 @@ def argument_violation(request: Message, params: dict[str, Any], ctx: Context) -
     arguments = params.get("arguments", {})
     found = tool_definition(request, params, ctx)
     tool = found[0] if found is not None else None
-    probed = probe_named(request, ctx, BAD_ARGUMENTS_PROBE)
+    probed = probe_named(request, ctx, ProbeName.INVALID_TOOL_ARGUMENTS)
     if isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
         review = validate_instance(tool["inputSchema"], arguments, "arguments")
         if review.issues:
@@ -197,7 +193,6 @@ def malformed_call(params: Any) -> str | None:
 @message_check(
     requirements="BEH-03",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to calls with invalid arguments",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -268,9 +263,12 @@ def _dead_answer(exchange: HttpExchange) -> str | None:
 @log_check(
     requirements="BEH-09",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="well-formed requests sent after hostile probes",
     transports={"http"},
+    because=(
+        "the suite's liveness control follows its malformed HTTP probes; over stdio a server that "
+        "stops serving is caught by the suite's own stays-available check"
+    ),
 )
 def hostile_input_leaves_the_server_serving(ctx: Context) -> Iterator[Finding]:
     """After a deliberately malformed probe, the next well-formed request is still served (no 5xx, no drop).
@@ -284,9 +282,9 @@ def hostile_input_leaves_the_server_serving(ctx: Context) -> Iterator[Finding]:
     connections, is judged by ``server_stays_available_through_the_run``.)"""
     hostile: list[str] = []
     for exchange in _ordered_probes(ctx):
-        probe = exchange.probe or {}
-        name = str(probe.get("name", "?"))
-        if probe.get("invalid"):
+        probe = exchange.probe
+        name = probe.name if probe is not None else "?"
+        if probe is not None and probe.invalid:
             if name not in hostile:
                 hostile.append(name)
             continue

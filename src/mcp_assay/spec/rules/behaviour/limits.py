@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 
-BURST_PROBE = "beh-rate-limit"
 """The probe name the suite's burst carries (:mod:`mcp_assay.suite.probes.burst`)."""
 _LIMIT_WORDS = re.compile(r"rate.?limit|too many|throttl|quota|slow down", re.IGNORECASE)
 
@@ -26,7 +27,7 @@ def _burst_requests(ctx: Context) -> list[Message]:
     for message in ctx.log.messages():
         exchange = ctx.log.get(message.exchange)
         probe = exchange.probe if exchange is not None else None
-        if message.kind is Kind.REQUEST and probe is not None and probe.get("name") == BURST_PROBE:
+        if message.kind is Kind.REQUEST and probe is not None and probe.name == ProbeName.BEH_RATE_LIMIT:
             requests.append(message)
     return requests
 
@@ -48,7 +49,7 @@ def _limited(request: Message, ctx: Context) -> str | None:
     return None
 
 
-@log_check(requirements="BEH-11", level=Level.MAY, side=Side.SERVER, subject="burst calls")
+@log_check(requirements="BEH-11", level=Level.MAY, subject="burst calls")
 def tool_calls_are_rate_limited(ctx: Context) -> Iterator[Finding]:
     """A burst of calls to one tool meets a rate limit (a 429 or an error that says so)."""
     requests = _burst_requests(ctx)

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import protected_requests
 from mcp_assay.spec.rules.behaviour.cases import (
     Case,
@@ -23,7 +25,7 @@ from mcp_assay.spec.rules.behaviour.cases import (
     movement,
     summarised,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 
 NO_DIFFERING_LISTS = (
     "no two principals' tools/list results were captured in one era, or they offered the same tools: name them in "
@@ -78,22 +80,14 @@ def _forbidden(extra: list[str], schema: Mapping[str, Any] | None) -> tuple[bool
     return True, ""
 
 
-def _probe_of(request: Message, case: Case) -> Mapping[str, Any]:
-    for message, probe in case.messages:
-        if message is request:
-            return probe
-    return {}
-
-
 def _extra(request: Message, case: Case) -> list[str]:
-    extra = _probe_of(request, case).get("extra")
+    extra = case.probe_of(request).tag("extra")
     return [str(item) for item in extra] if isinstance(extra, list) else []
 
 
 @log_check(
     requirements="BEH-04",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="tool lists captured per principal",
 )
 def principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding]:
@@ -121,7 +115,7 @@ def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding
     index = cases(ctx)
     expected = index.expected or {}
     for case in index.by_id.values():
-        requests = case.sent("principal-list")
+        requests = case.sent(ProbeName.PRINCIPAL_LIST)
         if not requests:
             continue
         principal = str(case.tags.get("principal", "?"))
@@ -152,7 +146,7 @@ def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding
 
 def _refusal_cases(ctx: Context) -> Iterator[tuple[Case, Message]]:
     for case in cases(ctx).with_phase("refusal"):
-        for request in case.sent("refusal"):
+        for request in case.sent(ProbeName.REFUSAL):
             if request.kind is Kind.REQUEST:
                 yield case, request
 
@@ -167,7 +161,7 @@ def _what(case: Case, request: Message) -> str:
     if kind == "anonymous":
         return f"tools/call {tool} without credentials"
     if kind == "mismatched_name":
-        header = _probe_of(request, case).get("mcp_name", "another tool")
+        header = case.probe_of(request).tag("mcp_name") or "another tool"
         return f"tools/call {tool} under an Mcp-Name header naming {header}"
     if kind == "unknown_tool":
         called = request.params.get("name") if isinstance(request.params, dict) else None
@@ -178,7 +172,6 @@ def _what(case: Case, request: Message) -> str:
 @log_check(
     requirements="BEH-05",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="refused calls with witness reads",
 )
 def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
@@ -227,9 +220,7 @@ def _refused_calls_change_nothing(ctx: Context, kinds: frozenset[str] | None = N
 @log_check(
     requirements="AUTH-21",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="write calls with an invalid token, with witness reads",
-    transports={"http"},
 )
 def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
     """A write tool called with an invalid token changes nothing in storage: the token is checked first.
@@ -249,10 +240,8 @@ def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-25",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="tools/list results of principals offered different tools",
     features={"cache_hints"},
-    transports={"http"},
 )
 def per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
     """tools/list results that differ from one principal to another are marked cacheScope "private".
@@ -270,7 +259,7 @@ def per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
 def _per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
     lanes: dict[tuple[Any, Any], list[tuple[str, list[str], list[Message]]]] = {}
     for case in cases(ctx).by_id.values():
-        requests = case.sent("principal-list")
+        requests = case.sent(ProbeName.PRINCIPAL_LIST)
         revision = ctx.revision(requests[0]) if requests else None
         if revision is None or not revision.has("cache_hints"):
             continue  # an older era's lists have no cache scope
@@ -296,9 +285,7 @@ def _per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-24",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="calls of a tool the caller's tools/list leaves out",
-    transports={"http"},
 )
 def hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
     """A tool left out of a principal's tools/list cannot be called by that principal either.
@@ -318,7 +305,7 @@ def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     listings: dict[tuple[Any, Any, Any], Case] = {}
     for case in index.by_id.values():
-        if case.sent("principal-list"):
+        if case.sent(ProbeName.PRINCIPAL_LIST):
             listings[(case.tags.get("era"), case.tags.get("transport"), case.tags.get("principal"))] = case
     for case, request in _refusal_cases(ctx):
         if case.tags.get("refusal") != "principal_without_scope":
@@ -329,7 +316,7 @@ def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
             yield unverified(f"{case.lane}: no tools/list as {principal} was captured (name {principal} in "
                              "expect.tools_by_principal)", request)  # fmt: skip
             continue
-        offered, refused = _offered(listing.sent("principal-list"), ctx)
+        offered, refused = _offered(listing.sent(ProbeName.PRINCIPAL_LIST), ctx)
         if refused is not None and not offered:
             yield unverified(f"{case.lane}: tools/list as {principal} answered {refused}", request)
             continue
@@ -350,7 +337,6 @@ def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="BEH-03",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="write calls with forbidden arguments",
 )
 def forbidden_arguments_are_not_accepted(ctx: Context) -> Iterator[Finding]:

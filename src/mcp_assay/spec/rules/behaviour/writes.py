@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import protected_requests
 from mcp_assay.spec.rules.behaviour.cases import (
     Case,
@@ -25,7 +27,7 @@ from mcp_assay.spec.rules.behaviour.cases import (
     shown,
     summarised,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
@@ -60,13 +62,12 @@ class Race:
 
 
 def _race(case: Case, request: Message, ctx: Context) -> Race:
-    probe = next((tags for message, tags in case.messages if message is request), {})
-    timeout = probe.get("timeout_ms")
+    timeout = case.probe_of(request).tag("timeout_ms")
     race = Race(case, request, timeout if isinstance(timeout, int) else None)
     exchange = ctx.log.get(request.exchange)
     if isinstance(exchange, HttpExchange) and exchange.client_disconnected and exchange.ending is not None:
         race.gave_up, race.how = exchange.ending.time, "closed the response stream"
-    for notice in case.sent("cancel-race", "cancel"):
+    for notice in case.sent(ProbeName.CANCEL_RACE, "cancel"):
         if notice.method == "notifications/cancelled" and notice.time >= request.time:
             race.gave_up, race.how = notice.time, "sent notifications/cancelled"
             break
@@ -78,7 +79,9 @@ def _calibrated_ms(case: Case, ctx: Context) -> float | None:
     calibration = cases(ctx).calibration(case)
     if calibration is None:
         return None
-    for request in calibration.sent("cancel-race", "calibrate") + calibration.sent("write-baseline", "calibrate"):
+    for request in calibration.sent(ProbeName.CANCEL_RACE, "calibrate") + calibration.sent(
+        ProbeName.WRITE_BASELINE, "calibrate"
+    ):
         answer = first_answer(request, ctx)
         if answer is not None:
             return (answer.time - request.time) * 1000
@@ -88,7 +91,6 @@ def _calibrated_ms(case: Case, ctx: Context) -> float | None:
 @log_check(
     requirements="BEH-06",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="cancel races",
 )
 def timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
@@ -106,7 +108,7 @@ def timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
 def _timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     for case in index.with_phase("race"):
-        for request in case.sent("cancel-race", "race"):
+        for request in case.sent(ProbeName.CANCEL_RACE, "race"):
             if request.kind is Kind.REQUEST:
                 yield _judge_race(case, request, index, ctx)
 
@@ -165,7 +167,6 @@ def _contains(message: Message | None, canary: Any) -> bool:
 @log_check(
     requirements="BEH-07",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="handles presented by another principal",
 )
 def handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
@@ -180,10 +181,8 @@ def handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="AUTH-35",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="2026 handles presented by another principal",
     features={"per_request_version"},
-    transports={"http"},
 )
 def handle_possession_is_not_authentication(ctx: Context) -> Iterator[Finding]:
     """A 2026 server does not take possession of a state handle for authentication.
@@ -200,17 +199,17 @@ def handle_possession_is_not_authentication(ctx: Context) -> Iterator[Finding]:
 
 def _handles_do_not_authenticate(ctx: Context, feature: str | None = None) -> Iterator[Finding]:
     for case in cases(ctx).by_id.values():
-        for request in case.sent("handle-use"):
+        for request in case.sent(ProbeName.HANDLE_USE):
             if request.kind is not Kind.REQUEST:
                 continue
             revision = ctx.revision(request)
             if feature is not None and (revision is None or not revision.has(feature)):
                 continue
-            probe = next((tags for message, tags in case.messages if message is request), {})
-            owner, principal = probe.get("owner", "?"), probe.get("principal", "?")
+            probe = case.probe_of(request)
+            owner, principal = probe.tag("owner") or "?", probe.tag("principal") or "?"
             answer = answer_of(request, ctx)
-            leaked = _contains(answer.message, probe.get("canary"))
-            what = f"{case.lane}: {principal} presented {owner}'s handle to {probe.get('tool', '?')}"
+            leaked = _contains(answer.message, probe.tag("canary"))
+            what = f"{case.lane}: {principal} presented {owner}'s handle to {probe.tag('tool') or '?'}"
             if answer.kind == "none":
                 yield unverified(f"{what} and got no answer", request)
             elif answer.succeeded or leaked:
@@ -223,7 +222,6 @@ def _handles_do_not_authenticate(ctx: Context, feature: str | None = None) -> It
 @log_check(
     requirements="BEH-08",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="reads with witness reads",
 )
 def reads_change_nothing(ctx: Context) -> Iterator[Finding]:
@@ -236,7 +234,7 @@ def reads_change_nothing(ctx: Context) -> Iterator[Finding]:
 def _reads_change_nothing(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     for case in index.with_phase("read"):
-        for request in case.sent("read-tool"):
+        for request in case.sent(ProbeName.READ_TOOL):
             moved = movement(case, index)
             tool = case.tags.get("tool", "?")
             if moved.problem is not None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, Cancellation
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import HttpExchange

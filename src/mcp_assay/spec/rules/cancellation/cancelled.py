@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.stream_facts import (
@@ -52,10 +53,8 @@ def _recognisable(request: Message) -> bool:
 @log_check(
     requirements="CAN-01",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests whose stream the client closed",
     features={"per_request_version"},
-    transports={"http"},
 )
 def closing_a_stream_cancels_its_request(ctx: Context) -> Iterator[Finding]:
     """Once the client closes a request's SSE stream, nothing more about that request arrives on any stream.
@@ -83,10 +82,12 @@ def closing_a_stream_cancels_its_request(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="CAN-08",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="cancelled stdio requests",
     features={"per_request_version"},
     transports={"stdio"},
+    because=(
+        "stdio only: over HTTP the same requirement is judged on the cancelled request's own stream by the stream rules"
+    ),
 )
 def cancelled_stdio_requests_get_no_later_messages(ctx: Context) -> Iterator[Finding]:
     """After a stdio cancellation, the server sends no response, progress or log for that request.
@@ -111,7 +112,6 @@ def cancelled_stdio_requests_get_no_later_messages(ctx: Context) -> Iterator[Fin
 @log_check(
     requirements="CAN-08",
     level=Level.SHOULD_NOT,
-    side=Side.SERVER,
     subject="cancelled requests",
 )
 def cancelled_requests_are_not_answered(ctx: Context) -> Iterator[Finding]:
@@ -181,7 +181,6 @@ def _stdio_replies(notice: Message, idx: StreamIndex, window: float) -> list[Mes
 @log_check(
     requirements="CAN-09",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="cancellations of unknown or finished requests",
 )
 def unknown_cancellations_get_no_reply(ctx: Context) -> Iterator[Finding]:
@@ -216,7 +215,6 @@ def unknown_cancellations_get_no_reply(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="CAN-09",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="requests after a cancellation of an unknown request",
 )
 def servers_keep_serving_after_unknown_cancellations(ctx: Context) -> Iterator[Finding]:

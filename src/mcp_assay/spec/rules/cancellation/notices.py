@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import MISSING, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.stream_facts import describe_id, request_id_of, same_id
@@ -26,7 +27,7 @@ from mcp_assay.verdicts import Level, Side
     side=Side.SERVER,
     subject="cancellation notices POSTed on 2026 HTTP",
     features={"per_request_version"},
-    transports={"http"},
+    because="the server's half over HTTP: a POSTed notifications/cancelled is accepted or refused",
 )
 def http_cancel_notices_are_accepted_or_refused(ctx: Context) -> Iterator[Finding]:
     """A POSTed notifications/cancelled is answered 202 (accepted) or with a 4xx refusal, never a response."""
@@ -52,7 +53,7 @@ def http_cancel_notices_are_accepted_or_refused(ctx: Context) -> Iterator[Findin
     side=Side.CLIENT,
     subject="2026 HTTP cancellations",
     features={"per_request_version"},
-    transports={"http"},
+    because="the client's half over HTTP: it cancels by closing the response stream",
 )
 def http_clients_cancel_by_closing_the_stream(ctx: Context) -> Iterator[Finding]:
     """2026 HTTP clients cancel by closing the response stream; a POSTed notifications/cancelled is only noted."""
@@ -71,10 +72,8 @@ def http_clients_cancel_by_closing_the_stream(ctx: Context) -> Iterator[Finding]
 @log_check(
     requirements="CAN-03",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="stdio cancellations",
     features={"per_request_version"},
-    transports={"stdio"},
 )
 def stdio_cancellations_repeat_the_request_id_exactly(ctx: Context) -> Iterator[Finding]:
     """A stdio cancellation names the request id with the same JSON type and value (1 is not "1")."""
@@ -100,6 +99,7 @@ def stdio_cancellations_repeat_the_request_id_exactly(ctx: Context) -> Iterator[
     level=Level.MUST,
     side=Side.BOTH,
     subject="cancellation notices",
+    because="in 2025-11-25 either side may cancel a request it issued",
 )
 def cancellations_name_requests_their_sender_issued(ctx: Context) -> Iterator[Finding]:
     """A notifications/cancelled names a request its sender issued earlier (2025: in the same direction).
@@ -129,7 +129,6 @@ def cancellations_name_requests_their_sender_issued(ctx: Context) -> Iterator[Fi
 @log_check(
     requirements="CAN-05",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="cancellation notices",
     features={"handshake"},
 )
@@ -145,7 +144,6 @@ def legacy_cancellations_name_a_request(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="CAN-06",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="server cancellation notices",
     features={"per_request_version"},
 )
@@ -178,7 +176,6 @@ def _as_client(notice: Message) -> Message:
 @log_check(
     requirements="CAN-07",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="subscriptions the server ended",
     features={"listen_subscriptions"},
 )

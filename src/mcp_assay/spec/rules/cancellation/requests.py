@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.stream_facts import LISTEN
@@ -23,7 +24,6 @@ from mcp_assay.wire import EndReason, HttpExchange
 @log_check(
     requirements="CAN-10",
     level=Level.MUST_NOT,
-    side=Side.CLIENT,
     subject="client cancellations",
     features={"handshake"},
 )
@@ -48,7 +48,6 @@ def _task_augmented(request: Message) -> bool:
 @log_check(
     requirements="CAN-11",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="cancellations",
     features={"tasks"},
 )
@@ -76,7 +75,7 @@ def task_requests_are_cancelled_with_tasks_cancel(ctx: Context) -> Iterator[Find
     side=Side.SERVER,
     subject="cancellation notices POSTed on 2025 HTTP",
     features={"handshake"},
-    transports={"http"},
+    because="the server's half: a POSTed notifications/cancelled is answered 202",
 )
 def legacy_http_cancellations_are_accepted(ctx: Context) -> Iterator[Finding]:
     """A 2025 HTTP server accepts a POSTed notifications/cancelled with 202."""
@@ -106,7 +105,7 @@ def _resumed(exchange: HttpExchange, ctx: Context) -> bool:
     side=Side.CLIENT,
     subject="2025 HTTP requests whose stream the client dropped",
     features={"handshake"},
-    transports={"http"},
+    because="the client's half: it cancels by notification, not by dropping the connection",
 )
 def legacy_http_clients_do_not_cancel_by_disconnecting(ctx: Context) -> Iterator[Finding]:
     """A 2025 HTTP client that drops a request's stream also POSTs notifications/cancelled or resumes it.
@@ -140,7 +139,6 @@ def _client_went_on(request: Message, idx: StreamIndex, limit: float) -> Message
 @log_check(
     requirements="CAN-13",
     level=Level.SHOULD,
-    side=Side.CLIENT,
     subject="requests the client gave up on",
 )
 def clients_cancel_requests_they_abandon(ctx: Context) -> Iterator[Finding]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed
 from mcp_assay.jsonrpc import Message
+from mcp_assay.spec.checks import Finding, failed, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.envelopes import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -21,7 +22,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     meta_objects,
 )
 from mcp_assay.traffic import PROTOCOL_VERSION_KEY
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 
 RESERVED_LABELS = frozenset({"modelcontextprotocol", "mcp"})
 KNOWN_RESERVED_KEYS = frozenset(
@@ -66,7 +67,7 @@ def _looks_like_tld(label: str) -> bool:
     return (len(lowered) == 2 and lowered.isalpha()) or lowered in GENERIC_TLDS or lowered.startswith("xn--")
 
 
-@message_check(requirements="META-05", level=Level.MUST, side=Side.BOTH, subject="messages with _meta")
+@message_check(requirements="META-05", level=Level.MUST, subject="messages with _meta")
 def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Iterator[Finding]:
     """Every key of every _meta object is an optional reverse-DNS prefix plus '/' and a well-formed name."""
     for path, meta in meta_objects(message):
@@ -79,7 +80,7 @@ def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Iterator
             yield passed(message)
 
 
-@message_check(requirements="META-06", level=Level.MUST_NOT, side=Side.BOTH, subject="reserved-prefix _meta keys")
+@message_check(requirements="META-06", level=Level.MUST_NOT, subject="reserved-prefix _meta keys")
 def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context) -> Iterator[Finding]:
     """Keys under a reserved prefix (second label modelcontextprotocol or mcp) are ones MCP defines."""
     for path, meta in meta_objects(message):
@@ -95,7 +96,7 @@ def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context
                 )
 
 
-@message_check(requirements="META-07", level=Level.SHOULD, side=Side.BOTH, subject="prefixed _meta keys")
+@message_check(requirements="META-07", level=Level.SHOULD, subject="prefixed _meta keys")
 def meta_prefixes_are_reverse_dns(message: Message, ctx: Context) -> Iterator[Finding]:
     """_meta key prefixes are reverse-DNS names (com.example/, not example.com/)."""
     for path, meta in meta_objects(message):
@@ -173,7 +174,6 @@ _TRACE_RULES = {"traceparent": traceparent_problem, "tracestate": tracestate_pro
 @message_check(
     requirements="META-08",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="trace context _meta values",
     features={"per_request_version"},
 )

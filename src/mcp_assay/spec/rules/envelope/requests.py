@@ -13,8 +13,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import (
     CLIENT_CAPABILITIES_KEY,
@@ -30,7 +31,6 @@ from mcp_assay.spec.rules.shared.envelopes import (
 from mcp_assay.verdicts import Level, Side
 
 _CLIENT_REQUESTS = {
-    "side": Side.CLIENT,
     "subject": "client requests",
     "features": {"per_request_version"},
     "sent_by": Side.CLIENT,
@@ -124,7 +124,6 @@ def _undeclared(required: dict[str, Any], declared: dict[str, Any]) -> bool:
 @log_check(
     requirements="META-09",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="missing-capability errors",
     features={"missing_capability_error"},
 )
@@ -177,7 +176,6 @@ def _comparable(result: dict[str, Any]) -> str:
 @log_check(
     requirements="META-10",
     level=Level.SHOULD_NOT,
-    side=Side.SERVER,
     subject="repeated requests with different clientInfo",
     features={"per_request_version"},
 )

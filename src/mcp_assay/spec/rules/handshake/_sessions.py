@@ -11,18 +11,17 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules.shared.common import http_exchange, memo
+from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import HttpExchange
 
-__all__ = ["HANDSHAKE", "HANDSHAKE_HTTP", "Session", "all_sessions", "client_sessions", "ended_sessions"]
+__all__ = ["HANDSHAKE", "Session", "all_sessions", "client_sessions", "ended_sessions"]
 
 HANDSHAKE = {"features": {"handshake"}}
-HANDSHAKE_HTTP = {"features": {"handshake"}, "transports": {"http"}}
 
 
 @dataclass
@@ -53,7 +52,7 @@ class Session:
 
 
 def all_sessions(ctx: Context) -> list[Session]:
-    return memo(ctx, "handshake-sessions", _find_sessions)
+    return ctx.view(_find_sessions)
 
 
 def _find_sessions(ctx: Context) -> list[Session]:

@@ -11,8 +11,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import meta_version
@@ -21,7 +22,7 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason
 
 
-@log_check(requirements="HS-01", level=Level.MUST, side=Side.CLIENT, subject="2025 sessions", **HANDSHAKE)
+@log_check(requirements="HS-01", level=Level.MUST, subject="2025 sessions", **HANDSHAKE)
 def initialize_opens_every_session(ctx: Context) -> Iterator[Finding]:
     """initialize is the client's first legacy request (stdio), sent without Mcp-Session-Id (HTTP)."""
     by_connection: dict[str, list[Message]] = defaultdict(list)
@@ -60,7 +61,6 @@ def _implementation_problem(value: Any, what: str) -> str | None:
 @message_check(
     requirements="HS-02",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="initialize requests",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
@@ -87,7 +87,6 @@ def initialize_names_version_capabilities_and_client(message: Message, ctx: Cont
 @message_check(
     requirements="HS-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="initialize results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -129,7 +128,7 @@ def _negotiated_by_server(ctx: Context, sessions: list[Session], place: str) -> 
     }
 
 
-@log_check(requirements="HS-05", level=Level.MUST, side=Side.SERVER, subject="initialize answers", **HANDSHAKE)
+@log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE)
 def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     """When the client requests a version the server supports, the initialize result names exactly that version.
 
@@ -159,7 +158,6 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="HS-06",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="initialize with an unsupported version",
     **HANDSHAKE,
 )
@@ -189,7 +187,7 @@ def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator
             yield passed(session.answer)
 
 
-@log_check(requirements="HS-07", level=Level.SHOULD_NOT, side=Side.CLIENT, subject="2025 sessions", **HANDSHAKE)
+@log_check(requirements="HS-07", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE)
 def clients_wait_for_the_initialize_result(ctx: Context) -> Iterator[Finding]:
     """Before the initialize result arrives the client sends no request other than ping."""
     for session in client_sessions(ctx):
@@ -238,7 +236,7 @@ def _initialized_time(session: Session) -> float | None:
     return None
 
 
-@log_check(requirements="HS-08", level=Level.MUST, side=Side.CLIENT, subject="successful initializations", **HANDSHAKE)
+@log_check(requirements="HS-08", level=Level.MUST, subject="successful initializations", **HANDSHAKE)
 def clients_confirm_with_initialized(ctx: Context) -> Iterator[Finding]:
     """After a successful initialize result the client sends notifications/initialized before other work."""
     for session in client_sessions(ctx):
@@ -266,7 +264,7 @@ def clients_confirm_with_initialized(ctx: Context) -> Iterator[Finding]:
             yield failed(later[0], f"the client sent {later[0].describe()} before notifications/initialized")
 
 
-@log_check(requirements="HS-09", level=Level.SHOULD_NOT, side=Side.SERVER, subject="2025 sessions", **HANDSHAKE)
+@log_check(requirements="HS-09", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE)
 def servers_wait_for_initialized_before_requests(ctx: Context) -> Iterator[Finding]:
     """Before notifications/initialized arrives the server sends no request other than ping."""
     for session in all_sessions(ctx):

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import (
     HANDSHAKE,
-    HANDSHAKE_HTTP,
     Session,
     all_sessions,
     client_sessions,
@@ -42,9 +42,10 @@ def _later_exchanges(session: Session, ctx: Context) -> list[HttpExchange]:
 @log_check(
     requirements="HS-10",
     level=Level.SHOULD,
-    side=Side.CLIENT,
     subject="requests in 2025 HTTP sessions",
-    **HANDSHAKE_HTTP,
+    **HANDSHAKE,
+    transports={"http"},
+    because="only HTTP repeats the negotiated version on every request (the MCP-Protocol-Version header)",
 )
 def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
     """Requests in a session send MCP-Protocol-Version equal to the negotiated version."""
@@ -63,9 +64,7 @@ def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
                 yield failed(subject, f"MCP-Protocol-Version is {header!r} in a session that negotiated {version}")
 
 
-@log_check(
-    requirements="HS-11", level=Level.MUST, side=Side.CLIENT, subject="requests in 2025 HTTP sessions", **HANDSHAKE_HTTP
-)
+@log_check(requirements="HS-11", level=Level.MUST, subject="requests in 2025 HTTP sessions", **HANDSHAKE)
 def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]:
     """Every HTTP request after initialize (POST, GET, DELETE) carries MCP-Protocol-Version."""
     for session in client_sessions(ctx):
@@ -83,9 +82,8 @@ def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]
 @log_check(
     requirements="HS-12",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests with an invalid version header",
-    **HANDSHAKE_HTTP,
+    **HANDSHAKE,
 )
 def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
     """A session request whose MCP-Protocol-Version names no published revision gets HTTP 400.
@@ -114,9 +112,8 @@ def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="HS-13",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="requests without a version header",
-    **HANDSHAKE_HTTP,
+    **HANDSHAKE,
 )
 def missing_version_headers_are_tolerated(ctx: Context) -> Iterator[Finding]:
     """A legacy request with neither MCP-Protocol-Version nor a session is served (as 2025-03-26) or gets 400 (A22)."""
@@ -189,9 +186,7 @@ def _server_message_problem(
     return None
 
 
-@log_check(
-    requirements="HS-14", level=Level.MUST, side=Side.SERVER, subject="capability-bound server messages", **HANDSHAKE
-)
+@log_check(requirements="HS-14", level=Level.MUST, subject="capability-bound server messages", **HANDSHAKE)
 def servers_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
     """The server sends sampling, roots, elicitation, list-changed and resource-update messages only as negotiated."""
     for session in all_sessions(ctx):
@@ -240,9 +235,7 @@ def _client_message_problem(message: Message, client: dict[str, Any], server: di
     return None
 
 
-@log_check(
-    requirements="HS-15", level=Level.MUST, side=Side.CLIENT, subject="capability-bound client messages", **HANDSHAKE
-)
+@log_check(requirements="HS-15", level=Level.MUST, subject="capability-bound client messages", **HANDSHAKE)
 def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
     """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared."""
     for session in all_sessions(ctx):
@@ -260,7 +253,7 @@ def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
             yield failed(message, f"the client sent {problem}") if problem else passed(message)
 
 
-@log_check(requirements="HS-17", level=Level.MUST, side=Side.BOTH, subject="ping requests", **HANDSHAKE)
+@log_check(requirements="HS-17", level=Level.MUST, subject="ping requests", **HANDSHAKE)
 def pings_get_a_prompt_empty_result(ctx: Context) -> Iterator[Finding]:
     """A ping (either direction) is answered promptly with an empty result {}."""
     for request in ctx.messages(kinds={Kind.REQUEST}):

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE_HTTP, all_sessions, client_sessions, ended_sessions
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, all_sessions, client_sessions, ended_sessions
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.versions._common import modern_versions
@@ -42,7 +43,7 @@ def _initialize_result(exchange: HttpExchange) -> Message | None:
     return next((m for m in exchange.response_messages if m.kind is Kind.RESULT), None)
 
 
-@log_check(requirements="HS-18", level=Level.MUST, side=Side.SERVER, subject="issued session ids", **HANDSHAKE_HTTP)
+@log_check(requirements="HS-18", level=Level.MUST, subject="issued session ids", **HANDSHAKE)
 def session_ids_are_visible_ascii(ctx: Context) -> Iterator[Finding]:
     """A session id issued with the InitializeResult consists of visible ASCII only."""
     for exchange, issued in _issued_session_ids(ctx):
@@ -55,7 +56,7 @@ def session_ids_are_visible_ascii(ctx: Context) -> Iterator[Finding]:
             yield failed(result, f"the session id {issued!r} is not only visible ASCII (0x21-0x7E)")
 
 
-@log_check(requirements="HS-18", level=Level.SHOULD, side=Side.SERVER, subject="issued session ids", **HANDSHAKE_HTTP)
+@log_check(requirements="HS-18", level=Level.SHOULD, subject="issued session ids", **HANDSHAKE)
 def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[Finding]:
     """A session id is issued on the response carrying the InitializeResult, not on other answers.
 
@@ -77,9 +78,8 @@ def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[F
 @log_check(
     requirements="HS-19",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="requests after a session was issued",
-    **HANDSHAKE_HTTP,
+    **HANDSHAKE,
 )
 def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Finding]:
     """Once a session id was issued, the client's later legacy requests to that endpoint carry Mcp-Session-Id."""
@@ -108,9 +108,8 @@ def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Findi
 @log_check(
     requirements="HS-20",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="legacy requests without a session id",
-    **HANDSHAKE_HTTP,
+    **HANDSHAKE,
 )
 def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
     """A server that issues session ids answers a non-initialize legacy request lacking Mcp-Session-Id with 400.
@@ -144,9 +143,8 @@ def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="HS-21",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests naming an ended session",
-    **HANDSHAKE_HTTP,
+    **HANDSHAKE,
 )
 def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
     """After a session ended (DELETE accepted, or a 404 for it), requests carrying its id get 404.
@@ -166,7 +164,7 @@ def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
             )
 
 
-@log_check(requirements="HS-22", level=Level.MUST, side=Side.CLIENT, subject="404s for a session id", **HANDSHAKE_HTTP)
+@log_check(requirements="HS-22", level=Level.MUST, subject="404s for a session id", **HANDSHAKE)
 def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
     """After a 404 to a request that carried a session id, the client starts over with initialize and no session id."""
     exchanges = ctx.log.http_exchanges()
@@ -202,7 +200,12 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="HS-23", level=Level.SHOULD, side=Side.CLIENT, subject="session DELETE requests", **HANDSHAKE_HTTP
+    requirements="HS-23",
+    level=Level.SHOULD,
+    side=Side.CLIENT,
+    subject="session DELETE requests",
+    **HANDSHAKE,
+    because="the client's half: its DELETE names the session (a server may refuse with 405)",
 )
 def session_deletes_name_the_session(ctx: Context) -> Iterator[Finding]:
     """A client ending a session sends DELETE with its Mcp-Session-Id."""

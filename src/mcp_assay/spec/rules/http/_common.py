@@ -12,8 +12,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.shared.common import error_code, params_of
 from mcp_assay.spec.rules.shared.envelopes import meta_version
@@ -61,8 +61,8 @@ LAST_EVENT_ID = "last-event-id"
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """Methods whose ``Mcp-Name`` header mirrors a body field, and that field."""
 STANDARD_HEADERS = {VERSION_HEADER: "MCP-Protocol-Version", METHOD_HEADER: "Mcp-Method", NAME_HEADER: "Mcp-Name"}
-MODERN_HTTP: dict[str, Any] = {"features": {"per_request_version"}, "transports": {"http"}}
-LEGACY_HTTP: dict[str, Any] = {"features": {"handshake"}, "transports": {"http"}}
+MODERN_HTTP: dict[str, Any] = {"features": {"per_request_version"}}
+LEGACY_HTTP: dict[str, Any] = {"features": {"handshake"}}
 
 
 def is_modern(revision: Revision | None) -> bool:
@@ -97,7 +97,7 @@ def legacy_exchange(exchange: HttpExchange, ctx: Context) -> bool:
 
 def judged_as_client(exchange: HttpExchange) -> bool:
     """Deliberately malformed probes are the suite's doing, never held against the client."""
-    return not (exchange.probe and exchange.probe.get("invalid"))
+    return not (exchange.probe is not None and exchange.probe.invalid)
 
 
 def request_posts(ctx: Context, *, client: bool = False) -> Iterator[tuple[HttpExchange, Message]]:

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     HEADER_MISMATCH,
     METHOD_HEADER,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     HEADER_MISMATCH,
     METHOD_HEADER,
@@ -46,11 +47,11 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     needs_encoding,
     value_at,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
 
-@log_check(requirements="HTTP-08", level=Level.MUST, side=Side.CLIENT, subject="2026 request POSTs", **MODERN_HTTP)
+@log_check(requirements="HTTP-08", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP)
 def client_version_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """Every 2026 request POST carries MCP-Protocol-Version equal to the body's _meta version.
 
@@ -70,7 +71,7 @@ def client_version_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
 
 
-@log_check(requirements="HTTP-10", level=Level.MUST, side=Side.CLIENT, subject="2026 request POSTs", **MODERN_HTTP)
+@log_check(requirements="HTTP-10", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP)
 def client_method_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """Every 2026 request POST carries Mcp-Method equal, case included, to the body method.
 
@@ -87,7 +88,7 @@ def client_method_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
 
 
-@log_check(requirements="HTTP-11", level=Level.MUST, side=Side.CLIENT, subject="named request POSTs", **MODERN_HTTP)
+@log_check(requirements="HTTP-11", level=Level.MUST, subject="named request POSTs", **MODERN_HTTP)
 def client_name_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """tools/call and prompts/get carry Mcp-Name = params.name; resources/read carries Mcp-Name = params.uri.
 
@@ -133,7 +134,7 @@ def _mirrored_values(exchange: HttpExchange, request: Message, ctx: Context) -> 
             yield f"Mcp-Param-{mark.name}", header, expected
 
 
-@log_check(requirements="HTTP-15", level=Level.MUST, side=Side.CLIENT, subject="mirrored header values", **MODERN_HTTP)
+@log_check(requirements="HTTP-15", level=Level.MUST, subject="mirrored header values", **MODERN_HTTP)
 def client_encodes_unsafe_header_values(ctx: Context) -> Iterator[Finding]:
     """Mcp-Name and Mcp-Param values unsafe as plain header text travel as =?base64?…?= with lowercase markers."""
     for exchange, request in request_posts(ctx, client=True):
@@ -159,7 +160,7 @@ def client_encodes_unsafe_header_values(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="HTTP-18", level=Level.MUST, side=Side.CLIENT, subject="calls of tools with x-mcp-header marks",
+    requirements="HTTP-18", level=Level.MUST, subject="calls of tools with x-mcp-header marks",
     **MODERN_HTTP,
 )  # fmt: skip
 def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
@@ -206,7 +207,7 @@ def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
 
 
-@log_check(requirements="HTTP-23", level=Level.MUST, side=Side.CLIENT, subject="tool calls", **MODERN_HTTP)
+@log_check(requirements="HTTP-23", level=Level.MUST, subject="tool calls", **MODERN_HTTP)
 def client_never_calls_tools_with_invalid_header_marks(ctx: Context) -> Iterator[Finding]:
     """An HTTP client drops tools whose x-mcp-header marks are invalid (TOOL-16) and never calls them."""
     for exchange, request in request_posts(ctx, client=True):
@@ -224,9 +225,7 @@ def client_never_calls_tools_with_invalid_header_marks(ctx: Context) -> Iterator
             yield passed(request)
 
 
-@log_check(
-    requirements="HTTP-22", level=Level.SHOULD, side=Side.CLIENT, subject="parameter-header rejections", **MODERN_HTTP
-)
+@log_check(requirements="HTTP-22", level=Level.SHOULD, subject="parameter-header rejections", **MODERN_HTTP)
 def client_refreshes_tools_after_a_parameter_header_rejection(ctx: Context) -> Iterator[Finding]:
     """After a -32020 about Mcp-Param headers the client re-reads tools/list and retries under a new id."""
     for exchange, request in request_posts(ctx):
@@ -262,7 +261,11 @@ def _post_messages(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
             yield exchange, message
 
 
-@log_check(requirements="HTTP-02", level=Level.MUST, side=Side.CLIENT, subject="client messages", transports={"http"})
+@log_check(
+    requirements="HTTP-02",
+    level=Level.MUST,
+    subject="client messages",
+)
 def client_messages_are_posted(ctx: Context) -> Iterator[Finding]:
     """Every JSON-RPC message from the client travels in its own POST to the MCP endpoint."""
     for exchange in ctx.log.http_exchanges():
@@ -275,7 +278,11 @@ def client_messages_are_posted(ctx: Context) -> Iterator[Finding]:
             yield failed(message, f"the client sent {message.describe()} in a {exchange.request.method} request")
 
 
-@log_check(requirements="HTTP-03", level=Level.MUST, side=Side.CLIENT, subject="client POSTs", transports={"http"})
+@log_check(
+    requirements="HTTP-03",
+    level=Level.MUST,
+    subject="client POSTs",
+)
 def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding]:
     """Every POST's Accept header lists application/json and text/event-stream (wildcards are HTTP-03's SHOULD)."""
     for exchange, message in _post_messages(ctx):
@@ -294,7 +301,11 @@ def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding
             yield passed(message)
 
 
-@log_check(requirements="HTTP-03", level=Level.SHOULD, side=Side.CLIENT, subject="client POSTs", transports={"http"})
+@log_check(
+    requirements="HTTP-03",
+    level=Level.SHOULD,
+    subject="client POSTs",
+)
 def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Finding]:
     """The POST Accept header names both media types literally rather than through wildcards (⚠A28)."""
     for exchange, message in _post_messages(ctx):
@@ -308,7 +319,7 @@ def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Findi
             yield failed(message, f"Accept {header!r} relies on wildcards instead of naming both media types")
 
 
-@log_check(requirements="HTTP-04", level=Level.MUST_NOT, side=Side.CLIENT, subject="client POST bodies", **MODERN_HTTP)
+@log_check(requirements="HTTP-04", level=Level.MUST_NOT, subject="client POST bodies", **MODERN_HTTP)
 def client_posts_one_request_or_notification(ctx: Context) -> Iterator[Finding]:
     """A 2026 POST body is one request or notification: never a response, never a JSON array."""
     for exchange, message in _post_messages(ctx):

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     MODERN_HTTP,
     SESSION_HEADER,
@@ -28,15 +30,19 @@ from mcp_assay.spec.rules.http._common import (
 from mcp_assay.spec.rules.http._header_audit import answer_text, audit
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange, is_well_known
+from mcp_assay.verdicts import Level
+from mcp_assay.wire import HttpExchange, is_well_known, probe_name
 
 MODERN_CODES = frozenset({-32020, -32021, -32022, -32601, -32602})
 """Error codes a 2026 server uses for its mandated 400/404 rejections."""
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 
-@log_check(requirements="HTTP-01", level=Level.MUST, side=Side.SERVER, subject="request POSTs", transports={"http"})
+@log_check(
+    requirements="HTTP-01",
+    level=Level.MUST,
+    subject="request POSTs",
+)
 def the_mcp_endpoint_accepts_post(ctx: Context) -> Iterator[Finding]:
     """The MCP endpoint accepts POST: a POSTed JSON-RPC message is never answered 405."""
     for exchange in ctx.log.http_exchanges():
@@ -63,8 +69,7 @@ def _notification_posts(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
 
 
 @log_check(
-    requirements="HTTP-05", level=Level.MUST, side=Side.SERVER, subject="accepted notification POSTs",
-    transports={"http"},
+    requirements="HTTP-05", level=Level.MUST, subject="accepted notification POSTs",
 )  # fmt: skip
 def accepted_notifications_get_202_with_no_body(ctx: Context) -> Iterator[Finding]:
     """A notification POST (2025: or a client response) that the server accepts gets 202 Accepted with no body.
@@ -86,8 +91,7 @@ def accepted_notifications_get_202_with_no_body(ctx: Context) -> Iterator[Findin
 
 
 @log_check(
-    requirements="HTTP-06", level=Level.MUST, side=Side.SERVER, subject="refused notification POSTs",
-    transports={"http"},
+    requirements="HTTP-06", level=Level.MUST, subject="refused notification POSTs",
 )  # fmt: skip
 def refused_notifications_get_an_error_status_and_no_id(ctx: Context) -> Iterator[Finding]:
     """A notification POST the server refuses gets an HTTP error status; any JSON-RPC error in the body has no id.
@@ -114,7 +118,9 @@ AUTH_LAYER_STATUSES = frozenset({401, 403, 407, 429})
 
 
 @log_check(
-    requirements="HTTP-07", level=Level.MUST, side=Side.SERVER, subject="answers to requests", transports={"http"}
+    requirements="HTTP-07",
+    level=Level.MUST,
+    subject="answers to requests",
 )
 def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]:
     """Answers to request POSTs are application/json or text/event-stream, error answers with a body included."""
@@ -134,9 +140,7 @@ def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]
         yield failed(request, f"{request.describe()} was answered HTTP {response.status} with {shown}")
 
 
-@log_check(
-    requirements="HTTP-25", level=Level.MUST, side=Side.SERVER, subject="method-not-found answers", **MODERN_HTTP
-)
+@log_check(requirements="HTTP-25", level=Level.MUST, subject="method-not-found answers", **MODERN_HTTP)
 def unknown_methods_get_404_with_a_jsonrpc_error(ctx: Context) -> Iterator[Finding]:
     """An unimplemented method is answered HTTP 404 with a JSON-RPC -32601 body (not a bare 404, not 200).
 
@@ -164,7 +168,7 @@ def _mandated_rejection(exchange: HttpExchange) -> bool:
     return code in MODERN_CODES
 
 
-@log_check(requirements="HTTP-37", level=Level.MUST, side=Side.SERVER, subject="400/404 rejections", **MODERN_HTTP)
+@log_check(requirements="HTTP-37", level=Level.MUST, subject="400/404 rejections", **MODERN_HTTP)
 def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterator[Finding]:
     """A 2026 400 or 404 rejection carries an application/json JSON-RPC error whose id is the request id.
 
@@ -195,9 +199,7 @@ def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterat
             yield passed(errors[0])
 
 
-@log_check(
-    requirements="HTTP-32", level=Level.SHOULD, side=Side.SERVER, subject="GET and DELETE requests", **MODERN_HTTP
-)
+@log_check(requirements="HTTP-32", level=Level.SHOULD, subject="GET and DELETE requests", **MODERN_HTTP)
 def get_and_delete_get_405(ctx: Context) -> Iterator[Finding]:
     """GET or DELETE on the MCP endpoint with a 2026 version header is answered 405 Method Not Allowed.
 
@@ -218,7 +220,7 @@ def get_and_delete_get_405(ctx: Context) -> Iterator[Finding]:
             yield failed(exchange, f"{exchange.request.method} with a 2026 version header {what}, expected 405")
 
 
-@log_check(requirements="HTTP-33", level=Level.SHOULD, side=Side.SERVER, subject="2026 request POSTs", **MODERN_HTTP)
+@log_check(requirements="HTTP-33", level=Level.SHOULD, subject="2026 request POSTs", **MODERN_HTTP)
 def session_ids_are_ignored_and_never_issued(ctx: Context) -> Iterator[Finding]:
     """A 2026 server ignores an incoming Mcp-Session-Id and never mints or echoes one.
 
@@ -264,9 +266,7 @@ def _loopback(host: str) -> bool:
 @log_check(
     requirements=("HTTP-35", "AUTH-30"),
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests with a foreign Origin",
-    transports={"http"},
 )
 def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
     """A request whose Origin is present and not allowed is answered 403 Forbidden.
@@ -283,7 +283,7 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
         if exchange.request.headers.get("origin") is None and exchange.response is not None:
             if exchange.response.status < 400:
                 served_plain.add(endpoint_of(exchange))
-            if (exchange.probe or {}).get("name") == "origin-control":
+            if probe_name(exchange) == ProbeName.ORIGIN_CONTROL:
                 controls[endpoint_of(exchange)] = exchange.response.status
     for exchange in ctx.log.http_exchanges():
         origin = exchange.request.headers.get("origin")
@@ -306,10 +306,10 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
             else:
                 yield passed(subject, f"Origin {origin!r} was refused with 403")
             continue
-        probe = exchange.probe or {}
+        probe = exchange.probe
         origin_host = _host_of(origin) if origin != "null" else "null"
         rebinding = _loopback(_host_of(exchange.request.url)) and not _loopback(origin_host)
-        if probe.get("foreign_origin"):
+        if probe is not None and probe.tag("foreign_origin"):
             yield failed(
                 subject, f"a request with the disallowed Origin {origin!r} got HTTP {response.status}, not 403"
             )

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, log_check, passed, unverified
 from mcp_assay.jsonrpc import Kind
+from mcp_assay.spec.checks import Finding, log_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     MODERN_HTTP,
     PARAM_PREFIX,
@@ -39,9 +40,7 @@ OLD_VERSIONS = ("2025-03-26", "2024-11-05")
 """Handshake versions from before the MCP-Protocol-Version header existed."""
 
 
-@log_check(
-    requirements="HTTP-09", level=Level.MUST, side=Side.SERVER, subject="version header mismatches", **MODERN_HTTP
-)
+@log_check(requirements="HTTP-09", level=Level.MUST, subject="version header mismatches", **MODERN_HTTP)
 def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
     """A request whose MCP-Protocol-Version header disagrees with its body version gets 400 and -32020.
 
@@ -61,7 +60,6 @@ def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements=("HTTP-12", "BEH-02"),
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests lacking routing headers",
     **MODERN_HTTP,
 )
@@ -76,7 +74,6 @@ def missing_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements=("HTTP-13", "BEH-02"),
     level=Level.MUST,
-    side=Side.SERVER,
     subject="mismatched routing headers",
     **MODERN_HTTP,
 )
@@ -93,7 +90,7 @@ def mismatched_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
 
 @log_check(
     requirements="HTTP-14", level=Level.MUST, side=Side.SERVER, subject="requests with unusual header-name case",
-    **MODERN_HTTP,
+    **MODERN_HTTP, because="the server's half: a server accepts the headers in any case (a client's spelling is free)",
 )  # fmt: skip
 def header_names_are_matched_case_insensitively(ctx: Context) -> Iterator[Finding]:
     """Standard headers are recognised whatever the case of their names (mcp-method, MCP-NAME ...).
@@ -103,9 +100,7 @@ def header_names_are_matched_case_insensitively(ctx: Context) -> Iterator[Findin
     return judge_acceptance(ctx, "name-case")
 
 
-@log_check(
-    requirements="HTTP-16", level=Level.MUST, side=Side.SERVER, subject="Base64-sentinel header values", **MODERN_HTTP
-)
+@log_check(requirements="HTTP-16", level=Level.MUST, subject="Base64-sentinel header values", **MODERN_HTTP)
 def sentinel_values_are_decoded_before_comparison(ctx: Context) -> Iterator[Finding]:
     """A correct =?base64?…?= Mcp-Name or Mcp-Param value is accepted; one decoding to another value gets -32020.
 
@@ -120,7 +115,7 @@ def sentinel_values_are_decoded_before_comparison(ctx: Context) -> Iterator[Find
 
 
 @log_check(
-    requirements="HTTP-17", level=Level.MUST, side=Side.SERVER, subject="header values with invalid characters",
+    requirements="HTTP-17", level=Level.MUST, subject="header values with invalid characters",
     **MODERN_HTTP,
 )  # fmt: skip
 def header_values_with_invalid_characters_are_rejected(ctx: Context) -> Iterator[Finding]:
@@ -132,9 +127,7 @@ def header_values_with_invalid_characters_are_rejected(ctx: Context) -> Iterator
     return judge_audits(ctx, ("invalid-characters",), bare_400_ok=True)
 
 
-@log_check(
-    requirements="HTTP-19", level=Level.MUST, side=Side.SERVER, subject="tools/call parameter headers", **MODERN_HTTP
-)
+@log_check(requirements="HTTP-19", level=Level.MUST, subject="tools/call parameter headers", **MODERN_HTTP)
 def missing_or_mismatched_parameter_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A tools/call whose marked argument lacks its Mcp-Param header, or whose plain header differs, gets -32020.
 
@@ -153,7 +146,7 @@ def missing_or_mismatched_parameter_headers_are_rejected(ctx: Context) -> Iterat
 
 
 @log_check(
-    requirements="HTTP-20", level=Level.MUST_NOT, side=Side.SERVER,
+    requirements="HTTP-20", level=Level.MUST_NOT, 
     subject="calls with null or absent marked arguments", **MODERN_HTTP,
 )  # fmt: skip
 def absent_arguments_need_no_parameter_header(ctx: Context) -> Iterator[Finding]:
@@ -165,7 +158,7 @@ def absent_arguments_need_no_parameter_header(ctx: Context) -> Iterator[Finding]
 
 
 @log_check(
-    requirements="HTTP-21", level=Level.SHOULD, side=Side.SERVER, subject="numerically equal integer headers",
+    requirements="HTTP-21", level=Level.SHOULD, subject="numerically equal integer headers",
     **MODERN_HTTP,
 )  # fmt: skip
 def integer_parameter_headers_compare_numerically(ctx: Context) -> Iterator[Finding]:
@@ -198,7 +191,7 @@ def _serves_pre_2025_06_18(ctx: Context, exchange: HttpExchange) -> bool | None:
 
 
 @log_check(
-    requirements="HTTP-26", level=Level.MUST, side=Side.SERVER, subject="request POSTs without a version header",
+    requirements="HTTP-26", level=Level.MUST, subject="request POSTs without a version header",
     **MODERN_HTTP,
 )  # fmt: skip
 def requests_without_a_version_header_are_rejected(ctx: Context) -> Iterator[Finding]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     LAST_EVENT_ID,
     MODERN_HTTP,
@@ -35,7 +36,6 @@ LISTEN_STREAM_ONLY = CHANGE_NOTIFICATIONS | {ACKNOWLEDGED}
 @log_check(
     requirements="HTTP-27",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="notifications on request streams",
     **MODERN_HTTP,
 )
@@ -70,7 +70,7 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
 
 
 @message_check(
-    requirements="HTTP-28", level=Level.MUST_NOT, side=Side.SERVER, subject="messages on SSE streams",
+    requirements="HTTP-28", level=Level.MUST_NOT, subject="messages on SSE streams",
     sent_by=Side.SERVER, **MODERN_HTTP,
 )  # fmt: skip
 def sse_streams_carry_no_server_requests(message: Message, ctx: Context) -> Finding | None:
@@ -86,7 +86,9 @@ def sse_streams_carry_no_server_requests(message: Message, ctx: Context) -> Find
 
 
 @log_check(
-    requirements="HTTP-29", level=Level.SHOULD, side=Side.SERVER, subject="SSE request streams", transports={"http"}
+    requirements="HTTP-29",
+    level=Level.SHOULD,
+    subject="SSE request streams",
 )
 def final_responses_end_their_streams(ctx: Context) -> Iterator[Finding]:
     """After the final JSON-RPC response no more data events follow, and the server closes the stream."""
@@ -113,7 +115,7 @@ def final_responses_end_their_streams(ctx: Context) -> Iterator[Finding]:
         yield passed(final)
 
 
-@log_check(requirements="HTTP-30", level=Level.SHOULD, side=Side.SERVER, subject="SSE responses", **MODERN_HTTP)
+@log_check(requirements="HTTP-30", level=Level.SHOULD, subject="SSE responses", **MODERN_HTTP)
 def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
     """Every 2026 SSE response carries X-Accel-Buffering: no."""
     for exchange in ctx.log.http_exchanges():
@@ -129,7 +131,7 @@ def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
             yield failed(subject, f"the SSE response has {shown}")
 
 
-@log_check(requirements="HTTP-34", level=Level.SHOULD, side=Side.SERVER, subject="2026 SSE responses", **MODERN_HTTP)
+@log_check(requirements="HTTP-34", level=Level.SHOULD, subject="2026 SSE responses", **MODERN_HTTP)
 def streams_are_not_resumable(ctx: Context) -> Iterator[Finding]:
     """2026 SSE streams carry no event ids and a Last-Event-ID header replays nothing (INFO, ⚠A18)."""
     for exchange in ctx.log.http_exchanges():
@@ -163,7 +165,7 @@ def _same_work(a: Message, b: Message) -> bool:
     return strip(a) == strip(b)
 
 
-@log_check(requirements="HTTP-36", level=Level.MUST, side=Side.CLIENT, subject="broken response streams", **MODERN_HTTP)
+@log_check(requirements="HTTP-36", level=Level.MUST, subject="broken response streams", **MODERN_HTTP)
 def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Finding]:
     """When a 2026 response stream breaks before its final response, the client re-sends the work under a new id.
 

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, error_code, http_exchange
 from mcp_assay.verdicts import Level, Side
 
 
-@message_check(
-    requirements="RPC-08", level=Level.SHOULD, side=Side.SERVER, subject="error responses", kinds={Kind.ERROR}
-)
+@message_check(requirements="RPC-08", level=Level.SHOULD, subject="error responses", kinds={Kind.ERROR})
 def error_messages_are_short_sentences(message: Message, ctx: Context) -> Finding | None:
     """Error messages are one short sentence (no stack traces)."""
     text = message.error.get("message") if isinstance(message.error, dict) else None
@@ -45,7 +44,7 @@ def _readable_request(message: Message, ctx: Context) -> Message | None:
     return None
 
 
-@log_check(requirements="RPC-09", level=Level.MUST, side=Side.SERVER, subject="error responses")
+@log_check(requirements="RPC-09", level=Level.MUST, subject="error responses")
 def error_responses_repeat_the_request_id(ctx: Context) -> Iterator[Finding]:
     """An error repeats the request id; it leaves the id out only when the request could not be read.
 
@@ -63,7 +62,7 @@ def error_responses_repeat_the_request_id(ctx: Context) -> Iterator[Finding]:
             yield passed(message)
 
 
-@log_check(requirements="RPC-09", level=Level.SHOULD, side=Side.SERVER, subject="error responses")
+@log_check(requirements="RPC-09", level=Level.SHOULD, subject="error responses")
 def error_responses_never_carry_a_null_id(ctx: Context) -> Iterator[Finding]:
     """Errors carry the request id or no id at all, not JSON-RPC 2.0's "id": null (A1).
 
@@ -90,7 +89,6 @@ def _errors(ctx: Context) -> Iterator[tuple[Message, int]]:
 @log_check(
     requirements="RPC-16",
     level=Level.MUST_NOT,
-    side=Side.BOTH,
     subject="error codes",
     features={"header_mismatch_error"},
 )
@@ -106,9 +104,7 @@ def reserved_error_codes_are_used_only_as_defined(ctx: Context) -> Iterator[Find
                 yield passed(message)
 
 
-@log_check(
-    requirements="RPC-17", level=Level.MUST_NOT, side=Side.BOTH, subject="error codes", features={"per_request_version"}
-)
+@log_check(requirements="RPC-17", level=Level.MUST_NOT, subject="error codes", features={"per_request_version"})
 def retired_error_codes_are_not_emitted(ctx: Context) -> Iterator[Finding]:
     """2026 implementations never emit -32002 (resource not found) or -32042 (URL elicitation)."""
     for message, code in _errors(ctx):
@@ -122,7 +118,6 @@ def retired_error_codes_are_not_emitted(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="RPC-18",
     level=Level.SHOULD_NOT,
-    side=Side.BOTH,
     subject="error codes",
     features={"per_request_version"},
 )
@@ -137,9 +132,7 @@ def legacy_error_range_is_avoided(ctx: Context) -> Iterator[Finding]:
             yield passed(message)
 
 
-@log_check(
-    requirements="RPC-19", level=Level.SHOULD, side=Side.BOTH, subject="error codes", features={"per_request_version"}
-)
+@log_check(requirements="RPC-19", level=Level.SHOULD, subject="error codes", features={"per_request_version"})
 def application_error_codes_stay_outside_the_reserved_range(ctx: Context) -> Iterator[Finding]:
     """Application-defined codes live outside -32768..-32000."""
     for message, code in _errors(ctx):

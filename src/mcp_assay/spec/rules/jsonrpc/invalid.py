@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="RPC-12", level=Level.MUST, side=Side.SERVER, subject="answers to invalid JSON")
+@log_check(requirements="RPC-12", level=Level.MUST, subject="answers to invalid JSON")
 def invalid_json_gets_a_parse_error(ctx: Context) -> Iterator[Finding]:
     """A body that is not valid JSON is answered with error -32700."""
     for exchange in ctx.log.http_exchanges():
@@ -46,7 +47,7 @@ def _invalid_request_reason(message: Message) -> str | None:
     return None
 
 
-@log_check(requirements="RPC-13", level=Level.MUST, side=Side.SERVER, subject="answers to invalid requests")
+@log_check(requirements="RPC-13", level=Level.MUST, subject="answers to invalid requests")
 def invalid_requests_get_an_invalid_request_error(ctx: Context) -> Iterator[Finding]:
     """JSON that is not a valid request object is answered with error -32600."""
     for exchange in ctx.log.http_exchanges():
@@ -71,9 +72,7 @@ def invalid_requests_get_an_invalid_request_error(ctx: Context) -> Iterator[Find
             yield passed(answers[0])
 
 
-@message_check(
-    requirements="RPC-14", level=Level.MUST_NOT, side=Side.CLIENT, subject="client messages", sent_by=Side.CLIENT
-)
+@message_check(requirements="RPC-14", level=Level.MUST_NOT, subject="client messages", sent_by=Side.CLIENT)
 def clients_send_no_batches(message: Message, ctx: Context) -> Finding:
     """Clients send one message per POST body or stdio line, never a JSON array batch."""
     if message.kind is Kind.BATCH:
@@ -81,7 +80,16 @@ def clients_send_no_batches(message: Message, ctx: Context) -> Finding:
     return passed(message)
 
 
-@log_check(requirements="RPC-14", level=Level.SHOULD_NOT, side=Side.SERVER, subject="answers to batches")
+@log_check(
+    requirements="RPC-14",
+    level=Level.SHOULD_NOT,
+    side=Side.SERVER,
+    subject="answers to batches",
+    because=(
+        "the requirement forbids clients to send batches; this check judges how a server reacts to "
+        "one, which the catalogue grades as a warning"
+    ),
+)
 def servers_do_not_process_batches(ctx: Context) -> Iterator[Finding]:
     """A batch is rejected (-32600 and/or HTTP 400) rather than processed as a batch.
 
@@ -97,7 +105,7 @@ def servers_do_not_process_batches(ctx: Context) -> Iterator[Finding]:
             yield passed(request, f"batch refused with HTTP {exchange.response.status}")
 
 
-@log_check(requirements="RPC-15", level=Level.MUST, side=Side.SERVER, subject="requests for undefined methods")
+@log_check(requirements="RPC-15", level=Level.MUST, subject="requests for undefined methods")
 def unknown_methods_get_method_not_found(ctx: Context) -> Iterator[Finding]:
     """A request for a method the revision does not define is answered with -32601."""
     for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
@@ -123,7 +131,6 @@ def unknown_methods_get_method_not_found(ctx: Context) -> Iterator[Finding]:
 @message_check(
     requirements="RPC-20",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="server messages",
     features={"!server_requests"},
     sent_by=Side.SERVER,
@@ -138,7 +145,6 @@ def servers_send_no_requests(message: Message, ctx: Context) -> Finding:
 @message_check(
     requirements="RPC-21",
     level=Level.MUST_NOT,
-    side=Side.CLIENT,
     subject="client messages",
     features={"!server_requests"},
     sent_by=Side.CLIENT,
@@ -153,7 +159,6 @@ def clients_send_no_responses(message: Message, ctx: Context) -> Finding:
 @message_check(
     requirements="RPC-22",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="requests and notifications",
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
 )
@@ -167,7 +172,6 @@ def params_are_objects(message: Message, ctx: Context) -> Finding:
 @message_check(
     requirements="RPC-23",
     level=Level.SHOULD,
-    side=Side.BOTH,
     subject="requests and notifications",
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
 )

@@ -11,8 +11,9 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange, is_int
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason
@@ -22,7 +23,7 @@ def _who(message: Message) -> str:
     return "the server" if message.sender is Side.SERVER else "the client"
 
 
-@message_check(requirements="RPC-01", level=Level.MUST, side=Side.BOTH, subject="messages")
+@message_check(requirements="RPC-01", level=Level.MUST, subject="messages")
 def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding | None:
     """Every message is a JSON object with "jsonrpc": "2.0"."""
     if message.kind is Kind.BATCH:
@@ -40,7 +41,7 @@ def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding 
     return passed(message)
 
 
-@message_check(requirements="RPC-02", level=Level.MUST, side=Side.BOTH, subject="messages")
+@message_check(requirements="RPC-02", level=Level.MUST, subject="messages")
 def messages_are_utf8(message: Message, ctx: Context) -> Finding:
     """Messages are UTF-8 encoded."""
     bad = [p.detail for p in message.problems if p.code == "encoding"]
@@ -49,7 +50,7 @@ def messages_are_utf8(message: Message, ctx: Context) -> Finding:
     return passed(message)
 
 
-@message_check(requirements="RPC-03", level=Level.MUST, side=Side.BOTH, subject="requests", kinds={Kind.REQUEST})
+@message_check(requirements="RPC-03", level=Level.MUST, subject="requests", kinds={Kind.REQUEST})
 def request_ids_are_strings_or_integers(message: Message, ctx: Context) -> Finding:
     """Request ids are strings or integers (never null, boolean, fractional, object or array)."""
     ident = message.id
@@ -59,7 +60,7 @@ def request_ids_are_strings_or_integers(message: Message, ctx: Context) -> Findi
     return failed(message, f"{message.describe()} uses id {text} ({type(ident).__name__})")
 
 
-@log_check(requirements="RPC-04", level=Level.MUST_NOT, side=Side.BOTH, subject="requests")
+@log_check(requirements="RPC-04", level=Level.MUST_NOT, subject="requests")
 def request_ids_are_not_reused(ctx: Context) -> Iterator[Finding]:
     """A sender does not reuse an id while it is still in flight (2025: within the session at all)."""
     seen: dict[tuple[str, Side, tuple[str, object]], list[Message]] = defaultdict(list)
@@ -131,7 +132,7 @@ def _answers_an_unreadable_request(message: Message, ctx: Context) -> bool:
     return request is not None and request.kind in (Kind.INVALID, Kind.BATCH, Kind.UNPARSEABLE)
 
 
-@log_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="requests and responses")
+@log_check(requirements="RPC-05", level=Level.MUST, subject="requests and responses")
 def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
     """Each request gets exactly one response with the same id; nothing answers an id never sent."""
     for message in ctx.messages(kinds={Kind.RESULT, Kind.ERROR}):
@@ -156,7 +157,13 @@ def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
                     yield failed(request, f"the response stream for {request.describe()} ended without an answer")
 
 
-@message_check(requirements="RPC-06", level=Level.MUST, side=Side.BOTH, subject="responses")
+@message_check(
+    requirements="RPC-06",
+    level=Level.MUST,
+    side=Side.BOTH,
+    subject="responses",
+    because="in 2025-11-25 either side answers requests (a client answers a server's sampling or elicitation request)",
+)
 def responses_carry_exactly_one_of_result_or_error(message: Message, ctx: Context) -> Finding | None:
     """A response carries exactly one of result or error, and that member is an object."""
     if message.kind is Kind.INVALID and isinstance(message.payload, dict):
@@ -178,7 +185,6 @@ def responses_carry_exactly_one_of_result_or_error(message: Message, ctx: Contex
 @message_check(
     requirements="RPC-10",
     level=Level.MUST_NOT,
-    side=Side.BOTH,
     subject="notifications",
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
 )
@@ -195,7 +201,7 @@ def notifications_carry_no_id(message: Message, ctx: Context) -> Finding | None:
     return passed(message)
 
 
-@log_check(requirements="RPC-11", level=Level.MUST_NOT, side=Side.BOTH, subject="client notifications")
+@log_check(requirements="RPC-11", level=Level.MUST_NOT, subject="client notifications")
 def notifications_are_not_answered(ctx: Context) -> Iterator[Finding]:
     """Nobody answers a notification with a JSON-RPC response.
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import first_answer, server_key
-from mcp_assay.spec.rules.shared.common import memo, params_of
+from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.server_features import is_input_required
 from mcp_assay.verdicts import Side
 
@@ -50,7 +50,7 @@ def is_retry(message: Message) -> bool:
 
 def _input_required_pairs(ctx: Context) -> list[tuple[Message, Message]]:
     """(client request, its input_required answer) in time order."""
-    return memo(ctx, "input-required-pairs", _find_input_required_pairs)
+    return ctx.view(_find_input_required_pairs)
 
 
 def _find_input_required_pairs(ctx: Context) -> list[tuple[Message, Message]]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.server_features import is_input_required, is_uri
@@ -23,7 +24,6 @@ from mcp_assay.verdicts import Level, Side
 @message_check(
     requirements="MRTR-16",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="server messages",
     features={"input_required"},
     sent_by=Side.SERVER,
@@ -55,7 +55,6 @@ def retired_elicitation_mechanisms_are_not_used(message: Message, ctx: Context) 
 @message_check(
     requirements="MRTR-17",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="elicitation requests",
     features={"input_required"},
     sent_by=Side.SERVER,
@@ -97,7 +96,6 @@ def elicitation_requests_are_well_formed(message: Message, ctx: Context) -> Iter
 @message_check(
     requirements="MRTR-18",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="URL elicitation required errors",
     features={"url_elicitation_error"},
     sent_by=Side.SERVER,

@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import probe_named
 from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS, MRTR_METHODS
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
@@ -23,7 +25,7 @@ from mcp_assay.spec.rules.shared.server_features import answered_method, is_inpu
 from mcp_assay.verdicts import Level, Side
 
 _INPUT_REQUIRED_RESULTS: dict[str, Any] = {
-    "side": Side.SERVER, "features": {"input_required"}, "sent_by": Side.SERVER, "kinds": {Kind.RESULT},
+    "features": {"input_required"}, "sent_by": Side.SERVER, "kinds": {Kind.RESULT},
 }  # fmt: skip
 """Gates of the rules judging a server's results (the ``input_required`` ones among them)."""
 
@@ -214,7 +216,6 @@ def input_requests_stay_within_client_capabilities(message: Message, ctx: Contex
 @message_check(
     requirements="MRTR-06",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers needing a capability the client lacks",
     features={"input_required"},
     sent_by=Side.SERVER,
@@ -250,6 +251,6 @@ def missing_capabilities_get_minus_32021_or_a_completion(message: Message, ctx: 
                 f"instead of -32021 or a completion, the server asked for input the client cannot give: {uncovered[0]}",
             )
         return None
-    if probe_named(request, ctx, "mrtr-missing-capability"):
+    if probe_named(request, ctx, ProbeName.MRTR_MISSING_CAPABILITY):
         return passed(message)
     return None

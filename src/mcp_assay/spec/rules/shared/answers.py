@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
 from mcp_assay.spec.rules.shared.server_features import (
     ENVELOPE_CODES,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.validator import SchemaIssue
-from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
@@ -18,7 +17,6 @@ __all__ = [
     "http_exchange",
     "is_int",
     "issues_text",
-    "memo",
     "params_of",
     "schema_finding",
 ]
@@ -27,24 +25,6 @@ JSONRPC_STANDARD_CODES = frozenset({-32700, -32600, -32601, -32602, -32603})
 MCP_DEFINED_CODES = frozenset({-32020, -32021, -32022})
 
 MAX_ISSUES = 4
-
-
-_MEMO: weakref.WeakKeyDictionary[ExchangeLog, dict[str, tuple[int, Any]]] = weakref.WeakKeyDictionary()
-
-
-def memo[T](ctx: Context, name: str, compute: Callable[[Context], T]) -> T:
-    """``compute(ctx)`` once per log (and per log size), shared by every check that needs it.
-
-    Several rules need the same view of the traffic (the discover results, the 2025 sessions, the
-    list walks, the authorization in use); building it once keeps a whole-log evaluation linear
-    instead of quadratic."""
-    table = _MEMO.setdefault(ctx.log, {})
-    cached = table.get(name)
-    if cached is not None and cached[0] == len(ctx.log):
-        return cached[1]  # type: ignore[no-any-return]
-    value = compute(ctx)
-    table[name] = (len(ctx.log), value)
-    return value
 
 
 def params_of(message: Message) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.traffic import PROTOCOL_VERSION_KEY, endpoint_of
 from mcp_assay.wire import HttpExchange

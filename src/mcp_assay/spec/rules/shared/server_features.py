@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.pagination import list_changed_between, walks
 from mcp_assay.spec.rules.shared.common import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, error_code
@@ -159,7 +160,7 @@ def declared_capability_is_served(message: Message, ctx: Context, capability: st
         return None
     request = answered[0]
     probe = ctx.probe(request)
-    if probe is not None and probe.get("invalid"):
+    if probe is not None and probe.invalid:
         return None
     if isinstance(request.params, dict) and "cursor" in request.params:
         return None  # a cursor the server may reject is PAGE-05's concern

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any
-from weakref import WeakKeyDictionary
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
     CANCELLED,
@@ -48,7 +47,6 @@ class StreamIndex:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         log = ctx.log
-        self.size = len(log)
         self.ordered = log.messages()
         self.position: dict[MessageKey, int] = {message_key(m): i for i, m in enumerate(self.ordered)}
         self.places: dict[MessageKey, str] = {message_key(m): self._place(m) for m in self.ordered}
@@ -356,13 +354,6 @@ class StreamIndex:
         return still_open and not others
 
 
-_CACHE: WeakKeyDictionary[Context, StreamIndex] = WeakKeyDictionary()
-
-
 def index(ctx: Context) -> StreamIndex:
-    """The stream facts of ``ctx.log`` (computed once per evaluation)."""
-    cached = _CACHE.get(ctx)
-    if cached is None or cached.size != len(ctx.log):
-        cached = StreamIndex(ctx)
-        _CACHE[ctx] = cached
-    return cached
+    """The stream facts of ``ctx.log`` (built once per log, shared by every stream rule)."""
+    return ctx.view(StreamIndex)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, SUBSCRIPTION_ID_KEY, Listen, meta_value
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.verdicts import Side

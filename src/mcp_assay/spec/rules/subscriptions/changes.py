@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import CHANGE_FILTERS, RESOURCE_UPDATED, covers, grace
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
@@ -46,7 +47,6 @@ def _full_list(request: Message, answer: Message, member: str, key: str) -> froz
 @log_check(
     requirements="SUB-15",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="list changes seen while a listener was subscribed",
     features=LISTEN_FEATURES,
 )
@@ -103,7 +103,6 @@ def list_changes_reach_listeners(ctx: Context) -> Iterator[Finding]:
 @message_check(
     requirements="SUB-16",
     level=Level.SHOULD_NOT,
-    side=Side.SERVER,
     subject="list-changed notifications",
     sent_by=Side.SERVER,
     kinds={Kind.NOTIFICATION},
@@ -130,7 +129,6 @@ def _empty_result(message: Message) -> bool:
 @log_check(
     requirements="SUB-17",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="resources/subscribe and resources/unsubscribe answers",
     features={"resource_subscribe"},
 )
@@ -173,7 +171,6 @@ def _subscribed(idx: StreamIndex, update: Message) -> list[Any]:
 @log_check(
     requirements="SUB-17",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="resource update notifications",
     features={"resource_subscribe"},
 )

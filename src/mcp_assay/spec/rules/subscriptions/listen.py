@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
     ACKNOWLEDGED,
@@ -41,7 +42,6 @@ from mcp_assay.verdicts import Level, Side
 @message_check(
     requirements="SUB-01",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="listen requests",
     features=LISTEN_FEATURES,
     sent_by=Side.CLIENT,
@@ -71,10 +71,8 @@ def listen_requests_carry_a_typed_filter(message: Message, ctx: Context) -> Find
 @log_check(
     requirements="SUB-02",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="HTTP listen requests",
     features=LISTEN_FEATURES,
-    transports={"http"},
 )
 def http_listen_answers_are_event_streams(ctx: Context) -> Iterator[Finding]:
     """Over HTTP a listen request is answered with an SSE stream (or refused with a JSON-RPC error)."""
@@ -115,7 +113,6 @@ def _watched_until(listen: Listen, idx: StreamIndex) -> float:
 @log_check(
     requirements="SUB-03",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="listen streams",
     features=LISTEN_FEATURES,
 )
@@ -149,7 +146,6 @@ def listen_streams_start_with_the_acknowledgement(ctx: Context) -> Iterator[Find
 @log_check(
     requirements="SUB-04",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="subscription acknowledgements",
     features=LISTEN_FEATURES,
 )
@@ -187,7 +183,6 @@ def acknowledgements_name_their_listen_request(ctx: Context) -> Iterator[Finding
 @log_check(
     requirements="SUB-05",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="subscription acknowledgements",
     features=LISTEN_FEATURES,
 )
@@ -220,7 +215,6 @@ def acknowledgements_grant_no_more_than_requested(ctx: Context) -> Iterator[Find
 @log_check(
     requirements="SUB-06",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="subscription acknowledgements",
     features=LISTEN_FEATURES,
 )

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
     ACKNOWLEDGED,
@@ -48,7 +49,6 @@ def _judged_on_stream(message: Message) -> bool:
 @log_check(
     requirements="SUB-07",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="listen stream notifications",
     features=LISTEN_FEATURES,
 )
@@ -82,7 +82,6 @@ def listen_streams_carry_only_requested_types(ctx: Context) -> Iterator[Finding]
 @log_check(
     requirements="SUB-08",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="listen stream notifications",
     features=LISTEN_FEATURES,
 )
@@ -122,7 +121,6 @@ def listen_notifications_carry_the_subscription_id(ctx: Context) -> Iterator[Fin
 @log_check(
     requirements="SUB-09",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="listen streams",
     features=LISTEN_FEATURES,
 )
@@ -151,7 +149,6 @@ def listen_streams_carry_no_progress_or_log(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="SUB-10",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="change notifications",
     features=LISTEN_FEATURES,
 )
@@ -179,7 +176,6 @@ def change_notifications_travel_only_on_listen_streams(ctx: Context) -> Iterator
 @log_check(
     requirements="SUB-11",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="listen results",
     features=LISTEN_FEATURES,
 )
@@ -215,7 +211,6 @@ def listen_results_close_the_subscription_cleanly(ctx: Context) -> Iterator[Find
 @log_check(
     requirements="SUB-13",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="subscriptions the client ended",
     features=LISTEN_FEATURES,
 )
@@ -245,7 +240,6 @@ def clients_end_subscriptions_by_closing_or_cancelling(ctx: Context) -> Iterator
 @log_check(
     requirements="SUB-14",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="notifications delivered while several subscriptions were open",
     features=LISTEN_FEATURES,
 )

@@ -12,8 +12,9 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import walks
 from mcp_assay.spec.rules.shared.server_features import (
     capability_declared,
@@ -34,7 +35,6 @@ TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 @message_check(
     requirements="TOOL-05",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="tools/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -89,7 +89,6 @@ def _tool_schemas(message: Message, ctx: Context, member: str, object_only: bool
 @message_check(
     requirements="TOOL-06",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="tool input schemas",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -102,7 +101,6 @@ def input_schemas_are_object_schemas(message: Message, ctx: Context) -> Iterator
 @message_check(
     requirements="TOOL-07",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="tool output schemas",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -114,7 +112,7 @@ def output_schemas_are_valid_schemas(message: Message, ctx: Context) -> Iterator
     yield from _tool_schemas(message, ctx, "outputSchema", object_only=object_only)
 
 
-@log_check(requirements="TOOL-08", level=Level.SHOULD, side=Side.SERVER, subject="tool listings")
+@log_check(requirements="TOOL-08", level=Level.SHOULD, subject="tool listings")
 def tool_names_are_well_formed_and_unique(ctx: Context) -> Iterator[Finding]:
     """Tool names are 1-128 characters of [A-Za-z0-9_.-] and unique within the server's list."""
     for walk in walks(ctx, "tools/list"):
@@ -137,7 +135,6 @@ def tool_names_are_well_formed_and_unique(ctx: Context) -> Iterator[Finding]:
 @message_check(
     requirements="TOOL-01",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="tools/list and tools/call results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -150,7 +147,6 @@ def servers_serving_tools_declare_tools(message: Message, ctx: Context) -> Findi
 @message_check(
     requirements="TOOL-02",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to tools/list",
     capability="tools",
     sent_by=Side.SERVER,
@@ -166,7 +162,6 @@ def declared_tools_are_listed(message: Message, ctx: Context) -> Finding | None:
 @log_check(
     requirements="TOOL-03",
     level=Level.MUST_NOT,
-    side=Side.SERVER,
     subject="repeated tool listings",
     features={"per_request_version"},
 )
@@ -182,7 +177,6 @@ def tool_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding
 @log_check(
     requirements="TOOL-04",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="repeated tool listings",
     features={"per_request_version"},
 )

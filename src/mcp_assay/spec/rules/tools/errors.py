@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import (
     EXPLAIN,
-    FAILING_TOOL_PROBE,
-    UNKNOWN_TOOL_PROBE,
     argument_violation,
     channel_of,
     invalid_arguments_answer,
@@ -33,7 +33,6 @@ from mcp_assay.verdicts import Level, Side
 @message_check(
     requirements=("TOOL-12", "BEH-01"),
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="answers to calls of unknown tools",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR, Kind.UNPARSEABLE},
@@ -54,7 +53,7 @@ def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding 
     name = params.get("name")
     if not isinstance(name, str):
         return None
-    probed = probe_named(request, ctx, UNKNOWN_TOOL_PROBE)
+    probed = probe_named(request, ctx, ProbeName.UNKNOWN_TOOL)
     found = tool_definition(request, params, ctx)
     known_missing = found is not None and found[0] is None and found[1]
     if not known_missing and not probed:
@@ -81,7 +80,6 @@ def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding 
 @message_check(
     requirements="TOOL-13",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to malformed tool calls",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -105,7 +103,6 @@ def malformed_tool_calls_get_an_error(message: Message, ctx: Context) -> Finding
 @message_check(
     requirements=("TOOL-14", "BEH-03"),
     level=Level.MUST,
-    side=Side.SERVER,
     subject="answers to calls with invalid arguments",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -149,7 +146,6 @@ def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Contex
 @message_check(
     requirements="TOOL-15",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="tool failures",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
@@ -169,7 +165,7 @@ def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> F
     request, params = call
     channel = channel_of(message, ctx)
     name = str(params.get("name"))[:60]
-    if probe_named(request, ctx, FAILING_TOOL_PROBE):
+    if probe_named(request, ctx, ProbeName.FAILING_TOOL):
         what = f"the failing tool {name!r} (--failing-tool) answered with a {channel}"
         if channel.kind == "tool-error":
             return passed(message, f"{what}, the channel the spec asks for")

@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.spec.checks import Finding, failed, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import tool_definition
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, value_at
@@ -38,7 +39,6 @@ def _annotated_tools(message: Message, ctx: Context) -> Iterator[tuple[str, list
 @message_check(
     requirements="TOOL-16",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="x-mcp-header annotations",
     features={"per_request_version"},
     sent_by=Side.SERVER,
@@ -56,10 +56,8 @@ def x_mcp_header_annotations_are_valid(message: Message, ctx: Context) -> Iterat
 @message_check(
     requirements="TOOL-17",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="mirrored integer arguments",
     features={"per_request_version"},
-    transports={"http"},
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
 )
@@ -121,7 +119,6 @@ def _sensitive(name: str, header: str, node: dict[str, Any]) -> str | None:
 @message_check(
     requirements="TOOL-18",
     level=Level.SHOULD_NOT,
-    side=Side.SERVER,
     subject="x-mcp-header annotations",
     features={"per_request_version"},
     sent_by=Side.SERVER,

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, message_check, passed, unverified
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import tool_definition
 from mcp_assay.spec.rules.shared.answers import answer_to
 from mcp_assay.spec.rules.shared.server_features import content_block_issues, is_input_required, shape_finding
@@ -28,7 +29,6 @@ def _call_of(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] |
 @message_check(
     requirements="TOOL-09",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="tools/call results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -49,7 +49,6 @@ def tool_results_match_the_schema(message: Message, ctx: Context) -> Finding | N
 @message_check(
     requirements="TOOL-10",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="results of tools with an outputSchema",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -85,7 +84,6 @@ def structured_content_matches_the_output_schema(message: Message, ctx: Context)
 @message_check(
     requirements="TOOL-11",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="results with structuredContent",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -111,7 +109,6 @@ def structured_content_is_mirrored_as_text(message: Message, ctx: Context) -> Fi
 @message_check(
     requirements="TOOL-19",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="tools/call results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
@@ -137,7 +134,6 @@ def tool_content_blocks_are_well_formed(message: Message, ctx: Context) -> Findi
 @message_check(
     requirements="TOOL-20",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="tool results with embedded resources",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},

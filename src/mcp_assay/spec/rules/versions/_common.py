@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.rules.shared.common import error_code, http_exchange, memo
+from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities, meta_version, place_of
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, is_sentinel
 from mcp_assay.verdicts import Side
@@ -55,7 +55,7 @@ def known_versions(ctx: Context) -> frozenset[str]:
 
 
 def discover_results(ctx: Context) -> list[Message]:
-    return memo(ctx, "discover-results", _find_discover_results)
+    return ctx.view(_find_discover_results)
 
 
 def _find_discover_results(ctx: Context) -> list[Message]:

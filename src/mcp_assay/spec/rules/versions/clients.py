@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of
 from mcp_assay.spec.rules.versions._common import (
@@ -27,7 +28,7 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
 
-@log_check(requirements="VER-10", level=Level.SHOULD, side=Side.CLIENT, subject="requests after a discover", **MODERN)
+@log_check(requirements="VER-10", level=Level.SHOULD, subject="requests after a discover", **MODERN)
 def clients_use_an_advertised_version(ctx: Context) -> Iterator[Finding]:
     """After a discover, the client's requests name a version from supportedVersions."""
     for request in ctx.log.messages():
@@ -60,9 +61,7 @@ def _stdio_client_messages(ctx: Context) -> dict[str, list[Message]]:
 @log_check(
     requirements="VER-11",
     level=Level.SHOULD,
-    side=Side.CLIENT,
     subject="stdio connections of 2026 clients",
-    transports={"stdio"},
     **MODERN,
 )
 def stdio_clients_open_with_discover(ctx: Context) -> Iterator[Finding]:
@@ -89,9 +88,7 @@ def _modern_answer(answer: Message | None) -> bool:
 @log_check(
     requirements="VER-12",
     level=Level.MUST_NOT,
-    side=Side.CLIENT,
     subject="stdio discover probes",
-    transports={"stdio"},
     **MODERN,
 )
 def stdio_clients_stay_modern_after_a_modern_answer(ctx: Context) -> Iterator[Finding]:
@@ -128,9 +125,7 @@ def _next_client_exchange(exchange: HttpExchange, ctx: Context) -> HttpExchange 
 @log_check(
     requirements="VER-13",
     level=Level.SHOULD,
-    side=Side.CLIENT,
     subject="modern refusals to HTTP clients",
-    transports={"http"},
     **MODERN,
 )
 def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Finding]:
@@ -155,7 +150,7 @@ def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Fi
             yield passed(following.request_message)
 
 
-@log_check(requirements="VER-14", level=Level.SHOULD, side=Side.CLIENT, subject="client request sequences", **MODERN)
+@log_check(requirements="VER-14", level=Level.SHOULD, subject="client request sequences", **MODERN)
 def clients_do_not_rediscover_before_every_request(ctx: Context) -> Iterator[Finding]:
     """The client remembers the era decision instead of sending server/discover before every request (heuristic)."""
     sequences: dict[str, list[Message]] = defaultdict(list)

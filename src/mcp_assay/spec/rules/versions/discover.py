@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import SERVER_INFO_KEY, answer_to, http_status, meta_version, place_of
 from mcp_assay.spec.rules.versions._common import (
@@ -26,7 +27,7 @@ from mcp_assay.spec.rules.versions._common import (
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="VER-06", level=Level.MUST, side=Side.SERVER, subject="discover requests", **MODERN)
+@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN)
 def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
     """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
     for request in modern_requests(ctx):
@@ -51,9 +52,7 @@ def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
 _DISCOVER_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}, "features": {"discover"}}
 
 
-@message_check(
-    requirements="VER-07", level=Level.MUST, side=Side.SERVER, subject="discover results", **_DISCOVER_RESULTS
-)
+@message_check(requirements="VER-07", level=Level.MUST, subject="discover results", **_DISCOVER_RESULTS)
 def discover_results_carry_versions_capabilities_and_cache_hints(message: Message, ctx: Context) -> Finding | None:
     """A DiscoverResult has resultType complete, supportedVersions, capabilities, ttlMs and cacheScope."""
     request = ctx.log.request_of(message)
@@ -85,9 +84,7 @@ def discover_results_carry_versions_capabilities_and_cache_hints(message: Messag
     return passed(message)
 
 
-@message_check(
-    requirements="VER-08", level=Level.SHOULD, side=Side.SERVER, subject="discover results", **_DISCOVER_RESULTS
-)
+@message_check(requirements="VER-08", level=Level.SHOULD, subject="discover results", **_DISCOVER_RESULTS)
 def discover_results_identify_the_server(message: Message, ctx: Context) -> Finding | None:
     """A DiscoverResult names the server in _meta serverInfo, with string name and version."""
     request = ctx.log.request_of(message)
@@ -103,7 +100,7 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, side=Side.SERVER, subject="requests naming a version", **MODERN)
+@log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN)
 def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding]:
     """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not."""
     for request in modern_requests(ctx):
@@ -131,7 +128,7 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
                 yield passed(answer)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, side=Side.SERVER, subject="repeated discover results", **MODERN)
+@log_check(requirements="VER-09", level=Level.MUST, subject="repeated discover results", **MODERN)
 def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
     """Two discover answers within the first one's ttlMs list the same supportedVersions."""
     results = discover_results(ctx)

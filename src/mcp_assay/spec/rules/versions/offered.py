@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import (
     CLIENT_CAPABILITIES_KEY,
@@ -46,7 +47,6 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 @message_check(
     requirements="VER-18",
     level=Level.MUST,
-    side=Side.BOTH,
     subject="declared extensions",
     features={"capability_extensions"},
 )
@@ -102,7 +102,6 @@ def _expect_method_not_found(answer: Message, ctx: Context, what: str) -> Findin
 @log_check(
     requirements="VER-20",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="requests outside the advertised capabilities",
     **MODERN,
 )
@@ -138,7 +137,6 @@ def _removed_methods(ctx: Context, *, notifications: bool) -> frozenset[str]:
 @log_check(
     requirements="VER-21",
     level=Level.SHOULD,
-    side=Side.SERVER,
     subject="removed methods sent with a 2026 envelope",
     **MODERN,
 )
@@ -175,7 +173,6 @@ def _tasks_methods(ctx: Context) -> frozenset[str]:
 @message_check(
     requirements="VER-22",
     level=Level.MUST_NOT,
-    side=Side.CLIENT,
     subject="client messages with a 2026 envelope",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST, Kind.NOTIFICATION},

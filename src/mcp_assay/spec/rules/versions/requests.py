@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import (
     CLIENT_CAPABILITIES_KEY,
@@ -56,7 +57,6 @@ def _defined_somewhere(method: str | None, ctx: Context) -> bool:
 @message_check(
     requirements="VER-01",
     level=Level.MUST,
-    side=Side.CLIENT,
     subject="client requests",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
@@ -73,9 +73,7 @@ def requests_name_their_protocol_version(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(
-    requirements="VER-02", level=Level.MUST, side=Side.SERVER, subject="requests missing envelope fields", **MODERN
-)
+@log_check(requirements="VER-02", level=Level.MUST, subject="requests missing envelope fields", **MODERN)
 def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
     """A 2026 request without params._meta, its protocolVersion or its clientCapabilities gets -32602 (HTTP 400).
 
@@ -121,7 +119,6 @@ def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="VER-03",
     level=Level.MUST,
-    side=Side.SERVER,
     subject="requests naming an unsupported version",
     **MODERN,
 )
@@ -170,7 +167,7 @@ def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterato
         yield passed(answer)
 
 
-@log_check(requirements="VER-04", level=Level.SHOULD, side=Side.SERVER, subject="unsupported-version errors", **MODERN)
+@log_check(requirements="VER-04", level=Level.SHOULD, subject="unsupported-version errors", **MODERN)
 def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Context) -> Iterator[Finding]:
     """A -32022 repeats the requested version and lists a non-empty supported set equal to discover's."""
     for answer in ctx.log.messages():
@@ -199,7 +196,6 @@ def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Conte
 @log_check(
     requirements="VER-05",
     level=Level.SHOULD,
-    side=Side.CLIENT,
     subject="clients refused with -32022",
     **MODERN,
 )

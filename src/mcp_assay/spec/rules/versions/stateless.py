@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.checks import Context, Finding, failed, log_check, passed
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, http_status, meta_version, place_of
 from mcp_assay.spec.rules.versions._common import (
@@ -29,9 +30,7 @@ from mcp_assay.verdicts import Level, Side
 DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-@log_check(
-    requirements="VER-15", level=Level.SHOULD, side=Side.SERVER, subject="refused legacy initialize requests", **MODERN
-)
+@log_check(requirements="VER-15", level=Level.SHOULD, subject="refused legacy initialize requests", **MODERN)
 def refused_initialize_names_supported_versions(ctx: Context) -> Iterator[Finding]:
     """A server refusing a legacy initialize names its supported versions in the error (HTTP 400, or 404 with a body).
 
@@ -59,7 +58,7 @@ def refused_initialize_names_supported_versions(ctx: Context) -> Iterator[Findin
 SESSION_WORDS = re.compile(r"session|initiali[sz]", re.IGNORECASE)
 
 
-@log_check(requirements="VER-16", level=Level.MUST_NOT, side=Side.SERVER, subject="well-formed 2026 requests", **MODERN)
+@log_check(requirements="VER-16", level=Level.MUST_NOT, subject="well-formed 2026 requests", **MODERN)
 def servers_serve_each_request_on_its_own(ctx: Context) -> Iterator[Finding]:
     """A well-formed 2026 request is served without a prior discover, session or handshake.
 
@@ -105,9 +104,7 @@ def _earlier_values(ctx: Context, member: str) -> dict[str, Message]:
 @log_check(
     requirements="VER-17",
     level=Level.SHOULD_NOT,
-    side=Side.SERVER,
     subject="continuations on a new connection",
-    transports={"http"},
     **MODERN,
 )
 def continuations_work_on_a_new_connection(ctx: Context) -> Iterator[Finding]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, exchange_of, response_says_mcp
 from mcp_assay.errors import RecordingError
-from mcp_assay.inputs import Loaded, register_reader
+from mcp_assay.inputs import RECORDING, Loaded, Reader
 from mcp_assay.sse import parse_sse
 from mcp_assay.wire import (
     EVENTS_LOST,
@@ -40,7 +40,7 @@ from mcp_assay.wire import (
     media_type,
 )
 
-__all__ = ["is_flow_file", "is_har", "read_flow_file", "read_har"]
+__all__ = ["FLOWS", "HAR", "READERS", "is_flow_file", "is_har", "read_flow_file", "read_har"]
 
 _TNETSTRING_HEAD = re.compile(rb"^\d{1,12}:")
 _HAR_HEAD = re.compile(rb'^\s*\{\s*"log"\s*:')
@@ -245,5 +245,7 @@ def read_har(path: Path, prefix: str) -> Loaded:
     return Loaded(list(final), problems, "har")
 
 
-register_reader("mitmproxy flows", is_flow_file, read_flow_file)
-register_reader("har", is_har, read_har)
+FLOWS = Reader("a mitmproxy flow file", is_flow_file, read_flow_file)
+HAR = Reader("a HAR file", is_har, read_har)
+READERS = (FLOWS, HAR, RECORDING)
+"""Every capture format ``mcp-assay validate`` reads, in the order files are tried."""

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from mitmproxy import http, io
 from mitmproxy.test import tflow
 
+from mcp_assay.addon.importers import READERS
 from mcp_assay.cli import cli
 from mcp_assay.errors import RecordingError
 from mcp_assay.inputs import load_inputs
@@ -67,7 +68,7 @@ def test_a_mitmproxy_flow_file_is_read_with_only_its_mcp_flows(tmp_path: Path) -
     dropped.error.timestamp = dropped.request.timestamp_start + 0.05
     path = tmp_path / "flows"
     _write_flows(path, [listed, called, page, dropped])
-    log, problems, kinds = load_inputs([path])
+    log, problems, kinds = load_inputs([path], READERS)
     assert kinds == ["mitmproxy flows"]
     exchanges = log.http_exchanges()
     assert [exchange.request_message.describe() for exchange in exchanges if exchange.request_message] == [
@@ -87,7 +88,7 @@ def test_a_streamed_event_stream_without_its_body_is_reported_not_guessed(tmp_pa
     flow.response.content = None
     path = tmp_path / "streamed.flows"
     _write_flows(path, [flow])
-    log, problems, _ = load_inputs([path])
+    log, problems, _ = load_inputs([path], READERS)
     (exchange,) = log.http_exchanges()
     assert exchange.response is not None and exchange.response.events == ()
     assert any("store_streamed_bodies" in problem for problem in problems)
@@ -135,7 +136,7 @@ def test_a_har_file_is_read_with_event_streams_parsed(tmp_path: Path) -> None:
     ]
     path = tmp_path / "capture.har"
     path.write_text(json.dumps(_har(entries), indent=2))
-    log, problems, kinds = load_inputs([path])
+    log, problems, kinds = load_inputs([path], READERS)
     assert kinds == ["har"]
     exchanges = log.http_exchanges()
     assert len(exchanges) == 3
@@ -155,7 +156,7 @@ def test_validate_sniffs_recordings_flow_files_and_har_files(tmp_path: Path, spe
     )
     har = tmp_path / "capture.har"
     har.write_text(json.dumps(_har([_entry(_rpc("tools/list", 1), 200, "application/json", "{}")])))
-    recording = Path(__file__).parent / "data" / "recordings" / "python-sdk-2026-07-28.jsonl"
+    recording = Path(__file__).parents[1] / "data" / "recordings" / "python-sdk-2026-07-28.jsonl"
     report = tmp_path / "report.json"
     result = CliRunner().invoke(
         cli,
@@ -171,7 +172,7 @@ def test_a_har_that_is_not_json_is_refused_with_its_name(tmp_path: Path) -> None
     path = tmp_path / "broken.har"
     path.write_text('{"log": {"entries": [')
     with pytest.raises(RecordingError, match="broken.har: not a readable HAR file"):
-        load_inputs([path])
+        load_inputs([path], READERS)
 
 
 def test_exchange_ids_in_a_flow_file_are_the_flow_ids(tmp_path: Path) -> None:
@@ -179,7 +180,7 @@ def test_exchange_ids_in_a_flow_file_are_the_flow_ids(tmp_path: Path) -> None:
     flow = _flow(_rpc("tools/list", 1), "tools/list", http.Response.make(200, _result(1, tools=[]), HEADERS))
     path = tmp_path / "one.flows"
     _write_flows(path, [flow])
-    log, _, _ = load_inputs([path])
+    log, _, _ = load_inputs([path], READERS)
     (exchange,) = log
     assert isinstance(exchange, HttpExchange) and exchange.id == flow.id
 
@@ -204,7 +205,7 @@ def test_a_flow_file_keeps_a_clients_oauth_steps_once_it_has_spoken_mcp(tmp_path
     )
     path = tmp_path / "oauth.flows"
     _write_flows(path, [listed, metadata, token, other])
-    log, problems, _ = load_inputs([path])
+    log, problems, _ = load_inputs([path], READERS)
     assert [exchange.request.path for exchange in log.oauth_exchanges()] == ["/token"]
     assert "/.well-known/oauth-authorization-server" in [exchange.request.path for exchange in log.http_exchanges()]
     assert not log.oauth_exchanges()[0].messages

@@ -7,7 +7,7 @@ import re
 import yaml
 
 from mcp_assay.report.model import FailOn
-from mcp_assay.report.tap import render_tap
+from mcp_assay.report.testanything import render_tap
 from tests.report.sample import (
     assert_golden,
     failed_must,

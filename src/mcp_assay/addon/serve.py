@@ -1,0 +1,83 @@
+"""Run mitmproxy with the mcp-assay addon inside this process: ``mcp-assay proxy``.
+
+The command line parses the flags; this module owns what needs mitmproxy itself: a
+:class:`~mitmproxy.tools.dump.DumpMaster` in reverse or regular mode with the :class:`Assay` addon,
+a line saying where it listens once the port is known, and a clean stop on SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+from mitmproxy import exceptions
+from mitmproxy.options import Options
+from mitmproxy.tools.dump import DumpMaster
+from rich.console import Console
+
+from mcp_assay.addon.assay import Assay
+from mcp_assay.errors import ConfigError
+
+__all__ = ["serve"]
+
+
+async def serve(
+    *,
+    mode: str,
+    host: str,
+    port: int,
+    path: str,
+    origin: str,
+    spec: Any,
+    console: Console,
+    description: str,
+    options: dict[str, Any],
+    settings: dict[str, str],
+    reports: list[str],
+) -> int:
+    """Run mitmproxy with the addon until SIGINT or SIGTERM; the exit code follows the verdicts."""
+    master: Any = DumpMaster(
+        Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
+    )
+    assay = Assay(spec=spec, description=description, reports=reports)
+
+    class Announce:
+        """Say where the proxy listens once it does (the port is only known then when it was 0)."""
+
+        def running(self) -> None:
+            server = master.addons.get("proxyserver")
+            addresses = server.listen_addrs() if server is not None else []
+            for address in addresses:
+                where = f"{address[0]}:{address[1]}"
+                if mode.startswith("reverse:"):
+                    console.print(
+                        f"mcp-assay proxy listening on http://{where}{path} → {origin}{path}",
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+                else:
+                    console.print(
+                        f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+            console.file.flush()
+
+    master.addons.add(assay, Announce())
+    try:
+        master.options.update(**{key: value for key, value in options.items()})
+        for name, value in settings.items():
+            master.options.set(f"{name}={value}")
+    except exceptions.OptionsError as exc:
+        raise ConfigError(str(exc)) from exc
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, master.shutdown)
+    try:
+        await master.run()
+    except SystemExit as exc:  # mitmproxy gives up at startup (e.g. the port is taken); it said why
+        return 2 if exc.code not in (0, None) else 0
+    if assay.finished is None:
+        return 3
+    return assay.finished.exit_code

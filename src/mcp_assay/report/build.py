@@ -1,0 +1,63 @@
+"""The one place a report is assembled, whoever judged the traffic.
+
+The proxy and the stdio tap (at the end of a session), ``mcp-assay run`` (when its last event
+arrives) and ``mcp-assay validate`` (after reading the files) all hand their verdicts and what they
+know about what was judged to :func:`build_report`; it adds what every report says the same way
+(the revision window and its schema files, a note for any schema that matched no pin), applies a
+baseline, and returns the :class:`~mcp_assay.report.model.Report` every writer renders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from mcp_assay.audit import AuditLine
+from mcp_assay.report.baseline import Baseline, apply_baseline
+from mcp_assay.report.model import FailOn, Report
+from mcp_assay.verdicts import SchemaInfo, Verdict
+
+__all__ = ["PER_MESSAGE", "build_report", "unpinned_notes"]
+
+PER_MESSAGE = "attributed per message from the traffic (per-request _meta and headers; initialize per session)"
+"""The revision line of a report on captured traffic, where every message carries its own revision."""
+
+
+def unpinned_notes(schemas: Iterable[SchemaInfo]) -> list[str]:
+    """A note for every schema the user named on purpose that matches no pin."""
+    return [
+        f"an unpinned schema was used for {schema.revision} ({schema.path}, sha256 {schema.sha256[:12]}…)"
+        for schema in schemas
+        if not schema.pinned
+    ]
+
+
+def build_report(
+    verdicts: Sequence[Verdict],
+    *,
+    target: Mapping[str, Any],
+    schemas: Sequence[SchemaInfo],
+    revision: str | None = None,
+    revision_note: str = PER_MESSAGE,
+    notes: Iterable[str] = (),
+    audit: Sequence[AuditLine] = (),
+    stats: Mapping[str, Any] | None = None,
+    fail_on: FailOn = FailOn.MUST,
+    baseline: Baseline | None = None,
+) -> Report:
+    """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes."""
+    report = Report(
+        results=list(verdicts),
+        target=dict(target),
+        revision=revision,
+        revision_note=revision_note,
+        window=[schema.revision for schema in schemas],
+        schemas=list(schemas),
+        notes=list(dict.fromkeys([*unpinned_notes(schemas), *notes])),
+        audit=list(audit),
+        stats=dict(stats or {}),
+        fail_on=fail_on,
+    )
+    if baseline is not None:
+        apply_baseline(report, baseline)
+    return report

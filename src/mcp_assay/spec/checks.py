@@ -1,0 +1,246 @@
+"""Declaring checks: the requirement a rule enforces, and when it applies at all.
+
+A check is a pure function over traffic, declared against requirement IDs of the catalogue
+(``requirements.yaml``). The catalogue already says whom a requirement binds and on which
+transports it exists, so a declaration does not repeat it: the side and the transports come from
+the cited entries. A check that judges only part of a requirement (the server's half of one that
+binds both sides, the stdio case of one that holds on both transports) narrows them and says why
+with ``because=``; restating the catalogue, or narrowing without a reason, fails at import. The
+keyword ``level`` is restated on purpose (it is what a reader of the rule needs in front of them)
+and must be one the catalogue gives.
+
+Two shapes exist:
+
+* :func:`message_check` functions see one message at a time (schema validity, envelopes, error
+  codes); the engine runs them as each exchange finishes, which is also what the proxy prints live;
+* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation).
+
+Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
+:func:`not_applicable`, for a reason only the traffic shows, when nothing else was found). The
+engine (:mod:`mcp_assay.spec.engine`) applies the gates and turns findings into verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_assay.errors import CatalogueError
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.features import FEATURES
+from mcp_assay.spec.requirements import Requirement, catalogue
+from mcp_assay.spec.revisions import Revision
+from mcp_assay.verdicts import Level, Outcome, Severity, Side
+from mcp_assay.wire import Exchange
+
+__all__ = [
+    "REGISTRY",
+    "TRANSPORTS",
+    "Check",
+    "Finding",
+    "Gate",
+    "Result",
+    "failed",
+    "log_check",
+    "message_check",
+    "not_applicable",
+    "passed",
+    "unverified",
+]
+
+TRANSPORTS = frozenset({"http", "stdio"})
+
+
+# -- findings ------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a check concluded about one subject."""
+
+    outcome: Outcome
+    detail: str = ""
+    subject: Message | Exchange | None = None
+    blocked_by: str | None = None
+
+
+def passed(subject: Message | Exchange | None = None, detail: str = "") -> Finding:
+    return Finding(Outcome.PASSED, detail, subject)
+
+
+def failed(subject: Message | Exchange | None, detail: str) -> Finding:
+    return Finding(Outcome.FAILED, detail, subject)
+
+
+def unverified(reason: str, subject: Message | Exchange | None = None, blocked_by: str | None = None) -> Finding:
+    return Finding(Outcome.NOT_VERIFIED, reason, subject, blocked_by)
+
+
+def not_applicable(reason: str) -> Finding:
+    """The requirement does not apply to this traffic for a reason only the traffic shows (e.g. the server
+    uses no authorization at all); weaker than any other finding, and never evidence of anything."""
+    return Finding(Outcome.NOT_APPLICABLE, reason)
+
+
+Result = Finding | Iterable[Finding] | None
+
+
+# -- declarations --------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """When a check applies at all. Failing a gate means *not applicable*, never *not verified*."""
+
+    features: frozenset[str] = frozenset()
+    """Revision features required; ``!name`` requires the feature to be absent."""
+    transports: frozenset[str] = TRANSPORTS
+    capability: str | None = None
+    """A server capability (``tools``, ``prompts``, ``resources``, ``logging``, ``completions``)."""
+
+    def admits(self, revision: Revision | None) -> tuple[bool, str]:
+        """Whether messages of this revision are in scope, and if not, why."""
+        if not self.features:
+            return True, ""
+        if revision is None:
+            return False, "the traffic could not be attributed to a revision in the window"
+        for feature in sorted(self.features):
+            wanted = not feature.startswith("!")
+            name = feature.lstrip("!")
+            if revision.has(name) != wanted:
+                what = FEATURES.get(name, name)
+                verb = "does not define" if wanted else "defines"
+                return False, f"{revision.name} {verb} {name} ({what})"
+        return True, ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check."""
+
+    name: str
+    title: str
+    func: Callable[..., Result]
+    scope: str
+    """``message`` or ``log``."""
+    requirements: tuple[str, ...]
+    level: Level
+    severity: Severity
+    side: Side
+    area: str
+    gate: Gate
+    subject: str
+    """What the check judges, in the plural, for "no ... observed" reasons."""
+    sent_by: Side | None = None
+    kinds: frozenset[Kind] | None = None
+    tags: tuple[str, ...] = field(default=())
+    narrowed: str | None = None
+    """Why the check's side or transports differ from what the catalogue gives its requirements."""
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def catalogue_side(entries: Iterable[Requirement]) -> Side:
+    """Whom the cited requirements bind: their common side, or both when they differ."""
+    sides = {entry.side for entry in entries}
+    return sides.pop() if len(sides) == 1 else Side.BOTH
+
+
+def catalogue_transports(entries: Iterable[Requirement]) -> frozenset[str]:
+    """Where the cited requirements exist: the union of their transports."""
+    return frozenset(transport for entry in entries for transport in entry.transports)
+
+
+def _narrowing(
+    ids: tuple[str, ...],
+    entries: list[Requirement],
+    side: Side | None,
+    transports: Iterable[str] | None,
+    because: str | None,
+) -> tuple[Side, frozenset[str]]:
+    """The side and transports of a check: the catalogue's, unless narrowed with a reason."""
+    derived_side = catalogue_side(entries)
+    derived_transports = catalogue_transports(entries)
+    chosen_side = side if side is not None else derived_side
+    chosen_transports = frozenset(transports) if transports is not None else derived_transports
+    cited = ", ".join(ids)
+    if side is not None and side is derived_side:
+        raise CatalogueError(f"a check of {cited} restates the catalogue's side {side.value}; leave it out")
+    if transports is not None and chosen_transports == derived_transports:
+        raise CatalogueError(f"a check of {cited} restates the catalogue's transports; leave them out")
+    unknown = chosen_transports - TRANSPORTS
+    if unknown:
+        raise CatalogueError(f"unknown transports {sorted(unknown)}")
+    differs = chosen_side is not derived_side or chosen_transports != derived_transports
+    if differs and not (because or "").strip():
+        raise CatalogueError(f"a check of {cited} narrows the catalogue's side or transports without saying why")
+    if not differs and because:
+        raise CatalogueError(f"a check of {cited} gives a reason but narrows nothing")
+    return chosen_side, chosen_transports
+
+
+def _declare(
+    scope: str,
+    *,
+    requirements: str | Iterable[str],
+    level: Level,
+    subject: str,
+    side: Side | None = None,
+    transports: Iterable[str] | None = None,
+    because: str | None = None,
+    features: Iterable[str] = (),
+    capability: str | None = None,
+    sent_by: Side | None = None,
+    kinds: Iterable[Kind] | None = None,
+    area: str | None = None,
+    tags: Iterable[str] = (),
+) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    ids = (requirements,) if isinstance(requirements, str) else tuple(requirements)
+    if not ids:
+        raise CatalogueError("a check must cite at least one requirement")
+    cat = catalogue()
+    entries = [cat[ident] for ident in ids]
+    primary = entries[0]
+    for entry in entries:
+        if level not in entry.levels:
+            given = ", ".join(x.value for x in entry.levels)
+            raise CatalogueError(f"check cites {entry.id} as {level.value}, but the catalogue gives {given}")
+    unknown_features = {name.lstrip("!") for name in features} - set(FEATURES)
+    if unknown_features:
+        raise CatalogueError(f"unknown revision features {sorted(unknown_features)}")
+    chosen_side, chosen_transports = _narrowing(ids, entries, side, transports, because)
+    severity = primary.severity if level is primary.level else level.severity
+
+    def register(func: Callable[..., Result]) -> Callable[..., Result]:
+        name = func.__name__
+        if name in REGISTRY and REGISTRY[name].func is not func:
+            raise CatalogueError(f"two checks are named {name}")
+        doc = (func.__doc__ or name.replace("_", " ")).strip().splitlines()[0].strip()
+        REGISTRY[name] = Check(
+            name=name,
+            title=doc,
+            func=func,
+            scope=scope,
+            requirements=ids,
+            level=level,
+            severity=severity,
+            side=chosen_side,
+            area=area or primary.area,
+            gate=Gate(frozenset(features), chosen_transports, capability),
+            subject=subject,
+            sent_by=sent_by,
+            kinds=frozenset(kinds) if kinds is not None else None,
+            tags=tuple(tags),
+            narrowed=because.strip() if because else None,
+        )
+        return func
+
+    return register
+
+
+def message_check(**declaration: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    """Declare a check called as ``func(message, ctx)`` for every message in scope."""
+    return _declare("message", **declaration)
+
+
+def log_check(**declaration: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    """Declare a check called once as ``func(ctx)`` over the exchange log."""
+    return _declare("log", **declaration)

@@ -1,0 +1,137 @@
+"""What a check may consult while it judges: the log, the revisions, settings and shared views.
+
+A :class:`Context` is handed to every check. Besides the exchange log it knows which revision of
+the window a message belongs to, validates messages against their schema once, and keeps the
+*views* several rules build from the same traffic (the 2025 sessions, the list walks, the stream
+index ...): :meth:`Context.view` computes one the first time a rule asks and hands the same object
+to every later rule, until the log grows. That one cache is why a whole-log evaluation stays
+linear however many rules read the same structure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, cast
+
+from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.spec.checks import Check
+from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.spec.validator import Validation
+from mcp_assay.traffic import ExchangeLog, MessageKey, message_key
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import Exchange, Probe
+
+__all__ = ["Context", "admitted"]
+
+
+class Context:
+    """What a check may consult: the log, the revisions, settings, cached validation and shared views."""
+
+    def __init__(self, log: ExchangeLog, spec: SpecSet, settings: Mapping[str, Any] | None = None) -> None:
+        self.log = log
+        self.spec = spec
+        self.settings: Mapping[str, Any] = settings or {}
+        self.check: Check | None = None
+        """The check being run (set by the engine), so that :meth:`messages` applies its gates."""
+        self._validations: dict[MessageKey, Validation] = {}
+        self._views: dict[Callable[[Context], Any], tuple[int, Any]] = {}
+
+    # -- shared views ------------------------------------------------------------------------------
+    def view[T](self, build: Callable[[Context], T]) -> T:
+        """``build(self)``, computed once for the log as it is and shared by every check that asks."""
+        cached = self._views.get(build)
+        if cached is not None and cached[0] == len(self.log):
+            return cast(T, cached[1])
+        value = build(self)
+        self._views[build] = (len(self.log), value)
+        return value
+
+    # -- attribution -------------------------------------------------------------------------------
+    def revision(self, message: Message) -> Revision | None:
+        """The window revision the message belongs to (``None``: unknown or outside the window)."""
+        return self.spec.get(self.log.revision(message))
+
+    def exchange_revision(self, exchange: Exchange) -> Revision | None:
+        return self.spec.get(self.log.exchange_revision(exchange.id))
+
+    def validate(self, message: Message) -> Validation | None:
+        """Schema validation of a message against its revision (cached); ``None`` if unattributed."""
+        revision = self.revision(message)
+        if revision is None:
+            return None
+        key = message_key(message)
+        if key not in self._validations:
+            self._validations[key] = revision.validator.validate(message, self.log.request_of(message))
+        return self._validations[key]
+
+    def capabilities(self, message: Message) -> dict[str, Any] | None:
+        advertised = self.log.server_capabilities(message)
+        return advertised.value if advertised is not None else None
+
+    # -- what the running check sees ---------------------------------------------------------------
+    def in_scope(self, message: Message, check: Check | None = None) -> bool:
+        check = check or self.check
+        if check is None:
+            return True
+        return admitted(check, message, self)[0]
+
+    def messages(self, *, sent_by: Side | None = None, kinds: Iterable[Kind] | None = None) -> Iterator[Message]:
+        """Messages that pass the running check's gates, optionally filtered further.
+
+        Messages mcp-assay itself made malformed on purpose are left out for checks that judge
+        the client side."""
+        wanted = frozenset(kinds) if kinds is not None else None
+        judging_client = self.check is not None and self.check.side is not Side.SERVER
+        for message in self.log.messages():
+            if sent_by is not None and message.sender is not sent_by:
+                continue
+            if wanted is not None and message.kind not in wanted:
+                continue
+            if judging_client and self.deliberately_invalid(message):
+                continue
+            if self.in_scope(message):
+                yield message
+
+    def exchanges(self) -> Iterator[Exchange]:
+        """Exchanges (any kind) that pass the running check's revision and transport gates."""
+        check = self.check
+        for exchange in self.log:
+            if check is not None:
+                if exchange.transport and exchange.transport not in check.gate.transports:
+                    continue
+                if not check.gate.admits(self.exchange_revision(exchange))[0]:
+                    continue
+            yield exchange
+
+    # -- what mcp-assay itself sent ----------------------------------------------------------------
+    def probe(self, subject: Message | Exchange) -> Probe | None:
+        """Why mcp-assay sent the exchange that carried ``subject`` (``None`` for ordinary traffic)."""
+        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        return exchange.probe if exchange is not None else None
+
+    def deliberately_invalid(self, message: Message) -> bool:
+        """True for a message mcp-assay sent malformed on purpose (never held against the client)."""
+        if message.sender is not Side.CLIENT:
+            return False
+        probe = self.probe(message)
+        return probe is not None and probe.invalid
+
+
+def admitted(check: Check, message: Message, ctx: Context) -> tuple[bool, str]:
+    """Whether ``message`` falls under ``check``'s gates (transport, revision features, capability), and why not."""
+    if message.transport not in check.gate.transports:
+        return False, f"{message.transport} has no such requirement"
+    named = ctx.log.revision(message)
+    revision = ctx.spec.get(named)
+    if named is not None and revision is None:
+        return False, f"revision {named} is outside the window ({ctx.spec.window_names()})"
+    ok, why = check.gate.admits(revision)
+    if not ok:
+        return False, why
+    if check.gate.capability:
+        caps = ctx.capabilities(message)
+        if caps is not None and check.gate.capability not in caps:
+            listed = json.dumps(sorted(caps))
+            return False, f"the server does not advertise the {check.gate.capability} capability: {listed}"
+    return True, ""

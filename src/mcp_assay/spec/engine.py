@@ -1,0 +1,431 @@
+"""Judging traffic with the registered checks: what applies, what was found, one verdict per check.
+
+The engine alone decides what applies. A caller says what it wants judged with a :class:`Scope`
+(``mcp-assay run``: one server, at the revisions it tests, its client being mcp-assay itself;
+the proxy, the tap and ``validate``: everything the traffic carries), hands exchanges to a
+:class:`Judge` as they finish and asks for the verdicts at the end:
+
+* message checks run on each message once, when its exchange is added; a failure among them is
+  what the proxy prints live, and what the report counts;
+* log checks run over the exchange log when the verdicts are asked for;
+* every finding is folded into a tally of bounded size per check (how many passed and failed,
+  the first failures with their evidence, the last pass, the first open question), in the order
+  the messages crossed the wire, so a verdict never needs the findings again.
+
+The gates (revision features, transport, server capability) run before a check and alone make a
+verdict *not applicable*; an exception inside a check makes it *not verified*, never a crash.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mcp_assay.jsonrpc import Message
+from mcp_assay.redaction import Redactor
+from mcp_assay.spec import rules
+from mcp_assay.spec.checks import REGISTRY, Check, Finding, Result, unverified
+from mcp_assay.spec.context import Context, admitted
+from mcp_assay.spec.evidence import make_evidence
+from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.traffic import ExchangeLog
+from mcp_assay.verdicts import Evidence, Outcome, Side, Source, Verdict
+from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange
+
+__all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
+
+log = logging.getLogger(__name__)
+
+MAX_EVIDENCE = 8
+ALL_SIDES = frozenset(Side)
+
+FindingListener = Callable[[Check, Message, Finding], None]
+"""Called with every failure a message check finds, as it is found (the proxy prints them live)."""
+
+
+def registered_checks() -> list[Check]:
+    """Every check the rule areas declare (importing :mod:`mcp_assay.spec.rules` registered them)."""
+    assert rules.AREAS  # the import above is what registers them
+    return list(REGISTRY.values())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scope:
+    """What a caller asks to be judged. The engine applies it; callers never filter verdicts themselves."""
+
+    revisions: tuple[Revision, ...] = ()
+    """The revisions under test; empty: whatever revisions the traffic carries."""
+    sides: frozenset[Side] = ALL_SIDES
+    """The sides under judgement; a check of another side is not applicable, for ``sides_reason``."""
+    sides_reason: str = ""
+    established: bool = True
+    """False when a run meant to test ``revisions`` could not establish any of them with the target."""
+    transport: str = ""
+    """The target's transport, for a run that established nothing."""
+
+
+# -- tallies ---------------------------------------------------------------------------------------
+Order = tuple[float, int, int]
+"""Where a finding sits in the traffic: its subject's time, the subject's capture position, the finding's rank."""
+
+
+@dataclass(order=True, slots=True)
+class _Ranked:
+    order: Order
+    finding: Finding = field(compare=False)
+    evidence: Evidence | None = field(compare=False, default=None)
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Everything a verdict needs from the findings of one check, in bounded space."""
+
+    gated: dict[str, tuple[int, Order]] = field(default_factory=dict)
+    """Why messages were out of the check's gates: reason -> (how many, where it was first seen)."""
+    in_scope: int = 0
+    failures: list[_Ranked] = field(default_factory=list)
+    """A max-heap (by negated order) of the earliest failures, with their evidence."""
+    failed: int = 0
+    failed_active: bool = False
+    first_failure: _Ranked | None = None
+    passes: int = 0
+    last_pass: _Ranked | None = None
+    pending: _Ranked | None = None
+    inapplicable: _Ranked | None = None
+    active: bool = False
+    revisions: set[str] = field(default_factory=set)
+    broken: str | None = None
+
+    def gate(self, why: str, order: Order) -> None:
+        count, first = self.gated.get(why, (0, order))
+        self.gated[why] = (count + 1, min(first, order))
+
+    def main_gate_reason(self) -> str | None:
+        if not self.gated:
+            return None
+        return min(self.gated.items(), key=lambda item: (-item[1][0], item[1][1]))[0]
+
+
+class Judge:
+    """Judges exchanges as they are added; :meth:`verdicts` gives one verdict per check."""
+
+    def __init__(
+        self,
+        spec: SpecSet,
+        *,
+        checks: Iterable[Check] | None = None,
+        scope: Scope | None = None,
+        settings: Mapping[str, Any] | None = None,
+        redactor: Redactor | None = None,
+        source: Source = Source.PASSIVE,
+        on_failure: FindingListener | None = None,
+        log: ExchangeLog | None = None,
+    ) -> None:
+        self.spec = spec
+        self.checks = list(checks) if checks is not None else registered_checks()
+        self.scope = scope or Scope()
+        self.redactor = redactor or Redactor()
+        self.source = source
+        self.on_failure = on_failure
+        self.log = log if log is not None else ExchangeLog()
+        self.ctx = Context(self.log, spec, settings)
+        self._tallies = {check.name: _Tally() for check in self.checks}
+        self._message_checks = [check for check in self.checks if check.scope == "message"]
+        self._position = 0
+        self._exchanges_by_gate: Counter[tuple[str, str | None]] = Counter()
+        self._excluded: list[Verdict] = []
+
+    # -- feeding ---------------------------------------------------------------------------------
+    def add(self, exchange: Exchange) -> None:
+        """Add one finished exchange to the log and run the message checks on what it carried."""
+        self.log.add(exchange)
+        self._note(exchange)
+        for message in exchange.messages:
+            self._judge_message(message)
+
+    @classmethod
+    def of(cls, log: ExchangeLog, spec: SpecSet, **options: Any) -> Judge:
+        """A judge of a log that is already complete (messages judged in the order they crossed the wire)."""
+        judge = cls(spec, log=log, **options)
+        for exchange in log:
+            judge._note(exchange)
+        for message in log.messages():
+            judge._judge_message(message)
+        return judge
+
+    def _note(self, exchange: Exchange) -> None:
+        if isinstance(exchange, HttpExchange):
+            for name, value in exchange.request.headers:
+                self.redactor.learn_header(name, value)
+            self.redactor.learn_url(exchange.request.url)
+        if exchange.transport:
+            self._exchanges_by_gate[(exchange.transport, self.log.exchange_revision(exchange.id))] += 1
+
+    def _judge_message(self, message: Message) -> None:
+        position = self._position
+        self._position += 1
+        order: Order = (message.time, position, 0)
+        ctx = self.ctx
+        for check in self.checks:
+            tally = self._tallies[check.name]
+            if tally.broken is not None:
+                continue
+            ok, why = admitted(check, message, ctx)
+            if not ok:
+                tally.gate(why, order)
+                continue
+            tally.in_scope += 1
+            if check.scope != "message":
+                continue
+            if check.sent_by is not None and message.sender is not check.sent_by:
+                continue
+            if check.kinds is not None and message.kind not in check.kinds:
+                continue
+            if check.side is not Side.SERVER and ctx.deliberately_invalid(message):
+                continue
+            ctx.check = check
+            try:
+                found = _normalise(check.func(message, ctx))
+            except Exception as exc:  # a defect in a check must never stop the judging
+                self._broken(check, tally, exc)
+                continue
+            finally:
+                ctx.check = None
+            for rank, finding in enumerate(found):
+                self._fold(check, tally, finding, (message.time, position, rank))
+                if finding.outcome is Outcome.FAILED and self.on_failure is not None:
+                    self.on_failure(check, message, finding)
+
+    def _broken(self, check: Check, tally: _Tally, exc: Exception) -> None:
+        log.exception("check %s raised", check.name)
+        tally.broken = f"the check itself failed ({self.redactor.text(f'{type(exc).__name__}: {exc}')})"
+
+    # -- folding ---------------------------------------------------------------------------------
+    def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
+        subject = finding.subject
+        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
+            # what the stream carried is unknown: a reader of another tool's capture must not guess it
+            finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
+        probed = exchange is not None and exchange.probe is not None
+        tally.active = tally.active or probed
+        if isinstance(subject, Message):
+            revision = self.log.revision(subject)
+            if revision:
+                tally.revisions.add(revision)
+        ranked = _Ranked(order, finding)
+        if finding.outcome is Outcome.FAILED:
+            tally.failed += 1
+            tally.failed_active = tally.failed_active or probed
+            if tally.first_failure is None or order < tally.first_failure.order:
+                tally.first_failure = ranked
+            if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
+                heapq.heappush(tally.failures, _Ranked(_negated(order), finding))
+                if len(tally.failures) > MAX_EVIDENCE:
+                    heapq.heappop(tally.failures)
+        elif finding.outcome is Outcome.PASSED:
+            tally.passes += 1
+            if tally.last_pass is None or order > tally.last_pass.order:
+                tally.last_pass = ranked
+        elif finding.outcome is Outcome.NOT_VERIFIED:
+            if tally.pending is None or order < tally.pending.order:
+                tally.pending = ranked
+        elif tally.inapplicable is None or order < tally.inapplicable.order:
+            tally.inapplicable = ranked
+
+    def _evidence(self, ranked: _Ranked) -> Evidence:
+        """The evidence of a kept finding, made once (findings that were not kept never cost any)."""
+        if ranked.evidence is None:
+            ranked.evidence = make_evidence(ranked.finding.subject, ranked.finding.detail, self.ctx, self.redactor)
+        return ranked.evidence
+
+    # -- verdicts --------------------------------------------------------------------------------
+    def verdicts(self) -> list[Verdict]:
+        """Run the log checks over the log, then one verdict per check, the scope applied."""
+        verdicts = []
+        for sequence, check in enumerate(self.checks):
+            tally = self._tallies[check.name]
+            if check.scope == "log" and tally.broken is None:
+                self._run_log_check(check, tally, sequence)
+            verdicts.append(self._scoped(check, self._verdict_of(check, tally)))
+        return verdicts
+
+    @property
+    def excluded_failures(self) -> list[Verdict]:
+        """Failed verdicts of checks the scope's sides leave out (the suite reports them as its own defects)."""
+        return list(self._excluded)
+
+    def _run_log_check(self, check: Check, tally: _Tally, sequence: int) -> None:
+        exchanges_in_scope = 0 if check.gate.capability else self._exchanges_in_scope(check)
+        if not (tally.in_scope or exchanges_in_scope):
+            return
+        tally.in_scope = tally.in_scope or exchanges_in_scope
+        self.ctx.check = check
+        try:
+            found = _normalise(check.func(self.ctx))
+        except Exception as exc:  # a defect in a check must never stop the report
+            self._broken(check, tally, exc)
+            return
+        finally:
+            self.ctx.check = None
+        for rank, finding in enumerate(found):
+            self._fold(check, tally, finding, (float("inf"), sequence, rank))
+
+    def _exchanges_in_scope(self, check: Check) -> int:
+        """Exchanges carrying traffic that pass the check's transport and revision gates (observations carry none)."""
+        count = 0
+        for (transport, revision), number in self._exchanges_by_gate.items():
+            if transport in check.gate.transports and check.gate.admits(self.spec.get(revision))[0]:
+                count += number
+        return count
+
+    def _verdict_of(self, check: Check, tally: _Tally) -> Verdict:
+        source = self.source
+        if tally.broken is not None:
+            return _verdict(check, Outcome.NOT_VERIFIED, source, tally.broken)
+        if not self._position and not len(self.log):
+            return _verdict(check, Outcome.NOT_VERIFIED, source, "no MCP traffic was captured")
+        if tally.in_scope == 0:
+            reason = tally.main_gate_reason() or "nothing in the traffic falls under this requirement"
+            return _verdict(check, Outcome.NOT_APPLICABLE, source, reason)
+        source = Source.ACTIVE if tally.active else source
+        common: dict[str, Any] = {"judged": tally.failed + tally.passes, "revisions": tuple(sorted(tally.revisions))}
+        redact = self.redactor.text
+        if tally.failed:
+            assert tally.first_failure is not None
+            more = f" (and {tally.failed - 1} more)" if tally.failed > 1 else ""
+            kept = sorted(tally.failures, reverse=True)
+            evidence = tuple(_redacted(self._evidence(item), redact) for item in kept)
+            failure_source = Source.ACTIVE if tally.failed_active else self.source
+            return _verdict(
+                check, Outcome.FAILED, failure_source, redact(tally.first_failure.finding.detail) + more,
+                evidence=evidence, violations=tally.failed, **common,
+            )  # fmt: skip
+        if tally.last_pass is not None:
+            sample = tally.last_pass
+            detail = sample.finding.detail
+            reason = detail or f"{tally.passes} {check.subject} judged"
+            evidence = (_redacted(self._evidence(sample), redact),) if sample.finding.subject is not None else ()
+            return _verdict(check, Outcome.PASSED, source, redact(reason), evidence=evidence, **common)
+        if tally.pending is not None:
+            first = tally.pending
+            evidence = (_redacted(self._evidence(first), redact),) if first.finding.subject is not None else ()
+            return _verdict(
+                check, Outcome.NOT_VERIFIED, source, redact(first.finding.detail),
+                evidence=evidence, blocked_by=first.finding.blocked_by, **common,
+            )  # fmt: skip
+        if tally.inapplicable is not None:
+            return _verdict(check, Outcome.NOT_APPLICABLE, source, redact(tally.inapplicable.finding.detail), **common)
+        return _verdict(check, Outcome.NOT_VERIFIED, source, f"no {check.subject} observed in the traffic", **common)
+
+    # -- the scope -------------------------------------------------------------------------------
+    def _scoped(self, check: Check, verdict: Verdict) -> Verdict:
+        scope = self.scope
+        if not scope.revisions:
+            return verdict
+        if not scope.established:
+            return self._unreached(check, verdict)
+        admissions = [check.gate.admits(revision) for revision in scope.revisions]
+        ok = any(admission[0] for admission in admissions)
+        why = "" if ok else admissions[0][1]
+        if ok and check.side not in scope.sides:
+            ok, why = False, scope.sides_reason
+            if verdict.outcome is Outcome.FAILED:
+                self._excluded.append(verdict)
+        if ok or verdict.outcome is Outcome.NOT_APPLICABLE:
+            return verdict
+        return replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=why, evidence=(), violations=0, judged=0)
+
+    def _unreached(self, check: Check, verdict: Verdict) -> Verdict:
+        """No revision could be established: a check the run meant to apply is not verified, others do not apply."""
+        scope = self.scope
+        if check.side not in scope.sides:
+            return replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=scope.sides_reason)
+        ok, why = check.gate.admits(scope.revisions[0])
+        if ok and scope.transport and scope.transport not in check.gate.transports:
+            ok, why = False, f"{scope.transport} has no such requirement"
+        outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
+        return replace(verdict, outcome=outcome, reason=why or verdict.reason)
+
+
+def _top(heap: list[_Ranked]) -> Order:
+    """The latest of the kept failures (the heap holds negated orders)."""
+    return heap[0].order
+
+
+def _negated(order: Order) -> Order:
+    return (-order[0], -order[1], -order[2])
+
+
+def _redacted(evidence: Evidence, redact: Callable[[str], str]) -> Evidence:
+    """Evidence redacted again with every credential learnt since it was made."""
+    return replace(
+        evidence,
+        summary=redact(evidence.summary),
+        detail=redact(evidence.detail),
+        excerpt=redact(evidence.excerpt),
+        reproduction=redact(evidence.reproduction),
+    )
+
+
+def _normalise(result: Result) -> list[Finding]:
+    if result is None:
+        return []
+    if isinstance(result, Finding):
+        return [result]
+    return [item for item in result if item is not None]
+
+
+def _verdict(check: Check, outcome: Outcome, source: Source, reason: str, **extra: Any) -> Verdict:
+    return Verdict(
+        check=check.name,
+        title=check.title,
+        requirements=check.requirements,
+        level=check.level,
+        severity=check.severity,
+        side=check.side,
+        area=check.area,
+        outcome=outcome,
+        source=source,
+        reason=reason,
+        tags=check.tags,
+        **extra,
+    )
+
+
+def evaluate(
+    log: ExchangeLog,
+    spec: SpecSet,
+    *,
+    checks: Iterable[Check] | None = None,
+    scope: Scope | None = None,
+    settings: Mapping[str, Any] | None = None,
+    redactor: Redactor | None = None,
+    source: Source = Source.PASSIVE,
+) -> list[Verdict]:
+    """Judge a complete ``log`` with every registered check (or the ones given); one verdict per check."""
+    judge = Judge.of(log, spec, checks=checks, scope=scope, settings=settings, redactor=redactor, source=source)
+    return judge.verdicts()
+
+
+def select_checks(only: str | None) -> list[Check] | None:
+    """Checks whose name contains a pattern or whose requirement IDs start with it (``--only``); ``None`` = all."""
+    patterns = [part.strip() for part in (only or "").split(",") if part.strip()]
+    if not patterns:
+        return None
+    return [check for check in registered_checks() if any(_matches(pattern, check) for pattern in patterns)]
+
+
+_ID_PREFIX = re.compile(r"[A-Z]+(-\d{0,2})?")
+
+
+def _matches(pattern: str, check: Check) -> bool:
+    """``VER`` / ``HTTP-2`` select by requirement ID prefix; anything else by a piece of the check name."""
+    if _ID_PREFIX.fullmatch(pattern):
+        return any(requirement.startswith(pattern) for requirement in check.requirements)
+    return pattern.lower() in check.name

@@ -1,0 +1,178 @@
+"""The import graph keeps the intended shape: no cycle, and every arrow pointing inward.
+
+Tool-defined. The core (the wire model, parsing, the exchange log, recordings, verdicts) knows
+nothing of the rest; ``spec/`` (revisions, the catalogue, the rules and the engine) builds on the
+core only; ``report/`` renders verdicts and builds on the core only; ``suite/`` and ``addon/``
+produce traffic and build on all three; the command line and the test helpers sit on top. Only
+``addon/`` imports mitmproxy. The test reads every import statement of the package, the ones
+inside functions included, so a cycle cannot hide behind a late import.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import mcp_assay
+
+PACKAGE = Path(mcp_assay.__file__).parent
+
+CORE = {
+    "mcp_assay",
+    "mcp_assay.audit",
+    "mcp_assay.errors",
+    "mcp_assay.inputs",
+    "mcp_assay.jsonrpc",
+    "mcp_assay.probe_names",
+    "mcp_assay.recording",
+    "mcp_assay.redaction",
+    "mcp_assay.sse",
+    "mcp_assay.traffic",
+    "mcp_assay.userfiles",
+    "mcp_assay.verdicts",
+    "mcp_assay.wire",
+}
+EDGE_MODULES = {"mcp_assay.__main__", "mcp_assay.testing", "mcp_assay.pytest_plugin", "mcp_assay.demo"}
+ALLOWED = {
+    "core": {"core"},
+    "spec": {"core", "spec"},
+    "report": {"core", "report"},
+    "suite": {"core", "spec", "report", "suite"},
+    "addon": {"core", "spec", "report", "suite", "addon"},
+    "edge": {"core", "spec", "report", "suite", "addon", "edge"},
+}
+
+
+def layer(module: str) -> str:
+    if module in CORE:
+        return "core"
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] in ("spec", "report", "suite", "addon"):
+        return parts[1]
+    if module in EDGE_MODULES or (len(parts) > 1 and parts[1] in ("cli", "demo")):
+        return "edge"
+    raise AssertionError(f"{module} belongs to no layer: add it to tests/test_architecture.py")
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(relative.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def imports_of(module: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
+    """Every mcp_assay module ``module`` imports (at any depth of the file), with the line."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                yield (candidate if candidate in known else base), node.lineno
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    edges: dict[str, set[str]] = {name: set() for name in found}
+    for name, path in found.items():
+        for target, _ in imports_of(name, path, known):
+            if target in known and target != name:
+                edges[name].add(target)
+    return edges
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    for name in modules():
+        layer(name)
+
+
+def test_no_import_points_against_the_layers() -> None:
+    found = modules()
+    known = set(found)
+    wrong = []
+    for name, path in found.items():
+        for target, line in imports_of(name, path, known):
+            if target in known and layer(target) not in ALLOWED[layer(name)]:
+                wrong.append(
+                    f"{path.relative_to(PACKAGE.parent)}:{line} ({layer(name)}) imports {target} ({layer(target)})"
+                )
+    assert not wrong, "imports against the intended direction:\n" + "\n".join(wrong)
+
+
+def test_only_the_addon_imports_mitmproxy() -> None:
+    found = modules()
+    wrong = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for name, path in found.items()
+        if layer(name) != "addon"
+        for target, line in imports_of(name, path, set(found))
+        if target == "mitmproxy" or target.startswith("mitmproxy.")
+    ]
+    assert not wrong, f"mitmproxy imported outside addon/: {wrong}"
+
+
+def find_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                component.append(item)
+                if item == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    cycles = find_cycles(graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    """The test above can fail: a cycle hidden two modules deep is found."""
+    assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_a_core_module_may_not_import_the_engine() -> None:
+    """The layer table forbids what the issue found: the core importing ``spec`` (the old ``checks.py``)."""
+    assert layer("mcp_assay.wire") == "core"
+    assert layer("mcp_assay.spec.engine") not in ALLOWED[layer("mcp_assay.wire")]
+    assert layer("mcp_assay.spec.rules.auth.tokens") not in ALLOWED[layer("mcp_assay.report.model")]

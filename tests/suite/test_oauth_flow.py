@@ -11,13 +11,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import json
 import socket
-import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -33,6 +30,7 @@ from mcp_assay.suite.oauth.loopback import LoopbackReceiver
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import PresetClient, StubPolicy
 from mcp_assay.suite.stub.server import StubServer
+from tests.peers.oauth_resource import Resource, serving
 from tests.peers.process import free_port
 
 CC = ("authorization_code", "client_credentials", "refresh_token")
@@ -43,70 +41,6 @@ TIMEOUT = 5.0
 @pytest.fixture(scope="module")
 def key() -> SigningKey:
     return SigningKey.generate()
-
-
-@dataclass
-class Resource:
-    """A protected MCP endpoint: 401 with a challenge to every POST, and its metadata at the well-known URIs."""
-
-    issuer: str
-    port: int = field(default_factory=free_port)
-    challenge: str | None = "default"
-    documents: dict[str, Any] = field(default_factory=dict)
-    status: int = 401
-    seen: list[str] = field(default_factory=list)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/mcp"
-
-    @property
-    def prm_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/.well-known/oauth-protected-resource/mcp"
-
-    def prm(self) -> dict[str, Any]:
-        return {"resource": self.url, "authorization_servers": [self.issuer], "scopes_supported": ["notes:read"]}
-
-
-@contextmanager
-def serving(resource: Resource) -> Iterator[Resource]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            resource.seen.append(f"GET {self.path}")
-            document = resource.documents.get(self.path, resource.prm() if self.path.endswith("/mcp") else None)
-            self._send(200 if document is not None else 404, document or {"error": "not_found"}, [])
-
-        def do_POST(self) -> None:  # noqa: N802
-            resource.seen.append(f"POST {self.path}")
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            challenge = resource.challenge
-            if challenge == "default":
-                challenge = f'Bearer resource_metadata="{resource.prm_url}", scope="notes:read"'
-            headers = [("www-authenticate", challenge)] if challenge and resource.status == 401 else []
-            self._send(resource.status, {"error": "unauthorized"}, headers)
-
-        def _send(self, status: int, body: object, headers: list[tuple[str, str]]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            for name, value in headers:
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", resource.port), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield resource
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcp_assay.report.model import Report
+from mcp_assay.suite.oauth.steps import Line
 from mcp_assay.wire import Exchange
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "RevisionSelected",
     "RunFinished",
     "RunStarted",
+    "SignInStep",
     "StderrLine",
 ]
 
@@ -57,10 +59,27 @@ class StderrLine:
 
 
 @dataclass(frozen=True, slots=True)
+class SignInStep:
+    """One line of the run signing itself in (secrets already scrubbed): printed whatever the terminal."""
+
+    kind: Line
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     report: Report
     target_error: str | None = None
     """Set when the target could not be driven at all (exit code 3)."""
 
 
-Event = RunStarted | RevisionSelected | FamilyStarted | FamilyFinished | ExchangeRecorded | StderrLine | RunFinished
+Event = (
+    RunStarted
+    | RevisionSelected
+    | FamilyStarted
+    | FamilyFinished
+    | ExchangeRecorded
+    | StderrLine
+    | SignInStep
+    | RunFinished
+)

@@ -9,6 +9,7 @@ refused address becomes :class:`~mcp_assay.suite.oauth.steps.SignInFailed` for t
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -77,13 +78,16 @@ class OAuthHttp:
     ) -> Answer:
         """One request; ``head_only`` reads no body unless the answer is a 401 (an MCP answer may be a stream)."""
         try:
-            async with self._client.stream(method, url, headers=dict(headers or {}), content=content) as response:
-                body = b""
-                if not head_only or response.status_code == 401:
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) >= _BODY_LIMIT:
-                            break
+            async with asyncio.timeout(self.timeout):  # the whole exchange, whatever the transport
+                async with self._client.stream(method, url, headers=dict(headers or {}), content=content) as response:
+                    body = b""
+                    if not head_only or response.status_code == 401:
+                        async for chunk in response.aiter_bytes():
+                            body += chunk
+                            if len(body) >= _BODY_LIMIT:
+                                break
+        except TimeoutError:
+            raise SignInFailed(step, f"{method} {url} got no answer within {self.timeout:g} s") from None
         except httpx.HTTPError as exc:
             raise SignInFailed(step, f"{method} {url} failed: {type(exc).__name__} {exc}".rstrip()) from None
         text = body.decode("utf-8", "replace")

@@ -52,7 +52,7 @@ def stub(key: SigningKey, policy: StubPolicy) -> Iterator[StubServer]:
         server.close()
 
 
-def gate(key: SigningKey, issuer: str, *, accept: bool = True) -> Handler:
+def gate(key: SigningKey, issuer: str, *, accept: bool = True, metadata: str = PRM_URL) -> Handler:
     """The scripted server behind a bearer gate that takes the stub's tokens for this resource (or none at all)."""
     inner = respond(Server())
     public = jwt.PyJWK(key.jwk()).key
@@ -70,7 +70,7 @@ def gate(key: SigningKey, issuer: str, *, accept: bool = True) -> Handler:
             valid = False
         if not valid:
             error = ', error="invalid_token"' if token else ""
-            challenge = f'Bearer resource_metadata="{PRM_URL}", scope="mcp"{error}'
+            challenge = f'Bearer resource_metadata="{metadata}", scope="mcp"{error}'
             return httpx.Response(401, headers={"www-authenticate": challenge}, json={"error": "unauthorized"})
         return await inner(request)
 
@@ -183,13 +183,15 @@ def test_a_token_the_server_then_refuses_is_said_to_be_the_sign_ins(spec: SpecSe
 
 
 def test_a_configured_secret_is_scrubbed_like_a_credential(spec: SpecSet, key: SigningKey) -> None:
-    """Tool-defined (--secret): a value the user names never reaches the report, wherever it appears."""
+    """Tool-defined (--secret): a value the user names never reaches the report or a printed step, wherever it
+    appears (here in the endpoint's query and in the metadata URL the challenge names)."""
     with stub(key, StubPolicy(grant_types=CC)) as server:
-        handler = gate(key, server.grants.issuer)
-        config = {"url": URL + "?tenant=hush-tenant-4471", "secrets": ("hush-tenant-4471",)}
+        handler = gate(key, server.grants.issuer, metadata=PRM_URL + "?tenant=hush-tenant-4471")
         events: list[Event] = []
-        settings = {"timeout": 3.0, "stream_budget_ms": 300, "only": "AUTH-0", **config}
+        settings = {"url": URL + "?tenant=hush-tenant-4471", "secrets": ("hush-tenant-4471",), "timeout": 3.0,
+                    "stream_budget_ms": 300, "only": "AUTH-0"}  # fmt: skip
         report = asyncio.run(arun(SuiteConfig(**settings), spec, events.append, mock=Split(handler)))
     assert "hush-tenant-4471" not in json.dumps(report.to_json())
     printed = [str(event) for event in events if isinstance(event, SignInStep | RunStarted | RevisionSelected)]
-    assert len(printed) > 3 and "hush-tenant-4471" not in "\n".join(printed)
+    assert "hush-tenant-4471" not in "\n".join(printed)
+    assert (Line.STEP, f"found protected-resource metadata at {PRM_URL}?tenant=[REDACTED]") in lines(events)

@@ -45,13 +45,16 @@ async def sign_in_for_run(
     """Ask the endpoint once with what the user configured and sign in if it answers ``401``."""
     assert config.url is not None
     credentials = config.credentials()
+    redactor = credentials.redactor(config.url)
+    for secret in config.secrets:
+        redactor.add_secret(secret)
 
     def say(kind: Line, text: str) -> None:
         emit(SignInStep(kind, text))
 
     return await sign_in(
         config.url, config.oauth(), say, url=credentials.url(config.url), headers=dict(credentials.header_pairs()),
-        version=spec.newest.name, timeout=config.timeout, transport=transport,
+        version=spec.newest.name, timeout=config.timeout, transport=transport, redactor=redactor,
     )  # fmt: skip
 
 

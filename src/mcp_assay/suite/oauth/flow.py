@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from mcp_assay.redaction import Redactor
 from mcp_assay.suite.oauth.discovery import Discovery, challenge, discover
 from mcp_assay.suite.oauth.grants import Client, auth_method, pkce, register, request_token
 from mcp_assay.suite.oauth.http import OAuthHttp
@@ -68,9 +69,12 @@ async def sign_in(
     transport: httpx.AsyncBaseTransport | None = None,
     opener: Opener | None = None,
     attended_now: bool | None = None,
+    redactor: Redactor | None = None,
 ) -> SignIn:
-    """Sign in to ``endpoint`` if it asks for it; ``url`` is the endpoint as requested (``-H`` headers added)."""
-    narrator = Narrator(say)
+    """Sign in to ``endpoint`` if it asks for it; ``url`` is the endpoint as requested (``-H`` headers added).
+
+    ``redactor``, when given, already knows the run's other secrets; it learns the flow's too."""
+    narrator = Narrator(say, redactor)
     narrator.secret(settings.client_secret)
     http = OAuthHttp(timeout=timeout, transport=transport)
     try:

@@ -8,18 +8,20 @@ import asyncio
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import jwt
 import pytest
 
+from mcp_assay.recording import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, RevisionSelected, RunFinished, RunStarted, SignInStep
 from mcp_assay.suite.oauth import Line
-from mcp_assay.suite.runner import arun
+from mcp_assay.suite.runner import arun, judge_suite_log
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
 from mcp_assay.suite.stub.server import StubServer
@@ -149,6 +151,22 @@ def test_a_failed_sign_in_still_judges_what_needs_no_token_and_names_the_step(sp
     assert "only the cases that need no credential were run" in report.revision_note
     assert isinstance(events[-1], RunFinished) and events[-1].target_error is None and report.exit_code() == 0
     assert lines(events)[-1][0] is Line.FAILED
+
+
+def test_a_recording_of_a_run_without_a_token_is_judged_again_to_the_same_verdicts(
+    spec: SpecSet, key: SigningKey, tmp_path: Path
+) -> None:
+    """Tool-defined: the assumed revision and the skips are in the recording, so `validate` agrees with the run;
+    the recording holds no token."""
+    record = tmp_path / "run.jsonl"
+    with stub(key, StubPolicy()) as server:
+        report, _ = run(spec, gate(key, server.grants.issuer), record=str(record), interactive=False)
+    again, _ = judge_suite_log(read_recording(record).log, spec)
+    assert {(item.check, item.outcome, item.reason) for item in again} == {
+        (item.check, item.outcome, item.reason) for item in report.results
+    }
+    assert "--no-interactive forbids it" in report.revision_note
+    assert "eyJ" not in record.read_text(encoding="utf-8")
 
 
 def test_the_default_version_is_the_revision_assumed_when_the_server_cannot_be_asked(

@@ -213,3 +213,20 @@ def test_a_configured_secret_is_scrubbed_like_a_credential(spec: SpecSet, key: S
     printed = [str(event) for event in events if isinstance(event, SignInStep | RunStarted | RevisionSelected)]
     assert "hush-tenant-4471" not in "\n".join(printed)
     assert (Line.STEP, f"found protected-resource metadata at {PRM_URL}?tenant=[REDACTED]") in lines(events)
+
+
+def test_an_unreachable_server_is_reported_against_the_default_version(spec: SpecSet) -> None:
+    """Tool-defined (--default-version): what could not be established is listed for the assumed revision (its
+    handshake items, not 2026's discover items); without it, for the newest."""
+
+    async def refused(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    def unverified(report: Report) -> set[str]:
+        return {req for item in report.results if item.outcome is Outcome.NOT_VERIFIED for req in item.requirements}
+
+    newest, _ = run(spec, refused, timeout=1.0)
+    assumed, events = run(spec, refused, timeout=1.0, default_version="2025-11-25")
+    assert "VER-06" in unverified(newest) and "HS-04" not in unverified(newest)
+    assert "HS-04" in unverified(assumed) and "VER-06" not in unverified(assumed)
+    assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None

@@ -11,15 +11,17 @@ failed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import httpx
 
+from mcp_assay.checks import REGISTRY
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, SignInStep
 from mcp_assay.suite.oauth import Line, SignIn, sign_in
+from mcp_assay.suite.probes import FAMILIES
 
 __all__ = [
     "NO_CREDENTIAL_FAMILIES",
@@ -76,6 +78,8 @@ def why_tokenless(signin: SignIn | None, refusal: str) -> str:
     return f"the run holds no credential ({refusal})"
 
 
-def everything_else(requirements: Iterable[str], reason: str, kept: frozenset[str]) -> Skip:
-    """One skip for every requirement but those the no-credential families feed."""
-    return Skip(family="sign-in", requirements=frozenset(requirements) - kept, reason=reason)
+def everything_else(reason: str) -> Skip:
+    """One skip for every requirement a check cites but those the no-credential families feed."""
+    kept = frozenset().union(*(family.requirements for family in FAMILIES if family.name in NO_CREDENTIAL_FAMILIES))
+    cited = {requirement for check in REGISTRY.values() for requirement in check.requirements}
+    return Skip(family="sign-in", requirements=frozenset(cited) - kept, reason=reason)

@@ -8,6 +8,7 @@ progress display runs on stderr while the suite works, unless stdout is not a te
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,8 +34,10 @@ from mcp_assay.suite.events import (
     FamilyStarted,
     RevisionSelected,
     RunFinished,
+    SignInStep,
     StderrLine,
 )
+from mcp_assay.suite.oauth import Line
 
 __all__ = ["register"]
 
@@ -54,10 +57,32 @@ class HeaderList(click.ParamType):  # type: ignore[type-arg]
         return text
 
 
+class EnvMayBeEmpty(click.Option):
+    """An option whose environment twin means something when set but empty (``MCP_ASSAY_AUTH_SCHEME=``)."""
+
+    def resolve_envvar_value(self, ctx: click.Context) -> str | None:
+        if isinstance(self.envvar, str) and os.environ.get(self.envvar) == "":
+            return ""
+        return super().resolve_envvar_value(ctx)
+
+
+class Interactive(click.types.BoolParamType):
+    """``--interactive`` / ``--no-interactive``; the twin also takes ``always``, ``never`` and ``auto``."""
+
+    name = "always|never|auto"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("always", "never", "auto"):
+            return {"always": True, "never": False, "auto": None}[value.strip().lower()]
+        return super().convert(value, param, ctx)
+
+
 _SETTINGS = (
     "url", "command", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
     "headers", "tool_args", "prompt_args", "resource_sample", "page_limit", "only", "verbose", "rate_limit",
     "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
+    "secrets", "default_version", "client_id", "client_secret", "scope", "no_register", "interactive", "no_browser",
+    "redirect_host", "redirect_port", "auth_timeout",
 )  # fmt: skip
 
 _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
@@ -71,15 +96,38 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "How long --serve waits for the port to accept connections.  [default: 30]"),
     (("--spec-version",), "SPEC_VERSION", {"metavar": "REVISION"},
      "Test this revision (it must be in the window) instead of the newest one the server offers."),
+    (("--default-version",), "DEFAULT_VERSION", {"metavar": "REVISION"},
+     "The revision the server serves a client that declares none, assumed when it cannot be asked (no token, no "
+     "answer); in the window.  [default: the newest supported]"),
     (("-t", "--token"), "TOKEN", {}, "Bearer token, sent per --auth-mode; never printed."),
     (("--auth-header",), "AUTH_HEADER", {"metavar": "NAME"}, "Header carrying the token.  [default: authorization]"),
-    (("--auth-scheme",), "AUTH_SCHEME", {"metavar": "SCHEME"}, "Token prefix; '' for a bare token.  [default: Bearer]"),
+    (("--auth-scheme",), "AUTH_SCHEME", {"metavar": "SCHEME", "cls": EnvMayBeEmpty},
+     "Token prefix; '' (or the twin set but empty) for a bare token.  [default: Bearer]"),
     (("--auth-mode",), "AUTH_MODE", {"type": click.Choice(AUTH_MODES)},
      "Send the token in a header, as a query parameter, or not at all.  [default: header]"),
     (("--auth-query-param",), "AUTH_QUERY_PARAM", {"metavar": "NAME"},
      "Query parameter for --auth-mode query.  [default: token]"),
     (("-H", "--header", "headers"), "HEADERS", {"multiple": True, "type": HeaderList()},
      'Extra request header "name: value"; repeatable (one per line in the environment twin).'),
+    (("--secret", "secrets"), "SECRETS", {"multiple": True},
+     "A value to scrub from the report, the recording and the output; repeatable (credentials are scrubbed anyway)."),
+    (("--client-id",), "CLIENT_ID", {"metavar": "ID"},
+     "OAuth client to sign in as when the server answers 401 and no token is given (else one is registered)."),
+    (("--client-secret",), "CLIENT_SECRET", {"metavar": "SECRET"}, "Its secret (client_credentials); never printed."),
+    (("--scope",), "SCOPE", {}, "Scope to request when signing in.  [default: the challenge's, else the metadata's]"),
+    (("--no-register",), "NO_REGISTER", {"is_flag": True, "default": None},
+     "Never register an OAuth client dynamically, even where the authorization server offers it."),
+    (("--interactive/--no-interactive",), "OAUTH_INTERACTIVE", {"default": None, "type": Interactive()},
+     "Sign in through a browser even where client_credentials exists / never (fail with the reason instead). "
+     "[default: a browser only with a terminal on stderr and CI unset]"),
+    (("--no-browser",), "NO_BROWSER", {"is_flag": True, "default": None},
+     "Print the authorization URL instead of launching a browser."),
+    (("--redirect-host",), "REDIRECT_HOST", {"metavar": "HOST"},
+     "Loopback host of the sign-in's redirect.  [default: 127.0.0.1]"),
+    (("--redirect-port",), "REDIRECT_PORT", {"type": int, "metavar": "PORT"},
+     "Pin the redirect's port instead of taking a free one."),
+    (("--auth-timeout",), "AUTH_TIMEOUT_MS", {"type": int, "metavar": "MS"},
+     "How long to wait for the browser's redirect.  [default: 180000]"),
     (("--tool-args",), "TOOL_ARGS", {"metavar": "JSON|@FILE"},
      'Arguments per tool, e.g. \'{"search": {"query": "x"}}\'; only named tools are called with arguments.'),
     (("--prompt-args",), "PROMPT_ARGS", {"metavar": "JSON|@FILE"}, "Arguments per prompt, same shape (strings)."),
@@ -155,6 +203,11 @@ def run_command(
     spec = build_spec(spec_dir, spec_paths)
     if config.spec_version:
         spec.require(config.spec_version)
+    if config.default_version:
+        try:
+            spec.require(config.default_version)
+        except ConfigError as exc:
+            raise ConfigError(f"--default-version: {exc}") from None
     from mcp_assay.suite.runner import report_of, run
 
     finished: RunFinished | None = None
@@ -181,6 +234,10 @@ def run_command(
                 progress.update(task, description=f"{event.family} · {exchanges} exchanges")
             elif isinstance(event, FamilyFinished) and event.skipped and interactive:
                 progress.console.print(f"[yellow]{event.family}: {event.skipped}[/]", highlight=False)
+            elif isinstance(event, SignInStep):
+                _print_sign_in(progress.console, event)
+                if event.kind is Line.STEP:
+                    progress.update(task, description="signing in")
             elif isinstance(event, StderrLine):
                 progress.console.print(Text(f"server stderr: {event.text}", style="dim"), highlight=False)
             elif isinstance(event, RunFinished):
@@ -191,6 +248,16 @@ def run_command(
     if finished.target_error is not None:
         raise SystemExit(TARGET_ERROR_EXIT)
     raise SystemExit(report.exit_code())
+
+
+_SIGN_IN_STYLE = {Line.FAILED: "yellow", Line.NOTE: "dim", Line.DONE: "green"}
+
+
+def _print_sign_in(console: Console, event: SignInStep) -> None:
+    """Every step of a sign-in is printed, whatever the terminal: it creates state on another server."""
+    indent = {Line.START: "", Line.URL: "    "}.get(event.kind, "  ")
+    style = _SIGN_IN_STYLE.get(event.kind, "")
+    console.print(Text(indent + event.text, style=style), soft_wrap=True, highlight=False)
 
 
 def register(group: click.Group) -> None:

@@ -78,11 +78,18 @@ def serve_command(config_file: Path | None, key_file: str | None, listen: str) -
         raise click.UsageError("give --config FILE (with a stub section) or --key-file PATH")
     assert stub is not None
     try:
-        server = StubServer(stub.host, stub.port, stub.issuer, stub.key, SigningKey.generate(), stub.all_scopes)
+        server = StubServer(
+            stub.host, stub.port, stub.issuer, stub.key, SigningKey.generate(), stub.all_scopes, policy=stub.policy
+        )
     except OSError as exc:
         raise click.UsageError(f"cannot listen on {stub.host}:{stub.port} ({exc.strerror or exc})") from None
     click.echo(f"stub authorization server: issuer {stub.issuer}, keys at {stub.jwks_uri} (kid {stub.key.kid})")
-    click.echo(f"OAuth clients register at {stub.issuer}/register and are authorized at once (auto-consent)")
+    policy = stub.policy
+    click.echo(f"grants offered: {', '.join(policy.grant_types)}")
+    if policy.registration:
+        click.echo(f"OAuth clients register at {stub.issuer}/register")
+    consent = "are granted at once (auto-consent)" if policy.consent == "grant" else "are denied (consent: deny)"
+    click.echo(f"authorization requests {consent}")
     click.echo("Ctrl-C to stop", err=True)
     try:
         threading.Event().wait()

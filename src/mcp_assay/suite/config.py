@@ -18,6 +18,7 @@ from typing import Any
 from mcp_assay.errors import ConfigError
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
+from mcp_assay.suite.oauth.settings import DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_REDIRECT_HOST, OAuthSettings
 from mcp_assay.suite.stub.config import StubConfig, parse_stub
 from mcp_assay.userfiles import read_yaml
 
@@ -96,6 +97,23 @@ class SuiteConfig:
     """An HTTP server command the run starts before it and stops after it (``--url`` is its endpoint)."""
     serve_timeout: float = 30.0
     """Seconds to wait for the ``serve`` command's port to accept connections."""
+    secrets: tuple[str, ...] = ()
+    """Values scrubbed from the report, the recording and the output, besides the credentials."""
+    default_version: str | None = None
+    """The revision a client declaring none is served on, assumed when the server cannot be asked which it
+    offers (checked against the window by the caller, which knows it)."""
+    client_id: str | None = None
+    client_secret: str | None = None
+    scope: str | None = None
+    no_register: bool = False
+    interactive: bool | None = None
+    """``True``: sign in through a browser even where a machine grant exists; ``False``: never; ``None``: if
+    somebody is at a terminal."""
+    no_browser: bool = False
+    redirect_host: str = DEFAULT_REDIRECT_HOST
+    redirect_port: int | None = None
+    auth_timeout: int = DEFAULT_AUTH_TIMEOUT_MS
+    """Milliseconds to wait for the browser's redirect."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -122,6 +140,7 @@ class SuiteConfig:
             raise ConfigError(f"--rate-limit must be positive (got {self.rate_limit})")
         _check_arguments("--tool-args", self.tool_args, strings=False)
         _check_arguments("--prompt-args", self.prompt_args, strings=True)
+        self.oauth()  # its settings are checked before the run, like the rest
 
     @property
     def transport(self) -> str:
@@ -141,13 +160,27 @@ class SuiteConfig:
             headers=self.headers,
         )
 
+    def oauth(self) -> OAuthSettings:
+        """How the run may sign in when no credential is given and the endpoint answers 401."""
+        return OAuthSettings(
+            client_id=self.client_id,
+            client_secret=self.client_secret,
+            scope=self.scope,
+            register=not self.no_register,
+            interactive=self.interactive,
+            browser=not self.no_browser,
+            redirect_host=self.redirect_host,
+            redirect_port=self.redirect_port,
+            auth_timeout_ms=self.auth_timeout,
+        )
+
     @classmethod
     def from_options(cls, options: Mapping[str, Any], file_values: Mapping[str, Any] | None = None) -> SuiteConfig:
         """Build from flag values (``None`` = not given) layered over a config file's values."""
         values: dict[str, Any] = {}
         for source in (file_values or {}, options):
             for key, value in source.items():
-                if value is None or (key in ("headers", "command", "serve") and value in ((), [], "")):
+                if value is None or (key in ("headers", "command", "serve", "secrets") and value in ((), [], "")):
                     continue
                 values[key] = value
         return cls(**_coerce(values))
@@ -225,6 +258,16 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
     for key in ("tool_args", "prompt_args"):
         if key in out:
             out[key] = load_arguments(f"--{key.replace('_', '-')}", out[key])
+    if "secrets" in out:
+        secrets = [out["secrets"]] if isinstance(out["secrets"], str) else out["secrets"]
+        if not isinstance(secrets, list | tuple) or not all(isinstance(item, str) for item in secrets):
+            raise ConfigError("secrets: expected a list of values")
+        out["secrets"] = tuple(item for item in secrets if item)
+    if isinstance(out.get("interactive"), str):
+        choice = {"always": True, "never": False, "auto": None}.get(out["interactive"].strip().lower(), "?")
+        if choice == "?":
+            raise ConfigError(f"interactive: expected always, never, auto, true or false (got {out['interactive']!r})")
+        out["interactive"] = choice
     for key, kind in (
         ("resource_sample", int),
         ("page_limit", int),
@@ -232,17 +275,20 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
         ("stream_budget_ms", int),
         ("timeout", float),
         ("rate_limit", float),
+        ("redirect_port", int),
+        ("auth_timeout", int),
     ):
         if key in out:
             try:
                 out[key] = kind(out[key])
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{key.replace('_', '-')}: expected a number (got {out[key]!r})") from exc
-    for key in ("verbose",):
-        if key in out and not isinstance(out[key], bool):
-            raise ConfigError(f"{key}: expected true or false")
+    for key in ("verbose", "no_register", "no_browser", "interactive"):
+        if key in out and not isinstance(out[key], bool | None):
+            raise ConfigError(f"{key.replace('_', '-')}: expected true or false")
     for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
-                "only", "record", "failing_tool"):  # fmt: skip
+                "only", "record", "failing_tool", "default_version", "client_id", "client_secret", "scope",
+                "redirect_host"):  # fmt: skip
         if key in out and not isinstance(out[key], str):
             raise ConfigError(f"{key.replace('_', '-')}: expected a string (got {out[key]!r})")
     return out
@@ -274,8 +320,11 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         if name not in _FIELDS or name in _SECTIONS:
             unknown.append(key)
             continue
-        if name == "token" and value is not None:
-            value = config_secret(value, str(path), "token")  # ${ENV} only: a config file is not a secret store
+        if name in ("token", "client_secret") and value is not None:
+            value = config_secret(value, str(path), key)  # ${ENV} only: a config file is not a secret store
+        if name == "secrets" and isinstance(value, str | list):
+            items = [value] if isinstance(value, str) else value
+            value = [config_secret(item, str(path), f"{key}[{index}]") for index, item in enumerate(items)]
         values[name] = value
     if unknown:
         sections = (*BEHAVIOUR_KEYS, "stub", "rate_limit_probe")

@@ -149,6 +149,8 @@ class SuiteContext:
         self.transport_dead: str | None = None
         self.stub: StubSession | None = None
         """The stand-in authorization server, when the config has a ``stub`` section (set by the runner)."""
+        self.tokenless: str | None = None
+        """Why the run holds no credential the server takes (set by the runner; only no-credential cases run)."""
         self.connect: Callable[..., Awaitable[Transport]] | None = None
         """``connect(credentials=..., env=..., label=...)``: a transport of its own to the target, with another
         principal's credentials (HTTP) or environment (a new stdio process); set by the runner."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.audit import AuditLine
+from mcp_assay.suite.oauth.steps import Line
 from mcp_assay.verdicts import Verdict
 from mcp_assay.wire import Exchange
 
@@ -18,6 +19,7 @@ __all__ = [
     "RevisionSelected",
     "RunFinished",
     "RunStarted",
+    "SignInStep",
     "StderrLine",
 ]
 
@@ -59,6 +61,14 @@ class StderrLine:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class SignInStep:
+    """One line of the run signing itself in (secrets already scrubbed): printed whatever the terminal."""
+
+    kind: Line
+    text: str
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunFinished:
     """The run is over: its verdicts, and what its report says about what was judged."""
@@ -75,4 +85,13 @@ class RunFinished:
     """Set when the target could not be driven at all (exit code 3)."""
 
 
-Event = RunStarted | RevisionSelected | FamilyStarted | FamilyFinished | ExchangeRecorded | StderrLine | RunFinished
+Event = (
+    RunStarted
+    | RevisionSelected
+    | FamilyStarted
+    | FamilyFinished
+    | ExchangeRecorded
+    | StderrLine
+    | SignInStep
+    | RunFinished
+)

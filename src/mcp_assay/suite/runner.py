@@ -49,6 +49,7 @@ from mcp_assay.suite.events import (
     StderrLine,
 )
 from mcp_assay.suite.launch import LaunchedServer, launch
+from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
@@ -56,6 +57,14 @@ from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
 from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
 from mcp_assay.suite.selection import Selection, handshake_revision, modern_revision, select_revision
 from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.signin import (
+    NO_CREDENTIAL_FAMILIES,
+    assumed_revision,
+    everything_else,
+    sign_in_for_run,
+    wants_sign_in,
+    why_tokenless,
+)
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, TransportFailure, Unreachable
 from mcp_assay.suite.transports.http import HttpTransport
@@ -277,6 +286,8 @@ class _Run:
         self.redactor: Redactor = self.credentials.redactor(config.url)
         for secret in config.behaviour.secrets() if config.behaviour is not None else ():
             self.redactor.add_secret(secret)
+        for secret in (*config.secrets, config.client_secret or ""):
+            self.redactor.add_secret(secret)
         self.log = ExchangeLog()
         self.writer = (
             RecordingWriter(config.record, self.redactor, source=f"mcp-assay run {self.redactor.url(config.target)}")
@@ -292,6 +303,10 @@ class _Run:
         self.notes: list[str] = []
         self.target_error: str | None = None
         self.stub: StubSession | None = None
+        self.signin: SignIn | None = None
+        """How the run signed itself in, when it was given no credential (set by :func:`arun`)."""
+        self.tokenless: str | None = None
+        """Why the run goes on without a credential the server takes (only the no-credential cases run)."""
         self.started = time.perf_counter()
 
     # -- selection -------------------------------------------------------------------------------
@@ -392,6 +407,10 @@ class _Run:
                 continue
             ctx.family = family.name
             self.emit(FamilyStarted(family.name))
+            if self.tokenless is not None and family.name not in NO_CREDENTIAL_FAMILIES:
+                ctx.skip(f"not run: {self.tokenless}", requirements=family.requirements)
+                self.emit(FamilyFinished(family.name, skipped=self.tokenless))
+                continue
             if ctx.transport_dead is not None:
                 ctx.skip(ctx.transport_dead, requirements=family.requirements, blocked_by=STAYS_UP_CHECK)
                 self.emit(FamilyFinished(family.name, skipped=ctx.transport_dead))
@@ -444,6 +463,7 @@ class _Run:
         ctx: SuiteContext | None = None
         try:
             selection = await self.select(forced)
+            await self._without_credentials(selection, forced)
             if selection.revision is None:
                 await asyncio.sleep(0.05)  # let a dying stdio process's last lines and exit be read
                 self._explain(selection)
@@ -455,7 +475,7 @@ class _Run:
                     kind=RUN_OBSERVATION,
                     data={
                         "revision": selection.revision.name if selection.revision else None,
-                        "intended": (forced or self.spec.newest).name,
+                        "intended": assumed_revision(self.spec, forced, self.config.default_version)[0].name,
                         "transport": self.config.transport,
                         "note": selection.note,
                         "offered": dict(selection.offered),
@@ -466,14 +486,39 @@ class _Run:
                 self._nothing_tested(selection)
             else:
                 ctx = self._context(selection)
+                ctx.tokenless = self.tokenless
                 era = selection.era or "modern"
-                if era == "handshake":
+                if era == "handshake" and self.tokenless is None:
                     await self._guarded(ctx, frozenset({"HS-08", "HS-09"}), handshake_confirm(ctx))
                 await self.families_(ctx, era)
-                await self._teardown(ctx)
+                if self.tokenless is None:
+                    await self._teardown(ctx)
         finally:
             await self.target.close_all()
         return self.finished(selection, ctx)
+
+    async def _without_credentials(self, selection: Selection, forced: Revision | None) -> None:
+        """A server that refused a run holding no credential it takes still gets its no-credential cases.
+
+        The revision cannot be asked for, so one is assumed (:func:`~mcp_assay.suite.signin.assumed_revision`);
+        every other case is skipped with the reason, which names the sign-in step that failed."""
+        user_given = self.credentials.presented and (self.signin is None or self.signin.token is None)
+        if selection.problem != "refused" or not self.config.url or user_given:
+            return
+        revision, why = assumed_revision(self.spec, forced, self.config.default_version)
+        self.tokenless = why_tokenless(self.signin, selection.detail)
+        transport = await self.target.transport(None, self.target.connection())
+        if revision.has("per_request_version"):
+            selection.modern = ModernClient(transport, revision)
+        else:
+            selection.legacy = LegacyClient(transport, revision)
+        selection.revision = revision
+        selection.note = (
+            f"{revision.name}, {why} — the server could not be asked which revisions it offers, and "
+            f"{self.tokenless}; only the cases that need no credential were run"
+        )
+        skip = everything_else(f"not run: {self.tokenless}")
+        self.router.sink()(Observation(id=self.new_id("o"), time=time.time(), kind="skip", data=skip.data()))
 
     @staticmethod
     def _stderr_tail(transport: Transport, lines: int = 3) -> str:
@@ -609,12 +654,22 @@ async def arun(
     try:
         if config.serve and config.url:
             launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
+        signin: SignIn | None = None
         if stub is not None and not config.token:
             audience = stub.config.audience or canonical_uri(config.url or "")
             config = replace(config, token=stub.run_token(audience))
             stub.minted = audience
+        elif wants_sign_in(config):
+            signin = await sign_in_for_run(config, spec, emit, transport=mock)
+            config = replace(config, token=signin.token) if signin.token is not None else config
         state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
         state.stub = stub
+        state.signin = signin
+        for secret in signin.secrets if signin is not None else ():
+            state.redactor.add_secret(secret)
+        if signin is not None and signin.needed:
+            note = {"detail": f"authorization: {state.redactor.text(signin.summary)}"}
+            state.router.sink()(Observation(id=state.new_id("o"), time=time.time(), kind="note", data=note))
         if stub is not None and stub.minted:
             state.notes.append(
                 f"the run's own token was minted by the stub (issuer {stub.config.issuer}, keys at "

@@ -13,7 +13,9 @@ signature, scope) are not here. In the order of a run:
    session, which also asks whether the session id is taken for a credential) and, in 2026,
    ``server/discover`` without credentials; then the ``resource_metadata`` URL its challenge names,
    if the suite may fetch it (https, or http on loopback; never a private or link-local address
-   unless the target itself is one; redirects are not followed);
+   unless the target itself is one; redirects are not followed). A run that holds no credential the
+   server takes (its sign-in failed) sends no controls and stops here: no refusal below could be
+   attributed;
 4. if the request without credentials was served and no PRM exists, the target does not implement
    authorization: a note says so and nothing else is sent (the rules find the AUTH items not
    applicable). If it was served but PRM exists, the method is public and the token probes are
@@ -32,7 +34,6 @@ The run's own token is only ever sent to the target. Every probe is tagged
 from __future__ import annotations
 
 import base64
-import ipaddress
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -40,7 +41,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.probe_names import ProbeName, prm_fetch
 from mcp_assay.redaction import SECRET_PARAMS
-from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, is_loopback_host, prm_candidates, unsigned_jwt
+from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, prm_candidates, unsigned_jwt
+from mcp_assay.suite.addresses import may_fetch
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes._common import list_params
@@ -69,36 +71,6 @@ def _without_secrets(url: str, credentials: Credentials) -> str:
         (name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True) if name.lower() not in secret
     ]
     return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def may_fetch(url: str, target: str) -> str | None:
-    """Why the suite will not fetch a URL the target handed it (``None``: it may).
-
-    Same origin as the target, ``https``, or ``http`` on loopback; an IP literal in a private or
-    link-local range only when the target itself is in such a range (server-side request forgery
-    hygiene: the suite is a client of whatever the target names)."""
-    parts, own = urlsplit(url), urlsplit(target)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "not an absolute http(s) URL"
-    if (parts.scheme, parts.netloc.lower()) == (own.scheme, own.netloc.lower()):
-        return None
-    host = parts.hostname
-    if parts.scheme == "http" and not is_loopback_host(host):
-        return "plain http to a host that is not loopback"
-    try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return None
-    if address.is_loopback:
-        return None if is_loopback_host(own.hostname or "") else "a loopback address named by a remote target"
-    if address.is_private or address.is_link_local or address.is_reserved:
-        try:
-            target_address = ipaddress.ip_address((own.hostname or "").strip("[]"))
-        except ValueError:
-            return "a private or link-local address named by a public target"
-        if not (target_address.is_private or target_address.is_link_local):
-            return "a private or link-local address named by a public target"
-    return None
 
 
 class Prober:
@@ -230,7 +202,8 @@ async def run(ctx: SuiteContext) -> None:
 async def _run(ctx: SuiteContext, prober: Prober) -> None:
     method = protected_method(ctx)
     anonymous = prober.client(prober.own.anonymous())
-    await control(ctx, method)
+    if ctx.tokenless is None:  # a run without a credential of its own has nothing to control with
+        await control(ctx, method)
     found = False
     fetched: set[str] = set()
     for kind, url in prm_candidates(prober.endpoint):
@@ -257,6 +230,13 @@ async def _run(ctx: SuiteContext, prober: Prober) -> None:
             ctx.observe(
                 "note", detail=f"authorization: the challenge's resource_metadata URL was not fetched ({refusal})"
             )
+    if ctx.tokenless is not None and not first.ok:
+        ctx.skip(
+            f"not sent: {ctx.tokenless}, so a refused bad credential could not be told apart from a server that "
+            "refuses everything",
+            requirements=TOKEN_PROBES,
+        )
+        return
     await control(ctx, method)
     if first.ok:
         if not found:

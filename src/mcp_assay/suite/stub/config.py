@@ -14,6 +14,9 @@ stub:
   passthrough_tool: fetch_upstream    # calls an upstream API the target points at <issuer>/sink/ (AUTH-27)
 ```
 
+What the stub offers an OAuth client (grants, registration, preset clients, consent, the issuer
+its metadata declares) is set by the keys :mod:`~mcp_assay.suite.stub.policy` reads.
+
 The key file is read here, so a missing or unusable key is one clear error before any request.
 """
 
@@ -25,12 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.suite.behaviour.config import config_secret
 from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.policy import POLICY_KEYS, StubPolicy, parse_policy
 
 __all__ = ["DEFAULT_LISTEN", "StubConfig", "parse_stub"]
 
 DEFAULT_LISTEN = "127.0.0.1:9411"
-_KEYS = frozenset({"key_file", "listen", "issuer", "audience", "scopes", "tool_scopes", "implies", "passthrough_tool"})
+_KEYS = frozenset(
+    {"key_file", "listen", "issuer", "audience", "scopes", "tool_scopes", "implies", "passthrough_tool", *POLICY_KEYS}
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,8 @@ class StubConfig:
     """Broad scope -> the narrower scopes it grants."""
     passthrough_tool: str | None = None
     """A tool that calls the target's upstream API, which is configured to be the stub's sink (AUTH-27)."""
+    policy: StubPolicy = field(default_factory=StubPolicy)
+    """What its authorization server offers a client: grants, registration, preset clients, consent."""
 
     @property
     def all_scopes(self) -> tuple[str, ...]:
@@ -106,6 +115,7 @@ def parse_stub(raw: Any, source: str, base: Path | None = None) -> StubConfig | 
         tool_scopes=tool_scopes,
         implies=implies,
         passthrough_tool=_name(raw.get("passthrough_tool"), f"{where}.passthrough_tool"),
+        policy=parse_policy(raw, where, lambda value, spot: config_secret(value, source, spot.split(": ", 1)[-1])),
     )
 
 

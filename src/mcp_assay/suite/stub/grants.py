@@ -1,9 +1,13 @@
-"""The stub's OAuth 2.1 authorization-code grant: clients, codes, PKCE, and the tokens it issues.
+"""The stub's OAuth 2.1 grants: clients, codes, PKCE, and the tokens it issues.
 
 The token probes mint their tokens directly, but checking an MCP *client* takes an authorization
 server the client can complete OAuth against: register itself (RFC 7591), be sent back with a
 code (auto-consent, RFC 9207 ``iss`` included), and redeem that code with its PKCE verifier
-(RFC 7636) for a token the stub's key signs. This module holds that state and those decisions;
+(RFC 7636) for a token the stub's key signs; or, where the :class:`~mcp_assay.suite.stub.policy.StubPolicy`
+offers it, take a token with its client credentials alone (RFC 6749 §4.4). The policy also decides
+whether registration is open, which clients exist beforehand and whether consent is given or
+refused (``access_denied``). A loopback redirect URI matches whatever port the client listens on
+(RFC 8252 §7.3). This module holds that state and those decisions;
 :mod:`~mcp_assay.suite.stub.server` only turns HTTP requests into calls here and answers back.
 Access tokens are minted the way :mod:`~mcp_assay.suite.stub.tokens` mints the control token,
 with the client as ``sub``/``client_id``, the granted scope, and the requested resource as ``aud``.
@@ -24,13 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.policy import GRANTS, StubPolicy
 from mcp_assay.suite.stub.tokens import LIFETIME_S, control_claims, sign_rs256
 
 __all__ = [
     "AUTH_METHODS",
     "CODE_LIFETIME_S",
-    "GRANT_TYPES",
     "SECRET_METHODS",
     "GrantError",
     "Grants",
@@ -38,7 +43,6 @@ __all__ = [
 ]
 
 CODE_LIFETIME_S = 120
-GRANT_TYPES = ("authorization_code", "refresh_token")
 SECRET_METHODS = ("client_secret_post", "client_secret_basic")
 AUTH_METHODS = ("none", *SECRET_METHODS)
 _DEFAULT_AUTH_METHOD = "client_secret_basic"
@@ -66,6 +70,8 @@ class _Client:
     secret: str | None
     auth_method: str
     redirect_uris: tuple[str, ...]
+    grant_types: tuple[str, ...] = GRANTS
+    """The grants this client may use (a preset client: every grant the stub offers)."""
 
 
 @dataclass(frozen=True)
@@ -119,10 +125,11 @@ class Grants:
 
     def __init__(
         self, issuer: str, key: SigningKey, scopes: Sequence[str] = (), *, lifetime: int = LIFETIME_S,
-        code_lifetime: int = CODE_LIFETIME_S,
+        code_lifetime: int = CODE_LIFETIME_S, policy: StubPolicy | None = None,
     ) -> None:  # fmt: skip
         self.issuer = issuer
         self.key = key
+        self.policy = policy or StubPolicy()
         self.scopes = tuple(scopes)
         """Granted when an authorization request names no scope (what the run's own token holds)."""
         self.lifetime = lifetime
@@ -132,6 +139,11 @@ class Grants:
         self._redeemed: set[str] = set()
         self._refresh: dict[str, _Refresh] = {}
         self._lock = threading.Lock()
+        for preset in self.policy.clients:
+            method = SECRET_METHODS[1] if preset.secret is not None else "none"
+            self._clients[preset.client_id] = _Client(
+                preset.client_id, preset.secret, method, preset.redirect_uris, self.policy.grant_types
+            )
 
     # -- registration (RFC 7591) ------------------------------------------------------------------
 
@@ -139,10 +151,13 @@ class Grants:
         """Register a client from its metadata; the answer is the client information response (201)."""
         if not isinstance(body, Mapping):
             raise GrantError("invalid_client_metadata", "the registration request must be a JSON object")
-        redirect_uris = _redirect_uris(body.get("redirect_uris"))
         method = _choice(body, "token_endpoint_auth_method", AUTH_METHODS, _DEFAULT_AUTH_METHOD)
-        grant_types = _subset(body, "grant_types", GRANT_TYPES, ["authorization_code"])
-        response_types = _subset(body, "response_types", ("code",), ["code"])
+        grant_types = _subset(body, "grant_types", self.policy.grant_types, ["authorization_code"])
+        redirected = "authorization_code" in grant_types
+        response_types = _subset(body, "response_types", ("code",), ["code"], empty=not redirected)
+        redirect_uris = _redirect_uris(body.get("redirect_uris"), required=redirected)
+        if "client_credentials" in grant_types and method not in SECRET_METHODS:
+            raise GrantError("invalid_client_metadata", "client_credentials needs a client that authenticates")
         echoed = {name: body[name] for name in _ECHOED if body.get(name) is not None}
         if any(not isinstance(value, str) for value in echoed.values()):
             raise GrantError("invalid_client_metadata", f"{', '.join(echoed)}: expected strings")
@@ -151,6 +166,7 @@ class Grants:
             secret=secrets.token_urlsafe(32) if method in SECRET_METHODS else None,
             auth_method=method,
             redirect_uris=tuple(redirect_uris),
+            grant_types=tuple(grant_types),
         )
         with self._lock:
             self._clients[client.client_id] = client
@@ -174,6 +190,10 @@ class Grants:
         redirect_uri = _registered_redirect(client, params.get("redirect_uri"))
         answer = {"state": params["state"]} if "state" in params else {}
         try:
+            if "authorization_code" not in client.grant_types or "authorization_code" not in self.policy.grant_types:
+                raise GrantError("unauthorized_client", "this client may not use the authorization_code grant")
+            if self.policy.consent == "deny":
+                raise GrantError("access_denied", "the resource owner denied the request (stub consent: deny)")
             code = self._issue_code(client, params)
         except GrantError as error:
             return _with_query(redirect_uri, {"error": error.error, "error_description": error.description,
@@ -220,11 +240,16 @@ class Grants:
         grant_type = form.get("grant_type")
         if not grant_type:
             raise GrantError("invalid_request", "grant_type is required")
-        if grant_type not in GRANT_TYPES:
-            raise GrantError("unsupported_grant_type", f"the stub grants {' and '.join(GRANT_TYPES)} only")
+        offered = self.policy.grant_types
+        if grant_type not in offered:
+            raise GrantError("unsupported_grant_type", f"the stub grants {', '.join(offered)} only")
         client = self._authenticate(form, authorization)
+        if grant_type != "refresh_token" and grant_type not in client.grant_types:
+            raise GrantError("unauthorized_client", f"this client did not register for {grant_type}")
         if grant_type == "authorization_code":
             return self._redeem_code(client, form)
+        if grant_type == "client_credentials":
+            return self._client_credentials(client, form)
         return self._redeem_refresh(client, form)
 
     def _authenticate(self, form: Mapping[str, str], authorization: str | None) -> _Client:
@@ -280,6 +305,20 @@ class Grants:
             raise GrantError("invalid_scope", "a refresh can narrow the granted scope, not widen it")
         return self._tokens(client.client_id, scope, _resource(form, held.resource), family=held.family)
 
+    def _client_credentials(self, client: _Client, form: Mapping[str, str]) -> dict[str, Any]:
+        """RFC 6749 §4.4: a confidential client's own token; no refresh token (§4.4.3)."""
+        if client.secret is None:
+            raise GrantError("unauthorized_client", "client_credentials is for clients that authenticate")
+        scope = form.get("scope") or (" ".join(self.scopes) or None)
+        answer: dict[str, Any] = {
+            "access_token": self.mint(client.client_id, scope, _resource(form, None)),
+            "token_type": "Bearer",
+            "expires_in": self.lifetime,
+        }
+        if scope:
+            answer["scope"] = scope
+        return answer
+
     def _revoke_family(self, family: str) -> None:
         """RFC 6749 §4.1.2: a replayed code revokes what was issued on it (caller holds the lock)."""
         self._refresh = {key: held for key, held in self._refresh.items() if held.family != family}
@@ -307,7 +346,10 @@ class Grants:
         return sign_rs256(claims, self.key)
 
 
-def _redirect_uris(value: Any) -> list[str]:
+def _redirect_uris(value: Any, *, required: bool) -> list[str]:
+    """RFC 7591 §2: redirect URIs are required of clients that use redirect-based grants."""
+    if value is None and not required:
+        return []
     if not isinstance(value, list) or not value or not all(isinstance(uri, str) and _absolute(uri) for uri in value):
         raise GrantError("invalid_redirect_uri", "redirect_uris must be a non-empty list of absolute URIs")
     return list(value)
@@ -322,11 +364,13 @@ def _choice(body: Mapping[str, Any], name: str, known: Sequence[str], default: s
     return str(value)
 
 
-def _subset(body: Mapping[str, Any], name: str, known: Sequence[str], default: list[str]) -> list[str]:
+def _subset(
+    body: Mapping[str, Any], name: str, known: Sequence[str], default: list[str], *, empty: bool = False
+) -> list[str]:
     value = body.get(name)
     if value is None:
-        return default
-    if not isinstance(value, list) or not value or not all(item in known for item in value):
+        return [] if empty else default
+    if not isinstance(value, list) or (not value and not empty) or not all(item in known for item in value):
         raise GrantError("invalid_client_metadata", f"{name}: the stub supports {', '.join(known)}")
     return [str(item) for item in value]
 
@@ -335,9 +379,20 @@ def _registered_redirect(client: _Client, requested: str | None) -> str:
     """The redirect URI to answer at: the one requested if registered, else the only one registered."""
     if requested is None and len(client.redirect_uris) == 1:
         return client.redirect_uris[0]
-    if requested is None or requested not in client.redirect_uris:
+    if requested is None or not any(_same_redirect(uri, requested) for uri in client.redirect_uris):
         raise GrantError("invalid_request", "redirect_uri missing or not registered for this client")
     return requested
+
+
+def _same_redirect(registered: str, requested: str) -> bool:
+    """Exactly the registered URI; for an http loopback one, any port (RFC 8252 §7.3)."""
+    if registered == requested:
+        return True
+    mine, theirs = urlsplit(registered), urlsplit(requested)
+    if mine.scheme != "http" or theirs.scheme != "http" or not is_loopback_host(mine.hostname or ""):
+        return False
+    same = (mine.hostname, mine.path, mine.query) == (theirs.hostname, theirs.path, theirs.query)
+    return same and not theirs.fragment
 
 
 def _basic_credentials(authorization: str | None) -> tuple[str, str] | None:

@@ -25,8 +25,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl
 
-from mcp_assay.suite.stub.grants import AUTH_METHODS, GRANT_TYPES, GrantError, Grants, single_values
+from mcp_assay.suite.stub.grants import AUTH_METHODS, GrantError, Grants, single_values
 from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.policy import StubPolicy
 
 __all__ = [
     "AUTHORIZE_PATH",
@@ -51,16 +52,22 @@ _NO_STORE = [("cache-control", "no-store"), ("pragma", "no-cache")]
 """RFC 6749 §5.1: token (and client secret) answers must not be cached."""
 
 
-def documents(issuer: str, key: SigningKey, foreign: SigningKey, scopes: Sequence[str] = ()) -> dict[str, Any]:
-    """Path -> JSON document, everything the stub serves; ``scopes`` (the config's) become ``scopes_supported``."""
+def documents(
+    issuer: str, key: SigningKey, foreign: SigningKey, scopes: Sequence[str] = (), policy: StubPolicy | None = None
+) -> dict[str, Any]:
+    """Path -> JSON document, everything the stub serves; ``scopes`` (the config's) become ``scopes_supported``.
+
+    The ``policy`` decides the grants advertised, whether ``registration_endpoint`` is named, and the
+    ``issuer`` declared (a deliberately wrong one, for testing a client's issuer check)."""
+    policy = policy or StubPolicy()
     metadata: dict[str, Any] = {
-        "issuer": issuer,
+        "issuer": policy.metadata_issuer or issuer,
         "jwks_uri": f"{issuer}/jwks.json",
         "authorization_endpoint": f"{issuer}{AUTHORIZE_PATH}",
         "token_endpoint": f"{issuer}{TOKEN_PATH}",
         "registration_endpoint": f"{issuer}{REGISTER_PATH}",
         "response_types_supported": ["code"],
-        "grant_types_supported": list(GRANT_TYPES),
+        "grant_types_supported": list(policy.grant_types),
         "token_endpoint_auth_methods_supported": list(AUTH_METHODS),
         "code_challenge_methods_supported": ["S256"],
         "authorization_response_iss_parameter_supported": True,
@@ -69,6 +76,8 @@ def documents(issuer: str, key: SigningKey, foreign: SigningKey, scopes: Sequenc
     }
     if scopes:
         metadata["scopes_supported"] = list(scopes)
+    if not policy.registration:
+        del metadata["registration_endpoint"]
     return {
         "/.well-known/oauth-authorization-server": metadata,
         "/.well-known/openid-configuration": metadata,
@@ -81,12 +90,14 @@ class StubServer:
     """The stub, listening in a daemon thread until :meth:`close`."""
 
     def __init__(
-        self, host: str, port: int, issuer: str, key: SigningKey, foreign: SigningKey, scopes: Sequence[str] = ()
-    ) -> None:
+        self, host: str, port: int, issuer: str, key: SigningKey, foreign: SigningKey, scopes: Sequence[str] = (),
+        *, policy: StubPolicy | None = None,
+    ) -> None:  # fmt: skip
         self.fetches: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self.grants = Grants(issuer, key, scopes)
-        served = documents(issuer, key, foreign, scopes)
+        self.grants = Grants(issuer, key, scopes, policy=policy)
+        served = documents(issuer, key, foreign, scopes, policy)
+        endpoints = {TOKEN_PATH: "token"} | ({REGISTER_PATH: "register"} if self.grants.policy.registration else {})
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -111,7 +122,7 @@ class StubServer:
                     self._sink()
                     return
                 stub._note(self.command, path, self.headers.get("user-agent", ""))
-                endpoint = {REGISTER_PATH: self._register, TOKEN_PATH: self._token}.get(path)
+                endpoint = {"register": self._register, "token": self._token}.get(endpoints.get(path, ""))
                 if endpoint is None:
                     self._json(404, {"error": "not_found"})
                 elif self.command != "POST":

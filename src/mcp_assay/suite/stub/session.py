@@ -47,7 +47,9 @@ class StubSession:
     def open(cls, config: StubConfig) -> StubSession:
         foreign = SigningKey.generate()
         try:
-            server = StubServer(config.host, config.port, config.issuer, config.key, foreign, config.all_scopes)
+            server = StubServer(
+                config.host, config.port, config.issuer, config.key, foreign, config.all_scopes, policy=config.policy
+            )
         except OSError as exc:
             try:
                 answer = httpx.get(config.jwks_uri, timeout=3.0)

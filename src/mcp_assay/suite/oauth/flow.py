@@ -1,0 +1,323 @@
+"""Signing the run in: from the endpoint's ``401`` to an access token, as a real OAuth 2.1 client.
+
+Whatever the user already has is used; this runs only when no credential was given and the
+endpoint answers ``401``. After discovery (:mod:`~mcp_assay.suite.oauth.discovery`) the grant is
+chosen from what the authorization server offers:
+
+- ``client_credentials`` wherever it is advertised (it needs nobody present), with ``--client-id``
+  and ``--client-secret`` or a client registered dynamically;
+- else ``authorization_code`` with PKCE ``S256`` through a loopback redirect and a browser, but
+  only where somebody can answer: a terminal on stderr and ``CI`` unset, or ``--interactive``
+  (which also prefers it over ``client_credentials``). ``--no-interactive`` never waits for one.
+
+Every request carries ``resource`` (RFC 8707, the server's canonical URI), the scope is
+``--scope``, else the challenge's, else the metadata's ``scopes_supported``, and the redirect's
+``state`` (and ``iss``, where the server says it sends one, RFC 9207) must match. A flow that
+cannot go on stops at the step it reached, with the reason, and the run goes on without a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import webbrowser
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+from mcp_assay.redaction import Redactor
+from mcp_assay.suite.oauth.discovery import Discovery, challenge, discover
+from mcp_assay.suite.oauth.grants import Client, auth_method, pkce, register, request_token
+from mcp_assay.suite.oauth.http import OAuthHttp
+from mcp_assay.suite.oauth.loopback import LoopbackReceiver
+from mcp_assay.suite.oauth.settings import OAuthSettings, attended
+from mcp_assay.suite.oauth.steps import Line, Narrator, SignInFailed, Step
+
+__all__ = ["Opener", "SignIn", "sign_in"]
+
+Opener = Callable[[str], Awaitable[None]]
+"""Shows the authorization URL to the user (a browser by default; a test drives it itself)."""
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """What signing in came to."""
+
+    needed: bool
+    """The endpoint answered ``401`` to a request without credentials."""
+    token: str | None = None
+    failure: str | None = None
+    """``<step>: <why>`` when no token was obtained."""
+    summary: str = ""
+    """One line for the report: how the token was obtained, or where the sign-in stopped."""
+    secrets: tuple[str, ...] = ()
+    """Every secret the flow handled, for the run's redactor."""
+
+
+async def sign_in(
+    endpoint: str,
+    settings: OAuthSettings,
+    say: Callable[[Line, str], None],
+    *,
+    url: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    version: str,
+    timeout: float,
+    transport: httpx.AsyncBaseTransport | None = None,
+    opener: Opener | None = None,
+    attended_now: bool | None = None,
+    redactor: Redactor | None = None,
+) -> SignIn:
+    """Sign in to ``endpoint`` if it asks for it; ``url`` is the endpoint as requested (``-H`` headers added).
+
+    ``redactor``, when given, already knows the run's other secrets; it learns the flow's too."""
+    narrator = Narrator(say, redactor)
+    narrator.secret(settings.client_secret)
+    http = OAuthHttp(timeout=timeout, transport=transport)
+    try:
+        found = await challenge(http, url or endpoint, headers or {}, version, narrator)
+        if found is None:
+            return SignIn(needed=False)
+        try:
+            discovery = await discover(http, endpoint, found, narrator)
+            present = attended() if attended_now is None else attended_now
+            token, how = await _Flow(http, discovery, settings, narrator, opener, present).run()
+        except SignInFailed as failure:
+            narrator.tell(Line.FAILED, f"sign-in failed at {failure}; the run goes on without a token")
+            text = narrator.redactor.text(str(failure))
+            return SignIn(needed=True, failure=text, summary=f"the OAuth sign-in failed at {text}",
+                          secrets=tuple(narrator.secrets))  # fmt: skip
+        narrator.tell(Line.DONE, f"obtained an access token for resource {discovery.resource}")
+        return SignIn(needed=True, token=token, summary=narrator.redactor.text(how), secrets=tuple(narrator.secrets))
+    finally:
+        await http.close()
+
+
+class _Flow:
+    """One sign-in after discovery: the grant, the client, and the token."""
+
+    def __init__(
+        self, http: OAuthHttp, discovery: Discovery, settings: OAuthSettings, narrator: Narrator,
+        opener: Opener | None, attended_now: bool,
+    ) -> None:  # fmt: skip
+        self.http = http
+        self.found = discovery
+        self.metadata = discovery.server_metadata
+        self.settings = settings
+        self.narrator = narrator
+        self.opener = opener
+        self.attended = attended_now
+
+    # -- choosing ----------------------------------------------------------------------------------
+    def _endpoint(self, name: str, step: Step) -> str | None:
+        value = self.metadata.get(name)
+        if not isinstance(value, str) or not value:
+            return None
+        self.http.check(value, self.found.issuer, step)
+        return value
+
+    def _grants(self) -> list[str]:
+        grants = self.metadata.get("grant_types_supported")
+        if isinstance(grants, list):
+            return [item for item in grants if isinstance(item, str)]
+        return ["authorization_code", "implicit"]  # RFC 8414 §2: the default when the field is absent
+
+    def _methods(self) -> list[str] | None:
+        methods = self.metadata.get("token_endpoint_auth_methods_supported")
+        return [item for item in methods if isinstance(item, str)] if isinstance(methods, list) else None
+
+    def _registration(self) -> str | None:
+        if not self.settings.register:
+            return None
+        return self._endpoint("registration_endpoint", Step.REGISTRATION)
+
+    def choose(self) -> str:
+        """``client_credentials`` or ``authorization_code``, or a failure saying why neither can run."""
+        settings = self.settings
+        grants = self._grants()
+        given = settings.client_id is not None
+        registration = self._registration()
+        machine = "client_credentials" in grants and (
+            (given and settings.client_secret is not None) or (not given and registration is not None)
+        )
+        browser = "authorization_code" in grants and (given or registration is not None)
+        if settings.interactive is True:
+            if not browser:
+                raise SignInFailed(Step.GRANT, f"--interactive asks for a browser sign-in, but {self._why_not(grants)}")
+            return "authorization_code"
+        if machine:
+            return "client_credentials"
+        if not browser:
+            raise SignInFailed(Step.GRANT, self._why_not(grants))
+        if settings.interactive is False:
+            raise SignInFailed(
+                Step.GRANT, "only a browser sign-in (authorization_code) is possible, and --no-interactive forbids it"
+            )
+        if not self.attended:
+            raise SignInFailed(
+                Step.GRANT,
+                "only a browser sign-in (authorization_code) is possible, and nobody is there to answer it (no "
+                "terminal on stderr, or CI is set); pass --interactive to sign in anyway, or -t with a token",
+            )
+        return "authorization_code"
+
+    def _why_not(self, grants: list[str]) -> str:
+        settings = self.settings
+        offered = ", ".join(grants) or "no grant"
+        if "client_credentials" not in grants and "authorization_code" not in grants:
+            return f"the authorization server offers {offered}; mcp-assay signs in with client_credentials or " \
+                   "authorization_code"  # fmt: skip
+        if settings.client_id is None and not settings.register:
+            return "no --client-id was given and --no-register forbids registering one"
+        if settings.client_id is None:
+            return "no --client-id was given and the authorization server offers no dynamic registration"
+        return f"the authorization server offers {offered}, and client_credentials needs --client-secret"
+
+    # -- running -----------------------------------------------------------------------------------
+    async def run(self) -> tuple[str, str]:
+        grant = self.choose()
+        token_endpoint = self._endpoint("token_endpoint", Step.TOKEN)
+        if token_endpoint is None:
+            raise SignInFailed(Step.SERVER_METADATA, "the metadata names no token_endpoint")
+        if grant == "client_credentials":
+            self.narrator.step("using the client_credentials grant")
+            client, registered = await self._client(["client_credentials"], ())
+            form = {"grant_type": "client_credentials", "resource": self.found.resource}
+            scope = self._scope()
+            if scope:
+                form["scope"] = scope
+            self.narrator.step(f"requesting a token at {token_endpoint}")
+            token, _ = await request_token(self.http, token_endpoint, form, client, self.narrator)
+        else:
+            self.narrator.step("using the authorization_code grant with a loopback redirect and PKCE")
+            client, registered, token = await self._authorization_code(token_endpoint)
+        how = "registered dynamically" if registered else "given with --client-id"
+        return token, (
+            f"the run signed in by itself: {grant} grant at {self.found.issuer} (client {client.client_id}, {how}), "
+            f"token for resource {self.found.resource}"
+        )
+
+    def _scope(self) -> str | None:
+        if self.settings.scope:
+            return self.settings.scope
+        if self.found.challenge.scope:
+            return self.found.challenge.scope
+        supported = self.found.resource_metadata.get("scopes_supported")
+        if isinstance(supported, list) and all(isinstance(item, str) for item in supported) and supported:
+            return " ".join(supported)
+        return None
+
+    async def _client(self, grants: list[str], redirect_uris: tuple[str, ...]) -> tuple[Client, bool]:
+        """The client to act as: the one given, or one registered now; and whether it was registered."""
+        settings = self.settings
+        public = "authorization_code" in grants
+        if settings.client_id is not None:
+            secret = settings.client_secret
+            method = auth_method(self._methods(), public=secret is None) if secret is not None else "none"
+            if method is None:
+                raise SignInFailed(Step.GRANT, "the token endpoint offers no client_secret_basic or client_secret_post")
+            self.narrator.step(f"using client_id {settings.client_id} (given with --client-id)")
+            return Client(settings.client_id, secret, method), False
+        registration = self._registration()
+        assert registration is not None  # choose() saw to it
+        method = auth_method(self._methods(), public=public)
+        if method is None:
+            offered = ", ".join(self._methods() or [])
+            raise SignInFailed(Step.REGISTRATION, f"the token endpoint accepts only {offered}; mcp-assay cannot")
+        where = f" for redirect {redirect_uris[0]}" if redirect_uris else ""
+        self.narrator.step(f"no client credentials given; registering a client with {registration}{where}")
+        client = await register(
+            self.http, registration, method=method, grant_types=grants, redirect_uris=redirect_uris,
+            scope=self._scope(), narrator=self.narrator,
+        )  # fmt: skip
+        self.narrator.step(f"registered client_id {client.client_id} using {client.method}")
+        return client, True
+
+    def _pkce_methods(self) -> None:
+        methods = self.metadata.get("code_challenge_methods_supported")
+        if methods is None:
+            self.narrator.note(
+                "the authorization server advertises no code_challenge_methods_supported; attempting S256, which "
+                "OAuth 2.1 requires of it"
+            )
+        elif not isinstance(methods, list) or "S256" not in methods:
+            raise SignInFailed(
+                Step.SERVER_METADATA,
+                f"the authorization server offers PKCE methods {methods!r}, not S256 (plain would put the verifier "
+                "in the browser's address bar); refused",
+            )
+
+    async def _authorization_code(self, token_endpoint: str) -> tuple[Client, bool, str]:
+        authorize = self._endpoint("authorization_endpoint", Step.AUTHORIZATION)
+        if authorize is None:
+            raise SignInFailed(Step.SERVER_METADATA, "the metadata names no authorization_endpoint")
+        self._pkce_methods()
+        settings = self.settings
+        async with LoopbackReceiver(settings.redirect_host, settings.redirect_port) as receiver:
+            redirect = receiver.redirect_uri
+            client, registered = await self._client(["authorization_code"], (redirect,))
+            verifier, code_challenge = pkce()
+            state = secrets.token_urlsafe(24)
+            self.narrator.secret(verifier)
+            params = {
+                "response_type": "code", "client_id": client.client_id, "redirect_uri": redirect, "state": state,
+                "code_challenge": code_challenge, "code_challenge_method": "S256", "resource": self.found.resource,
+            }  # fmt: skip
+            scope = self._scope()
+            if scope:
+                params["scope"] = scope
+            address = _with_query(authorize, params)
+            await self._show(address)
+            answer = await receiver.wait(settings.auth_timeout_ms / 1000)
+        code = self._read_redirect(answer, state)
+        self.narrator.secret(code)
+        self.narrator.step("authorization code received; exchanging it for a token")
+        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect, "code_verifier": verifier,
+                "resource": self.found.resource}  # fmt: skip
+        token, _ = await request_token(self.http, token_endpoint, form, client, self.narrator)
+        return client, registered, token
+
+    async def _show(self, address: str) -> None:
+        if self.opener is not None:
+            self.narrator.step("waiting for the authorization at:")
+            self.narrator.tell(Line.URL, address)
+            await self.opener(address)
+            return
+        if not self.settings.browser:
+            self.narrator.step("open this URL in a browser on this machine to authorize the run:")
+            self.narrator.tell(Line.URL, address)
+            return
+        self.narrator.step("waiting for you to authorize this run in a browser. If one did not open, visit:")
+        self.narrator.tell(Line.URL, address)
+        await asyncio.to_thread(webbrowser.open, address)
+
+    def _read_redirect(self, answer: Mapping[str, str], state: str) -> str:
+        """The code, once the redirect is known to answer this request (RFC 6749 §4.1.2, RFC 9207 §2.4)."""
+        if answer.get("state") != state:
+            raise SignInFailed(
+                Step.AUTHORIZATION, "the redirect carried a state that does not belong to this request (refused)"
+            )
+        iss = answer.get("iss")
+        if self.metadata.get("authorization_response_iss_parameter_supported") is True and iss is None:
+            raise SignInFailed(Step.AUTHORIZATION, "the redirect carried no iss, which the server said it sends")
+        if iss is not None and iss != self.found.issuer:
+            raise SignInFailed(Step.AUTHORIZATION, f"the redirect came from issuer {iss!r}, not {self.found.issuer!r}")
+        error = answer.get("error")
+        if error is not None:
+            description = answer.get("error_description")
+            detail = f" ({description})" if description else ""
+            raise SignInFailed(Step.AUTHORIZATION, f"the authorization server answered {error}{detail}")
+        code = answer.get("code")
+        if not code:
+            raise SignInFailed(Step.AUTHORIZATION, "the redirect carried neither a code nor an error")
+        return code
+
+
+def _with_query(url: str, params: Mapping[str, Any]) -> str:
+    """``url`` with ``params`` added to the query it already has."""
+    parts = urlsplit(url)
+    query = urlencode([*parse_qsl(parts.query, keep_blank_values=True), *params.items()])
+    return urlunsplit(parts._replace(query=query))

@@ -1,0 +1,219 @@
+"""`mcp-assay run` with no token against the stub-protected example server signs itself in, as a user runs it.
+
+``tests/peers/jwt_server.py`` (the SDK app behind a JWT gate) trusts the stub, which ``mcp-assay stub serve``
+keeps up with the policy of each case (config file): client_credentials offered or not, registration open or
+closed (then a preset client), a wrong issuer in its metadata, a denied consent. The run is the real CLI in a
+subprocess; the browser of the authorization-code grant is this test, reading the URL the run prints with
+``--no-browser`` and following its redirects to the run's loopback receiver. A signed-in run must judge
+everything a run given a valid stub token judges; a failed one the challenge and the metadata, and name the
+step. No token, code, verifier or secret may reach the output, the report or the recording.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.tokens import control_token
+from tests.peers.process import HERE, free_port, http_server, stop, wait_for_port
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+
+CLI = [sys.executable, "-m", "mcp_assay"]
+ROOT = HERE.parent.parent
+CC = ["authorization_code", "client_credentials", "refresh_token"]
+CLIENT_SECRET = "e2e-runner-secret-51f0c3d8"
+NO_CREDENTIAL = ("AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "AUTH-10", "AUTH-11")
+WAIT = 60.0
+
+
+@dataclass
+class Setup:
+    url: str
+    issuer: str
+    key: SigningKey
+    folder: Path
+
+
+@contextmanager
+def protected(tmp_path: Path, **policy: Any) -> Iterator[Setup]:
+    """`mcp-assay stub serve` with this policy, and the JWT server trusting it."""
+    key = SigningKey.generate()
+    key.save(tmp_path / "stub-key.pem")
+    port = free_port()
+    section = {"key_file": str(tmp_path / "stub-key.pem"), "listen": f"127.0.0.1:{port}", **policy}
+    config = tmp_path / "stub.yaml"
+    config.write_text(yaml.safe_dump({"stub": section}), encoding="utf-8")
+    env = {**os.environ, "E2E_CLIENT_SECRET": CLIENT_SECRET}
+    serving = subprocess.Popen([*CLI, "stub", "serve", "--config", str(config)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+    try:
+        wait_for_port(port, serving)
+        issuer = f"http://127.0.0.1:{port}"
+        server_port = free_port()
+        command = [sys.executable, str(HERE / "jwt_server.py"), str(server_port), issuer]
+        with http_server(command, server_port, env={"PYTHONPATH": str(ROOT)}) as server:
+            yield Setup(server.url, issuer, key, tmp_path)
+    finally:
+        stop(serving)
+
+
+@dataclass
+class Run:
+    code: int
+    report: dict[str, Any]
+    output: str
+    recording: str
+
+    def outcomes(self) -> dict[str, str]:
+        return {item["check"]: item["outcome"] for item in self.report["results"]}
+
+    def by_requirement(self) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for item in self.report["results"]:
+            for requirement in item["requirements"]:
+                found.setdefault(requirement, set()).add(item["outcome"])
+        return found
+
+    def assert_no_secret(self, *secrets: str) -> None:
+        for text in (json.dumps(self.report), self.output, self.recording):
+            assert "eyJ" not in text, "a JWT reached the output"
+            for secret in secrets:
+                assert secret not in text
+
+
+def run(setup: Setup, name: str, *args: str, browser: bool = False) -> Run:
+    """The CLI in a subprocess; with ``browser``, follow the authorization URL it prints."""
+    report, recording = setup.folder / f"{name}.json", setup.folder / f"{name}.jsonl"
+    command = [*CLI, "run", "-u", setup.url, "--report", f"json:{report}", "--record", str(recording),
+               "--stream-budget-ms", "800", *args]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def pump() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        output: list[str] = []
+        while (line := lines.get(timeout=WAIT)) is not None:
+            output.append(line)
+            if browser and line.startswith("    http"):
+                answer = httpx.get(line.strip(), follow_redirects=True, timeout=10.0)
+                assert answer.status_code == 200 and "received the authorization answer" in answer.text
+        code = process.wait(timeout=WAIT)
+    return Run(code, json.loads(report.read_text(encoding="utf-8")), "".join(output), recording.read_text())
+
+
+def token_run(setup: Setup) -> Run:
+    """The same run given a valid stub token: what a signed-in run must also judge."""
+    token = control_token(setup.key, setup.issuer, setup.url, ["notes:read"])
+    given = run(setup, "token", "-t", token)
+    given.assert_no_secret(token)
+    return given
+
+
+def same_judgement(signed_in: Run, given: Run) -> None:
+    """Every check the token run established, the signed-in run established the same way."""
+    theirs, ours = given.outcomes(), signed_in.outcomes()
+    established = {check for check, outcome in theirs.items() if outcome in ("passed", "failed")}
+    differ = {check: (theirs[check], ours.get(check)) for check in established if ours.get(check) != theirs[check]}
+    assert not differ, differ
+    assert len(established) > 100
+
+
+def test_client_credentials_with_dynamic_registration_judges_what_a_token_run_judges(tmp_path: Path) -> None:
+    """Tool-defined (issue 13 §2, done-when): no token, the server answers 401, the stub offers client_credentials
+    and registration: the run registers, takes a token unattended, and judges everything a token run judges."""
+    with protected(tmp_path, grant_types=CC) as setup:
+        signed_in = run(setup, "cc", "--no-interactive")
+        given = token_run(setup)
+    assert "endpoint returned 401; discovering OAuth configuration" in signed_in.output
+    assert "  using the client_credentials grant" in signed_in.output
+    assert f"  obtained an access token for resource {setup.url}" in signed_in.output
+    assert any("the run signed in by itself: client_credentials grant" in note for note in signed_in.report["notes"])
+    same_judgement(signed_in, given)
+    signed_in.assert_no_secret()
+
+
+def test_client_credentials_with_a_client_given_and_registration_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: --client-id and the secret from MCP_ASSAY_CLIENT_SECRET (never on the command line)."""
+    clients = [{"client_id": "ci-runner", "client_secret": "${E2E_CLIENT_SECRET}"}]
+    with protected(tmp_path, grant_types=CC, registration=False, clients=clients) as setup:
+        monkeypatch.setenv("MCP_ASSAY_CLIENT_SECRET", CLIENT_SECRET)
+        signed_in = run(setup, "preset", "--client-id", "ci-runner", "--only", "AUTH")
+    assert "  using client_id ci-runner (given with --client-id)" in signed_in.output
+    outcomes = signed_in.by_requirement()
+    for requirement in ("AUTH-09", "AUTH-13", "AUTH-20", "AUTH-28", *NO_CREDENTIAL):
+        assert outcomes[requirement] == {"passed"}, (requirement, outcomes[requirement])
+    signed_in.assert_no_secret(CLIENT_SECRET)
+
+
+def test_authorization_code_through_the_browser_judges_what_a_token_run_judges(tmp_path: Path) -> None:
+    """Tool-defined (issue 13 §2, done-when): the stub offers no machine grant; with --interactive and
+    --no-browser the run prints the authorization URL, a browser (this test) follows it, the code comes back to
+    the loopback redirect and is exchanged with its PKCE verifier."""
+    with protected(tmp_path) as setup:
+        signed_in = run(setup, "ac", "--interactive", "--no-browser", browser=True)
+        given = token_run(setup)
+    for step in ("  using the authorization_code grant with a loopback redirect and PKCE",
+                 "  open this URL in a browser on this machine to authorize the run:",
+                 "  authorization code received; exchanging it for a token"):  # fmt: skip
+        assert step in signed_in.output
+    same_judgement(signed_in, given)
+    signed_in.assert_no_secret()
+
+
+def test_authorization_code_with_a_preset_public_client_and_registration_closed(tmp_path: Path) -> None:
+    """Tool-defined: a client id without a secret is a public client; its loopback redirect matches any port."""
+    clients = [{"client_id": "desktop", "redirect_uris": ["http://127.0.0.1/callback"]}]
+    with protected(tmp_path, registration=False, clients=clients) as setup:
+        signed_in = run(setup, "public", "--interactive", "--no-browser", "--client-id", "desktop", "--only", "AUTH",
+                        browser=True)  # fmt: skip
+    assert signed_in.by_requirement()["AUTH-13"] == {"passed"}, signed_in.output
+    assert "registering a client" not in signed_in.output
+    signed_in.assert_no_secret()
+
+
+def test_a_wrong_issuer_stops_the_sign_in_and_the_run_judges_what_needs_no_token(tmp_path: Path) -> None:
+    """Spec-mandated (RFC 8414 §3.3) and tool-defined: the refusal is printed and names the step; the challenge and
+    the metadata are judged (passed on this server), the rest is not verified with that reason; exit 0."""
+    with protected(tmp_path, grant_types=CC, metadata_issuer="https://somewhere-else.example") as setup:
+        failed = run(setup, "issuer")
+    assert failed.code == 0, failed.output
+    refusal = 'declares issuer "https://somewhere-else.example", expected "' + setup.issuer + '"'
+    assert "  sign-in failed at authorization server metadata: refused:" in failed.output and refusal in failed.output
+    outcomes = failed.by_requirement()
+    for requirement in NO_CREDENTIAL:
+        assert outcomes[requirement] == {"passed"}, (requirement, outcomes[requirement])
+    tools = [item for item in failed.report["results"] if "TOOL-02" in item["requirements"]]
+    assert tools and all(item["outcome"] == "not_verified" and refusal in item["reason"] for item in tools)
+    failed.assert_no_secret()
+
+
+def test_a_denied_consent_stops_the_sign_in_at_authorization(tmp_path: Path) -> None:
+    """Spec-mandated (RFC 6749 §4.1.2.1): the authorization server's access_denied is reported as its answer."""
+    with protected(tmp_path, consent="deny") as setup:
+        denied = run(setup, "deny", "--interactive", "--no-browser", "--only", "AUTH", browser=True)
+    assert "  sign-in failed at authorization: the authorization server answered access_denied" in denied.output
+    assert denied.by_requirement()["AUTH-10"] == {"passed"}
+    assert "only the cases that need no credential were run" in denied.report["revisions"]["note"]
+    denied.assert_no_secret()

@@ -1,0 +1,401 @@
+"""mcp-assay's own OAuth client (suite/oauth): discovery, both grants, the loopback redirect, and every way a
+sign-in can stop, against the real stub authorization server and a small protected resource on loopback.
+
+The resource is a scripted HTTP server (a 401 with a challenge, and its metadata); the authorization
+server is the stub, configured per test through its policy. Tokens are checked with PyJWT against the
+stub's key, and every printed line is checked for every secret the flow handled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import socket
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import jwt
+import pytest
+
+from mcp_assay.errors import ConfigError
+from mcp_assay.suite.oauth import Line, OAuthSettings, SignIn, sign_in
+from mcp_assay.suite.oauth.discovery import metadata_urls
+from mcp_assay.suite.oauth.grants import auth_method, pkce
+from mcp_assay.suite.oauth.loopback import LoopbackReceiver
+from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.policy import PresetClient, StubPolicy
+from mcp_assay.suite.stub.server import StubServer
+from tests.peers.oauth_resource import Resource, serving
+from tests.peers.process import free_port
+
+CC = ("authorization_code", "client_credentials", "refresh_token")
+SECRET = "runner-secret-0c7d1e55"
+TIMEOUT = 5.0
+
+
+@pytest.fixture(scope="module")
+def key() -> SigningKey:
+    return SigningKey.generate()
+
+
+@contextmanager
+def stub(key: SigningKey, policy: StubPolicy | None = None) -> Iterator[StubServer]:
+    port = free_port()
+    server = StubServer("127.0.0.1", port, f"http://127.0.0.1:{port}", key, SigningKey.generate(), ["notes:read"],
+                        policy=policy)  # fmt: skip
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@dataclass
+class Outcome:
+    result: SignIn
+    lines: list[tuple[Line, str]]
+
+    def text(self) -> str:
+        return "\n".join(text for _, text in self.lines)
+
+    def assert_no_secret_printed(self) -> None:
+        assert self.result.secrets, "the flow handled no secret at all"
+        for secret in self.result.secrets:
+            assert secret not in self.text()
+
+
+async def browser(url: str) -> None:
+    """What a browser does with the authorization URL: follow the redirects back to the loopback receiver."""
+    await asyncio.to_thread(httpx.get, url, follow_redirects=True, timeout=TIMEOUT)
+
+
+def run(resource: Resource, *, attended: bool = False, opener: Any = browser, **settings: Any) -> Outcome:
+    lines: list[tuple[Line, str]] = []
+    result = asyncio.run(
+        sign_in(
+            resource.url,
+            OAuthSettings(**settings),
+            lambda kind, text: lines.append((kind, text)),
+            version="2026-07-28",
+            timeout=TIMEOUT,
+            opener=opener,
+            attended_now=attended,
+        )  # fmt: skip
+    )
+    return Outcome(result, lines)
+
+
+def verified(token: str, key: SigningKey, server: StubServer, audience: str) -> dict[str, Any]:
+    return dict(jwt.decode(token, jwt.PyJWK(key.jwk()).key, algorithms=["RS256"], audience=audience,
+                           issuer=server.grants.issuer))  # fmt: skip
+
+
+def paths(server: StubServer) -> list[str]:
+    return [f"{note['method']} {note['path']}" for note in server.notes()]
+
+
+# -- client_credentials ------------------------------------------------------------------------------------------
+
+
+def test_client_credentials_with_a_dynamically_registered_client(key: SigningKey) -> None:
+    """Spec-mandated (MCP authorization; RFC 9728, 8414, 7591, 6749 §4.4, 8707): challenge, resource metadata,
+    server metadata, registration as a native confidential client, then a token for the resource; every step is
+    told, no secret is."""
+    with stub(key, StubPolicy(grant_types=CC)) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource)
+    assert outcome.result.needed and outcome.result.token is not None, outcome.text()
+    claims = verified(outcome.result.token, key, server, resource.url)
+    assert claims["scope"] == "notes:read"  # the challenge's scope
+    steps = [text for kind, text in outcome.lines]
+    assert steps[0] == "endpoint returned 401; discovering OAuth configuration"
+    assert f"found protected-resource metadata at {resource.prm_url}" in steps
+    assert (
+        f"found authorization server metadata at {server.grants.issuer}/.well-known/oauth-authorization-server" in steps
+    )
+    assert "using the client_credentials grant" in steps
+    assert any(
+        text.startswith(f"registered client_id {claims['client_id']} using client_secret_basic") for text in steps
+    )
+    assert outcome.lines[-1] == (Line.DONE, f"obtained an access token for resource {resource.url}")
+    assert paths(server) == ["GET /.well-known/oauth-authorization-server", "POST /register", "POST /token"]
+    assert "registered dynamically" in outcome.result.summary
+    outcome.assert_no_secret_printed()
+
+
+def test_client_credentials_with_the_client_given_and_registration_closed(key: SigningKey) -> None:
+    """Spec-mandated (RFC 6749 §4.4): --client-id and --client-secret are used as given; nothing is registered."""
+    policy = StubPolicy(grant_types=CC, registration=False, clients=(PresetClient("ci-runner", SECRET),))
+    with stub(key, policy) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, client_id="ci-runner", client_secret=SECRET, scope="notes:read")
+    assert outcome.result.token is not None, outcome.text()
+    assert verified(outcome.result.token, key, server, resource.url)["client_id"] == "ci-runner"
+    assert "POST /register" not in paths(server)
+    assert "using client_id ci-runner (given with --client-id)" in outcome.text()
+    assert SECRET in outcome.result.secrets
+    outcome.assert_no_secret_printed()
+
+
+# -- authorization_code --------------------------------------------------------------------------------------------
+
+
+def test_authorization_code_with_pkce_through_the_loopback_redirect(key: SigningKey) -> None:
+    """Spec-mandated (RFC 6749 §4.1, RFC 7636 S256, RFC 8252 §7.3, RFC 9207): a public native client registered
+    for the exact loopback redirect, state and iss checked, the code redeemed with its verifier."""
+    shown: list[str] = []
+
+    async def watching(url: str) -> None:
+        shown.append(url)
+        await browser(url)
+
+    with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, interactive=True, opener=watching)
+    assert outcome.result.token is not None, outcome.text()
+    verified(outcome.result.token, key, server, resource.url)
+    query = {name: values[0] for name, values in parse_qs(urlsplit(shown[0]).query).items()}
+    assert query["code_challenge_method"] == "S256" and query["resource"] == resource.url
+    assert query["redirect_uri"].startswith("http://127.0.0.1:") and query["redirect_uri"].endswith("/callback")
+    assert "code_verifier" not in query and query["state"]
+    assert (Line.URL, shown[0]) in outcome.lines
+    assert (
+        paths(server).index("POST /register")
+        < paths(server).index("GET /authorize")
+        < paths(server).index("POST /token")
+    )
+    assert "authorization code received; exchanging it for a token" in outcome.text()
+    outcome.assert_no_secret_printed()
+    port = int(urlsplit(query["redirect_uri"]).port or 0)
+    with pytest.raises(OSError):  # the receiver is closed once the flow is done
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def test_authorization_code_with_a_preset_public_client_and_no_registration(key: SigningKey) -> None:
+    """Spec-mandated (RFC 8252 §7.3, §8.5): a client id given without a secret is a public client; its loopback
+    redirect is registered without a port."""
+    preset = PresetClient("desktop", redirect_uris=("http://127.0.0.1/callback",))
+    with stub(key, StubPolicy(registration=False, clients=(preset,))) as server:
+        with serving(Resource(server.grants.issuer)) as resource:
+            outcome = run(resource, client_id="desktop", attended=True)
+    assert outcome.result.token is not None, outcome.text()
+    assert verified(outcome.result.token, key, server, resource.url)["client_id"] == "desktop"
+
+
+def test_interactive_prefers_the_browser_even_where_client_credentials_exists(key: SigningKey) -> None:
+    """Tool-defined (--interactive): "check that the sign-in works" is a fair thing to ask."""
+    with stub(key, StubPolicy(grant_types=CC)) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, interactive=True)
+    assert outcome.result.token is not None
+    assert "GET /authorize" in paths(server)
+
+
+# -- failures: each names its step ---------------------------------------------------------------------------------
+
+
+def failure(outcome: Outcome) -> str:
+    assert outcome.result.needed and outcome.result.token is None, outcome.text()
+    assert outcome.lines[-1][0] is Line.FAILED
+    assert outcome.result.failure is not None
+    return outcome.result.failure
+
+
+def test_a_wrong_issuer_in_the_metadata_is_refused_not_worked_around(key: SigningKey) -> None:
+    """Spec-mandated (RFC 8414 §3.3): the metadata's issuer must be the issuer its URL was built from."""
+    policy = StubPolicy(grant_types=CC, metadata_issuer="https://somewhere-else.example")
+    with stub(key, policy) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource)
+    assert failure(outcome).startswith(
+        f"authorization server metadata: refused: {server.grants.issuer}/.well-known/oauth-authorization-server "
+        f'declares issuer "https://somewhere-else.example", expected "{server.grants.issuer}"'
+    )
+    assert paths(server) == ["GET /.well-known/oauth-authorization-server"]
+
+
+def test_a_denied_consent_is_the_authorization_servers_own_answer(key: SigningKey) -> None:
+    """Spec-mandated (RFC 6749 §4.1.2.1): error=access_denied in the redirect stops the flow at authorization."""
+    with stub(key, StubPolicy(consent="deny")) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, interactive=True)
+    assert failure(outcome).startswith("authorization: the authorization server answered access_denied")
+    assert "POST /token" not in paths(server)
+
+
+def test_without_anybody_to_answer_the_browser_flow_fails_at_once(key: SigningKey) -> None:
+    """Tool-defined: no terminal (or CI), or --no-interactive, and only authorization_code: a reason, no wait."""
+    with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
+        unattended = run(resource, attended=False)
+        refused = run(resource, attended=True, interactive=False)
+    assert failure(unattended).startswith("choosing a grant: only a browser sign-in (authorization_code) is possible")
+    assert "pass --interactive" in failure(unattended)
+    assert "--no-interactive forbids it" in failure(refused)
+    assert "GET /authorize" not in paths(server) and "POST /register" not in paths(server)
+
+
+def test_no_register_without_a_client_id_stops_before_anything_is_created(key: SigningKey) -> None:
+    """Tool-defined (--no-register): registration creates state on somebody else's server; it can be refused."""
+    with stub(key, StubPolicy(grant_types=CC)) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, register=False)
+    assert "no --client-id was given and --no-register forbids registering one" in failure(outcome)
+    assert "POST /register" not in paths(server)
+
+
+def test_a_redirect_with_another_state_is_refused(key: SigningKey) -> None:
+    """Spec-mandated (RFC 6749 §10.12): a redirect whose state is not this request's is not used (CSRF)."""
+
+    async def forger(url: str) -> None:
+        redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+        await asyncio.to_thread(httpx.get, f"{redirect}?code=stolen-code&state=not-yours", timeout=TIMEOUT)
+
+    with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, interactive=True, opener=forger)
+    assert "state that does not belong to this request" in failure(outcome)
+    assert "POST /token" not in paths(server)
+
+
+def test_a_browser_that_never_comes_back_is_a_timeout_not_a_hang(key: SigningKey) -> None:
+    """Tool-defined (--auth-timeout): a closed tab becomes a reason within the bound."""
+
+    async def nobody(url: str) -> None:
+        return None
+
+    with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, interactive=True, opener=nobody, auth_timeout_ms=300)
+    assert "authorization: no redirect to http://127.0.0.1:" in failure(outcome)
+    assert "/callback within 0.3 s" in failure(outcome)
+
+
+def test_a_server_offering_only_plain_pkce_is_refused() -> None:
+    """Spec-mandated (RFC 7636 §4.2, OAuth 2.1): S256 only; a plain-only server is refused before the browser."""
+    resource = Resource("")
+    resource.issuer = f"http://127.0.0.1:{resource.port}"
+    resource.documents["/.well-known/oauth-authorization-server"] = {
+        "issuer": resource.issuer, "authorization_endpoint": f"{resource.issuer}/authorize",
+        "token_endpoint": f"{resource.issuer}/token", "code_challenge_methods_supported": ["plain"],
+    }  # fmt: skip
+    opened: list[str] = []
+
+    async def record(url: str) -> None:
+        opened.append(url)
+
+    with serving(resource):
+        outcome = run(resource, interactive=True, client_id="desktop", opener=record)
+    assert "offers PKCE methods ['plain'], not S256" in failure(outcome)
+    assert not opened and not any("authorize" in line for line in resource.seen)
+
+
+# -- discovery -------------------------------------------------------------------------------------------------------
+
+
+def test_an_endpoint_that_answers_needs_no_sign_in(key: SigningKey) -> None:
+    """Tool-defined: one request; anything but 401 means there is nothing to negotiate."""
+    with stub(key) as server, serving(Resource(server.grants.issuer, status=200)) as resource:
+        outcome = run(resource)
+    assert outcome.result == SignIn(needed=False) and not outcome.lines
+    assert resource.seen == ["POST /mcp"] and not paths(server)
+
+
+def test_without_resource_metadata_in_the_challenge_the_well_known_uris_are_tried_in_order(key: SigningKey) -> None:
+    """Spec-mandated (MCP authorization, RFC 9728 §3): path-scoped first, then root; the singular
+    authorization_server string is tolerated with a note."""
+    with stub(key, StubPolicy(grant_types=CC)) as server:
+        resource = Resource(server.grants.issuer, challenge='Bearer scope="notes:read"')
+        root = "/.well-known/oauth-protected-resource"
+        resource.documents[root + "/mcp"] = None
+        resource.documents[root] = {"resource": resource.url, "authorization_server": server.grants.issuer}
+        with serving(resource):
+            outcome = run(resource)
+    assert outcome.result.token is not None, outcome.text()
+    assert resource.seen[1:3] == [f"GET {root}/mcp", f"GET {root}"]
+    assert 'note: the metadata uses "authorization_server" (a string)' in outcome.text()
+
+
+def test_metadata_describing_another_resource_is_refused(key: SigningKey) -> None:
+    """Spec-mandated (RFC 9728 §3.3, §7.3): a token is never requested for a resource that is not this server."""
+    with stub(key, StubPolicy(grant_types=CC)) as server:
+        resource = Resource(server.grants.issuer)
+        resource.documents["/.well-known/oauth-protected-resource/mcp"] = {
+            "resource": "https://elsewhere.example/mcp", "authorization_servers": [server.grants.issuer]
+        }  # fmt: skip
+        with serving(resource):
+            outcome = run(resource)
+    assert failure(outcome).startswith("protected resource metadata: refused:")
+    assert not paths(server)
+
+
+def test_a_challenge_pointing_at_a_remote_private_address_is_not_followed(key: SigningKey) -> None:
+    """Tool-defined (client hygiene): a resource_metadata URL the suite may not fetch is skipped with a note, and the
+    well-known URIs are used instead."""
+    with stub(key, StubPolicy(grant_types=CC)) as server:
+        resource = Resource(server.grants.issuer, challenge='Bearer resource_metadata="http://10.0.0.5/prm"')
+        with serving(resource):
+            outcome = run(resource)
+    assert outcome.result.token is not None
+    assert "is not fetched (plain http to a host that is not loopback)" in outcome.text()
+
+
+def test_metadata_urls_follow_the_prescribed_order() -> None:
+    """Spec-mandated (MCP authorization §Authorization Server Metadata Discovery, RFC 8414 §3)."""
+    assert metadata_urls("https://auth.example") == [
+        "https://auth.example/.well-known/oauth-authorization-server",
+        "https://auth.example/.well-known/openid-configuration",
+    ]
+    assert metadata_urls("https://auth.example/tenant1/") == [
+        "https://auth.example/.well-known/oauth-authorization-server/tenant1",
+        "https://auth.example/.well-known/openid-configuration/tenant1",
+        "https://auth.example/tenant1/.well-known/openid-configuration",
+    ]
+
+
+# -- pieces ----------------------------------------------------------------------------------------------------------
+
+
+def test_one_function_picks_the_client_authentication() -> None:
+    """Spec-mandated (RFC 8414 §2 default, RFC 7591 §2): none for a public client where offered; basic, then post."""
+    assert auth_method(None, public=True) == "client_secret_basic"
+    assert auth_method(["client_secret_post", "none"], public=True) == "none"
+    assert auth_method(["client_secret_post", "none"], public=False) == "client_secret_post"
+    assert auth_method(["private_key_jwt"], public=False) is None
+
+
+def test_pkce_is_s256_of_an_unreserved_verifier() -> None:
+    """Spec-mandated (RFC 7636 §4.1, §4.2, appendix B)."""
+    verifier, challenge = pkce()
+    assert 43 <= len(verifier) <= 128 and verifier.replace("-", "").replace("_", "").isalnum()
+    expected = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    assert challenge == expected and pkce()[0] != verifier
+
+
+def test_the_receiver_answers_only_its_callback_with_a_page_that_keeps_nothing() -> None:
+    """Tool-defined (RFC 8252 §7.3 hygiene): favicon requests are 404s; the page is no-store, no-referrer, and does
+    not echo the code."""
+
+    async def scenario() -> tuple[httpx.Response, httpx.Response, Mapping[str, str]]:
+        async with LoopbackReceiver("127.0.0.1", None) as receiver:
+            async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+                base = receiver.redirect_uri.removesuffix("/callback")
+                favicon = await client.get(f"{base}/favicon.ico")
+                page = await client.get(f"{receiver.redirect_uri}?code=secret-code-123&state=s")
+            return favicon, page, await receiver.wait(1.0)
+
+    favicon, page, answer = asyncio.run(scenario())
+    assert favicon.status_code == 404
+    assert page.status_code == 200 and "secret-code-123" not in page.text
+    assert page.headers["cache-control"] == "no-store" and page.headers["referrer-policy"] == "no-referrer"
+    assert answer == {"code": "secret-code-123", "state": "s"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"redirect_host": "192.168.1.4"}, "the redirect must come back to this machine"),
+        ({"redirect_port": 70000}, "expected a port from 1 to 65535"),
+        ({"client_secret": "x"}, "--client-secret needs the --client-id"),
+        ({"auth_timeout_ms": 0}, "--auth-timeout must be positive"),
+    ],
+)
+def test_sign_in_settings_are_checked_before_anything_is_sent(settings: dict[str, Any], message: str) -> None:
+    """Tool-defined: bad input is one clear error."""
+    with pytest.raises(ConfigError, match=None) as raised:
+        OAuthSettings(**settings)
+    assert message in str(raised.value)

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 TARGET_ERROR_EXIT = 3
+ANSWER_WIDTH = 90
+"""How much of a client call's answer a progress line shows."""
 SDK_REMEDY = "pip install 'mcp>=2.3,<3'"
 
 
@@ -117,11 +119,11 @@ def demo_command(
     report = outcome.report
     report.notes.extend(spec_notes(spec))
     console.print()
-    print_report(report, console, folded=("not_verified", "passed"), evidence=1)
+    print_report(report, console, folded=("not_verified", "passed"), evidence=1, replay=False)
     files = outcome.files
     console.print()
     rows = [
-        ("html report", f"{files.html}  (open it in a browser: filters, evidence and the request to replay)"),
+        ("html report", f"{files.html}  (every result, with filters; each finding's evidence and replay command)"),
         ("json report", str(files.json)),
         ("recordings", f"{files.session}  (the client session, through the proxy)"),
         ("", f"{files.suite}  (the suite's own traffic)"),
@@ -169,7 +171,8 @@ class _Display:
             self.console.print(line, soft_wrap=True)
         elif isinstance(event, SessionCalled):
             step = event.step
-            text = f"{step.revision} · {step.call} → {step.answer}"
+            answer = step.answer if len(step.answer) <= ANSWER_WIDTH else step.answer[: ANSWER_WIDTH - 1] + "…"
+            text = f"{step.revision} · {step.call} → {answer}"
             self._status(f"client session · {text}")
             self.console.print(Text(f"    {text}", style="dim"), soft_wrap=True)
         elif isinstance(event, SuiteProgressed):

@@ -122,7 +122,9 @@ def _header(report: Report, console: Console) -> None:
     console.print()
 
 
-def _result_lines(result: Verdict, console: Console, *, detailed: bool, evidence: int = MAX_EVIDENCE_SHOWN) -> None:
+def _result_lines(
+    result: Verdict, console: Console, *, detailed: bool, evidence: int = MAX_EVIDENCE_SHOWN, replay: bool = True
+) -> None:
     marks = {
         Outcome.FAILED: ("✗", "red"),
         Outcome.PASSED: ("✓", "green"),
@@ -153,9 +155,9 @@ def _result_lines(result: Verdict, console: Console, *, detailed: bool, evidence
         console.print(Text(f"        evidence: {summary}{where}", style="dim"), highlight=False)
         if item.detail and item.detail != result.reason:
             console.print(Text(f"          {printable(item.detail, newlines=False)}", style="dim"), highlight=False)
-        if item.reproduction:
-            replay = printable(item.reproduction, newlines=False)
-            console.print(Text(f"          replay: {replay}", style="dim"), highlight=False)
+        if item.reproduction and replay:
+            command = printable(item.reproduction, newlines=False)
+            console.print(Text(f"          replay: {command}", style="dim"), highlight=False)
     more = hidden_occurrences(result, len(shown))
     if more:
         console.print(Text(f"        … {more} more occurrence(s) in the JSON report", style="dim"))
@@ -167,13 +169,18 @@ def hidden_occurrences(result: Verdict, shown: int) -> int:
 
 
 def print_report(
-    report: Report, console: Console, *, folded: Collection[str] = (), evidence: int = MAX_EVIDENCE_SHOWN
+    report: Report,
+    console: Console,
+    *,
+    folded: Collection[str] = (),
+    evidence: int = MAX_EVIDENCE_SHOWN,
+    replay: bool = True,
 ) -> None:
     """Render the report to a rich console (a terminal, or a plain file).
 
     Sections whose key is in ``folded`` (``not_verified``, ``passed`` ...) are one heading line each,
-    and each result shows at most ``evidence`` pieces of evidence: a summary that points at a fuller
-    format instead of listing everything."""
+    each result shows at most ``evidence`` pieces of evidence, and ``replay=False`` leaves out the
+    request that reproduces each: a summary that points at a fuller format instead of listing everything."""
     _header(report, console)
     for key, title, explanation, results in sections(report):
         if not results:
@@ -189,7 +196,7 @@ def print_report(
             console.print()
             console.print(Text(f"  {printable(area, newlines=False)}", style="bold"))
             for result in members:
-                _result_lines(result, console, detailed=key != "passed", evidence=evidence)
+                _result_lines(result, console, detailed=key != "passed", evidence=evidence, replay=replay)
         console.print()
     counts_line, applied_line = summary_lines(report)
     console.print(Text("Summary", style="bold"))

@@ -106,7 +106,10 @@ def demo_command(
     folder = _folder(output_dir)
     build = "hardened" if hardened else "naive"
     spec_args = [*(("--spec-dir", spec_dir) if spec_dir else ()), *(f"--spec-path={path}" for path in spec_paths)]
-    settings = DemoSettings(build=build, client=choose_client(client), folder=folder, spec_args=tuple(spec_args))
+    settings = DemoSettings(
+        build=build, client=choose_client(client), folder=folder, spec_args=tuple(spec_args),
+        notes=tuple(spec_notes(spec)),
+    )  # fmt: skip
     console.print(
         Text.assemble(
             ("mcp-assay demo", "bold"),
@@ -117,7 +120,6 @@ def demo_command(
     )
     outcome = _run(settings, spec, console)
     report = outcome.report
-    report.notes.extend(spec_notes(spec))
     console.print()
     print_report(report, console, folded=("not_verified", "passed"), evidence=1, replay=False)
     files = outcome.files

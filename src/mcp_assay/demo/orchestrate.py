@@ -136,6 +136,8 @@ class DemoSettings:
     folder: Path
     spec_args: tuple[str, ...] = ()
     """``--spec-dir`` / ``--spec-path`` flags for the proxy, so it judges with the same schemas."""
+    notes: tuple[str, ...] = ()
+    """Notes for the report from before the run (an unpinned schema, say)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -171,7 +173,7 @@ async def run_demo(settings: DemoSettings, spec: SpecSet, emit: Callable[[DemoEv
         emit(FindingSeen(origin, line))
 
     first = FirstFindings(show)
-    notes: list[str] = []
+    notes: list[str] = list(settings.notes)
     emit(StageStarted(f"starting the drafts example server ({settings.build} build) on 127.0.0.1"))
     server = await asyncio.to_thread(DraftsServer.start, settings.build, files.folder, tokens)
     try:

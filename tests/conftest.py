@@ -16,13 +16,21 @@ ROOT = Path(__file__).resolve().parent.parent
 def spec_dir() -> Path:
     """Tests read the official schemas from MCP_ASSAY_SPEC_DIR (CI points it at ../shared/spec)."""
     configured = os.environ.get("MCP_ASSAY_SPEC_DIR")
-    path = Path(configured) if configured else ROOT.parent / "shared" / "spec"
+    path = Path(configured).resolve() if configured else ROOT.parent / "shared" / "spec"
     if not (path / "2026-07-28" / "schema.json").is_file():
         pytest.exit(
             f"the MCP schemas are not at {path}; set MCP_ASSAY_SPEC_DIR to a folder of <revision>/schema.json",
             returncode=4,
         )
     return path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A relative MCP_ASSAY_SPEC_DIR (as the README writes it) names the same folder for every subprocess,
+    whatever directory a test starts it in."""
+    configured = os.environ.get("MCP_ASSAY_SPEC_DIR")
+    if configured:
+        os.environ["MCP_ASSAY_SPEC_DIR"] = str(Path(configured).resolve())
 
 
 @pytest.fixture(scope="session")

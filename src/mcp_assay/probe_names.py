@@ -25,6 +25,7 @@ class ProbeName(StrEnum):
     CLIENT_RESPONSE = "client-response"
     CURSOR_NEW_CONNECTION = "cursor-new-connection"
     DELETE_SESSION = "delete-session"
+    DEMO_SESSION = "demo-session"
     DISCOVER = "discover"
     ENDED_SESSION = "ended-session"
     FRESH_CONNECTION = "fresh-connection"

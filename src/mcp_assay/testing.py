@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,15 +67,18 @@ class ProxyProcess:
         *,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        on_line: Callable[[str], None] | None = None,
     ) -> ProxyProcess:
-        """Start ``command`` and wait (bounded) until a line matches ``ready``; its second group is the port."""
+        """Start ``command`` and wait (bounded) until a line matches ``ready``; its second group is the port.
+
+        ``on_line`` is called with every line the process prints (on a reader thread), as it prints it."""
         process = subprocess.Popen(
             list(command), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env
         )
         running = cls(process)
         announced = threading.Event()
         for stream, sink in ((process.stdout, running.stdout), (process.stderr, running.stderr)):
-            reader = threading.Thread(target=running._read, args=(stream, sink, ready, announced), daemon=True)
+            reader = threading.Thread(target=running._read, args=(stream, sink, ready, announced, on_line), daemon=True)
             reader.start()
             running.readers.append(reader)
         deadline = time.monotonic() + READY_TIMEOUT
@@ -86,13 +89,20 @@ class ProxyProcess:
         return running
 
     def _read(
-        self, stream: IO[bytes] | None, sink: list[str], ready: re.Pattern[str], announced: threading.Event
+        self,
+        stream: IO[bytes] | None,
+        sink: list[str],
+        ready: re.Pattern[str],
+        announced: threading.Event,
+        on_line: Callable[[str], None] | None = None,
     ) -> None:
         if stream is None:
             return
         for raw in iter(stream.readline, b""):
             line = raw.decode("utf-8", "replace")
             sink.append(line)
+            if on_line is not None:
+                on_line(line)
             match = ready.search(line)
             if match and not announced.is_set():
                 self.port = int(match.group(2))

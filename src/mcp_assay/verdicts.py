@@ -14,6 +14,7 @@ __all__ = [
     "Evidence",
     "Level",
     "Outcome",
+    "RequirementText",
     "SchemaInfo",
     "Severity",
     "Side",
@@ -87,6 +88,19 @@ class SchemaInfo:
     path: str
     sha256: str
     pinned: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequirementText:
+    """What the catalogue says about one requirement, carried in a report for readers and writers."""
+
+    id: str
+    level: str
+    side: str
+    summary: str
+    """mcp-assay's own paraphrase of the requirement."""
+    source: str
+    """Where the specification says it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

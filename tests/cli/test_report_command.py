@@ -112,6 +112,36 @@ def test_report_format_without_a_path_lands_in_the_temp_dir_with_a_utc_stamp(
     assert json.loads(written.read_text())["schema"] == "mcp-assay.report/1"
 
 
+@pytest.mark.parametrize(("name", "extension"), [("html", "html"), ("sarif", "sarif"), ("terminal", "txt")])
+def test_a_report_path_that_is_a_folder_gets_the_timestamped_name_inside_it(
+    broken: Path, tmp_path: Path, name: str, extension: str
+) -> None:
+    """Tool-defined: --report FORMAT:FOLDER writes mcp-assay-<UTC stamp>.<ext> into that folder and says where."""
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    first = CliRunner().invoke(cli, ["report", str(broken), "--report", f"{name}:{folder}"])
+    second = CliRunner().invoke(cli, ["report", str(broken), "--report", f"{name}:{folder}/"])
+    assert (first.exit_code, second.exit_code) == (1, 1), first.output + second.output
+    written = sorted(folder.iterdir())
+    assert len(written) == 2, written
+    for path in written:
+        assert re.fullmatch(rf"mcp-assay-\d{{8}}T\d{{6}}Z(-1)?\.{extension}", path.name), path.name
+        assert path.read_text(encoding="utf-8").strip()
+    stderr = " ".join((first.stderr + second.stderr).split())
+    assert all(f"{name} report written to {path}" in stderr for path in written)
+
+
+@pytest.mark.parametrize("suffix", ["absent/out.html", "absent/"])
+def test_a_report_path_in_a_missing_folder_is_refused_before_any_work(
+    broken: Path, tmp_path: Path, suffix: str
+) -> None:
+    """Tool-defined: a folder that does not exist is a usage error (exit 2) naming it; nothing is written."""
+    result = CliRunner().invoke(cli, ["report", str(broken), "--report", f"html:{tmp_path}/{suffix}"])
+    assert result.exit_code == 2, result.output
+    assert f"folder {tmp_path / 'absent'} does not exist" in " ".join(result.stderr.split())
+    assert not (tmp_path / "absent").exists()
+
+
 def test_several_report_targets_are_all_written(broken: Path, tmp_path: Path) -> None:
     """Tool-defined: --report is repeatable; each format goes to its own file."""
     args = ["report", str(broken)]

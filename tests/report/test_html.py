@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from mcp_assay.report.console import sections
 from mcp_assay.report.html import render_html
 from mcp_assay.report.model import FailOn
-from tests.report.sample import failed_must, not_applicable, passed, sample_report, with_reason
+from tests.report.sample import failed_must, failed_should, not_applicable, passed, sample_report, with_reason
 
 
 class Page(HTMLParser):
@@ -154,3 +154,94 @@ def test_a_pass_tagged_explain_shows_its_escaped_reason() -> None:
     html = render_html(sample_report(results=[explained, silent]))
     assert "tool &lt;b&gt;x&lt;/b&gt;: protocol error -32602 (HTTP 400)" in html
     assert "14 messages judged" not in html
+
+
+def test_every_result_carries_its_level_source_and_eras_for_the_filters() -> None:
+    """Tool-defined: the attributes the filter rules select on match each result."""
+    report = sample_report()
+    page = Page(render_html(report))
+    items = {attrs["id"]: attrs for attrs in page.named("li") if "result" in (attrs.get("class") or "")}
+    expected = {
+        failed_must(): ("must", "active", "2026-07-28"),
+        passed(): ("must", "passive", ""),
+    }
+    for result, (level, source, eras) in expected.items():
+        attrs = items[f"{result.check}-{result.source.value}"]
+        assert (attrs["data-level"], attrs["data-source"], attrs["data-eras"]) == (level, source, eras)
+    assert {attrs["data-level"] for attrs in items.values()} == {"must", "should"}
+
+
+def test_the_filter_bar_has_a_ticked_box_per_outcome_level_era_and_source_each_with_a_hiding_rule() -> None:
+    """Tool-defined: filters work without a script: each box has a stylesheet rule that hides what it names."""
+    report = sample_report()
+    html = render_html(report)
+    page = Page(html)
+    boxes = [attrs for attrs in page.named("input") if attrs.get("type") == "checkbox"]
+    ids = [str(attrs["id"]) for attrs in boxes]
+    shown = [key for key, _, _, results in sections(report) if results]
+    assert ids == [
+        *(f"f-outcome-{key}" for key in shown),
+        "f-level-must",
+        "f-level-should",
+        "f-era-2026-07-28",
+        "f-source-active",
+        "f-source-passive",
+    ]
+    assert all("checked" in attrs for attrs in boxes)
+    css = "".join(page.styles)
+    for ident in ids:
+        assert f"body:has(#{ident}:not(:checked))" in css, ident
+    assert 'body:has(#f-level-should:not(:checked)) li.result[data-level="should"]' in css
+    assert "body:has(#f-outcome-failed:not(:checked)) section#failed" in css
+    assert "nav.filters { display: none; }" in css  # printing shows the results, not the controls
+
+
+def test_a_result_judged_in_two_eras_stays_visible_until_both_are_unticked() -> None:
+    """Tool-defined: the era rules hide a result only when every era it was judged in is unticked."""
+    both = replace(failed_must(), revisions=("2025-11-25", "2026-07-28"))
+    older = replace(failed_should(), revisions=("2025-11-25",))
+    css = "".join(Page(render_html(sample_report(results=[both, older]))).styles)
+    assert 'body:has(#f-era-2025-11-25:not(:checked)) li.result[data-eras="2025-11-25"]' in css
+    assert 'body:has(#f-era-2026-07-28:not(:checked)) li.result[data-eras="2026-07-28"]' in css
+    assert (
+        "body:has(#f-era-2026-07-28:not(:checked)):has(#f-era-2025-11-25:not(:checked)) "
+        'li.result[data-eras="2025-11-25 2026-07-28"]'
+    ) in css
+
+
+def test_a_revision_that_is_not_a_date_never_reaches_an_id_or_a_selector() -> None:
+    """Tool-defined: a report read from disk may carry anything as a revision; only dates become filters."""
+    hostile = replace(failed_must(), revisions=('x"]{}</style><b>', "2026-07-28"))
+    html = render_html(sample_report(results=[hostile]))
+    page = Page(html)
+    assert page.problems == []
+    assert [attrs["id"] for attrs in page.named("input") if str(attrs["id"]).startswith("f-era")] == [
+        "f-era-2026-07-28"
+    ]
+    assert "</style><b>" not in html
+
+
+def test_each_evidence_summary_says_when_a_reproduction_is_inside() -> None:
+    """Tool-defined: the reproduction is one click away, and the summary says it is there."""
+    page = Page(render_html(sample_report(results=[failed_must()])))
+    text = "".join(page.text)
+    first, second = failed_must().evidence
+    assert f"evidence: {first.summary} (exchange a-12) · reproduce" in " ".join(text.split())
+    assert f"evidence: {second.summary} (exchange a-13) · reproduce" not in " ".join(text.split())
+
+
+def test_a_report_without_applicable_results_has_no_filter_bar() -> None:
+    """Tool-defined: nothing to filter, no controls."""
+    page = Page(render_html(sample_report(results=[not_applicable()])))
+    assert page.named("nav") == [] and page.named("input") == []
+
+
+def test_the_era_filter_offers_only_the_revisions_of_the_window() -> None:
+    """Tool-defined: a probe offering an unsupported version (1900-01-01) does not become an era to filter by."""
+    probed = replace(failed_must(), revisions=("1900-01-01", "2026-07-28"))
+    page = Page(render_html(sample_report(results=[probed])))
+    assert [attrs["id"] for attrs in page.named("input") if str(attrs["id"]).startswith("f-era")] == [
+        "f-era-2026-07-28"
+    ]
+    (item,) = [attrs for attrs in page.named("li") if "result" in (attrs.get("class") or "")]
+    assert item["data-eras"] == "2026-07-28"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,39 +9,14 @@ import pytest
 
 from mcp_assay.spec.pull import pull_schemas
 from mcp_assay.spec.sources import Pin, load_pins
+from tests.peers.spec_mirror import spec_mirror
 
 
 @pytest.fixture()
 def mirror(spec_path: Path) -> Iterator[tuple[str, list[str]]]:
     """A local HTTP server that serves <revision>/schema.json from the spec folder and logs hits."""
-    hits: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server naming
-            hits.append(self.path)
-            revision = self.path.strip("/").split("/")[0]
-            file = spec_path / revision / "schema.json"
-            if not file.is_file():
-                self.send_response(404)
-                self.end_headers()
-                return
-            body = file.read_bytes()
-            self.send_response(200)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/{{revision}}/schema.json", hits
-    finally:
-        server.shutdown()
-        server.server_close()
+    with spec_mirror(spec_path) as served:
+        yield served.template, served.hits
 
 
 def test_pull_downloads_each_pinned_revision_and_verifies_it(mirror: tuple[str, list[str]], tmp_path: Path) -> None:

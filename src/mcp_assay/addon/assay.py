@@ -119,8 +119,8 @@ class Assay:
         loader.add_option(
             "mcp_assay_report", Sequence[str], [],
             "Where the mcp-assay conformance report goes when mitmproxy stops, as FORMAT[:PATH] "
-            "(terminal, json, markdown, html, junit, tap). Without PATH, terminal goes to stdout and files "
-            "to the temp dir. Default: terminal.",
+            "(terminal, json, markdown, html, junit, tap, sarif). Without PATH, terminal goes to stdout and "
+            "files to the temp dir; a PATH that is a folder gets the timestamped name in it. Default: terminal.",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_record", Optional[str], None,  # noqa: UP045 - mitmproxy compares the typespec

@@ -35,6 +35,7 @@ from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.engine import Judge
+from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side, Source
@@ -317,5 +318,6 @@ class LiveSession:
                 "duration_ms": round((time.perf_counter() - started) * 1000),
             },
             fail_on=self.fail_on,
+            glossary=glossary(verdicts),
             baseline=self.baseline,
         )

@@ -48,6 +48,7 @@ def cli(log_level: str) -> None:
     """Judge whether MCP servers, clients and gateways speak the protocol correctly.
 
     \b
+    demo        see what mcp-assay does, on a bundled example server
     run         test a server (Streamable HTTP or stdio), probes included
     proxy       judge live traffic through mitmproxy (addon-path: for mitmdump -s)
     tap         judge a stdio server's traffic, dropped into any client config
@@ -68,7 +69,13 @@ def _register() -> None:
 
     for module in (_validate, _report, _spec, _checks):
         module.register(cli)
-    for extra in ("mcp_assay.cli.run", "mcp_assay.cli.proxy", "mcp_assay.cli.tap", "mcp_assay.cli.stub"):
+    for extra in (
+        "mcp_assay.cli.demo",
+        "mcp_assay.cli.run",
+        "mcp_assay.cli.proxy",
+        "mcp_assay.cli.tap",
+        "mcp_assay.cli.stub",
+    ):
         try:
             module = __import__(extra, fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -66,8 +66,9 @@ def report_options[F: Callable[..., Any]](func: F) -> F:
         envvar="MCP_ASSAY_REPORT",
         show_envvar=True,
         metavar="FORMAT[:PATH]",
-        help="terminal, json, markdown, html, junit or tap; repeatable. Without PATH a file lands in the "
-        "temp dir (terminal goes to stdout, or to stderr for the tap); PATH '-' is stdout. Default: terminal.",
+        help="terminal, json, markdown, html, junit, tap or sarif; repeatable. Without PATH a file lands in the "
+        "temp dir (terminal goes to stdout, or to stderr for the tap); a PATH that is a folder gets the same "
+        "timestamped name in it; PATH '-' is stdout. Default: terminal.",
     )(func)
     return func
 

@@ -3,7 +3,8 @@
 ``-u URL`` tests a Streamable HTTP endpoint, ``-c COMMAND`` a stdio server it spawns. Every flag
 has an ``MCP_ASSAY_*`` twin; ``--config FILE`` (YAML) holds the same settings, and flags and their
 twins win over it. Arguments, paths and the revision are all checked before the first request. A
-progress display runs on stderr while the suite works, unless stdout is not a terminal.
+progress display runs on stderr while the suite works, unless stdout is not a terminal. With no
+schema on disk the pinned ones are fetched first (:mod:`mcp_assay.cli.schemas`), unless ``--offline``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.cli.options import report_options, report_targets, spec_options
+from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import read_baseline
@@ -165,6 +167,7 @@ def run_options[F: Callable[..., Any]](func: F) -> F:
 @click.command("run")
 @run_options
 @spec_options
+@offline_option
 @report_options
 @click.pass_context
 def run_command(
@@ -173,6 +176,7 @@ def run_command(
     config_file: Path | None,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
+    offline: bool,
     reports: tuple[str, ...],
     fail_on: str,
     baseline: str | None,
@@ -200,7 +204,8 @@ def run_command(
         record = Path(config.record).expanduser()
         if not record.parent.is_dir():
             raise ConfigError(f"--record {config.record}: folder {record.parent} does not exist")
-    spec = build_spec(spec_dir, spec_paths)
+    errors = Console(stderr=True)
+    spec = obtain_spec(spec_dir, spec_paths, offline=offline, console=errors)
     if config.spec_version:
         spec.require(config.spec_version)
     if config.default_version:
@@ -212,7 +217,6 @@ def run_command(
 
     finished: RunFinished | None = None
     interactive = sys.stdout.isatty()
-    errors = Console(stderr=True)
     progress = Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors, transient=True,
         disable=not interactive,

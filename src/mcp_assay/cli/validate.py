@@ -15,6 +15,7 @@ from mcp_assay.report.baseline import read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec.engine import evaluate, registered_checks, select_checks
+from mcp_assay.spec.requirements import glossary
 from mcp_assay.suite.runner import RUN_OBSERVATION, judge_suite_log
 from mcp_assay.verdicts import Source
 
@@ -81,6 +82,7 @@ def validate_command(
             "duration_ms": round((time.perf_counter() - started) * 1000),
         },
         fail_on=FailOn(fail_on),
+        glossary=glossary(verdicts),
         baseline=known,
     )
     emit_reports(report, targets)

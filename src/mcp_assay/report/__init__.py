@@ -1,14 +1,16 @@
-"""One report, many renderings: terminal, JSON, Markdown, HTML, JUnit XML and TAP.
+"""One report, many renderings: terminal, JSON, Markdown, HTML, JUnit XML, TAP and SARIF.
 
 ``--report FORMAT[:PATH]`` may be given several times. ``terminal`` without a path goes to
 standard output; every other format without a path lands in the temporary directory under a UTC
-timestamped name, and the path is printed. ``-`` as a path means standard output.
+timestamped name, and the path is printed. A PATH that is an existing folder gets the same
+timestamped name inside it. ``-`` as a path means standard output.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import importlib
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -38,6 +40,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "html": ("html", "mcp_assay.report.html:render_html"),
     "junit": ("xml", "mcp_assay.report.junit:render_junit"),
     "tap": ("tap", "mcp_assay.report.testanything:render_tap"),
+    "sarif": ("sarif", "mcp_assay.report.sarif:render_sarif"),
 }
 """Format name -> (file extension, ``module:function`` rendering a report to text)."""
 
@@ -50,8 +53,10 @@ class ReportTarget:
 
     format: str
     path: Path | None
-    """``None``: standard output for ``terminal``, a timestamped temp file otherwise."""
+    """``None``: standard output for ``terminal``, a timestamped file otherwise (in ``folder``)."""
     stdout: bool = False
+    folder: Path | None = None
+    """Where the timestamped file goes when ``path`` is ``None``: the temp directory unless set."""
 
 
 def parse_report_option(value: str) -> ReportTarget:
@@ -66,7 +71,9 @@ def parse_report_option(value: str) -> ReportTarget:
         return ReportTarget(name, None, stdout=True)
     path = Path(raw_path).expanduser()
     if path.is_dir():
-        raise ConfigError(f"--report {value}: {path} is a directory; give a file name")
+        return ReportTarget(name, None, folder=path)
+    if raw_path.endswith(("/", os.sep)):
+        raise ConfigError(f"--report {value}: folder {path} does not exist")
     if not path.parent.exists():
         raise ConfigError(f"--report {value}: folder {path.parent} does not exist")
     return ReportTarget(name, path)
@@ -82,9 +89,10 @@ def render(report: Report, name: str) -> str:
     return renderer(name)(report)
 
 
-def default_path(name: str, now: _dt.datetime | None = None) -> Path:
+def default_path(name: str, now: _dt.datetime | None = None, folder: Path | None = None) -> Path:
+    """``mcp-assay-<UTC stamp>.<extension>`` in ``folder`` (the temp directory by default), not yet taken."""
     stamp = (now or _dt.datetime.now(_dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
-    folder = Path(tempfile.gettempdir())
+    folder = folder if folder is not None else Path(tempfile.gettempdir())
     candidate = folder / f"mcp-assay-{stamp}.{FORMATS[name][0]}"
     counter = 1
     while candidate.exists():
@@ -108,7 +116,7 @@ def emit_reports(
     written: list[Path] = []
     targets = list(targets) or [ReportTarget("terminal", None)]
     for target in targets:
-        if target.format == "terminal" and target.path is None:
+        if target.format == "terminal" and target.path is None and target.folder is None:
             print_report(report, stdout)
             continue
         text = render(report, target.format)
@@ -116,7 +124,7 @@ def emit_reports(
             sys.stdout.write(text)
             sys.stdout.flush()
             continue
-        path = target.path or default_path(target.format)
+        path = target.path or default_path(target.format, folder=target.folder)
         try:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:

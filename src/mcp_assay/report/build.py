@@ -15,7 +15,7 @@ from typing import Any
 from mcp_assay.audit import AuditLine
 from mcp_assay.report.baseline import Baseline, apply_baseline
 from mcp_assay.report.model import FailOn, Report
-from mcp_assay.verdicts import SchemaInfo, Verdict
+from mcp_assay.verdicts import RequirementText, SchemaInfo, Verdict
 
 __all__ = ["PER_MESSAGE", "build_report", "unpinned_notes"]
 
@@ -44,8 +44,10 @@ def build_report(
     stats: Mapping[str, Any] | None = None,
     fail_on: FailOn = FailOn.MUST,
     baseline: Baseline | None = None,
+    glossary: Mapping[str, RequirementText] | None = None,
 ) -> Report:
-    """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes."""
+    """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes;
+    ``glossary`` is what the catalogue says of the requirements they cite."""
     report = Report(
         results=list(verdicts),
         target=dict(target),
@@ -57,6 +59,7 @@ def build_report(
         audit=list(audit),
         stats=dict(stats or {}),
         fail_on=fail_on,
+        glossary=dict(glossary or {}),
     )
     if baseline is not None:
         apply_baseline(report, baseline)

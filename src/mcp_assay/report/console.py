@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from rich.console import Console
 from rich.markup import escape
@@ -122,7 +122,9 @@ def _header(report: Report, console: Console) -> None:
     console.print()
 
 
-def _result_lines(result: Verdict, console: Console, *, detailed: bool) -> None:
+def _result_lines(
+    result: Verdict, console: Console, *, detailed: bool, evidence: int = MAX_EVIDENCE_SHOWN, replay: bool = True
+) -> None:
     marks = {
         Outcome.FAILED: ("✗", "red"),
         Outcome.PASSED: ("✓", "green"),
@@ -146,16 +148,16 @@ def _result_lines(result: Verdict, console: Console, *, detailed: bool) -> None:
         console.print(Text(f"        {printable(result.reason, newlines=False)}"), highlight=False)
     if result.blocked_by:
         console.print(Text(f"        blocked by: {printable(result.blocked_by, newlines=False)}", style="dim"))
-    shown = result.evidence[:MAX_EVIDENCE_SHOWN]
+    shown = result.evidence[:evidence]
     for item in shown:
         where = f" (exchange {printable(item.exchange, newlines=False)})" if item.exchange else ""
         summary = printable(item.summary, newlines=False)
         console.print(Text(f"        evidence: {summary}{where}", style="dim"), highlight=False)
         if item.detail and item.detail != result.reason:
             console.print(Text(f"          {printable(item.detail, newlines=False)}", style="dim"), highlight=False)
-        if item.reproduction:
-            replay = printable(item.reproduction, newlines=False)
-            console.print(Text(f"          replay: {replay}", style="dim"), highlight=False)
+        if item.reproduction and replay:
+            command = printable(item.reproduction, newlines=False)
+            console.print(Text(f"          replay: {command}", style="dim"), highlight=False)
     more = hidden_occurrences(result, len(shown))
     if more:
         console.print(Text(f"        … {more} more occurrence(s) in the JSON report", style="dim"))
@@ -166,8 +168,19 @@ def hidden_occurrences(result: Verdict, shown: int) -> int:
     return max(len(result.evidence), result.violations) - shown
 
 
-def print_report(report: Report, console: Console) -> None:
-    """Render the report to a rich console (a terminal, or a plain file)."""
+def print_report(
+    report: Report,
+    console: Console,
+    *,
+    folded: Collection[str] = (),
+    evidence: int = MAX_EVIDENCE_SHOWN,
+    replay: bool = True,
+) -> None:
+    """Render the report to a rich console (a terminal, or a plain file).
+
+    Sections whose key is in ``folded`` (``not_verified``, ``passed`` ...) are one heading line each,
+    each result shows at most ``evidence`` pieces of evidence, and ``replay=False`` leaves out the
+    request that reproduces each: a summary that points at a fuller format instead of listing everything."""
     _header(report, console)
     for key, title, explanation, results in sections(report):
         if not results:
@@ -176,11 +189,14 @@ def print_report(report: Report, console: Console) -> None:
         if explanation:
             heading.append(f" — {explanation}", style="")
         console.print(heading)
+        if key in folded:
+            console.print()
+            continue
         for area, members in by_area(results).items():
             console.print()
             console.print(Text(f"  {printable(area, newlines=False)}", style="bold"))
             for result in members:
-                _result_lines(result, console, detailed=key != "passed")
+                _result_lines(result, console, detailed=key != "passed", evidence=evidence, replay=replay)
         console.print()
     counts_line, applied_line = summary_lines(report)
     console.print(Text("Summary", style="bold"))

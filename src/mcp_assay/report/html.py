@@ -6,12 +6,19 @@ links to load, and a Content-Security-Policy forbids any fetch, so a viewer's br
 contacts anyone. Everything a server or client could have put into the report is HTML-escaped;
 the policy also stops any script except the one below (identified by its hash), which only opens
 the collapsed evidence before printing.
+
+Results can be filtered by outcome, level, era and source without any script: each filter is a
+checkbox, and a stylesheet rule per filter (``body:has(#f-level-should:not(:checked))
+li[data-level=should]``) hides what it unticks, so the page stays inert under its policy. Each
+finding's evidence, with the exact request to reproduce it, is one ``<details>`` click away.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import re
+from collections.abc import Iterable
 from html import escape
 
 from mcp_assay.report.console import (
@@ -24,7 +31,7 @@ from mcp_assay.report.console import (
     summary_lines,
 )
 from mcp_assay.report.model import Report
-from mcp_assay.verdicts import Evidence, Verdict
+from mcp_assay.verdicts import Evidence, Level, Verdict
 
 __all__ = ["render_html"]
 
@@ -100,11 +107,19 @@ details.evidence p { margin: 0.2rem 0; }
 details.passed > summary { cursor: pointer; color: var(--muted); margin: 0.4rem 0; }
 .label { color: var(--muted); font-size: 0.85rem; margin: 0.3rem 0 0; }
 .summary p { margin: 0.2rem 0; }
+nav.filters { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; margin: 0 0 1rem; padding: 0.5rem 0.8rem;
+  border: 1px solid var(--line); border-radius: 6px; background: var(--soft); font-size: 0.9rem; }
+nav.filters fieldset { border: 0; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.2rem 0.7rem;
+  align-items: baseline; }
+nav.filters legend { float: left; font-weight: 600; color: var(--muted); margin-right: 0.2rem; padding: 0; }
+nav.filters label { cursor: pointer; white-space: nowrap; }
+details.evidence .has-reproduction { color: var(--blue); }
 footer { margin-top: 2.5rem; color: var(--muted); font-size: 0.8rem; border-top: 1px solid var(--line);
   padding-top: 0.5rem; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11pt; }
   details > summary { list-style: none; }
+  nav.filters { display: none; }
   h2 { break-after: avoid; }
   pre { border-color: #999; }
 }
@@ -116,11 +131,36 @@ def _e(value: object) -> str:
     return escape(printable(str(value)), quote=True)
 
 
+_ERA = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+"""Revision names that may become element ids and selectors (anything else is left out of the era filter)."""
+_LEVELS = {Level.MUST: "must", Level.MUST_NOT: "must", Level.SHOULD: "should", Level.SHOULD_NOT: "should"}
+_OUTCOME_LABELS = {
+    "failed": "failed",
+    "not_verified": "not verified",
+    "recommended": "recommended",
+    "notes": "notes",
+    "known": "known",
+    "passed": "passed",
+}
+
+
+def _level(result: Verdict) -> str:
+    """The keyword family a result's level belongs to: ``must``, ``should`` or ``may``."""
+    return _LEVELS.get(result.level, "may")
+
+
+def _eras(result: Verdict, window: Iterable[str] = ()) -> list[str]:
+    """The revisions a result was judged in that the filter offers: those of the window, when it is known."""
+    known = set(window)
+    return sorted({r for r in result.revisions if _ERA.match(r) and (not known or r in known)})
+
+
 def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
     where = f" (exchange <code>{_e(item.exchange)}</code>)" if item.exchange else ""
+    replay = ' <span class="has-reproduction">· reproduce</span>' if item.reproduction else ""
     lines = [
         '<details class="evidence" open>' if open_ else '<details class="evidence">',
-        f"<summary>evidence: <code>{_e(item.summary)}</code>{where}</summary>",
+        f"<summary>evidence: <code>{_e(item.summary)}</code>{where}{replay}</summary>",
         "<div>",
     ]
     if item.detail and item.detail != result.reason:
@@ -135,11 +175,13 @@ def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
     return lines
 
 
-def _result(result: Verdict, key: str) -> list[str]:
+def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
     ids = " ".join(f"<code>{_e(ident)}</code>" for ident in result.requirements)
     tags = f"{ids} · {_e(result.level.value)} · {_e(result.side.value)} · {_e(result.source.value)}"
+    eras = " ".join(_eras(result, window))
     lines = [
-        f'<li class="result {key}" id="{_e(result.check)}-{_e(result.source.value)}">',
+        f'<li class="result {key}" id="{_e(result.check)}-{_e(result.source.value)}" data-level="{_level(result)}" '
+        f'data-source="{_e(result.source.value)}" data-eras="{eras}">',
         f'<div class="head"><span class="mark">{MARKS[key]}</span>'
         f'<span class="title">{_e(result.title)}</span><span class="tags">{tags}</span></div>',
     ]
@@ -186,9 +228,48 @@ def _header(report: Report) -> list[str]:
     return lines
 
 
+def _checkbox(dimension: str, value: str, label: str) -> str:
+    return f'<label><input type="checkbox" id="f-{dimension}-{value}" checked> {_e(label)}</label>'
+
+
+def _subsets(eras: list[str]) -> Iterable[list[str]]:
+    """Every non-empty subset of ``eras``, in a stable order."""
+    for mask in range(1, 1 << len(eras)):
+        yield [era for position, era in enumerate(eras) if mask >> position & 1]
+
+
+def _filters(shown: list[tuple[str, list[Verdict]]], window: list[str]) -> tuple[list[str], str]:
+    """The filter bar and the stylesheet rules that make each unticked box hide what it names."""
+    results = [result for _, members in shown for result in members]
+    if not results:
+        return [], ""
+    levels = [level for level in ("must", "should", "may") if any(_level(r) == level for r in results)]
+    sources = sorted({result.source.value for result in results})
+    eras = sorted({era for result in results for era in _eras(result, window)}, reverse=True)
+    bar = ['<nav class="filters" aria-label="filter results">', "<fieldset><legend>outcome</legend>"]
+    bar += [_checkbox("outcome", key, f"{_OUTCOME_LABELS[key]} ({len(members)})") for key, members in shown]
+    bar += ["</fieldset>", "<fieldset><legend>level</legend>"]
+    bar += [_checkbox("level", level, level.upper()) for level in levels]
+    bar += ["</fieldset>"]
+    if eras:
+        bar += ["<fieldset><legend>era</legend>", *(_checkbox("era", era, era) for era in eras), "</fieldset>"]
+    bar += ["<fieldset><legend>source</legend>", *(_checkbox("source", src, src) for src in sources), "</fieldset>"]
+    bar.append("</nav>")
+    rules = [f"body:has(#f-outcome-{key}:not(:checked)) section#{key}" for key, _ in shown]
+    rules += [f'body:has(#f-level-{level}:not(:checked)) li.result[data-level="{level}"]' for level in levels]
+    rules += [f'body:has(#f-source-{src}:not(:checked)) li.result[data-source="{src}"]' for src in sources]
+    # A result judged in several eras stays visible while any of them is ticked.
+    for subset in _subsets(eras):
+        unticked = "".join(f":has(#f-era-{era}:not(:checked))" for era in subset)
+        rules.append(f'body{unticked} li.result[data-eras="{" ".join(sorted(subset))}"]')
+    return bar, ",\n".join(rules) + " { display: none; }"
+
+
 def render_html(report: Report) -> str:
     """The report as a self-contained HTML document."""
     title = f"MCP conformance report — {report.revision}" if report.revision else "MCP conformance report"
+    shown = [(key, results) for key, _, _, results in sections(report) if results]
+    bar, filter_css = _filters(shown, report.window)
     lines = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -199,10 +280,11 @@ def render_html(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta name="color-scheme" content="light">',
         f"<title>{_e(title)}</title>",
-        f"<style>\n{_CSS}\n</style>",
+        f"<style>\n{_CSS}\n{filter_css}\n</style>" if filter_css else f"<style>\n{_CSS}\n</style>",
         "</head>",
         "<body>",
         *_header(report),
+        *bar,
         "<main>",
     ]
     for key, heading, explanation, results in sections(report):
@@ -215,7 +297,7 @@ def render_html(report: Report) -> str:
         for area, members in by_area(results).items():
             lines += [f"<h3>{_e(area)}</h3>", '<ul class="results">']
             for result in members:
-                lines += _result(result, key)
+                lines += _result(result, key, report.window)
             lines.append("</ul>")
         if key == "passed":
             lines.append("</details>")

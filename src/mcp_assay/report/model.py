@@ -17,7 +17,7 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
-from mcp_assay.verdicts import Evidence, Level, Outcome, SchemaInfo, Severity, Side, Source, Verdict
+from mcp_assay.verdicts import Evidence, Level, Outcome, RequirementText, SchemaInfo, Severity, Side, Source, Verdict
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -102,6 +102,8 @@ class Report:
     tool: str = f"mcp-assay {__version__}"
     fail_on: FailOn = FailOn.MUST
     baseline: BaselineStatus | None = None
+    glossary: dict[str, RequirementText] = field(default_factory=dict)
+    """What the catalogue says about each cited requirement (level, side, paraphrase, source)."""
 
     # -- views -----------------------------------------------------------------------------------
     def applied(self) -> list[Verdict]:
@@ -238,6 +240,7 @@ class Report:
                     "severity": status.severity.value,
                     "checks": list(status.checks),
                     "sources": [source.value for source in status.sources],
+                    **_text_json(self.glossary.get(status.id)),
                 }
                 for status in self.requirements()
             ],
@@ -269,7 +272,29 @@ class Report:
             tool=str(data.get("tool", "")),
             fail_on=FailOn(data.get("fail_on", "must")),
             baseline=_baseline_from_json(data.get("baseline")),
+            glossary=_glossary_from_json(data.get("requirements", [])),
         )
+
+
+def _text_json(text: RequirementText | None) -> dict[str, str]:
+    if text is None:
+        return {}
+    return {"level": text.level, "side": text.side, "summary": text.summary, "source": text.source}
+
+
+def _glossary_from_json(items: Any) -> dict[str, RequirementText]:
+    texts = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, Mapping) and isinstance(item.get("summary"), str):
+            ident = str(item.get("id", ""))
+            texts[ident] = RequirementText(
+                id=ident,
+                level=str(item.get("level", "")),
+                side=str(item.get("side", "")),
+                summary=str(item["summary"]),
+                source=str(item.get("source", "")),
+            )
+    return texts
 
 
 def _baseline_from_json(data: Any) -> BaselineStatus | None:
@@ -362,6 +387,7 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         notes=list(dict.fromkeys(note for report in reports for note in report.notes)),
         audit=[line for report in reports for line in report.audit],
         fail_on=base.fail_on,
+        glossary={ident: text for report in reports for ident, text in report.glossary.items()},
     )
 
 

@@ -18,7 +18,7 @@ import httpx
 
 from mcp_assay.spec.sources import Pin, load_pins, sha256_of
 
-__all__ = ["PullResult", "pull_schemas"]
+__all__ = ["MIRROR_ENV", "PullResult", "download_url", "pull_schemas"]
 
 MIRROR_ENV = "MCP_ASSAY_SPEC_MIRROR"
 
@@ -32,7 +32,8 @@ class PullResult:
     detail: str = ""
 
 
-def _url(pin: Pin, mirror: str | None) -> str:
+def download_url(pin: Pin, mirror: str | None) -> str:
+    """Where ``pin``'s file is fetched from: upstream at the pinned commit, or the mirror template filled in."""
     if not mirror:
         return pin.url
     return mirror.format(commit=pin.commit, path=pin.path, revision=pin.revision, repository="")
@@ -54,7 +55,7 @@ def pull_schemas(
             if target.is_file() and not force and sha256_of(target) == pin.sha256:
                 results.append(PullResult(pin.revision, target, "present"))
                 continue
-            url = _url(pin, mirror)
+            url = download_url(pin, mirror)
             try:
                 response = client.get(url)
             except httpx.HTTPError as exc:

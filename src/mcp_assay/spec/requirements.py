@@ -10,7 +10,7 @@ restating a different level, fails at import time instead of producing a mislead
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from mcp_assay.errors import CatalogueError
-from mcp_assay.verdicts import Level, Severity, Side
+from mcp_assay.verdicts import Level, RequirementText, Severity, Side
 
-__all__ = ["Catalogue", "Requirement", "catalogue"]
+__all__ = ["Catalogue", "Requirement", "catalogue", "glossary"]
 
 _ID = re.compile(r"^[A-Z]+-\d{2}$")
 _FIELDS = {
@@ -137,3 +137,22 @@ def catalogue() -> Catalogue:
     if not isinstance(data, list):
         raise CatalogueError("requirements.yaml must be a list of entries")
     return Catalogue([_parse(entry, position) for position, entry in enumerate(data)])
+
+
+def glossary(verdicts: Iterable[Any]) -> dict[str, RequirementText]:
+    """What the catalogue says about every requirement the verdicts cite (for the report's readers)."""
+    cat = catalogue()
+    texts: dict[str, RequirementText] = {}
+    for verdict in verdicts:
+        for ident in verdict.requirements:
+            if ident in texts or ident not in cat:
+                continue
+            entry = cat[ident]
+            texts[ident] = RequirementText(
+                id=ident,
+                level=entry.level.value,
+                side=entry.side.value,
+                summary=" ".join(entry.summary.split()),
+                source=entry.source,
+            )
+    return texts

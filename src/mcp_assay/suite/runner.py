@@ -33,6 +33,7 @@ from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge, Scope, select_checks
+from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.blocking import Skip, annotate, skip_from_observation
@@ -633,6 +634,7 @@ def report_of(
         audit=finished.audit,
         stats=finished.stats,
         fail_on=fail_on,
+        glossary=glossary(finished.verdicts),
         baseline=baseline,
     )
 

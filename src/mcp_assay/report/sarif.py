@@ -1,0 +1,217 @@
+"""The report as SARIF 2.1.0, so code-scanning dashboards list conformance findings next to code alerts.
+
+One run per report. Its tool names one rule per check the report holds (id = check name, with
+the requirement IDs it cites, their level and, from the catalogue, our paraphrase of each and
+where the specification says it), and one result per finding: a FAILED result is an ``error``, a
+RECOMMENDED one a ``warning``, an informational note a ``note``, and a failure the baseline
+accepts keeps its level and carries an ``external`` suppression with the baseline's reason.
+Passes and results that could not be verified are not findings and stay out (they are in the run's
+``properties.summary`` counts and in the JSON report).
+
+A result's message is its reason followed by its evidence, reproduction included, in the same
+order the other writers use. Code scanning only accepts repository-relative paths as locations,
+so the location is named after the target: the script of a stdio command (``python server.py``
+gives ``server.py``) or ``host_port/path`` for an endpoint URL. A partial fingerprint made of the
+check and its source keeps an alert's identity across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from mcp_assay.report.console import printable, sections
+from mcp_assay.report.model import Report, sort_results
+from mcp_assay.verdicts import RequirementText, Severity, Verdict
+
+__all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "artifact_uri", "render_sarif"]
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT = "mcpAssayResult/v1"
+"""Key of the partial fingerprint every result carries (``check`` and ``source``, hashed)."""
+
+_LEVEL = {"failed": "error", "recommended": "warning", "notes": "note"}
+_BY_SEVERITY = {Severity.MUST: "error", Severity.SHOULD: "warning", Severity.INFO: "note"}
+_PROBLEM_SEVERITY = {Severity.MUST: "error", Severity.SHOULD: "warning", Severity.INFO: "recommendation"}
+_SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".go", ".rs", ".rb", ".java", ".jar", ".sh")
+_FALLBACK_URI = "mcp-server"
+
+
+def _line(value: str) -> str:
+    return printable(value, newlines=False)
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part) or name
+
+
+def artifact_uri(target: Mapping[str, Any]) -> str:
+    """A repository-relative path naming the target, for a result's location (see the module docstring)."""
+    description = str(target.get("description") or "")
+    first = description.split(" + ")[0].split(" (")[0].split(", ")[0].strip()
+    parts = urlsplit(first)
+    if parts.scheme in ("http", "https") and parts.hostname:
+        host = parts.hostname + (f"_{parts.port}" if parts.port else "")
+        route = parts.path.strip("/")
+        return quote(f"{host}/{route}" if route else host, safe="/._-~")
+    try:
+        words = shlex.split(first)
+    except ValueError:
+        words = first.split()
+    for word in [*words[1:], *words[:1]]:
+        if word.lower().endswith(_SOURCE_SUFFIXES) or word.lower().endswith((".jsonl", ".har", ".flows")):
+            path = PurePosixPath(word.replace("\\", "/"))
+            relative = path.name if path.is_absolute() or ".." in path.parts else str(path)
+            return quote(relative, safe="/._-~")
+    return _FALLBACK_URI
+
+
+def _help(result: Verdict, entries: Mapping[str, RequirementText]) -> tuple[str, str]:
+    """Plain-text and Markdown help: each requirement the check cites, paraphrased, with its source."""
+    text = [result.title, ""]
+    markdown = [f"**{result.title}**", ""]
+    for ident in result.requirements:
+        if ident not in entries:
+            text.append(f"{ident} ({result.level.value})")
+            markdown.append(f"- **{ident}** ({result.level.value})")
+            continue
+        entry = entries[ident]
+        summary = " ".join(entry.summary.split())
+        text.append(f"{ident} ({entry.level}, binds the {entry.side}): {summary}")
+        text.append(f"  specification: {entry.source}")
+        markdown.append(f"- **{ident}** ({entry.level}, binds the {entry.side}): {summary}")
+        markdown.append(f"  *specification:* {entry.source}")
+    text += ["", f"mcp-assay check: {result.check} (area: {result.area or 'Other'})"]
+    markdown += ["", f"mcp-assay check: `{result.check}` (area: {result.area or 'Other'})"]
+    return "\n".join(text), "\n".join(markdown)
+
+
+def _rule(result: Verdict, entries: Mapping[str, RequirementText]) -> dict[str, Any]:
+    text, markdown = _help(result, entries)
+    ids = ", ".join(result.requirements)
+    return {
+        "id": result.check,
+        "name": _pascal(result.check),
+        "shortDescription": {"text": _line(result.title)},
+        "fullDescription": {"text": _line(f"{result.title} ({ids}; {result.level.value}, {result.side.value})")},
+        "help": {"text": text, "markdown": markdown},
+        "defaultConfiguration": {"level": _BY_SEVERITY[result.severity]},
+        "properties": {
+            "requirements": list(result.requirements),
+            "level": result.level.value,
+            "severity": result.severity.value,
+            "side": result.side.value,
+            "area": result.area,
+            "problem.severity": _PROBLEM_SEVERITY[result.severity],
+            "tags": ["mcp", "conformance", *result.requirements],
+        },
+    }
+
+
+def _message(result: Verdict) -> str:
+    """The reason, then every piece of evidence with its detail, message excerpt and reproduction."""
+    lines = [_line(result.reason or result.title)]
+    for item in result.evidence:
+        where = f" (exchange {_line(item.exchange)})" if item.exchange else ""
+        lines.append(f"evidence: {_line(item.summary)}{where}")
+        if item.detail and item.detail != result.reason:
+            lines.append(f"  {_line(item.detail)}")
+        if item.excerpt:
+            lines.append(f"  message: {_line(item.excerpt)}")
+        if item.reproduction:
+            lines.append(f"  reproduce: {_line(item.reproduction)}")
+    hidden = result.violations - len(result.evidence)
+    if hidden > 0:
+        lines.append(f"{hidden} more occurrence(s) in the JSON report")
+    return "\n".join(lines)
+
+
+def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, Any]:
+    fingerprint = hashlib.sha256(f"{result.check}\n{result.source.value}".encode()).hexdigest()
+    item: dict[str, Any] = {
+        "ruleId": result.check,
+        "ruleIndex": rule_index,
+        "kind": "fail",
+        "level": _LEVEL.get(key, _BY_SEVERITY[result.severity]),
+        "message": {"text": _message(result)},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
+        "partialFingerprints": {FINGERPRINT: fingerprint},
+        "properties": {
+            "requirements": list(result.requirements),
+            "severity": result.severity.value,
+            "side": result.side.value,
+            "source": result.source.value,
+            "revisions": list(result.revisions),
+            "exchanges": [item.exchange for item in result.evidence if item.exchange],
+            "reproductions": [_line(item.reproduction) for item in result.evidence if item.reproduction],
+            "violations": result.violations,
+            "judged": result.judged,
+        },
+    }
+    if result.known is not None:
+        item["suppressions"] = [{"kind": "external", "status": "accepted", "justification": _line(result.known)}]
+    return item
+
+
+def _tool_version(report: Report) -> str:
+    name, _, version = report.tool.partition(" ")
+    return version if name == "mcp-assay" and version else report.tool or "unknown"
+
+
+def render_sarif(report: Report) -> str:
+    """The report as a SARIF 2.1.0 log with one run."""
+    checks: dict[str, Verdict] = {}
+    for result in sort_results(report.results):
+        checks.setdefault(result.check, result)
+    index = {name: position for position, name in enumerate(checks)}
+    uri = artifact_uri(report.target)
+    results = [
+        _result(result, key, index[result.check], uri)
+        for key, _, _, members in sections(report)
+        if key in ("failed", "recommended", "notes", "known")
+        for result in sort_results(members)
+    ]
+    code, verdict = report.verdict()
+    version = _tool_version(report)
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "mcp-assay",
+                "fullName": report.tool or "mcp-assay",
+                "version": version,
+                "rules": [_rule(result, report.glossary) for result in checks.values()],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "exitCode": report.exit_code(),
+                "exitCodeDescription": code,
+                "properties": {"failOn": report.fail_on.value},
+            }
+        ],
+        "results": results,
+        "properties": {
+            "target": {key: str(value) for key, value in report.target.items()},
+            "revision": report.revision,
+            "window": list(report.window),
+            "verdict": {"code": code, "text": verdict},
+            "summary": report.counts(),
+            "notes": [_line(note) for note in report.notes],
+            "generatedAt": report.generated_at,
+        },
+    }
+    if report.baseline is not None:
+        run["properties"]["baseline"] = {
+            "path": report.baseline.path,
+            "known": report.baseline.known,
+            "stale": list(report.baseline.stale),
+        }
+    log = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

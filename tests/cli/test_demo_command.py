@@ -1,0 +1,53 @@
+"""`mcp-assay demo` refuses what it cannot do before it starts anything (the runs themselves: tests/demo/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_assay.cli import cli
+from mcp_assay.cli import demo as demo_cli
+from mcp_assay.demo import session
+
+
+def test_without_the_sdk_the_demo_names_the_one_install_that_fixes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: the example server runs on the official Python SDK; without it, one line and exit 2."""
+    monkeypatch.setattr(demo_cli, "_sdk_server_installed", lambda: False)
+    result = CliRunner().invoke(cli, ["demo"])
+    assert result.exit_code == 2, result.output
+    assert "pip install 'mcp>=2.3,<3'" in " ".join(result.stderr.split())
+
+
+def test_client_sdk_without_the_sdk_client_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: --client sdk insists on the SDK; auto would fall back to mcp-assay's own client."""
+    monkeypatch.setattr(session, "sdk_client_available", lambda: False)
+    result = CliRunner().invoke(cli, ["demo", "--client", "sdk"])
+    assert result.exit_code == 2, result.output
+    assert "--client sdk" in result.stderr
+    assert session.choose_client("auto") == "suite"
+
+
+def test_auto_picks_the_sdk_client_when_it_is_installed() -> None:
+    """Tool-defined: the real client session is the official SDK's whenever it can be imported."""
+    assert session.sdk_client_available()
+    assert session.choose_client("auto") == "sdk"
+    assert session.choose_client("suite") == "suite"
+
+
+def test_an_output_dir_that_cannot_be_made_is_a_usage_error(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: a file where the folder should go is refused (exit 2) before any process starts."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(blocker / "out"), "--spec-dir", str(spec_path)])
+    assert result.exit_code == 2, result.output
+    assert "--output-dir" in result.stderr and "cannot create it" in result.stderr
+
+
+def test_the_demo_is_listed_first_in_the_help() -> None:
+    """Tool-defined: a newcomer reading `mcp-assay --help` sees the demo before anything else."""
+    result = CliRunner().invoke(cli, ["--help"])
+    overview = result.output.split("Options:")[0]
+    assert "  demo        see what mcp-assay does" in overview
+    assert overview.index("  demo ") < overview.index("  run "), result.output

@@ -16,6 +16,7 @@ the tap, the active suite and an offline recording produce the same lines.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -29,6 +30,7 @@ from mcp_assay.wire import HttpExchange
 __all__ = [
     "OUTCOMES",
     "AuditLine",
+    "AuditTrail",
     "audit_data",
     "audit_key",
     "audit_line",
@@ -155,6 +157,33 @@ def audit_lines(log: ExchangeLog) -> list[AuditLine]:
         principal = recorded.get(request.exchange)
         lines.append(replace(line, principal=principal) if principal is not None else line)
     return lines
+
+
+class AuditTrail:
+    """The audit lines of a capture judged in windows: taken from each window before it is dropped.
+
+    A long capture makes a line per request; the report keeps the latest :attr:`limit` of them and
+    says how many earlier ones it left out (every one of them is in the recording)."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self.lines: deque[AuditLine] = deque(maxlen=limit)
+        self.total = 0
+
+    def take(self, log: ExchangeLog, already: Iterable[str] = ()) -> None:
+        """Add the lines of ``log``'s requests, leaving out exchanges taken from an earlier window."""
+        skip = set(already)
+        for line in audit_lines(log):
+            if line.exchange not in skip:
+                self.lines.append(line)
+                self.total += 1
+
+    def note(self) -> str | None:
+        """What the report says when it left lines out."""
+        left_out = self.total - len(self.lines)
+        if left_out <= 0:
+            return None
+        return f"the audit list keeps the latest {len(self.lines)} of {self.total} requests; the recording has them all"
 
 
 def audit_key(line: AuditLine) -> str:

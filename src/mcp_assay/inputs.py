@@ -7,16 +7,17 @@ formats of other tools (mitmproxy flow files and HAR, whose readers live in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcp_assay.errors import RecordingError
-from mcp_assay.recording import read_recording
+from mcp_assay.recording import read_recording, stream_recording
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange
 
-__all__ = ["RECORDING", "Loaded", "Reader", "load_inputs"]
+__all__ = ["RECORDING", "Inputs", "Loaded", "Reader", "load_inputs", "recording_source", "stream_inputs"]
 
 
 @dataclass
@@ -26,6 +27,14 @@ class Loaded:
     exchanges: list[Exchange]
     problems: list[str] = field(default_factory=list)
     kind: str = "recording"
+
+
+@dataclass
+class Inputs:
+    """What reading the files found besides traffic: each file's kind, and anything odd in them."""
+
+    kinds: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,33 +63,56 @@ RECORDING = Reader("an mcp-assay JSONL recording", _is_jsonl, _read_jsonl)
 """mcp-assay's own JSONL recordings."""
 
 
+def recording_source(path: str | Path) -> str:
+    """What made a JSONL recording (its header's ``source``: ``mcp-assay run …``, ``mcp-assay proxy …``), or ``""``."""
+    try:
+        with Path(path).open(encoding="utf-8", errors="replace") as handle:
+            first = handle.readline(65_536)
+        header = json.loads(first)
+    except (OSError, ValueError):
+        return ""
+    source = header.get("source") if isinstance(header, dict) and header.get("type") == "recording" else None
+    return source if isinstance(source, str) else ""
+
+
+def stream_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs: Inputs) -> Iterator[Exchange]:
+    """Every file's exchanges, one file after another, as they are read: JSONL recordings stream,
+    other captures are read whole (they are read whole by their own tools too)."""
+    for number, raw in enumerate(paths, start=1):
+        path = Path(raw)
+        reader = _reader_for(path, readers)
+        prefix = "" if len(paths) == 1 else f"f{number}:"
+        problems: list[str] = []
+        if reader is RECORDING:
+            yield from stream_recording(path, problems, prefix=prefix)
+            kind = "recording"
+        else:
+            loaded = reader.read(path, prefix)
+            yield from loaded.exchanges
+            problems.extend(loaded.problems)
+            kind = loaded.kind or reader.name
+        inputs.problems.extend(f"{path.name}: {problem}" for problem in problems)
+        inputs.kinds.append(kind)
+
+
+def _reader_for(path: Path, readers: Sequence[Reader]) -> Reader:
+    if not path.is_file():
+        raise RecordingError(f"{path}: no such file")
+    for reader in readers:
+        try:
+            if reader.sniff(path):
+                return reader
+        except OSError as exc:
+            raise RecordingError(f"{path}: cannot read ({exc})") from exc
+    names = [reader.name for reader in sorted(readers, key=lambda reader: reader is not RECORDING)]
+    expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    raise RecordingError(f"{path}: not a recording mcp-assay can read ({expected} expected)")
+
+
 def load_inputs(
     paths: Sequence[str | Path], readers: Sequence[Reader] = (RECORDING,)
 ) -> tuple[ExchangeLog, list[str], list[str]]:
-    """Read every file into one log with the first reader that recognises it; return the log, the
-    problems found, and each file's kind."""
-    log = ExchangeLog()
-    problems: list[str] = []
-    kinds: list[str] = []
-    for number, raw in enumerate(paths, start=1):
-        path = Path(raw)
-        if not path.is_file():
-            raise RecordingError(f"{path}: no such file")
-        for reader in readers:
-            try:
-                matches = reader.sniff(path)
-            except OSError as exc:
-                raise RecordingError(f"{path}: cannot read ({exc})") from exc
-            if not matches:
-                continue
-            loaded = reader.read(path, "" if len(paths) == 1 else f"f{number}:")
-            for exchange in loaded.exchanges:
-                log.add(exchange)
-            problems.extend(f"{path.name}: {problem}" for problem in loaded.problems)
-            kinds.append(loaded.kind or reader.name)
-            break
-        else:
-            names = [reader.name for reader in sorted(readers, key=lambda reader: reader is not RECORDING)]
-            expected = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
-            raise RecordingError(f"{path}: not a recording mcp-assay can read ({expected} expected)")
-    return log, problems, kinds
+    """Read every file into one log; return the log, the problems found, and each file's kind."""
+    inputs = Inputs()
+    log = ExchangeLog(stream_inputs(paths, readers, inputs))
+    return log, inputs.problems, inputs.kinds

@@ -71,6 +71,7 @@ __all__ = [
     "read_recording",
     "records_of",
     "redact_record",
+    "stream_recording",
     "response_record",
 ]
 
@@ -434,32 +435,48 @@ def iter_records(handle: IO[str], problems: list[str]) -> Iterator[dict[str, Any
         yield record
 
 
-def read_recording(path: str | Path, log: ExchangeLog | None = None, *, prefix: str = "") -> Recording:
-    """Read a JSONL recording into an exchange log (appending to ``log`` when given)."""
+def stream_recording(
+    path: str | Path, problems: list[str], *, prefix: str = "", header: dict[str, Any] | None = None
+) -> Iterator[Exchange]:
+    """The exchanges of a JSONL recording as they are read (memory follows one exchange, not the file).
+
+    Odd records go to ``problems``; the ``recording`` record is copied into ``header`` when given.
+    Raises :class:`RecordingError` when the file cannot be read or holds no record at all."""
     file = Path(path)
     if not file.is_file():
         raise RecordingError(f"{file}: no such recording")
-    problems: list[str] = []
-    header: Mapping[str, Any] = {}
-    target = log if log is not None else ExchangeLog()
+    found: dict[str, Any] = {}
     assembler = Assembler(prefix)
-    count = 0
+    count = exchanges = 0
     try:
         with file.open(encoding="utf-8", errors="surrogateescape") as handle:
             for record in iter_records(handle, problems):
                 count += 1
                 if record.get("type") == "recording":
-                    header = record
+                    found = record
                     continue
                 for exchange in assembler.feed(record):
-                    target.add(exchange)
+                    exchanges += 1
+                    yield exchange
     except OSError as exc:
         raise RecordingError(f"{file}: cannot read ({exc})") from exc
     for exchange in assembler.close():
-        target.add(exchange)
+        exchanges += 1
+        yield exchange
     problems.extend(assembler.problems)
-    if count == 0 or (not header and not len(target)):
+    if count == 0 or (not found and not exchanges):
         raise RecordingError(f"{file}: not an mcp-assay recording (no records found)")
-    if header and header.get("format") not in (None, RECORDING_FORMAT):
-        problems.append(f"unknown recording format {header.get('format')!r}; read as {RECORDING_FORMAT}")
-    return Recording(file, header, target, problems)
+    if found and found.get("format") not in (None, RECORDING_FORMAT):
+        problems.append(f"unknown recording format {found.get('format')!r}; read as {RECORDING_FORMAT}")
+    if header is not None:
+        header.update(found)
+
+
+def read_recording(path: str | Path, log: ExchangeLog | None = None, *, prefix: str = "") -> Recording:
+    """Read a JSONL recording into an exchange log (appending to ``log`` when given)."""
+    problems: list[str] = []
+    header: dict[str, Any] = {}
+    target = log if log is not None else ExchangeLog()
+    for exchange in stream_recording(path, problems, prefix=prefix, header=header):
+        target.add(exchange)
+    return Recording(Path(path), header, target, problems)

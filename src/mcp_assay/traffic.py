@@ -16,6 +16,7 @@ the whole session.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine, oauth_kind
 
-__all__ = ["PROTOCOL_VERSION_KEY", "Advertised", "ExchangeLog", "MessageKey", "message_key"]
+__all__ = ["PROTOCOL_VERSION_KEY", "Advertised", "ExchangeLog", "MessageKey", "Timeline", "message_key"]
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 
@@ -43,6 +44,60 @@ class Advertised:
 
     value: Any
     message: Message
+
+
+class Timeline:
+    """What a server advertised in one scope, in time order, found by time in logarithmic time.
+
+    ``merge`` keeps, with every entry, the union of everything advertised up to it (later
+    definitions winning); an entry that changes nothing shares its predecessor's union, so a
+    client listing the same tools ten thousand times costs one dictionary, not ten thousand."""
+
+    __slots__ = ("_times", "_entries", "_merged", "_merge_key")
+
+    def __init__(self, merge_key: str | None = None) -> None:
+        self._times: list[float] = []
+        self._entries: list[Advertised] = []
+        self._merged: list[dict[str, Any]] = []
+        self._merge_key = merge_key
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
+
+    def add(self, entry: Advertised) -> None:
+        at = bisect_right(self._times, entry.message.time)
+        self._times.insert(at, entry.message.time)
+        self._entries.insert(at, entry)
+        if self._merge_key is None:
+            return
+        if at == len(self._entries) - 1:
+            base = self._merged[-1] if self._merged else {}
+            self._merged.append(self._union(base, entry))
+        else:  # an entry older than the latest: rebuild the unions from it on (rare: captures in order)
+            del self._merged[at:]
+            base = self._merged[-1] if self._merged else {}
+            for later in self._entries[at:]:
+                base = self._union(base, later)
+                self._merged.append(base)
+
+    def _union(self, base: dict[str, Any], entry: Advertised) -> dict[str, Any]:
+        key = self._merge_key
+        changes = {
+            item[key]: item
+            for item in entry.value
+            if isinstance(item, dict) and isinstance(item.get(key), str) and base.get(item[key]) != item
+        }
+        return {**base, **changes} if changes else base
+
+    def latest(self, at: float) -> Advertised:
+        """The last entry at or before ``at``; the latest of all when none is that early."""
+        index = bisect_right(self._times, at)
+        return self._entries[index - 1] if index else self._entries[-1]
+
+    def merged(self, at: float) -> dict[str, Any]:
+        """Everything advertised up to ``at`` (at least the first entry)."""
+        index = bisect_right(self._times, at)
+        return self._merged[index - 1] if index else self._merged[0]
 
 
 def _other(side: Side) -> Side:
@@ -80,11 +135,12 @@ class ExchangeLog:
         self._orphans: list[Message] = []
         self._session_revision: dict[str, str] = {}
         self._connection_revision: dict[str, str] = {}
-        self._capabilities: dict[str, list[Advertised]] = defaultdict(list)
-        self._tools: dict[str, list[Advertised]] = defaultdict(list)
+        self._capabilities: dict[str, Timeline] = defaultdict(Timeline)
+        self._tools: dict[str, Timeline] = defaultdict(lambda: Timeline("name"))
         self._initialize: dict[str, Message] = {}
         self._exchange_revision: dict[str, str] = {}
         self._oauth: set[str] = set()
+        self._waiting = 0
         for item in items:
             self.add(item)
 
@@ -201,6 +257,7 @@ class ExchangeLog:
         ident = message.id_key
         if message.kind is Kind.REQUEST and ident is not None:
             self._pending[(scope, message.sender, ident)].append(message)
+            self._waiting += 1
             return
         if not message.kind.is_response or ident is None:
             if message.kind is Kind.ERROR and ident is None:
@@ -213,6 +270,8 @@ class ExchangeLog:
                 still_open = [request for request in waiting if not self._responses.get(message_key(request))]
                 request = still_open[0] if still_open else waiting[-1]
                 self._request_of[key] = request
+                if not self._responses.get(message_key(request)):
+                    self._waiting -= 1
                 self._responses[message_key(request)].append(message)
                 return
         self._orphans.append(message)
@@ -226,11 +285,11 @@ class ExchangeLog:
         result = message.result
         if request.method in ("server/discover", "initialize") and isinstance(result.get("capabilities"), dict):
             target = "*" if request.method == "server/discover" and request.transport == "http" else scope
-            self._capabilities[target].append(Advertised(result["capabilities"], message))
+            self._capabilities[target].add(Advertised(result["capabilities"], message))
         if request.method == "tools/list" and isinstance(result.get("tools"), list):
-            self._tools[scope].append(Advertised(result["tools"], message))
+            self._tools[scope].add(Advertised(result["tools"], message))
             if request.transport == "http":
-                self._tools["*"].append(Advertised(result["tools"], message))
+                self._tools["*"].add(Advertised(result["tools"], message))
 
     # -- reading ------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -277,6 +336,14 @@ class ExchangeLog:
             self._sorted = sorted(self._messages, key=lambda m: (m.time, order[id(m)]))
         return list(self._sorted)
 
+    def message_count(self) -> int:
+        """How many messages were added so far."""
+        return len(self._messages)
+
+    def messages_since(self, position: int) -> list[Message]:
+        """The messages added after the first ``position`` ones, in the order they were added."""
+        return self._messages[position:]
+
     def exchange_of(self, message: Message) -> Exchange | None:
         return self._by_id.get(message.exchange)
 
@@ -306,6 +373,11 @@ class ExchangeLog:
         """Responses that answer no request seen in the traffic (or errors without an id)."""
         return list(self._orphans)
 
+    @property
+    def waiting(self) -> int:
+        """How many requests (with an id) have no response in the log yet."""
+        return self._waiting
+
     def unanswered(self) -> list[Message]:
         """Requests that never got a response in the captured traffic."""
         return [
@@ -326,33 +398,20 @@ class ExchangeLog:
         scopes.append("*")
         return scopes
 
-    def _latest(self, table: dict[str, list[Advertised]], message: Message) -> Advertised | None:
-        for scope in self._scope_for_advertised(message):
-            entries = table.get(scope)
-            if not entries:
-                continue
-            before = [entry for entry in entries if entry.message.time <= message.time]
-            return (before or entries)[-1]
-        return None
-
     def server_capabilities(self, message: Message) -> Advertised | None:
         """The capabilities the server last advertised (discover or initialize) for this message's scope."""
-        return self._latest(self._capabilities, message)
+        for scope in self._scope_for_advertised(message):
+            timeline = self._capabilities.get(scope)
+            if timeline:
+                return timeline.latest(message.time)
+        return None
 
     def tools(self, message: Message) -> dict[str, Any] | None:
-        """Tool definitions by name from the latest ``tools/list`` pages seen for this scope."""
+        """Tool definitions by name from the ``tools/list`` pages seen for this scope up to the message."""
         for scope in self._scope_for_advertised(message):
-            entries = self._tools.get(scope)
-            if not entries:
-                continue
-            merged: dict[str, Any] = {}
-            for entry in entries:
-                if entry.message.time > message.time and merged:
-                    break
-                for tool in entry.value:
-                    if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                        merged[tool["name"]] = tool
-            return merged
+            timeline = self._tools.get(scope)
+            if timeline:
+                return timeline.merged(message.time)
         return None
 
     def initialize_request(self, message: Message) -> Message | None:

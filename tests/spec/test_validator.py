@@ -118,3 +118,26 @@ def test_requests_in_the_wrong_direction_or_revision_are_noted(spec: SpecSet) ->
 def test_validators_are_compiled_once_per_definition(spec: SpecSet) -> None:
     validator = spec.newest.validator
     assert validator._compiled("ListToolsResult") is validator._compiled("ListToolsResult")
+
+
+def test_a_repeated_body_is_validated_once_and_judged_the_same(spec: SpecSet) -> None:
+    """Tool-defined: the validation memo gives every message the issues validating it afresh gives,
+    whatever its id (differential: each body of the revision's examples, twice, with other ids)."""
+    from mcp_assay.jsonrpc import parse_message
+    from mcp_assay.verdicts import Side
+
+    revision = spec.require("2026-07-28")
+    validator = revision.validator
+    bodies = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        {"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {"cursor": 5}},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "tools/list", "params": {}},
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+    ]
+    for body in bodies:
+        for ident in (body["id"], 7, "x", 2.5, True):
+            again = {**body, "id": ident}
+            message = parse_message(json.dumps(again).encode(), sender=Side.CLIENT, time=0.0)
+            remembered = validator.validate(message)
+            fresh = validator._validate_def(remembered.definition or "JSONRPCRequest", message.payload, "")
+            assert tuple(issue.render() for issue in remembered.issues) == tuple(issue.render() for issue in fresh)

@@ -26,7 +26,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from mcp_assay.audit import audit_data, audit_line, audit_lines
+from mcp_assay.audit import AuditTrail, audit_data, audit_line, audit_lines
 from mcp_assay.jsonrpc import Kind, Message, parse_message
 from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
 from mcp_assay.redaction import Redactor
@@ -133,6 +133,8 @@ class Printer:
 
 
 _STOP = object()
+WINDOW = 2_000
+"""Exchanges judged per window of a live session: the report is due within one window's judging of Ctrl-C."""
 
 
 class LiveSession:
@@ -163,6 +165,7 @@ class LiveSession:
         self.live_failures = 0
         self._assembler = Assembler()
         self._judge: Judge | None = None
+        self._trail = AuditTrail()
         self._live = True
         """Whether the exchange being added is live traffic (not one the capture closed at its end)."""
         self._audited: set[str] = set()
@@ -196,7 +199,14 @@ class LiveSession:
     def judge(self) -> Judge:
         """The judge of this session (the rules and schemas load when it is first needed)."""
         if self._judge is None:
-            self._judge = Judge(self.spec, redactor=self.redactor, source=Source.PASSIVE, on_failure=self._failure)
+            self._judge = Judge(
+                self.spec,
+                redactor=self.redactor,
+                source=Source.PASSIVE,
+                on_failure=self._failure,
+                window=WINDOW,
+                on_window=self._trail.take,
+            )
         return self._judge
 
     @property
@@ -282,13 +292,11 @@ class LiveSession:
         try:
             for exchange in self._assembler.close():
                 self._finished(exchange, live=False)
+            requests = {message.exchange: message for message in self.log.messages() if message.index == 0}
             for line in audit_lines(self.log):
-                if line.outcome == "no-result":
-                    request = next(
-                        (m for m in self.log.messages() if m.exchange == line.exchange and m.index == 0), None
-                    )
-                    if request is not None:
-                        self._write_audit(request)
+                request = requests.get(line.exchange) if line.outcome == "no-result" else None
+                if request is not None:
+                    self._write_audit(request)
         except Exception:
             log.exception("mcp-assay could not finish the capture cleanly")
         if self.recorder is not None:
@@ -298,6 +306,7 @@ class LiveSession:
         """Judge what the log checks need the whole session for, and build the report (call :meth:`close` first)."""
         started = time.perf_counter()
         verdicts = self.judge.verdicts()
+        self._trail.take(self.log, self.judge.carried_ids)
         target = {
             key: self.redactor.text(value) if isinstance(value, str) else value for key, value in self.target.items()
         }
@@ -308,11 +317,11 @@ class LiveSession:
             verdicts,
             target=target,
             schemas=self.spec.schema_infos(),
-            notes=[*self.notes, *self._assembler.problems],
-            audit=audit_lines(self.log),
+            notes=[*self.notes, *self._assembler.problems, *filter(None, [self._trail.note()])],
+            audit=list(self._trail.lines),
             stats={
-                "exchanges": len(self.log),
-                "messages": len(self.log.messages()),
+                "exchanges": self.judge.exchanges_seen,
+                "messages": self.judge.messages_seen,
                 "captured_s": round(time.time() - self.started, 3),
                 "live_findings": self.live_failures,
                 "duration_ms": round((time.perf_counter() - started) * 1000),

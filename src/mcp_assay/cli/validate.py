@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import click
 
 from mcp_assay.addon.importers import READERS
-from mcp_assay.audit import audit_lines
+from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
-from mcp_assay.inputs import load_inputs
+from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
 from mcp_assay.report import emit_reports
-from mcp_assay.report.baseline import read_baseline
+from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
-from mcp_assay.report.model import FailOn
-from mcp_assay.spec.engine import evaluate, registered_checks, select_checks
+from mcp_assay.report.model import FailOn, Report
+from mcp_assay.spec.checks import Check
+from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
+from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.runner import RUN_OBSERVATION, judge_suite_log
 from mcp_assay.verdicts import Source
 
@@ -50,43 +54,72 @@ def validate_command(
         raise click.UsageError(f"--only {only}: no check matches")
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
-    log, problems, kinds = load_inputs(recordings, READERS)
-    revision: str | None = None
-    revision_note = PER_MESSAGE
-    runs = log.observations(RUN_OBSERVATION)
-    if runs:
-        # a recording of `mcp-assay run`: judged exactly as the run judged it
-        verdicts, suite_notes = judge_suite_log(log, spec, checks=checks)
-        problems = [*problems, *suite_notes]
-        named = runs[-1].data.get("revision")
-        revision = named if isinstance(named, str) else None
-        revision_note = str(runs[-1].data.get("note", "")) or revision_note
+    if any(recording_source(path).startswith("mcp-assay run") for path in recordings if path.endswith(".jsonl")):
+        report = _judge_suite_recordings(recordings, spec, checks)  # small: read whole, judged as the run did
     else:
-        verdicts = evaluate(log, spec, checks=checks, source=Source.PASSIVE)
-    report = build_report(
-        verdicts,
-        target={
-            "kind": "recording",
-            "description": ", ".join(recordings),
-            "transport": ", ".join(sorted(log.transports())) or "none",
-            "inputs": kinds,
-        },
-        schemas=spec.schema_infos(),
-        revision=revision,
-        revision_note=revision_note,
-        notes=problems,
-        audit=audit_lines(log),
-        stats={
-            "exchanges": len(log),
-            "messages": len(log.messages()),
-            "duration_ms": round((time.perf_counter() - started) * 1000),
-        },
-        fail_on=FailOn(fail_on),
-        glossary=glossary(verdicts),
-        baseline=known,
-    )
+        report = _judge_captures(recordings, spec, checks)
+    report.fail_on = FailOn(fail_on)
+    report.stats["duration_ms"] = round((time.perf_counter() - started) * 1000)
+    if known is not None:
+        apply_baseline(report, known)
     emit_reports(report, targets)
     raise SystemExit(report.exit_code())
+
+
+WINDOW = 2_000
+"""Exchanges judged per window of a capture: the memory a capture of any length needs."""
+
+
+def _target(recordings: Sequence[str], transports: Iterable[str], kinds: list[str]) -> dict[str, Any]:
+    return {
+        "kind": "recording",
+        "description": ", ".join(recordings),
+        "transport": ", ".join(sorted(transports)) or "none",
+        "inputs": kinds,
+    }
+
+
+def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
+    """Captures of live traffic, streamed through the judge window by window."""
+    inputs = Inputs()
+    trail = AuditTrail()
+    transports: set[str] = set()
+    judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
+    for exchange in stream_inputs(recordings, READERS, inputs):
+        if exchange.transport:
+            transports.add(exchange.transport)
+        judge.add(exchange)
+    verdicts = judge.verdicts()
+    trail.take(judge.log, judge.carried_ids)
+    return build_report(
+        verdicts,
+        target=_target(recordings, transports, inputs.kinds),
+        schemas=spec.schema_infos(),
+        notes=[*inputs.problems, *filter(None, [trail.note()])],
+        audit=list(trail.lines),
+        stats={"exchanges": judge.exchanges_seen, "messages": judge.messages_seen, "windows": judge.windows + 1},
+        glossary=glossary(verdicts),
+    )
+
+
+def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
+    """Recordings of ``mcp-assay run``: judged exactly as the run judged them (its revision, its skips)."""
+    log, problems, kinds = load_inputs(recordings, READERS)
+    verdicts, notes = judge_suite_log(log, spec, checks=checks)
+    runs = log.observations(RUN_OBSERVATION)
+    named = runs[-1].data.get("revision") if runs else None
+    note = str(runs[-1].data.get("note", "")) if runs else ""
+    return build_report(
+        verdicts,
+        target=_target(recordings, log.transports(), kinds),
+        schemas=spec.schema_infos(),
+        revision=named if isinstance(named, str) else None,
+        revision_note=note or PER_MESSAGE,
+        notes=[*problems, *notes],
+        audit=audit_lines(log),
+        stats={"exchanges": len(log), "messages": len(log.messages())},
+        glossary=glossary(verdicts),
+    )
 
 
 def register(group: click.Group) -> None:

@@ -22,7 +22,11 @@ from mcp_assay.traffic import ExchangeLog, MessageKey, message_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, Probe
 
-__all__ = ["Context", "admitted"]
+__all__ = ["Context", "GateKey", "admitted"]
+
+GateKey = tuple[str, str | None, frozenset[str] | None]
+"""What decides whether a message passes a check's gates: its transport, the revision it belongs to
+(as named on the wire) and the capabilities the server advertised for it (``None``: unknown)."""
 
 
 class Context:
@@ -36,16 +40,26 @@ class Context:
         """The check being run (set by the engine), so that :meth:`messages` applies its gates."""
         self._validations: dict[MessageKey, Validation] = {}
         self._views: dict[Callable[[Context], Any], tuple[int, Any]] = {}
+        self._gate_keys: dict[MessageKey, GateKey] = {}
+        self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
 
     # -- shared views ------------------------------------------------------------------------------
     def view[T](self, build: Callable[[Context], T]) -> T:
-        """``build(self)``, computed once for the log as it is and shared by every check that asks."""
+        """``build(self)``, computed once for the log as it is and shared by every check that asks.
+
+        When the log has grown since, a view that can take in the new traffic (it has an ``advance``
+        method) is brought up to date; any other is built again."""
         cached = self._views.get(build)
         if cached is not None and cached[0] == len(self.log):
             return cast(T, cached[1])
-        value = build(self)
+        advance = getattr(cached[1], "advance", None) if cached is not None else None
+        if cached is not None and advance is not None:
+            value = cached[1]
+            advance(self)
+        else:
+            value = build(self)
         self._views[build] = (len(self.log), value)
-        return value
+        return cast(T, value)
 
     # -- attribution -------------------------------------------------------------------------------
     def revision(self, message: Message) -> Revision | None:
@@ -69,12 +83,31 @@ class Context:
         advertised = self.log.server_capabilities(message)
         return advertised.value if advertised is not None else None
 
+    # -- gates ---------------------------------------------------------------------------------------
+    def gate_key(self, message: Message) -> GateKey:
+        """The facts the gates of every check decide on, for one message (worked out once)."""
+        key = message_key(message)
+        found = self._gate_keys.get(key)
+        if found is None:
+            caps = self.capabilities(message)
+            found = (message.transport, self.log.revision(message), frozenset(caps) if caps is not None else None)
+            self._gate_keys[key] = found
+        return found
+
+    def admission(self, check: Check, message: Message) -> tuple[bool, str]:
+        """Whether ``message`` passes ``check``'s gates, and why not: decided once per check and gate key."""
+        gate = self.gate_key(message)
+        found = self._admissions.get((check.name, gate))
+        if found is None:
+            found = self._admissions[(check.name, gate)] = admitted(check, message, self)
+        return found
+
     # -- what the running check sees ---------------------------------------------------------------
     def in_scope(self, message: Message, check: Check | None = None) -> bool:
         check = check or self.check
         if check is None:
             return True
-        return admitted(check, message, self)[0]
+        return self.admission(check, message)[0]
 
     def messages(self, *, sent_by: Side | None = None, kinds: Iterable[Kind] | None = None) -> Iterator[Message]:
         """Messages that pass the running check's gates, optionally filtered further.

@@ -20,19 +20,21 @@ from __future__ import annotations
 
 import heapq
 import logging
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcp_assay.jsonrpc import Message
+from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
 from mcp_assay.spec.checks import REGISTRY, Check, Finding, Result, unverified
-from mcp_assay.spec.context import Context, admitted
+from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.spec.window import carried
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Evidence, Outcome, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange
@@ -42,6 +44,8 @@ __all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "regist
 log = logging.getLogger(__name__)
 
 MAX_EVIDENCE = 8
+TAIL = 64
+"""Exchanges at the end of a window carried into the next, so relations across the cut are seen whole."""
 ALL_SIDES = frozenset(Side)
 
 FindingListener = Callable[[Check, Message, Finding], None]
@@ -85,9 +89,8 @@ class _Ranked:
 class _Tally:
     """Everything a verdict needs from the findings of one check, in bounded space."""
 
-    gated: dict[str, tuple[int, Order]] = field(default_factory=dict)
-    """Why messages were out of the check's gates: reason -> (how many, where it was first seen)."""
-    in_scope: int = 0
+    exchanges_in_scope: int = 0
+    """For a log check: exchanges that passed its gates (it runs when there are any, or messages)."""
     failures: list[_Ranked] = field(default_factory=list)
     """A max-heap (by negated order) of the earliest failures, with their evidence."""
     failed: int = 0
@@ -101,14 +104,14 @@ class _Tally:
     revisions: set[str] = field(default_factory=set)
     broken: str | None = None
 
-    def gate(self, why: str, order: Order) -> None:
-        count, first = self.gated.get(why, (0, order))
-        self.gated[why] = (count + 1, min(first, order))
 
-    def main_gate_reason(self) -> str | None:
-        if not self.gated:
-            return None
-        return min(self.gated.items(), key=lambda item: (-item[1][0], item[1][1]))[0]
+@dataclass(slots=True)
+class _Gated:
+    """Messages that shared one gate key: how many, where the first one was, and which checks run on them."""
+
+    count: int = 0
+    first: Order = (math.inf, 0, 0)
+    runs: dict[tuple[Side, Kind], list[Check]] = field(default_factory=dict)
 
 
 class Judge:
@@ -125,6 +128,9 @@ class Judge:
         source: Source = Source.PASSIVE,
         on_failure: FindingListener | None = None,
         log: ExchangeLog | None = None,
+        window: int | None = None,
+        tail: int = TAIL,
+        on_window: Callable[[ExchangeLog, frozenset[str]], None] | None = None,
     ) -> None:
         self.spec = spec
         self.checks = list(checks) if checks is not None else registered_checks()
@@ -133,20 +139,73 @@ class Judge:
         self.source = source
         self.on_failure = on_failure
         self.log = log if log is not None else ExchangeLog()
+        self.settings = settings
         self.ctx = Context(self.log, spec, settings)
+        self.window = window
+        """Judge in windows of about this many exchanges (``None``: the whole log at once)."""
+        self.tail = tail
+        self.on_window = on_window
+        """Called with each window's log (and the ids it carried from the one before) before it is dropped."""
         self._tallies = {check.name: _Tally() for check in self.checks}
         self._message_checks = [check for check in self.checks if check.scope == "message"]
+        self._gates: dict[GateKey, _Gated] = {}
+        self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
+        """Every check's admission of every gate key met (kept across windows)."""
         self._position = 0
         self._exchanges_by_gate: Counter[tuple[str, str | None]] = Counter()
         self._excluded: list[Verdict] = []
+        self._windows = 0
+        self._context: set[str] = set()
+        self._deferred: frozenset[str] = frozenset()
+        """Exchanges a window carried over from the one before: judged already, context only."""
+        self.exchanges_seen = 0
+        """Exchanges that carried traffic (observations left out), over every window."""
+        self.messages_seen = 0
 
     # -- feeding ---------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:
-        """Add one finished exchange to the log and run the message checks on what it carried."""
+        """Add one finished exchange to the log and run the message checks on what it carried.
+
+        With a :attr:`window`, a log that has grown to it is judged and replaced by the next
+        window once no request waits for its answer (at twice the window, whatever waits)."""
         self.log.add(exchange)
         self._note(exchange)
         for message in exchange.messages:
             self._judge_message(message)
+        if self.window is not None and len(self.log) - len(self._context) >= self.window:
+            self._close_window()
+
+    def _close_window(self) -> None:
+        """Fold this window's log checks into the tallies, keep the evidence, start the next window.
+
+        Requests still waiting for an answer are judged by the log checks of the next window, where
+        the answer may arrive; everything else carried over is context there, judged already."""
+        handed = carried(self.log, tail=self.tail)
+        self._deferred = handed.pending
+        self._run_log_checks()
+        self._deferred = frozenset()
+        for tally in self._tallies.values():
+            for ranked in (*tally.failures, tally.last_pass, tally.pending):
+                if ranked is not None and ranked.finding.subject is not None:
+                    self._evidence(ranked)
+        if self.on_window is not None:
+            self.on_window(self.log, frozenset(self._context | handed.pending))
+        self.log = ExchangeLog()
+        for exchange in handed.exchanges:
+            self.log.add(exchange)
+        self.ctx = Context(self.log, self.spec, self.settings)
+        self._context = {exchange.id for exchange in handed.exchanges} - handed.pending
+        self._windows += 1
+
+    @property
+    def carried_ids(self) -> frozenset[str]:
+        """Exchanges of the current window carried over from the one before."""
+        return frozenset(self._context)
+
+    @property
+    def windows(self) -> int:
+        """How many windows were judged and dropped so far."""
+        return self._windows
 
     @classmethod
     def of(cls, log: ExchangeLog, spec: SpecSet, **options: Any) -> Judge:
@@ -164,30 +223,40 @@ class Judge:
                 self.redactor.learn_header(name, value)
             self.redactor.learn_url(exchange.request.url)
         if exchange.transport:
+            self.exchanges_seen += 1
+            self.messages_seen += len(exchange.messages)
             self._exchanges_by_gate[(exchange.transport, self.log.exchange_revision(exchange.id))] += 1
 
     def _judge_message(self, message: Message) -> None:
         position = self._position
         self._position += 1
-        order: Order = (message.time, position, 0)
         ctx = self.ctx
-        for check in self.checks:
+        key = ctx.gate_key(message)
+        gated = self._gates.get(key)
+        if gated is None:
+            gated = self._gates[key] = _Gated(first=(message.time, position, 0))
+            for check in self.checks:  # once per gate key: a handful in any capture
+                self._admissions[(check.name, key)] = ctx.admission(check, message)
+        gated.count += 1
+        runs = gated.runs.get((message.sender, message.kind))
+        if runs is None:
+            runs = gated.runs[(message.sender, message.kind)] = [
+                check
+                for check in self._message_checks
+                if self._admissions[(check.name, key)][0]
+                and (check.sent_by is None or message.sender is check.sent_by)
+                and (check.kinds is None or message.kind in check.kinds)
+            ]
+        invalid: bool | None = None
+        for check in runs:
             tally = self._tallies[check.name]
             if tally.broken is not None:
                 continue
-            ok, why = admitted(check, message, ctx)
-            if not ok:
-                tally.gate(why, order)
-                continue
-            tally.in_scope += 1
-            if check.scope != "message":
-                continue
-            if check.sent_by is not None and message.sender is not check.sent_by:
-                continue
-            if check.kinds is not None and message.kind not in check.kinds:
-                continue
-            if check.side is not Side.SERVER and ctx.deliberately_invalid(message):
-                continue
+            if check.side is not Side.SERVER:
+                if invalid is None:
+                    invalid = ctx.deliberately_invalid(message)
+                if invalid:
+                    continue
             ctx.check = check
             try:
                 found = _normalise(check.func(message, ctx))
@@ -201,6 +270,20 @@ class Judge:
                 if finding.outcome is Outcome.FAILED and self.on_failure is not None:
                     self.on_failure(check, message, finding)
 
+    def _in_scope(self, check: Check) -> tuple[int, str | None]:
+        """How many messages passed ``check``'s gates, and the most common reason others did not."""
+        count = 0
+        reasons: dict[str, tuple[int, Order]] = {}
+        for key, gated in self._gates.items():
+            ok, why = self._admissions[(check.name, key)]
+            if ok:
+                count += gated.count
+            else:
+                seen, first = reasons.get(why, (0, gated.first))
+                reasons[why] = (seen + gated.count, min(first, gated.first))
+        main = min(reasons.items(), key=lambda item: (-item[1][0], item[1][1]))[0] if reasons else None
+        return count, main
+
     def _broken(self, check: Check, tally: _Tally, exc: Exception) -> None:
         log.exception("check %s raised", check.name)
         tally.broken = f"the check itself failed ({self.redactor.text(f'{type(exc).__name__}: {exc}')})"
@@ -209,6 +292,8 @@ class Judge:
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
         subject = finding.subject
         exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        if exchange is not None and (exchange.id in self._context or exchange.id in self._deferred):
+            return  # judged in the window it crossed the wire in, or waiting to be judged in the next
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
@@ -246,25 +331,26 @@ class Judge:
 
     # -- verdicts --------------------------------------------------------------------------------
     def verdicts(self) -> list[Verdict]:
-        """Run the log checks over the log, then one verdict per check, the scope applied."""
-        verdicts = []
-        for sequence, check in enumerate(self.checks):
+        """Run the log checks over the (last window of the) log, then one verdict per check, the scope applied."""
+        self._run_log_checks()
+        return [self._scoped(check, self._verdict_of(check, self._tallies[check.name])) for check in self.checks]
+
+    def _run_log_checks(self) -> None:
+        for check in self.checks:
             tally = self._tallies[check.name]
             if check.scope == "log" and tally.broken is None:
-                self._run_log_check(check, tally, sequence)
-            verdicts.append(self._scoped(check, self._verdict_of(check, tally)))
-        return verdicts
+                self._run_log_check(check, tally, self._windows)
 
     @property
     def excluded_failures(self) -> list[Verdict]:
         """Failed verdicts of checks the scope's sides leave out (the suite reports them as its own defects)."""
         return list(self._excluded)
 
-    def _run_log_check(self, check: Check, tally: _Tally, sequence: int) -> None:
+    def _run_log_check(self, check: Check, tally: _Tally, window: int) -> None:
         exchanges_in_scope = 0 if check.gate.capability else self._exchanges_in_scope(check)
-        if not (tally.in_scope or exchanges_in_scope):
+        if not (self._in_scope(check)[0] or exchanges_in_scope):
             return
-        tally.in_scope = tally.in_scope or exchanges_in_scope
+        tally.exchanges_in_scope = exchanges_in_scope
         self.ctx.check = check
         try:
             found = _normalise(check.func(self.ctx))
@@ -274,7 +360,7 @@ class Judge:
         finally:
             self.ctx.check = None
         for rank, finding in enumerate(found):
-            self._fold(check, tally, finding, (float("inf"), sequence, rank))
+            self._fold(check, tally, finding, (float("inf"), window, rank))
 
     def _exchanges_in_scope(self, check: Check) -> int:
         """Exchanges carrying traffic that pass the check's transport and revision gates (observations carry none)."""
@@ -288,10 +374,11 @@ class Judge:
         source = self.source
         if tally.broken is not None:
             return _verdict(check, Outcome.NOT_VERIFIED, source, tally.broken)
-        if not self._position and not len(self.log):
+        if not self._position and not len(self.log) and not self._windows:
             return _verdict(check, Outcome.NOT_VERIFIED, source, "no MCP traffic was captured")
-        if tally.in_scope == 0:
-            reason = tally.main_gate_reason() or "nothing in the traffic falls under this requirement"
+        in_scope, gated = self._in_scope(check)
+        if in_scope == 0 and tally.exchanges_in_scope == 0:
+            reason = gated or "nothing in the traffic falls under this requirement"
             return _verdict(check, Outcome.NOT_APPLICABLE, source, reason)
         source = Source.ACTIVE if tally.active else source
         common: dict[str, Any] = {"judged": tally.failed + tally.passes, "revisions": tuple(sorted(tally.revisions))}

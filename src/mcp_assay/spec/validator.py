@@ -151,6 +151,7 @@ class MessageValidator:
     def __init__(self, revision: str, document: Mapping[str, Any]) -> None:
         self.revision = revision
         self.document = document
+        self._issues: dict[tuple[str, str, str | None], tuple[SchemaIssue, ...]] = {}
         defs: Mapping[str, Any] = document.get("$defs", {})
         self.defs = defs
         self.request_defs: dict[str, str] = {}
@@ -248,9 +249,25 @@ class MessageValidator:
         return StrictValidator(schema, format_checker=FORMAT_CHECKER, registry=referencing.Registry())
 
     def validate_def(self, definition: str, instance: Any, prefix: str = "") -> tuple[SchemaIssue, ...]:
-        """All issues of ``instance`` against ``$defs/<definition>``, paths prefixed with ``prefix``."""
+        """All issues of ``instance`` against ``$defs/<definition>``, paths prefixed with ``prefix``.
+
+        Traffic repeats itself (a client lists the same tools again and again), so the issues of a
+        body already validated are reused: the key is the body's text with a request id of a valid
+        type written as a placeholder of that type, which no schema tells apart."""
         if definition not in self.defs:
             return (SchemaIssue(prefix, f"the schema has no definition {definition!r}"),)
+        key = (definition, prefix, _fingerprint(instance))
+        memo = self._issues
+        found = memo.get(key) if key[2] is not None else None
+        if found is None:
+            found = self._validate_def(definition, instance, prefix)
+            if key[2] is not None:
+                if len(memo) >= MEMO_SIZE:
+                    memo.clear()
+                memo[key] = found
+        return found
+
+    def _validate_def(self, definition: str, instance: Any, prefix: str) -> tuple[SchemaIssue, ...]:
         errors = sorted(
             (leaf for error in self._compiled(definition).iter_errors(instance) for leaf in _explain(error)),
             key=lambda e: [str(part) for part in e.absolute_path],
@@ -336,6 +353,21 @@ class MessageValidator:
             issues += extra
             definition = f"{definition} + {bare}"
         return Validation(definition, issues)
+
+
+MEMO_SIZE = 4096
+"""Distinct bodies whose validation is remembered (the memo starts afresh when full)."""
+_PLACEHOLDER_IDS = {int: 0, str: ""}
+
+
+def _fingerprint(instance: Any) -> str | None:
+    """The text a validation is remembered by; ``None`` for what cannot be written as JSON text."""
+    if isinstance(instance, dict) and "jsonrpc" in instance and type(instance.get("id")) in _PLACEHOLDER_IDS:
+        instance = {**instance, "id": _PLACEHOLDER_IDS[type(instance["id"])]}
+    try:
+        return json.dumps(instance, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def canonical(value: Any) -> str:

@@ -9,6 +9,7 @@ exist) and to compare listings with each other.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right, insort
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, message_check, pas
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.validator import canonical
-from mcp_assay.traffic import endpoint_of
+from mcp_assay.traffic import ExchangeLog, endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
 
@@ -50,6 +51,12 @@ LIST_CHANGED = {
     "resources/list": "notifications/resources/list_changed",
     "resources/templates/list": "notifications/resources/list_changed",
 }
+
+_LISTS_CHANGED: dict[str, list[str]] = {
+    notification: [method for method, named in LIST_CHANGED.items() if named == notification]
+    for notification in set(LIST_CHANGED.values())
+}
+"""List-changed notification -> the list methods it invalidates."""
 
 INVALID_CURSORS = frozenset({"mcp-assay-invalid-cursor", "mcp-conformance-invalid-cursor"})
 """Cursors probes send to provoke PAGE-05 (any cursor tagged ``invalid-cursor`` works too)."""
@@ -85,10 +92,15 @@ def first_answer(request: Message, ctx: Context) -> Message | None:
 
 @dataclass
 class Page:
-    """One paginated request and the result it got."""
+    """One paginated request and the result it got (looked up when asked: over stdio it comes later)."""
 
     request: Message
-    answer: Message | None
+    log: ExchangeLog = field(repr=False, compare=False)
+
+    @property
+    def answer(self) -> Message | None:
+        answers = self.log.responses_to(self.request)
+        return answers[0] if answers else None
 
     @property
     def cursor(self) -> Any:
@@ -123,6 +135,7 @@ class Walk:
     pages: list[Page] = field(default_factory=list)
     headless: bool = False
     """The first page captured already carried a cursor (the walk started before the capture)."""
+    _keyed: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def complete(self) -> bool:
@@ -144,25 +157,57 @@ class Walk:
     def items(self) -> list[Any]:
         return [item for page in self.pages for item in page.items()]
 
+    def forget(self) -> None:
+        """A page was added: the items must be gathered again when next asked."""
+        self._keyed = None
+
     def by_key(self) -> dict[str, Any]:
-        ident = ITEMS[self.method][1]
-        found: dict[str, Any] = {}
-        for item in self.items():
-            if isinstance(item, dict) and isinstance(item.get(ident), str):
-                found.setdefault(item[ident], item)
-        return found
+        """The walk's items by their identifying member (built once: every message asking costs nothing more)."""
+        if self._keyed is None:
+            ident = ITEMS[self.method][1]
+            found: dict[str, Any] = {}
+            for item in self.items():
+                if isinstance(item, dict) and isinstance(item.get(ident), str):
+                    found.setdefault(item[ident], item)
+            self._keyed = found
+        return self._keyed
 
 
-def _build_walks(ctx: Context) -> dict[str, list[Walk]]:
-    built: dict[str, list[Walk]] = defaultdict(list)
-    for request in ctx.log.messages():
-        if request.kind is not Kind.REQUEST or request.sender is not Side.CLIENT or request.method not in ITEMS:
-            continue
-        if ctx.deliberately_invalid(request):
-            continue
-        page = Page(request, first_answer(request, ctx))
+class Walks:
+    """Every walk in the log by method, and by method and server with their start times, kept up to
+    date as the log grows (each new message is looked at once)."""
+
+    RECENT = 32
+    """How many walks back a listing lookup looks for a complete one before settling for the latest."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.by_method: dict[str, list[Walk]] = defaultdict(list)
+        self.shelves: dict[tuple[str, str], list[Walk]] = defaultdict(list)
+        self.starts: dict[tuple[str, str], list[float]] = defaultdict(list)
+        self.changes: dict[str, list[float]] = defaultdict(list)
+        self.position = 0
+        self.advance(ctx)
+
+    def advance(self, ctx: Context) -> None:
+        """Take in the messages added to the log since the last call."""
+        notifications = {
+            notification: [m for m, n in LIST_CHANGED.items() if n == notification]
+            for notification in set(LIST_CHANGED.values())
+        }
+        for message in ctx.log.messages_since(self.position):
+            if message.sender is Side.SERVER and message.method in notifications:
+                for method in notifications[message.method]:
+                    insort(self.changes[method], message.time)
+            if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and message.method in ITEMS:
+                if not ctx.deliberately_invalid(message):
+                    self._page(message, ctx)
+        self.position = ctx.log.message_count()
+
+    def _page(self, request: Message, ctx: Context) -> None:
+        assert request.method is not None
+        page = Page(request, ctx.log)
         key = server_key(request, ctx)
-        group = built[request.method]
+        group = self.by_method[request.method]
         cursor = page.cursor
         walk = None
         if cursor is not MISSING:
@@ -173,13 +218,42 @@ def _build_walks(ctx: Context) -> dict[str, list[Walk]]:
         if walk is None:
             walk = Walk(request.method, key, credentials_of(request, ctx), headless=cursor is not MISSING)
             group.append(walk)
+            shelf = (request.method, key)
+            at = bisect_right(self.starts[shelf], request.time)
+            self.starts[shelf].insert(at, request.time)
+            self.shelves[shelf].insert(at, walk)
         walk.pages.append(page)
-    return dict(built)
+        walk.forget()
+
+    def changed_between(self, method: str, start: float, end: float) -> bool:
+        times = self.changes.get(method, [])
+        index = bisect_left(times, start)
+        return index < len(times) and times[index] <= end
+
+    def as_of(self, method: str, key: str, moment: float) -> Walk | None:
+        """The latest complete walk that ended by ``moment`` (looking :attr:`RECENT` walks back), else the
+        latest that ended by then, else the first one."""
+        shelf = self.shelves.get((method, key))
+        if not shelf:
+            return None
+        started = bisect_right(self.starts[(method, key)], moment)
+        latest: Walk | None = None
+        looked = 0
+        for walk in reversed(shelf[:started]):
+            if walk.end > moment:
+                continue  # still in flight at that moment
+            if walk.complete:
+                return walk
+            latest = latest or walk
+            looked += 1
+            if looked >= self.RECENT:
+                break
+        return latest or shelf[0]
 
 
 def walks(ctx: Context, method: str) -> list[Walk]:
     """Every walk of ``method`` in the log, in the order they started."""
-    return list(ctx.view(_build_walks).get(method, []))
+    return list(ctx.view(Walks).by_method.get(method, []))
 
 
 @dataclass(frozen=True)
@@ -197,24 +271,17 @@ def listing_for(message: Message, ctx: Context, method: str) -> Listing | None:
 
     The latest complete walk that ended before the message wins; failing that the latest walk
     before it; failing that the first walk after it."""
-    key = server_key(message, ctx)
-    mine = [walk for walk in walks(ctx, method) if walk.key == key and walk.pages]
-    if not mine:
+    index = ctx.view(Walks)
+    chosen = index.as_of(method, server_key(message, ctx), message.time)
+    if chosen is None:
         return None
-    before = [walk for walk in mine if walk.end <= message.time]
-    complete = [walk for walk in before if walk.complete]
-    chosen = complete[-1] if complete else (before[-1] if before else mine[0])
     start, end = sorted((chosen.end, message.time))
-    return Listing(chosen.by_key(), chosen.complete and not list_changed_between(ctx, method, start, end))
+    return Listing(chosen.by_key(), chosen.complete and not index.changed_between(method, start, end))
 
 
 def list_changed_between(ctx: Context, method: str, start: float, end: float) -> bool:
-    notification = LIST_CHANGED[method]
-    return any(
-        message.method == notification and start <= message.time <= end
-        for message in ctx.log.messages()
-        if message.sender is Side.SERVER
-    )
+    """Whether the server said ``method``'s list changed between ``start`` and ``end`` (inclusive)."""
+    return ctx.view(Walks).changed_between(method, start, end)
 
 
 # -- rules ---------------------------------------------------------------------------------------

@@ -10,10 +10,11 @@ directions there.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int, params_of
@@ -102,15 +103,17 @@ def progress_tokens_are_strings_or_integers(message: Message, ctx: Context) -> F
 def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterator[Finding]:
     """A sender never gives two requests in flight at the same time the same progress token."""
     idx = index(ctx)
+    earlier: dict[tuple[str, Side, Any], list[Message]] = defaultdict(list)
     for request in ctx.messages(kinds={Kind.REQUEST}):
         token = _token(request)
-        if token is MISSING:
+        key = id_key(token) if token is not MISSING else None
+        if key is None:
             continue
-        clash = [
-            other
-            for other in idx.requests_with_token(token, idx.place(request), request.sender)
-            if other is not request and idx.in_flight(other, request)
-        ]
+        same = earlier[(idx.place(request), request.sender, key)]
+        # a request answered before this one stays answered for every later one: drop it for good
+        same[:] = [other for other in same if idx.in_flight(other, request)]
+        clash = list(same)
+        same.append(request)
         if clash:
             yield failed(
                 request,

@@ -163,11 +163,11 @@ def _stdio_replies(notice: Message, idx: StreamIndex, window: float) -> list[Mes
     """Server responses that look like a reply to the notice: no id, or the id it names answered again."""
     wanted = request_id_of(notice)
     replies = []
-    for message in idx.by_place.get(idx.place(notice), ()):
-        if message.sender is not Side.SERVER or not idx.before(notice, message):
-            continue
+    for message in idx.following(notice):
         if message.time > notice.time + window:
             break
+        if message.sender is not Side.SERVER:
+            continue
         if message.kind is Kind.ERROR and (message.id is MISSING or message.id is None):
             replies.append(message)
         elif message.kind.is_response and wanted is not MISSING and same_id(message.id, wanted):
@@ -224,14 +224,9 @@ def servers_keep_serving_after_unknown_cancellations(ctx: Context) -> Iterator[F
     another request in the same session, connection or endpoint."""
     idx = index(ctx)
     for notice, why in _unknown_notices(ctx, idx):
-        following = [
-            request
-            for request in idx.requests.get((idx.place(notice), Side.CLIENT), ())
-            if idx.before(notice, request) and request.method != LISTEN
-        ]
-        if not following:
+        request = idx.next_request(notice, Side.CLIENT)
+        if request is None:
             continue
-        request = following[0]
         answer = idx.first_answer(request)
         if answer is None:
             if _still_waiting(request, ctx):

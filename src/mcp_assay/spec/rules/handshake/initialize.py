@@ -15,7 +15,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
-from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange, on_connection
 from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.versions._common import handshake_versions
 from mcp_assay.verdicts import Level, Side
@@ -212,12 +212,10 @@ def clients_wait_for_the_initialize_result(ctx: Context) -> Iterator[Finding]:
                 continue
             early = [
                 other.request_message
-                for other in ctx.log.http_exchanges()
-                if other.connection == exchange.connection
-                and other.request_message is not None
+                for other in on_connection(ctx, exchange.connection, start, until)
+                if other.request_message is not None
                 and other.request_message.kind is Kind.REQUEST
                 and other.request_message.method != "ping"
-                and start < other.request.time < until
             ]
         if early:
             yield failed(early[0], f"the client sent {early[0].describe()} before the initialize result arrived")

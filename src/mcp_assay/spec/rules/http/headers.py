@@ -169,25 +169,29 @@ def integer_parameter_headers_compare_numerically(ctx: Context) -> Iterator[Find
     return judge_acceptance(ctx, "param-numeric")
 
 
-def _serves_pre_2025_06_18(ctx: Context, exchange: HttpExchange) -> bool | None:
-    """Whether the log shows this endpoint serving clients older than 2025-06-18 (``None``: no evidence)."""
-    endpoint = endpoint_of(exchange)
-    evidence: bool | None = None
+def _old_clients_served(ctx: Context) -> dict[str, bool]:
+    """Per endpoint, whether it served (``True``) or turned away (``False``) a client older than 2025-06-18."""
+    served: dict[str, bool] = {}
     for other in ctx.log.http_exchanges():
         request = other.request_message
-        if endpoint_of(other) != endpoint or request is None or request.method != "initialize":
+        if request is None or request.method != "initialize":
             continue
         offered = params_of(request).get("protocolVersion")
         if offered not in OLD_VERSIONS:
             continue
+        endpoint = endpoint_of(other)
         for answer in other.response_messages:
             if answer.kind is Kind.RESULT and isinstance(answer.result, dict):
-                if answer.result.get("protocolVersion") == offered:
-                    return True
-                evidence = False
+                accepted = answer.result.get("protocolVersion") == offered
+                served[endpoint] = served.get(endpoint, False) or accepted
             elif answer.kind is Kind.ERROR:
-                evidence = False
-    return evidence
+                served.setdefault(endpoint, False)
+    return served
+
+
+def _serves_pre_2025_06_18(ctx: Context, exchange: HttpExchange) -> bool | None:
+    """Whether the log shows this endpoint serving clients older than 2025-06-18 (``None``: no evidence)."""
+    return ctx.view(_old_clients_served).get(endpoint_of(exchange))
 
 
 @log_check(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +16,7 @@ __all__ = [
     "JSONRPC_STANDARD_CODES",
     "MCP_DEFINED_CODES",
     "http_exchange",
+    "on_connection",
     "is_int",
     "issues_text",
     "params_of",
@@ -43,6 +45,29 @@ def issues_text(issues: Iterable[SchemaIssue]) -> str:
     if len(items) > MAX_ISSUES:
         text += f"; … {len(items) - MAX_ISSUES} more"
     return text
+
+
+class ConnectionIndex:
+    """MCP HTTP exchanges by client connection, in the order their requests left, found by time."""
+
+    def __init__(self, ctx: Context) -> None:
+        grouped: dict[str, list[HttpExchange]] = {}
+        for exchange in ctx.log.http_exchanges():
+            if exchange.connection:
+                grouped.setdefault(exchange.connection, []).append(exchange)
+        self._exchanges = {key: sorted(items, key=lambda item: item.request.time) for key, items in grouped.items()}
+        self._times = {key: [item.request.time for item in items] for key, items in self._exchanges.items()}
+
+    def between(self, connection: str, start: float, end: float) -> list[HttpExchange]:
+        """Exchanges on ``connection`` whose request left strictly between ``start`` and ``end``."""
+        times = self._times.get(connection, [])
+        low, high = bisect_right(times, start), bisect_left(times, end)
+        return self._exchanges.get(connection, [])[low:high]
+
+
+def on_connection(ctx: Context, connection: str, start: float, end: float) -> list[HttpExchange]:
+    """HTTP exchanges sent on one client connection between two moments (an index built once per log)."""
+    return ctx.view(ConnectionIndex).between(connection, start, end)
 
 
 def http_exchange(message: Message, ctx: Context) -> HttpExchange | None:

@@ -14,7 +14,10 @@ stdio, and in 2025 on HTTP too, it writes ``notifications/cancelled``.
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
@@ -53,7 +56,13 @@ class StreamIndex:
         self.requests: dict[tuple[str, Side], list[Message]] = defaultdict(list)
         self.by_place: dict[str, list[Message]] = defaultdict(list)
         self._by_id: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
+        self._by_loose_id: dict[tuple[str, Side, str], list[Message]] = defaultdict(list)
         self._by_token: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
+        self._progress: dict[tuple[str, IdKey], list[Message]] = defaultdict(list)
+        """Progress notifications by place and token, in wire order."""
+        self._tagged: dict[tuple[str, IdKey], list[Message]] = defaultdict(list)
+        """Notifications by place and the subscription id they are tagged with, in wire order."""
+        self._stdio_logs: dict[str, list[Message]] = defaultdict(list)
         for message in self.ordered:
             place = self.place(message)
             self.by_place[place].append(message)
@@ -62,9 +71,30 @@ class StreamIndex:
                 ident = message.id_key
                 if ident is not None:
                     self._by_id[(place, message.sender, ident)].append(message)
+                if isinstance(message.id, int | str) and not isinstance(message.id, bool):
+                    self._by_loose_id[(place, message.sender, str(message.id))].append(message)
                 token = id_key(meta_value(message, "progressToken"))
                 if token is not None:
                     self._by_token[(place, message.sender, token)].append(message)
+            elif message.kind is Kind.NOTIFICATION:
+                if message.method == PROGRESS:
+                    token = id_key(params_of(message).get("progressToken", MISSING))
+                    if token is not None:
+                        self._progress[(place, token)].append(message)
+                elif message.method == LOG_MESSAGE and message.transport == "stdio":
+                    self._stdio_logs[place].append(message)
+                subscription = id_key(meta_value(message, SUBSCRIPTION_ID_KEY))
+                if subscription is not None:
+                    self._tagged[(place, subscription)].append(message)
+        self._stdio_log_times = {place: [m.time for m in logs] for place, logs in self._stdio_logs.items()}
+        self._place_times = {place: [m.time for m in messages] for place, messages in self.by_place.items()}
+        self._request_times = {key: [m.time for m in requests] for key, requests in self.requests.items()}
+        self._flights: dict[tuple[str, Side], _Flights] = {
+            key: _Flights(self, requests) for key, requests in self.requests.items()
+        }
+        self._shelves: dict[str, tuple[list[Listen], list[float], list[float]]] | None = None
+        self._id_times: dict[tuple[str, Side, IdKey], list[float]] | None = None
+        self._listens_by_id: dict[IdKey, list[Listen]] | None = None
         self._routed: dict[MessageKey, Listen] = {}
         self.listens: list[Listen] = []
         self.listen_by_exchange: dict[str, Listen] = {}
@@ -94,6 +124,23 @@ class StreamIndex:
         if a.time != b.time:
             return a.time < b.time
         return self.position.get(message_key(a), 0) < self.position.get(message_key(b), 0)
+
+    def following(self, at: Message) -> Iterator[Message]:
+        """The messages of ``at``'s place that crossed the wire after it, in wire order."""
+        place = self.place(at)
+        messages = self.by_place.get(place, [])
+        for message in messages[bisect_left(self._place_times.get(place, []), at.time) :]:
+            if self.before(at, message):
+                yield message
+
+    def next_request(self, at: Message, sender: Side) -> Message | None:
+        """The first request (listens left out) ``sender`` made in ``at``'s place after ``at``."""
+        key = (self.place(at), sender)
+        requests = self.requests.get(key, [])
+        for request in requests[bisect_left(self._request_times.get(key, []), at.time) :]:
+            if self.before(at, request) and request.method != LISTEN:
+                return request
+        return None
 
     def revision_has(self, message: Message, feature: str) -> bool:
         revision = self.ctx.revision(message)
@@ -133,12 +180,9 @@ class StreamIndex:
 
         Listen requests are left out, and so (unless ``cancelled``) are requests the client had
         already cancelled: neither is a request a log line could legitimately be about."""
+        flights = self._flights.get((self.place(at), sender))
         found = []
-        for request in self.requests.get((self.place(at), sender), ()):
-            if request.time > at.time and not self.before(request, at):
-                break
-            if request.method == LISTEN or not self.in_flight(request, at):
-                continue
+        for request in flights.open_at(at) if flights is not None else ():
             cancellation = self.cancel_of.get(message_key(request))
             if not cancelled and cancellation is not None and cancellation.time < at.time:
                 continue
@@ -187,8 +231,14 @@ class StreamIndex:
                 if listen.place in exits:
                     listen.end, listen.ended_by = exits[listen.place], "transport"
         for place, listens in stdio_listens.items():
+            pending = sorted(listens, key=lambda listen: self.position.get(message_key(listen.request), 0))
+            active: list[Listen] = []
             for message in self.by_place[place]:
-                self._route_stdio(message, listens)
+                while pending and self.before(pending[0].request, message):
+                    active.append(pending.pop(0))
+                if active:
+                    self._route_stdio(message, active)
+                    active = [listen for listen in active if listen.end >= message.time]
 
     def _end_http_listen(self, listen: Listen, exchange: HttpExchange) -> None:
         for message in listen.messages:
@@ -233,12 +283,47 @@ class StreamIndex:
         return self._routed.get(message_key(message))
 
     def open_listens(self, at: Message) -> list[Listen]:
-        place = self.place(at)
-        return [
-            listen
-            for listen in self.listens
-            if listen.place == place and self.before(listen.request, at) and at.time <= listen.end
-        ]
+        """The subscriptions of ``at``'s place that were open when it crossed the wire, in the order they opened."""
+        shelf = self._listen_shelves().get(self.place(at))
+        if shelf is None:
+            return []
+        listens, times, latest_end = shelf
+        found = []
+        position = bisect_right(times, at.time) - 1
+        while position >= 0 and latest_end[position] >= at.time:
+            listen = listens[position]
+            if self.before(listen.request, at) and at.time <= listen.end:
+                found.append(listen)
+            position -= 1
+        found.reverse()
+        return found
+
+    def listens_with_id(self, ident: Any) -> list[Listen]:
+        """The listen requests whose id is ``ident`` (type and value), in the order they opened."""
+        key = id_key(ident)
+        if key is None:
+            return []
+        if self._listens_by_id is None:
+            self._listens_by_id = defaultdict(list)
+            for listen in self.listens:
+                if listen.request.id_key is not None:
+                    self._listens_by_id[listen.request.id_key].append(listen)
+        return list(self._listens_by_id.get(key, ()))
+
+    def _listen_shelves(self) -> dict[str, tuple[list[Listen], list[float], list[float]]]:
+        """Listens by place in the order they opened, with the latest end up to each (built when first asked)."""
+        if self._shelves is None:
+            grouped: dict[str, list[Listen]] = defaultdict(list)
+            for listen in sorted(self.listens, key=lambda item: item.request.time):
+                grouped[listen.place].append(listen)
+            self._shelves = {}
+            for place, listens in grouped.items():
+                ends, latest = [], -math.inf
+                for listen in listens:
+                    latest = max(latest, listen.end)
+                    ends.append(latest)
+                self._shelves[place] = (listens, [listen.request.time for listen in listens], ends)
+        return self._shelves
 
     # -- cancellations --------------------------------------------------------------------------
     def _build_cancellations(self) -> None:
@@ -275,22 +360,25 @@ class StreamIndex:
         wanted = request_id_of(notice)
         if id_key(wanted) is None or wanted is MISSING:
             return None
-        found = None
         key = id_key(wanted)
         if key is None:
             return None
-        for request in self._by_id.get((self.place(notice), notice.sender, key), ()):
-            if not self.before(request, notice):
-                break
-            found = request
-        return found
+        named = self._by_id.get((self.place(notice), notice.sender, key), [])
+        if self._id_times is None:
+            self._id_times = {entry: [request.time for request in requests] for entry, requests in self._by_id.items()}
+        position = bisect_right(self._id_times.get((self.place(notice), notice.sender, key), []), notice.time)
+        while position > 0 and not self.before(named[position - 1], notice):
+            position -= 1  # a request stamped with the notice's own time but sent after it
+        return named[position - 1] if position else None
 
     def requests_named_loosely(self, notice: Message) -> list[Message]:
         """Earlier requests of the sender whose id equals the notice's requestId only as text."""
         wanted = request_id_of(notice)
+        if not isinstance(wanted, int | str) or isinstance(wanted, bool):
+            return []
         return [
             request
-            for request in self.requests.get((self.place(notice), notice.sender), ())
+            for request in self._by_loose_id.get((self.place(notice), notice.sender, str(wanted)), ())
             if self.before(request, notice) and loosely_same_id(request.id, wanted) and not same_id(request.id, wanted)
         ]
 
@@ -308,18 +396,24 @@ class StreamIndex:
                 found[message_key(answer)] = answer
         token = meta_value(request, "progressToken")
         place = self.place(request)
-        for message in self.by_place.get(place, ()):
-            if message.sender is request.sender or message.time <= cancellation.time:
-                continue
-            if message.method == PROGRESS and token is not MISSING:
-                if same_id(params_of(message).get("progressToken", MISSING), token) and self._token_owner_is(
-                    request, message
-                ):
+        token_key = id_key(token) if token is not MISSING else None
+        for message in self._progress.get((place, token_key), ()) if token_key is not None else ():
+            if message.sender is not request.sender and message.time > cancellation.time:
+                if self._token_owner_is(request, message):
                     found[message_key(message)] = message
-            elif request.method == LISTEN and message.kind is Kind.NOTIFICATION:
-                if same_id(meta_value(message, SUBSCRIPTION_ID_KEY), request.id):
-                    found[message_key(message)] = message
-            elif message.method == LOG_MESSAGE and message.transport == "stdio":
+        listen_key = request.id_key if request.method == LISTEN else None
+        for message in self._tagged.get((place, listen_key), ()) if listen_key is not None else ():
+            if message.sender is not request.sender and message.time > cancellation.time:
+                found[message_key(message)] = message
+        if request.transport == "stdio" and self._logs_may_concern(request):
+            final = self.first_answer(request)
+            logs = self._stdio_logs.get(place, [])
+            start = bisect_right(self._stdio_log_times[place], cancellation.time) if logs else 0
+            for message in logs[start:]:
+                if message.sender is request.sender:
+                    continue
+                if final is not None and not self.before(message, final):
+                    break
                 if self._only_open_request(request, message):
                     found[message_key(message)] = message
         return sorted(found.values(), key=lambda m: self.position.get(message_key(m), 0))
@@ -333,25 +427,73 @@ class StreamIndex:
                 return True
             if same_id(meta_value(carrier, "progressToken"), token):
                 return False  # the stream of another request that uses the same token
-        for other in self.requests.get((self.place(request), request.sender), ()):
+        key = id_key(token)
+        same_token = self._by_token.get((self.place(request), request.sender, key), []) if key is not None else []
+        for other in same_token:
             if other is request or not self.before(request, other):
                 continue
-            if not self.before(other, progress):
-                break
-            if same_id(meta_value(other, "progressToken"), token):
+            if self.before(other, progress):
                 return False  # the token was reused by a later request: the progress is ambiguous
+            break
         return True
+
+    def _logs_may_concern(self, request: Message) -> bool:
+        """Whether log lines could be about ``request`` at all (it asked for them with a logLevel)."""
+        return self.revision_has(request, "per_request_log_level") and meta_value(request, LOG_LEVEL_KEY) is not MISSING
 
     def _only_open_request(self, request: Message, log: Message) -> bool:
         """On stdio a log line is about a cancelled request only when nothing else was open (A9)."""
-        if not self.revision_has(request, "per_request_log_level"):
-            return False
-        if meta_value(request, LOG_LEVEL_KEY) is MISSING:
+        if not self._logs_may_concern(request):
             return False
         others = [r for r in self.open_requests(log) if r is not request]
         answer = self.first_answer(request)
         still_open = answer is None or self.before(log, answer)
         return still_open and not others
+
+
+class _Flights:
+    """The requests one sender made in one place, to find those in flight at a moment quickly.
+
+    Requests are kept in wire order with, for each, the latest moment any of them up to it was
+    answered: walking back from a moment stops as soon as every earlier request was answered
+    before it. Requests never answered (and listens, which are never "in flight" for these
+    questions) are kept apart."""
+
+    def __init__(self, index: StreamIndex, requests: list[Message]) -> None:
+        self.index = index
+        self.answered: list[Message] = []
+        self.times: list[float] = []
+        self.latest_end: list[float] = []
+        self.unanswered: list[Message] = []
+        latest = -math.inf
+        for request in requests:
+            if request.method == LISTEN:
+                continue
+            answer = index.first_answer(request)
+            if answer is None:
+                self.unanswered.append(request)
+                continue
+            latest = max(latest, answer.time)
+            self.answered.append(request)
+            self.times.append(request.time)
+            self.latest_end.append(latest)
+
+    def open_at(self, at: Message) -> list[Message]:
+        """The requests in flight when ``at`` crossed the wire, in wire order."""
+        index = self.index
+        found = []
+        position = bisect_right(self.times, at.time) - 1
+        while position >= 0 and self.latest_end[position] >= at.time:
+            request = self.answered[position]
+            if index.in_flight(request, at):
+                found.append(request)
+            position -= 1
+        found.reverse()
+        for request in self.unanswered:
+            if not index.before(request, at):
+                break
+            found.append(request)
+        return sorted(found, key=lambda request: index.position.get(message_key(request), 0))
 
 
 def index(ctx: Context) -> StreamIndex:

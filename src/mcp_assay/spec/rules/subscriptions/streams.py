@@ -224,8 +224,8 @@ def clients_end_subscriptions_by_closing_or_cancelling(ctx: Context) -> Iterator
     for notice in ctx.messages(kinds={Kind.NOTIFICATION}, sent_by=Side.CLIENT):
         if notice.method != CANCELLED or notice.transport != "http":
             continue
-        for listen in idx.listens:
-            if listen.exchange is None or not same_id(request_id_of(notice), listen.id):
+        for listen in idx.listens_with_id(request_id_of(notice)):
+            if listen.exchange is None:
                 continue
             if listen.request.time > notice.time:
                 continue

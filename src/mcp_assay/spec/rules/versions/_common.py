@@ -8,6 +8,7 @@ the same endpoint or stdio connection. The handshake and result rules ask the sa
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,30 +55,54 @@ def known_versions(ctx: Context) -> frozenset[str]:
     return handshake_versions(ctx) | modern_versions(ctx)
 
 
+class DiscoverResults:
+    """The server's ``server/discover`` results, in wire order and by place (endpoint or stdio connection)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.all: list[Message] = []
+        self.by_place: dict[str, tuple[list[float], list[Message]]] = {}
+        for message in ctx.log.messages():
+            request = ctx.log.request_of(message) if message.kind is Kind.RESULT else None
+            if message.sender is not Side.SERVER or not isinstance(message.result, dict):
+                continue
+            if request is None or request.method != "server/discover":
+                continue
+            self.all.append(message)
+            times, results = self.by_place.setdefault(place_of(message, ctx), ([], []))
+            times.append(message.time)
+            results.append(message)
+
+    def before(self, place: str, moment: float) -> Message | None:
+        """The latest result at ``place`` strictly before ``moment``."""
+        found = self.by_place.get(place)
+        if found is None:
+            return None
+        times, results = found
+        index = bisect_left(times, moment)
+        return results[index - 1] if index else None
+
+    def applying_to(self, place: str, moment: float) -> Message | None:
+        """The latest result at ``place`` by ``moment``, else the first one after it."""
+        found = self.by_place.get(place)
+        if found is None:
+            return None
+        times, results = found
+        index = bisect_right(times, moment)
+        return results[index - 1] if index else results[0]
+
+
 def discover_results(ctx: Context) -> list[Message]:
-    return ctx.view(_find_discover_results)
+    return ctx.view(DiscoverResults).all
 
 
-def _find_discover_results(ctx: Context) -> list[Message]:
-    return [
-        message
-        for message in ctx.log.messages()
-        if message.kind is Kind.RESULT
-        and message.sender is Side.SERVER
-        and isinstance(message.result, dict)
-        and (request := ctx.log.request_of(message)) is not None
-        and request.method == "server/discover"
-    ]
+def discover_before(ctx: Context, near: Message) -> Message | None:
+    """The last discover result at ``near``'s place strictly before it."""
+    return ctx.view(DiscoverResults).before(place_of(near, ctx), near.time)
 
 
 def advertised_discover(ctx: Context, near: Message) -> Message | None:
     """The discover result that applies to ``near``: the latest one at its place before it, else the first after."""
-    place = place_of(near, ctx)
-    here = [result for result in discover_results(ctx) if place_of(result, ctx) == place]
-    if not here:
-        return None
-    before = [result for result in here if result.time <= near.time]
-    return before[-1] if before else here[0]
+    return ctx.view(DiscoverResults).applying_to(place_of(near, ctx), near.time)
 
 
 def supported_versions(result: Message | None) -> list[str] | None:

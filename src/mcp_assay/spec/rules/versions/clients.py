@@ -19,7 +19,7 @@ from mcp_assay.spec.rules.versions._common import (
     MODERN,
     MODERN_ERRORS,
     code_text,
-    discover_results,
+    discover_before,
     modern_versions,
     supported_versions,
 )
@@ -37,11 +37,7 @@ def clients_use_an_advertised_version(ctx: Context) -> Iterator[Finding]:
             continue
         if is_probe(request, ctx):
             continue
-        place = place_of(request, ctx)
-        earlier = [
-            result for result in discover_results(ctx) if result.time < request.time and place_of(result, ctx) == place
-        ]
-        supported = supported_versions(earlier[-1]) if earlier else None
+        supported = supported_versions(discover_before(ctx, request))
         if supported is None:
             continue
         if version in supported:

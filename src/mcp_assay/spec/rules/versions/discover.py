@@ -130,24 +130,32 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
 
 @log_check(requirements="VER-09", level=Level.MUST, subject="repeated discover results", **MODERN)
 def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
-    """Two discover answers within the first one's ttlMs list the same supportedVersions."""
-    results = discover_results(ctx)
-    for index, first in enumerate(results):
-        ttl = first.result.get("ttlMs") if isinstance(first.result, dict) else None
-        versions = supported_versions(first)
-        if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0 or versions is None:
-            continue
-        for second in results[index + 1 :]:
-            if place_of(second, ctx) != place_of(first, ctx) or second.time - first.time > ttl / 1000:
-                continue
-            again = supported_versions(second)
-            if again is None:
-                continue
-            if set(again) != set(versions):
-                yield failed(
-                    second,
-                    f"supportedVersions changed from {versions} to {again} within the {ttl} ms"
-                    " the first answer was valid for",
-                )
+    """Two discover answers within the first one's ttlMs list the same supportedVersions.
+
+    Each answer is compared with the answers still valid when it came (at its place): one per
+    distinct list of versions, so a session that asks again and again costs as much as it has answers."""
+    valid: dict[str, dict[frozenset[str], tuple[float, int, list[str]]]] = {}
+    for second in discover_results(ctx):
+        place = place_of(second, ctx)
+        again = supported_versions(second)
+        windows = valid.setdefault(place, {})
+        if again is not None:
+            for versions, (until, ttl, listed) in list(windows.items()):
+                if until < second.time:
+                    del windows[versions]
+                elif versions != frozenset(again):
+                    yield failed(
+                        second,
+                        f"supportedVersions changed from {listed} to {again} within the {ttl} ms"
+                        " the first answer was valid for",
+                    )
+                    break
             else:
-                yield passed(second)
+                if windows:
+                    yield passed(second)
+        lifetime = second.result.get("ttlMs") if isinstance(second.result, dict) else None
+        if isinstance(lifetime, int) and not isinstance(lifetime, bool) and lifetime > 0 and again is not None:
+            key = frozenset(again)
+            until = second.time + lifetime / 1000
+            if key not in windows or windows[key][0] < until:
+                windows[key] = (until, lifetime, list(again))

@@ -133,3 +133,15 @@ def test_a_record_that_cannot_be_processed_does_not_stop_the_session(tmp_path: P
     assert any("unknown exchange" in note for note in report.notes)
     assert report.stats["exchanges"] >= 1
     assert META_KEY in json.dumps(session.log.messages()[0].payload)
+
+
+def test_the_report_counts_exchanges_and_observations_apart(tmp_path: Path, spec: SpecSet) -> None:
+    """Tool-defined: 3 calls are 3 exchanges; their 3 audit lines are observations, not exchanges."""
+    session, _, record = _session(tmp_path, spec)
+    for number in range(3):
+        body = request_body("tools/list", number)
+        _post(session, f"x{number}", body, result_body({"tools": []}, number), 1_800_000_000.0 + number)
+    session.close()
+    stats = session.report().stats
+    assert (stats["exchanges"], stats["observations"], stats["messages"]) == (3, 3, 6)
+    assert len(read_recording(record).log.observations("audit")) == 3

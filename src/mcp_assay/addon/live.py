@@ -34,7 +34,7 @@ from mcp_assay.jsonrpc import Kind, Message, parse_message
 from mcp_assay.recording import Assembler, RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import Baseline, apply_baseline
-from mcp_assay.report.model import FailOn, Report, SchemaInfo
+from mcp_assay.report.model import FailOn, Report, SchemaInfo, traffic_stats
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Side, Source
@@ -451,7 +451,7 @@ class LiveSession:
             notes=notes,
             audit=audit_lines(self.log),
             stats={
-                "exchanges": len(self.log),
+                **traffic_stats(self.log),
                 "messages": len(self.log.messages()),
                 "captured_s": round(time.time() - self.started, 3),
                 "live_findings": self.live_failures,

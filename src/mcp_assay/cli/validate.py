@@ -19,7 +19,7 @@ from mcp_assay.cli.options import (
 from mcp_assay.inputs import load_inputs
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, read_baseline
-from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.verdicts import Source
 
 __all__ = ["register"]
@@ -98,7 +98,7 @@ def validate_command(
         schemas=schema_infos(spec),
         notes=[*spec_notes(spec), *problems],
         stats={
-            "exchanges": len(log),
+            **traffic_stats(log),
             "messages": len(log.messages()),
             "duration_ms": round((time.perf_counter() - started) * 1000),
         },

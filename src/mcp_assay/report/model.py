@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.wire import Exchange, Observation
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -27,6 +28,7 @@ __all__ = [
     "RequirementStatus",
     "SchemaInfo",
     "merge_reports",
+    "traffic_stats",
 ]
 
 REPORT_SCHEMA = "mcp-assay.report/1"
@@ -296,6 +298,18 @@ class Report:
             fail_on=FailOn(data.get("fail_on", "must")),
             baseline=_baseline_from_json(data.get("baseline")),
         )
+
+
+def traffic_stats(items: Iterable[Exchange]) -> dict[str, int]:
+    """How much traffic a report judged: ``exchanges`` (HTTP exchanges, stdio lines, process exits)
+    and, apart from them, ``observations`` (audit lines, stderr, notes: what the tool saw beside the traffic)."""
+    observations = exchanges = 0
+    for item in items:
+        if isinstance(item, Observation):
+            observations += 1
+        else:
+            exchanges += 1
+    return {"exchanges": exchanges, "observations": observations}
 
 
 def _baseline_from_json(data: Any) -> BaselineStatus | None:

@@ -156,6 +156,11 @@ class Assay:
             "(bearer tokens, cookies and ?token= values are scrubbed anyway).",
         )  # fmt: skip
         loader.add_option(
+            "mcp_assay_finish_timeout", int, 0,
+            "Seconds judging may take once mitmproxy stops; past them the report is written from what was "
+            "judged, and says so. 0: as long as judging takes (a second Ctrl-C cuts it short too).",
+        )  # fmt: skip
+        loader.add_option(
             "mcp_assay_live", str, "all",
             "Live output: a line per exchange and findings (all), only findings, or off.",
             choices=list(LIVE_MODES),
@@ -172,6 +177,8 @@ class Assay:
                 raise exceptions.OptionsError(
                     f"mcp_assay_fail_on: {options.mcp_assay_fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}"
                 )
+            if options.mcp_assay_finish_timeout < 0:
+                raise exceptions.OptionsError("mcp_assay_finish_timeout: seconds, 0 or more")
             if options.mcp_assay_live not in LIVE_MODES:
                 raise exceptions.OptionsError(
                     f"mcp_assay_live: {options.mcp_assay_live!r} is not one of {', '.join(LIVE_MODES)}"
@@ -359,7 +366,9 @@ class Assay:
         self._flows.clear()
         try:
             if isinstance(session, RemoteSession):
-                self.finished = session.close()
+                from mitmproxy import ctx
+
+                self.finished = session.close(deadline=ctx.options.mcp_assay_finish_timeout or None)
             else:
                 stream = sys.stderr if self._stream == "stderr" else sys.stdout
                 self.finished = finish(session, self._reports or self._default_reports, stream)

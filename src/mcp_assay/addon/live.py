@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import itertools
 import json
 import logging
 import queue
@@ -37,7 +38,7 @@ from mcp_assay.report.baseline import Baseline, apply_baseline
 from mcp_assay.report.model import FailOn, Report, SchemaInfo, traffic_stats
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Side, Source
+from mcp_assay.verdicts import Outcome, Side, Source, Verdict
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, HttpRequest, Observation, StdioLine
 
 __all__ = [
@@ -224,6 +225,15 @@ class Printer:
         self._emit(line, level=logging.WARNING)
 
 
+def _not_run(check: Check) -> Verdict:
+    """The verdict of a check that judging stopped before (never a pass: nothing was established)."""
+    return Verdict(
+        check=check.name, title=check.title, requirements=check.requirements, level=check.level,
+        severity=check.severity, side=check.side, area=check.area, outcome=Outcome.NOT_VERIFIED,
+        source=Source.PASSIVE, reason="not judged: judging was cut short before this check ran", tags=check.tags,
+    )  # fmt: skip
+
+
 REVISION_NOTE = "attributed per message from the traffic (per-request _meta and headers; initialize per session)"
 
 
@@ -271,6 +281,7 @@ class LiveSession:
         self._checks_broken = False
         self._audited: set[str] = set()
         self._closed = False
+        self._cut_short = False
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         if threaded:
@@ -397,6 +408,15 @@ class LiveSession:
             self.log.add(exchange)
 
     # -- the end ---------------------------------------------------------------------------------------
+    def cut_short(self, reason: str, unread: int = 0) -> None:
+        """Judging stops early (see :mod:`mcp_assay.addon.worker`): exchanges still open are left out, since
+        their ends may be among the records not read, and the report says so."""
+        self._cut_short = True
+        self.notes.append(
+            f"judging was cut short by {reason}: {unread} record(s) that arrived after that were not read, "
+            "and exchanges still in flight were left out"
+        )
+
     def close(self, timeout: float = 30.0) -> None:
         """Drain the queue, finish exchanges still open, audit unanswered requests, close the file."""
         if self._closed:
@@ -409,7 +429,8 @@ class LiveSession:
                 self.notes.append("judging did not keep up with the traffic; the last records were not judged")
         try:
             for exchange in self._assembler.close():
-                self._finished(exchange, live=False)
+                if not self._cut_short:
+                    self._finished(exchange, live=False)
             for line in audit_lines(self.log):
                 if line.outcome == "no-result":
                     request = next(
@@ -422,11 +443,24 @@ class LiveSession:
         if self.recorder is not None:
             self.recorder.close()
 
-    def report(self) -> Report:
-        """Judge the whole log with every check (call :meth:`close` first)."""
+    def report(self, stop: Callable[[], str] | None = None) -> Report:
+        """Judge the whole log with every check (call :meth:`close` first).
+
+        Once ``stop`` returns a reason no further check runs; those left are reported not verified."""
         started = time.perf_counter()
         spec = self.spec
-        verdicts = evaluate(self.log, spec, redactor=self.redactor, source=Source.PASSIVE)
+        from mcp_assay.spec import rules  # noqa: F401 - registers the checks
+
+        checks = list(REGISTRY.values())
+        wanted = checks if stop is None else itertools.takewhile(lambda _check: not stop(), checks)
+        verdicts = evaluate(self.log, spec, checks=wanted, redactor=self.redactor, source=Source.PASSIVE)
+        skipped = checks[len(verdicts) :]
+        if skipped and stop is not None:
+            self.notes.append(
+                f"judging was cut short by {stop()}: {len(skipped)} of {len(checks)} checks did not run "
+                "and are reported not verified"
+            )
+            verdicts += [_not_run(check) for check in skipped]
         target = {
             key: self.redactor.text(value) if isinstance(value, str) else value for key, value in self.target.items()
         }

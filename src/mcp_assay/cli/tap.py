@@ -37,6 +37,12 @@ __all__ = ["register"]
     envvar="MCP_ASSAY_LIVE", show_envvar=True,
     help="Live output on stderr: every line plus findings, only findings, or nothing until the report.",
 )  # fmt: skip
+@click.option(
+    "--finish-timeout", type=click.IntRange(min=0), default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
+    show_envvar=True, metavar="SECONDS",
+    help="How long judging may take once the server exits; past it the report is written from what was judged "
+    "and says so (0: as long as it takes; a signal cuts it short, a second one stops without a report).",
+)  # fmt: skip
 @spec_options
 @report_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -44,6 +50,7 @@ def tap_command(
     record: Path | None,
     secrets: tuple[str, ...],
     live: str,
+    finish_timeout: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
@@ -91,7 +98,7 @@ def tap_command(
         session.close()
         errors.print(f"mcp-assay tap: cannot start {command[0]!r}: {exc}", highlight=False)
         raise SystemExit(127) from exc
-    finished = session.close()
+    finished = session.close(deadline=finish_timeout or None)
     if finished.error:  # the server's exit code matters more than the report
         errors.print(f"mcp-assay tap: no report: {finished.error}", highlight=False)
     exit_like(code)

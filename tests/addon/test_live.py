@@ -14,6 +14,7 @@ from mcp_assay.addon.live import (
     end_record,
     http_record,
     line_record,
+    observation_record,
     redact_record,
     response_record,
 )
@@ -145,3 +146,12 @@ def test_the_report_counts_exchanges_and_observations_apart(tmp_path: Path, spec
     stats = session.report().stats
     assert (stats["exchanges"], stats["observations"], stats["messages"]) == (3, 3, 6)
     assert len(read_recording(record).log.observations("audit")) == 3
+
+
+def test_a_note_observed_during_the_capture_is_a_note_of_the_report(tmp_path: Path, spec: SpecSet) -> None:
+    """Tool-defined: what the tap notes (a stderr limit reached) reaches the report's notes, redacted."""
+    session, _, _ = _session(tmp_path, spec)
+    session.redactor.add_secret("sekrit-123456")
+    session.feed(observation_record("e1", 1.0, "note", {"detail": "stderr cut for sekrit-123456"}))
+    session.close()
+    assert "stderr cut for [REDACTED]" in session.report().notes

@@ -334,6 +334,9 @@ class LiveSession:
     def _finished(self, exchange: Exchange, *, live: bool = True) -> None:
         self.log.add(exchange)
         if isinstance(exchange, Observation):
+            detail = exchange.data.get("detail")
+            if exchange.kind == "note" and isinstance(detail, str):  # a capture limit reached, for instance
+                self.notes.append(self.redactor.text(detail))
             return
         if live:
             self.printer.exchange(exchange, self.log, self.redactor)

@@ -76,6 +76,8 @@ class WorkerSettings:
     target: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     """A file the worker writes its :class:`Finished` summary to."""
+    log_level: int = logging.WARNING
+    """The parent's log level: the worker's log lines go to stderr as the parent's do, redacted the same way."""
     control_fd: int | None = None
     """The read end of the control pipe: a byte from :data:`_REASONS` asks the worker to hurry, and its
     end means the parent is gone."""
@@ -143,6 +145,7 @@ def main() -> None:
     from rich.console import Console
 
     from mcp_assay.addon.live import LiveSession, Printer
+    from mcp_assay.logs import configure as configure_logs
     from mcp_assay.recording import RecordingWriter
     from mcp_assay.redaction import Redactor
     from mcp_assay.report.baseline import read_baseline
@@ -151,6 +154,8 @@ def main() -> None:
 
     source = sys.stdin.buffer
     settings = WorkerSettings(**json.loads(source.readline()))
+    redactor = Redactor(secrets=settings.secrets)
+    configure_logs(settings.log_level, redactor)  # the session's redactor: it learns credentials from the traffic
     hurry = _Hurry()
     if settings.control_fd is not None:
         listener = threading.Thread(target=hurry.listen, args=(settings.control_fd,), name="control", daemon=True)
@@ -159,7 +164,6 @@ def main() -> None:
     result = Finished(exit_code=3)
     try:
         spec = load_spec(spec_dir=settings.spec_dir, spec_paths=settings.spec_paths)
-        redactor = Redactor(secrets=settings.secrets)
         recorder = None
         if settings.record:
             recorder = RecordingWriter(settings.record, redactor, source=settings.record_source)
@@ -235,6 +239,7 @@ class RemoteSession:
         settings.result = str(self.result_path)
         control, self._control = os.pipe()
         settings.control_fd = control
+        settings.log_level = logging.getLogger().getEffectiveLevel()
         try:
             self.process = subprocess.Popen(
                 [python, "-m", "mcp_assay.addon.worker"],

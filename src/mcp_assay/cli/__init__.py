@@ -16,6 +16,7 @@ import click
 
 from mcp_assay import __version__
 from mcp_assay.errors import AssayError, ConfigError
+from mcp_assay.logs import configure as configure_logs
 
 __all__ = ["cli", "main"]
 
@@ -57,7 +58,7 @@ def cli(log_level: str) -> None:
     checks      list the checks and the requirements they cite
     stub        the stand-in authorization server for token validation
     """
-    logging.basicConfig(level=getattr(logging, log_level.upper()), format="mcp-assay %(levelname)s %(message)s")
+    configure_logs(getattr(logging, log_level.upper()))
 
 
 def _register() -> None:

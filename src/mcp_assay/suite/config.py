@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.redaction import Redactor
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
 from mcp_assay.suite.stub.config import StubConfig, parse_stub
@@ -140,6 +141,13 @@ class SuiteConfig:
             auth_query_param=self.auth_query_param,
             headers=self.headers,
         )
+
+    def redactor(self) -> Redactor:
+        """A redactor that knows every secret this configuration holds (credentials, the URL's, behaviour tokens)."""
+        redactor = self.credentials().redactor(self.url)
+        for secret in self.behaviour.secrets() if self.behaviour is not None else ():
+            redactor.add_secret(secret)
+        return redactor
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], file_values: Mapping[str, Any] | None = None) -> SuiteConfig:

@@ -165,3 +165,18 @@ def test_validate_counts_exchanges_without_the_observations(spec_path: Path, tmp
     assert result.exit_code == 0, result.output
     stats = json.loads(report.read_text())["stats"]
     assert (stats["exchanges"], stats["observations"]) == (1, 1)
+
+
+def test_a_defect_inside_mcp_assay_exits_3_with_one_line_never_1(
+    spec_path: Path, broken_recording: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: exit 1 means "a MUST failed"; a crash of the tool itself must not say that about the software."""
+    import mcp_assay.cli.validate as validate
+
+    def defect(*_: object) -> None:
+        raise RuntimeError("a bug in mcp-assay")
+
+    monkeypatch.setattr(validate, "load_inputs", defect)
+    result = CliRunner().invoke(cli, ["validate", str(broken_recording), "--spec-dir", str(spec_path)])
+    assert result.exit_code == 3, result.output
+    assert "internal error" in result.output and "RuntimeError: a bug in mcp-assay" in result.output

@@ -16,8 +16,9 @@ from mcp_assay.wire import EndReason, Headers, HttpRequest
 from tests.factories import modern_headers, request_body, result_body
 
 
-def _settings(tmp_path: Path, spec_path: Path) -> WorkerSettings:
+def _settings(tmp_path: Path, spec_path: Path, orphaned: str = "hurry") -> WorkerSettings:
     return WorkerSettings(
+        orphaned=orphaned,
         spec_dir=str(spec_path),
         record=str(tmp_path / "worker.jsonl"),
         reports=[f"json:{tmp_path / 'worker.json'}"],
@@ -80,9 +81,9 @@ def test_feeding_a_worker_that_died_neither_blocks_nor_raises(tmp_path: Path, sp
     assert finished.exit_code == 3 and finished.error
 
 
-def _busy(tmp_path: Path, spec_path: Path, count: int = 600) -> RemoteSession:
+def _busy(tmp_path: Path, spec_path: Path, count: int = 600, orphaned: str = "hurry") -> RemoteSession:
     """A worker with more to judge than it can finish in the first second."""
-    session = RemoteSession(_settings(tmp_path, spec_path))
+    session = RemoteSession(_settings(tmp_path, spec_path, orphaned))
     for number in range(count):
         _exchange(session, f"x{number}", {"resultType": "complete", "tools": []})
     return session
@@ -118,7 +119,7 @@ import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 from tests.addon.test_worker import _busy
-session = _busy(Path(sys.argv[1]), Path(sys.argv[3]))
+session = _busy(Path(sys.argv[1]), Path(sys.argv[3]), orphaned=sys.argv[4])
 print(session.process.pid, flush=True)
 time.sleep(60)
 """
@@ -132,22 +133,42 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")  # a zombie waiting for whoever adopted it has exited all the same
 
 
-def test_a_worker_whose_parent_is_killed_writes_its_report_and_exits_on_its_own(
-    tmp_path: Path, spec_path: Path
-) -> None:
-    """Tool-defined: a SIGKILLed proxy leaves no judging process behind, and the report is kept (cut short)."""
+def _orphan(tmp_path: Path, spec_path: Path, orphaned: str) -> int:
+    """Start a parent feeding a busy worker, SIGKILL the parent; the worker's pid."""
     root = Path(__file__).resolve().parents[2]
     parent = subprocess.Popen(
-        [sys.executable, "-c", _PARENT, str(tmp_path), str(root), str(spec_path)], stdout=subprocess.PIPE
+        [sys.executable, "-c", _PARENT, str(tmp_path), str(root), str(spec_path), orphaned], stdout=subprocess.PIPE
     )
     assert parent.stdout is not None
     with parent.stdout:
         worker = int(parent.stdout.readline())
     parent.kill()
     parent.wait(10)
-    deadline = time.monotonic() + HURRY_GRACE + 5
-    while not _gone(worker) and time.monotonic() < deadline:
+    return worker
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _gone(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _gone(worker)
+    return _gone(pid)
+
+
+def test_a_worker_whose_parent_is_killed_writes_its_report_and_exits_on_its_own(
+    tmp_path: Path, spec_path: Path
+) -> None:
+    """Tool-defined: a SIGKILLed proxy leaves no judging process behind, and the report is kept (cut short)."""
+    worker = _orphan(tmp_path, spec_path, "hurry")
+    assert _wait_gone(worker, HURRY_GRACE + 5)
     report = json.loads((tmp_path / "worker.json").read_text())
     assert any("cut short by the process that fed it ended" in note for note in report["notes"]), report["notes"]
+
+
+def test_a_tap_worker_whose_tap_is_killed_finishes_the_whole_report(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: clients kill the tap once they closed its stdin; its worker still judges everything."""
+    worker = _orphan(tmp_path, spec_path, "finish")
+    assert _wait_gone(worker, 120)
+    report = json.loads((tmp_path / "worker.json").read_text())
+    assert not any("cut short" in note for note in report["notes"]), report["notes"]
+    assert not any("cut short" in result["reason"] for result in report["results"])
+    assert report["stats"]["exchanges"] > 0  # what reached it before its tap died (the rest died with the tap)

@@ -20,6 +20,11 @@ defined whatever the session's length (:meth:`RemoteSession.close`):
   it and says that no report was written;
 * if the parent itself dies (SIGKILL), the end of the control pipe tells the worker, which hurries
   and exits within :data:`HURRY_GRACE` seconds: no process is left behind, and the report is kept.
+
+The stdio tap differs in two ways, because MCP clients stop their server by closing its stdin and
+then, a couple of seconds later, signalling and killing it (the tap, here) as a matter of course: a
+signal while the tap waits for the report does not cut judging short, and a worker whose tap was
+killed finishes the whole report (``orphaned="finish"``) instead of hurrying.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -76,6 +81,9 @@ class WorkerSettings:
     target: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     """A file the worker writes its :class:`Finished` summary to."""
+    orphaned: str = "hurry"
+    """What the worker does when its parent dies: ``hurry`` (the proxy) or ``finish`` the whole report (the tap,
+    which clients kill as a matter of course once they have closed its stdin)."""
     log_level: int = logging.WARNING
     """The parent's log level: the worker's log lines go to stderr as the parent's do, redacted the same way."""
     control_fd: int | None = None
@@ -114,9 +122,10 @@ def finish(session: Any, reports: Sequence[str], stream: IO[str], stop: Callable
 class _Hurry:
     """Set when the parent asks the worker to hurry (or dies); says why."""
 
-    def __init__(self) -> None:
+    def __init__(self, orphaned: str = "hurry") -> None:
         self.event = threading.Event()
         self.reason = ""
+        self.orphaned = orphaned
 
     def __call__(self) -> str:
         """Why to hurry; empty while there is no reason to."""
@@ -129,6 +138,8 @@ class _Hurry:
                 data = os.read(fd, 64)
             except OSError:
                 data = b""
+            if not data and self.orphaned == "finish":
+                return  # judge everything, however long it takes: nobody is waiting, but the report is wanted
             if data[:1] in _REASONS and not self.event.is_set():
                 self.reason = _REASONS[data[:1]]
                 self.event.set()
@@ -156,7 +167,7 @@ def main() -> None:
     settings = WorkerSettings(**json.loads(source.readline()))
     redactor = Redactor(secrets=settings.secrets)
     configure_logs(settings.log_level, redactor)  # the session's redactor: it learns credentials from the traffic
-    hurry = _Hurry()
+    hurry = _Hurry(settings.orphaned)
     if settings.control_fd is not None:
         listener = threading.Thread(target=hurry.listen, args=(settings.control_fd,), name="control", daemon=True)
         listener.start()
@@ -301,12 +312,15 @@ class RemoteSession:
     def _interrupted(self) -> None:
         self._interrupts += 1
 
-    def close(self, *, deadline: float | None = None, grace: float = HURRY_GRACE) -> Finished:
+    def close(
+        self, *, deadline: float | None = None, grace: float = HURRY_GRACE, interruptible: bool = True
+    ) -> Finished:
         """End the input and wait until the worker has written the reports, however long judging takes.
 
         ``deadline`` (seconds from now) hurries the worker when it passes; so does a SIGINT or SIGTERM
-        during the wait. A worker that has not finished ``grace`` seconds after it was hurried, or another
-        signal after that, ends it: the worker is killed and the :class:`Finished` says no report was written."""
+        during the wait when ``interruptible``. A worker that has not finished ``grace`` seconds after it was
+        hurried, or another signal after that, ends it: the worker is killed and the :class:`Finished` says
+        no report was written."""
         if not self._closed:
             self._closed = True
             self._queue.put(_STOP)
@@ -315,7 +329,7 @@ class RemoteSession:
         seen = 0  # interrupts counted when the worker was hurried
         said = False
         killed = ""
-        with _interrupts(self._interrupted):
+        with _interrupts(self._interrupted) if interruptible else nullcontext():
             while True:
                 try:
                     self.process.wait(0.1)
@@ -327,8 +341,8 @@ class RemoteSession:
                     self.hurry(b"i" if self._interrupts else b"t")
                     hurried_at, seen = now, self._interrupts
                     _say(
-                        "mcp-assay: judging is cut short; the report will cover what was judged so far "
-                        "(interrupt again to stop without a report)"
+                        "mcp-assay: judging is cut short; the report will cover what was judged so far"
+                        + (" (interrupt again to stop without a report)" if interruptible else "")
                     )
                 elif hurried_at is not None and (self._interrupts > seen or now - hurried_at >= grace):
                     killed = (
@@ -341,8 +355,8 @@ class RemoteSession:
                 elif not said and now - started >= PROGRESS_AFTER:
                     said = True
                     _say(
-                        "mcp-assay: judging the session for the report… "
-                        "(interrupt to write it from what has been judged so far)"
+                        "mcp-assay: judging the session for the report…"
+                        + (" (interrupt to write it from what has been judged so far)" if interruptible else "")
                     )
         self._writer.join(5.0)
         try:

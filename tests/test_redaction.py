@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+
+from mcp_assay.logs import RedactingFormatter
 from mcp_assay.redaction import REDACTED, Redactor, fingerprint
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
@@ -59,3 +63,19 @@ def test_json_rpc_members_named_like_credentials_are_not_learnt() -> None:
     body = '{"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"code": "print(1) + 2"}}}'
     assert redactor.body(body) == body
     assert redactor.text("print(1) + 2") == "print(1) + 2"
+
+
+def test_log_lines_are_scrubbed_whole_message_arguments_and_traceback() -> None:
+    """Tool-defined: a secret-named query parameter in any URL, and every known secret, never reach the log."""
+    redactor = Redactor(secrets=["known-secret-99"])
+    try:
+        raise ValueError("failed with known-secret-99")
+    except ValueError:
+        failure = sys.exc_info()
+    record = logging.LogRecord(
+        "httpx", logging.INFO, __file__, 1, 'HTTP Request: %s %s "%s"',
+        ("POST", "http://h/mcp?api_key=abc123456&page=2", "HTTP/1.1 200 OK"), failure,
+    )  # fmt: skip
+    line = RedactingFormatter(redactor).format(record)
+    assert "HTTP Request: POST http://h/mcp?api_key=[REDACTED]&page=2" in line
+    assert "abc123456" not in line and "known-secret-99" not in line and "Traceback" in line

@@ -31,13 +31,27 @@ import base64
 import datetime as _dt
 import json
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from mcp_assay import __version__
 from mcp_assay.errors import RecordingError
+from mcp_assay.record_readers import (
+    BadRecord,
+    Fields,
+    RequestRecord,
+    ResponseRecord,
+    read_body,
+    read_end,
+    read_event,
+    read_exit,
+    read_http,
+    read_line,
+    read_observation,
+    read_response,
+)
 from mcp_assay.redaction import Redactor
 from mcp_assay.sse import SseEvent
 from mcp_assay.traffic import ExchangeLog
@@ -46,7 +60,6 @@ from mcp_assay.wire import (
     Ending,
     EndReason,
     Exchange,
-    Headers,
     HttpExchange,
     HttpRequest,
     HttpResponse,
@@ -182,165 +195,164 @@ def redact_record(record: Mapping[str, Any], redactor: Redactor) -> dict[str, An
     return out
 
 
-def _decode_body(record: Mapping[str, Any], key: str = "body") -> bytes:
-    b64_key = f"{key}_b64" if key == "body" else "b64"
-    if isinstance(record.get(b64_key), str):
-        return base64.b64decode(record[b64_key])
-    value = record.get(key)
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
-    return b""
-
-
-def _headers(value: Any) -> Headers:
-    if not isinstance(value, list):
-        return Headers()
-    return Headers((str(pair[0]), str(pair[1])) for pair in value if isinstance(pair, list | tuple) and len(pair) == 2)
+MAX_NOTES = 50
+"""Problems an :class:`Assembler` lists one by one; past that it counts them (a forged file may have millions)."""
+_HTTP_PARTS = frozenset({"response", "body", "event", "end"})
+_SINGLES: dict[str, Callable[[Fields, str], Exchange]] = {
+    "line": read_line,
+    "exit": read_exit,
+    "observation": read_observation,
+}
 
 
 @dataclass
 class _Open:
     """An HTTP exchange being assembled from its records."""
 
-    record: Mapping[str, Any]
-    response: Mapping[str, Any] | None = None
+    head: RequestRecord | None
+    """``None`` when the exchange is left out (one of its records was unreadable)."""
+    response: ResponseRecord | None = None
     body: list[bytes] = field(default_factory=list)
     body_time: float | None = None
     events: list[SseEvent] = field(default_factory=list)
 
 
 class Assembler:
-    """Turns a stream of records into finished exchanges, tolerating missing or odd records."""
+    """Turns a stream of records into finished exchanges; a record it cannot trust becomes a note.
+
+    Each record is read by its type's reader in :mod:`mcp_assay.record_readers`. A record with a
+    wrong-typed field is left out, and so is the rest of its HTTP exchange: judging an exchange
+    without its response head (or with a status nobody sent) could fail a server for something it
+    never did. Records of an unknown type, or for an exchange never opened, are noted and skipped.
+    """
 
     def __init__(self, prefix: str = "") -> None:
         self._prefix = prefix
         """Prepended to exchange ids, so several recordings can share one log."""
         self._open: dict[str, _Open] = {}
-        self.problems: list[str] = []
+        self._notes: list[str] = []
+        self._unlisted = 0
 
-    def feed(self, record: Mapping[str, Any]) -> list[Exchange]:
-        """Consume one record; return the exchanges it completed (usually zero or one)."""
+    @property
+    def problems(self) -> list[str]:
+        """What was odd about the records, for the report's notes (the first :data:`MAX_NOTES`, then a count)."""
+        more = [f"… and {self._unlisted} more problem(s) like these"] if self._unlisted else []
+        return [*self._notes, *more]
+
+    def note(self, text: str) -> None:
+        if len(self._notes) < MAX_NOTES:
+            self._notes.append(text)
+        else:
+            self._unlisted += 1
+
+    def feed(self, record: Mapping[str, Any], *, line: int | None = None) -> list[Exchange]:
+        """Consume one record (``line``: where it was in a file); return the exchanges it completed."""
         kind = record.get("type")
-        ident = self._prefix + str(record.get("x", ""))
-        time = record.get("t")
-        t = float(time) if isinstance(time, int | float) and not isinstance(time, bool) else 0.0
-        if kind == "http":
-            self._open[ident] = _Open(record)
+        where = f"line {line}: " if line is not None else ""
+        if kind == "recording":
             return []
-        if kind in ("response", "body", "event", "end"):
-            pending = self._open.get(ident)
-            if pending is None:
-                self.problems.append(f"{kind} record for unknown exchange {ident!r}")
-                return []
-            if kind == "response":
-                pending.response = record
-            elif kind == "body":
-                pending.body.append(_decode_body(record))
-                pending.body_time = t
-            elif kind == "event":
-                pending.events.append(_event(record, t))
-            else:
+        single = _SINGLES.get(kind) if isinstance(kind, str) else None
+        if single is None and kind != "http" and kind not in _HTTP_PARTS:
+            self.note(f"{where}unknown record type {ascii(kind)[:40]}")
+            return []
+        fields = Fields(record)
+        try:
+            ident = self._prefix + fields.ident()
+        except BadRecord as exc:
+            self.note(f"{where}a {kind} record without a usable exchange id was left out ({exc})")
+            return []
+        try:
+            if single is not None:
+                return [single(fields, ident)]
+            if kind == "http":
+                return self._request(ident, read_http(fields), where)
+        except BadRecord as exc:
+            self.note(f"{where}the {kind} record of {ident!r} was left out: {exc}")
+            if kind == "http":
+                self._open[ident] = _Open(head=None)
+            return []
+        return self._part(str(kind), ident, fields, where)
+
+    def _request(self, ident: str, head: RequestRecord, where: str) -> list[Exchange]:
+        earlier = self._open.pop(ident, None)
+        self._open[ident] = _Open(head=head)
+        if earlier is None or earlier.head is None:
+            return []
+        self.note(f"{where}a second http record for {ident!r}: the first exchange is judged as left open")
+        return [self._finish(ident, earlier, Ending(reason=EndReason.OPEN, time=self._last_time(earlier)))]
+
+    def _part(self, kind: str, ident: str, fields: Fields, where: str) -> list[Exchange]:
+        pending = self._open.get(ident)
+        if pending is None:
+            self.note(f"{where}{kind} record for unknown exchange {ident!r}")
+            return []
+        if pending.head is None:  # already left out, and noted once
+            if kind == "end":
                 del self._open[ident]
-                reason = record.get("reason", "complete")
-                try:
-                    end_reason = EndReason(reason)
-                except ValueError:
-                    end_reason = EndReason.ERROR
-                return [
-                    self._finish(
-                        ident, pending, Ending(reason=end_reason, time=t, detail=str(record.get("detail", "")))
-                    )
-                ]
             return []
-        if kind == "line":
-            sender = Side.CLIENT if record.get("from") == "client" else Side.SERVER
-            raw = _decode_body(record, key="text")
-            return [
-                StdioLine.build(
-                    id=ident, connection=str(record.get("conn", "")), sender=sender, time=t, raw=raw,
-                    probe=Probe.from_record(record.get("probe")),
-                )
-            ]  # fmt: skip
-        if kind == "exit":
-            code = record.get("code")
-            closed = record.get("stdin_closed")
-            return [
-                ProcessExit(
-                    id=ident,
-                    connection=str(record.get("conn", "")),
-                    time=t,
-                    code=code if isinstance(code, int) else None,
-                    stdin_closed_at=float(closed) if isinstance(closed, int | float) else None,
-                    signals=tuple(str(s) for s in record.get("signals", []) if isinstance(s, str)),
-                )
-            ]
-        if kind == "observation":
-            data = record.get("data")
-            return [
-                Observation(
-                    id=ident, time=t, kind=str(record.get("kind", "note")),
-                    data=data if isinstance(data, dict) else {"value": data}, connection=str(record.get("conn", "")),
-                )
-            ]  # fmt: skip
-        if kind != "recording":
-            self.problems.append(f"unknown record type {kind!r}")
+        try:
+            if kind == "response":
+                pending.response = read_response(fields)
+            elif kind == "body":
+                part = read_body(fields)
+                pending.body.append(part.body)
+                pending.body_time = part.time
+            elif kind == "event":
+                pending.events.append(read_event(fields))
+            else:
+                ending = read_end(fields)
+                del self._open[ident]
+                return [self._finish(ident, pending, ending)]
+        except BadRecord as exc:
+            pending.head = None
+            self.note(
+                f"{where}the {kind} record of {ident!r} was left out: {exc}; "
+                "the exchange is left out of the judged traffic with it"
+            )
         return []
 
     def _finish(self, ident: str, pending: _Open, ending: Ending) -> HttpExchange:
-        record = pending.record
-        body = _decode_body(record)
-        request = HttpRequest(
-            method=str(record.get("method", "")),
-            url=str(record.get("url", "")),
-            headers=_headers(record.get("headers")),
-            body=body,
-            time=float(record.get("t", 0.0)),
-        )
+        head = pending.head
+        assert head is not None
         response = None
         if pending.response is not None:
-            head = pending.response
-            content_type = _headers(head.get("headers")).get("content-type") or ""
+            answer = pending.response
+            content_type = answer.headers.get("content-type") or ""
             streamed = bool(pending.events) or content_type.startswith("text/event-stream")
             response = HttpResponse(
-                status=int(head.get("status", 0)),
-                reason=str(head.get("reason", "")),
-                headers=_headers(head.get("headers")),
-                time=float(head.get("t", 0.0)),
+                status=answer.status,
+                reason=answer.reason,
+                headers=answer.headers,
+                time=answer.time,
                 body=None if streamed else b"".join(pending.body),
                 events=tuple(pending.events),
             )
         return HttpExchange.build(
             id=ident,
-            request=request,
+            request=head.request,
             response=response,
             ending=ending,
-            connection=str(record.get("conn", "")),
-            probe=Probe.from_record(record.get("probe")),
+            connection=head.connection,
+            probe=head.probe,
         )
+
+    @staticmethod
+    def _last_time(pending: _Open) -> float:
+        if pending.events:
+            return pending.events[-1].time
+        if pending.body_time is not None:
+            return pending.body_time
+        return pending.head.request.time if pending.head is not None else 0.0
 
     def close(self, time: float | None = None) -> list[Exchange]:
         """Finish every exchange still open (they were open when the capture stopped)."""
         finished: list[Exchange] = []
         for ident, pending in list(self._open.items()):
-            last = (
-                pending.events[-1].time if pending.events else (pending.body_time or float(pending.record.get("t", 0)))
-            )
-            finished.append(self._finish(ident, pending, Ending(reason=EndReason.OPEN, time=time or last)))
+            if pending.head is not None:
+                ending = Ending(reason=EndReason.OPEN, time=time or self._last_time(pending))
+                finished.append(self._finish(ident, pending, ending))
         self._open.clear()
         return finished
-
-
-def _event(record: Mapping[str, Any], t: float) -> SseEvent:
-    retry = record.get("retry")
-    return SseEvent(
-        time=t,
-        data=record.get("data") if isinstance(record.get("data"), str) else None,
-        event=record.get("event") if isinstance(record.get("event"), str) else None,
-        id=record.get("id") if isinstance(record.get("id"), str) else None,
-        retry=retry if isinstance(retry, int) else None,
-        comment=record.get("comment") if isinstance(record.get("comment"), str) else None,
-        incomplete=bool(record.get("incomplete", False)),
-    )
 
 
 def records_of(exchange: Exchange, redactor: Redactor | None = None) -> Iterator[dict[str, Any]]:
@@ -420,19 +432,20 @@ class Recording:
     problems: list[str]
 
 
-def iter_records(handle: IO[str], problems: list[str]) -> Iterator[dict[str, Any]]:
+def iter_records(handle: IO[str], note: Callable[[str], None]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each JSON object in a JSONL file with its line number; any other line is noted and skipped."""
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except ValueError as exc:
-            problems.append(f"line {number}: not JSON ({exc})")
+        except (ValueError, RecursionError) as exc:
+            note(f"line {number}: not JSON ({str(exc)[:80]})")
             continue
         if not isinstance(record, dict):
-            problems.append(f"line {number}: not a JSON object")
+            note(f"line {number}: not a JSON object")
             continue
-        yield record
+        yield number, record
 
 
 def stream_recording(
@@ -450,12 +463,12 @@ def stream_recording(
     count = exchanges = 0
     try:
         with file.open(encoding="utf-8", errors="surrogateescape") as handle:
-            for record in iter_records(handle, problems):
+            for number, record in iter_records(handle, assembler.note):
                 count += 1
                 if record.get("type") == "recording":
                     found = record
                     continue
-                for exchange in assembler.feed(record):
+                for exchange in assembler.feed(record, line=number):
                     exchanges += 1
                     yield exchange
     except OSError as exc:
@@ -467,7 +480,7 @@ def stream_recording(
     if count == 0 or (not found and not exchanges):
         raise RecordingError(f"{file}: not an mcp-assay recording (no records found)")
     if found and found.get("format") not in (None, RECORDING_FORMAT):
-        problems.append(f"unknown recording format {found.get('format')!r}; read as {RECORDING_FORMAT}")
+        problems.append(f"unknown recording format {ascii(found.get('format'))[:60]}; read as {RECORDING_FORMAT}")
     if header is not None:
         header.update(found)
 

@@ -11,10 +11,13 @@ conformance check needs.
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["SseEvent", "SseParser", "parse_sse"]
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,7 +51,8 @@ class SseParser:
     def __init__(self, on_event: Callable[[SseEvent], None]) -> None:
         self._on_event = on_event
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._pending = ""
+        self._pending: list[str] = []
+        """Pieces of the line in progress (joined once, when its end arrives)."""
         self._skip_lf = False
         self._started = False
         self._data: list[str] | None = None
@@ -59,7 +63,10 @@ class SseParser:
         self.decoding_errors = False
 
     def feed(self, chunk: bytes, time: float) -> None:
-        """Consume one network chunk; an empty chunk means the stream ended."""
+        """Consume one network chunk; an empty chunk means the stream ended.
+
+        Work is proportional to the chunk: line ends are searched in the new text only, and a line
+        split across chunks is joined once, when its end arrives."""
         if not chunk:
             self.close(time)
             return
@@ -70,44 +77,36 @@ class SseParser:
             self._started = True
             if text.startswith("\ufeff"):
                 text = text[1:]
-        self._pending += text
-        self._drain(time)
+        self._scan(text, time)
 
     def close(self, time: float) -> None:
         """End of stream: a block without its terminating blank line is reported as incomplete."""
-        tail = self._decoder.decode(b"", final=True)
-        self._pending += tail
+        self._scan(self._decoder.decode(b"", final=True), time)
         if self._pending:
             # a final line without a terminator still counts as a field line of the open block
-            self._line(self._pending, time)
-            self._pending = ""
+            self._line("".join(self._pending), time)
+            self._pending.clear()
         if self._fields_seen:
             self._dispatch(time, incomplete=True)
 
-    def _drain(self, time: float) -> None:
-        buf = self._pending
+    def _scan(self, text: str, time: float) -> None:
+        if self._skip_lf and text:
+            self._skip_lf = False
+            if text.startswith("\n"):
+                text = text[1:]
         start = 0
-        length = len(buf)
-        i = 0
-        while i < length:
-            ch = buf[i]
-            if self._skip_lf:
-                self._skip_lf = False
-                if ch == "\n" and i == start:
-                    start = i + 1
-                    i += 1
-                    continue
-            if ch == "\n" or ch == "\r":
-                self._line(buf[start:i], time)
-                if ch == "\r":
-                    if i + 1 < length:
-                        if buf[i + 1] == "\n":
-                            i += 1
-                    else:
-                        self._skip_lf = True
-                start = i + 1
-            i += 1
-        self._pending = buf[start:]
+        for end in _LINE_END.finditer(text):
+            piece = text[start : end.start()]
+            if self._pending:
+                self._pending.append(piece)
+                piece = "".join(self._pending)
+                self._pending.clear()
+            self._line(piece, time)
+            start = end.end()
+            # a \r ending the chunk may be the first half of a \r\n split across chunks
+            self._skip_lf = end.group() == "\r" and start == len(text)
+        if start < len(text):
+            self._pending.append(text[start:])
 
     def _line(self, line: str, time: float) -> None:
         if line == "":

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from mcp_assay.addon.worker import HURRY_GRACE
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.verdicts import Verdict
 
@@ -68,12 +69,21 @@ class ProxyProcess:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         on_line: Callable[[str], None] | None = None,
+        new_session: bool = False,
     ) -> ProxyProcess:
         """Start ``command`` and wait (bounded) until a line matches ``ready``; its second group is the port.
 
-        ``on_line`` is called with every line the process prints (on a reader thread), as it prints it."""
+        ``on_line`` is called with every line the process prints (on a reader thread), as it prints it.
+        ``new_session``: start it as the leader of a session of its own, so that every process it ever
+        started can be found afterwards (they keep its session id)."""
         process = subprocess.Popen(
-            list(command), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+            start_new_session=new_session,
         )
         running = cls(process)
         announced = threading.Event()
@@ -109,14 +119,16 @@ class ProxyProcess:
                 announced.set()
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> int:
-        """Ctrl-C: the proxy finishes, writes its report and exits (killed if it does not in time)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+        """Ctrl-C: the proxy finishes, writes its report and exits. If judging takes longer than ``timeout``,
+        a second Ctrl-C has the report written from what was judged; a proxy still running after that is killed."""
+        for signum, wait in ((signal.SIGINT, timeout), (signal.SIGINT, HURRY_GRACE + 5.0), (signal.SIGKILL, 5.0)):
+            if self.process.poll() is not None:
+                break
+            self.process.send_signal(signum)
             try:
-                self.process.wait(timeout=timeout)
+                self.process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
+                continue
         for reader in self.readers:
             reader.join(5)
         for pipe in (self.process.stdout, self.process.stderr):

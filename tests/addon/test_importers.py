@@ -210,3 +210,46 @@ def test_a_flow_file_keeps_a_clients_oauth_steps_once_it_has_spoken_mcp(tmp_path
     assert "/.well-known/oauth-authorization-server" in [exchange.request.path for exchange in log.http_exchanges()]
     assert not log.oauth_exchanges()[0].messages
     assert any("1 flow(s) were not MCP traffic" in problem for problem in problems)
+
+
+def _har_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found: list[tuple[Any, ...]] = []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        found += [(*path, key), *_har_paths(child, (*path, key))]
+    return found
+
+
+def test_every_mutated_har_field_is_read_or_skipped_and_judged_without_a_crash(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: wrong-typed, non-finite, huge and non-Unicode values in a HAR never crash `validate`."""
+    from mcp_assay.addon.importers import read_har
+    from mcp_assay.report.jsonreport import render_json
+    from mcp_assay.report.model import Report
+    from mcp_assay.spec import load_spec
+    from mcp_assay.spec.engine import evaluate
+    from mcp_assay.traffic import ExchangeLog
+
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00Z", "time": 12, "timings": {"send": 1, "wait": 5, "receive": 1},
+        "request": {"method": "POST", "url": URL, "headers": [{"name": "content-type", "value": "application/json"}],
+                    "postData": {"mimeType": "application/json", "text": _rpc("tools/list", 1).decode()}},
+        "response": {"status": 200, "statusText": "OK",
+                     "headers": [{"name": "content-type", "value": "application/json"}],
+                     "content": {"mimeType": "application/json", "text": _result(1, tools=[]).decode()}},
+    }  # fmt: skip
+    hostile = ("now", None, True, float("inf"), float("nan"), -1, 10**400, [], {}, "", "\ud800", "0001-01-01T00:00")
+    spec = load_spec(spec_dir=spec_path)
+    path = tmp_path / "m.har"
+    for value in hostile:  # one file per value: entry N has its Nth field mutated
+        entries = []
+        for where in _har_paths(entry):
+            mutated = json.loads(json.dumps(entry))
+            parent = mutated
+            for key in where[:-1]:
+                parent = parent[key]
+            parent[where[-1]] = value
+            entries.append(mutated)
+        path.write_text(json.dumps({"log": {"entries": entries}}), encoding="utf-8", errors="surrogatepass")
+        loaded = read_har(path, "")
+        report = Report(results=evaluate(ExchangeLog(loaded.exchanges), spec), target={}, notes=loaded.problems)
+        render_json(report).encode("utf-8")

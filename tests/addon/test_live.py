@@ -14,6 +14,7 @@ from mcp_assay.recording import (
     end_record,
     http_record,
     line_record,
+    observation_record,
     read_recording,
     redact_record,
     response_record,
@@ -133,3 +134,24 @@ def test_a_record_that_cannot_be_processed_does_not_stop_the_session(tmp_path: P
     assert any("unknown exchange" in note for note in report.notes)
     assert report.stats["exchanges"] >= 1
     assert META_KEY in json.dumps(session.log.messages()[0].payload)
+
+
+def test_the_report_counts_exchanges_and_observations_apart(tmp_path: Path, spec: SpecSet) -> None:
+    """Tool-defined: 3 calls are 3 exchanges; their 3 audit lines are observations, not exchanges."""
+    session, _, record = _session(tmp_path, spec)
+    for number in range(3):
+        body = request_body("tools/list", number)
+        _post(session, f"x{number}", body, result_body({"tools": []}, number), 1_800_000_000.0 + number)
+    session.close()
+    stats = session.report().stats
+    assert (stats["exchanges"], stats["observations"], stats["messages"]) == (3, 3, 6)
+    assert len(read_recording(record).log.observations("audit")) == 3
+
+
+def test_a_note_observed_during_the_capture_is_a_note_of_the_report(tmp_path: Path, spec: SpecSet) -> None:
+    """Tool-defined: what the tap notes (a stderr limit reached) reaches the report's notes, redacted."""
+    session, _, _ = _session(tmp_path, spec)
+    session.redactor.add_secret("sekrit-123456")
+    session.feed(observation_record("e1", 1.0, "note", {"detail": "stderr cut for sekrit-123456"}))
+    session.close()
+    assert "stderr cut for [REDACTED]" in session.report().notes

@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from mcp_assay.addon.live import LiveSession
-from mcp_assay.addon.tap import Tap
+from mcp_assay.addon.tap import STDERR_LINE_LIMIT, STDERR_RECORD_LIMIT, Tap
 from mcp_assay.recording import RecordingWriter, read_recording
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Observation, ProcessExit, StdioLine
+from tests.peers.process import HERE as PEERS
+
+HOSTILE = str(PEERS / "hostile_server.py")
+MiB = 1024 * 1024
 
 ECHO = """
 import sys
@@ -81,3 +91,92 @@ def test_the_exit_record_names_the_code_and_when_stdin_closed(tmp_path: Path, sp
     assert code == 0 and exit_.code == 0
     assert exit_.stdin_closed_at is not None and exit_.stdin_closed_at <= exit_.time
     assert exit_.connection == tap.connection and exit_.signals == ()
+
+
+class _Records:
+    """Where the tap's records go in these tests: a plain list (the tap's own memory is what is measured)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def feed(self, record: Mapping[str, Any]) -> None:
+        self.records.append(dict(record))
+
+    def kind(self, kind: str) -> list[dict[str, Any]]:
+        return [record for record in self.records if record.get("kind") == kind]
+
+
+class _Counted(io.RawIOBase):
+    """The terminal the tap passes stderr to: counts the bytes, keeps none."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.count += len(data)
+        return len(data)
+
+
+def _flood(mode: str, size: int) -> tuple[_Records, _Counted, int]:
+    records, passed = _Records(), _Counted()
+    tap = Tap(
+        [sys.executable, HOSTILE, "stdio", mode, str(size)], records, stdin=io.BytesIO(b""), stdout=io.BytesIO(),
+        stderr=passed, forward_signals=False,
+    )  # fmt: skip
+    tracemalloc.start()
+    try:
+        assert tap.run() == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return records, passed, peak
+
+
+def test_a_stderr_line_without_end_costs_the_line_limit_and_is_counted() -> None:
+    """Tool-defined: 16 MB of stderr with no newline is passed on whole, kept as one cut line, and noted;
+    the tap's work per read stays constant (it no longer re-splits what it has read so far)."""
+    records, passed, peak = _flood("raw", 16_000_000)
+    assert passed.count == 16_000_000
+    assert peak < 2 * MiB, f"peak {peak / MiB:.1f} MiB"
+    (line,) = records.kind("stderr")
+    assert len(line["data"]["text"]) == STDERR_LINE_LIMIT + 1 and line["data"]["text"].endswith("…")
+    (note,) = records.kind("note")
+    assert "16000000 bytes of stderr" in note["data"]["detail"]
+
+
+def test_a_stderr_flood_in_lines_is_recorded_up_to_its_limit_and_the_rest_counted() -> None:
+    """Tool-defined: every byte is passed on; STDERR_RECORD_LIMIT bytes of it are recorded; the note counts the rest."""
+    records, passed, peak = _flood("lines", 16_000_000)
+    assert passed.count == 16_000_000
+    recorded = records.kind("stderr")
+    assert sum(len(record["data"]["text"]) for record in recorded) <= STDERR_RECORD_LIMIT
+    assert peak < 24 * MiB, f"peak {peak / MiB:.1f} MiB"
+    (note,) = records.kind("note")
+    assert f"{160_000 - len(recorded)} more line(s)" in note["data"]["detail"]
+
+
+def test_lines_the_client_writes_after_the_server_exited_are_recorded_as_undelivered(tmp_path: Path) -> None:
+    """Tool-defined: once the server is gone, what the client still writes is kept as undelivered, never as a
+    line the server was sent."""
+    read, write = os.pipe()
+    records = _Records()
+    with open(read, "rb") as stdin, open(write, "wb", buffering=0) as client:
+        script = "import sys; sys.stdin.readline(); print('{}', flush=True)"
+        tap = Tap([sys.executable, "-c", script], records, stdin=stdin, stdout=io.BytesIO(), stderr=io.BytesIO(),
+                  forward_signals=False)  # fmt: skip
+        runner = threading.Thread(target=tap.run)
+        runner.start()
+        client.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        runner.join(10)
+        assert not runner.is_alive()  # the server has exited
+        client.write(b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n')
+    deadline = time.monotonic() + 5
+    while len(records.kind("undelivered")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    sent = [record for record in records.records if record["type"] == "line" and record["from"] == "client"]
+    assert [json.loads(record["text"])["id"] for record in sent] == [1]
+    undelivered = records.kind("undelivered")
+    assert [json.loads(record["data"]["text"])["id"] for record in undelivered] == [2, 3]

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from mcp_assay.addon.worker import RemoteSession, WorkerSettings
+from mcp_assay.addon.worker import HURRY_GRACE, RemoteSession, WorkerSettings
 from mcp_assay.recording import end_record, http_record, read_recording, response_record
 from mcp_assay.wire import EndReason, Headers, HttpRequest
 from tests.factories import modern_headers, request_body, result_body
 
 
-def _settings(tmp_path: Path, spec_path: Path) -> WorkerSettings:
+def _settings(tmp_path: Path, spec_path: Path, orphaned: str = "hurry") -> WorkerSettings:
     return WorkerSettings(
+        orphaned=orphaned,
         spec_dir=str(spec_path),
         record=str(tmp_path / "worker.jsonl"),
         reports=[f"json:{tmp_path / 'worker.json'}"],
@@ -75,3 +78,96 @@ def test_feeding_a_worker_that_died_neither_blocks_nor_raises(tmp_path: Path, sp
         _exchange(session, f"x{number}", {"resultType": "complete", "tools": []})
     finished = session.close()
     assert finished.exit_code == 3 and finished.error
+
+
+def _busy(tmp_path: Path, spec_path: Path, count: int = 600, orphaned: str = "hurry") -> RemoteSession:
+    """A worker with more to judge than it can finish in the first second."""
+    session = RemoteSession(_settings(tmp_path, spec_path, orphaned))
+    for number in range(count):
+        _exchange(session, f"x{number}", {"resultType": "complete", "tools": []})
+    return session
+
+
+def test_a_worker_cut_short_writes_the_report_from_what_it_judged_and_says_so(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: past the finish timeout the report is written at once; the checks not run are not verified."""
+    session = _busy(tmp_path, spec_path)
+    started = time.monotonic()
+    finished = session.close(deadline=0.0)
+    assert time.monotonic() - started < HURRY_GRACE
+    assert finished.error == "" and session.process.returncode == 0
+    report = json.loads((tmp_path / "worker.json").read_text())
+    assert any("judging was cut short by the finish timeout" in note for note in report["notes"]), report["notes"]
+    not_run = [result for result in report["results"] if "judging was cut short" in result["reason"]]
+    assert not_run and {result["outcome"] for result in not_run} == {"not_verified"}
+    assert report["verdict"]["code"] != "conformant"
+
+
+def test_a_worker_that_does_not_finish_in_its_grace_is_killed_and_no_report_claimed(
+    tmp_path: Path, spec_path: Path
+) -> None:
+    """Tool-defined: no process is left behind; the session says that no report was written."""
+    session = _busy(tmp_path, spec_path)
+    finished = session.close(deadline=0.0, grace=0.0)
+    assert finished.exit_code == 3 and "killed" in finished.error
+    assert session.process.returncode == -signal.SIGKILL
+    assert not (tmp_path / "worker.json").exists()
+
+
+_PARENT = """
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from tests.addon.test_worker import _busy
+session = _busy(Path(sys.argv[1]), Path(sys.argv[3]), orphaned=sys.argv[4])
+print(session.process.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")  # a zombie waiting for whoever adopted it has exited all the same
+
+
+def _orphan(tmp_path: Path, spec_path: Path, orphaned: str) -> int:
+    """Start a parent feeding a busy worker, SIGKILL the parent; the worker's pid."""
+    root = Path(__file__).resolve().parents[2]
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, str(tmp_path), str(root), str(spec_path), orphaned], stdout=subprocess.PIPE
+    )
+    assert parent.stdout is not None
+    with parent.stdout:
+        worker = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait(10)
+    return worker
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _gone(pid)
+
+
+def test_a_worker_whose_parent_is_killed_writes_its_report_and_exits_on_its_own(
+    tmp_path: Path, spec_path: Path
+) -> None:
+    """Tool-defined: a SIGKILLed proxy leaves no judging process behind, and the report is kept (cut short)."""
+    worker = _orphan(tmp_path, spec_path, "hurry")
+    assert _wait_gone(worker, HURRY_GRACE + 5)
+    report = json.loads((tmp_path / "worker.json").read_text())
+    assert any("cut short by the process that fed it ended" in note for note in report["notes"]), report["notes"]
+
+
+def test_a_tap_worker_whose_tap_is_killed_finishes_the_whole_report(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: clients kill the tap once they closed its stdin; its worker still judges everything."""
+    worker = _orphan(tmp_path, spec_path, "finish")
+    assert _wait_gone(worker, 120)
+    report = json.loads((tmp_path / "worker.json").read_text())
+    assert not any("cut short" in note for note in report["notes"]), report["notes"]
+    assert not any("cut short" in result["reason"] for result in report["results"])
+    assert report["stats"]["exchanges"] > 0  # what reached it before its tap died (the rest died with the tap)

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from mcp_assay.cli import cli
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
+from mcp_assay.wire import Observation
 from tests.factories import http, modern_call, request_body
 
 
@@ -148,3 +149,34 @@ def test_a_baseline_accepts_the_recordings_failure_and_a_bad_one_is_a_usage_erro
     baseline.write_text("schema: mcp-assay.baseline/1\nknown: [{requirement: RPC-01}]\n", "utf-8")
     refused = runner.invoke(cli, args)
     assert refused.exit_code == 2 and "reason is empty" in refused.output
+
+
+def test_validate_counts_exchanges_without_the_observations(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: a recording's observations (audit lines, notes) are counted apart from its exchanges."""
+    path = tmp_path / "r.jsonl"
+    writer = RecordingWriter(path, Redactor(), source="test")
+    writer.exchange(modern_call("tools/list", {}, {"tools": [], "ttlMs": 0, "cacheScope": "private"}, ident=1))
+    writer.exchange(Observation(id="o1", time=1_700_000_000.0, kind="note", data={"detail": "a note"}))
+    writer.close()
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(
+        cli, ["validate", str(path), "--spec-dir", str(spec_path), "--report", f"json:{report}"]
+    )
+    assert result.exit_code == 0, result.output
+    stats = json.loads(report.read_text())["stats"]
+    assert (stats["exchanges"], stats["observations"]) == (1, 1)
+
+
+def test_a_defect_inside_mcp_assay_exits_3_with_one_line_never_1(
+    spec_path: Path, broken_recording: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: exit 1 means "a MUST failed"; a crash of the tool itself must not say that about the software."""
+    import mcp_assay.cli.validate as validate
+
+    def defect(*_: object) -> None:
+        raise RuntimeError("a bug in mcp-assay")
+
+    monkeypatch.setattr(validate, "stream_inputs", defect)
+    result = CliRunner().invoke(cli, ["validate", str(broken_recording), "--spec-dir", str(spec_path)])
+    assert result.exit_code == 3, result.output
+    assert "internal error" in result.output and "RuntimeError: a bug in mcp-assay" in result.output

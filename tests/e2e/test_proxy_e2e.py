@@ -130,7 +130,8 @@ def test_the_report_lists_what_was_judged(proxy_run: ProxyRun) -> None:
     """Tool-defined: both revisions judged, the audit names every call, live lines were printed."""
     report = proxy_run.report
     assert report["target"]["kind"] == "proxy"
-    assert report["stats"]["exchanges"] >= 25
+    assert report["stats"]["exchanges"] >= 20  # audit lines are counted apart, as observations
+    assert report["stats"]["observations"] >= len(report["audit"]) > 0
     judged = {revision for result in report["results"] for revision in result["revisions"]}
     assert {"2026-07-28", "2025-11-25"} <= judged
     statuses = {item["id"]: item["outcome"] for item in report["requirements"]}

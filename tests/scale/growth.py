@@ -107,7 +107,8 @@ def traffic(copies: int) -> list[Exchange]:
     samples = []
     for name in SAMPLES:
         with (RECORDINGS / name).open(encoding="utf-8") as handle:
-            samples.append([record for record in iter_records(handle, []) if record.get("type") != "recording"])
+            records = (record for _, record in iter_records(handle, lambda problem: None))
+            samples.append([record for record in records if record.get("type") != "recording"])
     exchanges: list[Exchange] = []
     for copy in range(copies):
         for number, records in enumerate(samples):

@@ -14,6 +14,11 @@ the checks at the same moment.
 Everything the addon sees becomes a recording record handed to a judging worker process
 (:mod:`mcp_assay.addon.worker`), which records, judges, prints live findings and writes the
 report, so mitmproxy's event loop spends well under a millisecond per exchange on the addon.
+
+A peer decides how much it sends, the addon how much of it is kept: of one body or event stream at
+most :data:`ANSWER_LIMIT` bytes are recorded and judged. What follows passes through untouched; the
+exchange then ends as one whose events were lost, so no failure rests on what was not kept, and a
+note says which exchange was cut.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -43,7 +48,15 @@ from mcp_assay.addon.flows import (
 from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
-from mcp_assay.recording import RecordingWriter, body_fields, end_record, event_record, http_record, response_record
+from mcp_assay.recording import (
+    RecordingWriter,
+    body_fields,
+    end_record,
+    event_record,
+    http_record,
+    observation_record,
+    response_record,
+)
 from mcp_assay.redaction import Redactor
 from mcp_assay.report import parse_report_option
 from mcp_assay.report.baseline import Baseline, read_baseline
@@ -51,13 +64,15 @@ from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.sse import SseEvent, SseParser
-from mcp_assay.wire import EndReason
+from mcp_assay.wire import EVENTS_LOST, EndReason
 
-__all__ = ["Assay"]
+__all__ = ["ANSWER_LIMIT", "Assay"]
 
 log = logging.getLogger("mcp_assay.addon")
 
 FAIL_ON_CHOICES = [item.value for item in FailOn]
+ANSWER_LIMIT = 16 * 1024 * 1024
+"""Bytes of one request body, response body or event stream (decoded) the addon records and judges."""
 
 
 def _decoder(encoding: str) -> Callable[[bytes], bytes] | None:
@@ -83,6 +98,10 @@ class _FlowState:
     decode: Callable[[bytes], bytes] | None = None
     response_started: bool = False
     streamed: bool = False
+    teed: int = 0
+    """Decoded bytes of the event stream parsed so far."""
+    cut: str = ""
+    """Set when a body or the stream passed :data:`ANSWER_LIMIT`: what was not kept."""
 
 
 class Assay:
@@ -149,6 +168,11 @@ class Assay:
             "(bearer tokens, cookies and ?token= values are scrubbed anyway).",
         )  # fmt: skip
         loader.add_option(
+            "mcp_assay_finish_timeout", int, 0,
+            "Seconds judging may take once mitmproxy stops; past them the report is written from what was "
+            "judged, and says so. 0: as long as judging takes (a second Ctrl-C cuts it short too).",
+        )  # fmt: skip
+        loader.add_option(
             "mcp_assay_live", str, "all",
             "Live output: a line per exchange and findings (all), only findings, or off.",
             choices=list(LIVE_MODES),
@@ -165,6 +189,8 @@ class Assay:
                 raise exceptions.OptionsError(
                     f"mcp_assay_fail_on: {options.mcp_assay_fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}"
                 )
+            if options.mcp_assay_finish_timeout < 0:
+                raise exceptions.OptionsError("mcp_assay_finish_timeout: seconds, 0 or more")
             if options.mcp_assay_live not in LIVE_MODES:
                 raise exceptions.OptionsError(
                     f"mcp_assay_live: {options.mcp_assay_live!r} is not one of {', '.join(LIVE_MODES)}"
@@ -249,6 +275,9 @@ class Assay:
                 return
             state = _FlowState(ident=str(flow.id), decision=decision)
             self._flows[state.ident] = state
+            if len(request.body) > ANSWER_LIMIT:
+                state.cut = f"the request body of {len(request.body)} bytes"
+                request = replace(request, body=b"")
             record = http_record(state.ident, request, connection=str(flow.client_conn.id))
             if decision is Decision.MCP:
                 self._endpoints.add(endpoint_of(request.url))
@@ -303,7 +332,13 @@ class Assay:
                 parser, decode = state.parser, state.decode
                 if parser is not None and decode is not None:
                     if chunk:
-                        parser.feed(decode(chunk), time.time())
+                        data = decode(chunk)
+                        state.teed += len(data)
+                        if state.teed > ANSWER_LIMIT:  # past the limit the stream flows on unparsed
+                            state.parser = None
+                            state.cut = f"the event stream past its first {ANSWER_LIMIT} bytes"
+                        else:
+                            parser.feed(data, time.time())
                     else:
                         parser.close(time.time())
                         state.parser = None
@@ -326,9 +361,15 @@ class Assay:
                     return
                 self._decide(state, flow)
             end = float(flow.response.timestamp_end or time.time())
+            if body and len(body) > ANSWER_LIMIT:
+                state.cut = state.cut or f"the response body of {len(body)} bytes"
+                body = None
             if body:
                 self._feed({"type": "body", "x": state.ident, "t": end, **body_fields(body)})
-            self._feed(end_record(state.ident, EndReason.COMPLETE, end))
+            if state.cut:
+                self._end_cut(state, end)
+            else:
+                self._feed(end_record(state.ident, EndReason.COMPLETE, end))
         except Exception:
             log.exception("mcp-assay: could not observe a response; it was forwarded unchanged")
 
@@ -340,6 +381,9 @@ class Assay:
             if state.parser is not None:
                 parser, state.parser = state.parser, None
                 parser.close(time.time())
+            if state.cut:
+                self._end_cut(state, time.time())
+                return
             reason, detail = ending_of(flow, response_started=state.response_started)
             self._feed(end_record(state.ident, reason, time.time(), detail))
         except Exception:
@@ -352,7 +396,9 @@ class Assay:
         self._flows.clear()
         try:
             if isinstance(session, RemoteSession):
-                self.finished = session.close()
+                from mitmproxy import ctx
+
+                self.finished = session.close(deadline=ctx.options.mcp_assay_finish_timeout or None)
             else:
                 stream = sys.stderr if self._stream == "stderr" else sys.stdout
                 self.finished = finish(session, self._reports or self._default_reports, stream)
@@ -362,6 +408,13 @@ class Assay:
             log.exception("mcp-assay: could not write the report")
 
     # -- helpers -------------------------------------------------------------------------------------
+    def _end_cut(self, state: _FlowState, end: float) -> None:
+        """End an exchange the addon kept only part of: judged as one whose events were lost, and noted."""
+        kept = f"{state.cut} was passed on but not kept (the addon keeps {ANSWER_LIMIT} bytes of one answer)"
+        self._feed(end_record(state.ident, EndReason.OPEN, end, f"{kept}; judged as if {EVENTS_LOST}"))
+        detail = f"exchange {state.ident}: {kept}; no failure rests on what was not kept"
+        self._feed(observation_record(f"cut:{state.ident}", end, "note", {"detail": detail}))
+
     def _decide(self, state: _FlowState, flow: Any) -> None:
         state.decision = Decision.MCP
         self._endpoints.add(endpoint_of(flow.request.url))

@@ -27,6 +27,7 @@ from typing import Any
 from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, exchange_of, response_says_mcp
 from mcp_assay.errors import RecordingError
 from mcp_assay.inputs import RECORDING, Loaded, Reader
+from mcp_assay.record_readers import payload_bytes as _bytes
 from mcp_assay.sse import parse_sse
 from mcp_assay.wire import (
     EVENTS_LOST,
@@ -44,6 +45,7 @@ __all__ = ["FLOWS", "HAR", "READERS", "is_flow_file", "is_har", "read_flow_file"
 
 _TNETSTRING_HEAD = re.compile(rb"^\d{1,12}:")
 _HAR_HEAD = re.compile(rb'^\s*\{\s*"log"\s*:')
+_DAY_MS = 86_400_000
 
 
 def _head(path: Path, size: int = 64) -> bytes:
@@ -134,21 +136,29 @@ def _time(value: Any) -> float:
         return 0.0
 
 
+def _text(value: Any, default: str = "") -> str:
+    """A HAR string field as text a report can hold (a lone surrogate becomes U+FFFD); not a string: ``default``."""
+    if not isinstance(value, str):
+        return default
+    return _bytes(value).decode("utf-8", "replace")
+
+
 def _har_headers(items: Any) -> Headers:
     if not isinstance(items, list):
         return Headers()
-    return Headers(
-        (str(item.get("name", "")), str(item.get("value", ""))) for item in items if isinstance(item, Mapping)
-    )
+    return Headers((_text(item.get("name")), _text(item.get("value"))) for item in items if isinstance(item, Mapping))
+
+
+def _seconds(value: Any) -> float:
+    """A HAR duration in milliseconds as seconds; anything but a finite positive number (or one over a
+    day, which no exchange takes) counts as 0."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= _DAY_MS:
+        return float(value) / 1000
+    return 0.0
 
 
 def _ms(timings: Mapping[str, Any], *names: str) -> float:
-    total = 0.0
-    for name in names:
-        value = timings.get(name)
-        if isinstance(value, int | float) and value > 0:
-            total += float(value)
-    return total / 1000
+    return sum(_seconds(timings.get(name)) for name in names)
 
 
 def _har_body(content: Mapping[str, Any]) -> bytes:
@@ -159,8 +169,8 @@ def _har_body(content: Mapping[str, Any]) -> bytes:
         try:
             return base64.b64decode(text)
         except ValueError:
-            return text.encode("utf-8", "surrogateescape")
-    return text.encode("utf-8", "surrogateescape")
+            return _bytes(text)
+    return _bytes(text)
 
 
 def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
@@ -172,17 +182,16 @@ def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
     post = request_data.get("postData") if isinstance(request_data.get("postData"), Mapping) else {}
     assert isinstance(post, Mapping)
     request = HttpRequest(
-        method=str(request_data.get("method", "GET")),
-        url=str(request_data.get("url", "")),
+        method=_text(request_data.get("method"), "GET"),
+        url=_text(request_data.get("url")),
         headers=_har_headers(request_data.get("headers")),
         body=_har_body(post),
         time=started,
     )
     status = response_data.get("status")
-    total = entry.get("time")
-    finished = started + (float(total) / 1000 if isinstance(total, int | float) and total > 0 else 0.0)
+    finished = started + _seconds(entry.get("time"))
     if not isinstance(status, int) or status <= 0:
-        detail = str(response_data.get("_error") or entry.get("_error") or "no response in the capture")
+        detail = _text(response_data.get("_error") or entry.get("_error")) or "no response in the capture"
         return HttpExchange.build(
             id=ident, request=request, ending=Ending(reason=EndReason.ERROR, time=finished, detail=detail)
         )
@@ -191,11 +200,11 @@ def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
     content = response_data.get("content") if isinstance(response_data.get("content"), Mapping) else {}
     assert isinstance(content, Mapping)
     body = _har_body(content)
-    content_type = media_type(headers.get("content-type")) or media_type(str(content.get("mimeType") or ""))
+    content_type = media_type(headers.get("content-type")) or media_type(_text(content.get("mimeType")))
     if content_type == "text/event-stream":
         response = HttpResponse(
             status=status,
-            reason=str(response_data.get("statusText", "")),
+            reason=_text(response_data.get("statusText")),
             headers=headers,
             time=head,
             events=tuple(parse_sse(body, time=head)),
@@ -212,7 +221,7 @@ def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
             )
     else:
         response = HttpResponse(
-            status=status, reason=str(response_data.get("statusText", "")), headers=headers, time=head, body=body
+            status=status, reason=_text(response_data.get("statusText")), headers=headers, time=head, body=body
         )
     return HttpExchange.build(
         id=ident, request=request, response=response, ending=Ending(reason=EndReason.COMPLETE, time=finished)

@@ -170,6 +170,7 @@ class LiveSession:
         """Whether the exchange being added is live traffic (not one the capture closed at its end)."""
         self._audited: set[str] = set()
         self._closed = False
+        self._cut_short = False
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         if threaded:
@@ -241,6 +242,9 @@ class LiveSession:
         self._live = live
         self.judge.add(exchange)
         if isinstance(exchange, Observation):
+            detail = exchange.data.get("detail")
+            if exchange.kind == "note" and isinstance(detail, str):  # a capture limit reached, for instance
+                self.notes.append(self.redactor.text(detail))
             return
         if live:
             self.printer.exchange(exchange, self.log, self.redactor)
@@ -279,6 +283,15 @@ class LiveSession:
             self.judge.add(exchange)
 
     # -- the end ---------------------------------------------------------------------------------------
+    def cut_short(self, reason: str, unread: int = 0) -> None:
+        """Judging stops early (see :mod:`mcp_assay.addon.worker`): exchanges still open are left out, since
+        their ends may be among the records not read, and the report says so."""
+        self._cut_short = True
+        self.notes.append(
+            f"judging was cut short by {reason}: {unread} record(s) that arrived after that were not read, "
+            "and exchanges still in flight were left out"
+        )
+
     def close(self, timeout: float = 30.0) -> None:
         """Drain the queue, finish exchanges still open, audit unanswered requests, close the file."""
         if self._closed:
@@ -291,7 +304,8 @@ class LiveSession:
                 self.notes.append("judging did not keep up with the traffic; the last records were not judged")
         try:
             for exchange in self._assembler.close():
-                self._finished(exchange, live=False)
+                if not self._cut_short:
+                    self._finished(exchange, live=False)
             requests = {message.exchange: message for message in self.log.messages() if message.index == 0}
             for line in audit_lines(self.log):
                 request = requests.get(line.exchange) if line.outcome == "no-result" else None
@@ -302,10 +316,14 @@ class LiveSession:
         if self.recorder is not None:
             self.recorder.close()
 
-    def report(self) -> Report:
-        """Judge what the log checks need the whole session for, and build the report (call :meth:`close` first)."""
+    def report(self, stop: Callable[[], str | None] | None = None) -> Report:
+        """Judge what the log checks need the last window for, and build the report (call :meth:`close` first).
+
+        Once ``stop`` returns a reason no further check runs; those left are reported not verified."""
         started = time.perf_counter()
-        verdicts = self.judge.verdicts()
+        verdicts = self.judge.verdicts(stop=stop)
+        if self.judge.stopped:
+            self.notes.append(self.judge.stopped)
         self._trail.take(self.log, self.judge.carried_ids)
         target = {
             key: self.redactor.text(value) if isinstance(value, str) else value for key, value in self.target.items()
@@ -321,6 +339,7 @@ class LiveSession:
             audit=list(self._trail.lines),
             stats={
                 "exchanges": self.judge.exchanges_seen,
+                "observations": self.judge.observations_seen,
                 "messages": self.judge.messages_seen,
                 "captured_s": round(time.time() - self.started, 3),
                 "live_findings": self.live_failures,

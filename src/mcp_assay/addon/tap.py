@@ -9,6 +9,11 @@ server's stdin; and the tap exits the way the server did (the same code, or the 
 
 The tap never writes anything of its own to stdout, which is the protocol channel: live findings
 and the terminal report go to stderr.
+
+Stderr is not protocol traffic and nothing bounds it, so it is passed on as read and recorded within
+limits: each line cut at :data:`STDERR_LINE_LIMIT` bytes, :data:`STDERR_RECORD_LIMIT` bytes recorded in
+all, the rest counted and noted. Once the server has exited, what the client still writes cannot reach
+it: such lines are recorded as ``undelivered`` observations, never as lines the server was sent.
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
+from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.recording import exit_record, line_record, observation_record
 from mcp_assay.verdicts import Side
 
-__all__ = ["FORWARDED_SIGNALS", "Tap", "exit_like"]
+__all__ = ["FORWARDED_SIGNALS", "STDERR_LINE_LIMIT", "STDERR_RECORD_LIMIT", "Tap", "exit_like"]
 
 log = logging.getLogger("mcp_assay.tap")
 
@@ -43,7 +49,29 @@ FORWARDED_SIGNALS = tuple(
     if hasattr(signal, name)
 )  # fmt: skip
 STDERR_LINE_LIMIT = 4000
+"""Bytes of one stderr line recorded; the rest of the line is counted."""
+STDERR_RECORD_LIMIT = 1024 * 1024
+"""Bytes of stderr recorded per server; later lines are passed on and counted, not recorded."""
+UNDELIVERED_LIMIT = 100
+"""Undelivered client lines recorded one by one; later ones are counted."""
 JOIN_TIMEOUT = 2.0
+
+
+@dataclass
+class _StderrCount:
+    """How much stderr a server wrote, and how much of it was recorded."""
+
+    bytes: int = 0
+    lines: int = 0
+    recorded: int = 0
+    """Characters of stderr text recorded."""
+    cut: int = 0
+    unrecorded: int = 0
+
+
+def _text(line: bytes) -> str:
+    text = line.decode("utf-8", "replace").rstrip("\r\n")
+    return text if len(text) <= STDERR_LINE_LIMIT else text[:STDERR_LINE_LIMIT] + "…"
 
 
 @dataclass
@@ -62,6 +90,8 @@ class Tap:
     forward_signals: bool = True
     """Install handlers that pass SIGTERM, SIGINT ... on to the server (off when embedded in tests)."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _exited: threading.Event = field(default_factory=threading.Event)
+    _stderr: _StderrCount = field(default_factory=lambda: _StderrCount())
 
     def _ident(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids)}"
@@ -70,16 +100,28 @@ class Tap:
     def _client_to_server(self) -> None:
         process = self.process
         assert process is not None and process.stdin is not None
-        relaying = True
+        gone = ""
+        undelivered = 0
         for line in iter(self.stdin.readline, b""):
-            self.session.feed(line_record(self._ident("c"), self.connection, Side.CLIENT, time.time(), line))
-            if not relaying:
+            if not gone and self._exited.is_set():
+                gone = "the server had exited"
+            if gone:
+                undelivered += 1
+                if undelivered <= UNDELIVERED_LIMIT:
+                    self._feed_observation("undelivered", {"text": _text(line), "reason": gone})
                 continue
+            ident = self._ident("c")
+            self.session.feed(line_record(ident, self.connection, Side.CLIENT, time.time(), line))
             try:
                 process.stdin.write(line)
                 process.stdin.flush()
-            except (BrokenPipeError, OSError, ValueError):
-                relaying = False  # the server is gone; keep recording what the client still says
+            except (BrokenPipeError, OSError, ValueError) as exc:
+                # recorded before the server went: say it never arrived, and record what follows as undelivered
+                gone = f"the server had gone ({type(exc).__name__})"
+                self._feed_observation("undelivered", {"line": ident, "reason": f"writing it failed: {gone}"})
+        if undelivered > UNDELIVERED_LIMIT:
+            detail = f"the client wrote {undelivered} line(s) after the server was gone; the first {UNDELIVERED_LIMIT} "
+            self._feed_observation("note", {"detail": detail + "are recorded as undelivered"})
         self.stdin_closed_at = time.time()
         try:
             process.stdin.close()
@@ -97,11 +139,11 @@ class Tap:
             except (BrokenPipeError, OSError, ValueError):
                 pass  # the client went away; keep draining so the server is never blocked on a full pipe
 
-    def _stderr(self) -> None:
+    def _read_stderr(self) -> None:
         process = self.process
         assert process is not None and process.stderr is not None
         fd = process.stderr.fileno()
-        pending = b""
+        splitter = LineSplitter(STDERR_LINE_LIMIT)
         while True:
             try:
                 chunk = os.read(fd, 65536)
@@ -114,19 +156,36 @@ class Tap:
                 self.stderr.flush()
             except (BrokenPipeError, OSError, ValueError):
                 pass
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
+            self._stderr.bytes += len(chunk)
+            for line in splitter.feed(chunk):
                 self._record_stderr(line)
-        if pending:
-            self._record_stderr(pending)
+        last = splitter.close()
+        if last is not None:
+            self._record_stderr(last)
+        count = self._stderr
+        if count.cut or count.unrecorded:
+            detail = (
+                f"the server wrote {count.bytes} bytes of stderr in {count.lines} line(s); {count.cut} line(s) "
+                f"were cut at {STDERR_LINE_LIMIT} bytes and {count.unrecorded} more line(s), past the "
+                f"{STDERR_RECORD_LIMIT} bytes recorded, were passed on but not recorded"
+            )
+            self._feed_observation("note", {"detail": detail})
 
-    def _record_stderr(self, line: bytes) -> None:
-        text = line.decode("utf-8", "replace").rstrip("\r")
-        if len(text) > STDERR_LINE_LIMIT:
-            text = text[:STDERR_LINE_LIMIT] + "…"
-        record = observation_record(self._ident("e"), time.time(), "stderr", {"text": text}, self.connection)
-        self.session.feed(record)
+    def _record_stderr(self, line: Line) -> None:
+        count = self._stderr
+        count.lines += 1
+        if count.recorded >= STDERR_RECORD_LIMIT:
+            count.unrecorded += 1
+            return
+        text = line.text()
+        if len(text) > STDERR_RECORD_LIMIT - count.recorded:
+            text = text[: STDERR_RECORD_LIMIT - count.recorded]
+        count.recorded += len(text)
+        count.cut += 1 if line.dropped else 0
+        self._feed_observation("stderr", {"text": text})
+
+    def _feed_observation(self, kind: str, data: dict[str, Any]) -> None:
+        self.session.feed(observation_record(self._ident("e"), time.time(), kind, data, self.connection))
 
     # -- signals --------------------------------------------------------------------------------------
     def _forward(self, signum: int, _frame: object) -> None:
@@ -156,11 +215,12 @@ class Tap:
         threads = [
             threading.Thread(target=self._client_to_server, name="tap-stdin", daemon=True),
             threading.Thread(target=self._server_to_client, name="tap-stdout", daemon=True),
-            threading.Thread(target=self._stderr, name="tap-stderr", daemon=True),
+            threading.Thread(target=self._read_stderr, name="tap-stderr", daemon=True),
         ]
         for thread in threads:
             thread.start()
         code = self.process.wait()
+        self._exited.set()
         for thread, pipe in zip(threads[1:], (self.process.stdout, self.process.stderr), strict=True):
             thread.join(JOIN_TIMEOUT)
             if not thread.is_alive() and pipe is not None:

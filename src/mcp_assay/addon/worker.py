@@ -8,8 +8,23 @@ a writer thread sends them as JSON lines on the worker's stdin, and the worker r
 prints live findings and, at end of input, writes the reports.
 
 The worker runs in its own process group and ignores SIGINT/SIGTERM: a Ctrl-C aimed at the
-proxy, or a client killing the tap's process group, must not cost the report. It stops when
-its input ends, including when the parent dies.
+proxy, or a client killing the tap's process group, must not cost the report. How it stops is
+defined whatever the session's length (:meth:`RemoteSession.close`):
+
+* at end of input it judges everything and writes the reports, however long that takes; the
+  parent waits for it and never exits before it;
+* asked to *hurry* (a second Ctrl-C or SIGTERM while the report is being written, or the finish
+  timeout passing) it reads no more records, runs no further check, and writes the report from
+  what it has judged, which says so: the checks it did not run are *not verified*, with that reason;
+* if that takes longer than :data:`HURRY_GRACE` seconds, or on a third signal, the parent kills
+  it and says that no report was written;
+* if the parent itself dies (SIGKILL), the end of the control pipe tells the worker, which hurries
+  and exits within :data:`HURRY_GRACE` seconds: no process is left behind, and the report is kept.
+
+The stdio tap differs in two ways, because MCP clients stop their server by closing its stdin and
+then, a couple of seconds later, signalling and killing it (the tap, here) as a matter of course: a
+signal while the tap waits for the report does not cut judging short, and a worker whose tap was
+killed finishes the whole report (``orphaned="finish"``) instead of hurrying.
 """
 
 from __future__ import annotations
@@ -23,17 +38,28 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["Finished", "RemoteSession", "WorkerSettings", "finish", "main"]
+__all__ = ["HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main"]
 
 log = logging.getLogger("mcp_assay.worker")
 
 _STOP = object()
-WAIT_S = 60.0
+HURRY_GRACE = 10.0
+"""Seconds a worker asked to hurry has to write its report before it is killed."""
+PROGRESS_AFTER = 2.0
+"""Seconds of waiting for the report before the parent says what it is waiting for."""
+_REASONS = {
+    b"i": "a second interrupt (Ctrl-C or SIGTERM) while the report was being written",
+    b"t": "the finish timeout",
+    b"": "the process that fed it ended",
+}
+"""Why a worker hurries, by what the parent wrote on the control pipe (nothing: the pipe ended)."""
 
 
 @dataclass
@@ -55,6 +81,14 @@ class WorkerSettings:
     target: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     """A file the worker writes its :class:`Finished` summary to."""
+    orphaned: str = "hurry"
+    """What the worker does when its parent dies: ``hurry`` (the proxy) or ``finish`` the whole report (the tap,
+    which clients kill as a matter of course once they have closed its stdin)."""
+    log_level: int = logging.WARNING
+    """The parent's log level: the worker's log lines go to stderr as the parent's do, redacted the same way."""
+    control_fd: int | None = None
+    """The read end of the control pipe: a byte from :data:`_REASONS` asks the worker to hurry, and its
+    end means the parent is gone."""
 
 
 @dataclass
@@ -67,14 +101,16 @@ class Finished:
     error: str = ""
 
 
-def finish(session: Any, reports: Sequence[str], stream: IO[str]) -> Finished:
-    """Close a :class:`~mcp_assay.addon.live.LiveSession`, judge everything, write the reports."""
+def finish(session: Any, reports: Sequence[str], stream: IO[str], stop: Callable[[], str] | None = None) -> Finished:
+    """Close a :class:`~mcp_assay.addon.live.LiveSession`, judge everything, write the reports.
+
+    ``stop`` returning a reason cuts judging short: the checks not run yet are reported not verified."""
     from rich.console import Console
 
     from mcp_assay.report import emit_reports, parse_report_option
 
     session.close()
-    report = session.report()
+    report = session.report(stop=stop)
     console = Console(file=stream)
     written = emit_reports(
         report, [parse_report_option(value) for value in reports], stdout=console, notices=Console(stderr=True)
@@ -83,12 +119,44 @@ def finish(session: Any, reports: Sequence[str], stream: IO[str]) -> Finished:
 
 
 # -- the worker (child) ------------------------------------------------------------------------------
+class _Hurry:
+    """Set when the parent asks the worker to hurry (or dies); says why."""
+
+    def __init__(self, orphaned: str = "hurry") -> None:
+        self.event = threading.Event()
+        self.reason = ""
+        self.orphaned = orphaned
+
+    def __call__(self) -> str:
+        """Why to hurry; empty while there is no reason to."""
+        return self.reason if self.event.is_set() else ""
+
+    def listen(self, fd: int) -> None:
+        """Read the control pipe (on a thread) until it asks to hurry or ends."""
+        while True:
+            try:
+                data = os.read(fd, 64)
+            except OSError:
+                data = b""
+            if not data and self.orphaned == "finish":
+                return  # judge everything, however long it takes: nobody is waiting, but the report is wanted
+            if data[:1] in _REASONS and not self.event.is_set():
+                self.reason = _REASONS[data[:1]]
+                self.event.set()
+            if not data:  # the parent is gone: nobody can stop this process any more, so it stops itself
+                timer = threading.Timer(HURRY_GRACE, os._exit, args=(3,))
+                timer.daemon = True
+                timer.start()
+                return
+
+
 def main() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
     from rich.console import Console
 
     from mcp_assay.addon.live import LiveSession, Printer
+    from mcp_assay.logs import configure as configure_logs
     from mcp_assay.recording import RecordingWriter
     from mcp_assay.redaction import Redactor
     from mcp_assay.report.baseline import read_baseline
@@ -98,11 +166,16 @@ def main() -> None:
 
     source = sys.stdin.buffer
     settings = WorkerSettings(**json.loads(source.readline()))
+    redactor = Redactor(secrets=settings.secrets)
+    configure_logs(settings.log_level, redactor)  # the session's redactor: it learns credentials from the traffic
+    hurry = _Hurry(settings.orphaned)
+    if settings.control_fd is not None:
+        listener = threading.Thread(target=hurry.listen, args=(settings.control_fd,), name="control", daemon=True)
+        listener.start()
     stream = sys.stderr if settings.stream == "stderr" else sys.stdout
     result = Finished(exit_code=3)
     try:
         spec = load_spec(spec_dir=settings.spec_dir, spec_paths=settings.spec_paths)
-        redactor = Redactor(secrets=settings.secrets)
         recorder = None
         if settings.record:
             recorder = RecordingWriter(settings.record, redactor, source=settings.record_source)
@@ -116,14 +189,20 @@ def main() -> None:
             baseline=read_baseline(settings.baseline, registered_checks()),
             threaded=False,
         )
+        unread = 0
         for line in source:
+            if hurry():
+                unread += 1  # keep reading, so the parent's writes end, but judge nothing more
+                continue
             try:
                 record = json.loads(line)
             except ValueError:
                 continue
             if isinstance(record, dict):
                 session.feed(record)
-        result = finish(session, settings.reports, stream)
+        if hurry():
+            session.cut_short(hurry.reason, unread)
+        result = finish(session, settings.reports, stream, stop=hurry)
     except Exception as exc:  # say why there is no report rather than dying silently
         logging.getLogger("mcp_assay").exception("mcp-assay: judging failed")
         result = Finished(exit_code=3, error=f"{type(exc).__name__}: {exc}")
@@ -142,6 +221,26 @@ def _descriptor(stream: IO[str]) -> int | None:
         return None
 
 
+@contextmanager
+def _interrupts(handler: Callable[[], None]) -> Iterator[None]:
+    """Route SIGINT and SIGTERM to ``handler`` for the block (main thread only; elsewhere nothing changes).
+
+    The wait for the report runs inside mitmproxy's ``done`` hook or after the tap's server exited,
+    where the usual handlers would be queued behind the wait or forward to a server that is gone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in previous:
+        signal.signal(signum, lambda _signum, _frame: handler())
+    try:
+        yield
+    finally:
+        for signum, earlier in previous.items():
+            if earlier is not None:
+                signal.signal(signum, earlier)
+
+
 class RemoteSession:
     """Feeds records to a worker process; :meth:`feed` never blocks and never raises."""
 
@@ -150,17 +249,28 @@ class RemoteSession:
         os.close(handle)
         self.result_path = Path(result)
         settings.result = str(self.result_path)
-        self.process = subprocess.Popen(
-            [python, "-m", "mcp_assay.addon.worker"],
-            stdin=subprocess.PIPE,
-            stdout=_descriptor(sys.stderr if settings.stream == "stderr" else sys.stdout),
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            process_group=0,
-        )
+        control, self._control = os.pipe()
+        settings.control_fd = control
+        settings.log_level = logging.getLogger().getEffectiveLevel()
+        try:
+            self.process = subprocess.Popen(
+                [python, "-m", "mcp_assay.addon.worker"],
+                stdin=subprocess.PIPE,
+                stdout=_descriptor(sys.stderr if settings.stream == "stderr" else sys.stdout),
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                process_group=0,
+                pass_fds=(control,),
+            )
+        finally:
+            os.close(control)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._queue.put(asdict(settings))
         self._broken = False
         self._closed = False
+        self._hurried = False
+        self.dropped = 0
+        """Records never handed to the worker because it was asked to hurry (or had died)."""
+        self._interrupts = 0
         self._writer = threading.Thread(target=self._write, name="mcp-assay-feed", daemon=True)
         self._writer.start()
 
@@ -175,7 +285,8 @@ class RemoteSession:
             item = self._queue.get()
             if item is _STOP:
                 break
-            if self._broken:
+            if self._broken or self._hurried:
+                self.dropped += 1
                 continue
             try:
                 pipe.write(json.dumps(item, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
@@ -189,16 +300,73 @@ class RemoteSession:
         except OSError:
             pass
 
-    def close(self, timeout: float = WAIT_S) -> Finished:
-        """End the input and wait for the worker to judge everything and write the reports."""
+    def hurry(self, reason: bytes = b"i") -> None:
+        """Ask the worker to stop judging and write the report from what it has judged (see the module)."""
+        if self._hurried:
+            return
+        self._hurried = True
+        try:
+            os.write(self._control, reason)
+        except OSError:
+            pass
+
+    def _interrupted(self) -> None:
+        self._interrupts += 1
+
+    def close(
+        self, *, deadline: float | None = None, grace: float = HURRY_GRACE, interruptible: bool = True
+    ) -> Finished:
+        """End the input and wait until the worker has written the reports, however long judging takes.
+
+        ``deadline`` (seconds from now) hurries the worker when it passes; so does a SIGINT or SIGTERM
+        during the wait when ``interruptible``. A worker that has not finished ``grace`` seconds after it was
+        hurried, or another signal after that, ends it: the worker is killed and the :class:`Finished` says
+        no report was written."""
         if not self._closed:
             self._closed = True
             self._queue.put(_STOP)
-        self._writer.join(timeout)
+        started = time.monotonic()
+        hurried_at: float | None = None
+        seen = 0  # interrupts counted when the worker was hurried
+        said = False
+        killed = ""
+        with _interrupts(self._interrupted) if interruptible else nullcontext():
+            while True:
+                try:
+                    self.process.wait(0.1)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                now = time.monotonic()
+                if hurried_at is None and (self._interrupts or (deadline is not None and now - started >= deadline)):
+                    self.hurry(b"i" if self._interrupts else b"t")
+                    hurried_at, seen = now, self._interrupts
+                    _say(
+                        "mcp-assay: judging is cut short; the report will cover what was judged so far"
+                        + (" (interrupt again to stop without a report)" if interruptible else "")
+                    )
+                elif hurried_at is not None and (self._interrupts > seen or now - hurried_at >= grace):
+                    killed = (
+                        "interrupted again after judging was cut short"
+                        if self._interrupts > seen
+                        else f"still judging {grace:g} s after it was cut short"
+                    )
+                    self._kill()
+                    break
+                elif not said and now - started >= PROGRESS_AFTER:
+                    said = True
+                    _say(
+                        "mcp-assay: judging the session for the report…"
+                        + (" (interrupt to write it from what has been judged so far)" if interruptible else "")
+                    )
+        self._writer.join(5.0)
         try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return Finished(exit_code=3, error=f"the judging process did not finish within {timeout:.0f} s")
+            os.close(self._control)
+        except OSError:
+            pass
+        if killed:
+            self.result_path.unlink(missing_ok=True)
+            return Finished(exit_code=3, error=f"the judging process was killed ({killed})")
         try:
             data = json.loads(self.result_path.read_text(encoding="utf-8"))
             return Finished(**data)
@@ -206,6 +374,25 @@ class RemoteSession:
             return Finished(exit_code=3, error=f"the judging process ended with {self.process.returncode}")
         finally:
             self.result_path.unlink(missing_ok=True)
+
+    def _kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.process.wait(5.0)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
+            pass
+
+
+def _say(text: str) -> None:
+    """A status line on stderr, where the person waiting looks (stdout may be a report or the protocol)."""
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Commands parse flags (every flag has an ``MCP_ASSAY_*`` environment twin; flags win), build a
 configuration, call the library and turn the outcome into an exit code: 0 when no MUST-level
 requirement failed, 1 when one did, 2 for a usage error, 3 when the target or input could not be
-used. Errors about the user's input are reported once, before any work starts.
+used (or mcp-assay itself failed). Errors about the user's input are reported once, before any work starts.
 """
 
 from __future__ import annotations
@@ -16,8 +16,14 @@ import click
 
 from mcp_assay import __version__
 from mcp_assay.errors import AssayError, ConfigError
+from mcp_assay.logs import configure as configure_logs
+from mcp_assay.logs import scrub
+from mcp_assay.redaction import Redactor
 
 __all__ = ["cli", "main"]
+
+INTERNAL_ERROR_EXIT = 3
+"""A defect in mcp-assay itself: no verdict could be reached (never 1, which says a requirement failed)."""
 
 
 class AssayGroup(click.Group):
@@ -31,6 +37,16 @@ class AssayGroup(click.Group):
         except AssayError as exc:
             click.echo(f"mcp-assay: {exc}", err=True)
             raise click.exceptions.Exit(exc.exit_code) from exc
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # a defect in mcp-assay: never exit 1, which says a MUST failed
+            logging.getLogger("mcp_assay").debug("internal error", exc_info=True)
+            click.echo(
+                f"mcp-assay: internal error, no verdict ({type(exc).__name__}: {scrub(str(exc), Redactor())}); "
+                "this is a bug in mcp-assay (--log-level debug shows where)",
+                err=True,
+            )
+            raise click.exceptions.Exit(INTERNAL_ERROR_EXIT) from exc
 
 
 @click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -58,7 +74,7 @@ def cli(log_level: str) -> None:
     checks      list the checks and the requirements they cite
     stub        the stand-in authorization server for token validation
     """
-    logging.basicConfig(level=getattr(logging, log_level.upper()), format="mcp-assay %(levelname)s %(message)s")
+    configure_logs(getattr(logging, log_level.upper()))
 
 
 def _register() -> None:

@@ -80,6 +80,12 @@ def _upstream_parts(upstream: str) -> tuple[str, str]:
     help="Live output: a line per exchange plus findings, only findings, or nothing until the report.",
 )  # fmt: skip
 @click.option(
+    "--finish-timeout", type=click.IntRange(min=0), default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
+    show_envvar=True, metavar="SECONDS",
+    help="How long judging may take once the proxy stops; past it the report is written from what was judged "
+    "and says so (0: as long as it takes; a second Ctrl-C cuts it short, a third stops without a report).",
+)  # fmt: skip
+@click.option(
     "--set", "mitm_settings", multiple=True, envvar="MCP_ASSAY_MITM_SET", show_envvar=True, metavar="NAME=VALUE",
     help="Set any mitmproxy option, as mitmdump's --set does; repeatable.",
 )  # fmt: skip
@@ -93,6 +99,7 @@ def proxy_command(
     record: Path | None,
     secrets: tuple[str, ...],
     live: str,
+    finish_timeout: int,
     mitm_settings: tuple[str, ...],
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
@@ -141,6 +148,7 @@ def proxy_command(
                 "mcp_assay_baseline": baseline,
                 "mcp_assay_secrets": list(secrets),
                 "mcp_assay_live": live,
+                "mcp_assay_finish_timeout": finish_timeout,
                 "mcp_assay_spec_dir": spec_dir,
                 "mcp_assay_spec_path": list(spec_paths),
             }, settings=settings, reports=list(reports),

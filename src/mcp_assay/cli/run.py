@@ -24,6 +24,7 @@ from rich.text import Text
 from mcp_assay.cli.options import report_options, report_targets, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
+from mcp_assay.logs import redact_with as redact_logs_with
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.report.model import FailOn
@@ -200,6 +201,7 @@ def run_command(
     }
     file_values = read_config_file(config_file) if config_file is not None else None
     config = SuiteConfig.from_options(options, file_values)
+    redact_logs_with(config.redactor())
     if config.record is not None:
         record = Path(config.record).expanduser()
         if not record.parent.is_dir():

@@ -38,6 +38,12 @@ __all__ = ["register"]
     envvar="MCP_ASSAY_LIVE", show_envvar=True,
     help="Live output on stderr: every line plus findings, only findings, or nothing until the report.",
 )  # fmt: skip
+@click.option(
+    "--finish-timeout", type=click.IntRange(min=0), default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
+    show_envvar=True, metavar="SECONDS",
+    help="How long judging may take once the server exits; past it the report is written from what was judged "
+    "and says so (0: as long as it takes).",
+)  # fmt: skip
 @spec_options
 @report_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -45,6 +51,7 @@ def tap_command(
     record: Path | None,
     secrets: tuple[str, ...],
     live: str,
+    finish_timeout: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
@@ -83,6 +90,7 @@ def tap_command(
             fail_on=fail_on,
             baseline=baseline,
             target={"kind": "tap", "description": description, "transport": "stdio"},
+            orphaned="finish",  # clients kill the tap once they closed its stdin: that must not cost the report
         )
     )
     tap = Tap(command, session, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
@@ -92,7 +100,7 @@ def tap_command(
         session.close()
         errors.print(f"mcp-assay tap: cannot start {command[0]!r}: {exc}", highlight=False)
         raise SystemExit(127) from exc
-    finished = session.close()
+    finished = session.close(deadline=finish_timeout or None, interruptible=False)
     if finished.error:  # the server's exit code matters more than the report
         errors.print(f"mcp-assay tap: no report: {finished.error}", highlight=False)
     exit_like(code)

@@ -15,7 +15,7 @@ from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_input
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
-from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
@@ -97,7 +97,12 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         schemas=spec.schema_infos(),
         notes=[*inputs.problems, *filter(None, [trail.note()])],
         audit=list(trail.lines),
-        stats={"exchanges": judge.exchanges_seen, "messages": judge.messages_seen, "windows": judge.windows + 1},
+        stats={
+            "exchanges": judge.exchanges_seen,
+            "observations": judge.observations_seen,
+            "messages": judge.messages_seen,
+            "windows": judge.windows + 1,
+        },
         glossary=glossary(verdicts),
     )
 
@@ -117,7 +122,7 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
         revision_note=note or PER_MESSAGE,
         notes=[*problems, *notes],
         audit=audit_lines(log),
-        stats={"exchanges": len(log), "messages": len(log.messages())},
+        stats={**traffic_stats(log), "messages": len(log.messages())},
         glossary=glossary(verdicts),
     )
 

@@ -18,6 +18,7 @@ from typing import Any
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
 from mcp_assay.verdicts import Evidence, Level, Outcome, RequirementText, SchemaInfo, Severity, Side, Source, Verdict
+from mcp_assay.wire import Exchange, Observation
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -28,6 +29,7 @@ __all__ = [
     "RequirementStatus",
     "SchemaInfo",
     "merge_reports",
+    "traffic_stats",
 ]
 
 REPORT_SCHEMA = "mcp-assay.report/1"
@@ -295,6 +297,18 @@ def _glossary_from_json(items: Any) -> dict[str, RequirementText]:
                 source=str(item.get("source", "")),
             )
     return texts
+
+
+def traffic_stats(items: Iterable[Exchange]) -> dict[str, int]:
+    """How much traffic a report judged: ``exchanges`` (HTTP exchanges, stdio lines, process exits)
+    and, apart from them, ``observations`` (audit lines, stderr, notes: what the tool saw beside the traffic)."""
+    observations = exchanges = 0
+    for item in items:
+        if isinstance(item, Observation):
+            observations += 1
+        else:
+            exchanges += 1
+    return {"exchanges": exchanges, "observations": observations}
 
 
 def _baseline_from_json(data: Any) -> BaselineStatus | None:

@@ -158,7 +158,10 @@ class Judge:
         self._context: set[str] = set()
         self._deferred: frozenset[str] = frozenset()
         """Exchanges a window carried over from the one before: judged already, context only."""
+        self.stopped = ""
+        """Why judging stopped before every check ran (empty when it did not)."""
         self.exchanges_seen = 0
+        self.observations_seen = 0
         """Exchanges that carried traffic (observations left out), over every window."""
         self.messages_seen = 0
 
@@ -222,7 +225,9 @@ class Judge:
             for name, value in exchange.request.headers:
                 self.redactor.learn_header(name, value)
             self.redactor.learn_url(exchange.request.url)
-        if exchange.transport:
+        if not exchange.transport:
+            self.observations_seen += 1
+        else:
             self.exchanges_seen += 1
             self.messages_seen += len(exchange.messages)
             self._exchanges_by_gate[(exchange.transport, self.log.exchange_revision(exchange.id))] += 1
@@ -330,15 +335,25 @@ class Judge:
         return ranked.evidence
 
     # -- verdicts --------------------------------------------------------------------------------
-    def verdicts(self) -> list[Verdict]:
-        """Run the log checks over the (last window of the) log, then one verdict per check, the scope applied."""
-        self._run_log_checks()
+    def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:
+        """Run the log checks over the (last window of the) log, then one verdict per check, the scope applied.
+
+        Once ``stop`` returns a reason (a second Ctrl-C, a deadline), no further log check runs: those
+        are *not verified*, saying why, and :attr:`stopped` says how many."""
+        self._run_log_checks(stop)
         return [self._scoped(check, self._verdict_of(check, self._tallies[check.name])) for check in self.checks]
 
-    def _run_log_checks(self) -> None:
-        for check in self.checks:
+    def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
+        left = [check for check in self.checks if check.scope == "log"]
+        for number, check in enumerate(left):
+            why = stop() if stop is not None else None
+            if why:
+                for skipped in left[number:]:
+                    self._tallies[skipped.name].broken = f"not judged: judging was cut short ({why})"
+                self.stopped = f"judging was cut short by {why}: {len(left) - number} checks did not run"
+                return
             tally = self._tallies[check.name]
-            if check.scope == "log" and tally.broken is None:
+            if tally.broken is None:
                 self._run_log_check(check, tally, self._windows)
 
     @property

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.redaction import Redactor
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
 from mcp_assay.suite.oauth.settings import DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_REDIRECT_HOST, OAuthSettings
@@ -173,6 +174,13 @@ class SuiteConfig:
             redirect_port=self.redirect_port,
             auth_timeout_ms=self.auth_timeout,
         )
+
+    def redactor(self) -> Redactor:
+        """A redactor that knows every secret this configuration holds (credentials, the URL's, behaviour tokens)."""
+        redactor = self.credentials().redactor(self.url)
+        for secret in self.behaviour.secrets() if self.behaviour is not None else ():
+            redactor.add_secret(secret)
+        return redactor
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], file_values: Mapping[str, Any] | None = None) -> SuiteConfig:

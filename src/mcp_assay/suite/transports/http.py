@@ -46,10 +46,16 @@ from mcp_assay.wire import (
     media_type,
 )
 
-__all__ = ["AFTER_ANSWER_GRACE", "HttpTransport"]
+__all__ = ["AFTER_ANSWER_GRACE", "ANSWER_LIMIT", "HttpTransport"]
 
 AFTER_ANSWER_GRACE = 1.0
 """Seconds an SSE stream may stay open after its final response before the suite closes it."""
+ANSWER_LIMIT = 16 * 1024 * 1024
+"""Bytes of one answer the suite reads: a body (after content decoding), or the whole of an event stream.
+Past it the suite closes the connection, records the exchange as closed by the client (a cut body is
+never judged as if the server had sent it) with the events read so far, and notes it in the report."""
+REFUSAL_LIMIT = 64 * 1024
+"""Bytes read of a 401/403/429 answer, which is only quoted."""
 
 
 async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -59,6 +65,20 @@ async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
             yield chunk
     except httpx.StreamConsumed:
         yield response.content
+
+
+async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
+    """The decoded body, read up to ``limit`` bytes; ``None`` when it is longer (reading stops there)."""
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_bytes():
+            if len(body) + len(chunk) > limit:
+                return None
+            body += chunk
+    except httpx.StreamConsumed:
+        content = response.content
+        return content if len(content) <= limit else None
+    return bytes(body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +111,7 @@ class HttpTransport:
         timeout: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
         connection: str = "c1",
+        answer_limit: int = ANSWER_LIMIT,
     ) -> None:
         self.endpoint = url
         self.url = credentials.url(url)
@@ -101,6 +122,7 @@ class HttpTransport:
         self.timeout = timeout
         self._transport = transport
         self.connection = connection
+        self.answer_limit = answer_limit
         self._client: httpx.AsyncClient | None = None
         self._connections = 1
 
@@ -136,6 +158,7 @@ class HttpTransport:
             timeout=self.timeout,
             transport=self._transport,
             connection=f"{self.connection}.{self._connections}",
+            answer_limit=self.answer_limit,
         )
 
     # -- sending ---------------------------------------------------------------------------------
@@ -218,7 +241,7 @@ class HttpTransport:
         head = _Head(ident, sent, response, Headers(response.headers.multi_items()), head_time, probe, expect)
         try:
             if response.status_code == 429 and not answer_rate_limits:
-                await response.aread()
+                await _read_capped(response, REFUSAL_LIMIT)
                 await response.aclose()
                 retry_after = response.headers.get("retry-after")
                 delay = self.limiter.on_rate_limited(retry_after)
@@ -234,7 +257,7 @@ class HttpTransport:
                 )  # fmt: skip
                 return None
             if response.status_code in (401, 403) and not allow_refusal:
-                raw = await response.aread()
+                raw = await _read_capped(response, REFUSAL_LIMIT) or b""
                 await response.aclose()
                 self.recorder(
                     Observation(
@@ -256,17 +279,30 @@ class HttpTransport:
             await response.aclose()
 
     async def _read_body(self, head: _Head, *, timeout: float) -> Reply:
-        ending = Ending(reason=EndReason.COMPLETE, time=time.time())
+        raw: bytes | None = b""
         try:
-            raw = await asyncio.wait_for(head.response.aread(), timeout=timeout)
+            raw = await asyncio.wait_for(_read_capped(head.response, self.answer_limit), timeout=timeout)
             ending = Ending(reason=EndReason.COMPLETE, time=time.time())
         except (TimeoutError, httpx.TimeoutException):
-            raw = b""
             ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="body not finished in time")
         except httpx.TransportError as exc:
-            raw = b""
             ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
+        if raw is None:
+            raw = b""
+            ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=self._over_limit)
+            self._note_cut(head, f"the answer body was longer than {self.answer_limit} bytes")
         return self._conclude(head, ending, body=raw)
+
+    @property
+    def _over_limit(self) -> str:
+        return f"closed by the suite: the answer passed the {self.answer_limit}-byte limit"
+
+    def _note_cut(self, head: _Head, what: str) -> None:
+        detail = (
+            f"{head.sent.method} {head.sent.path} (exchange {head.ident}): {what}, the limit the run reads of one "
+            "answer; the run closed the connection and judged the exchange as closed by the client"
+        )
+        self.recorder(Observation(id=self.new_id("o"), time=time.time(), kind="note", data={"detail": detail}))
 
     async def _read_stream(self, head: _Head, *, stream: StreamControl | None, timeout: float) -> Reply:
         events: list[SseEvent] = []
@@ -284,6 +320,7 @@ class HttpTransport:
         stop_at: float | None = None
         ending: Ending | None = None
         chunks = _raw_chunks(head.response)
+        received = 0
         while ending is None:
             now = time.monotonic()
             limit = deadline if stop_at is None else min(deadline, stop_at)
@@ -304,6 +341,13 @@ class HttpTransport:
                 parser.close(time.time())
                 ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
                 break
+            received += len(chunk)
+            if received > self.answer_limit:
+                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=self._over_limit)
+                self._note_cut(
+                    head, f"the event stream passed {self.answer_limit} bytes after {len(events)} complete event(s)"
+                )
+                break
             parser.feed(chunk, time.time())
             if stop_at is None:
                 if stream is not None and stream.stop(messages):
@@ -312,9 +356,8 @@ class HttpTransport:
                     stop_at = time.monotonic() + AFTER_ANSWER_GRACE
         reply = self._conclude(head, ending, events=tuple(events))
         if stream is None and reply.response is None and ending.reason is EndReason.CLIENT_DISCONNECT:
-            raise NoAnswer(
-                f"{head.sent.method} {head.sent.path} streamed no answer within {budget:g} s", reply.exchange
-            )
+            within = f"{self.answer_limit} bytes" if received > self.answer_limit else f"{budget:g} s"
+            raise NoAnswer(f"{head.sent.method} {head.sent.path} streamed no answer within {within}", reply.exchange)
         return reply
 
     # -- recording -------------------------------------------------------------------------------

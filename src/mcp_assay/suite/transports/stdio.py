@@ -9,6 +9,11 @@ Three ways a server can fail to be driven are told apart and raised as what they
 protocol failures: the process exited (:class:`ServerExited`), it never answered within the time
 allowed (:class:`NoAnswer`), and — recorded as data for the stdio rules to judge — it printed
 something that is not JSON on stdout.
+
+Stderr is read in chunks and passed on (``--verbose``) line by line as it comes, but only a tail is
+kept: the last :data:`STDERR_TAIL` lines, each cut at :data:`STDERR_LINE_LIMIT` bytes. A server that
+writes hundreds of megabytes there, or one endless line, costs the run that much and no more; the
+bytes it wrote are counted and a note in the report says how much was not kept.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mcp_assay.jsonrpc import IdKey, Kind, Message
+from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.suite.transports import (
     NoAnswer,
     Recorder,
@@ -32,11 +38,16 @@ from mcp_assay.suite.transports import (
     final_response,
 )
 from mcp_assay.verdicts import Side
-from mcp_assay.wire import Probe, ProcessExit, StdioLine
+from mcp_assay.wire import Observation, Probe, ProcessExit, StdioLine
 
-__all__ = ["StdioTransport"]
+__all__ = ["STDERR_LINE_LIMIT", "STDERR_TAIL", "StdioTransport"]
 
 LINE_LIMIT = 64 * 1024 * 1024
+STDERR_TAIL = 200
+"""Lines of the server's stderr kept (the last ones: what a failure message quotes)."""
+STDERR_LINE_LIMIT = 4000
+"""Bytes of one stderr line kept; the rest of the line is counted, not kept."""
+_READ = 64 * 1024
 SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 
 
@@ -73,6 +84,12 @@ class StdioTransport:
         self.cwd = cwd
         self.on_stderr = on_stderr
         self.stderr: list[str] = []
+        """The last :data:`STDERR_TAIL` lines the server wrote on stderr (at most; each cut at the line limit)."""
+        self.stderr_bytes = 0
+        """Bytes the server wrote on stderr in all."""
+        self.stderr_lines = 0
+        """Lines the server wrote on stderr in all."""
+        self._stderr_cut = False
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._stderr_reader: asyncio.Task[None] | None = None
@@ -177,14 +194,35 @@ class StdioTransport:
 
     async def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
+        splitter = LineSplitter(STDERR_LINE_LIMIT)
         while True:
-            raw = await self._process.stderr.readline()
-            if not raw:
-                return
-            text = raw.decode("utf-8", "replace").rstrip("\n")
-            self.stderr.append(text)
-            if self.on_stderr is not None:
-                self.on_stderr(text)
+            chunk = await self._process.stderr.read(_READ)
+            if not chunk:
+                break
+            self.stderr_bytes += len(chunk)
+            for line in splitter.feed(chunk):
+                self._stderr_line(line)
+        last = splitter.close()
+        if last is not None:
+            self._stderr_line(last)
+        del self.stderr[:-STDERR_TAIL]
+        if self.stderr_lines > len(self.stderr) or self._stderr_cut:
+            detail = (
+                f"the server wrote {self.stderr_bytes} bytes of stderr in {self.stderr_lines} line(s) on "
+                f"{self.connection}; the last {len(self.stderr)} line(s) were kept, each cut at "
+                f"{STDERR_LINE_LIMIT} bytes"
+            )
+            self.recorder(Observation(id=self.new_id("o"), time=time.time(), kind="note", data={"detail": detail}))
+
+    def _stderr_line(self, line: Line) -> None:
+        text = line.text()
+        self._stderr_cut = self._stderr_cut or bool(line.dropped)
+        self.stderr_lines += 1
+        self.stderr.append(text)
+        if len(self.stderr) > 2 * STDERR_TAIL:  # trimmed in batches: constant work per line on average
+            del self.stderr[:-STDERR_TAIL]
+        if self.on_stderr is not None:
+            self.on_stderr(text)
 
     @staticmethod
     def _belongs(message: Message, waiter: _Waiter) -> bool:

@@ -53,23 +53,26 @@ class Headers(tuple[tuple[str, str], ...]):
         pairs = items.items() if isinstance(items, Mapping) else items
         return super().__new__(cls, tuple((str(k), str(v)) for k, v in pairs))
 
+    def _by_name(self) -> dict[str, list[str]]:
+        """Values by lower-cased name, in wire order (built when first asked: headers are read many times)."""
+        index: dict[str, list[str]] | None = self.__dict__.get("_index")
+        if index is None:
+            index = {}
+            for key, value in self:
+                index.setdefault(key.lower(), []).append(value)
+            self.__dict__["_index"] = index
+        return index
+
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, or ``default``."""
-        lowered = name.lower()
-        for key, value in self:
-            if key.lower() == lowered:
-                return value
-        return default
+        values = self._by_name().get(name.lower())
+        return values[0] if values else default
 
     def get_all(self, name: str) -> list[str]:
-        lowered = name.lower()
-        return [value for key, value in self if key.lower() == lowered]
+        return list(self._by_name().get(name.lower(), ()))
 
     def __contains__(self, name: object) -> bool:
-        if not isinstance(name, str):
-            return False
-        lowered = name.lower()
-        return any(key.lower() == lowered for key, _ in self)
+        return isinstance(name, str) and name.lower() in self._by_name()
 
     def names(self) -> list[str]:
         return [key for key, _ in self]

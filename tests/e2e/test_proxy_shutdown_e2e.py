@@ -164,20 +164,23 @@ def test_a_soak_of_thousands_of_exchanges_with_disconnects_reports_exactly_what_
     assert len(exchanges) == sent.calls and endings.count(EndReason.CLIENT_DISCONNECT) == sent.abandoned
 
 
-def test_a_second_interrupt_writes_the_report_from_what_was_judged_and_says_so(tmp_path: Path, spec_path: Path) -> None:
-    """Tool-defined: Ctrl-C, then Ctrl-C again while the report is being judged: the proxy exits within the
-    grace with a report whose unjudged checks are not verified and whose notes say why; nothing is left behind."""
+def test_a_second_interrupt_still_leaves_a_report_and_nothing_behind(tmp_path: Path, spec_path: Path) -> None:
+    """Tool-defined: Ctrl-C twice in a row after a long session: the proxy exits with a report and leaves no
+    process behind. Judging in windows leaves only the last window to judge at the end, so the report is
+    usually complete; if the second interrupt did cut it short, the report says so and the checks it
+    did not run are not verified (the worker tests force that path with a deadline)."""
     port = free_port()
     with http_server([PYTHON, str(PEERS / "soak_server.py"), str(port)], port) as server:
         with _proxy(server.url, tmp_path, spec_path) as running:
             _drive(running.port, 1500, every=0)
             running.process.send_signal(signal.SIGINT)
-            _wait_for(running, "judging the session for the report", EXIT_WAIT)
             running.process.send_signal(signal.SIGINT)
             code = running.process.wait(EXIT_WAIT)
             assert _session_members(running.process.pid) == []
     assert code == 0, running.output
     report = json.loads((tmp_path / "soak.json").read_text())
-    assert any("cut short by a second interrupt" in note for note in report["notes"]), report["notes"]
-    assert any("judging was cut short before this check ran" in result["reason"] for result in report["results"])
-    assert "judging is cut short" in running.output
+    assert report["stats"]["exchanges"] == 1500
+    cut = [note for note in report["notes"] if "cut short" in note]
+    not_run = [result for result in report["results"] if "judging was cut short" in result["reason"]]
+    assert bool(cut) == bool(not_run)
+    assert all(result["outcome"] == "not_verified" for result in not_run)

@@ -160,8 +160,25 @@ def _audit_params(audit_: Audit, ctx: Context) -> None:
                 audit_.defect("param-mismatch", f"{shown} {header!r} differs from {where} {rendered(value)}")
 
 
+class _Audits:
+    """The audit of each exchange, made once however many header rules ask for it."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.done: dict[str, Audit | None] = {}
+
+    def advance(self, ctx: Context) -> None:
+        """The log grew: audits already made stay valid (each depends on its own exchange and listings before it)."""
+
+
 def audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
     """Check the mirrored headers of one POSTed request against its body (``None`` for other exchanges)."""
+    audits = ctx.view(_Audits)
+    if exchange.id not in audits.done:
+        audits.done[exchange.id] = _audit(exchange, ctx)
+    return audits.done[exchange.id]
+
+
+def _audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
     request = exchange.request_message
     if exchange.request.method != "POST" or request is None or request.kind is not Kind.REQUEST:
         return None

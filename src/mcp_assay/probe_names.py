@@ -79,6 +79,7 @@ class ProbeName(StrEnum):
     NO_VERSION_HEADER = "no-version-header"
     NO_VERSION_NO_SESSION = "no-version-no-session"
     ORIGIN_CONTROL = "origin-control"
+    FOREIGN_HOST = "foreign-host"
     OTHER_CLIENT_INFO = "other-client-info"
     REMOVED_METHOD = "removed-method"
     UNSUPPORTED_VERSION = "unsupported-version"

@@ -38,8 +38,8 @@ from tests.peers.asgi import read_body
 from tests.peers.auth_server import Gate, Receive, Scope, Send, mcp
 
 FAULTS = (
-    "skip_aud", "skip_iss", "skip_exp", "exp_optional", "iss_optional", "skip_signature", "trust_jku", "no_tool_scope", "no_hierarchy",
-    "scope_incremental", "passthrough",
+    "skip_aud", "skip_iss", "skip_exp", "exp_optional", "iss_optional", "skip_signature", "trust_jku",
+    "no_tool_scope", "no_hierarchy", "scope_incremental", "passthrough",
 )  # fmt: skip
 DOWNSTREAM = "Bearer downstream-service-credential"
 UPSTREAM: dict[str, str] = {}
@@ -138,9 +138,9 @@ class JwtGate(Gate):
         issuer: str | None = self.issuer
         if fault == "iss_optional" and "iss" not in jwt.decode(token, options={"verify_signature": False}):
             issuer = None  # PyJWT insists on iss whenever an issuer is given
-        return dict(
-            jwt.decode(token, key, algorithms=["RS256"], options=options, audience=self.resource, issuer=issuer, leeway=5)
-        )
+        audience = self.resource
+        return dict(jwt.decode(token, key, algorithms=["RS256"], options=options, audience=audience, issuer=issuer,
+                               leeway=5))  # fmt: skip
 
 
 def main() -> None:

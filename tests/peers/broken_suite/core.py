@@ -43,6 +43,13 @@ BUGS = {
     "no-result-type": "results carry no resultType (RES-01)",
     "stdout-banner": "the stdio server prints a banner line on stdout first (STDIO-02)",
     "exit-on-invalid-json": "the stdio server exits when it reads a line that is not JSON",
+    "refuses-without-client-info": "a 2026 request without _meta clientInfo is refused with -32602 (META-10)",
+    "listed-resource-fails": "a second listed resource cannot be read: -32603 (RSRC-05)",
+    "duplicate-prompt-names": "prompts/list lists two prompts named greet (PRM-04)",
+    "duplicate-template-names": "resources/templates/list lists two templates named files (RSRC-11)",
+    "discover-no-versions": "server/discover answers supportedVersions: [] (VER-07)",
+    "discover-undated-versions": "server/discover lists 'latest' among supportedVersions (VER-07)",
+    "host-unchecked": "a request naming a foreign Host is served (no requirement: a note)",
 }
 
 TOOLS = [
@@ -70,6 +77,8 @@ PROMPTS = [
 ]
 RESOURCES = [{"uri": "file:///broken/readme.txt", "name": "readme", "mimeType": "text/plain"}]
 TEMPLATES = [{"uriTemplate": "file:///broken/{name}", "name": "files"}]
+FLAKY = {"uri": "file:///broken/flaky.txt", "name": "flaky", "mimeType": "text/plain"}
+"""Listed under ``listed-resource-fails``; every read of it fails inside the server."""
 
 
 @dataclass
@@ -135,6 +144,9 @@ class Server:
         origin = headers.get("origin")
         if origin is not None and not origin.startswith(("http://127.0.0.1", "http://localhost")):
             return Answer(403, _error(-32600, "Forbidden origin", has_id=False))
+        host = headers.get("host", "127.0.0.1").rsplit(":", 1)[0]
+        if host not in ("127.0.0.1", "localhost", "[::1]") and self.bug != "host-unchecked":
+            return Answer(403, _error(-32600, "Forbidden host", has_id=False))
         if method != "POST":
             session = headers.get("mcp-session-id")
             if method == "DELETE" and session in self.sessions:
@@ -230,6 +242,8 @@ class Server:
         meta = params.get("_meta") or {}
         if not isinstance(meta.get(PV), str) or not isinstance(meta.get(CAPS), dict):
             return Answer(0, _error(-32602, "params._meta lacks the required envelope fields", ident))
+        if "io.modelcontextprotocol/clientInfo" not in meta and self.bug == "refuses-without-client-info":
+            return Answer(0, _error(-32602, "clientInfo is required", ident))
         if meta[PV] != MODERN and self.bug != "unsupported-version-served":
             data = {"supported": [MODERN], "requested": meta[PV]}
             return Answer(0, _error(-32022, "Unsupported protocol version", ident, data))
@@ -253,7 +267,9 @@ class Server:
 
     def _m_server_discover(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
         capabilities = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
-        answer = self._complete(ident, {"supportedVersions": [MODERN], "capabilities": capabilities}, cache=True)
+        odd = {"discover-no-versions": [], "discover-undated-versions": [MODERN, "latest"]}
+        versions = odd.get(self.bug or "", [MODERN])
+        answer = self._complete(ident, {"supportedVersions": versions, "capabilities": capabilities}, cache=True)
         if self.bug == "discover-no-cache-hints":
             answer.body["result"].pop("ttlMs")
             answer.body["result"].pop("cacheScope")
@@ -278,13 +294,26 @@ class Server:
         return self._page(ident, params, "tools", tools)
 
     def _m_prompts_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        return self._page(ident, params, "prompts", PROMPTS)
+        return self._page(ident, params, "prompts", self.prompts())
 
     def _m_resources_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        return self._page(ident, params, "resources", RESOURCES)
+        return self._page(ident, params, "resources", self.resources())
 
     def _m_resources_templates_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        return self._page(ident, params, "resourceTemplates", TEMPLATES)
+        return self._page(ident, params, "resourceTemplates", self.templates())
+
+    def prompts(self) -> list[dict[str, Any]]:
+        if self.bug == "duplicate-prompt-names":
+            return [*PROMPTS, {**PROMPTS[0], "description": "Greet someone else."}]
+        return PROMPTS
+
+    def resources(self) -> list[dict[str, Any]]:
+        return [*RESOURCES, FLAKY] if self.bug == "listed-resource-fails" else RESOURCES
+
+    def templates(self) -> list[dict[str, Any]]:
+        if self.bug == "duplicate-template-names":
+            return [*TEMPLATES, {"uriTemplate": "file:///broken/archive/{name}", "name": TEMPLATES[0]["name"]}]
+        return TEMPLATES
 
     def _m_tools_call(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
         name = params.get("name")
@@ -334,6 +363,8 @@ class Server:
         uri = params.get("uri")
         if not isinstance(uri, str) or " " in uri or ":" not in uri:
             return Answer(0, _error(-32602, "Invalid URI", ident))
+        if uri == FLAKY["uri"] and self.bug == "listed-resource-fails":
+            return Answer(0, _error(-32603, "Internal error: the backing store is unavailable", ident))
         if uri != RESOURCES[0]["uri"]:
             if self.bug == "missing-resource-empty":
                 return self._complete(ident, {"contents": []}, cache=True)
@@ -416,10 +447,10 @@ class Server:
         if method == "tools/list":
             return Answer(0, _result(ident, {"tools": [tool for tool in TOOLS if tool["name"] != "ask"]}))
         if method == "prompts/list":
-            return Answer(0, _result(ident, {"prompts": PROMPTS}))
+            return Answer(0, _result(ident, {"prompts": self.prompts()}))
         if method in ("resources/list", "resources/templates/list"):
             key = "resources" if method == "resources/list" else "resourceTemplates"
-            return Answer(0, _result(ident, {key: RESOURCES if key == "resources" else TEMPLATES}))
+            return Answer(0, _result(ident, {key: self.resources() if key == "resources" else self.templates()}))
         if method == "tools/call":
             name = params.get("name")
             arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else None
@@ -443,6 +474,8 @@ class Server:
             return Answer(0, _result(ident, {"messages": [message]}))
         if method == "resources/read":
             uri = params.get("uri")
+            if uri == FLAKY["uri"] and self.bug == "listed-resource-fails":
+                return Answer(0, _error(-32603, "Internal error: the backing store is unavailable", ident))
             if uri != RESOURCES[0]["uri"]:
                 return Answer(0, _error(-32002, "Resource not found", ident, {"uri": uri}))
             contents = [{"uri": uri, "mimeType": "text/plain", "text": "broken on purpose"}]

@@ -234,6 +234,18 @@ def test_a_defective_discover_result_fails_ver_07(spec: SpecSet) -> None:
     assert "cacheScope is missing" in verdict.reason
 
 
+def test_an_empty_or_undated_supported_versions_list_fails_ver_07(spec: SpecSet) -> None:
+    """Spec-mandated (VER-07): supportedVersions names the revisions served, each a YYYY-MM-DD identifier."""
+    check = "discover_results_carry_versions_capabilities_and_cache_hints"
+    empty = judge(log_of(discover({**DISCOVERED, "supportedVersions": []})), spec, check)
+    assert empty.outcome is Outcome.FAILED and "supportedVersions is empty" in empty.reason
+    for odd in ("latest", "2026-7-28", "2026-02-30", "v2026-07-28"):
+        verdict = judge(log_of(discover({**DISCOVERED, "supportedVersions": [MODERN, odd]})), spec, check)
+        assert verdict.outcome is Outcome.FAILED and f"{odd!r}, not a revision identifier" in verdict.reason, odd
+    dated = {**DISCOVERED, "supportedVersions": [MODERN, "2025-11-25", "2027-01-01"]}
+    assert judge(log_of(discover(dated)), spec, check).outcome is Outcome.PASSED
+
+
 def test_a_discover_result_without_server_info_fails_ver_08(spec: SpecSet) -> None:
     """Spec-mandated (VER-08)."""
     exchange = served(modern_body("server/discover"), {**DISCOVERED, "resultType": "complete"}, bare=True)

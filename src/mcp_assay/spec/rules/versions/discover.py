@@ -6,7 +6,9 @@ must agree with what the server then accepts and refuses, and must not change wi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from datetime import date
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
@@ -49,6 +51,20 @@ def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
             yield failed(answer, f"a well-formed server/discover got {code_text(answer)} instead of a DiscoverResult")
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def version_identifier(value: str) -> bool:
+    """A protocol revision is named by the date of its last backwards-incompatible change: a real YYYY-MM-DD date."""
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 _DISCOVER_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}, "features": {"discover"}}
 
 
@@ -65,6 +81,13 @@ def discover_results_carry_versions_capabilities_and_cache_hints(message: Messag
     versions = result.get("supportedVersions")
     if not isinstance(versions, list) or not all(isinstance(item, str) for item in versions):
         problems.append("supportedVersions is missing or not an array of strings")
+    elif not versions:
+        problems.append("supportedVersions is empty: it names no revision the server serves, though it answered")
+    else:
+        undated = [item for item in versions if not version_identifier(item)]
+        if undated:
+            shown = ", ".join(repr(item[:40]) for item in undated[:3])
+            problems.append(f"supportedVersions lists {shown}, not a revision identifier (a YYYY-MM-DD date)")
     if not isinstance(result.get("capabilities"), dict):
         problems.append("capabilities is missing or not an object")
     ttl = result.get("ttlMs")

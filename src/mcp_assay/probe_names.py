@@ -56,6 +56,7 @@ class ProbeName(StrEnum):
     HEADER_INVALID_CHARACTERS = "header-invalid-characters"
     HEADER_NAME_CASE = "header-name-case"
     LEGACY_INITIALIZE = "legacy-initialize"
+    OLD_INITIALIZE = "old-initialize"
     LOG_LEVEL_UNKNOWN = "log-level-unknown"
     MCP_METHOD_CASE = "mcp-method-case"
     MCP_METHOD_MISMATCH = "mcp-method-mismatch"

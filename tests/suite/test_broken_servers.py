@@ -40,6 +40,7 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "duplicate-prompt-names": (None, {"PAGE-04"}),
     "discover-undated-versions": (None, {"VER-07"}),
     "discover-no-versions": ("2026-07-28", {"VER-07"}),
+    "version-header-optional": (None, {"HTTP-26"}),
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 NOTED = {

@@ -50,6 +50,7 @@ BUGS = {
     "discover-no-versions": "server/discover answers supportedVersions: [] (VER-07)",
     "discover-undated-versions": "server/discover lists 'latest' among supportedVersions (VER-07)",
     "host-unchecked": "a request naming a foreign Host is served (no requirement: a note)",
+    "version-header-optional": "a 2026 POST without MCP-Protocol-Version is served, though 2025-03-26 is not (HTTP-26)",
 }
 
 TOOLS = [
@@ -209,8 +210,9 @@ class Server:
             if meta is not None and not isinstance(meta.get(PV), str) and version_header:
                 return Answer(400, _error(-32020, "protocol version missing from _meta", ident))
             return Answer(400, _error(-32602, "params._meta lacks the required envelope fields", ident))
-        if version_header is None:
+        if version_header is None and self.bug != "version-header-optional":
             return Answer(400, _error(-32020, "MCP-Protocol-Version header missing", ident))
+        version_header = version_header or meta[PV]
         for name in ("mcp-protocol-version", "mcp-method", "mcp-name"):
             if name in headers and _bad_chars(headers[name]):
                 return Answer(400, _error(-32020, f"{name} holds invalid characters", ident))

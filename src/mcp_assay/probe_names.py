@@ -21,6 +21,7 @@ class ProbeName(StrEnum):
     # -- Lifecycle, sessions, JSON-RPC and listings ----------------------------------------------------
     ACCEPTED = "accepted"
     AGAIN = "again"
+    DISCOVER_LAST = "discover-last"
     BATCH = "batch"
     CLIENT_RESPONSE = "client-response"
     CURSOR_NEW_CONNECTION = "cursor-new-connection"

@@ -41,6 +41,7 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "discover-undated-versions": (None, {"VER-07"}),
     "discover-no-versions": ("2026-07-28", {"VER-07"}),
     "version-header-optional": (None, {"HTTP-26"}),
+    "capabilities-drift": (None, {"VER-16"}),
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 NOTED = {

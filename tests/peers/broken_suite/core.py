@@ -51,6 +51,7 @@ BUGS = {
     "discover-undated-versions": "server/discover lists 'latest' among supportedVersions (VER-07)",
     "host-unchecked": "a request naming a foreign Host is served (no requirement: a note)",
     "version-header-optional": "a 2026 POST without MCP-Protocol-Version is served, though 2025-03-26 is not (HTTP-26)",
+    "capabilities-drift": "after a tools/call, server/discover also names logging, within its ttlMs (VER-16)",
 }
 
 TOOLS = [
@@ -135,6 +136,8 @@ class Server:
         self.bug = bug
         self.handshake = handshake
         self.sessions: set[str] = set()
+        self.called = False
+        """A tools/call was served (``capabilities-drift`` changes discover's answer from then on)."""
         self.stdio_era: str | None = None
         """A stdio connection serves the era of its first request."""
         self._next_session = 0
@@ -268,7 +271,9 @@ class Server:
         return Answer(0, _result(ident, body))
 
     def _m_server_discover(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        capabilities = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
+        capabilities: dict[str, Any] = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
+        if self.called and self.bug == "capabilities-drift":
+            capabilities["logging"] = {}
         odd = {"discover-no-versions": [], "discover-undated-versions": [MODERN, "latest"]}
         versions = odd.get(self.bug or "", [MODERN])
         answer = self._complete(ident, {"supportedVersions": versions, "capabilities": capabilities}, cache=True)
@@ -318,6 +323,7 @@ class Server:
         return TEMPLATES
 
     def _m_tools_call(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
+        self.called = True
         name = params.get("name")
         arguments = params.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):

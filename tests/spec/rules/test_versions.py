@@ -307,6 +307,29 @@ def test_discover_stability_is_not_verified_with_a_zero_ttl(spec: SpecSet) -> No
     assert judge(log, spec, "discover_versions_hold_for_their_ttl").outcome is Outcome.NOT_VERIFIED
 
 
+def test_the_same_discover_naming_other_capabilities_within_its_ttl_fails_ver_16(spec: SpecSet) -> None:
+    """Spec-mandated (VER-16): the same question on the same connection, asked again after other requests, gets
+    the same capabilities while the first answer is fresh; otherwise the server kept something from between."""
+    check = "discover_capabilities_hold_for_their_ttl"
+    cached = {**DISCOVERED, "ttlMs": 60_000}
+    assert judge(log_of(discover(cached), discover(cached, ident=2)), spec, check).outcome is Outcome.PASSED
+    grown = {**cached, "capabilities": {**cached["capabilities"], "logging": {}}}
+    verdict = judge(log_of(discover(cached), discover(grown, ident=2)), spec, check)
+    assert verdict.outcome is Outcome.FAILED and "(logging changed) within the 60000 ms" in verdict.reason
+
+
+def test_discover_capabilities_are_compared_only_for_the_same_question_within_a_ttl(spec: SpecSet) -> None:
+    """Tool-defined: ttlMs 0 promises nothing, and a discover declaring other client capabilities is another
+    question (the answer may differ)."""
+    check = "discover_capabilities_hold_for_their_ttl"
+    grown = {**DISCOVERED, "capabilities": {"logging": {}}}
+    assert judge(log_of(discover(), discover(grown, ident=2)), spec, check).outcome is Outcome.NOT_VERIFIED
+    cached = {**DISCOVERED, "ttlMs": 60_000}
+    other = served(modern_body("server/discover", ident=2, meta_extra={CAPS: {"elicitation": {}}}),
+                   {**cached, "capabilities": {"logging": {}}})  # fmt: skip
+    assert judge(log_of(discover(cached), other), spec, check).outcome is Outcome.NOT_VERIFIED
+
+
 # -- VER-10 ---------------------------------------------------------------------------------------
 def test_requests_after_discover_using_an_advertised_version_pass_ver_10(spec: SpecSet) -> None:
     """Spec-mandated (VER-10)."""

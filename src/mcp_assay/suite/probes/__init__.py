@@ -45,6 +45,7 @@ FAMILIES: tuple[Family, ...] = (
     auth.FAMILY,
     tokens.FAMILY,
     behaviour.FAMILY,
+    discover.LATER,
     burst.FAMILY,
 )
 

@@ -1,7 +1,9 @@
-"""Discovery (VER-06..09): ``server/discover`` is served, says who the server is and what it supports.
+"""Discovery (VER-06..09, 16): ``server/discover`` is served, says who the server is and what it supports.
 
 A DiscoverResult lists the supported versions, the capabilities and cache hints; what it lists
-must agree with what the server then accepts and refuses, and must not change within its ttl.
+must agree with what the server then accepts and refuses, and must not change within its ttl: the
+same discover asked again on the same connection, after other requests, must name the same
+capabilities, or the server took something from those requests (VER-16).
 """
 
 from __future__ import annotations
@@ -14,8 +16,17 @@ from typing import Any
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.shared.common import error_code
-from mcp_assay.spec.rules.shared.envelopes import SERVER_INFO_KEY, answer_to, http_status, meta_version, place_of
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.envelopes import (
+    CLIENT_INFO_KEY,
+    SERVER_INFO_KEY,
+    answer_to,
+    canonical,
+    http_status,
+    meta_version,
+    place_of,
+    request_meta,
+)
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     advertised_discover,
@@ -24,6 +35,7 @@ from mcp_assay.spec.rules.versions._common import (
     discover_results,
     envelope_consistent,
     modern_requests,
+    server_capabilities,
     supported_versions,
 )
 from mcp_assay.verdicts import Level, Side
@@ -171,6 +183,50 @@ def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
                     second,
                     f"supportedVersions changed from {versions} to {again} within the {ttl} ms"
                     " the first answer was valid for",
+                )
+            else:
+                yield passed(second)
+
+
+def _asked_alike(result: Message, ctx: Context) -> str:
+    """What makes two discover requests the same question: where, with which credentials and _meta."""
+    request = ctx.log.request_of(result)
+    meta = dict(request_meta(request) or {}) if request is not None else {}
+    meta.pop(CLIENT_INFO_KEY, None)
+    exchange = http_exchange(result, ctx)
+    credential = exchange.request.headers.get("authorization") if exchange is not None else None
+    return canonical([place_of(result, ctx), credential, meta])
+
+
+@log_check(requirements="VER-16", level=Level.MUST_NOT, subject="repeated discover results", **MODERN)
+def discover_capabilities_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
+    """The same discover asked again within the first answer's ttlMs names the same capabilities.
+
+    Triggered by two discover results for the same question (place, credentials, ``_meta`` but
+    ``clientInfo``) within the first one's ``ttlMs``; the active suite asks once more at the start
+    and once after every other family, so whatever the requests between them did is in view."""
+    results = discover_results(ctx)
+    for index, first in enumerate(results):
+        ttl = first.result.get("ttlMs") if isinstance(first.result, dict) else None
+        capabilities = server_capabilities(first)
+        if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0 or capabilities is None:
+            continue
+        question = _asked_alike(first, ctx)
+        for second in results[index + 1 :]:
+            if second.time - first.time > ttl / 1000 or _asked_alike(second, ctx) != question:
+                continue
+            again = server_capabilities(second)
+            if again is None:
+                continue
+            if canonical(again) != canonical(capabilities):
+                changed = sorted(
+                    key for key in set(again) | set(capabilities) if canonical(again.get(key)) != canonical(
+                        capabilities.get(key))
+                )  # fmt: skip
+                yield failed(
+                    second,
+                    f"the same server/discover named other capabilities ({', '.join(changed)} changed) within the "
+                    f"{ttl} ms the first answer was valid for: the answer depends on earlier requests",
                 )
             else:
                 yield passed(second)

@@ -91,6 +91,8 @@ class ProbeName(StrEnum):
     # -- Cancellation and streams ----------------------------------------------------------------------
     AFTER_CANCELLATION = "after-cancellation"
     CALL_WHILE_LISTENING = "call-while-listening"
+    LISTEN_WRITES = "listen-writes"
+    WRITE_WHILE_LISTENING = "write-while-listening"
     CANCEL = "cancel"
     CANCEL_CALL = "cancel-call"
     CANCEL_FINISHED_REQUEST = "cancel-finished-request"

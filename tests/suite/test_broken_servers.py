@@ -44,6 +44,8 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "capabilities-drift": (None, {"VER-16"}),
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
+WITH_A_CONFIG = {"updated-without-subscription-id"}
+"""Needs a write tool in --config to show: tests/suite/test_listen_writes.py."""
 NOTED = {
     # bug: a note the report must carry (no requirement names the fault, so nothing fails)
     "listed-resource-fails": "the listed resource file:///broken/flaky.txt could not be read: HTTP 200, error -32603",
@@ -75,7 +77,7 @@ def failed_requirements(report: Report) -> set[str]:
 
 def test_every_bug_of_the_broken_server_has_an_expectation() -> None:
     """Tool-defined: one bug per case family, none left unchecked."""
-    assert set(EXPECTED) | STDIO_ONLY | set(NOTED) == set(BUGS)
+    assert set(EXPECTED) | STDIO_ONLY | set(NOTED) | WITH_A_CONFIG == set(BUGS)
 
 
 @pytest.mark.parametrize("bug", sorted(EXPECTED))

@@ -52,6 +52,8 @@ BUGS = {
     "host-unchecked": "a request naming a foreign Host is served (no requirement: a note)",
     "version-header-optional": "a 2026 POST without MCP-Protocol-Version is served, though 2025-03-26 is not (HTTP-26)",
     "capabilities-drift": "after a tools/call, server/discover also names logging, within its ttlMs (VER-16)",
+    "updated-without-subscription-id": "notifications/resources/updated on a listen stream lacks its subscriptionId"
+    " (SUB-08; the server then serves subscriptions)",
 }
 
 TOOLS = [
@@ -80,6 +82,14 @@ PROMPTS = [
 RESOURCES = [{"uri": "file:///broken/readme.txt", "name": "readme", "mimeType": "text/plain"}]
 TEMPLATES = [{"uriTemplate": "file:///broken/{name}", "name": "files"}]
 FLAKY = {"uri": "file:///broken/flaky.txt", "name": "flaky", "mimeType": "text/plain"}
+NOTES = {"uri": "file:///broken/notes.txt", "name": "notes", "mimeType": "text/plain"}
+"""Listed when the server serves subscriptions: ``append_note`` changes it, and its listeners hear of it."""
+APPEND_NOTE = {
+    "name": "append_note",
+    "description": "Append a line to the notes resource.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    "annotations": {"destructiveHint": False},
+}
 """Listed under ``listed-resource-fails``; every read of it fails inside the server."""
 
 
@@ -95,6 +105,8 @@ class Answer:
     """An event stream that stays open after ``events`` (a listen stream)."""
     exit: bool = False
     """The stdio server should exit after this answer."""
+    feed: list[Any] | None = None
+    """Events appended while a kept-open stream lasts (a listen stream's notifications), sent as they come."""
 
 
 def _error(code: int, message: str, ident: Any = None, data: Any = None, *, has_id: bool = True) -> dict[str, Any]:
@@ -130,11 +142,15 @@ def _bad_chars(value: str) -> bool:
 class Server:
     """One server instance; ``bug`` is a key of :data:`BUGS` or ``None``."""
 
-    def __init__(self, bug: str | None = None, *, handshake: bool = True) -> None:
+    def __init__(self, bug: str | None = None, *, handshake: bool = True, subscribe: bool = False) -> None:
         if bug is not None and bug not in BUGS:
             raise ValueError(f"unknown bug {bug!r}; choose from {', '.join(BUGS)}")
         self.bug = bug
         self.handshake = handshake
+        self.subscribe = subscribe or bug == "updated-without-subscription-id"
+        """Serve resource subscriptions on listen streams (and the notes resource with its write tool)."""
+        self.listeners: list[tuple[Any, list[str], list[Any]]] = []
+        """Open listen streams: (listen id, subscribed URIs, the stream's feed)."""
         self.sessions: set[str] = set()
         self.called = False
         """A tools/call was served (``capabilities-drift`` changes discover's answer from then on)."""
@@ -272,6 +288,8 @@ class Server:
 
     def _m_server_discover(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
         capabilities: dict[str, Any] = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
+        if self.subscribe:
+            capabilities["resources"] = {"subscribe": True}
         if self.called and self.bug == "capabilities-drift":
             capabilities["logging"] = {}
         odd = {"discover-no-versions": [], "discover-undated-versions": [MODERN, "latest"]}
@@ -295,7 +313,7 @@ class Server:
         return self._complete(ident, {key: items}, cache=True)
 
     def _m_tools_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        tools = [dict(tool) for tool in TOOLS]
+        tools = [dict(tool) for tool in TOOLS] + ([APPEND_NOTE] if self.subscribe else [])
         if self.bug == "tool-without-input-schema":
             del tools[0]["inputSchema"]
         return self._page(ident, params, "tools", tools)
@@ -315,7 +333,8 @@ class Server:
         return PROMPTS
 
     def resources(self) -> list[dict[str, Any]]:
-        return [*RESOURCES, FLAKY] if self.bug == "listed-resource-fails" else RESOURCES
+        extra = ([FLAKY] if self.bug == "listed-resource-fails" else []) + ([NOTES] if self.subscribe else [])
+        return [*RESOURCES, *extra]
 
     def templates(self) -> list[dict[str, Any]]:
         if self.bug == "duplicate-template-names":
@@ -339,6 +358,9 @@ class Server:
             return self._complete(
                 ident, {"content": [{"type": "text", "text": json.dumps(structured)}], "structuredContent": structured}
             )
+        if name == "append_note" and self.subscribe and isinstance(arguments.get("text"), str):
+            self._updated(NOTES["uri"])
+            return self._complete(ident, {"content": [{"type": "text", "text": "appended"}]})
         if name == "ask":
             declared = meta.get(CAPS, {})
             if "elicitation" not in declared and self.bug != "asks-without-capability":
@@ -373,6 +395,9 @@ class Server:
             return Answer(0, _error(-32602, "Invalid URI", ident))
         if uri == FLAKY["uri"] and self.bug == "listed-resource-fails":
             return Answer(0, _error(-32603, "Internal error: the backing store is unavailable", ident))
+        if uri == NOTES["uri"] and self.subscribe:
+            return self._complete(ident, {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "notes"}]},
+                                  cache=True)  # fmt: skip
         if uri != RESOURCES[0]["uri"]:
             if self.bug == "missing-resource-empty":
                 return self._complete(ident, {"contents": []}, cache=True)
@@ -389,14 +414,30 @@ class Server:
         return self._complete(ident, {"completion": {"values": values, "total": count, "hasMore": False}})
 
     def _m_subscriptions_listen(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        granted: dict[str, Any] = {}  # no list-changed or subscribe capability is advertised, so nothing is granted
+        granted: dict[str, Any] = {}  # no list-changed capability is advertised; subscribe only when serving them
+        asked = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        uris = asked.get("resourceSubscriptions")
+        known = {item["uri"] for item in self.resources()}
+        if self.subscribe and isinstance(uris, list):
+            granted["resourceSubscriptions"] = [uri for uri in uris if uri in known]
         ack_meta = {} if self.bug == "ack-without-subscription-id" else {SUB: ident}
         ack = {
             "jsonrpc": "2.0",
             "method": "notifications/subscriptions/acknowledged",
             "params": {"notifications": granted, "_meta": ack_meta},
         }
-        return Answer(0, events=[ack], keep_open=True)
+        feed: list[Any] = []
+        if granted.get("resourceSubscriptions"):
+            self.listeners.append((ident, list(granted["resourceSubscriptions"]), feed))
+        return Answer(0, events=[ack], keep_open=True, feed=feed)
+
+    def _updated(self, uri: str) -> None:
+        """Tell every listen stream subscribed to ``uri`` that it changed."""
+        for ident, uris, feed in self.listeners:
+            if uri in uris:
+                meta = {} if self.bug == "updated-without-subscription-id" else {SUB: ident}
+                feed.append({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                             "params": {"uri": uri, "_meta": meta}})  # fmt: skip
 
     # -- 2025 ------------------------------------------------------------------------------------
     def _legacy_http(self, payload: Any, headers: dict[str, str]) -> Answer:

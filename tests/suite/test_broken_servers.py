@@ -42,6 +42,7 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "discover-no-versions": ("2026-07-28", {"VER-07"}),
     "version-header-optional": (None, {"HTTP-26"}),
     "capabilities-drift": (None, {"VER-16"}),
+    "initialize-without-server-info": ("2025-11-25", {"HS-04"}),
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 WITH_A_CONFIG = {"updated-without-subscription-id"}

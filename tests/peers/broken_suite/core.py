@@ -52,6 +52,7 @@ BUGS = {
     "host-unchecked": "a request naming a foreign Host is served (no requirement: a note)",
     "version-header-optional": "a 2026 POST without MCP-Protocol-Version is served, though 2025-03-26 is not (HTTP-26)",
     "capabilities-drift": "after a tools/call, server/discover also names logging, within its ttlMs (VER-16)",
+    "initialize-without-server-info": "the initialize result carries no serverInfo (HS-04)",
     "updated-without-subscription-id": "notifications/resources/updated on a listen stream lacks its subscriptionId"
     " (SUB-08; the server then serves subscriptions)",
 }
@@ -488,6 +489,8 @@ class Server:
             capabilities = {"tools": {}, "prompts": {}, "resources": {}}
             result = {"protocolVersion": version, "capabilities": capabilities,
                       "serverInfo": {"name": "broken-suite", "version": "1.0.0"}}  # fmt: skip
+            if self.bug == "initialize-without-server-info":
+                del result["serverInfo"]
             return Answer(0, _result(ident, result))
         if method == "ping":
             return Answer(0, _result(ident, {}))

@@ -16,6 +16,7 @@ from mcp_assay.suite.probes import (
     discover,
     envelope,
     handshake,
+    interop,
     listen,
     listen_writes,
     methods,
@@ -47,6 +48,7 @@ FAMILIES: tuple[Family, ...] = (
     auth.FAMILY,
     tokens.FAMILY,
     behaviour.FAMILY,
+    interop.FAMILY,
     discover.LATER,
     burst.FAMILY,
 )

@@ -21,6 +21,7 @@ class ProbeName(StrEnum):
     # -- Lifecycle, sessions, JSON-RPC and listings ----------------------------------------------------
     ACCEPTED = "accepted"
     AGAIN = "again"
+    DISCOVER_LAST = "discover-last"
     BATCH = "batch"
     CLIENT_RESPONSE = "client-response"
     CURSOR_NEW_CONNECTION = "cursor-new-connection"
@@ -56,6 +57,7 @@ class ProbeName(StrEnum):
     HEADER_INVALID_CHARACTERS = "header-invalid-characters"
     HEADER_NAME_CASE = "header-name-case"
     LEGACY_INITIALIZE = "legacy-initialize"
+    OLD_INITIALIZE = "old-initialize"
     LOG_LEVEL_UNKNOWN = "log-level-unknown"
     MCP_METHOD_CASE = "mcp-method-case"
     MCP_METHOD_MISMATCH = "mcp-method-mismatch"
@@ -79,6 +81,7 @@ class ProbeName(StrEnum):
     NO_VERSION_HEADER = "no-version-header"
     NO_VERSION_NO_SESSION = "no-version-no-session"
     ORIGIN_CONTROL = "origin-control"
+    FOREIGN_HOST = "foreign-host"
     OTHER_CLIENT_INFO = "other-client-info"
     REMOVED_METHOD = "removed-method"
     UNSUPPORTED_VERSION = "unsupported-version"
@@ -88,6 +91,8 @@ class ProbeName(StrEnum):
     # -- Cancellation and streams ----------------------------------------------------------------------
     AFTER_CANCELLATION = "after-cancellation"
     CALL_WHILE_LISTENING = "call-while-listening"
+    LISTEN_WRITES = "listen-writes"
+    WRITE_WHILE_LISTENING = "write-while-listening"
     CANCEL = "cancel"
     CANCEL_CALL = "cancel-call"
     CANCEL_FINISHED_REQUEST = "cancel-finished-request"

@@ -75,6 +75,23 @@ def test_the_python_sdk_answers_every_header_probe_as_the_spec_asks(spec_path: P
     assert any("Accept: text/html only was answered HTTP 406" in note for note in report["notes"])
 
 
+def test_generated_arguments_give_the_parameter_header_rules_their_traffic(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined (issue 13 §4, --generate-args): with no --tool-args, naming the marked tool is enough for the
+    Mcp-Param cases (HTTP-16, HTTP-19) to be judged instead of not verified; echo, not named, is not called with
+    invented arguments, and the report names the tool called with generated arguments."""
+    with param_server() as url:
+        without = run(spec_path, tmp_path, "-u", url, "--only", "HTTP-19")
+        report = run(spec_path, tmp_path, "-u", url, "--generate-args", "lookup", "--only", "HTTP-1,tools")
+    assert result(without, "missing_or_mismatched_parameter_headers_are_rejected")["outcome"] == "not_verified"
+    for check in ("missing_or_mismatched_parameter_headers_are_rejected",
+                  "sentinel_values_are_decoded_before_comparison"):  # fmt: skip
+        assert result(report, check)["outcome"] == "passed", check
+    assert any(note.startswith('tools called with arguments generated from their inputSchema: lookup {"limit": 10, '
+                               '"region": "mcp-assay"}') for note in report["notes"]), report["notes"]  # fmt: skip
+    calls = {line["tool"] for line in report["audit"] if line["method"] == "tools/call"}
+    assert "lookup" in calls and "echo" not in calls
+
+
 def test_the_python_sdk_channels_over_stdio(spec_path: Path, tmp_path: Path) -> None:
     """Spec-mandated (BEH-01, BEH-03, TOOL-15 over stdio): the same channels, named as stdio."""
     report = run(spec_path, tmp_path, "-c", f"{PYTHON} {PARAM_SERVER} stdio", *PARAM_ARGS)

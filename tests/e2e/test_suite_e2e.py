@@ -94,6 +94,12 @@ def test_the_python_sdk_server_over_http_is_tested_on_2026_07_28(spec_path: Path
         "progress_travels_on_its_request_stream",
     ):
         assert outcome(report, check) == "passed", check
+    # the edge-audit lines the README promises: one per request, with the tool called and the outcome
+    calls = [line for line in report["audit"] if line["method"] == "tools/call" and line["tool"] == "add"]
+    assert calls and {"request_id", "status", "outcome", "principal", "revision"} <= set(calls[0])
+    assert {line["outcome"] for line in report["audit"]} >= {"ok", "protocol-error"}
+    hosts = [note for note in report["notes"] if "Host: mcp-assay-rebinding.invalid" in note]
+    assert len(hosts) == 1, report["notes"]
 
 
 def test_the_python_sdk_server_over_http_is_tested_on_2025_11_25_when_asked(spec_path: Path, tmp_path: Path) -> None:

@@ -99,6 +99,8 @@ def test_a_server_that_validates_every_property_passes(
         ("skip_aud", "AUTH-16", "(aud https://other-service.mcp-assay.invalid/api) was served"),
         ("skip_iss", "AUTH-17", "(iss https://evil-issuer.mcp-assay.invalid, signed by the trusted key) was served"),
         ("skip_exp", "AUTH-19", "(exp an hour in the past) was served"),
+        ("exp_optional", "AUTH-19", "(no exp claim (a token that never expires)) was served"),
+        ("iss_optional", "AUTH-17", "(no iss claim, signed by the trusted key) was served"),
         ("skip_signature", "AUTH-18", "(unsigned, alg none) was served"),
         ("trust_jku", "AUTH-18", "(signed by an untrusted key announced in a jku header) was served"),
     ],

@@ -10,6 +10,8 @@ calc:admin=calc:use`` lets a broad scope stand in for narrower ones. Each ``--fa
 check, the way hand-rolled validators do:
 
 - ``skip_aud``: any audience; ``skip_iss``: any issuer; ``skip_exp``: neither exp nor nbf;
+- ``exp_optional``: exp is checked when present, and a token without one is taken (it never expires);
+  ``iss_optional``: iss is checked when present, and a token without one is taken;
 - ``skip_signature``: the signature is not verified at all (alg none, a foreign key, anything);
 - ``trust_jku``: a ``jku`` header names the key set to verify with, and it is fetched;
 - ``no_tool_scope``: tool scopes are not checked; ``no_hierarchy``: ``--implies`` is ignored;
@@ -36,8 +38,8 @@ from tests.peers.asgi import read_body
 from tests.peers.auth_server import Gate, Receive, Scope, Send, mcp
 
 FAULTS = (
-    "skip_aud", "skip_iss", "skip_exp", "skip_signature", "trust_jku", "no_tool_scope", "no_hierarchy",
-    "scope_incremental", "passthrough",
+    "skip_aud", "skip_iss", "skip_exp", "exp_optional", "iss_optional", "skip_signature", "trust_jku",
+    "no_tool_scope", "no_hierarchy", "scope_incremental", "passthrough",
 )  # fmt: skip
 DOWNSTREAM = "Bearer downstream-service-credential"
 UPSTREAM: dict[str, str] = {}
@@ -116,8 +118,8 @@ class JwtGate(Gate):
 
     def _verify(self, token: str) -> dict[str, Any]:
         fault = self.fault
-        checked = {"exp": "skip_exp", "iss": "skip_iss", "aud": "skip_aud"}
-        required = [claim for claim, off in checked.items() if fault != off]
+        checked = {"exp": ("skip_exp", "exp_optional"), "iss": ("skip_iss", "iss_optional"), "aud": ("skip_aud",)}
+        required = [claim for claim, off in checked.items() if fault not in off]
         options: dict[str, Any] = {
             "require": required,
             "verify_signature": fault != "skip_signature",
@@ -133,11 +135,12 @@ class JwtGate(Gate):
             key = jwt.PyJWKClient(header["jku"]).get_signing_key_from_jwt(token).key
         else:
             key = self.keys.get_signing_key_from_jwt(token).key
-        return dict(
-            jwt.decode(
-                token, key, algorithms=["RS256"], options=options, audience=self.resource, issuer=self.issuer, leeway=5
-            )
-        )
+        issuer: str | None = self.issuer
+        if fault == "iss_optional" and "iss" not in jwt.decode(token, options={"verify_signature": False}):
+            issuer = None  # PyJWT insists on iss whenever an issuer is given
+        audience = self.resource
+        return dict(jwt.decode(token, key, algorithms=["RS256"], options=options, audience=audience, issuer=issuer,
+                               leeway=5))  # fmt: skip
 
 
 def main() -> None:

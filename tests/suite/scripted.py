@@ -21,7 +21,8 @@ def respond(server: Server) -> Handler:
         answer = server.handle_http(request.method, headers, request.content)
         if answer.events is not None:
             extra = {"content-type": "text/event-stream", "x-accel-buffering": "no", **answer.headers}
-            return httpx.Response(answer.status or 200, headers=extra, content=_stream(answer.events, answer.keep_open))
+            content = _stream(answer.events, answer.keep_open, answer.feed)
+            return httpx.Response(answer.status or 200, headers=extra, content=content)
         if answer.body is None:
             return httpx.Response(answer.status, headers=answer.headers)
         extra = {"content-type": "application/json", **answer.headers}
@@ -30,11 +31,17 @@ def respond(server: Server) -> Handler:
     return handler
 
 
-async def _stream(events: list[object], keep_open: bool) -> AsyncIterator[bytes]:
+async def _stream(events: list[object], keep_open: bool, feed: list[object] | None = None) -> AsyncIterator[bytes]:
     for event in events:
         yield b"event: message\ndata: " + json.dumps(event).encode() + b"\n\n"
-    if keep_open:
-        await asyncio.sleep(30)  # a listen stream stays open until the client closes it
+    if not keep_open:
+        return
+    loop = asyncio.get_running_loop()
+    until = loop.time() + 30  # a listen stream stays open until the client closes it
+    while loop.time() < until:
+        while feed:
+            yield b"event: message\ndata: " + json.dumps(feed.pop(0)).encode() + b"\n\n"
+        await asyncio.sleep(0.01)
 
 
 def mock(handler: Handler) -> httpx.MockTransport:

@@ -34,7 +34,7 @@ URL = "http://127.0.0.1:9/mcp"
 PRM_URL = "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp"
 CC = ("authorization_code", "client_credentials", "refresh_token")
 ARGS: dict[str, Any] = {"tool_args": {"echo": {"message": "hi"}}, "prompt_args": {"greet": {"who": "x"}}}
-NO_CREDENTIAL = {"AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "AUTH-10", "AUTH-11"}
+NO_CREDENTIAL = {"AUTH-01", "AUTH-02", "AUTH-04", "AUTH-05", "AUTH-09", "AUTH-10", "AUTH-11", "AUTH-29"}
 """What a run without any token still establishes about a correctly protected server."""
 
 

@@ -58,6 +58,7 @@ def test_every_variant_fails_on_the_property_it_changes(key: SigningKey, foreign
     made = {v.name: v for v in variants(key, foreign, ISSUER, AUDIENCE, [], f"{ISSUER}{FOREIGN_JWKS_PATH}")}
     expected = {
         "expired": jwt.ExpiredSignatureError, "not-yet-valid": jwt.ImmatureSignatureError,
+        "no-expiry": jwt.MissingRequiredClaimError, "no-issuer": jwt.MissingRequiredClaimError,
         "foreign-audience": jwt.InvalidAudienceError, "no-audience": jwt.MissingRequiredClaimError,
         "look-alike-audience": jwt.InvalidAudienceError, "audience-list": jwt.InvalidAudienceError,
         "foreign-issuer": jwt.InvalidIssuerError, "foreign-key": jwt.InvalidSignatureError,

@@ -82,7 +82,8 @@ class Interactive(click.types.BoolParamType):
 
 _SETTINGS = (
     "url", "command", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
-    "headers", "tool_args", "prompt_args", "resource_sample", "page_limit", "only", "verbose", "rate_limit",
+    "headers", "tool_args", "prompt_args", "generate_args", "generate_args_read_only", "resource_sample",
+    "page_limit", "only", "verbose", "rate_limit",
     "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
     "secrets", "default_version", "client_id", "client_secret", "scope", "no_register", "interactive", "no_browser",
     "redirect_host", "redirect_port", "auth_timeout",
@@ -134,6 +135,11 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--tool-args",), "TOOL_ARGS", {"metavar": "JSON|@FILE"},
      'Arguments per tool, e.g. \'{"search": {"query": "x"}}\'; only named tools are called with arguments.'),
     (("--prompt-args",), "PROMPT_ARGS", {"metavar": "JSON|@FILE"}, "Arguments per prompt, same shape (strings)."),
+    (("--generate-args", "generate_args"), "GENERATE_ARGS", {"multiple": True, "metavar": "TOOL"},
+     "Call this tool with arguments drawn from its inputSchema (valid, plain values); repeatable, or names "
+     "separated by commas. Never a tool not named here or in --tool-args."),
+    (("--generate-args-read-only",), "GENERATE_ARGS_READ_ONLY", {"is_flag": True, "default": None},
+     "Also generate arguments for every tool the server annotates readOnlyHint: true (trusting the annotation)."),
     (("--failing-tool",), "FAILING_TOOL", {"metavar": "NAME"},
      "A tool that fails (arguments from --tool-args): called once to see whether its failure comes back as a "
      "result with isError: true."),

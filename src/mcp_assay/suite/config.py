@@ -9,6 +9,7 @@ arguments that are not JSON objects are reported before the run starts, never ha
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -76,6 +77,10 @@ class SuiteConfig:
     prompt_args: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     failing_tool: str | None = None
     """A tool the user says fails; called once (arguments from ``tool_args``) to see its error channel."""
+    generate_args: tuple[str, ...] = ()
+    """Tools the suite may call with arguments drawn from their inputSchema (``--generate-args``)."""
+    generate_args_read_only: bool = False
+    """Also every tool the server annotates ``readOnlyHint: true`` (the user trusts the annotation)."""
     resource_sample: int = 5
     page_limit: int = 10
     only: str | None = None
@@ -188,7 +193,9 @@ class SuiteConfig:
         values: dict[str, Any] = {}
         for source in (file_values or {}, options):
             for key, value in source.items():
-                if value is None or (key in ("headers", "command", "serve", "secrets") and value in ((), [], "")):
+                if value is None or (
+                    key in ("headers", "command", "serve", "secrets", "generate_args") and value in ((), [], "")
+                ):
                     continue
                 values[key] = value
         return cls(**_coerce(values))
@@ -247,6 +254,14 @@ def _argv(name: str, command: Any) -> tuple[str, ...]:
     raise ConfigError(f"{name}: expected a string or a list of strings")
 
 
+def _names(key: str, value: Any) -> tuple[str, ...]:
+    """Tool names: a list, or one string of names separated by commas or spaces (the environment twin)."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(item, str) for item in items):
+        raise ConfigError(f"{key}: expected a list of tool names")
+    return tuple(dict.fromkeys(name for item in items for name in re.split(r"[,\s]+", item) if name))
+
+
 def _coerce(values: dict[str, Any]) -> dict[str, Any]:
     out = dict(values)
     for name in ("command", "serve"):
@@ -266,6 +281,8 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
     for key in ("tool_args", "prompt_args"):
         if key in out:
             out[key] = load_arguments(f"--{key.replace('_', '-')}", out[key])
+    if "generate_args" in out:
+        out["generate_args"] = _names("generate-args", out["generate_args"])
     if "secrets" in out:
         secrets = [out["secrets"]] if isinstance(out["secrets"], str) else out["secrets"]
         if not isinstance(secrets, list | tuple) or not all(isinstance(item, str) for item in secrets):
@@ -291,7 +308,7 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
                 out[key] = kind(out[key])
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{key.replace('_', '-')}: expected a number (got {out[key]!r})") from exc
-    for key in ("verbose", "no_register", "no_browser", "interactive"):
+    for key in ("verbose", "no_register", "no_browser", "interactive", "generate_args_read_only"):
         if key in out and not isinstance(out[key], bool | None):
             raise ConfigError(f"{key.replace('_', '-')}: expected true or false")
     for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",

@@ -145,6 +145,8 @@ class SuiteContext:
         self.listings: dict[str, Listing] = {}
         self.tool_calls: list[tuple[str, Mapping[str, Any], Reply]] = []
         """(tool name, arguments, reply) of every ordinary tool call, for the MRTR family."""
+        self.generated: dict[str, dict[str, Any]] | None = None
+        """Arguments drawn from inputSchemas for the tools ``--generate-args`` allows (made once, on first need)."""
         self.discover_result: dict[str, Any] | None = None
         self.transport_dead: str | None = None
         self.stub: StubSession | None = None

@@ -43,6 +43,18 @@ BUGS = {
     "no-result-type": "results carry no resultType (RES-01)",
     "stdout-banner": "the stdio server prints a banner line on stdout first (STDIO-02)",
     "exit-on-invalid-json": "the stdio server exits when it reads a line that is not JSON",
+    "refuses-without-client-info": "a 2026 request without _meta clientInfo is refused with -32602 (META-10)",
+    "listed-resource-fails": "a second listed resource cannot be read: -32603 (RSRC-05)",
+    "duplicate-prompt-names": "prompts/list lists two prompts named greet (PRM-04)",
+    "duplicate-template-names": "resources/templates/list lists two templates named files (RSRC-11)",
+    "discover-no-versions": "server/discover answers supportedVersions: [] (VER-07)",
+    "discover-undated-versions": "server/discover lists 'latest' among supportedVersions (VER-07)",
+    "host-unchecked": "a request naming a foreign Host is served (no requirement: a note)",
+    "version-header-optional": "a 2026 POST without MCP-Protocol-Version is served, though 2025-03-26 is not (HTTP-26)",
+    "capabilities-drift": "after a tools/call, server/discover also names logging, within its ttlMs (VER-16)",
+    "initialize-without-server-info": "the initialize result carries no serverInfo (HS-04)",
+    "updated-without-subscription-id": "notifications/resources/updated on a listen stream lacks its subscriptionId"
+    " (SUB-08; the server then serves subscriptions)",
 }
 
 TOOLS = [
@@ -70,6 +82,16 @@ PROMPTS = [
 ]
 RESOURCES = [{"uri": "file:///broken/readme.txt", "name": "readme", "mimeType": "text/plain"}]
 TEMPLATES = [{"uriTemplate": "file:///broken/{name}", "name": "files"}]
+FLAKY = {"uri": "file:///broken/flaky.txt", "name": "flaky", "mimeType": "text/plain"}
+NOTES = {"uri": "file:///broken/notes.txt", "name": "notes", "mimeType": "text/plain"}
+"""Listed when the server serves subscriptions: ``append_note`` changes it, and its listeners hear of it."""
+APPEND_NOTE = {
+    "name": "append_note",
+    "description": "Append a line to the notes resource.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    "annotations": {"destructiveHint": False},
+}
+"""Listed under ``listed-resource-fails``; every read of it fails inside the server."""
 
 
 @dataclass
@@ -84,6 +106,8 @@ class Answer:
     """An event stream that stays open after ``events`` (a listen stream)."""
     exit: bool = False
     """The stdio server should exit after this answer."""
+    feed: list[Any] | None = None
+    """Events appended while a kept-open stream lasts (a listen stream's notifications), sent as they come."""
 
 
 def _error(code: int, message: str, ident: Any = None, data: Any = None, *, has_id: bool = True) -> dict[str, Any]:
@@ -119,12 +143,18 @@ def _bad_chars(value: str) -> bool:
 class Server:
     """One server instance; ``bug`` is a key of :data:`BUGS` or ``None``."""
 
-    def __init__(self, bug: str | None = None, *, handshake: bool = True) -> None:
+    def __init__(self, bug: str | None = None, *, handshake: bool = True, subscribe: bool = False) -> None:
         if bug is not None and bug not in BUGS:
             raise ValueError(f"unknown bug {bug!r}; choose from {', '.join(BUGS)}")
         self.bug = bug
         self.handshake = handshake
+        self.subscribe = subscribe or bug == "updated-without-subscription-id"
+        """Serve resource subscriptions on listen streams (and the notes resource with its write tool)."""
+        self.listeners: list[tuple[Any, list[str], list[Any]]] = []
+        """Open listen streams: (listen id, subscribed URIs, the stream's feed)."""
         self.sessions: set[str] = set()
+        self.called = False
+        """A tools/call was served (``capabilities-drift`` changes discover's answer from then on)."""
         self.stdio_era: str | None = None
         """A stdio connection serves the era of its first request."""
         self._next_session = 0
@@ -135,6 +165,9 @@ class Server:
         origin = headers.get("origin")
         if origin is not None and not origin.startswith(("http://127.0.0.1", "http://localhost")):
             return Answer(403, _error(-32600, "Forbidden origin", has_id=False))
+        host = headers.get("host", "127.0.0.1").rsplit(":", 1)[0]
+        if host not in ("127.0.0.1", "localhost", "[::1]") and self.bug != "host-unchecked":
+            return Answer(403, _error(-32600, "Forbidden host", has_id=False))
         if method != "POST":
             session = headers.get("mcp-session-id")
             if method == "DELETE" and session in self.sessions:
@@ -197,8 +230,9 @@ class Server:
             if meta is not None and not isinstance(meta.get(PV), str) and version_header:
                 return Answer(400, _error(-32020, "protocol version missing from _meta", ident))
             return Answer(400, _error(-32602, "params._meta lacks the required envelope fields", ident))
-        if version_header is None:
+        if version_header is None and self.bug != "version-header-optional":
             return Answer(400, _error(-32020, "MCP-Protocol-Version header missing", ident))
+        version_header = version_header or meta[PV]
         for name in ("mcp-protocol-version", "mcp-method", "mcp-name"):
             if name in headers and _bad_chars(headers[name]):
                 return Answer(400, _error(-32020, f"{name} holds invalid characters", ident))
@@ -230,6 +264,8 @@ class Server:
         meta = params.get("_meta") or {}
         if not isinstance(meta.get(PV), str) or not isinstance(meta.get(CAPS), dict):
             return Answer(0, _error(-32602, "params._meta lacks the required envelope fields", ident))
+        if "io.modelcontextprotocol/clientInfo" not in meta and self.bug == "refuses-without-client-info":
+            return Answer(0, _error(-32602, "clientInfo is required", ident))
         if meta[PV] != MODERN and self.bug != "unsupported-version-served":
             data = {"supported": [MODERN], "requested": meta[PV]}
             return Answer(0, _error(-32022, "Unsupported protocol version", ident, data))
@@ -252,8 +288,14 @@ class Server:
         return Answer(0, _result(ident, body))
 
     def _m_server_discover(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        capabilities = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
-        answer = self._complete(ident, {"supportedVersions": [MODERN], "capabilities": capabilities}, cache=True)
+        capabilities: dict[str, Any] = {"tools": {}, "prompts": {}, "resources": {}, "completions": {}}
+        if self.subscribe:
+            capabilities["resources"] = {"subscribe": True}
+        if self.called and self.bug == "capabilities-drift":
+            capabilities["logging"] = {}
+        odd = {"discover-no-versions": [], "discover-undated-versions": [MODERN, "latest"]}
+        versions = odd.get(self.bug or "", [MODERN])
+        answer = self._complete(ident, {"supportedVersions": versions, "capabilities": capabilities}, cache=True)
         if self.bug == "discover-no-cache-hints":
             answer.body["result"].pop("ttlMs")
             answer.body["result"].pop("cacheScope")
@@ -272,21 +314,36 @@ class Server:
         return self._complete(ident, {key: items}, cache=True)
 
     def _m_tools_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        tools = [dict(tool) for tool in TOOLS]
+        tools = [dict(tool) for tool in TOOLS] + ([APPEND_NOTE] if self.subscribe else [])
         if self.bug == "tool-without-input-schema":
             del tools[0]["inputSchema"]
         return self._page(ident, params, "tools", tools)
 
     def _m_prompts_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        return self._page(ident, params, "prompts", PROMPTS)
+        return self._page(ident, params, "prompts", self.prompts())
 
     def _m_resources_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        return self._page(ident, params, "resources", RESOURCES)
+        return self._page(ident, params, "resources", self.resources())
 
     def _m_resources_templates_list(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        return self._page(ident, params, "resourceTemplates", TEMPLATES)
+        return self._page(ident, params, "resourceTemplates", self.templates())
+
+    def prompts(self) -> list[dict[str, Any]]:
+        if self.bug == "duplicate-prompt-names":
+            return [*PROMPTS, {**PROMPTS[0], "description": "Greet someone else."}]
+        return PROMPTS
+
+    def resources(self) -> list[dict[str, Any]]:
+        extra = ([FLAKY] if self.bug == "listed-resource-fails" else []) + ([NOTES] if self.subscribe else [])
+        return [*RESOURCES, *extra]
+
+    def templates(self) -> list[dict[str, Any]]:
+        if self.bug == "duplicate-template-names":
+            return [*TEMPLATES, {"uriTemplate": "file:///broken/archive/{name}", "name": TEMPLATES[0]["name"]}]
+        return TEMPLATES
 
     def _m_tools_call(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
+        self.called = True
         name = params.get("name")
         arguments = params.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
@@ -302,6 +359,9 @@ class Server:
             return self._complete(
                 ident, {"content": [{"type": "text", "text": json.dumps(structured)}], "structuredContent": structured}
             )
+        if name == "append_note" and self.subscribe and isinstance(arguments.get("text"), str):
+            self._updated(NOTES["uri"])
+            return self._complete(ident, {"content": [{"type": "text", "text": "appended"}]})
         if name == "ask":
             declared = meta.get(CAPS, {})
             if "elicitation" not in declared and self.bug != "asks-without-capability":
@@ -334,6 +394,11 @@ class Server:
         uri = params.get("uri")
         if not isinstance(uri, str) or " " in uri or ":" not in uri:
             return Answer(0, _error(-32602, "Invalid URI", ident))
+        if uri == FLAKY["uri"] and self.bug == "listed-resource-fails":
+            return Answer(0, _error(-32603, "Internal error: the backing store is unavailable", ident))
+        if uri == NOTES["uri"] and self.subscribe:
+            return self._complete(ident, {"contents": [{"uri": uri, "mimeType": "text/plain", "text": "notes"}]},
+                                  cache=True)  # fmt: skip
         if uri != RESOURCES[0]["uri"]:
             if self.bug == "missing-resource-empty":
                 return self._complete(ident, {"contents": []}, cache=True)
@@ -350,14 +415,30 @@ class Server:
         return self._complete(ident, {"completion": {"values": values, "total": count, "hasMore": False}})
 
     def _m_subscriptions_listen(self, ident: Any, params: dict[str, Any], meta: dict[str, Any]) -> Answer:
-        granted: dict[str, Any] = {}  # no list-changed or subscribe capability is advertised, so nothing is granted
+        granted: dict[str, Any] = {}  # no list-changed capability is advertised; subscribe only when serving them
+        asked = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        uris = asked.get("resourceSubscriptions")
+        known = {item["uri"] for item in self.resources()}
+        if self.subscribe and isinstance(uris, list):
+            granted["resourceSubscriptions"] = [uri for uri in uris if uri in known]
         ack_meta = {} if self.bug == "ack-without-subscription-id" else {SUB: ident}
         ack = {
             "jsonrpc": "2.0",
             "method": "notifications/subscriptions/acknowledged",
             "params": {"notifications": granted, "_meta": ack_meta},
         }
-        return Answer(0, events=[ack], keep_open=True)
+        feed: list[Any] = []
+        if granted.get("resourceSubscriptions"):
+            self.listeners.append((ident, list(granted["resourceSubscriptions"]), feed))
+        return Answer(0, events=[ack], keep_open=True, feed=feed)
+
+    def _updated(self, uri: str) -> None:
+        """Tell every listen stream subscribed to ``uri`` that it changed."""
+        for ident, uris, feed in self.listeners:
+            if uri in uris:
+                meta = {} if self.bug == "updated-without-subscription-id" else {SUB: ident}
+                feed.append({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                             "params": {"uri": uri, "_meta": meta}})  # fmt: skip
 
     # -- 2025 ------------------------------------------------------------------------------------
     def _legacy_http(self, payload: Any, headers: dict[str, str]) -> Answer:
@@ -408,6 +489,8 @@ class Server:
             capabilities = {"tools": {}, "prompts": {}, "resources": {}}
             result = {"protocolVersion": version, "capabilities": capabilities,
                       "serverInfo": {"name": "broken-suite", "version": "1.0.0"}}  # fmt: skip
+            if self.bug == "initialize-without-server-info":
+                del result["serverInfo"]
             return Answer(0, _result(ident, result))
         if method == "ping":
             return Answer(0, _result(ident, {}))
@@ -416,10 +499,10 @@ class Server:
         if method == "tools/list":
             return Answer(0, _result(ident, {"tools": [tool for tool in TOOLS if tool["name"] != "ask"]}))
         if method == "prompts/list":
-            return Answer(0, _result(ident, {"prompts": PROMPTS}))
+            return Answer(0, _result(ident, {"prompts": self.prompts()}))
         if method in ("resources/list", "resources/templates/list"):
             key = "resources" if method == "resources/list" else "resourceTemplates"
-            return Answer(0, _result(ident, {key: RESOURCES if key == "resources" else TEMPLATES}))
+            return Answer(0, _result(ident, {key: self.resources() if key == "resources" else self.templates()}))
         if method == "tools/call":
             name = params.get("name")
             arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else None
@@ -443,6 +526,8 @@ class Server:
             return Answer(0, _result(ident, {"messages": [message]}))
         if method == "resources/read":
             uri = params.get("uri")
+            if uri == FLAKY["uri"] and self.bug == "listed-resource-fails":
+                return Answer(0, _error(-32603, "Internal error: the backing store is unavailable", ident))
             if uri != RESOURCES[0]["uri"]:
                 return Answer(0, _error(-32002, "Resource not found", ident, {"uri": uri}))
             contents = [{"uri": uri, "mimeType": "text/plain", "text": "broken on purpose"}]

@@ -437,18 +437,31 @@ def test_public_methods_leave_auth_09_not_verified(spec: SpecSet) -> None:
     assert verdict.outcome is Outcome.NOT_VERIFIED and "AUTH-29" in verdict.reason
 
 
-def test_a_probe_refusal_counts_only_between_served_controls(spec: SpecSet) -> None:
-    """Tool-defined (AUTH-AND-BEHAVIOUR §2.4): a server that refuses everything earns no pass."""
-    check = "unauthenticated_requests_get_401"
-    probe = tag("auth-no-token", "none")
-    assert outcome(spec, check, control(), refused(probe=probe), control()) is Outcome.PASSED
-    lone = judge(log_of(refused(probe=probe)), spec, check)
+def test_a_probe_refusal_of_a_bad_token_counts_only_between_served_controls(spec: SpecSet) -> None:
+    """Tool-defined (AUTH-AND-BEHAVIOUR §2.4): a server that refuses everything earns no pass for refusing a bad
+    token."""
+    check = "invalid_tokens_get_401"
+    probe = tag("auth-invalid-token", "invalid")
+    bad = {"authorization": "Bearer not-a-token", "probe": probe}
+    assert outcome(spec, check, control(), refused(**bad), control()) is Outcome.PASSED
+    lone = judge(log_of(refused(**bad)), spec, check)
     assert lone.outcome is Outcome.NOT_VERIFIED and "control" in lone.reason
     locked = {"name": "auth-control", "invalid": False}
     verdict = judge(
-        log_of(control(), refused(probe=probe), refused(authorization=f"Bearer {TOKEN}", probe=locked)), spec, check
+        log_of(control(), refused(**bad), refused(authorization=f"Bearer {TOKEN}", probe=locked)), spec, check
     )
     assert verdict.outcome is Outcome.NOT_VERIFIED and "HTTP 401" in verdict.reason
+
+
+def test_a_401_without_credentials_shows_auth_09_and_auth_29_without_controls(spec: SpecSet) -> None:
+    """Spec-mandated (AUTH-09, AUTH-29): a request carrying no credential owes a 401 whatever the server does with
+    tokens, so a run with no token of its own (no control to send) still judges it; controls only add to it."""
+    probe = tag("auth-no-token", "none")
+    for check in ("unauthenticated_requests_get_401", "unauthenticated_requests_are_not_served"):
+        lone = judge(log_of(refused(probe=probe)), spec, check)
+        assert lone.outcome is Outcome.PASSED and "whatever the server does with tokens" in lone.reason, check
+        bracketed = judge(log_of(control(), refused(probe=probe), control()), spec, check)
+        assert bracketed.outcome is Outcome.PASSED and "own credentials was served" in bracketed.reason, check
 
 
 def test_every_401_carries_a_bearer_challenge(spec: SpecSet) -> None:

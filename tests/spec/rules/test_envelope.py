@@ -299,6 +299,27 @@ def test_answers_that_change_with_client_info_fail_meta_10(spec: SpecSet) -> Non
     assert "tools/list" in verdict.reason
 
 
+def test_refusing_a_request_without_client_info_that_is_served_with_it_fails_meta_10(spec: SpecSet) -> None:
+    """Spec-mandated (META-10, META-03): clientInfo is optional and self-reported, so its absence must not decide
+    whether a request is served."""
+    first = served(modern_body("tools/list", ident=1), TOOLS)
+    anonymous = refused(modern_body("tools/list", ident=2, drop=(INFO,)), -32602, probe=PROBE)
+    verdict = judge(log_of(first, anonymous), spec, "answers_do_not_depend_on_client_info")
+    assert verdict.outcome is Outcome.FAILED
+    assert "refused (error -32602) for a request without clientInfo, though it was served for clientInfo" in (
+        verdict.reason
+    )
+    alone = served(modern_body("tools/list", ident=3, drop=(INFO,)), TOOLS)
+    assert judge(log_of(first, alone), spec, "answers_do_not_depend_on_client_info").outcome is Outcome.PASSED
+
+
+def test_meta_10_is_not_verified_when_every_variant_was_refused(spec: SpecSet) -> None:
+    """Tool-defined: two refusals show nothing about what clientInfo changes."""
+    one = refused(modern_body("tools/list", ident=1), -32603, status=500)
+    two = refused(modern_body("tools/list", ident=2, drop=(INFO,)), -32603, status=500)
+    assert judge(log_of(one, two), spec, "answers_do_not_depend_on_client_info").outcome is Outcome.NOT_VERIFIED
+
+
 def test_meta_10_is_not_verified_without_a_repeated_request(spec: SpecSet) -> None:
     """Tool-defined: it needs the same request under two identities."""
     log = log_of(

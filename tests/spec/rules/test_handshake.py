@@ -170,6 +170,15 @@ def test_countering_a_version_the_server_supports_fails_hs_05(spec: SpecSet) -> 
     assert "got 2025-06-18" in verdict.reason
 
 
+def test_a_counter_offer_elsewhere_proves_support_for_hs_05(spec: SpecSet) -> None:
+    """Spec-mandated (HS-05, HS-06): a server counters only with a version it supports, so countering 1900-01-01
+    with 2025-11-25 in one session and answering 2025-11-25 with 2025-06-18 in another is a violation."""
+    counter = initialize("1900-01-01", answered=LEGACY, probe=PROBE)
+    log = log_of(counter, initialize(answered="2025-06-18", session="sess-2", ident=5))
+    verdict = judge(log, spec, "supported_requested_versions_are_echoed")
+    assert verdict.outcome is Outcome.FAILED and "which the server supports, and got 2025-06-18" in verdict.reason
+
+
 def test_hs_05_is_not_verified_when_support_is_unknown(spec: SpecSet) -> None:
     """Tool-defined: one counter-offer alone does not prove the requested version was supported."""
     verdict = judge(log_of(initialize("2025-06-18", answered=LEGACY)), spec, "supported_requested_versions_are_echoed")

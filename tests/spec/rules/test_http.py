@@ -372,6 +372,15 @@ def test_origin_refusals_without_json_are_left_to_http_35(spec: SpecSet) -> None
     assert outcome(spec, "request_answers_are_json_or_event_streams", refused) is Outcome.NOT_VERIFIED
 
 
+def test_the_foreign_host_probe_refused_in_plain_text_is_not_an_http_07_subject(spec: SpecSet) -> None:
+    """Tool-defined: a request naming another host is refused before the MCP endpoint (421 from the SDK)."""
+    probe = {"name": "foreign-host", "invalid": True}
+    refused = post("tools/list", answer=b"Invalid Host header", status=421, response_headers={"x": "y"}, probe=probe)
+    assert outcome(spec, "request_answers_are_json_or_event_streams", refused) is Outcome.NOT_VERIFIED
+    plain = post("tools/list", answer=b"Invalid Host header", status=421, response_headers={"x": "y"})
+    assert outcome(spec, "request_answers_are_json_or_event_streams", plain) is Outcome.FAILED
+
+
 # -- HTTP-25 / HTTP-37 -----------------------------------------------------------------------------------
 def test_unknown_methods_get_404_with_minus_32601(spec: SpecSet) -> None:
     """Spec-mandated (HTTP-25)."""

@@ -7,7 +7,7 @@ from typing import Any
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome
 from tests.factories import judge, legacy_call, legacy_session, log_of
-from tests.spec.rules._capability_builders import ADD, ECHO, failing, tools_list
+from tests.spec.rules._capability_builders import ADD, ECHO, failing, prompts_list, tools_list
 
 SECOND = {**ECHO, "name": "second"}
 
@@ -100,6 +100,14 @@ def test_loops_duplicates_and_unstable_pages_fail_page_04(spec: SpecSet) -> None
         tools_list([SECOND], cursor="c1", ident=3),
     )
     assert outcome(spec, "cursors_are_stable_and_walks_terminate", *unstable) is Outcome.FAILED
+
+
+def test_a_prompt_name_listed_twice_on_one_page_fails_page_04(spec: SpecSet) -> None:
+    """Spec-mandated (PAGE-04: a walk has no duplicates): prompts/get names one prompt, so two of a name hide one."""
+    greet = {"name": "greet", "description": "Greet someone."}
+    twice = prompts_list([greet, {**greet, "description": "Greet someone else."}])
+    verdict = judge(log_of(twice), spec, "cursors_are_stable_and_walks_terminate")
+    assert verdict.outcome is Outcome.FAILED and "prompts/list listed 'greet' twice on page 1" in verdict.reason
 
 
 def test_page_04_is_not_verified_for_single_page_listings(spec: SpecSet) -> None:

@@ -59,6 +59,18 @@ def test_declared_tools_answered_with_an_error_fail_tool_02(spec: SpecSet) -> No
     assert "-32603" in verdict.reason
 
 
+def test_the_auth_33_probe_refused_with_its_request_id_is_left_out_of_tool_02(spec: SpecSet) -> None:
+    """Tool-defined: another principal's tools/list inside a session is refused on purpose (AUTH-33); a 404 error
+    carrying its id says nothing about whether tools/list is served."""
+    probe = {"name": "session-other-principal", "invalid": False}
+    refused = failing("tools/list", {}, -32600, status=404, probe=probe)
+    verdict = judge(log_of(caps(), refused, tools_list([])), spec, "declared_tools_are_listed")
+    assert verdict.outcome is Outcome.PASSED
+    alone = judge(log_of(caps(), failing("tools/list", {}, -32600, status=404, probe=probe)), spec,
+                  "declared_tools_are_listed")  # fmt: skip
+    assert alone.outcome is Outcome.NOT_VERIFIED
+
+
 def test_tool_02_is_not_applicable_when_tools_are_not_declared(spec: SpecSet) -> None:
     """Spec-mandated (TOOL-02): only servers that declare tools owe a list."""
     verdict = judge(log_of(caps({}), failing("tools/list", {}, -32601, status=404)), spec, "declared_tools_are_listed")

@@ -234,6 +234,18 @@ def test_a_defective_discover_result_fails_ver_07(spec: SpecSet) -> None:
     assert "cacheScope is missing" in verdict.reason
 
 
+def test_an_empty_or_undated_supported_versions_list_fails_ver_07(spec: SpecSet) -> None:
+    """Spec-mandated (VER-07): supportedVersions names the revisions served, each a YYYY-MM-DD identifier."""
+    check = "discover_results_carry_versions_capabilities_and_cache_hints"
+    empty = judge(log_of(discover({**DISCOVERED, "supportedVersions": []})), spec, check)
+    assert empty.outcome is Outcome.FAILED and "supportedVersions is empty" in empty.reason
+    for odd in ("latest", "2026-7-28", "2026-02-30", "v2026-07-28"):
+        verdict = judge(log_of(discover({**DISCOVERED, "supportedVersions": [MODERN, odd]})), spec, check)
+        assert verdict.outcome is Outcome.FAILED and f"{odd!r}, not a revision identifier" in verdict.reason, odd
+    dated = {**DISCOVERED, "supportedVersions": [MODERN, "2025-11-25", "2027-01-01"]}
+    assert judge(log_of(discover(dated)), spec, check).outcome is Outcome.PASSED
+
+
 def test_a_discover_result_without_server_info_fails_ver_08(spec: SpecSet) -> None:
     """Spec-mandated (VER-08)."""
     exchange = served(modern_body("server/discover"), {**DISCOVERED, "resultType": "complete"}, bare=True)
@@ -293,6 +305,29 @@ def test_discover_stability_is_not_verified_with_a_zero_ttl(spec: SpecSet) -> No
     """Tool-defined: ttlMs 0 means immediately stale, so nothing is promised."""
     log = log_of(discover(), discover({**DISCOVERED, "supportedVersions": ["2027-01-01"]}, ident=2))
     assert judge(log, spec, "discover_versions_hold_for_their_ttl").outcome is Outcome.NOT_VERIFIED
+
+
+def test_the_same_discover_naming_other_capabilities_within_its_ttl_fails_ver_16(spec: SpecSet) -> None:
+    """Spec-mandated (VER-16): the same question on the same connection, asked again after other requests, gets
+    the same capabilities while the first answer is fresh; otherwise the server kept something from between."""
+    check = "discover_capabilities_hold_for_their_ttl"
+    cached = {**DISCOVERED, "ttlMs": 60_000}
+    assert judge(log_of(discover(cached), discover(cached, ident=2)), spec, check).outcome is Outcome.PASSED
+    grown = {**cached, "capabilities": {**cached["capabilities"], "logging": {}}}
+    verdict = judge(log_of(discover(cached), discover(grown, ident=2)), spec, check)
+    assert verdict.outcome is Outcome.FAILED and "(logging changed) within the 60000 ms" in verdict.reason
+
+
+def test_discover_capabilities_are_compared_only_for_the_same_question_within_a_ttl(spec: SpecSet) -> None:
+    """Tool-defined: ttlMs 0 promises nothing, and a discover declaring other client capabilities is another
+    question (the answer may differ)."""
+    check = "discover_capabilities_hold_for_their_ttl"
+    grown = {**DISCOVERED, "capabilities": {"logging": {}}}
+    assert judge(log_of(discover(), discover(grown, ident=2)), spec, check).outcome is Outcome.NOT_VERIFIED
+    cached = {**DISCOVERED, "ttlMs": 60_000}
+    other = served(modern_body("server/discover", ident=2, meta_extra={CAPS: {"elicitation": {}}}),
+                   {**cached, "capabilities": {"logging": {}}})  # fmt: skip
+    assert judge(log_of(discover(cached), other), spec, check).outcome is Outcome.NOT_VERIFIED
 
 
 # -- VER-10 ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from . import (
     envelope,
     handshake,
     http,
+    interop,
     jsonrpc,
     logging,
     mrtr,
@@ -35,6 +36,6 @@ from . import (
 
 AREAS = (
     jsonrpc, schema, envelope, results, versions, handshake, http, stdio, cancellation, progress, logging,
-    pagination, subscriptions, tools, resources, prompts, completion, mrtr, auth, behaviour, suite,
+    pagination, subscriptions, tools, resources, prompts, completion, mrtr, auth, behaviour, interop, suite,
 )  # fmt: skip
 """Every area, in the order a reader meets the protocol."""

@@ -426,10 +426,12 @@ def cursors_are_stable_and_walks_terminate(ctx: Context) -> Iterator[Finding]:
                     break
                 for item in _item_keys(page):
                     if item in items_seen and problem is None:
-                        problem = (
-                            page.answer,
-                            f"{method} listed {item[:80]!r} on page {items_seen[item]} and again on page {number}",
+                        where = (
+                            f"twice on page {number}"
+                            if items_seen[item] == number
+                            else f"on page {items_seen[item]} and again on page {number}"
                         )
+                        problem = (page.answer, f"{method} listed {item[:80]!r} {where}")
                     items_seen.setdefault(item, number)
                 next_cursor = page.next_cursor
                 if isinstance(next_cursor, str) and next_cursor in cursors_used and problem is None:

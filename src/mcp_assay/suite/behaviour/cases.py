@@ -89,7 +89,7 @@ class Refusal:
     principal: str | None
     arguments: Mapping[str, Any]
     invalid: bool = False
-    """Deliberately malformed (never held against the client)."""
+    """Sent wrong on purpose: malformed, or with a forged credential or none (never held against the client)."""
     extra: list[str] | None = None
     called: str | None = None
     """The tool named in the body, when it is not the write tool."""
@@ -405,7 +405,8 @@ class LaneRun:
             ("anonymous", credentials.anonymous(), None, f"tools/call {tool.name} without credentials"),
         ):
             client = await self.lane.impostor(tool.principal, presented, f"{self.lane.era[:4]}-{kind}")
-            await self.refusal(tool, witness, Refusal(kind, what, client, principal, tool.arguments))
+            # a deliberate credential probe: the client-side rules (AUTH-36) must leave it out
+            await self.refusal(tool, witness, Refusal(kind, what, client, principal, tool.arguments, invalid=True))
 
     def _another_tool(self, tool: WriteTool, client: Client) -> str:
         """A tool name for the ``Mcp-Name`` header that is not the write tool: a read tool when one is known."""

@@ -16,6 +16,7 @@ These keys sit next to the ordinary ``run`` settings in the one ``--config`` fil
         witness: drafts
         refusals: {extra_arguments: {publish: true}, principal_without_scope: reader}
         cancellation: {delay_argument: {delay_ms: 400}, timeout_ms: 100, settle_ms: 1200}
+        changes: [drafts://index]      # resources a call changes (a listen stream watches them)
     handles: ...
     read_tools: ...
 
@@ -136,6 +137,8 @@ class WriteTool:
     settle_ms: int = DEFAULT_SETTLE_MS
     refusals: Refusals = field(default_factory=Refusals)
     cancellation: Cancellation | None = None
+    changes: tuple[str, ...] = ()
+    """URIs of the resources a call changes: a listen stream subscribed to them watches the call (SUB-08)."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +235,11 @@ class _Reader:
     def names(self, value: Any, where: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise self.error(where, "expected a list of tool names")
+        return tuple(value)
+
+    def uris(self, value: Any, where: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(item, str) and ":" in item for item in value):
+            raise self.error(where, "expected a list of resource URIs")
         return tuple(value)
 
     def expand(self, value: str, where: str) -> str:
@@ -378,7 +386,7 @@ def _write_tools(
     reader: _Reader, raw: Any, principals: Mapping[str, Principal], witnesses: Mapping[str, Witness]
 ) -> dict[str, WriteTool]:
     result = {}
-    known = ("principal", "arguments", "witness", "settle_ms", "refusals", "cancellation")
+    known = ("principal", "arguments", "witness", "settle_ms", "refusals", "cancellation", "changes")
     for name, value in reader.mapping(raw, "write_tools").items():
         where = f"write_tools.{name}"
         entry = reader.mapping(value, where, known)
@@ -401,6 +409,7 @@ def _write_tools(
                 ),
             ),  # fmt: skip
             cancellation=_cancellation(reader, entry.get("cancellation"), f"{where}.cancellation"),
+            changes=reader.uris(entry.get("changes", []), f"{where}.changes"),
         )
     return result
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.probe_names import page as page_name
 from mcp_assay.suite.context import Listing, SuiteContext
+from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.session import LegacyClient, ModernClient
 
 __all__ = [
     "LIST_KEYS",
+    "allowed_arguments",
     "callable_without_arguments",
     "fresh_lister",
     "list_params",
@@ -120,3 +123,40 @@ def callable_without_arguments(tools: list[dict[str, Any]]) -> list[dict[str, An
         and _hint(tool, "destructiveHint") is not True
     ]
     return sorted(usable, key=lambda tool: 0 if _hint(tool, "readOnlyHint") is True else 1)
+
+
+def _generated(ctx: SuiteContext, tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Arguments drawn from the inputSchema of each tool ``--generate-args`` allows, with notes saying which."""
+    config = ctx.config
+    named = set(config.generate_args)
+    listed = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
+    generated: dict[str, dict[str, Any]] = {}
+    for name, tool in listed.items():
+        if name in config.tool_args or name == config.failing_tool:
+            continue
+        trusted = config.generate_args_read_only and _hint(tool, "readOnlyHint") is True
+        if name not in named and not (trusted and _hint(tool, "destructiveHint") is not True):
+            continue
+        made = generate_arguments(tool.get("inputSchema"))
+        if made.arguments is None:
+            ctx.observe("note", detail=f"--generate-args: no arguments could be drawn for {name}: {made.reason}")
+            continue
+        generated[name] = made.arguments
+    unknown = sorted(named - set(listed))
+    if unknown:
+        ctx.observe("note", detail=f"--generate-args names tools the server does not list: {', '.join(unknown)}")
+    if generated:
+        shown = "; ".join(
+            f"{name} {json.dumps(arguments, sort_keys=True)[:200]}" for name, arguments in generated.items()
+        )
+        ctx.observe("generated-arguments", tools={name: dict(arguments) for name, arguments in generated.items()})
+        ctx.observe("note", detail=f"tools called with arguments generated from their inputSchema: {shown}")
+    return generated
+
+
+def allowed_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The arguments the suite may call each tool with: ``--tool-args`` as given, and those ``--generate-args``
+    allows drawn from the schema (once per run; a tool the user allowed neither way is never in it)."""
+    if ctx.generated is None:
+        ctx.generated = _generated(ctx, tools)
+    return {**ctx.generated, **{name: dict(arguments) for name, arguments in ctx.config.tool_args.items()}}

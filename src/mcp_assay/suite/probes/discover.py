@@ -5,6 +5,10 @@ answer is stable, and asks with a revision the server cannot serve (which may be
 with a discover result or with ``-32022``, ambiguity A20). Stability is owed only for as long as
 the first answer said it may be cached (``ttlMs``): an answer with ``ttlMs`` 0 (or none) promises
 nothing beyond the moment, and the run says so instead of reporting that nothing was observed.
+
+:data:`LATER` asks the same question once more after every other family has had its turn (calls,
+listings, subscriptions, hostile input): within the first answer's ``ttlMs`` the capabilities and
+versions must be the same, or the answer depends on what came before (VER-09, VER-16).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import PROTOCOL_VERSION_KEY, ModernClient
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "LATER"]
 
 UNSUPPORTED = "1900-01-01"
 
@@ -24,15 +28,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         "server/discover", probe=ctx.probe(ProbeName.AGAIN, "a second discover to compare with the first")
     )
-    ttl = ctx.discover_result.get("ttlMs") if ctx.discover_result is not None else None
-    if not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0:
-        shown = "no ttlMs" if ttl is None else f"ttlMs {ttl!r}"
-        ctx.skip(
-            f"the first server/discover answer carries {shown}, so it promises no period within which a second "
-            "answer must list the same supportedVersions",
-            requirements={"VER-09"},
-            case="stability",
-        )
+    _skip_without_ttl(ctx)
     meta = client.meta(**{PROTOCOL_VERSION_KEY: UNSUPPORTED})
     await client.request(
         "server/discover",
@@ -46,10 +42,52 @@ async def run(ctx: SuiteContext) -> None:
     )
 
 
+def _skip_without_ttl(ctx: SuiteContext) -> bool:
+    """Say so when the first answer promises no period of stability; ``True`` when it does promise one."""
+    ttl = ctx.discover_result.get("ttlMs") if ctx.discover_result is not None else None
+    if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0:
+        return True
+    shown = "no ttlMs" if ttl is None else f"ttlMs {ttl!r}"
+    ctx.skip(
+        f"the first server/discover answer carries {shown}, so it promises no period within which a later "
+        "answer must list the same supportedVersions and capabilities",
+        requirements=STABILITY,
+        case="stability",
+    )
+    return False
+
+
+async def last(ctx: SuiteContext) -> None:
+    """The first discover's question again, after everything else the run sent."""
+    client = ctx.client
+    assert isinstance(client, ModernClient)
+    if ctx.discover_result is None:
+        ctx.skip("the first server/discover got no result to compare a later one with", requirements=STABILITY,
+                 case="stability-last", blocked_by="VER-06")  # fmt: skip
+        return
+    await client.request(
+        "server/discover",
+        probe=ctx.probe(
+            ProbeName.DISCOVER_LAST,
+            "server/discover after every other family: within ttlMs, the same versions and capabilities",
+        ),
+    )
+
+
+STABILITY = frozenset({"VER-09", "VER-16"})
+
 FAMILY = Family(
     name="discover",
     requirements=frozenset({"VER-06", "VER-07", "VER-08", "VER-09"}),
     run=run,
     eras=frozenset({"modern"}),
     description="server/discover: fields, identity, cache hints, stability",
+)
+
+LATER = Family(
+    name="discover-last",
+    requirements=STABILITY,
+    run=last,
+    eras=frozenset({"modern"}),
+    description="server/discover once more after the other families: the answer has not moved within its ttl",
 )

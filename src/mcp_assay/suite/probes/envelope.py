@@ -15,10 +15,13 @@ space), ``Mcp-Param-*`` headers for tools with ``x-mcp-header`` marks (:mod:`.pa
 ``Mcp-Session-Id`` and ``Last-Event-ID`` (ignored), and a foreign ``Origin`` (``403``) followed by
 the same request without it (served: the control that makes the ``403`` attributable).
 
-Two cases have no server-side requirement to judge them, so their answers are recorded as notes in
+Three cases have no server-side requirement to judge them, so their answers are recorded as notes in
 the report rather than as findings: a JSON-RPC *response* sent by the client (2026 clients send
-none, HTTP-04 / STDIO-06 bind the client), and an ``Accept`` header that does not list both media
-types (HTTP-03 binds the client).
+none, HTTP-04 / STDIO-06 bind the client), an ``Accept`` header that does not list both media
+types (HTTP-03 binds the client), and a foreign ``Host`` header. A web page that rebinds its own
+DNS name to 127.0.0.1 reaches a local server with its own name in ``Host`` (and, from a script
+that sends none, without ``Origin``); checking ``Host`` is the usual defence, but the
+specification names only ``Origin`` (HTTP-35), so serving it is noted, never failed.
 
 The result envelope (``resultType``, cache hints, ``serverInfo``) needs no probe of its own: the
 rules judge every result the other families bring back.
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
@@ -217,6 +221,40 @@ async def _origin(ctx: SuiteContext) -> None:
     )
 
 
+FOREIGN_HOST = "mcp-assay-rebinding.invalid"
+
+
+async def _host(ctx: SuiteContext) -> None:
+    """The same request under a foreign Host header (DNS rebinding); what the server does is only noted."""
+    method = _safe_method(ctx)
+    reply = await ctx.client.request(
+        method,
+        _params(ctx),
+        headers={"Host": FOREIGN_HOST},
+        probe=ctx.probe(
+            ProbeName.FOREIGN_HOST,
+            f"a request naming the foreign Host {FOREIGN_HOST}: refused by a server that guards against DNS rebinding",
+            invalid=True,
+        ),
+        allow_refusal=True,
+    )
+    host = (urlsplit(ctx.config.url or "").hostname or "").lower()
+    local = host in ("localhost", "::1") or host.startswith("127.")
+    if reply.ok:
+        verdict = "served it: " + (
+            "a web page that rebinds its DNS name to this loopback server could use it (check Host as well as Origin)"
+            if local
+            else "the server does not check Host (a defence against DNS rebinding that matters most on loopback)"
+        )
+    else:
+        verdict = f"refused it ({reply.describe()}): the server checks Host"
+    ctx.observe(
+        "note",
+        detail=f"observation (the specification names only Origin, HTTP-35): {method} with Host: {FOREIGN_HOST} — "
+        f"the server {verdict}",
+    )
+
+
 async def headers(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
@@ -271,6 +309,7 @@ async def headers(ctx: SuiteContext) -> None:
         probe=ctx.probe(ProbeName.LAST_EVENT_ID_IGNORED, "Last-Event-ID is ignored: no replay", invalid=True),
     )
     await _origin(ctx)
+    await _host(ctx)
     await _accept(ctx)
     await _named(ctx, client)
     await param_headers.run(ctx)
@@ -378,6 +417,7 @@ async def run(ctx: SuiteContext) -> None:
         await headers(ctx)
     elif ctx.http and isinstance(ctx.client, LegacyClient):
         await _origin(ctx)
+        await _host(ctx)
         await _accept(ctx)
     await jsonrpc(ctx)
 

@@ -22,7 +22,7 @@ from typing import Any
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, mirror
 from mcp_assay.suite.context import SuiteContext
-from mcp_assay.suite.probes._common import walk
+from mcp_assay.suite.probes._common import allowed_arguments, walk
 from mcp_assay.suite.session import ModernClient, encode_header_value
 
 __all__ = ["REQUIREMENTS", "run"]
@@ -106,14 +106,15 @@ def _target(
             marked.append((tool, marks))
     if not marked:
         return "no listed tool marks a parameter with x-mcp-header, so no call carries Mcp-Param headers"
+    allowed = allowed_arguments(ctx, tools)
     for tool, marks in marked:
-        arguments = ctx.config.tool_args.get(tool["name"])
+        arguments = allowed.get(tool["name"])
         if arguments is not None:
             return tool, marks, dict(arguments)
     names = ", ".join(sorted(tool["name"] for tool, _ in marked))
     return (
         f"{names} mark parameters with x-mcp-header, but the suite calls a tool only with the arguments "
-        "--tool-args gives it; name one of them there to probe its Mcp-Param headers"
+        "--tool-args gives it or --generate-args allows; name one of them there to probe its Mcp-Param headers"
     )
 
 

@@ -4,12 +4,18 @@ Up to ``--resource-sample`` listed resources are read (all of them from the list
 first: a resource the server listed but cannot read is a finding). A URI that does not exist must
 get an error (``-32602`` in 2026-07-28, never ``contents: []``), and a malformed URI must be refused.
 Templates are listed but not expanded: filling in their variables would be inventing arguments.
+
+Two faults no requirement names are noted in the report instead of passing unseen: a listed
+resource whose read fails (RSRC-10 only asks that an internal failure be ``-32603``, which says
+nothing of why the server lists what it cannot serve), and two templates under one ``name``
+(templates are told apart by ``uriTemplate``; the name is what a person picks them by).
 In 2025-11-25, ``resources/subscribe`` and ``unsubscribe`` are exercised where advertised.
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
@@ -26,15 +32,22 @@ async def run(ctx: SuiteContext) -> None:
     ctx.listings["resources/list"] = listing
     templates = await walk(ctx, "resources/templates/list", label=ProbeName.TEMPLATES)
     ctx.listings["resources/templates/list"] = templates
+    _note_shared_names(ctx, templates.items)
     fresh = await fresh_lister(ctx)
     if listing.ok:
         await walk(ctx, "resources/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
         uris = [item["uri"] for item in listing.items if isinstance(item.get("uri"), str)]
         sample = uris[: ctx.config.resource_sample]
         for uri in sample:
-            await client.request(
+            reply = await client.request(
                 "resources/read", {"uri": uri}, probe=ctx.probe(ProbeName.READ, f"read listed resource {uri}")
             )
+            if not reply.ok:
+                ctx.observe(
+                    "note",
+                    detail=f"the listed resource {uri[:120]} could not be read: {reply.describe()} — the server lists "
+                    "a resource it cannot serve (no requirement names this; RSRC-10 judges only the error code)",
+                )
         setting = ctx.config.resource_sample
         ctx.observe("note", detail=f"read {len(sample)} of {len(uris)} listed resources (--resource-sample {setting})")
         if not sample:
@@ -78,6 +91,22 @@ async def run(ctx: SuiteContext) -> None:
         requirements={"RSRC-13"},
         case="path-traversal",
     )
+
+
+def _note_shared_names(ctx: SuiteContext, templates: list[dict[str, Any]]) -> None:
+    """A note for each template name that more than one template carries."""
+    by_name: dict[str, list[str]] = {}
+    for item in templates:
+        if isinstance(item.get("name"), str):
+            by_name.setdefault(item["name"], []).append(str(item.get("uriTemplate")))
+    for name, uris in by_name.items():
+        if len(uris) > 1:
+            ctx.observe(
+                "note",
+                detail=f"resources/templates/list names {len(uris)} templates {name[:80]!r} "
+                f"({', '.join(uri[:80] for uri in uris[:3])}): a person choosing by name cannot tell them apart "
+                "(no requirement asks for unique template names; PAGE-04 compares uriTemplate)",
+            )
 
 
 FAMILY = Family(

@@ -1,14 +1,16 @@
 """Tools: the list, calls the suite is allowed to make, and the error paths.
 
 ``tools/list`` is walked to the end and asked again (on a new connection over HTTP) so the rules
-can compare the two. The suite never invents arguments for a tool with side effects: it calls the
-tools named in ``--tool-args`` with the arguments given, and otherwise one tool that needs no
-arguments (read-only ones first, never one annotated destructive); with neither, the call cases
-are not verified and say why. Error paths use a tool name that cannot exist, a call without a
-name, ``arguments`` that are not an object, and — only for a tool the user supplied arguments for,
-or one annotated read-only — arguments missing a required property; for a tool named in
-``--tool-args`` whose ``inputSchema`` sets ``additionalProperties: false``, also its arguments
-plus one property the schema does not define. A tool the user names with ``--failing-tool`` is
+can compare the two. The suite never invents arguments for a tool the user did not allow: it calls
+the tools named in ``--tool-args`` with the arguments given, those ``--generate-args`` allows (by
+name, or every ``readOnlyHint`` tool when the user trusts the annotation) with arguments drawn from
+their ``inputSchema`` (:mod:`mcp_assay.suite.generate`; the report names them and the arguments),
+and otherwise one tool that needs no arguments (read-only ones first, never one annotated
+destructive); with none of these, the call cases are not verified and say why. Error paths use a
+tool name that cannot exist, a call without a name, ``arguments`` that are not an object, and —
+only for a tool the user allowed arguments for, or one annotated read-only — arguments missing a
+required property; for an allowed tool whose ``inputSchema`` sets ``additionalProperties: false``,
+also its arguments plus one property the schema does not define. A tool the user names with ``--failing-tool`` is
 called once (with its ``--tool-args`` arguments, if any) to see which channel its failure takes.
 The rules report the channel of each answer (protocol error or tool result with ``isError``).
 
@@ -29,7 +31,13 @@ from typing import Any
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.probes._common import callable_without_arguments, fresh_lister, required_arguments, walk
+from mcp_assay.suite.probes._common import (
+    allowed_arguments,
+    callable_without_arguments,
+    fresh_lister,
+    required_arguments,
+    walk,
+)
 from mcp_assay.suite.session import LOG_LEVEL_KEY, ModernClient
 from mcp_assay.suite.transports import Reply
 from mcp_assay.suite.transports.stdio import StdioTransport
@@ -98,15 +106,16 @@ async def call_tool(
 def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
     names = {tool["name"] for tool in tools if isinstance(tool.get("name"), str)}
     failing = ctx.config.failing_tool
+    allowed = allowed_arguments(ctx, tools)
+    given = [name for name in ctx.config.tool_args if name in allowed]
     chosen = [
-        (name, dict(arguments), "with the arguments given in --tool-args")
-        for name, arguments in ctx.config.tool_args.items()
+        (name, allowed[name], "with the arguments given in --tool-args" if name in ctx.config.tool_args
+         else "with arguments generated from its inputSchema (--generate-args)")
+        for name in [*given, *(name for name in allowed if name not in ctx.config.tool_args)]
         if name in names and name != failing
-    ]
+    ]  # fmt: skip
     free = [
-        tool
-        for tool in callable_without_arguments(tools)
-        if tool["name"] not in ctx.config.tool_args and tool["name"] != failing
+        tool for tool in callable_without_arguments(tools) if tool["name"] not in allowed and tool["name"] != failing
     ]
     if free:
         chosen.append((free[0]["name"], {}, "needs no arguments"))
@@ -136,8 +145,9 @@ async def run(ctx: SuiteContext) -> None:
     chosen = _chosen(ctx, tools)
     if not chosen:
         ctx.skip(
-            "every listed tool needs arguments (or is annotated destructive), and --tool-args names none of them; "
-            "the suite does not invent arguments for tools — pass --tool-args '{\"<tool>\": {...}}'"
+            "every listed tool needs arguments (or is annotated destructive), and neither --tool-args nor "
+            "--generate-args names one of them; the suite does not invent arguments for a tool you did not allow — "
+            "pass --tool-args '{\"<tool>\": {...}}' or --generate-args <tool>"
             if tools
             else "the server lists no tools, so no call could be made",
             requirements=CALL_REQUIREMENTS,
@@ -170,7 +180,7 @@ async def run(ctx: SuiteContext) -> None:
             intent="tools/call whose arguments are a string: a JSON-RPC error", invalid=True,
         )  # fmt: skip
     await _bad_arguments(ctx, tools)
-    await _extra_property(ctx, {tool.get("name"): tool for tool in tools})
+    await _extra_property(ctx, {tool.get("name"): tool for tool in tools}, allowed_arguments(ctx, tools))
     await _failing_tool(ctx, tools)
 
 
@@ -257,7 +267,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
     """TOOL-14: arguments breaking inputSchema, only on a tool the suite is allowed to call with arguments."""
     by_name = {tool.get("name"): tool for tool in tools}
     candidates: list[tuple[str, dict[str, Any]]] = []
-    for name, arguments in ctx.config.tool_args.items():
+    for name, arguments in allowed_arguments(ctx, tools).items():
         tool = by_name.get(name)
         if tool is not None and required_arguments(tool.get("inputSchema")):
             candidates.append((name, dict(arguments)))
@@ -286,11 +296,13 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
     )  # fmt: skip
 
 
-async def _extra_property(ctx: SuiteContext, by_name: Mapping[Any, dict[str, Any]]) -> None:
-    """BEH-03 / TOOL-14: a property a strict inputSchema does not allow, on a tool named in --tool-args."""
+async def _extra_property(
+    ctx: SuiteContext, by_name: Mapping[Any, dict[str, Any]], allowed: Mapping[str, dict[str, Any]]
+) -> None:
+    """BEH-03 / TOOL-14: a property a strict inputSchema does not allow, on a tool the user allowed calls of."""
     strict = [
         (name, dict(arguments))
-        for name, arguments in ctx.config.tool_args.items()
+        for name, arguments in allowed.items()
         if name != ctx.config.failing_tool
         and isinstance(by_name.get(name), dict)
         and isinstance(by_name[name].get("inputSchema"), dict)
@@ -298,8 +310,8 @@ async def _extra_property(ctx: SuiteContext, by_name: Mapping[Any, dict[str, Any
     ]
     if not strict:
         ctx.skip(
-            "no tool named in --tool-args has a strict inputSchema (additionalProperties: false), so no call "
-            "carries a property the schema forbids",
+            "no tool named in --tool-args or --generate-args has a strict inputSchema (additionalProperties: false), "
+            "so no call carries a property the schema forbids",
             requirements=(),
             case="extra-property",
         )

@@ -7,6 +7,11 @@ version (``-32602``, or ``-32020`` when a header still names one, A7), with an u
 no ``MCP-Protocol-Version`` header at all, and with another ``clientInfo`` (same answer expected).
 A request whose ``logLevel`` is not a defined level (``"verbose"``) is to be refused with ``-32602``
 (LOG-04); the logging page asks that of any server, whether or not it declares ``logging``.
+
+Over HTTP one ``initialize`` offers ``2025-03-26``, as a client from before the
+``MCP-Protocol-Version`` header would (no 2026 headers): a server that serves such clients may
+take a POST without that header for ``2025-03-26``, any other must refuse it (HTTP-26), and its
+answer says which kind it is.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.session import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -26,6 +32,8 @@ from mcp_assay.suite.session import (
 __all__ = ["FAMILY", "baseline_method"]
 
 UNSUPPORTED = "1900-01-01"
+BEFORE_VERSION_HEADER = "2025-03-26"
+"""The last handshake revision whose clients sent no MCP-Protocol-Version header."""
 UNKNOWN_LOG_LEVEL = "verbose"
 """Not a LoggingLevel: the level a request names must be one of the eight syslog levels."""
 
@@ -142,6 +150,7 @@ async def run(ctx: SuiteContext) -> None:
             invalid=True,
         ),
     )
+    await _old_initialize(ctx)
     fresh = await ctx.fresh_client()
     if isinstance(fresh, ModernClient) and ctx.advertises("tools"):
         await fresh.request(
@@ -171,6 +180,35 @@ async def run(ctx: SuiteContext) -> None:
             ),
             headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
         )
+
+
+async def _old_initialize(ctx: SuiteContext) -> None:
+    """HTTP-26: does the server serve clients older than 2025-06-18? Ask it as one of them would."""
+    client = ctx.client
+    assert isinstance(client, ModernClient)
+    body = {
+        "jsonrpc": "2.0",
+        "id": client.ids(),
+        "method": "initialize",
+        "params": {
+            "protocolVersion": BEFORE_VERSION_HEADER,
+            "capabilities": {},
+            "clientInfo": {"name": "mcp-assay", "version": "old-client-probe"},
+        },
+    }
+    handshake = next((rev for rev in ctx.spec.window if rev.has("handshake")), None)
+    if handshake is not None:  # no 2026 message: checked against the handshake schema, then sent as it is
+        validate_outgoing(handshake, encode(body), invalid=False)
+    await client.send(
+        body,
+        ctx.probe(
+            ProbeName.OLD_INITIALIZE,
+            f"initialize offering {BEFORE_VERSION_HEADER} without 2026 headers: its answer says whether a POST "
+            "without MCP-Protocol-Version may be taken for 2025-03-26 (HTTP-26)",
+            invalid=True,
+        ),
+        headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
+    )
 
 
 FAMILY = Family(

@@ -108,6 +108,7 @@ def variants(
         "expired", "AUTH-19", "exp an hour in the past", {"iat": now - 7200, "nbf": now - 7200, "exp": now - 3600}
     )
     yield signed("not-yet-valid", "AUTH-19", "nbf an hour in the future", {"nbf": now + 3600})
+    yield signed("no-expiry", "AUTH-19", "no exp claim (a token that never expires)", {"exp": None})
     yield signed("foreign-audience", "AUTH-16", f"aud {FOREIGN_AUDIENCE}", {"aud": FOREIGN_AUDIENCE})
     yield signed("no-audience", "AUTH-16", "no aud claim", {"aud": None})
     yield signed("look-alike-audience", "AUTH-16", f"aud {audience}-evil", {"aud": f"{audience}-evil"})
@@ -115,6 +116,7 @@ def variants(
     yield signed(
         "foreign-issuer", "AUTH-17", f"iss {FOREIGN_ISSUER}, signed by the trusted key", {"iss": FOREIGN_ISSUER}
     )
+    yield signed("no-issuer", "AUTH-17", "no iss claim, signed by the trusted key", {"iss": None})
     yield TokenVariant(
         "foreign-key",
         "AUTH-18",

@@ -13,10 +13,10 @@ from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, pa
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import Challenge, presented
 from mcp_assay.spec.rules.auth.use import (
+    anonymous_refusal,
     auth_use,
     challenge_exchanges,
     protected_requests,
-    refusal_finding,
     status_of,
 )
 from mcp_assay.traffic import endpoint_of
@@ -45,7 +45,7 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
         status = status_of(exchange)
         headers = exchange.request.headers
         if status == 401:
-            yield refusal_finding(exchange, ctx, request, f"{request.method} without credentials got 401")
+            yield anonymous_refusal(exchange, ctx, request, f"{request.method} without credentials got 401")
         elif 200 <= status < 300:
             public += 1
         elif status == 403 and headers.get("origin") is not None:

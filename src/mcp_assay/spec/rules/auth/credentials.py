@@ -18,6 +18,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, pa
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import challenges_of, jwt_claims, presented
 from mcp_assay.spec.rules.auth.use import (
+    anonymous_refusal,
     auth_use,
     credential_tag,
     gated_http_exchanges,
@@ -204,7 +205,7 @@ def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
             else:
                 yield failed(request, f"{request.method} was served without credentials")
         elif status_of(exchange) == 401:
-            yield refusal_finding(exchange, ctx, request, f"{request.method} without credentials got 401")
+            yield anonymous_refusal(exchange, ctx, request, f"{request.method} without credentials got 401")
 
 
 @log_check(

@@ -10,7 +10,9 @@ The active suite's ``auth-*`` probes say in their tag which credential they carr
 when the control requests on both sides of it were served: ``auth-control`` with the run's own
 credentials, or the control its ``control`` tag names (the stub-token probes use a valid token
 from the stub): a server that refuses everything, or one that locked the run out, would pass. Being
-*served* with a bad credential needs no control.
+*served* with a bad credential needs no control, and neither does a ``401`` to a request that
+carries no credential at all: that is what AUTH-09 asks whatever the server does with tokens, so a
+run that holds no token of its own (nothing to control with) still judges it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from mcp_assay.wire import HttpExchange, is_well_known, probe_name
 
 __all__ = [
     "AuthUse",
+    "anonymous_refusal",
     "auth_use",
     "challenge_exchanges",
     "credential_tag",
@@ -202,6 +205,15 @@ def refusal_finding(exchange: HttpExchange, ctx: Context, subject: Message | Htt
     """A pass for a refusal, unless the probe's controls were not served."""
     why = unattributable(exchange, ctx)
     return unverified(why, subject) if why is not None else passed(subject, detail)
+
+
+def anonymous_refusal(exchange: HttpExchange, ctx: Context, subject: Message | HttpExchange, detail: str) -> Finding:
+    """A pass for a 401 to a request without credentials: the controls, where there are some, only add to it."""
+    if exchange.probe is None or not exchange.probe.name.startswith("auth-"):
+        return passed(subject, detail)
+    if unattributable(exchange, ctx) is None:
+        return passed(subject, f"{detail}; the same request with the run's own credentials was served")
+    return passed(subject, f"{detail} (a request without credentials owes a 401 whatever the server does with tokens)")
 
 
 def variant_of(exchange: HttpExchange, default: str) -> str:

@@ -180,10 +180,12 @@ def _comparable(result: dict[str, Any]) -> str:
     features={"per_request_version"},
 )
 def answers_do_not_depend_on_client_info(ctx: Context) -> Iterator[Finding]:
-    """The same request sent with different clientInfo gets the same result.
+    """The same request sent with different clientInfo (or none: it is optional) gets the same result.
 
     Triggered when the log holds one discover, list or prompts/get request twice with only
-    ``clientInfo`` changed (the active suite sends such a pair)."""
+    ``clientInfo`` changed or left out (the active suite sends both). A request refused while the
+    same request naming another client, or none, was served fails too: the server took the
+    self-reported identity for a condition of service."""
     groups: dict[tuple[str, str, str], list[tuple[str, Message]]] = defaultdict(list)
     for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
         if request.method not in IDENTITY_INDEPENDENT_METHODS or not isinstance(request.params, dict):
@@ -192,21 +194,38 @@ def answers_do_not_depend_on_client_info(ctx: Context) -> Iterator[Finding]:
         if meta is None:
             continue
         answer = answer_to(request, ctx)
-        if answer is None or answer.kind is not Kind.RESULT or not isinstance(answer.result, dict):
+        if answer is None or answer.kind not in (Kind.RESULT, Kind.ERROR):
             continue
         key = (place_of(request, ctx), request.method, _without_client_info(request.params))
-        groups[key].append((canonical(meta.get(CLIENT_INFO_KEY)), answer))
+        groups[key].append((_identity(meta), answer))
     for (_place, method, _params), answers in groups.items():
-        identities = {identity for identity, _ in answers}
-        if len(identities) < 2:
+        served = [(identity, answer) for identity, answer in answers if isinstance(answer.result, dict)]
+        if len({identity for identity, _ in answers}) < 2 or not served:
             continue
-        first_identity, first = answers[0]
-        for identity, answer in answers[1:]:
-            if identity == first_identity or not isinstance(first.result, dict) or not isinstance(answer.result, dict):
+        first_identity, first = served[0]
+        assert isinstance(first.result, dict)
+        for identity, answer in answers:
+            if identity == first_identity:
                 continue
-            if _comparable(first.result) != _comparable(answer.result):
+            if answer.kind is Kind.ERROR:
                 yield failed(
-                    answer, f"{method} answered differently for clientInfo {identity} than for {first_identity}"
+                    answer,
+                    f"{method} was refused ({error_text(answer)}) for {identity}, though it was served for "
+                    f"{first_identity}",
                 )
+            elif isinstance(answer.result, dict) and _comparable(first.result) != _comparable(answer.result):
+                yield failed(answer, f"{method} answered differently for {identity} than for {first_identity}")
             else:
                 yield passed(answer)
+
+
+def _identity(meta: dict[str, Any]) -> str:
+    """How a request named its client, for findings."""
+    if CLIENT_INFO_KEY not in meta:
+        return "a request without clientInfo"
+    return f"clientInfo {canonical(meta[CLIENT_INFO_KEY])}"
+
+
+def error_text(answer: Message) -> str:
+    code = error_code(answer)
+    return f"error {code}" if code is not None else "an error"

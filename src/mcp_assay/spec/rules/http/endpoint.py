@@ -123,10 +123,13 @@ AUTH_LAYER_STATUSES = frozenset({401, 403, 407, 429})
     subject="answers to requests",
 )
 def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]:
-    """Answers to request POSTs are application/json or text/event-stream, error answers with a body included."""
+    """Answers to request POSTs are application/json or text/event-stream, error answers with a body included.
+
+    The suite's foreign-``Host`` probe is left out: a request naming another host is refused before it
+    reaches the MCP endpoint (``421``, or ``400`` from a trusted-host filter), as the rebinding defence should."""
     for exchange, request in request_posts(ctx):
         response = exchange.response
-        if response is None:
+        if response is None or probe_name(exchange) == ProbeName.FOREIGN_HOST:
             continue
         has_body = bool((response.body or b"").strip()) or response.is_event_stream
         if 300 <= response.status < 400 or (response.status >= 400 and not has_body):

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
@@ -51,6 +52,9 @@ PROTOCOL_CODES = JSONRPC_STANDARD_CODES | MCP_DEFINED_CODES | {-32002, -32042}
 """Codes that report a protocol-level problem rather than a failure inside a tool or a handler."""
 NEUTRAL_CODES = PROTOCOL_CODES | {-32800, -32001}
 """Also not a handler failure: request cancelled (-32800) and request timeout (-32001), as SDKs use them."""
+REFUSED_ON_PURPOSE = frozenset({ProbeName.SESSION_OTHER_PRINCIPAL})
+"""Well-formed probes sent where a refusal is the expected answer (AUTH-33: another principal inside a session);
+their refusal says nothing about whether the method is served."""
 BLOCK_DEFS = {
     "text": "TextContent",
     "image": "ImageContent",
@@ -160,7 +164,7 @@ def declared_capability_is_served(message: Message, ctx: Context, capability: st
         return None
     request = answered[0]
     probe = ctx.probe(request)
-    if probe is not None and probe.invalid:
+    if probe is not None and (probe.invalid or probe.name in REFUSED_ON_PURPOSE):
         return None
     if isinstance(request.params, dict) and "cursor" in request.params:
         return None  # a cursor the server may reject is PAGE-05's concern

@@ -1,19 +1,32 @@
-"""Discovery (VER-06..09): ``server/discover`` is served, says who the server is and what it supports.
+"""Discovery (VER-06..09, 16): ``server/discover`` is served, says who the server is and what it supports.
 
 A DiscoverResult lists the supported versions, the capabilities and cache hints; what it lists
-must agree with what the server then accepts and refuses, and must not change within its ttl.
+must agree with what the server then accepts and refuses, and must not change within its ttl: the
+same discover asked again on the same connection, after other requests, must name the same
+capabilities, or the server took something from those requests (VER-16).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from datetime import date
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.shared.common import error_code
-from mcp_assay.spec.rules.shared.envelopes import SERVER_INFO_KEY, answer_to, http_status, meta_version, place_of
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.envelopes import (
+    CLIENT_INFO_KEY,
+    SERVER_INFO_KEY,
+    answer_to,
+    canonical,
+    http_status,
+    meta_version,
+    place_of,
+    request_meta,
+)
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     advertised_discover,
@@ -22,6 +35,7 @@ from mcp_assay.spec.rules.versions._common import (
     discover_results,
     envelope_consistent,
     modern_requests,
+    server_capabilities,
     supported_versions,
 )
 from mcp_assay.verdicts import Level, Side
@@ -49,6 +63,20 @@ def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
             yield failed(answer, f"a well-formed server/discover got {code_text(answer)} instead of a DiscoverResult")
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def version_identifier(value: str) -> bool:
+    """A protocol revision is named by the date of its last backwards-incompatible change: a real YYYY-MM-DD date."""
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 _DISCOVER_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}, "features": {"discover"}}
 
 
@@ -65,6 +93,13 @@ def discover_results_carry_versions_capabilities_and_cache_hints(message: Messag
     versions = result.get("supportedVersions")
     if not isinstance(versions, list) or not all(isinstance(item, str) for item in versions):
         problems.append("supportedVersions is missing or not an array of strings")
+    elif not versions:
+        problems.append("supportedVersions is empty: it names no revision the server serves, though it answered")
+    else:
+        undated = [item for item in versions if not version_identifier(item)]
+        if undated:
+            shown = ", ".join(repr(item[:40]) for item in undated[:3])
+            problems.append(f"supportedVersions lists {shown}, not a revision identifier (a YYYY-MM-DD date)")
     if not isinstance(result.get("capabilities"), dict):
         problems.append("capabilities is missing or not an object")
     ttl = result.get("ttlMs")
@@ -159,3 +194,54 @@ def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
             until = second.time + lifetime / 1000
             if key not in windows or windows[key][0] < until:
                 windows[key] = (until, lifetime, list(again))
+
+
+def _asked_alike(result: Message, ctx: Context) -> str:
+    """What makes two discover requests the same question: where, with which credentials and _meta."""
+    request = ctx.log.request_of(result)
+    meta = dict(request_meta(request) or {}) if request is not None else {}
+    meta.pop(CLIENT_INFO_KEY, None)
+    exchange = http_exchange(result, ctx)
+    credential = exchange.request.headers.get("authorization") if exchange is not None else None
+    return canonical([place_of(result, ctx), credential, meta])
+
+
+@log_check(requirements="VER-16", level=Level.MUST_NOT, subject="repeated discover results", **MODERN)
+def discover_capabilities_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
+    """The same discover asked again within the first answer's ttlMs names the same capabilities.
+
+    Triggered by two discover results for the same question (place, credentials, ``_meta`` but
+    ``clientInfo``) within the first one's ``ttlMs``; the active suite asks once more at the start
+    and once after every other family, so whatever the requests between them did is in view. Each
+    answer is compared with the answers to its question still valid when it came, one per distinct
+    set of capabilities, so asking again and again costs as much as there are answers."""
+    valid: dict[str, dict[str, tuple[float, int, dict[str, Any]]]] = {}
+    for second in discover_results(ctx):
+        capabilities = server_capabilities(second)
+        if capabilities is None:
+            continue
+        windows = valid.setdefault(_asked_alike(second, ctx), {})
+        named = canonical(capabilities)
+        for seen, (until, ttl, earlier) in list(windows.items()):
+            if until < second.time:
+                del windows[seen]
+            elif seen != named:
+                changed = sorted(
+                    key
+                    for key in set(capabilities) | set(earlier)
+                    if canonical(capabilities.get(key)) != canonical(earlier.get(key))
+                )
+                yield failed(
+                    second,
+                    f"the same server/discover named other capabilities ({', '.join(changed)} changed) within the "
+                    f"{ttl} ms the first answer was valid for: the answer depends on earlier requests",
+                )
+                break
+        else:
+            if windows:
+                yield passed(second)
+        lifetime = second.result.get("ttlMs") if isinstance(second.result, dict) else None
+        if isinstance(lifetime, int) and not isinstance(lifetime, bool) and lifetime > 0:
+            until = second.time + lifetime / 1000
+            if named not in windows or windows[named][0] < until:
+                windows[named] = (until, lifetime, capabilities)

@@ -1,0 +1,162 @@
+"""Stock clients: does the official Python SDK's own client get along with the server?
+
+Every other family speaks through mcp-assay's own clients, which are built from the same reading of
+the specification as the rules that judge the answers. These cases are independent evidence: the
+official SDK (``mcp``, when it can be imported) connects with its own client, in the revision under
+test, validates what it gets with its own models, and lists the tools (``tools/list`` through its
+own schema validation). A third client is configured with nothing at all (``mode="auto"``: discover,
+else the ``initialize`` handshake; no headers), the way a user points a stock client at a server;
+which revision it settles on, and whether it works at all, goes into the report as a note.
+
+The SDK's traffic is its own and is not part of the judged log; what it concluded is recorded as an
+``interop`` observation (case, era, outcome, the version it settled on, the SDK's error), which the
+rules in :mod:`mcp_assay.spec.rules.interop` judge: a validation error the SDK raises about an answer
+is the server's failure, a connection that could not be made is *not verified*. Over stdio, and
+without the SDK, the cases are not verified and say why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.credentials import Credentials
+from mcp_assay.suite.transports.http import HttpTransport
+
+__all__ = ["FAMILY", "REQUIREMENTS", "sdk_available"]
+
+REQUIREMENTS = frozenset({"VER-07", "HS-04", "HS-05", "TOOL-05"})
+OBSERVATION = "interop"
+SETTLE_TIMEOUT = 3.0
+"""Seconds, times --timeout, one SDK case may take in all."""
+
+
+def sdk_available() -> bool:
+    """Whether the official Python SDK's Streamable HTTP client can be imported."""
+    try:
+        return importlib.util.find_spec("mcp.client.streamable_http") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _classify(exc: BaseException) -> tuple[str, str]:
+    """``invalid`` when the SDK refused an answer (its validation, or an error where a result belongs),
+    ``error`` when it could not get one at all; with the SDK's own words."""
+    from mcp.shared.exceptions import MCPError
+    from pydantic import ValidationError
+
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _classify(exc.exceptions[0])
+    text = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:400]
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, ValidationError) or isinstance(cause, ValidationError):
+        return "invalid", f"the SDK's own validation refused the answer ({text})"
+    if isinstance(exc, MCPError):
+        return "invalid", f"the server answered with an error ({text})"
+    return "error", f"the SDK could not complete it ({text})"
+
+
+async def _attempt(
+    ctx: SuiteContext, case: str, era: str, mode: str, body: Callable[[], Awaitable[dict[str, Any]]]
+) -> tuple[dict[str, Any] | None, str]:
+    """Run one SDK case, bounded in time, and record what came of it: what it found, or why not."""
+    data: dict[str, Any] = {"case": case, "era": era, "mode": mode}
+    limit = ctx.config.timeout * SETTLE_TIMEOUT
+    try:
+        async with asyncio.timeout(limit):
+            found = await body()
+    except TimeoutError:
+        detail = f"the SDK client got nowhere within {limit:g} s"
+        ctx.observe(OBSERVATION, **data, outcome="error", detail=detail)
+        return None, detail
+    except Exception as exc:  # the SDK's failure is the finding (or the reason there is none), never a crash
+        outcome, detail = _classify(exc)
+        ctx.observe(OBSERVATION, **data, outcome=outcome, detail=detail)
+        return None, detail
+    ctx.observe(OBSERVATION, **data, outcome="ok", **found)
+    return found, ""
+
+
+def _credentials(ctx: SuiteContext) -> Credentials:
+    transport = ctx.transport
+    return transport.credentials if isinstance(transport, HttpTransport) else ctx.config.credentials()
+
+
+async def run(ctx: SuiteContext) -> None:
+    if not sdk_available():
+        ctx.skip("not verified: the official SDK client is not installed (pip install mcp)", requirements=REQUIREMENTS)
+        return
+    if not ctx.http or ctx.config.url is None:
+        ctx.skip("the stock-client cases drive Streamable HTTP targets; over stdio the SDK would start a server of "
+                 "its own", requirements=REQUIREMENTS)  # fmt: skip
+        return
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    url = ctx.config.url
+    credentials = _credentials(ctx)
+    era = "modern" if ctx.modern else "handshake"
+    mode = "auto" if ctx.modern else "legacy"  # a version pin would skip server/discover; auto asks it
+    tools = ctx.advertises("tools") is True
+
+    async def configured() -> dict[str, Any]:
+        headers = dict(credentials.header_pairs())
+        async with httpx2.AsyncClient(headers=headers, timeout=ctx.config.timeout) as http:
+            async with Client(streamable_http_client(credentials.url(url), http_client=http), mode=mode) as client:
+                negotiated = str(client.protocol_version)
+                found: dict[str, Any] = {"negotiated": negotiated}
+                if tools:
+                    await _attempt(ctx, "list-tools", era, mode, lambda: _list(client))
+                return found
+
+    await _attempt(ctx, "connect", era, mode, configured)
+    if not tools:
+        ctx.skip("the server does not advertise tools, so the SDK client had no tools/list to validate",
+                 requirements={"TOOL-05"}, case="interop-list-tools")  # fmt: skip
+    await _unconfigured(ctx, url, credentials)
+
+
+async def _list(client: Any) -> dict[str, Any]:
+    result = await client.list_tools()
+    return {"listed": len(result.tools)}
+
+
+async def _unconfigured(ctx: SuiteContext, url: str, credentials: Credentials) -> None:
+    """A stock client pointed at the server and nothing else: where does it land, and does it work?"""
+    if credentials.header_pairs():
+        ctx.observe("note", detail="stock client: an unconfigured SDK client was not tried, because the run's "
+                                   "credentials travel in a header a client must be configured to send")  # fmt: skip
+        return
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    window = [revision.name for revision in ctx.spec.window]
+
+    async def bare() -> dict[str, Any]:
+        async with httpx2.AsyncClient(timeout=ctx.config.timeout) as http:
+            async with Client(streamable_http_client(credentials.url(url), http_client=http), mode="auto") as client:
+                return {"negotiated": str(client.protocol_version)}
+
+    found, why = await _attempt(ctx, "unconfigured", "auto", "auto", bare)
+    if found is None:
+        ctx.observe("note", detail=f"stock client: an unconfigured SDK client (mode auto, no headers) did not get "
+                                   f"through: {why}")  # fmt: skip
+        return
+    negotiated = found["negotiated"]
+    where = "inside the window" if negotiated in window else f"outside the window ({', '.join(window)})"
+    ctx.observe("note", detail=f"stock client: an unconfigured SDK client (mode auto, no headers) just works; it "
+                               f"settled on {negotiated}, {where}")  # fmt: skip
+
+
+FAMILY = Family(
+    name="sdk",
+    requirements=REQUIREMENTS,
+    run=run,
+    transports=frozenset({"http", "stdio"}),
+    description="the official SDK's own client: connect, list tools, and an unconfigured client",
+)

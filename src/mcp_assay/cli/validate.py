@@ -72,7 +72,7 @@ def validate_command(
             "inputs": kinds,
         },
         schemas=spec.schema_infos(),
-        revision=revision,
+        tested=[revision] if revision else [],
         revision_note=revision_note,
         notes=problems,
         audit=audit_lines(log),

@@ -286,7 +286,7 @@ def combine(
         "client": client,
         "recording": f"{files.session}, {files.suite}",
     }
-    merged.revision = None
+    merged.tested = []
     eras = ", ".join(revision.name for revision in sorted(spec.window, reverse=True))
     merged.revision_note = (
         f"the suite tested {suite.revision or 'no revision'} (its behaviour cases ran in every revision the server "

@@ -628,7 +628,7 @@ def report_of(
         finished.verdicts,
         target=finished.target,
         schemas=spec.schema_infos(),
-        revision=finished.revision,
+        tested=[finished.revision] if finished.revision else [],
         revision_note=finished.revision_note,
         notes=finished.notes,
         audit=finished.audit,

@@ -16,7 +16,7 @@ from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec.engine import evaluate, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
-from mcp_assay.suite.runner import RUN_OBSERVATION, judge_suite_log
+from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
 from mcp_assay.verdicts import Source
 
 __all__ = ["register"]
@@ -51,15 +51,14 @@ def validate_command(
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
     log, problems, kinds = load_inputs(recordings, READERS)
-    revision: str | None = None
+    tested: list[str] = []
     revision_note = PER_MESSAGE
     runs = log.observations(RUN_OBSERVATION)
     if runs:
-        # a recording of `mcp-assay run`: judged exactly as the run judged it
+        # a recording of `mcp-assay run`: judged exactly as the run judged it, each revision it tested on its own
         verdicts, suite_notes = judge_suite_log(log, spec, checks=checks)
         problems = [*problems, *suite_notes]
-        named = runs[-1].data.get("revision")
-        revision = named if isinstance(named, str) else None
+        tested = tested_revisions(log)
         revision_note = str(runs[-1].data.get("note", "")) or revision_note
     else:
         verdicts = evaluate(log, spec, checks=checks, source=Source.PASSIVE)
@@ -72,7 +71,7 @@ def validate_command(
             "inputs": kinds,
         },
         schemas=spec.schema_infos(),
-        tested=[revision] if revision else [],
+        tested=tested,
         revision_note=revision_note,
         notes=problems,
         audit=audit_lines(log),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -378,7 +379,7 @@ class Server:
             answer = self._legacy(payload)
             if isinstance(answer.body, dict) and "result" in answer.body:
                 self._next_session += 1
-                session_id = f"session-{self._next_session}"
+                session_id = f"session-{self._next_session}-{secrets.token_hex(16)}"  # unguessable (AUTH-34)
                 self.sessions.add(session_id)
                 answer.headers["mcp-session-id"] = session_id
             answer.status = 200

@@ -29,7 +29,7 @@ from typing import Any
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.probes._common import callable_without_arguments, fresh_lister, required_arguments, walk
+from mcp_assay.suite.probes._common import callable_without_arguments, list_again, required_arguments, walk
 from mcp_assay.suite.session import LOG_LEVEL_KEY, ModernClient
 from mcp_assay.suite.transports import Reply
 from mcp_assay.suite.transports.stdio import StdioTransport
@@ -128,8 +128,7 @@ async def run(ctx: SuiteContext) -> None:
     tools = listing.items
     if isinstance(client, ModernClient):
         client.tools = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
-    fresh = await fresh_lister(ctx)
-    await walk(ctx, "tools/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
+    await list_again(ctx, "tools/list")
     unknown = sorted(set(ctx.config.tool_args) - {tool.get("name") for tool in tools})
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")

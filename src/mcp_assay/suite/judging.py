@@ -30,6 +30,7 @@ from mcp_assay.wire import Exchange, Observation
 
 __all__ = [
     "CLIENT_IS_US",
+    "MODERN_ONLY",
     "RUN_OBSERVATION",
     "SERVER_SIDES",
     "Segment",
@@ -46,7 +47,8 @@ CLIENT_IS_US = "it judges the client, which in a suite run is mcp-assay itself"
 SERVER_SIDES = frozenset({Side.SERVER, Side.BOTH, Side.PROXY})
 """What a suite run judges: one server (its client is mcp-assay itself)."""
 MODERN_ONLY = "modern_only"
-"""The run's fact, and the rules' setting, that the server is declared to serve modern revisions only."""
+"""The run's fact that the server is declared modern-only (``--modern-only``), handed on to the version
+rules as the setting of the same name."""
 
 
 @dataclass(frozen=True, slots=True)

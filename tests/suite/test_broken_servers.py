@@ -36,6 +36,7 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "initialize-echoes-unsupported": ("2025-11-25", {"HS-06"}),
     "no-discover": ("2026-07-28", {"VER-06"}),
     "no-result-type": (None, {"RES-01"}),
+    "legacy-gets-2026-envelope": (None, {"HS-16"}),  # found by the default run, which tests 2025-11-25 too
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 

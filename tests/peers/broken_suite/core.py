@@ -42,6 +42,7 @@ BUGS = {
     "initialize-echoes-unsupported": "initialize echoes an unsupported protocolVersion (HS-06)",
     "no-discover": "server/discover is not implemented: 404 and -32601 (VER-06)",
     "no-result-type": "results carry no resultType (RES-01)",
+    "legacy-gets-2026-envelope": "2025 session results carry resultType, ttlMs, cacheScope, _meta serverInfo (HS-16)",
     "stdout-banner": "the stdio server prints a banner line on stdout first (STDIO-02)",
     "exit-on-invalid-json": "the stdio server exits when it reads a line that is not JSON",
 }
@@ -398,6 +399,14 @@ class Server:
         return answer
 
     def _legacy(self, payload: dict[str, Any]) -> Answer:
+        answer = self._legacy_answer(payload)
+        result = answer.body.get("result") if isinstance(answer.body, dict) else None
+        result = result if isinstance(result, dict) else None
+        if self.bug == "legacy-gets-2026-envelope" and payload["method"] not in ("initialize", "ping") and result:
+            result.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": SERVER_INFO})
+        return answer
+
+    def _legacy_answer(self, payload: dict[str, Any]) -> Answer:
         ident = payload.get("id")
         method = payload["method"]
         params = payload.get("params") if isinstance(payload.get("params"), dict) else {}

@@ -124,7 +124,8 @@ class Report:
 
     def result_revisions(self) -> list[str]:
         """The revisions the results were reached in, in the report's order (newest first)."""
-        return revision_order({result.revision for result in self.results if result.revision}, self.tested)
+        order = [*self.tested, *self.window]
+        return revision_order({result.revision for result in self.results if result.revision}, order)
 
     def applied(self) -> list[Verdict]:
         return [result for result in self.results if result.outcome is not Outcome.NOT_APPLICABLE]

@@ -313,7 +313,6 @@ class _Run:
                 self.emit(FamilyFinished(family.name, skipped=verdict, revision=name))
                 continue
             async with self.turns.take(exclusive=family.exclusive(self.config)):
-                ctx.family = family.name
                 skipped = await self._guarded(ctx, family.requirements, family.run(ctx))
             self.emit(FamilyFinished(family.name, skipped=skipped, revision=name))
 

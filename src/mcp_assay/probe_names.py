@@ -30,8 +30,6 @@ class ProbeName(StrEnum):
     DISCOVER = "discover"
     ENDED_SESSION = "ended-session"
     FRESH_CONNECTION = "fresh-connection"
-    FRESH_INITIALIZE = "fresh-initialize"
-    FRESH_INITIALIZED = "fresh-initialized"
     GET = "get"
     HANDSHAKE_CLOSE_SELECTION_SESSION = "handshake/close-selection-session"
     INITIALIZE = "initialize"

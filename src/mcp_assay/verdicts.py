@@ -139,6 +139,7 @@ class Verdict:
     area: str = ""
     evidence: tuple[Evidence, ...] = ()
     revisions: tuple[str, ...] = ()
+    """The revisions of the messages the check judged."""
     judged: int = 0
     """How many subjects (messages, exchanges, streams) the check looked at."""
     violations: int = 0
@@ -148,6 +149,10 @@ class Verdict:
     tags: tuple[str, ...] = field(default=())
     known: str | None = None
     """For a failed verdict a baseline entry matched: the reason the entry gives (it no longer decides the run)."""
+    revision: str | None = None
+    """The revision under test when the verdict was reached: a suite run judges each revision the server serves
+    on its own, so one check has a verdict per revision. ``None`` when traffic was judged whatever revisions it
+    carried (the proxy, the tap, ``validate`` of a capture); :attr:`revisions` says which those were."""
 
     @property
     def counts_against(self) -> bool:

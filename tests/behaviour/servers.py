@@ -41,6 +41,7 @@ CHECKS = {
     "AUTH-35": "handle_possession_is_not_authentication",
 }
 """The check of :mod:`mcp_assay.spec.rules.behaviour.principals` for each requirement."""
+PRECEDENCE = {"failed": 3, "passed": 2, "not_verified": 1, "not_applicable": 0}
 ONLY = ",".join(CHECKS.values())
 """``--only`` for these checks alone (other rule areas cite BEH-01/03/09 and would pull in their families)."""
 
@@ -84,11 +85,22 @@ class Run:
     recording: Path
 
     def result(self, requirement: str) -> dict[str, Any]:
-        """The result of this module's check for ``requirement`` (other rule areas cite some BEH IDs too)."""
+        """The result of this module's check for ``requirement`` (other rule areas cite some BEH IDs too).
+
+        A run has one per revision it tested; they are merged the way a report merges a requirement (a
+        failure wins, then a pass), with the reasons and evidence of every revision that had that outcome."""
         check = CHECKS[requirement]
         found = [item for item in self.report["results"] if item["check"] == check]
-        assert len(found) == 1, (requirement, check)
-        return found[0]
+        assert found and len({item["revision"] for item in found}) == len(found), (requirement, check)
+        winner = max(found, key=lambda item: PRECEDENCE[item["outcome"]])
+        alike = [item for item in found if item["outcome"] == winner["outcome"]]
+        return {
+            **winner,
+            "reason": "; ".join(item["reason"] for item in alike),
+            "evidence": [evidence for item in alike for evidence in item["evidence"]],
+            "violations": sum(item["violations"] for item in found),
+            "judged": sum(item["judged"] for item in found),
+        }
 
     def outcome(self, requirement: str) -> str:
         return str(self.result(requirement)["outcome"])

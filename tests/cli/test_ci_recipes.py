@@ -145,7 +145,8 @@ def test_the_example_baseline_is_valid_and_gives_every_entry_a_reason() -> None:
     """Tool-defined: the baseline the recipes use loads, and names only real checks and requirements."""
     baseline = read_baseline(str(BASELINE), registered_checks())
     assert baseline is not None
-    assert sorted(entry.requirement or "" for entry in baseline.known) == ["AUTH-01", "AUTH-04", "HTTP-09"]
+    assert sorted(entry.requirement or "" for entry in baseline.known) == ["AUTH-01", "AUTH-04", "HTTP-09", "RPC-13"]
+    assert [entry.revision for entry in baseline.known if entry.requirement == "RPC-13"] == ["2025-11-25"]
     assert all(entry.reason.strip() for entry in baseline.known)
 
 

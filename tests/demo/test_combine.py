@@ -26,7 +26,7 @@ def merged(spec: SpecSet, suite_results: list[Verdict], proxy_results: list[Verd
     proxy = (
         None
         if proxy_results is None
-        else sample_report(results=proxy_results, revision=None, stats={"exchanges": 3, "messages": 6})
+        else sample_report(results=proxy_results, tested=[], stats={"exchanges": 3, "messages": 6})
     )
     return combine(
         suite, proxy, build="naive", server_url="http://127.0.0.1:1/mcp", proxy_url="http://127.0.0.1:2/mcp",

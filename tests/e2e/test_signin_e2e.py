@@ -79,8 +79,9 @@ class Run:
     output: str
     recording: str
 
-    def outcomes(self) -> dict[str, str]:
-        return {item["check"]: item["outcome"] for item in self.report["results"]}
+    def outcomes(self) -> dict[tuple[str, str | None], str]:
+        """Every result's outcome, by check and the revision it was reached in."""
+        return {(item["check"], item["revision"]): item["outcome"] for item in self.report["results"]}
 
     def by_requirement(self) -> dict[str, set[str]]:
         found: dict[str, set[str]] = {}

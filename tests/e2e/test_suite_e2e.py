@@ -1,8 +1,10 @@
-"""`mcp-assay run` against real servers: the Python SDK (both revisions, HTTP and stdio), the
-TypeScript SDK v2, server-everything (2025-11-25 only), and the deliberately broken servers.
+"""`mcp-assay run` against real servers: the Python SDK (HTTP and stdio), the TypeScript SDK v2
+(both dual-era: one default run tests both revisions), server-everything (2025-11-25 only), and the
+deliberately broken servers.
 
-MUST-level findings per target are pinned in ``suite_expected.yaml``: a new failure fails the
-test, and so does a pinned one that no longer appears (each was confirmed against the spec text).
+MUST-level findings per target and revision are pinned in ``suite_expected.yaml``: a new failure
+in any revision fails the test, and so does a pinned one that no longer appears (each was confirmed
+against the spec text).
 """
 
 from __future__ import annotations
@@ -26,11 +28,15 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 ROOT = HERE.parent.parent
 NODE_MODULES = HERE / "node" / "node_modules"
-EXPECTED = yaml.safe_load((Path(__file__).with_name("suite_expected.yaml")).read_text(encoding="utf-8"))
+EXPECTED = {
+    target: {str(revision): list(ids) for revision, ids in pins.items()}  # YAML reads an unquoted date as a date
+    for target, pins in yaml.safe_load(Path(__file__).with_name("suite_expected.yaml").read_text("utf-8")).items()
+}
 SDK_TOOLS = '{"add": {"a": 1, "b": 2}, "progress_tool": {"steps": 3}, "chatty": {}}'
 """add needs arguments; progress_tool reports progress and chatty logs, so the progress and logging cases
 the suite runs on every tool it may call have something to judge."""
 SDK_ARGS = ["--tool-args", SDK_TOOLS, "--prompt-args", '{"summarize": {"text": "hello"}}']
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
 TS_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}}', "--prompt-args", '{"shorten": {"text": "hello"}}']
 BROKEN_ARGS = ["--tool-args", '{"echo": {"message": "hi"}, "ask": {}}', "--prompt-args", '{"greet": {"who": "x"}}']
 
@@ -45,22 +51,31 @@ def run(spec_path: Path, tmp_path: Path, *args: str) -> dict[str, Any]:
     return data
 
 
-def must_failures(report: dict[str, Any]) -> set[str]:
+def must_failures(report: dict[str, Any], revision: str | None = None) -> set[str]:
+    """The MUST-level requirement IDs the report fails (in ``revision`` only, when one is named)."""
     return {
         requirement
         for item in report["results"]
         if item["outcome"] == "failed" and item["severity"] == "must"
+        if revision is None or item.get("revision") == revision
         for requirement in item["requirements"]
     }
 
 
-def outcome(report: dict[str, Any], check: str) -> str:
-    return str(next(item["outcome"] for item in report["results"] if item["check"] == check))
+def outcome(report: dict[str, Any], check: str, revision: str = MODERN) -> str:
+    return str(next(item["outcome"] for item in report["results"] if item["check"] == check and
+                    item.get("revision") == revision))  # fmt: skip
 
 
-def assert_expected(report: dict[str, Any], target: str) -> None:
+def assert_expected(report: dict[str, Any], target: str, revisions: tuple[str, ...] | None = None) -> None:
+    """The report tested ``revisions`` (default: every revision pinned for ``target``) and fails exactly the
+    pinned MUST-level requirements in each."""
     assert not [note for note in report["notes"] if note.startswith("harness self-check")], report["notes"]
-    assert must_failures(report) == set(EXPECTED[target]), target
+    pinned = {revision: set(ids) for revision, ids in EXPECTED[target].items()}
+    tested = list(revisions or pinned)
+    assert report["revisions"]["tested"] == tested, (target, report["revisions"]["note"])
+    found = {revision: must_failures(report, revision) for revision in tested}
+    assert found == {revision: pinned[revision] for revision in tested}, target
 
 
 def node_peer(path: Path) -> None:
@@ -80,13 +95,16 @@ def broken_stdio(bug: str) -> str:
     return f"{sys.executable} -m tests.peers.broken_suite.app stdio {bug}"
 
 
-def test_the_python_sdk_server_over_http_is_tested_on_2026_07_28(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined: discover lists 2026-07-28, so that is the revision under test."""
+def test_one_default_run_tests_the_python_sdk_server_over_http_in_both_revisions(
+    spec_path: Path, tmp_path: Path
+) -> None:
+    """Tool-defined (issue 13): discover lists 2026-07-28 and initialize negotiates 2025-11-25, so one run
+    reports both, each result naming its revision, and the pinned findings hold per revision."""
     with sdk_http_server() as server:
         report = run(spec_path, tmp_path, "-u", server.url, *SDK_ARGS)
-    assert report["revisions"]["under_test"] == "2026-07-28"
-    assert "per server/discover" in report["revisions"]["note"]
-    assert_expected(report, "python-sdk-http-2026")
+    assert report["revisions"]["under_test"] is None
+    assert "2026-07-28 (per server/discover) and 2025-11-25 (per initialize)" in report["revisions"]["note"]
+    assert_expected(report, "python-sdk-http")
     for check in (  # the logged calls, the unknown level and progress on the calls the suite may make
         "log_messages_respect_the_requested_level",
         "log_messages_stay_on_their_request_stream",
@@ -100,34 +118,50 @@ def test_the_python_sdk_server_over_http_is_tested_on_2026_07_28(spec_path: Path
     assert {line["outcome"] for line in report["audit"]} >= {"ok", "protocol-error"}
     hosts = [note for note in report["notes"] if "Host: mcp-assay-rebinding.invalid" in note]
     assert len(hosts) == 1, report["notes"]
+    for check in ("servers_wait_for_initialized_before_requests", "handshake_sessions_get_no_newer_revision_fields"):
+        assert outcome(report, check, LEGACY) == "passed", check
+    assert report["verdict"]["text"].startswith("not conformant") and f"{LEGACY}: RPC-13" in report["verdict"]["text"]
 
 
-def test_the_python_sdk_server_over_http_is_tested_on_2025_11_25_when_asked(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined: --spec-version 2025-11-25 runs the handshake era."""
+def test_spec_version_narrows_the_python_sdk_run_to_2025_11_25(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: --spec-version 2025-11-25 runs the handshake era alone, with the same findings there."""
     with sdk_http_server() as server:
-        report = run(spec_path, tmp_path, "-u", server.url, "--spec-version", "2025-11-25", *SDK_ARGS)
-    assert report["revisions"]["under_test"] == "2025-11-25"
-    assert_expected(report, "python-sdk-http-2025")
-    assert outcome(report, "servers_wait_for_initialized_before_requests") == "passed"
+        report = run(spec_path, tmp_path, "-u", server.url, "--spec-version", LEGACY, *SDK_ARGS)
+    assert report["revisions"]["under_test"] == LEGACY
+    assert_expected(report, "python-sdk-http", (LEGACY,))
+    assert outcome(report, "servers_wait_for_initialized_before_requests", LEGACY) == "passed"
 
 
 def test_the_python_sdk_server_over_stdio(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined: a spawned stdio server, its era chosen the same way."""
+    """Tool-defined: a spawned stdio server (a process per revision), its revisions chosen the same way."""
     command = " ".join(sdk_server_command())
     report = run(spec_path, tmp_path, "-c", command, *SDK_ARGS)
-    assert report["revisions"]["under_test"] == "2026-07-28"
     assert report["target"]["transport"] == "stdio"
-    assert_expected(report, "python-sdk-stdio-2026")
+    assert_expected(report, "python-sdk-stdio")
 
 
 def test_the_typescript_sdk_v2_server(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined: a second implementation of 2026-07-28."""
+    """Tool-defined: a second implementation, serving 2026-07-28 and its stateless 2025-11-25 fallback."""
     node_peer(NODE_MODULES / "@modelcontextprotocol" / "server")
     port = free_port()
     with http_server(["node", str(HERE / "ts_server.mjs"), str(port)], port) as server:
         report = run(spec_path, tmp_path, "-u", server.url, *TS_ARGS)
-    assert report["revisions"]["under_test"] == "2026-07-28"
-    assert_expected(report, "ts-sdk-v2-http-2026")
+    assert_expected(report, "ts-sdk-v2-http")
+    assert outcome(report, "handshake_sessions_get_no_newer_revision_fields", LEGACY) == "passed"
+
+
+def test_modern_only_against_the_dual_era_python_sdk_reports_the_initialize_it_serves(
+    spec_path: Path, tmp_path: Path
+) -> None:
+    """Spec-mandated (VER-15): told the server is modern-only, the run tests 2026-07-28 alone and fails the
+    legacy initialize the SDK serves anyway."""
+    with sdk_http_server() as server:
+        report = run(spec_path, tmp_path, "-u", server.url, "--modern-only", *SDK_ARGS)
+    assert report["revisions"]["tested"] == [MODERN]
+    assert "declared modern-only" in report["revisions"]["note"]
+    ver_15 = next(item for item in report["results"] if item["check"] == "refused_initialize_names_supported_versions")
+    assert ver_15["outcome"] == "failed" and "negotiating 2025-11-25" in ver_15["reason"]
+    assert must_failures(report) == set(EXPECTED["python-sdk-http"][MODERN])  # VER-15 is a SHOULD
 
 
 def test_server_everything_is_tested_on_the_handshake_era_by_itself(spec_path: Path, tmp_path: Path) -> None:
@@ -140,7 +174,7 @@ def test_server_everything_is_tested_on_the_handshake_era_by_itself(spec_path: P
     assert report["revisions"]["under_test"] == "2025-11-25"
     assert "per initialize" in report["revisions"]["note"]
     assert report["verdict"]["text"].startswith(("not conformant", "conformant to 2025-11-25"))
-    assert_expected(report, "server-everything-http-2025")
+    assert_expected(report, "server-everything-http")
 
 
 @pytest.mark.parametrize(("bug", "requirement"), [("mismatch-accepted", "HTTP-09"), ("prompt-bad-role", "PRM-06")])

@@ -177,7 +177,7 @@ def all_results() -> list[Verdict]:
 def sample_report(fail_on: FailOn = FailOn.MUST, results: list[Verdict] | None = None, **extra: Any) -> Report:
     fields: dict[str, Any] = {
         "target": {"kind": "suite", "description": "http://127.0.0.1:8000/mcp", "transport": "streamable-http"},
-        "revision": "2026-07-28",
+        "tested": ["2026-07-28"],
         "revision_note": "the newest supported revision the server offers, per server/discover",
         "window": ["2026-07-28", "2025-11-25"],
         "notes": ["an unpinned schema was used for 2026-07-28 (/tmp/spec/2026-07-28/schema.json)"],
@@ -188,6 +188,28 @@ def sample_report(fail_on: FailOn = FailOn.MUST, results: list[Verdict] | None =
     }
     fields.update(extra)
     return Report(results=all_results() if results is None else results, **fields)
+
+
+def eras_report(**extra: Any) -> Report:
+    """A suite run that tested both revisions: RPC-15 fails in 2026-07-28 and passes in 2025-11-25 (one
+    requirement, shown once per revision), the SHOULD finding and the blocked case are 2025-11-25's."""
+    modern, legacy = "2026-07-28", "2025-11-25"
+    results = [
+        replace(failed_must(), revision=modern),
+        replace(failed_must(), outcome=Outcome.PASSED, reason="", evidence=(), violations=0, revision=legacy),
+        replace(failed_should(), revision=legacy, revisions=(legacy,)),
+        replace(passed(), source=Source.ACTIVE, revision=modern, revisions=(modern,)),
+        replace(passed(), source=Source.ACTIVE, revision=legacy, revisions=(legacy,)),
+        replace(not_verified(), revision=legacy),
+        replace(not_applicable(), revision=legacy),
+    ]
+    fields: dict[str, Any] = {
+        "tested": [modern, legacy],
+        "revision_note": f"{modern} and {legacy}: every revision in the window this server serves",
+        "notes": [],
+        **extra,
+    }
+    return sample_report(results=fields.pop("results", results), **fields)
 
 
 def with_reason(result: Verdict, reason: str) -> Verdict:

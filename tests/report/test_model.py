@@ -74,7 +74,7 @@ def test_verdict_names_the_revision_under_test() -> None:
     """Tool-defined: a suite verdict says which revision it is about."""
     text = sample_report(results=[passed()]).verdict()[1]
     assert text.startswith("conformant to 2026-07-28")
-    assert sample_report(results=[passed()], revision=None).verdict()[1].startswith("conformant —")
+    assert sample_report(results=[passed()], tested=[]).verdict()[1].startswith("conformant —")
 
 
 def test_requirements_merge_failure_over_pass_across_sources() -> None:
@@ -113,10 +113,13 @@ def test_merge_reports_keeps_active_and_passive_results_apart() -> None:
     assert sorted(result.source.value for result in merged.results) == ["active", "passive"]
 
 
-def test_merge_reports_of_different_revisions_names_none() -> None:
-    """Tool-defined: a merge across revisions is not about one revision."""
-    merged = merge_reports([sample_report(), sample_report(revision="2025-11-25")])
+def test_merge_reports_of_different_revisions_names_every_revision_tested() -> None:
+    """Tool-defined: a merge of a 2026-07-28 run and a 2025-11-25 run tested both, newest first."""
+    merged = merge_reports([sample_report(tested=["2025-11-25"]), sample_report()])
     assert merged.revision is None
+    assert merged.tested == ["2026-07-28", "2025-11-25"]
+    assert merged.title == "MCP conformance report — 2026-07-28 and 2025-11-25"
+    assert merge_reports([sample_report(), sample_report(tested=[])]).tested == []
     with pytest.raises(ValueError):
         merge_reports([])
 

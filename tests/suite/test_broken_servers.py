@@ -43,6 +43,7 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "version-header-optional": (None, {"HTTP-26"}),
     "capabilities-drift": (None, {"VER-16"}),
     "initialize-without-server-info": ("2025-11-25", {"HS-04"}),
+    "legacy-gets-2026-envelope": (None, {"HS-16"}),  # found by the default run, which tests 2025-11-25 too
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 WITH_A_CONFIG = {"updated-without-subscription-id"}

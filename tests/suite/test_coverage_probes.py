@@ -18,6 +18,7 @@ from mcp_assay.recording import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
+from mcp_assay.suite.judging import revision_of_items
 from mcp_assay.suite.runner import arun
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Side, Verdict
@@ -236,7 +237,7 @@ def test_each_callable_tool_is_called_once_more_asking_for_every_log_message(spe
     assert len({body["params"]["_meta"]["progressToken"] for body in logged}) == 4
     floor = requests(record, "call-log-error")
     assert [(body["params"]["name"], body["params"]["_meta"][LOG_LEVEL]) for body in floor] == [("chatty", "error")]
-    assert report.revision == "2026-07-28"
+    assert report.tested[0] == "2026-07-28"
     for check in (
         "log_messages_respect_the_requested_level",
         "log_messages_stay_on_their_request_stream",
@@ -335,17 +336,17 @@ def test_a_server_request_before_initialized_is_failed(spec: SpecSet) -> None:
     assert "roots/list" in found.reason
 
 
-def test_the_2025_list_on_a_new_connection_opens_a_session_of_its_own(spec: SpecSet, tmp_path: Path) -> None:
-    """Tool-defined: a 2025 list request without a session says nothing about the list, so the second
-    client completes its own handshake before it lists again."""
+def test_only_the_2026_run_lists_again_since_only_2026_compares_two_listings(spec: SpecSet, tmp_path: Path) -> None:
+    """Tool-defined: TOOL-03/04, PRM-03 and RSRC-03 compare two listings and are 2026-07-28's; a 2025 list may
+    depend on its session, so the handshake run lists each kind once (no second session just to list)."""
     record = tmp_path / "run.jsonl"
-    run(spec, CoverageServer(), spec_version=LEGACY, record=str(record))
+    run(spec, CoverageServer(), record=str(record))
     log = ExchangeLog()
     read_recording(record, log)
     again = [item for item in log.http_exchanges() if probe_name(item) == "list-again"]
-    assert again and all(item.request.headers.get("mcp-session-id") for item in again)
-    assert all(item.response is not None and item.response.status == 200 for item in again)
-    assert len(requests(record, "fresh-initialize")) == len(again)
+    assert again and all(item.request.headers.get("mcp-session-id") is None for item in again)
+    assert {revision for revision, item in revision_of_items(log) if item in again} == {"2026-07-28"}
+    assert len(requests(record, "initialize")) == 1  # selection's session is the 2025 run's only one for listing
 
 
 def test_a_request_without_version_header_or_session_is_served_or_refused(spec: SpecSet) -> None:

@@ -86,8 +86,10 @@ def test_run_serve_judges_auth_31_on_a_real_server_and_stops_it(
     done = _run("-u", f"http://127.0.0.1:{port}/mcp", "--serve", command, "--only", "tools,AUTH-31", report=report)
     assert done.returncode == 0, done.stderr
     results = json.loads(report.read_text())["results"]
-    (verdict,) = [result for result in results if "AUTH-31" in result["requirements"]]
-    assert verdict["outcome"] == outcome, verdict["reason"]
+    verdicts = [result for result in results if "AUTH-31" in result["requirements"]]
+    assert sorted(verdict["revision"] for verdict in verdicts) == ["2025-11-25", "2026-07-28"]  # one per revision
+    for verdict in verdicts:
+        assert verdict["outcome"] == outcome, verdict["reason"]
     assert any(result["outcome"] == "passed" for result in results if "TOOL-02" in result["requirements"])
     assert _closed(port)
 

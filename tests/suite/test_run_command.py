@@ -80,7 +80,7 @@ def test_validate_judges_a_suite_recording_to_the_run_verdicts(spec_path: Path, 
     result = CliRunner().invoke(cli, ["validate", str(record), "--spec-dir", str(spec_path), "--report", f"json:{out}"])
     assert result.exit_code == 1, result.output
     again = json.loads(out.read_text(encoding="utf-8"))
-    assert again["revisions"]["under_test"] == "2026-07-28"
-    assert {(item["check"], item["outcome"]) for item in again["results"]} == {
-        (item.check, item.outcome.value) for item in report.results
+    assert again["revisions"]["tested"] == ["2026-07-28", "2025-11-25"] == report.tested
+    assert {(item["check"], item["outcome"], item["revision"]) for item in again["results"]} == {
+        (item.check, item.outcome.value, item.revision) for item in report.results
     }

@@ -49,13 +49,21 @@ def verdict(report: Report, check: str) -> Any:
     return next(item for item in report.results if item.check == check)
 
 
-def test_a_conformant_server_is_tested_on_the_newest_revision_it_offers(spec: SpecSet) -> None:
-    """Tool-defined: discover lists 2026-07-28, so the run tests it and says where that came from."""
+def test_a_conformant_dual_era_server_is_tested_in_every_revision_it_serves(spec: SpecSet) -> None:
+    """Tool-defined (issue 13): discover lists 2026-07-28 and initialize negotiates 2025-11-25, so one run tests
+    both, newest first, says where each came from, and every verdict names its revision."""
     report, events = run_suite(spec, respond(Server()))
-    assert report.revision == "2026-07-28"
-    assert "per server/discover" in report.revision_note
+    assert report.tested == ["2026-07-28", "2025-11-25"]
+    assert "2026-07-28 (per server/discover) and 2025-11-25 (per initialize)" in report.revision_note
     assert report.window == ["2026-07-28", "2025-11-25"]
     assert failures(report) <= RULE_CONFLICTS
+    assert {result.revision for result in report.results} == {"2026-07-28", "2025-11-25"}
+    assert verdict(report, "discover_is_implemented").outcome is Outcome.PASSED  # 2026 era
+    legacy = [result for result in report.results if result.revision == "2025-11-25"]
+    handshake = next(
+        result for result in legacy if result.check == "initialize_results_name_version_capabilities_and_server"
+    )
+    assert handshake.outcome is Outcome.PASSED
     assert isinstance(events[-1], RunFinished) and events[-1].target_error is None
 
 
@@ -100,7 +108,7 @@ def test_a_rate_limit_is_waited_out_and_never_judged(spec: SpecSet, tmp_path: Pa
 
     record = tmp_path / "run.jsonl"
     report, _ = run_suite(spec, handler, record=str(record))
-    assert report.revision == "2026-07-28"
+    assert report.tested == ["2026-07-28", "2025-11-25"]
     assert any("rate-limited the run 3 time(s)" in note for note in report.notes)
     assert failures(report) <= RULE_CONFLICTS
     recording = read_recording(record)

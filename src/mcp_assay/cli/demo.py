@@ -184,7 +184,7 @@ class _Display:
                 if self.exchanges % 10 == 0:
                     self._status(f"{self.stage.split(' · ')[0]} · {self.exchanges} exchanges")
             elif isinstance(inner, FamilyStarted):
-                self.stage = f"suite: {inner.family}"
+                self.stage = f"suite: {inner.family} ({inner.revision})" if inner.revision else f"suite: {inner.family}"
                 self._status(f"{self.stage} · {self.exchanges} exchanges")
             elif isinstance(inner, RevisionSelected):
                 self.console.print(Text(f"    revision: {inner.note}", style="dim"), soft_wrap=True)

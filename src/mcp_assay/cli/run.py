@@ -81,9 +81,9 @@ class Interactive(click.types.BoolParamType):
 
 
 _SETTINGS = (
-    "url", "command", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
-    "headers", "tool_args", "prompt_args", "generate_args", "generate_args_read_only", "resource_sample",
-    "page_limit", "only", "verbose", "rate_limit",
+    "url", "command", "spec_version", "modern_only", "token", "auth_header", "auth_scheme", "auth_mode",
+    "auth_query_param", "headers", "tool_args", "prompt_args", "generate_args", "generate_args_read_only",
+    "resource_sample", "page_limit", "only", "verbose", "rate_limit",
     "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
     "secrets", "default_version", "client_id", "client_secret", "scope", "no_register", "interactive", "no_browser",
     "redirect_host", "redirect_port", "auth_timeout",
@@ -99,7 +99,10 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--serve-timeout",), "SERVE_TIMEOUT", {"type": float, "metavar": "SECONDS"},
      "How long --serve waits for the port to accept connections.  [default: 30]"),
     (("--spec-version",), "SPEC_VERSION", {"metavar": "REVISION"},
-     "Test this revision (it must be in the window) instead of the newest one the server offers."),
+     "Test only this revision (it must be in the window) instead of every one the server serves."),
+    (("--modern-only",), "MODERN_ONLY", {"is_flag": True, "default": None},
+     "The server is meant to serve modern revisions only: the handshake era is not tested, and an initialize "
+     "it answers anyway is a finding (VER-15, VER-21)."),
     (("--default-version",), "DEFAULT_VERSION", {"metavar": "REVISION"},
      "The revision the server serves a client that declares none, assumed when it cannot be asked (no token, no "
      "answer); in the window.  [default: the newest supported]"),
@@ -214,15 +217,14 @@ def run_command(
             raise ConfigError(f"--record {config.record}: folder {record.parent} does not exist")
     errors = Console(stderr=True)
     spec = obtain_spec(spec_dir, spec_paths, offline=offline, console=errors)
-    if config.spec_version:
-        spec.require(config.spec_version)
+    from mcp_assay.suite.runner import check_revisions, report_of, run
+
+    check_revisions(config, spec)
     if config.default_version:
         try:
             spec.require(config.default_version)
         except ConfigError as exc:
             raise ConfigError(f"--default-version: {exc}") from None
-    from mcp_assay.suite.runner import report_of, run
-
     finished: RunFinished | None = None
     interactive = sys.stdout.isatty()
     progress = Progress(
@@ -238,14 +240,16 @@ def run_command(
                 stage = progress.tasks[task].description.split(" · ")[0]
                 progress.update(task, description=f"{stage} · {exchanges} exchanges")
             elif isinstance(event, RevisionSelected):
-                label = event.revision or "no revision"
+                label = " and ".join(event.revisions) or "no revision"
                 progress.update(task, description=f"testing {label}")
                 if interactive:
                     progress.console.print(f"[dim]revision: {event.note}[/]", highlight=False)
             elif isinstance(event, FamilyStarted):
-                progress.update(task, description=f"{event.family} · {exchanges} exchanges")
+                family = f"{event.family} ({event.revision})" if event.revision else event.family
+                progress.update(task, description=f"{family} · {exchanges} exchanges")
             elif isinstance(event, FamilyFinished) and event.skipped and interactive:
-                progress.console.print(f"[yellow]{event.family}: {event.skipped}[/]", highlight=False)
+                family = f"{event.family} ({event.revision})" if event.revision else event.family
+                progress.console.print(f"[yellow]{family}: {event.skipped}[/]", highlight=False)
             elif isinstance(event, SignInStep):
                 _print_sign_in(progress.console, event)
                 if event.kind is Line.STEP:

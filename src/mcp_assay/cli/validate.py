@@ -20,7 +20,7 @@ from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.suite.runner import RUN_OBSERVATION, judge_suite_log
+from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
 from mcp_assay.verdicts import Source
 
 __all__ = ["register"]
@@ -112,13 +112,12 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
     log, problems, kinds = load_inputs(recordings, READERS)
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
     runs = log.observations(RUN_OBSERVATION)
-    named = runs[-1].data.get("revision") if runs else None
     note = str(runs[-1].data.get("note", "")) if runs else ""
     return build_report(
         verdicts,
         target=_target(recordings, log.transports(), kinds),
         schemas=spec.schema_infos(),
-        revision=named if isinstance(named, str) else None,
+        tested=tested_revisions(log),
         revision_note=note or PER_MESSAGE,
         notes=[*problems, *notes],
         audit=audit_lines(log),

@@ -286,11 +286,11 @@ def combine(
         "client": client,
         "recording": f"{files.session}, {files.suite}",
     }
-    merged.revision = None
+    merged.tested = []
     eras = ", ".join(revision.name for revision in sorted(spec.window, reverse=True))
     merged.revision_note = (
-        f"the suite tested {suite.revision or 'no revision'} (its behaviour cases ran in every revision the server "
-        f"serves); the client session used {eras}, judged by the proxy"
+        f"the suite tested {' and '.join(suite.tested) or 'no revision'}, each on its own; the client session used "
+        f"{eras}, judged by the proxy"
     )
     merged.notes = list(dict.fromkeys([*notes, *merged.notes]))
     stats: dict[str, Any] = {"duration_ms": duration_ms}

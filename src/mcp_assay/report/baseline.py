@@ -15,6 +15,7 @@ checked against the registered checks and the catalogue before any work starts.
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,7 +54,11 @@ class KnownFinding:
             return False
         if self.requirement is not None and self.requirement not in verdict.requirements:
             return False
-        return self.revision is None or not verdict.revisions or self.revision in verdict.revisions
+        if self.revision is None:
+            return True
+        if verdict.revision is not None:
+            return verdict.revision == self.revision
+        return not verdict.revisions or self.revision in verdict.revisions
 
     def describe(self) -> str:
         parts = [
@@ -119,6 +124,8 @@ def _entry(item: Any, where: str, checks: Collection[str], requirements: Collect
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; use {', '.join(sorted(_KEYS))}")
     values = {key: item.get(key) for key in _KEYS}
+    if isinstance(values["revision"], _dt.date):
+        values["revision"] = values["revision"].isoformat()  # YAML reads an unquoted 2025-11-25 as a date
     for key, value in values.items():
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"{where}: {key} must be a string")
@@ -169,22 +176,27 @@ def apply_baseline(report: Report, baseline: Baseline) -> None:
 
 
 def baseline_text(results: Iterable[Verdict]) -> str:
-    """A baseline accepting every failed result given, one entry per check, each reason left to fill in."""
+    """A baseline accepting every failed result given, each reason left to fill in.
+
+    One entry per check, or per check and revision for a run that tested several revisions: a failure
+    in one revision does not excuse the same check in another."""
     lines = [
         "# mcp-assay baseline: failures CI accepts until they are fixed. Fill in every reason (the run",
         "# refuses an empty one); an entry whose check passes again fails the run until it is removed.",
         f"schema: {BASELINE_SCHEMA}",
         "known:",
     ]
-    seen: set[str] = set()
+    seen: set[tuple[str, str | None]] = set()
     for result in results:
-        if result.outcome is not Outcome.FAILED or result.check in seen:
+        if result.outcome is not Outcome.FAILED or (result.check, result.revision) in seen:
             continue
-        seen.add(result.check)
+        seen.add((result.check, result.revision))
         requirement = result.requirements[0] if result.requirements else None
         lines.append(f"  - check: {result.check}")
         if requirement:
             lines.append(f"    requirement: {requirement}")
+        if result.revision:
+            lines.append(f'    revision: "{result.revision}"')
         lines.append(f'    reason: ""  # {" ".join(result.title.split())}')
     if not seen:
         lines[-1] = "known: []"

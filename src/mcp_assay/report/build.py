@@ -37,7 +37,7 @@ def build_report(
     *,
     target: Mapping[str, Any],
     schemas: Sequence[SchemaInfo],
-    revision: str | None = None,
+    tested: Sequence[str] = (),
     revision_note: str = PER_MESSAGE,
     notes: Iterable[str] = (),
     audit: Sequence[AuditLine] = (),
@@ -47,11 +47,12 @@ def build_report(
     glossary: Mapping[str, RequirementText] | None = None,
 ) -> Report:
     """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes;
-    ``glossary`` is what the catalogue says of the requirements they cite."""
+    ``tested`` names the revisions a suite run tested (newest first), ``glossary`` what the catalogue
+    says of the requirements the verdicts cite."""
     report = Report(
         results=list(verdicts),
         target=dict(target),
-        revision=revision,
+        tested=list(tested),
         revision_note=revision_note,
         window=[schema.revision for schema in schemas],
         schemas=list(schemas),

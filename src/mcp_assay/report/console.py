@@ -5,7 +5,9 @@ that decide the verdict); NOT VERIFIED (applicable but not established — a ski
 so these come before the passes); RECOMMENDED (SHOULD-level findings); NOTES (informational
 findings); KNOWN (failures a baseline accepts, with its reason); PASSED; the summary; the
 verdict. Not-applicable results are left out entirely: a requirement the revision or transport
-does not have is not a result.
+does not have is not a result. When the results come from several revisions (a run tests every
+revision the server serves), each section groups them by revision first, newest first, so a
+requirement that binds both revisions shows once per revision.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import io
 import re
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -95,11 +97,19 @@ def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
     ]
 
 
-def by_area(results: Iterable[Verdict]) -> dict[str, list[Verdict]]:
-    """Results grouped by area, areas and members in the stable rendering order."""
+def by_area(results: Iterable[Verdict], revisions: Sequence[str] = ()) -> dict[str, list[Verdict]]:
+    """Results grouped by area, areas and members in the stable rendering order.
+
+    With several ``revisions`` (the report's :meth:`~Report.result_revisions`) results are grouped by
+    revision first, in that order, each group named ``revision · area``."""
+    ordered = sort_results(results)
+    if len(revisions) > 1:
+        rank = {name: position for position, name in enumerate(revisions)}
+        ordered.sort(key=lambda result: rank.get(result.revision or "", len(rank)))
     grouped: dict[str, list[Verdict]] = defaultdict(list)
-    for result in sort_results(results):
-        grouped[result.area or "Other"].append(result)
+    for result in ordered:
+        area = result.area or "Other"
+        grouped[f"{result.revision} · {area}" if len(revisions) > 1 and result.revision else area].append(result)
     return grouped
 
 
@@ -113,8 +123,7 @@ def _tag(result: Verdict) -> str:
 
 
 def _header(report: Report, console: Console) -> None:
-    title = f"MCP conformance report — {report.revision}" if report.revision else "MCP conformance report"
-    console.print(Text(title, style="bold"))
+    console.print(Text(report.title, style="bold"))
     for label, value in report.target_rows():
         console.print(f"{label:<10}{escape(printable(value, newlines=False))}", highlight=False)
     for note in report.notes:
@@ -192,7 +201,7 @@ def print_report(
         if key in folded:
             console.print()
             continue
-        for area, members in by_area(results).items():
+        for area, members in by_area(results, report.result_revisions()).items():
             console.print()
             console.print(Text(f"  {printable(area, newlines=False)}", style="bold"))
             for result in members:

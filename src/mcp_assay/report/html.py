@@ -150,9 +150,18 @@ def _level(result: Verdict) -> str:
 
 
 def _eras(result: Verdict, window: Iterable[str] = ()) -> list[str]:
-    """The revisions a result was judged in that the filter offers: those of the window, when it is known."""
+    """The revisions a result was judged in that the filter offers: those of the window, when it is known.
+
+    A result reached in one revision under test (a suite run) belongs to that revision alone."""
     known = set(window)
-    return sorted({r for r in result.revisions if _ERA.match(r) and (not known or r in known)})
+    judged = (result.revision,) if result.revision else result.revisions
+    return sorted({r for r in judged if _ERA.match(r) and (not known or r in known)})
+
+
+def _anchor(result: Verdict) -> str:
+    """The element id of a result: its check and source, and its revision when it has one."""
+    parts = [result.check, result.source.value, *([result.revision] if result.revision else [])]
+    return "-".join(parts)
 
 
 def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
@@ -180,7 +189,7 @@ def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
     tags = f"{ids} · {_e(result.level.value)} · {_e(result.side.value)} · {_e(result.source.value)}"
     eras = " ".join(_eras(result, window))
     lines = [
-        f'<li class="result {key}" id="{_e(result.check)}-{_e(result.source.value)}" data-level="{_level(result)}" '
+        f'<li class="result {key}" id="{_e(_anchor(result))}" data-level="{_level(result)}" '
         f'data-source="{_e(result.source.value)}" data-eras="{eras}">',
         f'<div class="head"><span class="mark">{MARKS[key]}</span>'
         f'<span class="title">{_e(result.title)}</span><span class="tags">{tags}</span></div>',
@@ -205,7 +214,7 @@ def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
 
 
 def _header(report: Report) -> list[str]:
-    revision = f' <span class="revision">— {_e(report.revision)}</span>' if report.revision else ""
+    revision = f' <span class="revision">— {_e(" and ".join(report.tested))}</span>' if report.tested else ""
     rows = [*report.target_rows(), ("fail on", report.fail_on.value)]
     lines = ["<header>", f"<h1>MCP conformance report{revision}</h1>", '<table class="target">']
     lines += [f"<tr><th>{label}</th><td>{_e(value)}</td></tr>" for label, value in rows]
@@ -267,7 +276,7 @@ def _filters(shown: list[tuple[str, list[Verdict]]], window: list[str]) -> tuple
 
 def render_html(report: Report) -> str:
     """The report as a self-contained HTML document."""
-    title = f"MCP conformance report — {report.revision}" if report.revision else "MCP conformance report"
+    title = report.title
     shown = [(key, results) for key, _, _, results in sections(report) if results]
     bar, filter_css = _filters(shown, report.window)
     lines = [
@@ -294,7 +303,7 @@ def render_html(report: Report) -> str:
         lines += [f'<section id="{key}">', f"<h2>{heading} ({len(results)}){note}</h2>"]
         if key == "passed":
             lines += ['<details class="passed">', f"<summary>show {len(results)} passed</summary>"]
-        for area, members in by_area(results).items():
+        for area, members in by_area(results, report.result_revisions()).items():
             lines += [f"<h3>{_e(area)}</h3>", '<ul class="results">']
             for result in members:
                 lines += _result(result, key, report.window)

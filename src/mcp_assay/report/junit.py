@@ -54,6 +54,10 @@ def _details(result: Verdict) -> str:
     return "\n".join(lines)
 
 
+def _in(result: Verdict) -> str:
+    return f", {result.revision}" if result.revision else ""
+
+
 def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
     """Add one testcase; return what it counts as (``failure``, ``skipped`` or ``passed``)."""
     ids = ", ".join(result.requirements)
@@ -62,7 +66,7 @@ def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
         "testcase",
         {
             "classname": _line(f"{result.area or 'Other'}.{result.check}"),
-            "name": _line(f"{ids}: {result.title} [{result.source.value}]"),
+            "name": _line(f"{ids}: {result.title} [{result.source.value}{_in(result)}]"),
         },
     )
     if key == "failed":
@@ -97,6 +101,7 @@ def render_junit(report: Report) -> str:
         "target": str(report.target.get("description", "?")),
         "kind": str(report.target.get("kind", "?")),
         "revision": report.revision or "",
+        "tested": ", ".join(report.tested),
         "supported": ", ".join(report.window),
         "fail_on": report.fail_on.value,
         "verdict": code,
@@ -104,7 +109,7 @@ def render_junit(report: Report) -> str:
         "tool": report.tool,
     }
     totals = {"tests": 0, "failures": 0, "skipped": 0}
-    for area, members in by_area(report.applied()).items():
+    for area, members in by_area(report.applied(), report.result_revisions()).items():
         suite = ET.SubElement(root, "testsuite", {"name": _line(area), "timestamp": _line(report.generated_at)})
         props = ET.SubElement(suite, "properties")
         for prop, text in properties.items():

@@ -99,7 +99,7 @@ def _result(result: Verdict, key: str) -> list[str]:
 
 
 def _header(report: Report) -> list[str]:
-    title = f"MCP conformance report — {text(report.revision)}" if report.revision else "MCP conformance report"
+    title = text(report.title)
     rows = [
         *report.target_rows(),
         ("generated", f"{report.generated_at} by {report.tool}"),
@@ -126,7 +126,7 @@ def render_markdown(report: Report) -> str:
             lines += [f"_{text(explanation)}_", ""]
         if key == "passed":
             lines += [f"<details><summary>{len(results)} passed</summary>", ""]
-        for area, members in by_area(results).items():
+        for area, members in by_area(results, report.result_revisions()).items():
             lines += [f"### {text(area)}", ""]
             for result in members:
                 lines += _result(result, key)

@@ -1,9 +1,11 @@
 """The one report every part of mcp-assay produces, and its canonical JSON form.
 
 Results from passive rules and active probes land here side by side, each keeping where it came
-from. The report merges them by requirement ID for the summary (a failure from any source wins,
-then a pass, then not verified), computes the verdict and the exit code, and round-trips through
-JSON (``schema: mcp-assay.report/1``) so ``mcp-assay report`` can re-render and merge reports.
+from and, for a suite run, the revision it was reached in (a run tests every revision the server
+serves, each on its own). The report merges them by requirement ID and revision for the summary (a
+failure from any source wins, then a pass, then not verified), computes the verdict and the exit
+code (a MUST failure in any revision counts), and round-trips through JSON
+(``schema: mcp-assay.report/1``) so ``mcp-assay report`` can re-render and merge reports.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "RequirementStatus",
     "SchemaInfo",
     "merge_reports",
+    "revision_order",
     "traffic_stats",
 ]
 
@@ -82,6 +85,8 @@ class RequirementStatus:
     severity: Severity
     checks: tuple[str, ...]
     sources: tuple[Source, ...]
+    revision: str | None = None
+    """The revision these results were reached in; a requirement binding several revisions has a status per revision."""
 
 
 @dataclass
@@ -91,10 +96,11 @@ class Report:
     results: list[Verdict]
     target: dict[str, Any] = field(default_factory=dict)
     """What was judged: ``kind`` (recording, proxy, tap, suite), ``description``, ``transport`` ..."""
-    revision: str | None = None
-    """The revision under test (for a suite run), or ``None`` when traffic of several was judged."""
+    tested: list[str] = field(default_factory=list)
+    """The revisions under test, newest first (a suite run tests every revision the server serves, each on its
+    own); empty when traffic was judged whatever revisions it carried."""
     revision_note: str = ""
-    """Where the revision under test came from."""
+    """Where the revisions under test came from."""
     window: list[str] = field(default_factory=list)
     schemas: list[SchemaInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -108,6 +114,21 @@ class Report:
     """What the catalogue says about each cited requirement (level, side, paraphrase, source)."""
 
     # -- views -----------------------------------------------------------------------------------
+    @property
+    def revision(self) -> str | None:
+        """The revision under test when exactly one was tested."""
+        return self.tested[0] if len(self.tested) == 1 else None
+
+    @property
+    def title(self) -> str:
+        """The heading every format opens with: naming the revisions tested."""
+        return f"MCP conformance report — {' and '.join(self.tested)}" if self.tested else "MCP conformance report"
+
+    def result_revisions(self) -> list[str]:
+        """The revisions the results were reached in, in the report's order (newest first)."""
+        order = [*self.tested, *self.window]
+        return revision_order({result.revision for result in self.results if result.revision}, order)
+
     def applied(self) -> list[Verdict]:
         return [result for result in self.results if result.outcome is not Outcome.NOT_APPLICABLE]
 
@@ -122,13 +143,16 @@ class Report:
         return [result for result in self.results if result.outcome is outcome]
 
     def requirements(self) -> list[RequirementStatus]:
-        """Results merged per requirement ID: failure wins, then pass, then not verified."""
-        grouped: dict[str, list[Verdict]] = defaultdict(list)
+        """Results merged per requirement ID and revision: failure wins, then pass, then not verified.
+
+        A requirement that binds several revisions the run tested has one status per revision."""
+        grouped: dict[tuple[str, str | None], list[Verdict]] = defaultdict(list)
         for result in self.results:
             for ident in result.requirements:
-                grouped[ident].append(result)
+                grouped[(ident, result.revision)].append(result)
+        rank = {name: position for position, name in enumerate(self.result_revisions())}
         merged = []
-        for ident, results in sorted(grouped.items()):
+        for (ident, revision), results in sorted(grouped.items(), key=lambda item: _status_key(item[0], rank)):
             best = max(results, key=lambda r: (_PRECEDENCE[r.outcome], r.severity is Severity.MUST))
             merged.append(
                 RequirementStatus(
@@ -137,6 +161,7 @@ class Report:
                     severity=best.severity,
                     checks=tuple(dict.fromkeys(r.check for r in results)),
                     sources=tuple(dict.fromkeys(r.source for r in results)),
+                    revision=revision,
                 )
             )
         return merged
@@ -164,15 +189,34 @@ class Report:
                 ids.update(dict.fromkeys(result.requirements))
         return list(ids)
 
+    def violated_by_revision(self) -> dict[str | None, list[str]]:
+        """The violated requirement IDs per revision they were violated in (newest first; ``None`` last)."""
+        found: dict[str | None, dict[str, None]] = defaultdict(dict)
+        for result in self.results:
+            if self.fail_on.decides(result):
+                found[result.revision].update(dict.fromkeys(result.requirements))
+        order: list[str | None] = [*self.result_revisions(), None]
+        return {revision: list(found[revision]) for revision in order if found.get(revision)}
+
+    def _violations_text(self) -> str:
+        per_revision = self.violated_by_revision()
+        if len(self.result_revisions()) < 2:
+            violated = self.violated_requirements()
+            return ", ".join(violated[:8]) + ("…" if len(violated) > 8 else "")
+        parts = []
+        for revision, ids in per_revision.items():
+            listed = ", ".join(ids[:8]) + ("…" if len(ids) > 8 else "")
+            parts.append(f"{revision}: {listed}" if revision else f"other: {listed}")
+        return "; ".join(parts)
+
     def verdict(self) -> tuple[str, str]:
         """A code and a sentence: the answer to "is this conformant?"."""
         counts = self.counts()
-        subject = f"conformant to {self.revision}" if self.revision else "conformant"
+        subject = f"conformant to {' and '.join(self.tested)}" if self.tested else "conformant"
         if counts["failed"]:
             violated = self.violated_requirements()
             noun = "requirement" if len(violated) == 1 else "requirements"
-            listed = ", ".join(violated[:8]) + ("…" if len(violated) > 8 else "")
-            return "not-conformant", f"not conformant — {len(violated)} {noun} violated ({listed})."
+            return "not-conformant", f"not conformant — {len(violated)} {noun} violated ({self._violations_text()})."
         if self.baseline is not None and self.baseline.stale:
             count = len(self.baseline.stale)
             entries = "entry matches" if count == 1 else "entries match"
@@ -227,6 +271,7 @@ class Report:
             "target": self.target,
             "revisions": {
                 "under_test": self.revision,
+                "tested": list(self.tested),
                 "note": self.revision_note,
                 "window": self.window,
                 "schemas": [asdict(schema) for schema in self.schemas],
@@ -242,6 +287,7 @@ class Report:
                     "severity": status.severity.value,
                     "checks": list(status.checks),
                     "sources": [source.value for source in status.sources],
+                    "revision": status.revision,
                     **_text_json(self.glossary.get(status.id)),
                 }
                 for status in self.requirements()
@@ -260,10 +306,12 @@ class Report:
         if data.get("schema") != REPORT_SCHEMA:
             raise ValueError(f"not an mcp-assay report (schema {data.get('schema')!r}, expected {REPORT_SCHEMA})")
         revisions = data.get("revisions", {})
+        under_test = revisions.get("under_test")
+        tested = revisions.get("tested", [under_test] if isinstance(under_test, str) else [])
         return cls(
             results=[_result_from_json(item) for item in data.get("results", [])],
             target=dict(data.get("target", {})),
-            revision=revisions.get("under_test"),
+            tested=[str(name) for name in tested] if isinstance(tested, list) else [],
             revision_note=revisions.get("note", ""),
             window=list(revisions.get("window", [])),
             schemas=[SchemaInfo(**schema) for schema in revisions.get("schemas", [])],
@@ -341,6 +389,7 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "blocked_by": result.blocked_by,
         "tags": list(result.tags),
         "known": result.known,
+        "revision": result.revision,
     }
 
 
@@ -363,6 +412,7 @@ def _result_from_json(item: Mapping[str, Any]) -> Verdict:
         blocked_by=item.get("blocked_by"),
         tags=tuple(item.get("tags", ())),
         known=item.get("known"),
+        revision=item.get("revision") if isinstance(item.get("revision"), str) else None,
     )
 
 
@@ -379,30 +429,45 @@ def _merge_pair(first: Verdict, second: Verdict) -> Verdict:
 
 
 def merge_reports(reports: Sequence[Report]) -> Report:
-    """One report from several: results of the same check and source are merged, others kept."""
+    """One report from several: results of the same check, source and revision are merged, others kept.
+
+    The merged report names every revision any of them tested; a report of captured traffic (which
+    tested none) adds none."""
     if not reports:
         raise ValueError("no reports to merge")
     if len(reports) == 1:
         return reports[0]
-    merged: dict[tuple[str, Source], Verdict] = {}
+    merged: dict[tuple[str, Source, str | None], Verdict] = {}
     for report in reports:
         for result in report.results:
-            key = (result.check, result.source)
+            key = (result.check, result.source, result.revision)
             merged[key] = _merge_pair(merged[key], result) if key in merged else result
     base = reports[0]
-    revisions = {report.revision for report in reports}
+    window = list(dict.fromkeys(rev for report in reports for rev in report.window))
+    tested = revision_order({name for report in reports for name in report.tested}, window)
     return Report(
         results=list(merged.values()),
         target={"kind": "merged", "description": " + ".join(str(r.target.get("description", "?")) for r in reports)},
-        revision=base.revision if len(revisions) == 1 else None,
+        tested=tested if all(report.tested for report in reports) else [],
         revision_note="merged from several reports",
-        window=list(dict.fromkeys(rev for report in reports for rev in report.window)),
+        window=window,
         schemas=list(dict.fromkeys(schema for report in reports for schema in report.schemas)),
         notes=list(dict.fromkeys(note for report in reports for note in report.notes)),
         audit=[line for report in reports for line in report.audit],
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
     )
+
+
+def revision_order(names: Iterable[str], order: Sequence[str]) -> list[str]:
+    """``names`` in the order ``order`` gives them (newest first), any others after, in their given order."""
+    wanted = set(names)
+    return [name for name in dict.fromkeys(order) if name in wanted] + sorted(wanted - set(order))
+
+
+def _status_key(key: tuple[str, str | None], rank: Mapping[str, int]) -> tuple[str, int]:
+    ident, revision = key
+    return ident, rank.get(revision, len(rank)) if revision is not None else len(rank) + 1
 
 
 def sort_results(results: Iterable[Verdict]) -> list[Verdict]:

@@ -12,7 +12,8 @@ A result's message is its reason followed by its evidence, reproduction included
 order the other writers use. Code scanning only accepts repository-relative paths as locations,
 so the location is named after the target: the script of a stdio command (``python server.py``
 gives ``server.py``) or ``host_port/path`` for an endpoint URL. A partial fingerprint made of the
-check and its source keeps an alert's identity across runs.
+check, its source and (for a suite run) the revision it was reached in keeps an alert's identity
+across runs: the same check failing in two revisions is two alerts.
 """
 
 from __future__ import annotations
@@ -117,6 +118,8 @@ def _rule(result: Verdict, entries: Mapping[str, RequirementText]) -> dict[str, 
 def _message(result: Verdict) -> str:
     """The reason, then every piece of evidence with its detail, message excerpt and reproduction."""
     lines = [_line(result.reason or result.title)]
+    if result.revision:
+        lines[0] = f"{result.revision}: {lines[0]}"
     for item in result.evidence:
         where = f" (exchange {_line(item.exchange)})" if item.exchange else ""
         lines.append(f"evidence: {_line(item.summary)}{where}")
@@ -133,7 +136,8 @@ def _message(result: Verdict) -> str:
 
 
 def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, Any]:
-    fingerprint = hashlib.sha256(f"{result.check}\n{result.source.value}".encode()).hexdigest()
+    identity = f"{result.check}\n{result.source.value}" + (f"\n{result.revision}" if result.revision else "")
+    fingerprint = hashlib.sha256(identity.encode()).hexdigest()
     item: dict[str, Any] = {
         "ruleId": result.check,
         "ruleIndex": rule_index,
@@ -147,6 +151,7 @@ def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, A
             "severity": result.severity.value,
             "side": result.side.value,
             "source": result.source.value,
+            "revision": result.revision,
             "revisions": list(result.revisions),
             "exchanges": [item.exchange for item in result.evidence if item.exchange],
             "reproductions": [_line(item.reproduction) for item in result.evidence if item.reproduction],
@@ -200,6 +205,7 @@ def render_sarif(report: Report) -> str:
         "properties": {
             "target": {key: str(value) for key, value in report.target.items()},
             "revision": report.revision,
+            "tested": list(report.tested),
             "window": list(report.window),
             "verdict": {"code": code, "text": verdict},
             "summary": report.counts(),

@@ -42,6 +42,8 @@ def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[s
             "source": result.source.value,
         }
     )
+    if result.revision:
+        data["revision"] = result.revision
     if result.reason:
         data["reason"] = _line(result.reason)
     if result.blocked_by:
@@ -66,9 +68,10 @@ def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[s
     return ["  ---", *(f"  {line}" for line in text.splitlines()), "  ..."]
 
 
-def _point(number: int, result: Verdict, key: str) -> list[str]:
+def _point(number: int, result: Verdict, key: str, *, several: bool = False) -> list[str]:
     ids = ", ".join(result.requirements)
-    description = _description(f"{result.area or 'Other'}: {result.title} [{ids}]")
+    era = f"{result.revision} · " if several and result.revision else ""
+    description = _description(f"{era}{result.area or 'Other'}: {result.title} [{ids}]")
     if key == "failed":
         return [f"not ok {number} - {description}", *_diagnostics(result)]
     if key == "recommended":
@@ -90,8 +93,9 @@ def _point(number: int, result: Verdict, key: str) -> list[str]:
 def render_tap(report: Report) -> str:
     """The report as a TAP version 14 stream."""
     section_of = {id(result): key for key, _, _, results in sections(report) for result in results}
-    applied = [result for members in by_area(report.applied()).values() for result in members]
-    title = f"MCP conformance report — {report.revision}" if report.revision else "MCP conformance report"
+    revisions = report.result_revisions()
+    applied = [result for members in by_area(report.applied(), revisions).values() for result in members]
+    title = report.title
     target = report.target
     lines = [
         "TAP version 14",
@@ -107,7 +111,7 @@ def render_tap(report: Report) -> str:
     stale = report.baseline.stale if report.baseline is not None else ()
     lines.append(f"1..{len(applied) + len(stale)}")
     for number, result in enumerate(applied, start=1):
-        lines += _point(number, result, section_of[id(result)])
+        lines += _point(number, result, section_of[id(result)], several=len(revisions) > 1)
     for number, entry in enumerate(stale, start=len(applied) + 1):
         lines.append(f"not ok {number} - {_description(f'stale baseline entry: {entry}')}")
     counts_line, applied_line = summary_lines(report)

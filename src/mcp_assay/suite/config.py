@@ -67,6 +67,10 @@ class SuiteConfig:
     url: str | None = None
     command: tuple[str, ...] = ()
     spec_version: str | None = None
+    """Test only this revision; ``None`` tests every revision of the window the server serves."""
+    modern_only: bool = False
+    """The server is meant to serve modern revisions only: the handshake era is not tested, and an
+    ``initialize`` the server answers anyway is a finding (VER-15, VER-21)."""
     token: str | None = None
     auth_header: str = "authorization"
     auth_scheme: str = "Bearer"
@@ -308,7 +312,7 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
                 out[key] = kind(out[key])
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{key.replace('_', '-')}: expected a number (got {out[key]!r})") from exc
-    for key in ("verbose", "no_register", "no_browser", "interactive", "generate_args_read_only"):
+    for key in ("verbose", "no_register", "no_browser", "interactive", "generate_args_read_only", "modern_only"):
         if key in out and not isinstance(out[key], bool | None):
             raise ConfigError(f"{key.replace('_', '-')}: expected true or false")
     for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",

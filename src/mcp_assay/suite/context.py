@@ -4,9 +4,12 @@ Probes only produce traffic; they never judge it. They read what they need from 
 capabilities to gate on, the tools to call, the cursors to follow), record skips when a case
 cannot run, and leave every verdict to the same rules that judge passive traffic.
 
-:class:`Router` decides where recorded traffic goes: straight into the judged log, or into a
-per-era buffer while the revision is still being selected (the selection traffic of the era not
-chosen is kept out of the judged log and the recording, and only mentioned in the report).
+:class:`Router` decides where recorded traffic goes. A run tests each revision the server serves
+on its own, the revisions side by side, yet the judged log and the recording hold them one after
+the other: one *segment* per revision, opened by its ``suite-run`` observation, so that judging
+(live or from a recording) splits the log back into one log per revision. Traffic of a revision
+whose segment is not open yet is held in its buffer; selection traffic of a revision not tested is
+kept out of the judged log and the recording, and only mentioned in the report.
 """
 
 from __future__ import annotations
@@ -33,7 +36,13 @@ __all__ = ["Family", "Router", "SuiteContext"]
 
 
 class Router:
-    """Routes recorded exchanges to the judged log (and the recording), or holds them per era."""
+    """Routes recorded exchanges to the judged log (and the recording) one segment at a time, or holds them.
+
+    ``sink(None)`` records straight into the log: before the first segment opens that is the
+    prelude every revision's judging shares (a sign-in note, the addresses a started server
+    listens on), afterwards the open segment. ``sink(buffer)`` records for one revision: held until
+    :meth:`open` starts its segment, judged while it is open, and kept out once it is closed or
+    dropped."""
 
     def __init__(self, log: ExchangeLog, writer: RecordingWriter | None, emit: Callable[[Event], None]) -> None:
         self.log = log
@@ -41,8 +50,11 @@ class Router:
         self.emit = emit
         self._held: dict[str, list[Exchange]] = {}
         self._state: dict[str, str] = {}
-        """buffer -> ``held`` | ``judged`` | ``dropped``."""
+        """buffer -> ``held`` | ``judged`` | ``closed`` | ``dropped``."""
         self.dropped: list[Exchange] = []
+        """Selection traffic of revisions the run does not test."""
+        self.late: list[Exchange] = []
+        """Traffic that arrived after its revision's segment was closed (left out of the judged log)."""
 
     def sink(self, buffer: str | None = None) -> Callable[[Exchange], None]:
         if buffer is not None:
@@ -56,7 +68,7 @@ class Router:
             elif state == "judged":
                 self._judge(item)
             else:
-                self.dropped.append(item)
+                (self.late if state == "closed" else self.dropped).append(item)
                 self.emit(ExchangeRecorded(item, judged=False))
 
         return record
@@ -67,10 +79,22 @@ class Router:
             self.writer.exchange(item)
         self.emit(ExchangeRecorded(item, judged=True))
 
-    def commit(self, buffer: str) -> None:
+    def open(self, buffer: str, marker: Observation) -> None:
+        """Start ``buffer``'s segment: its ``marker``, what it held, and from now on what it records."""
+        self._judge(marker)
         for item in self._held.pop(buffer, []):
             self._judge(item)
         self._state[buffer] = "judged"
+
+    def discard(self, buffer: str) -> None:
+        """Forget what ``buffer`` held so far (left out, like a dropped buffer's); it goes on holding."""
+        self.dropped.extend(self._held.pop(buffer, []))
+        self._held[buffer] = []
+        self._state[buffer] = "held"
+
+    def close(self, buffer: str) -> None:
+        """End ``buffer``'s segment: anything it records later is left out (another segment may be open)."""
+        self._state[buffer] = "closed"
 
     def drop(self, buffer: str) -> None:
         for item in self._held.pop(buffer, []):
@@ -92,6 +116,9 @@ class Family:
     """The server capability the family needs; not advertised -> the family is not sent."""
     transports: frozenset[str] = frozenset({"http", "stdio"})
     description: str = ""
+    exclusive: Callable[[SuiteConfig], bool] = lambda config: False
+    """Whether, in this run, the family needs the server to itself: no other revision's cases run meanwhile (a
+    witness read must see only its own writes, a burst only its own calls, the stub only its own tokens' fetches)."""
 
 
 @dataclass
@@ -128,6 +155,7 @@ class SuiteContext:
         offered: Mapping[str, str],
         fresh: Callable[[], Awaitable[ModernClient | LegacyClient | None]],
         handshake_offered: bool,
+        buffer: str | None = None,
     ) -> None:
         self.config = config
         self.spec = spec
@@ -139,6 +167,8 @@ class SuiteContext:
         self.capability_source = capability_source
         self.offered = dict(offered)
         self.handshake_offered = handshake_offered
+        self.buffer = buffer
+        """Where this revision's traffic is recorded (see :class:`Router`)."""
         self._fresh = fresh
         self.family = ""
         self.skips: list[Skip] = []
@@ -205,8 +235,12 @@ class SuiteContext:
             return None
 
     # -- bookkeeping -----------------------------------------------------------------------------
+    def recorder(self) -> Callable[[Exchange], None]:
+        """Records an exchange or observation in this revision's traffic."""
+        return self.router.sink(self.buffer)
+
     def observe(self, kind: str, **data: Any) -> None:
-        self.router.sink()(Observation(id=self.new_id("o"), time=time.time(), kind=kind, data=data))
+        self.recorder()(Observation(id=self.new_id("o"), time=time.time(), kind=kind, data=data))
 
     def skip(
         self,

@@ -33,13 +33,16 @@ class RunStarted:
 
 @dataclass(frozen=True, slots=True)
 class RevisionSelected:
-    revision: str | None
+    revisions: tuple[str, ...]
+    """The revisions the run tests, newest first (empty: none could be established)."""
     note: str
 
 
 @dataclass(frozen=True, slots=True)
 class FamilyStarted:
     family: str
+    revision: str = ""
+    """The revision whose cases the family sends (the revisions a run tests proceed side by side)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,7 @@ class FamilyFinished:
     family: str
     skipped: str | None = None
     """Why the family (or part of it) could not run, if it could not."""
+    revision: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +78,11 @@ class RunFinished:
     """The run is over: its verdicts, and what its report says about what was judged."""
 
     verdicts: tuple[Verdict, ...]
+    """Every check's verdict in every revision tested (each names its revision)."""
     target: Mapping[str, Any]
     """What was run against: ``kind``, ``description``, ``transport``, the credentials used, what it offered."""
-    revision: str | None
+    tested: tuple[str, ...]
+    """The revisions tested, newest first."""
     revision_note: str
     notes: tuple[str, ...] = ()
     audit: tuple[AuditLine, ...] = ()

@@ -1,9 +1,15 @@
-"""The active suite: choose the revision, send the probe families, judge the traffic, build a report.
+"""The active suite: choose the revisions, send the probe families, judge the traffic, build a report.
 
 Probes only produce traffic. Every exchange the suite sends and every answer it gets goes into one
 :class:`~mcp_assay.traffic.ExchangeLog` (and into ``--record`` as a JSONL recording), and the same
 rules that judge passive traffic judge it afterwards; :func:`~mcp_assay.suite.blocking.annotate`
 then says why the cases that could not run did not.
+
+A run tests every revision of the window the server serves (``--spec-version`` narrows it to one):
+each revision has its own connections, its own context and its own segment of the log, and the
+revisions proceed side by side (:mod:`~mcp_assay.suite.turns`), so a dual-era server is judged in
+both eras in about the time of the slower one. :mod:`~mcp_assay.suite.judging` then judges each
+segment at its own revision, and the one report carries every verdict with its revision.
 
 :func:`run` is a generator of :mod:`~mcp_assay.suite.events` (the CLI turns them into a progress
 display); the work itself is asynchronous and runs on a worker thread.
@@ -16,8 +22,9 @@ import itertools
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import httpx
@@ -32,14 +39,14 @@ from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import Judge, Scope, select_checks
+from mcp_assay.spec.engine import select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
-from mcp_assay.suite.blocking import Skip, annotate, skip_from_observation
+from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext
-from mcp_assay.suite.credentials import Credentials, CredentialsRefused
+from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.events import (
     Event,
     FamilyFinished,
@@ -47,8 +54,8 @@ from mcp_assay.suite.events import (
     RevisionSelected,
     RunFinished,
     RunStarted,
-    StderrLine,
 )
+from mcp_assay.suite.judging import MODERN_ONLY, RUN_OBSERVATION, judge_suite_log, revision_of_items, suite_scope
 from mcp_assay.suite.launch import LaunchedServer, launch
 from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.outgoing import HarnessError
@@ -56,7 +63,7 @@ from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
 from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
 from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
-from mcp_assay.suite.selection import Selection, handshake_revision, modern_revision, select_revision
+from mcp_assay.suite.selection import Selection, select_revision
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.signin import (
     NO_CREDENTIAL_FAMILIES,
@@ -67,17 +74,20 @@ from mcp_assay.suite.signin import (
     why_tokenless,
 )
 from mcp_assay.suite.stub.session import StubSession
+from mcp_assay.suite.target import Target
 from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, TransportFailure, Unreachable
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.suite.turns import Turns
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Severity, Side, Source, Verdict
+from mcp_assay.verdicts import Side
 from mcp_assay.wire import LISTENING, Observation, Probe, ProcessExit, StdioLine
 
 __all__ = [
     "RUN_OBSERVATION",
     "STAYS_UP_CHECK",
     "arun",
+    "check_revisions",
     "judge_suite_log",
     "report_of",
     "run",
@@ -85,8 +95,6 @@ __all__ = [
     "suite_scope",
 ]
 
-RUN_OBSERVATION = "suite-run"
-"""Observation kind naming the revision a suite run tested (so a recording can be judged the same way)."""
 STAYS_UP_CHECK = "server_stays_available_through_the_run"
 """The suite-level check a dead transport blocks the remaining cases on (see ``spec/rules/suite.py``)."""
 
@@ -107,162 +115,6 @@ def select_families(only: str | None, checks: Sequence[Check] | None) -> list[Fa
         if named or family.requirements & cited:
             chosen.append(family)
     return chosen
-
-
-@dataclass
-class _Target:
-    """Makes transports and clients for the configured target, and closes them all at the end."""
-
-    config: SuiteConfig
-    spec: SpecSet
-    credentials: Credentials
-    router: Router
-    new_id: Callable[[str], str]
-    limiter: RateLimiter
-    emit: Callable[[Event], None]
-    mock: httpx.AsyncBaseTransport | None = None
-    transports: list[Transport] = field(default_factory=list)
-    _processes: Iterator[int] = field(default_factory=lambda: itertools.count(1))
-    _connections: Iterator[int] = field(default_factory=lambda: itertools.count(1))
-
-    def connection(self) -> str:
-        """A fresh connection label: each HTTP client (and so each TCP connection) gets its own."""
-        return f"c{next(self._connections)}"
-
-    async def transport(self, buffer: str | None, connection: str) -> Transport:
-        recorder = self.router.sink(buffer)
-        transport: Transport
-        if self.config.url:
-            transport = HttpTransport(
-                self.config.url,
-                credentials=self.credentials,
-                recorder=recorder,
-                new_id=self.new_id,
-                limiter=self.limiter,
-                timeout=self.config.timeout,
-                transport=self.mock,
-                connection=connection,
-            )
-        else:
-            stdio = StdioTransport(
-                self.config.command,
-                recorder=recorder,
-                new_id=self.new_id,
-                connection=f"p{next(self._processes)}",
-                timeout=self.config.timeout,
-                on_stderr=(lambda text: self.emit(StderrLine(text))) if self.config.verbose else None,
-            )
-            await stdio.start()
-            transport = stdio
-        self.transports.append(transport)
-        return transport
-
-    async def connect(
-        self, *, credentials: Credentials | None = None, env: Mapping[str, str] | None = None, label: str = ""
-    ) -> Transport:
-        """A transport of its own for the behaviour cases: another principal's credentials over HTTP, or a new
-        server process with extra environment over stdio. Judged directly; closed with the others at the end."""
-        transport: Transport
-        if self.config.url:
-            transport = HttpTransport(
-                self.config.url,
-                credentials=credentials or self.credentials,
-                recorder=self.router.sink(),
-                new_id=self.new_id,
-                limiter=self.limiter,
-                timeout=self.config.timeout,
-                transport=self.mock,
-                connection=f"{self.connection()}-{label}" if label else self.connection(),
-            )
-        else:
-            stdio = StdioTransport(
-                self.config.command,
-                recorder=self.router.sink(),
-                new_id=self.new_id,
-                connection=f"p{next(self._processes)}",
-                timeout=self.config.timeout,
-                env=env,
-                on_stderr=(lambda text: self.emit(StderrLine(text))) if self.config.verbose else None,
-            )
-            await stdio.start()
-            transport = stdio
-        self.transports.append(transport)
-        return transport
-
-    async def modern(self, buffer: str | None = "modern") -> tuple[Transport, ModernClient]:
-        revision = modern_revision(self.spec)
-        assert revision is not None
-        transport = await self.transport(buffer, self.connection())
-        return transport, ModernClient(transport, revision)
-
-    async def legacy(self, buffer: str | None = "handshake") -> tuple[Transport, LegacyClient]:
-        revision = handshake_revision(self.spec)
-        assert revision is not None
-        transport = await self.transport(buffer, self.connection())
-        return transport, LegacyClient(transport, revision)
-
-    async def close(self, transport: Transport) -> None:
-        if isinstance(transport, StdioTransport):
-            await transport.close()
-        elif isinstance(transport, HttpTransport):
-            await transport.close()
-
-    async def close_all(self) -> None:
-        for transport in self.transports:
-            try:
-                await self.close(transport)
-            except Exception:  # noqa: BLE001 - closing must never hide the report
-                continue
-
-
-CLIENT_IS_US = "it judges the client, which in a suite run is mcp-assay itself"
-SERVER_SIDES = frozenset({Side.SERVER, Side.BOTH, Side.PROXY})
-"""What a suite run judges: one server (its client is mcp-assay itself)."""
-
-
-def suite_scope(log: ExchangeLog, spec: SpecSet) -> Scope:
-    """The scope a suite run judges with, read from the ``suite-run`` observation it recorded.
-
-    A run judges one server at the revision it selected; when it could establish none, the checks
-    of the revision it meant to test are not verified."""
-    runs = log.observations(RUN_OBSERVATION)
-    facts = runs[-1].data if runs else {}
-    named = facts.get("revision")
-    revision = spec.get(named) if isinstance(named, str) else None
-    if revision is not None:
-        return Scope(revisions=(revision,), sides=SERVER_SIDES, sides_reason=CLIENT_IS_US)
-    intended = spec.get(facts.get("intended")) if isinstance(facts.get("intended"), str) else None
-    if intended is not None:
-        transport = str(facts.get("transport", ""))
-        return Scope(
-            revisions=(intended,), sides=SERVER_SIDES, sides_reason=CLIENT_IS_US, established=False, transport=transport
-        )
-    return Scope()
-
-
-def judge_suite_log(
-    log: ExchangeLog,
-    spec: SpecSet,
-    *,
-    checks: Sequence[Check] | None = None,
-    redactor: Redactor | None = None,
-) -> tuple[list[Verdict], list[str]]:
-    """Judge the traffic of a suite run the way the run does.
-
-    Works on a live run's log and on a recording of one alike (the revision under test and the
-    skips are read from the ``suite-run`` and ``skip`` observations the run recorded), so
-    re-judging a ``--record`` file gives the same verdicts as the run itself. A failure of a check
-    that judges the client is a defect of mcp-assay's own requests: a note, never a finding."""
-    judge = Judge.of(log, spec, checks=checks, scope=suite_scope(log, spec), redactor=redactor, source=Source.ACTIVE)
-    verdicts = judge.verdicts()
-    notes = [
-        f"harness self-check: mcp-assay's own requests failed {verdict.check} "
-        f"({', '.join(verdict.requirements)}): {verdict.reason} — a defect of mcp-assay, not of the server"
-        for verdict in judge.excluded_failures
-        if verdict.severity is not Severity.INFO
-    ]
-    skips = [skip_from_observation(item.data) for item in log.observations("skip")]
-    return annotate(verdicts, skips), notes
 
 
 class _Run:
@@ -299,8 +151,8 @@ class _Run:
         counter = itertools.count(1)
         self.new_id: Callable[[str], str] = lambda prefix: f"{prefix}{next(counter)}"
         self.limiter = RateLimiter(per_minute=config.rate_limit, retry_budget_ms=config.retry_budget_ms)
-        self.target = _Target(config, spec, self.credentials, self.router, self.new_id, self.limiter, emit, mock)
-        self.skips: list[Skip] = []
+        self.target = Target(config, spec, self.credentials, self.router, self.new_id, self.limiter, emit, mock)
+        self.turns = Turns()
         self.notes: list[str] = []
         self.target_error: str | None = None
         self.stub: StubSession | None = None
@@ -310,22 +162,30 @@ class _Run:
         """Why the run goes on without a credential the server takes (only the no-credential cases run)."""
         self.started = time.perf_counter()
 
+    def observe(self, kind: str, data: dict[str, Any], buffer: str | None = None) -> None:
+        self.router.sink(buffer)(Observation(id=self.new_id("o"), time=time.time(), kind=kind, data=data))
+
     # -- selection -------------------------------------------------------------------------------
     async def select(self, forced: Revision | None) -> Selection:
-        selection = await select_revision(
-            self.spec, forced=forced, modern_factory=self.target.modern, legacy_factory=self.target.legacy
+        return await select_revision(
+            self.spec,
+            forced=forced,
+            modern_only=self.config.modern_only,
+            modern_factory=self.target.modern,
+            legacy_factory=self.target.legacy,
         )
-        era = selection.era
-        for buffer in ("modern", "handshake"):
-            if buffer == era:
-                self.router.commit(buffer)
+
+    async def settle(self, selection: Selection) -> None:
+        """Leave out what selection opened for revisions the run does not test: their traffic, their clients."""
+        tested = {revision.name for revision in selection.tested}
+        for client in (selection.modern, selection.legacy):
+            if client is None or client.revision.name in tested:
+                continue
+            self.router.drop(client.revision.name)
+            if isinstance(client, LegacyClient):
+                await self._abandon(client)
             else:
-                self.router.drop(buffer)
-        if era == "modern" and selection.legacy is not None:
-            await self._abandon(selection.legacy)
-        if era == "handshake" and selection.modern is not None:
-            await self.target.close(selection.modern.transport)
-        return selection
+                await self.target.close(client.transport)
 
     async def _abandon(self, legacy: LegacyClient) -> None:
         """Close the handshake-era session selection opened but the run does not use (kept out of the log)."""
@@ -344,31 +204,44 @@ class _Run:
                 pass
         await self.target.close(transport)
 
-    # -- families --------------------------------------------------------------------------------
-    def _context(self, selection: Selection) -> SuiteContext:
-        revision = selection.revision
-        assert revision is not None
-        if selection.era == "modern":
-            client: ModernClient | LegacyClient | None = selection.modern
-            result = selection.discover.result if selection.discover is not None and selection.discover.ok else None
-            capabilities = result.get("capabilities") if isinstance(result, dict) else None
+    def _marker(self, selection: Selection, revision: Revision | None) -> Observation:
+        """The ``suite-run`` observation opening a revision's segment: what the judging needs to know of it."""
+        forced = self.spec.get(self.config.spec_version)
+        data: dict[str, Any] = {
+            "revision": revision.name if revision is not None else None,
+            "intended": assumed_revision(self.spec, forced, self.config.default_version)[0].name,
+            "tested": [tested.name for tested in selection.tested],
+            "transport": self.config.transport,
+            "note": selection.note,
+            "offered": dict(selection.offered),
+        }
+        if self.config.modern_only:
+            data[MODERN_ONLY] = True
+        return Observation(id=self.new_id("o"), time=time.time(), kind=RUN_OBSERVATION, data=data)
+
+    # -- one revision ----------------------------------------------------------------------------
+    def _context(self, selection: Selection, revision: Revision) -> SuiteContext:
+        if revision.era == "modern":
+            reply = selection.discover
             source = "server/discover"
         else:
-            client = selection.legacy
-            result = selection.initialize.result if selection.initialize is not None else None
-            capabilities = result.get("capabilities") if isinstance(result, dict) else None
+            reply = selection.initialize
             source = "initialize"
+        result = reply.result if reply is not None and (reply.ok or revision.era == "handshake") else None
+        capabilities = result.get("capabilities") if isinstance(result, dict) else None
+        client = selection.client_for(revision)
         assert client is not None
+        buffer = revision.name
 
         async def fresh() -> ModernClient | LegacyClient | None:
             if isinstance(client, ModernClient):
                 if self.config.url is None:
                     return None
-                transport = await self.target.transport(None, self.target.connection())
+                transport = await self.target.transport(buffer, self.target.connection())
                 fresh_client = ModernClient(transport, revision)
                 fresh_client.tools = client.tools
                 return fresh_client
-            transport = await self.target.transport(None, self.target.connection())
+            transport = await self.target.transport(buffer, self.target.connection())
             return LegacyClient(transport, revision)
 
         ctx = SuiteContext(
@@ -383,14 +256,31 @@ class _Run:
             offered=selection.offered,
             fresh=fresh,
             handshake_offered=selection.negotiated is not None,
+            buffer=buffer,
         )
         ctx.stub = self.stub
         ctx.discover_result = result if isinstance(result, dict) else None
-        ctx.connect = self.target.connect
+        ctx.connect = partial(self.target.connect, buffer=buffer)
+        ctx.tokenless = self.tokenless
         return ctx
 
-    def _applies(self, family: Family, ctx: SuiteContext, era: str) -> str | None:
+    async def _revision(self, ctx: SuiteContext) -> None:
+        """Every case of one revision, then its session's end; its connections are closed after."""
+        try:
+            if ctx.revision.era == "handshake" and self.tokenless is None:
+                async with self.turns.take(exclusive=False):
+                    await self._guarded(ctx, frozenset({"HS-08", "HS-09"}), handshake_confirm(ctx))
+            await self.families_(ctx)
+            if self.tokenless is None:
+                async with self.turns.take(exclusive=False):
+                    await self._teardown(ctx)
+        finally:
+            if ctx.buffer is not None:
+                await self.target.close_revision(ctx.buffer)
+
+    def _applies(self, family: Family, ctx: SuiteContext) -> str | None:
         """``None`` to run the family, ``"skip"`` when it does not apply, or a reason it is blocked."""
+        era = ctx.revision.era
         if era not in family.eras or ctx.transport.kind not in family.transports:
             return "skip"
         if family.capability is None:
@@ -401,27 +291,30 @@ class _Run:
             return f"the server's capabilities are unknown ({where} gave none): no {family.capability} case could run"
         return None if known else "skip"
 
-    async def families_(self, ctx: SuiteContext, era: str) -> None:
+    async def families_(self, ctx: SuiteContext) -> None:
+        name = ctx.revision.name
         for family in self.families:
-            verdict = self._applies(family, ctx, era)
+            verdict = self._applies(family, ctx)
             if verdict == "skip":
                 continue
             ctx.family = family.name
-            self.emit(FamilyStarted(family.name))
+            self.emit(FamilyStarted(family.name, name))
             if self.tokenless is not None and family.name not in NO_CREDENTIAL_FAMILIES:
                 ctx.skip(f"not run: {self.tokenless}", requirements=family.requirements)
-                self.emit(FamilyFinished(family.name, skipped=self.tokenless))
+                self.emit(FamilyFinished(family.name, skipped=self.tokenless, revision=name))
                 continue
             if ctx.transport_dead is not None:
                 ctx.skip(ctx.transport_dead, requirements=family.requirements, blocked_by=STAYS_UP_CHECK)
-                self.emit(FamilyFinished(family.name, skipped=ctx.transport_dead))
+                self.emit(FamilyFinished(family.name, skipped=ctx.transport_dead, revision=name))
                 continue
             if verdict is not None:
-                ctx.skip(verdict, requirements=family.requirements, blocked_by="VER-06" if era == "modern" else "HS-04")
-                self.emit(FamilyFinished(family.name, skipped=verdict))
+                blocked_by = "VER-06" if ctx.revision.era == "modern" else "HS-04"
+                ctx.skip(verdict, requirements=family.requirements, blocked_by=blocked_by)
+                self.emit(FamilyFinished(family.name, skipped=verdict, revision=name))
                 continue
-            skipped = await self._guarded(ctx, family.requirements, family.run(ctx))
-            self.emit(FamilyFinished(family.name, skipped=skipped))
+            async with self.turns.take(exclusive=family.exclusive(self.config)):
+                skipped = await self._guarded(ctx, family.requirements, family.run(ctx))
+            self.emit(FamilyFinished(family.name, skipped=skipped, revision=name))
 
     async def _guarded(self, ctx: SuiteContext, requirements: frozenset[str], work: Awaitable[None]) -> str | None:
         """Run a family; turn the ways the target can fail to be driven into skips instead of findings."""
@@ -461,42 +354,40 @@ class _Run:
         self.emit(RunStarted(self.redactor.url(self.config.target) if self.config.url else self.redactor.text(
             self.config.target), self.config.transport, tuple(f.name for f in self.families)))  # fmt: skip
         selection: Selection | None = None
-        ctx: SuiteContext | None = None
+        contexts: list[SuiteContext] = []
         try:
             selection = await self.select(forced)
             await self._without_credentials(selection, forced)
-            if selection.revision is None:
+            await self.settle(selection)
+            if not selection.tested:
                 await asyncio.sleep(0.05)  # let a dying stdio process's last lines and exit be read
                 self._explain(selection)
-            self.emit(RevisionSelected(selection.revision.name if selection.revision else None, selection.note))
-            self.router.sink()(
-                Observation(
-                    id=self.new_id("o"),
-                    time=time.time(),
-                    kind=RUN_OBSERVATION,
-                    data={
-                        "revision": selection.revision.name if selection.revision else None,
-                        "intended": assumed_revision(self.spec, forced, self.config.default_version)[0].name,
-                        "transport": self.config.transport,
-                        "note": selection.note,
-                        "offered": dict(selection.offered),
-                    },
-                )
-            )
-            if selection.revision is None:
+            self.emit(RevisionSelected(tuple(revision.name for revision in selection.tested), selection.note))
+            if not selection.tested:
+                self.router.sink()(self._marker(selection, None))
                 self._nothing_tested(selection)
             else:
-                ctx = self._context(selection)
-                ctx.tokenless = self.tokenless
-                era = selection.era or "modern"
-                if era == "handshake" and self.tokenless is None:
-                    await self._guarded(ctx, frozenset({"HS-08", "HS-09"}), handshake_confirm(ctx))
-                await self.families_(ctx, era)
-                if self.tokenless is None:
-                    await self._teardown(ctx)
+                contexts = [self._context(selection, revision) for revision in selection.tested]
+                await self._side_by_side(selection, contexts)
         finally:
             await self.target.close_all()
-        return self.finished(selection, ctx)
+        return self.finished(selection, contexts)
+
+    async def _side_by_side(self, selection: Selection, contexts: list[SuiteContext]) -> None:
+        """Run every revision's cases at once; their segments of the log open one after the other, newest first."""
+        buffers = [ctx.buffer or ctx.revision.name for ctx in contexts]
+        self.router.open(buffers[0], self._marker(selection, contexts[0].revision))
+        tasks = [asyncio.create_task(self._revision(ctx), name=f"mcp-assay {ctx.revision.name}") for ctx in contexts]
+        try:
+            for position, ctx in enumerate(contexts):
+                if position:
+                    self.router.open(buffers[position], self._marker(selection, ctx.revision))
+                await tasks[position]
+                self.router.close(buffers[position])
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _without_credentials(self, selection: Selection, forced: Revision | None) -> None:
         """A server that refused a run holding no credential it takes still gets its no-credential cases.
@@ -508,18 +399,18 @@ class _Run:
             return
         revision, why = assumed_revision(self.spec, forced, self.config.default_version)
         self.tokenless = why_tokenless(self.signin, selection.detail)
-        transport = await self.target.transport(None, self.target.connection())
+        self.router.discard(revision.name)  # the refused selection traffic stays out, as for any refusal
+        transport = await self.target.transport(revision.name, self.target.connection())
         if revision.has("per_request_version"):
             selection.modern = ModernClient(transport, revision)
         else:
             selection.legacy = LegacyClient(transport, revision)
-        selection.revision = revision
+        selection.tested = [revision]
         selection.note = (
             f"{revision.name}, {why} — the server could not be asked which revisions it offers, and "
             f"{self.tokenless}; only the cases that need no credential were run"
         )
-        skip = everything_else(f"not run: {self.tokenless}")
-        self.router.sink()(Observation(id=self.new_id("o"), time=time.time(), kind="skip", data=skip.data()))
+        self.observe("skip", everything_else(f"not run: {self.tokenless}").data(), revision.name)
 
     @staticmethod
     def _stderr_tail(transport: Transport, lines: int = 3) -> str:
@@ -541,7 +432,7 @@ class _Run:
         exits = [item for item in self.router.dropped if isinstance(item, ProcessExit) and item.stdin_closed_at is None]
         if exits:
             facts.append(f"the process exited on its own (code {exits[0].code})")
-        tails = [tail for tail in (self._stderr_tail(t) for t in self.target.transports) if tail]
+        tails = [tail for tail in (self._stderr_tail(t) for _, t in self.target.transports) if tail]
         if tails:
             facts.append(f"its stderr ended with: {tails[0]}")
         return "; ".join(facts)
@@ -565,8 +456,7 @@ class _Run:
         if selection.problem in ("unreachable", "rate-limited", "refused"):
             self.target_error = selection.detail
         skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)
-        self.skips.append(skip)
-        self.router.sink()(Observation(id=self.new_id("o"), time=time.time(), kind="skip", data=skip.data()))
+        self.observe("skip", skip.data())
 
     async def _teardown(self, ctx: SuiteContext) -> None:
         if ctx.transport_dead is None:
@@ -575,26 +465,36 @@ class _Run:
         if isinstance(transport, StdioTransport):
             await transport.close()
 
-    def finished(self, selection: Selection | None, ctx: SuiteContext | None) -> RunFinished:
+    def finished(self, selection: Selection | None, contexts: Sequence[SuiteContext]) -> RunFinished:
         """Judge the run's traffic: the verdicts, and what the report says about the run."""
         checks = list(self.checks) if self.checks is not None else None
         verdicts, notes = judge_suite_log(self.log, self.spec, checks=checks, redactor=self.redactor)
         notes = [*self.notes, *notes]
         if self.writer is not None:
             self.writer.close()
-        for item in self.log.observations():
-            if item.kind in ("note", "page-limit") and isinstance(item.data.get("detail"), str):
-                notes.append(self.redactor.text(str(item.data["detail"])))
+        several = len(contexts) > 1
+        for revision, item in revision_of_items(self.log):
+            if isinstance(item, Observation) and item.kind in ("note", "page-limit"):
+                detail = item.data.get("detail")
+                if isinstance(detail, str):
+                    text = self.redactor.text(detail)
+                    notes.append(f"{revision}: {text}" if several and revision and revision not in text else text)
         if self.limiter.limited:
             notes.append(
                 f"the target rate-limited the run {self.limiter.limited} time(s); "
                 f"{self.limiter.waited:.1f} s were spent waiting it out"
             )
         dropped = [item for item in self.router.dropped if not isinstance(item, Observation)]
-        if dropped and selection is not None and selection.revision is not None:
+        if dropped and selection is not None and selection.tested:
             notes.append(f"{len(dropped)} selection exchange(s) of another era were left out of the judged traffic")
-        if ctx is not None and ctx.capabilities is not None:
-            notes.append(f"capabilities per {ctx.capability_source}: {', '.join(sorted(ctx.capabilities)) or 'none'}")
+        late = [item for item in self.router.late if not isinstance(item, Observation)]
+        if late:
+            notes.append(f"{len(late)} exchange(s) arrived after their revision's cases had ended and were left out")
+        for ctx in contexts:
+            if ctx.capabilities is not None:
+                where = f" ({ctx.revision.name})" if several else ""
+                caps = ", ".join(sorted(ctx.capabilities)) or "none"
+                notes.append(f"capabilities per {ctx.capability_source}{where}: {caps}")
         description = self.redactor.url(self.config.url) if self.config.url else self.redactor.text(self.config.target)
         return RunFinished(
             verdicts=tuple(verdicts),
@@ -605,7 +505,7 @@ class _Run:
                 "credentials": self.credentials.describe(),
                 "offered": dict(selection.offered) if selection is not None else {},
             },
-            revision=selection.revision.name if selection is not None and selection.revision else None,
+            tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
             revision_note=selection.note if selection is not None else "",
             notes=tuple(notes),
             audit=tuple(audit_lines(self.log)),
@@ -620,6 +520,19 @@ class _Run:
         )
 
 
+def check_revisions(config: SuiteConfig, spec: SpecSet) -> None:
+    """``--spec-version`` names a revision of the window, and a modern one with ``--modern-only``."""
+    if not config.spec_version:
+        return
+    revision = spec.require(config.spec_version)
+    if config.modern_only and revision.era != "modern":
+        modern = ", ".join(rev.name for rev in spec.window if rev.era == "modern") or "none in the window"
+        raise ConfigError(
+            f"--spec-version {revision.name} is a handshake revision, but --modern-only says the server serves "
+            f"none; drop one of them (modern revisions: {modern})"
+        )
+
+
 def report_of(
     finished: RunFinished, spec: SpecSet, *, fail_on: FailOn = FailOn.MUST, baseline: Baseline | None = None
 ) -> Report:
@@ -628,7 +541,7 @@ def report_of(
         finished.verdicts,
         target=finished.target,
         schemas=spec.schema_infos(),
-        revision=finished.revision,
+        tested=finished.tested,
         revision_note=finished.revision_note,
         notes=finished.notes,
         audit=finished.audit,
@@ -647,6 +560,7 @@ async def arun(
     mock: httpx.AsyncBaseTransport | None = None,
 ) -> Report:
     """Run the suite and return its report (events go to ``emit`` as they happen, the last a :class:`RunFinished`)."""
+    check_revisions(config, spec)
     checks = select_checks(config.only)
     if checks is not None and not checks:
         raise ConfigError(f"--only {config.only}: no check matches")
@@ -696,8 +610,7 @@ _DONE = object()
 
 def run(config: SuiteConfig, spec: SpecSet, *, mock: httpx.AsyncBaseTransport | None = None) -> Iterator[Event]:
     """Run the suite on a worker thread and yield its events as they happen; the last is :class:`RunFinished`."""
-    if config.spec_version:
-        spec.require(config.spec_version)
+    check_revisions(config, spec)
     events: queue.Queue[Any] = queue.Queue()
     failure: list[BaseException] = []
 

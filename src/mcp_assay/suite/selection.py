@@ -1,15 +1,20 @@
-"""Which revision to test: the newest one in the window that the server actually serves.
+"""Which revisions to test: every one in the window that the server actually serves.
 
 ``server/discover`` is asked first, carrying the newest window revision in ``_meta`` as the
 schema requires (a discover without ``_meta`` is not spec-legal, and judging a server by its answer
 to one files false failures). Its ``supportedVersions`` — or ``error.data.supported`` of a
-``-32022`` — lists the modern revisions served. The ``initialize`` handshake is probed separately,
-on its own session or process, because a discover answer may list only modern revisions.
+``-32022`` — lists the modern revisions served. The ``initialize`` handshake is probed separately
+and at the same time, on its own session or process, because a discover answer may list only
+modern revisions. Both official SDKs serve both eras on one endpoint, so a run usually tests two
+revisions, each on its own (newest first); the discover answer and the initialized session become
+the clients those runs start from.
 
 A target that cannot be reached, or is rate-limited past the budget, or refuses the credentials,
 resolves to *neither*: the run says so instead of guessing, since a throttled discover is not a
-missing one. ``--spec-version`` always wins (a revision outside the window is refused, with the
-supported list, before anything is sent).
+missing one. ``--spec-version`` narrows the run to one revision (a revision outside the window is
+refused, with the supported list, before anything is sent). ``--modern-only`` says the server is
+meant to serve no handshake revision: only modern revisions are tested, and an ``initialize`` it
+answers anyway is reported by the modern run's own legacy probes.
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ def handshake_revision(spec: SpecSet) -> Revision | None:
 class Selection:
     """The outcome of asking the server what it serves."""
 
-    revision: Revision | None
-    note: str
+    tested: list[Revision] = field(default_factory=list)
+    """The revisions to test, newest first; empty when none could be established."""
+    note: str = ""
     offered: dict[str, str] = field(default_factory=dict)
     """Revision -> how we learnt the server serves it."""
     problem: str | None = None
@@ -63,10 +69,13 @@ class Selection:
     exception: BaseException | None = None
 
     @property
-    def era(self) -> str | None:
-        if self.revision is None:
-            return None
-        return "modern" if self.revision.has("per_request_version") else "handshake"
+    def revision(self) -> Revision | None:
+        """The newest revision to test."""
+        return self.tested[0] if self.tested else None
+
+    def client_for(self, revision: Revision) -> ModernClient | LegacyClient | None:
+        """The client selection opened for ``revision``'s era (its discover answer or its session)."""
+        return self.modern if revision.era == "modern" else self.legacy
 
 
 def _versions(value: Any) -> list[str] | None:
@@ -113,11 +122,12 @@ async def select_revision(
     forced: Revision | None,
     modern_factory: ModernFactory,
     legacy_factory: LegacyFactory,
+    modern_only: bool = False,
 ) -> Selection:
-    """Ask the server (discover, then initialize) and choose the revision to test."""
+    """Ask the server (discover and initialize, side by side) and choose the revisions to test."""
     modern_rev = modern_revision(spec)
     handshake_rev = handshake_revision(spec)
-    selection = Selection(revision=None, note="")
+    selection = Selection()
     want_modern = forced is None or forced is modern_rev
     want_handshake = forced is None or forced is handshake_rev
     # start both targets at once: a stdio server spends most of its first second importing
@@ -187,18 +197,21 @@ async def select_revision(
             else:
                 handshake_answer = f"initialize answered {reply.describe()}"
     if forced is not None:
-        selection.revision = forced
+        selection.tested = [forced]
         answer = modern_answer if forced is modern_rev else handshake_answer
         selection.note = f"{forced.name}, as --spec-version asks" + (f"; {answer}" if answer else "")
         return selection
-    chosen = next((rev for rev in spec.window if rev.name in selection.offered), None)
+    served = [rev for rev in spec.window if rev.name in selection.offered]
     attempted = int(want_modern and modern_rev is not None) + int(want_handshake and handshake_rev is not None)
-    if chosen is None and silent and len(silent) == attempted:
+    if not served and silent and len(silent) == attempted:
         selection.problem = "unreachable"
         selection.detail = "; ".join(silent)
         selection.note = _neither(selection.detail)
         return selection
-    if chosen is None:
+    if modern_only:
+        return _modern_only(selection, served, modern_rev, modern_answer, handshake_answer)
+    tested, untestable = _testable(selection, served)
+    if not tested:
         offered = ", ".join(selection.offered) or "no revision at all"
         selection.problem = "out-of-window"
         selection.detail = (
@@ -207,16 +220,77 @@ async def select_revision(
         )
         selection.note = "; ".join(part for part in (modern_answer, handshake_answer, selection.detail) if part)
         return selection
-    selection.revision = chosen
-    source = selection.offered[chosen.name]
-    others = [rev.name for rev in spec.window if rev.name in selection.offered and rev is not chosen]
-    parts = [f"{chosen.name} — the newest supported revision this server offers, per {source}"]
-    if source == "server/discover" and handshake_answer:
+    selection.tested = tested
+    selection.note = _note(selection, modern_answer, handshake_answer, untestable)
+    return selection
+
+
+def _testable(selection: Selection, served: list[Revision]) -> tuple[list[Revision], list[str]]:
+    """The served revisions selection opened a usable client for, and why any other could not be tested."""
+    tested: list[Revision] = []
+    untestable: list[str] = []
+    for revision in served:
+        if revision.era == "modern":
+            usable = selection.modern is not None
+            why = "no connection could be opened for it"
+        else:
+            usable = selection.legacy is not None and selection.initialize is not None
+            why = "initialize got no answer"
+            if usable and selection.negotiated not in (None, revision.name):
+                usable, why = False, f"initialize negotiates {selection.negotiated} instead"
+        if usable:
+            tested.append(revision)
+        else:
+            untestable.append(f"{revision.name} is listed by {selection.offered[revision.name]} but {why}")
+    return tested, untestable
+
+
+def _note(selection: Selection, modern_answer: str, handshake_answer: str, untestable: list[str]) -> str:
+    """What the revision line of the report says: which revisions are tested, and how the server said so."""
+    tested = selection.tested
+    sources = {rev.name: selection.offered[rev.name] for rev in tested}
+    if len(tested) == 1:
+        (only,) = tested
+        parts = [f"{only.name} — the newest supported revision this server offers, per {sources[only.name]}"]
+    else:
+        each = " and ".join(f"{rev.name} (per {sources[rev.name]})" for rev in tested)
+        parts = [f"{each} — every revision in the window this server serves, each tested on its own"]
+    if "initialize" not in sources.values() and handshake_answer:
         parts.append(handshake_answer)
-    elif source == "initialize" and modern_answer:
+    if "server/discover" not in sources.values() and modern_answer:
         parts.append(modern_answer)
-    if others:
-        parts.append(f"it also serves {', '.join(others)}")
+    parts += untestable
+    return "; ".join(parts)
+
+
+def _modern_only(
+    selection: Selection,
+    served: list[Revision],
+    modern_rev: Revision | None,
+    modern_answer: str,
+    handshake_answer: str,
+) -> Selection:
+    """``--modern-only``: test the modern revisions served (the newest, if discover names none)."""
+    modern = [rev for rev in served if rev.era == "modern"]
+    if not modern and modern_rev is not None:
+        modern = [modern_rev]
+    if not modern:
+        selection.problem = "out-of-window"
+        selection.detail = "--modern-only, but no revision of the window has per-request versioning"
+        selection.note = selection.detail
+        return selection
+    selection.tested = modern
+    names = " and ".join(rev.name for rev in modern)
+    parts = [f"{names} — the server is declared modern-only (--modern-only)"]
+    if modern_answer:
+        parts.append(modern_answer)
+    if selection.negotiated is not None:
+        parts.append(
+            f"initialize negotiates {selection.negotiated} although the server is declared modern-only; "
+            "the handshake era is not tested, and the modern run's legacy initialize probes judge it (VER-15, VER-21)"
+        )
+    elif handshake_answer:
+        parts.append(handshake_answer)
     selection.note = "; ".join(parts)
     return selection
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ BUGS = {
     "initialize-echoes-unsupported": "initialize echoes an unsupported protocolVersion (HS-06)",
     "no-discover": "server/discover is not implemented: 404 and -32601 (VER-06)",
     "no-result-type": "results carry no resultType (RES-01)",
+    "legacy-gets-2026-envelope": "2025 session results carry resultType, ttlMs, cacheScope, _meta serverInfo (HS-16)",
     "stdout-banner": "the stdio server prints a banner line on stdout first (STDIO-02)",
     "exit-on-invalid-json": "the stdio server exits when it reads a line that is not JSON",
     "refuses-without-client-info": "a 2026 request without _meta clientInfo is refused with -32602 (META-10)",
@@ -459,7 +461,7 @@ class Server:
             answer = self._legacy(payload)
             if isinstance(answer.body, dict) and "result" in answer.body:
                 self._next_session += 1
-                session_id = f"session-{self._next_session}"
+                session_id = f"session-{self._next_session}-{secrets.token_hex(16)}"  # unguessable (AUTH-34)
                 self.sessions.add(session_id)
                 answer.headers["mcp-session-id"] = session_id
             answer.status = 200
@@ -478,6 +480,14 @@ class Server:
         return answer
 
     def _legacy(self, payload: dict[str, Any]) -> Answer:
+        answer = self._legacy_answer(payload)
+        result = answer.body.get("result") if isinstance(answer.body, dict) else None
+        result = result if isinstance(result, dict) else None
+        if self.bug == "legacy-gets-2026-envelope" and payload["method"] not in ("initialize", "ping") and result:
+            result.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": SERVER_INFO})
+        return answer
+
+    def _legacy_answer(self, payload: dict[str, Any]) -> Answer:
         ident = payload.get("id")
         method = payload["method"]
         params = payload.get("params") if isinstance(payload.get("params"), dict) else {}

@@ -499,6 +499,31 @@ def test_ver_15_is_not_verified_when_a_dual_era_server_accepts_initialize(spec: 
     assert verdict.outcome is Outcome.NOT_VERIFIED
 
 
+def test_a_server_declared_modern_only_that_refuses_initialize_naming_versions_passes_ver_15(spec: SpecSet) -> None:
+    """Spec-mandated (VER-15), for a server the user declares modern-only (run --modern-only)."""
+    body = initialize().request_message.payload  # type: ignore[union-attr]
+    named = refused(
+        body, -32600, message="This server speaks 2026-07-28 only", headers={"content-type": "application/json"}
+    )
+    verdict = judge(log_of(discover(), named), spec, "refused_initialize_names_supported_versions", modern_only=True)
+    assert verdict.outcome is Outcome.PASSED
+
+
+def test_a_server_declared_modern_only_that_serves_initialize_fails_ver_15(spec: SpecSet) -> None:
+    """Spec-mandated (VER-15 with A21): a modern-only server refuses the handshake; the user said this one is."""
+    verdict = judge(
+        log_of(discover(), legacy_session()), spec, "refused_initialize_names_supported_versions", modern_only=True
+    )
+    assert verdict.outcome is Outcome.FAILED
+    assert "declared modern-only" in verdict.reason and "negotiating 2025-11-25" in verdict.reason
+
+
+def test_ver_15_for_a_server_declared_modern_only_is_not_verified_without_a_legacy_initialize(spec: SpecSet) -> None:
+    """Tool-defined: nothing tried the handshake, so whether it is refused is unknown."""
+    verdict = judge(log_of(discover()), spec, "refused_initialize_names_supported_versions", modern_only=True)
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
 # -- VER-16 ---------------------------------------------------------------------------------------
 def test_a_request_served_without_prior_discover_passes_ver_16(spec: SpecSet) -> None:
     """Spec-mandated (VER-16): probe (a), the first request on a fresh connection is served."""
@@ -627,6 +652,20 @@ def test_ver_21_tolerates_a_dual_era_server_serving_initialize(spec: SpecSet) ->
     exchange = served(body, {"protocolVersion": "2025-11-25", "capabilities": {}}, probe=PROBE)
     verdict = judge(log_of(exchange), spec, "removed_methods_are_unknown_to_modern_requests")
     assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_server_declared_modern_only_serving_initialize_with_a_2026_envelope_fails_ver_21(spec: SpecSet) -> None:
+    """Spec-mandated (VER-21 with A21): only a dual-era server may still serve initialize."""
+    body = modern_body("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
+    exchange = served(body, {"protocolVersion": "2025-11-25", "capabilities": {}}, probe=PROBE)
+    verdict = judge(log_of(exchange), spec, "removed_methods_are_unknown_to_modern_requests", modern_only=True)
+    assert verdict.outcome is Outcome.FAILED
+    assert "initialize with a 2026 envelope was served with a result" in verdict.reason
+    refused_initialize = refused(body, -32601, status=404, probe=PROBE)
+    verdict = judge(
+        log_of(refused_initialize), spec, "removed_methods_are_unknown_to_modern_requests", modern_only=True
+    )
+    assert verdict.outcome is Outcome.PASSED
 
 
 def test_modern_requests_for_defined_methods_pass_ver_22(spec: SpecSet) -> None:

@@ -1,8 +1,11 @@
-"""The behaviour family: one lane per era the server serves, each running every configured case."""
+"""The behaviour family: every configured case, in the revision under test.
+
+A run tests each revision the server serves on its own, so the cases run once per revision (one
+*lane*: the revision's connections and principals). The family takes the server to itself
+(:attr:`~mcp_assay.suite.context.Family.exclusive`): a witness read must see only its own writes.
+"""
 
 from __future__ import annotations
-
-import asyncio
 
 from mcp_assay.suite.behaviour.cases import LaneRun
 from mcp_assay.suite.behaviour.lanes import Lane
@@ -38,29 +41,24 @@ async def run(ctx: SuiteContext) -> None:
             EXPECTATION, tools_by_principal={name: list(tools) for name, tools in behaviour.tools_by_principal.items()}
         )
     tools = dict(ctx.client.tools) if isinstance(ctx.client, ModernClient) else {}
-    eras = [revision for revision in ctx.spec.window if revision.name in ctx.offered]
-    lanes = [
-        Lane(
-            revision=revision,
-            transport=ctx.transport.kind,
-            config=ctx.config,
-            behaviour=behaviour,
-            connect=connect,
-            family=ctx.family or "behaviour",
-            tools=tools,
-            main=ctx.client if revision is ctx.revision else None,
-        )
-        for revision in eras
-    ]
-    runs = [LaneRun(ctx, lane, WitnessReader(lane, ctx.router.sink(), ctx.new_id)) for lane in lanes]
+    lane = Lane(
+        revision=ctx.revision,
+        transport=ctx.transport.kind,
+        config=ctx.config,
+        behaviour=behaviour,
+        connect=connect,
+        family=ctx.family or "behaviour",
+        tools=tools,
+        main=ctx.client,
+    )
+    lane_run = LaneRun(ctx, lane, WitnessReader(lane, ctx.recorder(), ctx.new_id))
     try:
         # every connection (over stdio: every server process) is opened before the first case, so no
-        # server is busy starting up while another lane's timings are being measured
-        await asyncio.gather(*(run.warm_up() for run in runs))
-        for run in runs:
-            await run.run()
+        # server is busy starting up while a case's timings are being measured
+        await lane_run.warm_up()
+        await lane_run.run()
     finally:
-        await asyncio.gather(*(lane.close() for lane in lanes), return_exceptions=True)
+        await lane.close()
 
 
 FAMILY = Family(
@@ -68,5 +66,6 @@ FAMILY = Family(
     requirements=REQUIREMENTS,
     run=run,
     capability="tools",
-    description="principals' tool lists, refusals proved with a witness, handles, and the cancel race per era",
+    description="principals' tool lists, refusals proved with a witness, handles, and the cancel race",
+    exclusive=lambda config: config.behaviour is not None,
 )

@@ -16,7 +16,7 @@ __all__ = [
     "LIST_KEYS",
     "allowed_arguments",
     "callable_without_arguments",
-    "fresh_lister",
+    "list_again",
     "list_params",
     "required_arguments",
     "walk",
@@ -37,26 +37,14 @@ def list_params(ctx: SuiteContext, cursor: str | None = None) -> dict[str, Any] 
     return {} if ctx.modern else None
 
 
-async def fresh_lister(ctx: SuiteContext) -> ModernClient | LegacyClient | None:
-    """A client on a new connection (HTTP) or process (2025 stdio) that may ask for a list.
-
-    A 2026 request needs nothing before it. A 2025 client must open its own session first — a list
-    request without one is refused (400 on HTTP) and says nothing about the list — so the new client
-    completes a handshake of its own; ``None`` when there is no new connection to be had or the
-    server refuses the second session."""
+async def list_again(ctx: SuiteContext, method: str) -> None:
+    """Walk ``method`` a second time, on a new connection where there is one (HTTP): what TOOL-03/04, PRM-03 and
+    RSRC-03 compare. Those are 2026 requirements; in 2025-11-25 a list may depend on the session, and no
+    requirement compares two (cursor stability is the pagination family's), so a handshake run lists once."""
+    if not ctx.modern:
+        return
     fresh = await ctx.fresh_client()
-    if not isinstance(fresh, LegacyClient):
-        return fresh
-    reply = await fresh.initialize(
-        ctx.revision.name,
-        ctx.probe(
-            ProbeName.FRESH_INITIALIZE, f"initialize a second session offering {ctx.revision.name}, to list again"
-        ),
-    )
-    if not reply.ok:
-        return None
-    await fresh.initialized(ctx.probe(ProbeName.FRESH_INITIALIZED, "notifications/initialized for the second session"))
-    return fresh
+    await walk(ctx, method, client=fresh or ctx.client, label=ProbeName.LIST_AGAIN)
 
 
 async def walk(

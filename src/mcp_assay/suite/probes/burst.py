@@ -66,4 +66,5 @@ FAMILY = Family(
     run=run,
     capability="tools",
     description="an opt-in burst of calls to one safe tool, looking for a rate limit (BEH-11)",
+    exclusive=lambda config: config.rate_limit_probe is not None,
 )

@@ -48,7 +48,7 @@ def _removed(ctx: SuiteContext) -> list[tuple[str, dict[str, Any]]]:
         ("logging/setLevel", {"level": "info"}),
         ("resources/subscribe", {"uri": "file:///mcp-assay/resource"}),
     ]
-    if not ctx.handshake_offered and not _handshake_unasked(ctx):
+    if ctx.config.modern_only or (not ctx.handshake_offered and not _handshake_unasked(ctx)):
         # a dual-era server may serve initialize (A21); only a modern-only one must not know it
         other = next((rev.name for rev in ctx.spec.window if rev is not ctx.revision), "2025-11-25")
         clause = {"protocolVersion": other, "capabilities": {}, "clientInfo": {"name": "mcp-assay", "version": "0"}}

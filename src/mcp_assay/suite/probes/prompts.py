@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
-from mcp_assay.suite.probes._common import fresh_lister, walk
+from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
 
@@ -42,8 +42,7 @@ async def run(ctx: SuiteContext) -> None:
         )
         return
     prompts = [prompt for prompt in listing.items if isinstance(prompt.get("name"), str)]
-    fresh = await fresh_lister(ctx)
-    await walk(ctx, "prompts/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
+    await list_again(ctx, "prompts/list")
     fetched = 0
     for prompt in prompts:
         name = prompt["name"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
-from mcp_assay.suite.probes._common import fresh_lister, walk
+from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
 
@@ -33,9 +33,8 @@ async def run(ctx: SuiteContext) -> None:
     templates = await walk(ctx, "resources/templates/list", label=ProbeName.TEMPLATES)
     ctx.listings["resources/templates/list"] = templates
     _note_shared_names(ctx, templates.items)
-    fresh = await fresh_lister(ctx)
     if listing.ok:
-        await walk(ctx, "resources/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
+        await list_again(ctx, "resources/list")
         uris = [item["uri"] for item in listing.items if isinstance(item.get("uri"), str)]
         sample = uris[: ctx.config.resource_sample]
         for uri in sample:

@@ -207,4 +207,5 @@ FAMILY = Family(
     run=run,
     transports=frozenset({"http"}),
     description="token validation with a stand-in authorization server: audience, issuer, signature, lifetime",
+    exclusive=lambda config: config.stub is not None,
 )

@@ -34,7 +34,7 @@ from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import (
     allowed_arguments,
     callable_without_arguments,
-    fresh_lister,
+    list_again,
     required_arguments,
     walk,
 )
@@ -137,8 +137,7 @@ async def run(ctx: SuiteContext) -> None:
     tools = listing.items
     if isinstance(client, ModernClient):
         client.tools = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
-    fresh = await fresh_lister(ctx)
-    await walk(ctx, "tools/list", client=fresh or client, label=ProbeName.LIST_AGAIN)
+    await list_again(ctx, "tools/list")
     unknown = sorted(set(ctx.config.tool_args) - {tool.get("name") for tool in tools})
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")

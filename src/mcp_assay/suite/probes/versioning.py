@@ -160,7 +160,7 @@ async def run(ctx: SuiteContext) -> None:
                 ProbeName.FRESH_CONNECTION, "tools/list as the first request on a new connection, no discover"
             ),
         )
-    if not ctx.handshake_offered:
+    if not ctx.handshake_offered or ctx.config.modern_only:
         body = {
             "jsonrpc": "2.0",
             "id": client.ids(),

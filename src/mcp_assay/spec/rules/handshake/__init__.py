@@ -4,6 +4,7 @@ Rule modules (each registers its checks when imported):
 
 * :mod:`.initialize`
 * :mod:`.negotiated`
+* :mod:`.newer_shapes`
 * :mod:`.session_ids`
 
 Helpers beside them (no checks):
@@ -11,11 +12,12 @@ Helpers beside them (no checks):
 * :mod:`._sessions`: 2025 sessions rebuilt from the traffic
 """
 
-from . import initialize, negotiated, session_ids
+from . import initialize, negotiated, newer_shapes, session_ids
 
 RULE_MODULES = (
     initialize,
     negotiated,
+    newer_shapes,
     session_ids,
 )
 """The modules of this area that declare checks (importing them registered their checks)."""

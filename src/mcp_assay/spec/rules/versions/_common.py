@@ -23,9 +23,11 @@ __all__ = [
     "HANDSHAKE_ERA_VERSIONS",
     "MODERN",
     "MODERN_ERRORS",
+    "MODERN_ONLY",
     "advertised_discover",
     "code_text",
     "complete_envelope",
+    "declared_modern_only",
     "discover_results",
     "envelope_consistent",
     "handshake_versions",
@@ -41,6 +43,14 @@ HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 
 MODERN_ERRORS = frozenset({-32020, -32021, -32022})
 """Codes only a 2026-era server sends: a dual-era client that sees one knows it talks to a modern server."""
+MODERN_ONLY = "modern_only"
+"""The setting saying the server is meant to serve modern revisions only (``run --modern-only``): a dual-era
+server may still serve ``initialize`` (ambiguity A21), a modern-only one must refuse it."""
+
+
+def declared_modern_only(ctx: Context) -> bool:
+    """Whether the server is declared modern-only (see :data:`MODERN_ONLY`)."""
+    return ctx.settings.get(MODERN_ONLY) is True
 
 
 def handshake_versions(ctx: Context) -> frozenset[str]:

@@ -28,6 +28,7 @@ from mcp_assay.spec.rules.versions._common import (
     advertised_discover,
     code_text,
     complete_envelope,
+    declared_modern_only,
     envelope_consistent,
     modern_requests,
     modern_versions,
@@ -144,7 +145,8 @@ def removed_methods_are_unknown_to_modern_requests(ctx: Context) -> Iterator[Fin
     """ping, logging/setLevel, resources/(un)subscribe and tasks/* with a 2026 envelope get -32601 (HTTP 404).
 
     Triggered by such requests (the active suite sends them). An initialize with a 2026 envelope
-    may be served by a dual-era server (A21); when refused, it must be -32601 too."""
+    may be served by a dual-era server (A21), not by one declared modern-only (``run --modern-only``);
+    when refused, it must be -32601 too."""
     removed = _removed_methods(ctx, notifications=False) | _tasks_methods(ctx)
     modern = modern_versions(ctx)
     for request in modern_requests(ctx):
@@ -158,7 +160,7 @@ def removed_methods_are_unknown_to_modern_requests(ctx: Context) -> Iterator[Fin
             extensions = caps.get("extensions")
             if isinstance(extensions, dict) and TASKS_EXTENSION in extensions:
                 continue
-        if request.method == "initialize" and answer.kind is Kind.RESULT:
+        if request.method == "initialize" and answer.kind is Kind.RESULT and not declared_modern_only(ctx):
             continue
         yield _expect_method_not_found(answer, ctx, f"{request.method} with a 2026 envelope")
 

@@ -20,6 +20,7 @@ from mcp_assay.spec.rules.versions._common import (
     advertised_discover,
     code_text,
     complete_envelope,
+    declared_modern_only,
     envelope_consistent,
     modern_requests,
     modern_versions,
@@ -35,11 +36,23 @@ def refused_initialize_names_supported_versions(ctx: Context) -> Iterator[Findin
     """A server refusing a legacy initialize names its supported versions in the error (HTTP 400, or 404 with a body).
 
     Triggered by a 2025-style initialize (no 2026 envelope) that the server answers with an error,
-    such as the active suite's legacy-client probe; dual-era servers that accept it are not judged."""
+    such as the active suite's legacy-client probe. A dual-era server that accepts it is not judged,
+    but one declared modern-only (``run --modern-only``) fails: it must refuse the handshake."""
+    modern_only = declared_modern_only(ctx)
     for request in ctx.log.messages():
         if request.method != "initialize" or request.kind is not Kind.REQUEST or meta_version(request) is not None:
             continue
         answer = answer_to(request, ctx)
+        if answer is not None and answer.kind is Kind.RESULT and modern_only:
+            result = answer.result if isinstance(answer.result, dict) else {}
+            version = result.get("protocolVersion")
+            what = f"negotiating {version}" if isinstance(version, str) else "with a result"
+            yield failed(
+                answer,
+                f"the server is declared modern-only (--modern-only) but served a legacy initialize, {what}, "
+                "instead of refusing it with the versions it supports",
+            )
+            continue
         if answer is None or answer.kind is not Kind.ERROR:
             continue
         status = http_status(answer, ctx)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import queue
 import re
 import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -67,6 +69,8 @@ RUN_OBSERVATION = "suite-run"
 STAYS_UP_CHECK = "server_stays_available_through_the_run"
 """The suite-level check a dead transport blocks the remaining cases on (see ``spec/rules/suite.py``)."""
 
+
+log = logging.getLogger(__name__)
 
 _ID_PREFIX = re.compile(r"[A-Z]+(-\d{0,2})?")
 
@@ -469,7 +473,17 @@ class _Run:
             reason, blocked_by = ctx.transport_dead, STAYS_UP_CHECK
         except TransportFailure as exc:
             reason = f"the transport failed: {exc}"
+        except Exception as exc:  # noqa: BLE001 - whatever the server answered, the run goes on and reports
+            trace = "".join(traceback.format_exception(exc))
+            log.error(
+                "mcp-assay: the %s cases stopped on an error of its own:\n%s", ctx.family, self.redactor.text(trace)
+            )
+            reason = (
+                f"mcp-assay failed inside the {ctx.family} cases ({type(exc).__name__}: {str(exc)[:200]}): "
+                "a defect of mcp-assay, not of the server"
+            )
         if reason is not None:
+            reason = self.redactor.text(reason)
             ctx.skip(reason, requirements=requirements, blocked_by=blocked_by)
         return reason
 

@@ -10,6 +10,7 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 
 __all__ = [
     "LIST_KEYS",
+    "by_name",
     "callable_without_arguments",
     "fresh_lister",
     "list_params",
@@ -87,6 +88,16 @@ async def walk(
         detail=f"{method} still had a nextCursor after {ctx.config.page_limit} pages (--page-limit)",
     )
     return listing
+
+
+def by_name(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Listed items by their string ``name``; the first of two items named alike wins (the rules judge the pair)."""
+    named: dict[str, dict[str, Any]] = {}
+    for item in items:
+        name = item.get("name")
+        if isinstance(name, str):
+            named.setdefault(name, item)
+    return named
 
 
 def required_arguments(schema: Any) -> list[str]:

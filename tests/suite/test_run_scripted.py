@@ -28,10 +28,10 @@ from tests.suite.scripted import Handler, mock, respond, silent
 URL = "http://127.0.0.1:9/mcp"
 TOKEN = "suite-token-9c41e07b"
 ARGS: dict[str, Any] = {"tool_args": {"echo": {"message": "hi"}}, "prompt_args": {"greet": {"who": "x"}}}
-RULE_CONFLICTS = {"each_request_gets_exactly_one_response", "error_responses_repeat_the_request_id"}
-"""Failures the conformant scripted server still draws because two JSON-RPC rules disagree with
-HTTP-35 (an id-less 403 body is allowed) and RPC-09 (an -32600 error echoing a readable id); see
-the report to the rule owners."""
+RULE_CONFLICTS: set[str] = set()
+"""Failures the conformant scripted server would draw because two rules disagree: none any more (RPC-05
+once failed the -32600 that repeats the id of the suite's stray client response, which RPC-09 asks for;
+both now ask the log's one correlation)."""
 
 
 def run_suite(spec: SpecSet, handler: Handler, **settings: Any) -> tuple[Report, list[Event]]:

@@ -272,3 +272,53 @@ def test_an_id_retried_after_a_401_passes_rpc_04_in_2026(spec: SpecSet) -> None:
     verdict = judge(log, spec, "request_ids_are_not_reused")
     assert verdict.outcome is Outcome.PASSED
     assert verdict.judged == 2
+
+
+NO_METHOD = {"name": "no-method", "invalid": True}
+
+
+def test_an_invalid_request_answered_with_its_readable_id_is_no_orphan_on_stdio(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-13, RPC-05): -32600 repeating the readable id of an invalid request answers it.
+
+    RPC-13 and RPC-05 ask the same correlation, so the answer that passes one is not an answer to
+    "an id no request used" for the other."""
+    log = log_of(
+        stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 55}, probe=NO_METHOD),
+        stdio(Side.SERVER, error_body(-32600, "Invalid request", 55)),
+    )
+    assert judge(log, spec, "invalid_requests_get_an_invalid_request_error").outcome is Outcome.PASSED
+    assert judge(log, spec, "malformed_input_gets_an_error_answer").outcome is Outcome.PASSED
+    assert judge(log, spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_an_invalid_request_answered_with_another_code_fails_rpc_13_on_stdio(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-13): the code of the answer that repeats the invalid request's id is judged on stdio too."""
+    log = log_of(
+        stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 55}, probe=NO_METHOD),
+        stdio(Side.SERVER, error_body(-32601, "Method not found", 55)),
+    )
+    verdict = judge(log, spec, "invalid_requests_get_an_invalid_request_error")
+    assert verdict.outcome is Outcome.FAILED and "-32601" in verdict.reason
+    assert judge(log, spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_an_error_repeating_the_id_of_a_stray_client_response_answers_it(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-05): a server refusing a response no request asked for, repeating its id, answers it."""
+    stray = http(
+        {"jsonrpc": "2.0", "id": "mcp-assay-no-such-request", "result": {}},
+        error_body(-32600, "Invalid request", "mcp-assay-no-such-request"),
+        status=400,
+        headers=modern_headers(None),
+        probe={"name": "client-response", "invalid": True},
+    )
+    assert judge(log_of(stray), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_an_answer_to_an_id_no_message_carried_still_fails_rpc_05(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-05): an invalid request with id 55 does not make an answer to 56 an answer."""
+    log = log_of(
+        stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 55}, probe=NO_METHOD),
+        stdio(Side.SERVER, error_body(-32600, "Invalid request", 56)),
+    )
+    verdict = judge(log, spec, "each_request_gets_exactly_one_response")
+    assert verdict.outcome is Outcome.FAILED and "56" in verdict.reason

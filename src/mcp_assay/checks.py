@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.errors import CatalogueError
-from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.features import FEATURES
 from mcp_assay.spec.requirements import catalogue
@@ -457,15 +457,28 @@ def _judge(check: Check, ctx: Context, redactor: Redactor, default_source: Sourc
 
 def _capture_gaps(findings: list[Finding], ctx: Context) -> list[Finding]:
     """A failure about an exchange whose event stream the capture did not keep is not verified instead:
-    what the stream carried is unknown, and a reader of another tool's capture must not guess it."""
+    what the stream carried is unknown, and a reader of another tool's capture must not guess it. So is
+    one about an exchange holding a message mcp-assay's parser could not read (a limit of the tool)."""
     kept = []
     for finding in findings:
         subject = finding.subject
         exchange = ctx.log.get(subject.exchange) if isinstance(subject, Message) else subject
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
+        limit = _unread(exchange) if finding.outcome is Outcome.FAILED else None
+        if limit is not None:
+            finding = unverified(f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject)
         kept.append(finding)
     return kept
+
+
+def _unread(exchange: Exchange | None) -> str | None:
+    """Why a message of ``exchange`` could not be read by mcp-assay's parser, if one could not."""
+    for message in exchange.messages if exchange is not None else ():
+        limit = parser_limit(message)
+        if limit is not None:
+            return limit
+    return None
 
 
 def _aggregate(check: Check, findings: list[Finding], ctx: Context, redactor: Redactor, default: Source) -> Verdict:

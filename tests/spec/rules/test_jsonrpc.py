@@ -322,3 +322,40 @@ def test_an_answer_to_an_id_no_message_carried_still_fails_rpc_05(spec: SpecSet)
     )
     verdict = judge(log, spec, "each_request_gets_exactly_one_response")
     assert verdict.outcome is Outcome.FAILED and "56" in verdict.reason
+
+
+DEEP_VALUE = "[" * 5000 + "]" * 5000
+LONG_ID = "7" * 5000
+
+
+def test_a_message_beyond_the_parsers_limits_is_not_verified_for_rpc_01(spec: SpecSet) -> None:
+    """Tool-defined (RPC-01): valid JSON nested 5,000 deep is not judged "not JSON"; the limit is named."""
+    raw = f'{{"jsonrpc":"2.0","id":1,"result":{{"v":{DEEP_VALUE}}}}}'.encode()
+    deep = http(request_body("tools/list"), raw)
+    assert judge(log_of(deep), spec, "messages_are_jsonrpc_2_0_objects").outcome is Outcome.PASSED  # the request
+    alone = stdio(Side.SERVER, raw)
+    verdict = judge(log_of(alone), spec, "messages_are_jsonrpc_2_0_objects")
+    assert verdict.outcome is Outcome.NOT_VERIFIED, verdict.reason
+    assert "limit of the tool" in verdict.reason
+
+
+def test_a_request_beyond_the_parsers_limits_is_not_held_against_the_server_by_rpc_12(spec: SpecSet) -> None:
+    """Tool-defined (RPC-12): a 5,000-digit id is valid JSON; a server serving it did nothing wrong."""
+    body = f'{{"jsonrpc":"2.0","id":{LONG_ID},"method":"tools/list","params":{{}}}}'.encode()
+    answer = f'{{"jsonrpc":"2.0","id":{LONG_ID},"result":{{"tools":[]}}}}'.encode()
+    exchange = http(body, answer, headers=modern_headers(None), probe={"name": "long-id", "invalid": True})
+    verdict = judge(log_of(exchange), spec, "invalid_json_gets_a_parse_error")
+    assert verdict.outcome is Outcome.NOT_VERIFIED, verdict.reason
+    assert "limit" in verdict.reason
+    assert judge(log_of(exchange), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_a_stdio_line_beyond_the_parsers_limits_is_not_a_stray_line(spec: SpecSet) -> None:
+    """Tool-defined (STDIO-02): a deep but valid JSON line on stdout is not judged a banner or fragment."""
+    from mcp_assay.wire import StdioLine
+
+    deep = f'{{"jsonrpc":"2.0","id":1,"result":{{"v":{DEEP_VALUE}}}}}\n'.encode()
+    line = StdioLine.build(id="deep1", connection="conn-1", sender=Side.SERVER, time=2e9, raw=deep)
+    log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), line)
+    verdict = judge(log, spec, "server_stdout_carries_only_mcp_messages")
+    assert verdict.outcome is not Outcome.FAILED, verdict.reason

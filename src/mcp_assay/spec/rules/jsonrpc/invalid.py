@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
-from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.verdicts import Level, Side
 
@@ -23,6 +23,12 @@ def invalid_json_gets_a_parse_error(ctx: Context) -> Iterator[Finding]:
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
         if request is None or request.kind is not Kind.UNPARSEABLE or exchange.response is None:
+            continue
+        limit = parser_limit(request)
+        if limit is not None:
+            yield unverified(
+                f"mcp-assay could not read the request body ({limit}); whether it is JSON is unknown", request
+            )
             continue
         answers = [m for m in exchange.response_messages if m.kind is Kind.ERROR]
         if not answers:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mcp_assay.checks import Context, Finding, failed, log_check, message_check, passed, unverified
-from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.spec.rules.shared.common import http_exchange, is_int
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason
@@ -28,6 +28,9 @@ def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding 
     if message.kind is Kind.BATCH:
         return None  # judged as a batch (RPC-14)
     if message.kind is Kind.UNPARSEABLE:
+        limit = parser_limit(message)
+        if limit is not None:
+            return unverified(f"mcp-assay could not read a message {_who(message)} sent: {limit}", message)
         if message.transport == "stdio":
             return None  # a non-JSON line on stdio is named by STDIO-01/02/03, not judged twice
         problems = "; ".join(p.detail for p in message.problems if p.code in ("syntax", "bom"))

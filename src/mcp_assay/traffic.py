@@ -19,19 +19,21 @@ the whole session.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.jsonrpc import IdKey, Kind, Message
+from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine, oauth_kind
 
 __all__ = ["PROTOCOL_VERSION_KEY", "Advertised", "ExchangeLog", "MessageKey", "message_key", "readable_id"]
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CANCELLED = "notifications/cancelled"
 
 MessageKey = tuple[str, int]
 
@@ -87,6 +89,7 @@ class ExchangeLog:
         self._responses: dict[MessageKey, list[Message]] = defaultdict(list)
         self._pending: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
         self._rejectable: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
+        self._cancellations: dict[tuple[Side, IdKey], list[Message]] = defaultdict(list)
         self._orphans: list[Message] = []
         self._session_revision: dict[str, str] = {}
         self._connection_revision: dict[str, str] = {}
@@ -152,6 +155,7 @@ class ExchangeLog:
             self._scope[key] = exchange.id if own_exchange else session_scope
             self._correlate(message, fallback_scope=session_scope, exchange_scope=exchange.id)
             self._remember_advertised(message, scope=session_scope)
+            self._remember_cancellation(message)
         if request is not None and request.method == "initialize":
             self._initialize[session_scope] = request
 
@@ -190,6 +194,7 @@ class ExchangeLog:
             if isinstance(requested, str) and connection not in self._connection_revision:
                 self._revision[key] = requested
         self._remember_advertised(message, scope=connection)
+        self._remember_cancellation(message)
         if key in self._revision:
             self._exchange_revision[line.id] = self._revision[key]
 
@@ -255,6 +260,14 @@ class ExchangeLog:
             self._tools[scope].append(Advertised(result["tools"], message))
             if request.transport == "http":
                 self._tools["*"].append(Advertised(result["tools"], message))
+
+    def _remember_cancellation(self, message: Message) -> None:
+        if message.kind is not Kind.NOTIFICATION or message.method != CANCELLED:
+            return
+        params = message.params
+        ident = id_key(params.get("requestId", MISSING)) if isinstance(params, dict) else None
+        if ident is not None:
+            self._cancellations[(message.sender, ident)].append(message)
 
     # -- reading ------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -329,6 +342,19 @@ class ExchangeLog:
     def orphan_responses(self) -> list[Message]:
         """Responses that answer no request seen in the traffic (or errors without an id)."""
         return list(self._orphans)
+
+    def cancellation(self, request: Message, *, before: float = math.inf) -> Message | None:
+        """The sender's ``notifications/cancelled`` naming ``request`` (same id and JSON type, same session or
+        connection when both have one), sent by ``before``; a cancelled request is owed no response."""
+        ident = request.id_key
+        if ident is None:
+            return None
+        session = self.session(request)
+        for notice in self._cancellations.get((request.sender, ident), ()):
+            other = self.session(notice)
+            if notice.time <= before and (session is None or other is None or other == session):
+                return notice
+        return None
 
     def unanswered(self) -> list[Message]:
         """Requests that never got a response in the captured traffic."""

@@ -114,17 +114,7 @@ def _cancelled(request: Message, ctx: Context, before: float = math.inf) -> bool
     exchange = http_exchange(request, ctx)
     if exchange is not None and exchange.client_disconnected and exchange.ending and exchange.ending.time <= before:
         return True
-    for message in ctx.log.messages():
-        if (
-            message.time <= before
-            and message.method == "notifications/cancelled"
-            and message.sender is request.sender
-            and isinstance(message.params, dict)
-            and message.params.get("requestId", MISSING) == request.id
-            and type(message.params.get("requestId")) is type(request.id)
-        ):
-            return True
-    return False
+    return ctx.log.cancellation(request, before=before) is not None
 
 
 def _answers_an_unreadable_request(message: Message, ctx: Context) -> bool:

@@ -25,7 +25,8 @@ from mcp_assay.suite.session import LegacyClient, ModernClient, Probe
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, Reply, Transport
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import Exchange, HttpExchange, Observation, StdioLine
 
 __all__ = ["Family", "Router", "SuiteContext"]
 
@@ -64,6 +65,16 @@ class Router:
         if self.writer is not None:
             self.writer.exchange(item)
         self.emit(ExchangeRecorded(item, judged=True))
+
+    def answered(self, *buffers: str) -> bool:
+        """Whether the server sent anything (an HTTP response, a stdout line) into one of the held ``buffers``."""
+        for buffer in buffers:
+            for item in self._held.get(buffer, ()):
+                if isinstance(item, HttpExchange) and item.response is not None:
+                    return True
+                if isinstance(item, StdioLine) and item.sender is Side.SERVER:
+                    return True
+        return False
 
     def commit(self, buffer: str) -> None:
         for item in self._held.pop(buffer, []):

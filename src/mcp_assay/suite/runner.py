@@ -52,7 +52,13 @@ from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
 from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
 from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
-from mcp_assay.suite.selection import Selection, handshake_revision, modern_revision, select_revision
+from mcp_assay.suite.selection import (
+    Selection,
+    handshake_revision,
+    mark_unusable,
+    modern_revision,
+    select_revision,
+)
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, TransportFailure, Unreachable
@@ -275,12 +281,16 @@ def judge_suite_log(
 
 def _unreached(verdicts: Sequence[Verdict], intended: Revision, transport: str) -> list[Verdict]:
     """When no revision could be established, every server check of the revision the run meant to
-    test is not verified (the reason comes from the skip that covers everything)."""
+    test is not verified (the reason comes from the skip that covers everything), except what judged
+    the answers that did arrive (kept only when the server's answers were unusable)."""
     result = []
     for verdict in verdicts:
         check = REGISTRY.get(verdict.check)
         if check is None or verdict.side is Side.CLIENT:
             result.append(replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=CLIENT_IS_US))
+            continue
+        if verdict.outcome in (Outcome.PASSED, Outcome.FAILED):
+            result.append(verdict)  # what the server did send (an unusable answer) is judged as it is
             continue
         ok, why = check.gate.admits(intended)
         if ok and transport and transport not in check.gate.transports:
@@ -338,12 +348,21 @@ class _Run:
 
     # -- selection -------------------------------------------------------------------------------
     async def select(self, forced: Revision | None) -> Selection:
-        selection = await select_revision(
-            self.spec, forced=forced, modern_factory=self.target.modern, legacy_factory=self.target.legacy
-        )
+        try:
+            selection = await select_revision(
+                self.spec, forced=forced, modern_factory=self.target.modern, legacy_factory=self.target.legacy
+            )
+        except Exception as exc:  # noqa: BLE001 - whatever the server answered, the run reports
+            trace = "".join(traceback.format_exception(exc))
+            log.error("mcp-assay: choosing the revision stopped on an error of its own:\n%s", self.redactor.text(trace))
+            detail = f"{type(exc).__name__}: {str(exc)[:200]} (a defect of mcp-assay, not of the server)"
+            selection = Selection(revision=None, note=f"could not choose a revision: {detail}", problem="harness")
+            selection.detail = detail
+        # a server that answered with nothing usable has its answers judged, whichever era they belong to
+        mark_unusable(selection, answered=self.router.answered("modern", "handshake"))
         era = selection.era
         for buffer in ("modern", "handshake"):
-            if buffer == era:
+            if buffer == era or selection.problem == "unusable":
                 self.router.commit(buffer)
             else:
                 self.router.drop(buffer)
@@ -564,13 +583,19 @@ class _Run:
             "refused": "the server refused the credentials",
             "harness": "a defect of mcp-assay stopped the run",
             "out-of-window": "the server offers no revision inside the supported window",
+            "unusable": "the server answered, but nothing it sent named a revision (what it sent is judged)",
         }.get(selection.problem or "", "no revision could be chosen")
         if selection.problem == "refused" and selection.detail:
             short = selection.detail
         reason = f"not run: {short} (the revision line of the report says more)"
-        if selection.problem in ("unreachable", "rate-limited", "refused"):
+        if selection.problem in ("unreachable", "rate-limited", "refused", "unusable"):
             self.target_error = selection.detail
-        skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)
+        if selection.problem == "unusable":
+            # what the server sent is judged as it is; only what nothing judged is "not run"
+            every = frozenset(requirement for check in REGISTRY.values() for requirement in check.requirements)
+            skip = Skip(family="selection", requirements=every, reason=reason)
+        else:
+            skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)
         self.skips.append(skip)
         self.router.sink()(Observation(id=self.new_id("o"), time=time.time(), kind="skip", data=skip.data()))
 

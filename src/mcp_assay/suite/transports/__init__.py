@@ -21,6 +21,7 @@ __all__ = [
     "Reply",
     "ServerExited",
     "StreamControl",
+    "TooLarge",
     "Transport",
     "TransportFailure",
     "Unreachable",
@@ -48,6 +49,12 @@ class NoAnswer(TransportFailure):
         super().__init__(detail)
         self.exchange = exchange
         """Id of the recorded exchange (HTTP) or request line (stdio) that went unanswered."""
+
+
+class TooLarge(TransportFailure):
+    """The answer passed the size mcp-assay reads (its memory bound): a limit of the tool, not a finding."""
+
+    kind = "too-large"
 
 
 class ServerExited(TransportFailure):

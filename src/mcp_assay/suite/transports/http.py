@@ -6,6 +6,10 @@ stream is read until the server ends it, or until the suite closes it (a listen 
 acknowledgement, a request past its time budget); a stream the suite closes is recorded as
 :attr:`~mcp_assay.wire.EndReason.CLIENT_DISCONNECT`, which in 2026-07-28 is how a client cancels.
 
+An answer is read up to :data:`BODY_LIMIT` bytes and :data:`EVENT_LIMIT` events, so a flooding
+server cannot exhaust memory; past either the read stops, the exchange keeps no half body to be
+misjudged, a note says so and the case ends with :class:`~mcp_assay.suite.transports.TooLarge`.
+
 Rate limits and refused credentials are not protocol traffic: a ``429`` is waited out (see
 :mod:`mcp_assay.suite.ratelimit`) and recorded as an observation, and a ``401``/``403`` raises
 :class:`~mcp_assay.suite.credentials.CredentialsRefused` carrying the server's own answer.
@@ -30,6 +34,7 @@ from mcp_assay.suite.transports import (
     Recorder,
     Reply,
     StreamControl,
+    TooLarge,
     Unreachable,
     final_response,
 )
@@ -46,10 +51,14 @@ from mcp_assay.wire import (
     media_type,
 )
 
-__all__ = ["AFTER_ANSWER_GRACE", "HttpTransport"]
+__all__ = ["AFTER_ANSWER_GRACE", "BODY_LIMIT", "EVENT_LIMIT", "HttpTransport"]
 
 AFTER_ANSWER_GRACE = 1.0
 """Seconds an SSE stream may stay open after its final response before the suite closes it."""
+BODY_LIMIT = 32 * 1024 * 1024
+"""Bytes of one answer (a JSON body, or a whole event stream) the suite reads at most."""
+EVENT_LIMIT = 20_000
+"""Events of one event stream the suite reads at most."""
 
 
 async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -256,7 +265,7 @@ class HttpTransport:
     async def _read_body(self, head: _Head, *, timeout: float) -> Reply:
         ending = Ending(reason=EndReason.COMPLETE, time=time.time())
         try:
-            raw = await asyncio.wait_for(head.response.aread(), timeout=timeout)
+            raw = await asyncio.wait_for(self._bounded_body(head.response), timeout=timeout)
             ending = Ending(reason=EndReason.COMPLETE, time=time.time())
         except (TimeoutError, httpx.TimeoutException):
             raw = b""
@@ -264,7 +273,29 @@ class HttpTransport:
         except httpx.TransportError as exc:
             raw = b""
             ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
+        except TooLarge as exc:
+            ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=str(exc))
+            self._conclude(head, ending, body=b"")
+            self._note_too_large(head, exc)
+            raise
         return self._conclude(head, ending, body=raw)
+
+    @staticmethod
+    async def _bounded_body(response: httpx.Response) -> bytes:
+        """The (decoded) body, refused past :data:`BODY_LIMIT` bytes without reading the rest."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > BODY_LIMIT:
+                raise TooLarge(f"mcp-assay stopped reading the answer past its limit of {BODY_LIMIT} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _note_too_large(self, head: _Head, exc: TooLarge) -> None:
+        """Say in the report that an answer was cut at mcp-assay's limit."""
+        detail = f"the answer to {head.sent.method} {head.sent.path} was not read to its end: {exc}"
+        self.recorder(Observation(id=self.new_id("o"), time=time.time(), kind="note", data={"detail": detail}))
 
     async def _read_stream(self, head: _Head, *, stream: StreamControl | None, timeout: float) -> Reply:
         events: list[SseEvent] = []
@@ -282,6 +313,8 @@ class HttpTransport:
         stop_at: float | None = None
         ending: Ending | None = None
         chunks = _raw_chunks(head.response)
+        size = 0
+        too_large: TooLarge | None = None
         while ending is None:
             now = time.monotonic()
             limit = deadline if stop_at is None else min(deadline, stop_at)
@@ -302,13 +335,23 @@ class HttpTransport:
                 parser.close(time.time())
                 ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
                 break
+            size += len(chunk)
             parser.feed(chunk, time.time())
+            if size > BODY_LIMIT or len(events) > EVENT_LIMIT:
+                bound = f"{BODY_LIMIT} bytes" if size > BODY_LIMIT else f"{EVENT_LIMIT} events"
+                too_large = TooLarge(f"mcp-assay stopped reading the event stream past its limit of {bound}")
+                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=str(too_large))
+                break
             if stop_at is None:
                 if stream is not None and stream.stop(messages):
                     stop_at = time.monotonic() + stream.linger
                 elif stream is None and head.expect is not None and final_response(messages, head.expect) is not None:
                     stop_at = time.monotonic() + AFTER_ANSWER_GRACE
         reply = self._conclude(head, ending, events=tuple(events))
+        if too_large is not None:
+            self._note_too_large(head, too_large)
+            if reply.response is None:
+                raise too_large
         if stream is None and reply.response is None and ending.reason is EndReason.CLIENT_DISCONNECT:
             raise NoAnswer(
                 f"{head.sent.method} {head.sent.path} streamed no answer within {budget:g} s", reply.exchange

@@ -460,21 +460,26 @@ def _capture_gaps(findings: list[Finding], ctx: Context) -> list[Finding]:
     what the stream carried is unknown, and a reader of another tool's capture must not guess it. So is
     one about an exchange holding a message mcp-assay's parser could not read (a limit of the tool)."""
     kept = []
+    unread: dict[str, str | None] = {}
     for finding in findings:
         subject = finding.subject
         exchange = ctx.log.get(subject.exchange) if isinstance(subject, Message) else subject
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
-        limit = _unread(exchange) if finding.outcome is Outcome.FAILED else None
-        if limit is not None:
-            finding = unverified(f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject)
+        if finding.outcome is Outcome.FAILED and exchange is not None:
+            if exchange.id not in unread:
+                unread[exchange.id] = _unread(exchange)
+            limit = unread[exchange.id]
+            if limit is not None:
+                detail = f"{finding.detail}; but mcp-assay could not read a message there ({limit})"
+                finding = unverified(detail, subject)
         kept.append(finding)
     return kept
 
 
-def _unread(exchange: Exchange | None) -> str | None:
+def _unread(exchange: Exchange) -> str | None:
     """Why a message of ``exchange`` could not be read by mcp-assay's parser, if one could not."""
-    for message in exchange.messages if exchange is not None else ():
+    for message in exchange.messages:
         limit = parser_limit(message)
         if limit is not None:
             return limit

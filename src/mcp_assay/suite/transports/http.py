@@ -57,7 +57,7 @@ AFTER_ANSWER_GRACE = 1.0
 """Seconds an SSE stream may stay open after its final response before the suite closes it."""
 BODY_LIMIT = 32 * 1024 * 1024
 """Bytes of one answer (a JSON body, or a whole event stream) the suite reads at most."""
-EVENT_LIMIT = 20_000
+EVENT_LIMIT = 10_000
 """Events of one event stream the suite reads at most."""
 
 

@@ -43,3 +43,18 @@ def test_ids_keep_their_json_type() -> None:
     assert id_key(1) != id_key(1.0)
     assert id_key(True) != id_key(1)
     assert id_key(MISSING) is None
+
+
+DEEP = b'{"jsonrpc":"2.0","id":1,"result":{"v":' + b"[" * 5000 + b"]" * 5000 + b"}}"
+LONG_ID = b'{"jsonrpc":"2.0","id":' + b"7" * 5000 + b',"result":{}}'
+
+
+def test_a_limit_of_the_parser_is_its_own_problem_not_a_syntax_error() -> None:
+    """Tool-defined: valid JSON nested 5,000 deep or with a 5,000-digit integer is beyond what Python's
+    parser reads; that is the tool's limit (problem ``limit``), never the peer's invalid JSON."""
+    for raw in (DEEP, LONG_ID):
+        message = parse_message(raw, sender=Side.SERVER, time=0.0)
+        assert message.kind is Kind.UNPARSEABLE and message.payload is MISSING
+        assert [p.code for p in message.problems] == ["limit"], message.problems
+        assert "mcp-assay" in message.problems[0].detail
+    assert [p.code for p in parse_message(b'{"id": 1,', sender=Side.SERVER, time=0.0).problems] == ["syntax"]

@@ -124,6 +124,19 @@ def test_every_mutated_field_is_read_or_noted_and_never_raises(tmp_path: Path) -
             )
 
 
+def test_a_record_type_of_another_json_type_is_noted_not_raised(tmp_path: Path) -> None:
+    """Tool-defined: ``type`` itself holding a list, an object or a number is an unknown record type, noted
+    with its line (found by tests/fuzz/test_mutated_recordings.py: a list there once raised TypeError)."""
+    records = _records(tmp_path / "clean.jsonl")
+    index = next(index for index, record in enumerate(records) if record["type"] == "response")
+    for value in HOSTILE:
+        mutated = [dict(record) for record in records]
+        mutated[index]["type"] = value
+        recording = read_recording(_write(tmp_path / "mutated.jsonl", mutated))
+        _assert_typed(recording.log)
+        assert any(f"line {index + 1}" in problem for problem in recording.problems), (value, recording.problems)
+
+
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
     [

@@ -10,6 +10,7 @@ cannot tell a request from a notification.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -17,6 +18,7 @@ from typing import Any, NamedTuple
 from mcp_assay.verdicts import Side
 
 __all__ = [
+    "LIMIT",
     "MISSING",
     "IdKey",
     "Problem",
@@ -24,6 +26,7 @@ __all__ = [
     "Message",
     "id_key",
     "parse_message",
+    "parser_limit",
 ]
 
 
@@ -54,8 +57,14 @@ class Problem(NamedTuple):
     """A defect of the bytes or the shape of a message, found before any schema is consulted."""
 
     code: str
-    """``encoding``, ``bom``, ``syntax``, ``duplicate-keys`` or ``shape``."""
+    """``encoding``, ``bom``, ``syntax``, ``duplicate-keys``, ``shape``, or ``limit`` (see :data:`LIMIT`)."""
     detail: str
+
+
+LIMIT = "limit"
+"""Problem code for bytes mcp-assay's own JSON parser cannot read although they may be valid JSON
+(nested deeper than it recurses, an integer longer than Python converts): a limit of the tool, never
+a fault of the peer, so what rests on such a message is not verified."""
 
 
 class Kind(StrEnum):
@@ -203,6 +212,22 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _limit(exc: Exception) -> Problem | None:
+    """The parser gave up on something it cannot represent, not on invalid JSON."""
+    if isinstance(exc, RecursionError):
+        return Problem(LIMIT, "it nests deeper than mcp-assay's JSON parser reads (a limit of the tool)")
+    if "integer string conversion" in str(exc):
+        digits = sys.get_int_max_str_digits()
+        return Problem(LIMIT, f"it holds an integer of more than {digits} digits, which mcp-assay's JSON parser "
+                       "does not convert (a limit of the tool)")  # fmt: skip
+    return None
+
+
+def parser_limit(message: Message) -> str | None:
+    """Why mcp-assay could not read ``message`` although it may be valid JSON; ``None`` when it could."""
+    return next((problem.detail for problem in message.problems if problem.code == LIMIT), None)
+
+
 def classify(payload: Any) -> tuple[Kind, tuple[Problem, ...]]:
     """Classify a parsed JSON value by its members; return the kind and any shape problems."""
     if isinstance(payload, list):
@@ -254,7 +279,7 @@ def parse_message(
     try:
         payload = json.loads(text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
-        problems.append(Problem("syntax", f"not valid JSON: {exc}"))
+        problems.append(_limit(exc) or Problem("syntax", f"not valid JSON: {exc}"))
         return Message(
             raw=data,
             payload=MISSING,

@@ -43,6 +43,7 @@ class ProbeName(StrEnum):
     PING = "ping"
     SAME_CURSOR = "same-cursor"
     SESSION_ID_IGNORED = "session-id-ignored"
+    TRY_MODERN = "try-modern"
     SET_LEVEL = "set-level"
     SET_LEVEL_INVALID = "set-level-invalid"
     TEMPLATES = "templates"

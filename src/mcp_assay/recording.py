@@ -252,7 +252,7 @@ class Assembler:
         if kind == "recording":
             return []
         single = _SINGLES.get(kind) if isinstance(kind, str) else None
-        if single is None and kind != "http" and kind not in _HTTP_PARTS:
+        if single is None and kind != "http" and not (isinstance(kind, str) and kind in _HTTP_PARTS):
             self.note(f"{where}unknown record type {ascii(kind)[:40]}")
             return []
         fields = Fields(record)

@@ -7,7 +7,10 @@ order, the log works out the context a single message cannot carry by itself:
   (``params._meta`` and the ``MCP-Protocol-Version`` header); 2025-11-25 negotiates it once per
   session (``initialize`` and ``Mcp-Session-Id`` on HTTP, the connection on stdio);
 * **correlation**: which request a response answers, matched by id *and* JSON type within the
-  place the answer must come back (the HTTP exchange, the session, the stdio connection);
+  place the answer must come back (the HTTP exchange, the session, the stdio connection). What a
+  response may answer is decided here once, for every rule: a request, and also a message that
+  failed to be one but whose id could be read (an invalid request, a response nothing asked for),
+  since JSON-RPC answers those with an error repeating that id;
 * **what the server said about itself**: the capabilities and tools it last advertised.
 
 The analysis is incremental, so the proxy can add exchanges as they finish without re-reading
@@ -16,6 +19,7 @@ the whole session.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -23,13 +27,22 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.jsonrpc import IdKey, Kind, Message
+from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine, oauth_kind
 
-__all__ = ["PROTOCOL_VERSION_KEY", "Advertised", "ExchangeLog", "MessageKey", "Timeline", "message_key"]
+__all__ = [
+    "PROTOCOL_VERSION_KEY",
+    "Advertised",
+    "ExchangeLog",
+    "MessageKey",
+    "Timeline",
+    "message_key",
+    "readable_id",
+]
 
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CANCELLED = "notifications/cancelled"
 
 MessageKey = tuple[str, int]
 
@@ -113,6 +126,12 @@ def _meta_version(message: Message) -> str | None:
     return None
 
 
+def readable_id(message: Message) -> bool:
+    """Whether ``message`` carries an id an answer can repeat: a string or an integer (never a boolean)."""
+    ident = message.id_key
+    return ident is not None and ident[0] in ("str", "int")
+
+
 def endpoint_of(exchange: HttpExchange) -> str:
     parts = urlsplit(exchange.request.url)
     return f"{parts.scheme}://{parts.netloc}{parts.path}"
@@ -132,6 +151,8 @@ class ExchangeLog:
         self._request_of: dict[MessageKey, Message] = {}
         self._responses: dict[MessageKey, list[Message]] = defaultdict(list)
         self._pending: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
+        self._rejectable: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
+        self._cancellations: dict[tuple[Side, IdKey], list[Message]] = defaultdict(list)
         self._orphans: list[Message] = []
         self._session_revision: dict[str, str] = {}
         self._connection_revision: dict[str, str] = {}
@@ -196,8 +217,9 @@ class ExchangeLog:
                 message.sender is Side.SERVER and message.kind.is_response
             )
             self._scope[key] = exchange.id if own_exchange else session_scope
-            self._correlate(message, fallback_scope=session_scope)
+            self._correlate(message, fallback_scope=session_scope, exchange_scope=exchange.id)
             self._remember_advertised(message, scope=session_scope)
+            self._remember_cancellation(message)
         if request is not None and request.method == "initialize":
             self._initialize[session_scope] = request
 
@@ -236,6 +258,7 @@ class ExchangeLog:
             if isinstance(requested, str) and connection not in self._connection_revision:
                 self._revision[key] = requested
         self._remember_advertised(message, scope=connection)
+        self._remember_cancellation(message)
         if key in self._revision:
             self._exchange_revision[line.id] = self._revision[key]
 
@@ -251,30 +274,44 @@ class ExchangeLog:
             return str(params["protocolVersion"])
         return None
 
-    def _correlate(self, message: Message, *, fallback_scope: str) -> None:
+    def _correlate(self, message: Message, *, fallback_scope: str, exchange_scope: str | None = None) -> None:
         key = message_key(message)
         scope = self._scope[key]
         ident = message.id_key
+        places = tuple(dict.fromkeys((exchange_scope or scope, scope, fallback_scope)))
         if message.kind is Kind.REQUEST and ident is not None:
             self._pending[(scope, message.sender, ident)].append(message)
             self._waiting += 1
+            return
+        if message.kind is Kind.INVALID and readable_id(message):
+            self._expect_rejection(message, places)
             return
         if not message.kind.is_response or ident is None:
             if message.kind is Kind.ERROR and ident is None:
                 self._orphans.append(message)
             return
         requester = _other(message.sender)
-        for candidate in dict.fromkeys((scope, fallback_scope)):
-            waiting = self._pending.get((candidate, requester, ident))
-            if waiting:
-                still_open = [request for request in waiting if not self._responses.get(message_key(request))]
-                request = still_open[0] if still_open else waiting[-1]
-                self._request_of[key] = request
-                if not self._responses.get(message_key(request)):
-                    self._waiting -= 1
-                self._responses[message_key(request)].append(message)
-                return
+        for table in (self._pending, self._rejectable):
+            for candidate in dict.fromkeys((scope, fallback_scope)):
+                waiting = table.get((candidate, requester, ident))
+                if waiting:
+                    still_open = [request for request in waiting if not self._responses.get(message_key(request))]
+                    request = still_open[0] if still_open else waiting[-1]
+                    self._request_of[key] = request
+                    if table is self._pending and not self._responses.get(message_key(request)):
+                        self._waiting -= 1
+                    self._responses[message_key(request)].append(message)
+                    return
         self._orphans.append(message)
+        if readable_id(message):
+            self._expect_rejection(message, places)  # a response nothing asked for may be refused by id
+
+    def _expect_rejection(self, message: Message, places: Iterable[str]) -> None:
+        """Remember a message that is no request but whose readable id an error answering it repeats."""
+        ident = message.id_key
+        assert ident is not None
+        for place in places:
+            self._rejectable[(place, message.sender, ident)].append(message)
 
     def _remember_advertised(self, message: Message, *, scope: str) -> None:
         if message.kind is not Kind.RESULT or not isinstance(message.result, dict):
@@ -290,6 +327,14 @@ class ExchangeLog:
             self._tools[scope].add(Advertised(result["tools"], message))
             if request.transport == "http":
                 self._tools["*"].add(Advertised(result["tools"], message))
+
+    def _remember_cancellation(self, message: Message) -> None:
+        if message.kind is not Kind.NOTIFICATION or message.method != CANCELLED:
+            return
+        params = message.params
+        ident = id_key(params.get("requestId", MISSING)) if isinstance(params, dict) else None
+        if ident is not None:
+            self._cancellations[(message.sender, ident)].append(message)
 
     # -- reading ------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -363,7 +408,7 @@ class ExchangeLog:
         return self._scope.get(message_key(message), "")
 
     def request_of(self, message: Message) -> Message | None:
-        """The request a response answers."""
+        """The message a response answers: a request, or a message with a readable id that was none."""
         return self._request_of.get(message_key(message))
 
     def responses_to(self, request: Message) -> list[Message]:
@@ -377,6 +422,19 @@ class ExchangeLog:
     def waiting(self) -> int:
         """How many requests (with an id) have no response in the log yet."""
         return self._waiting
+
+    def cancellation(self, request: Message, *, before: float = math.inf) -> Message | None:
+        """The sender's ``notifications/cancelled`` naming ``request`` (same id and JSON type, same session or
+        connection when both have one), sent by ``before``; a cancelled request is owed no response."""
+        ident = request.id_key
+        if ident is None:
+            return None
+        session = self.session(request)
+        for notice in self._cancellations.get((request.sender, ident), ()):
+            other = self.session(notice)
+            if notice.time <= before and (session is None or other is None or other == session):
+                return notice
+        return None
 
     def unanswered(self) -> list[Message]:
         """Requests that never got a response in the captured traffic."""

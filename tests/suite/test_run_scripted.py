@@ -28,10 +28,10 @@ from tests.suite.scripted import Handler, mock, respond, silent
 URL = "http://127.0.0.1:9/mcp"
 TOKEN = "suite-token-9c41e07b"
 ARGS: dict[str, Any] = {"tool_args": {"echo": {"message": "hi"}}, "prompt_args": {"greet": {"who": "x"}}}
-RULE_CONFLICTS = {"each_request_gets_exactly_one_response", "error_responses_repeat_the_request_id"}
-"""Failures the conformant scripted server still draws because two JSON-RPC rules disagree with
-HTTP-35 (an id-less 403 body is allowed) and RPC-09 (an -32600 error echoing a readable id); see
-the report to the rule owners."""
+RULE_CONFLICTS: set[str] = set()
+"""Failures the conformant scripted server would draw because two rules disagree: none any more (RPC-05
+once failed the -32600 that repeats the id of the suite's stray client response, which RPC-09 asks for;
+both now ask the log's one correlation)."""
 
 
 def run_suite(spec: SpecSet, handler: Handler, **settings: Any) -> tuple[Report, list[Event]]:
@@ -77,11 +77,13 @@ def test_spec_version_always_wins_and_runs_the_handshake_era(spec: SpecSet) -> N
     assert failures(report) <= RULE_CONFLICTS
 
 
-def test_a_server_without_discover_is_tested_on_the_handshake_by_itself(spec: SpecSet) -> None:
-    """Tool-defined: discover unanswered, initialize answered -> 2025-11-25, and the note says why."""
+def test_a_server_without_discover_that_serves_2026_is_tested_on_2026(spec: SpecSet) -> None:
+    """Tool-defined: discover refused (-32601), but a 2026 request is served -> 2026-07-28 (not a fallback to
+    the handshake era that would hide the missing discover), and the note says why."""
     report, _ = run_suite(spec, respond(Server("no-discover")))
-    assert report.revision == "2025-11-25"
-    assert "per initialize" in report.revision_note and "-32601" in report.revision_note
+    assert report.revision == "2026-07-28"
+    assert "tools/list it served" in report.revision_note and "-32601" in report.revision_note
+    assert "initialize negotiates 2025-11-25" in report.revision_note
 
 
 def test_without_discover_the_capability_cases_are_blocked_not_failed(spec: SpecSet) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
 from mcp_assay.spec.checks import REGISTRY, Check, Finding, Result, unverified
@@ -158,6 +158,8 @@ class Judge:
         self._context: set[str] = set()
         self._deferred: frozenset[str] = frozenset()
         """Exchanges a window carried over from the one before: judged already, context only."""
+        self._unread_ids: dict[str, str | None] = {}
+        """Per exchange of the window with a failure: what mcp-assay's parser could not read there."""
         self.stopped = ""
         """Why judging stopped before every check ran (empty when it did not)."""
         self.exchanges_seen = 0
@@ -194,6 +196,7 @@ class Judge:
         if self.on_window is not None:
             self.on_window(self.log, frozenset(self._context | handed.pending))
         self.log = ExchangeLog()
+        self._unread_ids.clear()
         for exchange in handed.exchanges:
             self.log.add(exchange)
         self.ctx = Context(self.log, self.spec, self.settings)
@@ -302,6 +305,12 @@ class Judge:
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
+        if finding.outcome is Outcome.FAILED and exchange is not None:
+            limit = self._unread(exchange)
+            if limit is not None:  # a limit of mcp-assay's parser, not the peer's invalid JSON
+                finding = unverified(
+                    f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject
+                )
         probed = exchange is not None and exchange.probe is not None
         tally.active = tally.active or probed
         if isinstance(subject, Message):
@@ -327,6 +336,12 @@ class Judge:
                 tally.pending = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+
+    def _unread(self, exchange: Exchange) -> str | None:
+        """Why mcp-assay's parser could not read a message of ``exchange``, if it could not (asked once each)."""
+        if exchange.id not in self._unread_ids:
+            self._unread_ids[exchange.id] = next(filter(None, map(parser_limit, exchange.messages)), None)
+        return self._unread_ids[exchange.id]
 
     def _evidence(self, ranked: _Ranked) -> Evidence:
         """The evidence of a kept finding, made once (findings that were not kept never cost any)."""
@@ -448,6 +463,8 @@ class Judge:
         scope = self.scope
         if check.side not in scope.sides:
             return replace(verdict, outcome=Outcome.NOT_APPLICABLE, reason=scope.sides_reason)
+        if verdict.outcome in (Outcome.PASSED, Outcome.FAILED):
+            return verdict  # what the server did send (answers no revision could be read from) is judged as it is
         ok, why = check.gate.admits(scope.revisions[0])
         if ok and scope.transport and scope.transport not in check.gate.transports:
             ok, why = False, f"{scope.transport} has no such requirement"

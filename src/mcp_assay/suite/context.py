@@ -30,7 +30,8 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.transports import NoAnswer, Reply, Transport
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange, Observation, Probe
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
 
 __all__ = ["Family", "Router", "SuiteContext"]
 
@@ -79,9 +80,23 @@ class Router:
             self.writer.exchange(item)
         self.emit(ExchangeRecorded(item, judged=True))
 
+    def answered(self, *buffers: str) -> bool:
+        """Whether the server sent anything (an HTTP response, a stdout line) into one of the held ``buffers``."""
+        for buffer in buffers:
+            for item in self._held.get(buffer, ()):
+                if isinstance(item, HttpExchange) and item.response is not None:
+                    return True
+                if isinstance(item, StdioLine) and item.sender is Side.SERVER:
+                    return True
+        return False
+
     def open(self, buffer: str, marker: Observation) -> None:
         """Start ``buffer``'s segment: its ``marker``, what it held, and from now on what it records."""
         self._judge(marker)
+        self.release(buffer)
+
+    def release(self, buffer: str) -> None:
+        """Judge what ``buffer`` held, and from now on what it records (into the segment already open)."""
         for item in self._held.pop(buffer, []):
             self._judge(item)
         self._state[buffer] = "judged"

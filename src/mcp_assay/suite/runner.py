@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import queue
 import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
@@ -39,7 +41,7 @@ from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import select_checks
+from mcp_assay.spec.engine import registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
@@ -63,7 +65,13 @@ from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
 from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
 from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
-from mcp_assay.suite.selection import Selection, select_revision
+from mcp_assay.suite.selection import (
+    Selection,
+    handshake_revision,
+    mark_unusable,
+    modern_revision,
+    select_revision,
+)
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.signin import (
     NO_CREDENTIAL_FAMILIES,
@@ -97,6 +105,9 @@ __all__ = [
 
 STAYS_UP_CHECK = "server_stays_available_through_the_run"
 """The suite-level check a dead transport blocks the remaining cases on (see ``spec/rules/suite.py``)."""
+
+
+log = logging.getLogger(__name__)
 
 
 def _patterns(only: str | None) -> list[str]:
@@ -167,21 +178,37 @@ class _Run:
 
     # -- selection -------------------------------------------------------------------------------
     async def select(self, forced: Revision | None) -> Selection:
-        return await select_revision(
-            self.spec,
-            forced=forced,
-            modern_only=self.config.modern_only,
-            modern_factory=self.target.modern,
-            legacy_factory=self.target.legacy,
-        )
+        try:
+            selection = await select_revision(
+                self.spec,
+                forced=forced,
+                modern_only=self.config.modern_only,
+                modern_factory=self.target.modern,
+                legacy_factory=self.target.legacy,
+            )
+        except Exception as exc:  # noqa: BLE001 - whatever the server answered, the run reports
+            trace = "".join(traceback.format_exception(exc))
+            log.error("mcp-assay: choosing the revision stopped on an error of its own:\n%s", self.redactor.text(trace))
+            detail = f"{type(exc).__name__}: {str(exc)[:200]} (a defect of mcp-assay, not of the server)"
+            selection = Selection(note=f"could not choose a revision: {detail}", problem="harness", detail=detail)
+        # a server that answered with nothing usable has its answers judged, whichever era they belong to
+        mark_unusable(selection, answered=self.router.answered(*self._selection_buffers()))
+        return selection
+
+    def _selection_buffers(self) -> list[str]:
+        """The buffers selection's discover and initialize were held in (named by their revisions)."""
+        return [rev.name for rev in (modern_revision(self.spec), handshake_revision(self.spec)) if rev is not None]
 
     async def settle(self, selection: Selection) -> None:
-        """Leave out what selection opened for revisions the run does not test: their traffic, their clients."""
+        """Leave out what selection opened for revisions the run does not test: their traffic, their clients.
+
+        When the server's answers were unusable, nothing is tested but what it sent is kept to be judged."""
         tested = {revision.name for revision in selection.tested}
         for client in (selection.modern, selection.legacy):
             if client is None or client.revision.name in tested:
                 continue
-            self.router.drop(client.revision.name)
+            if selection.problem != "unusable":
+                self.router.drop(client.revision.name)
             if isinstance(client, LegacyClient):
                 await self._abandon(client)
             else:
@@ -344,7 +371,17 @@ class _Run:
             reason, blocked_by = ctx.transport_dead, STAYS_UP_CHECK
         except TransportFailure as exc:
             reason = f"the transport failed: {exc}"
+        except Exception as exc:  # noqa: BLE001 - whatever the server answered, the run goes on and reports
+            trace = "".join(traceback.format_exception(exc))
+            log.error(
+                "mcp-assay: the %s cases stopped on an error of its own:\n%s", ctx.family, self.redactor.text(trace)
+            )
+            reason = (
+                f"mcp-assay failed inside the {ctx.family} cases ({type(exc).__name__}: {str(exc)[:200]}): "
+                "a defect of mcp-assay, not of the server"
+            )
         if reason is not None:
+            reason = self.redactor.text(reason)
             ctx.skip(reason, requirements=requirements, blocked_by=blocked_by)
         return reason
 
@@ -365,6 +402,9 @@ class _Run:
             self.emit(RevisionSelected(tuple(revision.name for revision in selection.tested), selection.note))
             if not selection.tested:
                 self.router.sink()(self._marker(selection, None))
+                if selection.problem == "unusable":
+                    for buffer in self._selection_buffers():
+                        self.router.release(buffer)
                 self._nothing_tested(selection)
             else:
                 contexts = [self._context(selection, revision) for revision in selection.tested]
@@ -449,13 +489,19 @@ class _Run:
             "refused": "the server refused the credentials",
             "harness": "a defect of mcp-assay stopped the run",
             "out-of-window": "the server offers no revision inside the supported window",
+            "unusable": "the server answered, but nothing it sent named a revision (what it sent is judged)",
         }.get(selection.problem or "", "no revision could be chosen")
         if selection.problem == "refused" and selection.detail:
             short = selection.detail
         reason = f"not run: {short} (the revision line of the report says more)"
-        if selection.problem in ("unreachable", "rate-limited", "refused"):
+        if selection.problem in ("unreachable", "rate-limited", "refused", "unusable"):
             self.target_error = selection.detail
-        skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)
+        if selection.problem == "unusable":
+            # what the server sent is judged as it is; only what nothing judged is "not run"
+            every = frozenset(requirement for check in registered_checks() for requirement in check.requirements)
+            skip = Skip(family="selection", requirements=every, reason=reason)
+        else:
+            skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)
         self.observe("skip", skip.data())
 
     async def _teardown(self, ctx: SuiteContext) -> None:

@@ -9,9 +9,16 @@ modern revisions. Both official SDKs serve both eras on one endpoint, so a run u
 revisions, each on its own (newest first); the discover answer and the initialized session become
 the clients those runs start from.
 
+When discover does not list the newest modern revision (it answered 404, its result lacks
+``supportedVersions``, or the list leaves that revision out), one request of that revision is sent
+anyway: a server that serves it is tested on it, and the discover exchanges are judged with the
+rest, so a broken discover is reported instead of hidden behind the handshake era.
+
 A target that cannot be reached, or is rate-limited past the budget, or refuses the credentials,
 resolves to *neither*: the run says so instead of guessing, since a throttled discover is not a
-missing one. ``--spec-version`` narrows the run to one revision (a revision outside the window is
+missing one. A target that answered, but with nothing a revision can be read from (ids of another
+JSON type, bodies that are not JSON), resolves to neither too, as ``unusable``: what it sent is
+judged. ``--spec-version`` narrows the run to one revision (a revision outside the window is
 refused, with the supported list, before anything is sent). ``--modern-only`` says the server is
 meant to serve no handshake revision: only modern revisions are tested, and an ``initialize`` it
 answers anyway is reported by the modern run's own legacy probes.
@@ -33,7 +40,7 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Transport, TransportFailure, Unreachable
 from mcp_assay.wire import Probe
 
-__all__ = ["Selection", "modern_revision", "handshake_revision", "select_revision"]
+__all__ = ["Selection", "handshake_revision", "mark_unusable", "modern_revision", "select_revision"]
 
 UNSUPPORTED_VERSION = -32022
 
@@ -58,8 +65,11 @@ class Selection:
     offered: dict[str, str] = field(default_factory=dict)
     """Revision -> how we learnt the server serves it."""
     problem: str | None = None
-    """``unreachable``, ``rate-limited``, ``refused``, ``harness`` or ``out-of-window`` when nothing was chosen."""
+    """``unreachable``, ``rate-limited``, ``refused``, ``harness``, ``out-of-window`` or ``unusable`` when
+    nothing was chosen."""
     detail: str = ""
+    heard: str = ""
+    """What discover and initialize were answered, for the note."""
     discover: Reply | None = None
     discover_versions: list[str] | None = None
     initialize: Reply | None = None
@@ -196,6 +206,12 @@ async def select_revision(
                 handshake_answer = f"initialize negotiates {negotiated}"
             else:
                 handshake_answer = f"initialize answered {reply.describe()}"
+    if forced is None and modern_rev is not None and selection.discover is not None:
+        if modern_rev.name not in selection.offered and selection.modern is not None:
+            modern_answer = "; ".join(
+                part for part in (modern_answer, await _try_modern(selection, selection.modern, modern_rev)) if part
+            )
+    selection.heard = "; ".join(part for part in (modern_answer, handshake_answer) if part)
     if forced is not None:
         selection.tested = [forced]
         answer = modern_answer if forced is modern_rev else handshake_answer
@@ -293,6 +309,58 @@ def _modern_only(
         parts.append(handshake_answer)
     selection.note = "; ".join(parts)
     return selection
+
+
+async def _try_modern(selection: Selection, client: ModernClient, revision: Revision) -> str:
+    """Discover did not list ``revision``: send one request of it anyway; record it as offered when served.
+
+    A result counts when it carries ``resultType`` (which only modern results have) or when discover
+    itself was answered with a result (the server speaks the modern era, whatever its list says)."""
+    method = _try_method(selection)
+    probe = Probe(
+        name=ProbeName.TRY_MODERN,
+        family="discover",
+        intent=f"{method} naming {revision.name}, which server/discover did not list",
+    )
+    try:
+        reply = await client.request(method, {}, probe=probe)
+    except (CredentialsRefused, RateLimited, HarnessError, TransportFailure) as exc:
+        return f"a {revision.name} {method} got no usable answer ({exc})"
+    discovered = selection.discover is not None and selection.discover.ok
+    if reply.ok and (isinstance(reply.result.get("resultType"), str) or discovered):
+        selection.offered.setdefault(revision.name, f"a {revision.name} {method} it served")
+        return ""
+    return f"a {revision.name} {method} was answered {reply.describe()}"
+
+
+_LISTS = (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
+
+
+def _try_method(selection: Selection) -> str:
+    """A list request for a capability the server declared (initialize first, then discover); tools/list else."""
+    for reply in (selection.initialize, selection.discover):
+        capabilities = reply.result.get("capabilities") if reply is not None and reply.ok else None
+        if isinstance(capabilities, dict):
+            for capability, method in _LISTS:
+                if capability in capabilities:
+                    return method
+    return "tools/list"
+
+
+def mark_unusable(selection: Selection, *, answered: bool) -> None:
+    """The server answered, yet nothing it sent named a revision: the selection is ``unusable``, not
+    "unreachable" or "offers nothing" (the run then judges what arrived and does not pass)."""
+    if selection.tested or selection.offered or not answered:
+        return
+    if selection.problem not in ("unreachable", "out-of-window"):
+        return
+    selection.problem = "unusable"
+    heard = selection.heard or selection.detail
+    selection.detail = f"the server answered, but nothing it sent named a revision ({heard})"
+    selection.note = (
+        f"could not establish which revisions this server offers: {selection.detail}; what it sent is judged, "
+        "nothing else was tested"
+    )
 
 
 async def _nothing() -> None:

@@ -6,7 +6,7 @@ from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, encode_sentinel, header_marks, needs_encoding
 from mcp_assay.verdicts import Outcome, Severity
-from mcp_assay.wire import EndReason
+from mcp_assay.wire import EndReason, HttpExchange
 from tests.factories import (
     LEGACY,
     MODERN,
@@ -22,6 +22,7 @@ from tests.factories import (
     result_body,
     rules_of,
     stdio,
+    tick,
 )
 from tests.spec.rules._http_builders import (
     BROKEN_TOOL,
@@ -848,6 +849,40 @@ def test_2025_post_streams_deliver_their_response(spec: SpecSet) -> None:
     )
     resumed = legacy_get([event(result(4), id="b1")], last_event_id="b0")
     assert outcome(spec, "post_streams_deliver_their_response", legacy_session(), broken, resumed) is Outcome.PASSED
+
+
+def _cancelled_call(ident: int, *, cancel_first: bool = True) -> list[HttpExchange]:
+    """A 2025 tools/call whose primed stream ends without a response, and the client's
+    notifications/cancelled for it, sent before (or only after) the stream ended."""
+    started = tick()
+    cancel = http(
+        notification("notifications/cancelled", {"requestId": ident, "reason": "user gave up"}),
+        status=202,
+        headers=legacy_headers(),
+    )
+    ended = tick()
+    body = legacy_request("tools/call", ident, {"name": "slow", "arguments": {}})
+    primed = [event(id=f"p{ident}", data="", at=started)]
+    if cancel_first:
+        return [cancel, legacy_stream(body, primed, at=started, ending_at=ended)]
+    early = legacy_stream(body, primed, at=started, ending_at=started + 0.005)
+    return [early, cancel]
+
+
+def test_a_cancelled_2025_call_owes_no_response_on_its_stream(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-46, HTTP-42, CAN-): a request the client cancelled gets no response, so its POST
+    stream may end without one and without a retry field (the official SDK client through the proxy)."""
+    cancelled = [*legacy_session(), *_cancelled_call(7)]
+    assert outcome(spec, "post_streams_deliver_their_response", *cancelled) is not Outcome.FAILED
+    assert outcome(spec, "post_streams_are_primed_and_announce_retry", *cancelled) is Outcome.PASSED
+    assert outcome(spec, "each_request_gets_exactly_one_response", *cancelled) is not Outcome.FAILED
+
+
+def test_a_stream_that_ended_before_the_cancellation_still_owed_its_response(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-46): a cancellation sent after the stream had already ended excuses nothing."""
+    late = [*legacy_session(), *_cancelled_call(8, cancel_first=False)]
+    assert outcome(spec, "post_streams_deliver_their_response", *late) is Outcome.FAILED
+    assert outcome(spec, "post_streams_are_primed_and_announce_retry", *late) is Outcome.FAILED
 
 
 def test_a_call_missing_both_name_and_mcp_name_may_be_answered_invalid_params(spec: SpecSet) -> None:

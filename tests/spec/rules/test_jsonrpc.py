@@ -272,3 +272,90 @@ def test_an_id_retried_after_a_401_passes_rpc_04_in_2026(spec: SpecSet) -> None:
     verdict = judge(log, spec, "request_ids_are_not_reused")
     assert verdict.outcome is Outcome.PASSED
     assert verdict.judged == 2
+
+
+NO_METHOD = {"name": "no-method", "invalid": True}
+
+
+def test_an_invalid_request_answered_with_its_readable_id_is_no_orphan_on_stdio(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-13, RPC-05): -32600 repeating the readable id of an invalid request answers it.
+
+    RPC-13 and RPC-05 ask the same correlation, so the answer that passes one is not an answer to
+    "an id no request used" for the other."""
+    log = log_of(
+        stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 55}, probe=NO_METHOD),
+        stdio(Side.SERVER, error_body(-32600, "Invalid request", 55)),
+    )
+    assert judge(log, spec, "invalid_requests_get_an_invalid_request_error").outcome is Outcome.PASSED
+    assert judge(log, spec, "malformed_input_gets_an_error_answer").outcome is Outcome.PASSED
+    assert judge(log, spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_an_invalid_request_answered_with_another_code_fails_rpc_13_on_stdio(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-13): the code of the answer that repeats the invalid request's id is judged on stdio too."""
+    log = log_of(
+        stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 55}, probe=NO_METHOD),
+        stdio(Side.SERVER, error_body(-32601, "Method not found", 55)),
+    )
+    verdict = judge(log, spec, "invalid_requests_get_an_invalid_request_error")
+    assert verdict.outcome is Outcome.FAILED and "-32601" in verdict.reason
+    assert judge(log, spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_an_error_repeating_the_id_of_a_stray_client_response_answers_it(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-05): a server refusing a response no request asked for, repeating its id, answers it."""
+    stray = http(
+        {"jsonrpc": "2.0", "id": "mcp-assay-no-such-request", "result": {}},
+        error_body(-32600, "Invalid request", "mcp-assay-no-such-request"),
+        status=400,
+        headers=modern_headers(None),
+        probe={"name": "client-response", "invalid": True},
+    )
+    assert judge(log_of(stray), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_an_answer_to_an_id_no_message_carried_still_fails_rpc_05(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-05): an invalid request with id 55 does not make an answer to 56 an answer."""
+    log = log_of(
+        stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 55}, probe=NO_METHOD),
+        stdio(Side.SERVER, error_body(-32600, "Invalid request", 56)),
+    )
+    verdict = judge(log, spec, "each_request_gets_exactly_one_response")
+    assert verdict.outcome is Outcome.FAILED and "56" in verdict.reason
+
+
+DEEP_VALUE = "[" * 5000 + "]" * 5000
+LONG_ID = "7" * 5000
+
+
+def test_a_message_beyond_the_parsers_limits_is_not_verified_for_rpc_01(spec: SpecSet) -> None:
+    """Tool-defined (RPC-01): valid JSON nested 5,000 deep is not judged "not JSON"; the limit is named."""
+    raw = f'{{"jsonrpc":"2.0","id":1,"result":{{"v":{DEEP_VALUE}}}}}'.encode()
+    deep = http(request_body("tools/list"), raw)
+    assert judge(log_of(deep), spec, "messages_are_jsonrpc_2_0_objects").outcome is Outcome.PASSED  # the request
+    alone = stdio(Side.SERVER, raw)
+    verdict = judge(log_of(alone), spec, "messages_are_jsonrpc_2_0_objects")
+    assert verdict.outcome is Outcome.NOT_VERIFIED, verdict.reason
+    assert "limit of the tool" in verdict.reason
+
+
+def test_a_request_beyond_the_parsers_limits_is_not_held_against_the_server_by_rpc_12(spec: SpecSet) -> None:
+    """Tool-defined (RPC-12): a 5,000-digit id is valid JSON; a server serving it did nothing wrong."""
+    body = f'{{"jsonrpc":"2.0","id":{LONG_ID},"method":"tools/list","params":{{}}}}'.encode()
+    answer = f'{{"jsonrpc":"2.0","id":{LONG_ID},"result":{{"tools":[]}}}}'.encode()
+    exchange = http(body, answer, headers=modern_headers(None), probe={"name": "long-id", "invalid": True})
+    verdict = judge(log_of(exchange), spec, "invalid_json_gets_a_parse_error")
+    assert verdict.outcome is Outcome.NOT_VERIFIED, verdict.reason
+    assert "limit" in verdict.reason
+    assert judge(log_of(exchange), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_a_stdio_line_beyond_the_parsers_limits_is_not_a_stray_line(spec: SpecSet) -> None:
+    """Tool-defined (STDIO-02): a deep but valid JSON line on stdout is not judged a banner or fragment."""
+    from mcp_assay.wire import StdioLine
+
+    deep = f'{{"jsonrpc":"2.0","id":1,"result":{{"v":{DEEP_VALUE}}}}}\n'.encode()
+    line = StdioLine.build(id="deep1", connection="conn-1", sender=Side.SERVER, time=2e9, raw=deep)
+    log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), line)
+    verdict = judge(log, spec, "server_stdout_carries_only_mcp_messages")
+    assert verdict.outcome is not Outcome.FAILED, verdict.reason

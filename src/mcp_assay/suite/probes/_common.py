@@ -15,6 +15,7 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 __all__ = [
     "LIST_KEYS",
     "allowed_arguments",
+    "by_name",
     "callable_without_arguments",
     "list_again",
     "list_params",
@@ -86,6 +87,16 @@ async def walk(
         detail=f"{method} still had a nextCursor after {ctx.config.page_limit} pages (--page-limit)",
     )
     return listing
+
+
+def by_name(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Listed items by their string ``name``; the first of two items named alike wins (the rules judge the pair)."""
+    named: dict[str, dict[str, Any]] = {}
+    for item in items:
+        name = item.get("name")
+        if isinstance(name, str):
+            named.setdefault(name, item)
+    return named
 
 
 def required_arguments(schema: Any) -> list[str]:

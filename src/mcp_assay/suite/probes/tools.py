@@ -33,6 +33,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import (
     allowed_arguments,
+    by_name,
     callable_without_arguments,
     list_again,
     required_arguments,
@@ -138,7 +139,7 @@ async def run(ctx: SuiteContext) -> None:
     if isinstance(client, ModernClient):
         client.tools = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
     await list_again(ctx, "tools/list")
-    unknown = sorted(set(ctx.config.tool_args) - {tool.get("name") for tool in tools})
+    unknown = sorted(set(ctx.config.tool_args) - set(by_name(tools)))
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")
     chosen = _chosen(ctx, tools)
@@ -179,7 +180,7 @@ async def run(ctx: SuiteContext) -> None:
             intent="tools/call whose arguments are a string: a JSON-RPC error", invalid=True,
         )  # fmt: skip
     await _bad_arguments(ctx, tools)
-    await _extra_property(ctx, {tool.get("name"): tool for tool in tools}, allowed_arguments(ctx, tools))
+    await _extra_property(ctx, by_name(tools), allowed_arguments(ctx, tools))
     await _failing_tool(ctx, tools)
 
 
@@ -264,18 +265,21 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
 
 async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
     """TOOL-14: arguments breaking inputSchema, only on a tool the suite is allowed to call with arguments."""
-    by_name = {tool.get("name"): tool for tool in tools}
-    candidates: list[tuple[str, dict[str, Any]]] = []
+    # a listing may name two tools alike (TOOL-08): each candidate keeps the definition it was chosen by
+    named = by_name(tools)
+    candidates: list[tuple[str, dict[str, Any], list[str]]] = []
     for name, arguments in allowed_arguments(ctx, tools).items():
-        tool = by_name.get(name)
-        if tool is not None and required_arguments(tool.get("inputSchema")):
-            candidates.append((name, dict(arguments)))
+        tool = named.get(name)
+        required = required_arguments(tool.get("inputSchema")) if tool is not None else []
+        if required:
+            candidates.append((name, dict(arguments), required))
     if not candidates:
         for tool in tools:
             annotations = tool.get("annotations")
             read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
-            if read_only and required_arguments(tool.get("inputSchema")):
-                candidates.append((tool["name"], {}))
+            required = required_arguments(tool.get("inputSchema"))
+            if read_only and required and isinstance(tool.get("name"), str):
+                candidates.append((tool["name"], {}, required))
                 break
     if not candidates:
         ctx.skip(
@@ -285,8 +289,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
             case="bad-arguments",
         )
         return
-    name, arguments = candidates[0]
-    required = required_arguments(by_name[name].get("inputSchema"))
+    name, arguments, required = candidates[0]
     broken = {key: value for key, value in arguments.items() if key != required[0]}
     await call_tool(
         ctx, name, broken, probe_name=ProbeName.INVALID_TOOL_ARGUMENTS,
@@ -296,16 +299,16 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
 
 
 async def _extra_property(
-    ctx: SuiteContext, by_name: Mapping[Any, dict[str, Any]], allowed: Mapping[str, dict[str, Any]]
+    ctx: SuiteContext, named: Mapping[str, dict[str, Any]], allowed: Mapping[str, dict[str, Any]]
 ) -> None:
     """BEH-03 / TOOL-14: a property a strict inputSchema does not allow, on a tool the user allowed calls of."""
     strict = [
         (name, dict(arguments))
         for name, arguments in allowed.items()
         if name != ctx.config.failing_tool
-        and isinstance(by_name.get(name), dict)
-        and isinstance(by_name[name].get("inputSchema"), dict)
-        and by_name[name]["inputSchema"].get("additionalProperties") is False
+        and name in named
+        and isinstance(named[name].get("inputSchema"), dict)
+        and named[name]["inputSchema"].get("additionalProperties") is False
     ]
     if not strict:
         ctx.skip(
@@ -335,7 +338,7 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
             case="failing-tool",
         )
         return
-    if name not in {tool.get("name") for tool in tools}:
+    if name not in by_name(tools):
         ctx.skip(f"--failing-tool {name}: the server lists no such tool", requirements={"TOOL-15"}, case="failing-tool")
         return
     arguments = dict(ctx.config.tool_args.get(name, {}))

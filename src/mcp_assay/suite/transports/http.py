@@ -46,7 +46,7 @@ from mcp_assay.wire import (
     media_type,
 )
 
-__all__ = ["AFTER_ANSWER_GRACE", "ANSWER_LIMIT", "HttpTransport"]
+__all__ = ["AFTER_ANSWER_GRACE", "ANSWER_LIMIT", "EVENT_LIMIT", "HttpTransport"]
 
 AFTER_ANSWER_GRACE = 1.0
 """Seconds an SSE stream may stay open after its final response before the suite closes it."""
@@ -54,6 +54,8 @@ ANSWER_LIMIT = 16 * 1024 * 1024
 """Bytes of one answer the suite reads: a body (after content decoding), or the whole of an event stream.
 Past it the suite closes the connection, records the exchange as closed by the client (a cut body is
 never judged as if the server had sent it) with the events read so far, and notes it in the report."""
+EVENT_LIMIT = 10_000
+"""Events of one event stream the suite reads: many tiny events cost far more memory than their bytes."""
 REFUSAL_LIMIT = 64 * 1024
 """Bytes read of a 401/403/429 answer, which is only quoted."""
 
@@ -111,7 +113,8 @@ class HttpTransport:
         timeout: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
         connection: str = "c1",
-        answer_limit: int = ANSWER_LIMIT,
+        answer_limit: int | None = None,
+        event_limit: int | None = None,
     ) -> None:
         self.endpoint = url
         self.url = credentials.url(url)
@@ -122,7 +125,8 @@ class HttpTransport:
         self.timeout = timeout
         self._transport = transport
         self.connection = connection
-        self.answer_limit = answer_limit
+        self.answer_limit = answer_limit if answer_limit is not None else ANSWER_LIMIT
+        self.event_limit = event_limit if event_limit is not None else EVENT_LIMIT
         self._client: httpx.AsyncClient | None = None
         self._connections = 1
 
@@ -159,6 +163,7 @@ class HttpTransport:
             transport=self._transport,
             connection=f"{self.connection}.{self._connections}",
             answer_limit=self.answer_limit,
+            event_limit=self.event_limit,
         )
 
     # -- sending ---------------------------------------------------------------------------------
@@ -321,6 +326,7 @@ class HttpTransport:
         ending: Ending | None = None
         chunks = _raw_chunks(head.response)
         received = 0
+        cut: str | None = None  # the limit that stopped the read, if one did
         while ending is None:
             now = time.monotonic()
             limit = deadline if stop_at is None else min(deadline, stop_at)
@@ -343,12 +349,17 @@ class HttpTransport:
                 break
             received += len(chunk)
             if received > self.answer_limit:
-                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=self._over_limit)
-                self._note_cut(
-                    head, f"the event stream passed {self.answer_limit} bytes after {len(events)} complete event(s)"
-                )
+                cut = f"{self.answer_limit} bytes"
+                self._note_cut(head, f"the event stream passed {cut} after {len(events)} complete event(s)")
+            else:
+                parser.feed(chunk, time.time())
+                if len(events) > self.event_limit:
+                    cut = f"{self.event_limit} events"
+                    self._note_cut(head, f"the event stream passed {cut}")
+            if cut is not None:
+                detail = f"closed by the suite: the answer passed the {cut} limit"
+                ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=detail)
                 break
-            parser.feed(chunk, time.time())
             if stop_at is None:
                 if stream is not None and stream.stop(messages):
                     stop_at = time.monotonic() + stream.linger
@@ -356,7 +367,7 @@ class HttpTransport:
                     stop_at = time.monotonic() + AFTER_ANSWER_GRACE
         reply = self._conclude(head, ending, events=tuple(events))
         if stream is None and reply.response is None and ending.reason is EndReason.CLIENT_DISCONNECT:
-            within = f"{self.answer_limit} bytes" if received > self.answer_limit else f"{budget:g} s"
+            within = cut or f"{budget:g} s"
             raise NoAnswer(f"{head.sent.method} {head.sent.path} streamed no answer within {within}", reply.exchange)
         return reply
 

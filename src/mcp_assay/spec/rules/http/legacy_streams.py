@@ -173,7 +173,9 @@ def event_ids_are_unique_per_session(ctx: Context) -> Iterator[Finding]:
 
 @log_check(requirements="HTTP-42", level=Level.SHOULD, subject="2025 POST streams", **LEGACY_HTTP)
 def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding]:
-    """A 2025 POST stream opens with an id-only priming event, and a retry precedes any early close."""
+    """A 2025 POST stream opens with an id-only priming event, and a retry precedes any early close.
+
+    The stream of a request the client cancelled before it ended owes no response, so its close is not early."""
     for exchange, request in event_stream_answers(ctx, "legacy"):
         assert exchange.response is not None
         events = [event for event in exchange.response.events if not event.is_comment]
@@ -190,6 +192,8 @@ def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding
         ending = exchange.ending
         unfinished = final_response(exchange, request) is None
         if unfinished and ending is not None and ending.reason in (EndReason.COMPLETE, EndReason.SERVER_DISCONNECT):
+            if ctx.log.cancellation(request, before=ending.time) is not None:
+                continue  # the client cancelled it: the stream owes no response, so its close is not early
             if not any(event.retry is not None for event in events):
                 yield failed(
                     request, f"the server closed the stream for {request.describe()} early without a retry field"
@@ -303,7 +307,9 @@ def stream_messages_relate_to_their_stream(ctx: Context) -> Iterator[Finding]:
 
 @log_check(requirements="HTTP-46", level=Level.SHOULD, subject="2025 POST streams", **LEGACY_HTTP)
 def post_streams_deliver_their_response(ctx: Context) -> Iterator[Finding]:
-    """A 2025 POST stream eventually delivers the response to its request (possibly after a resumption)."""
+    """A 2025 POST stream eventually delivers the response to its request (possibly after a resumption).
+
+    A request the client cancelled (``notifications/cancelled`` before the stream ended) is owed none."""
     for exchange, request in event_stream_answers(ctx, "legacy"):
         if final_response(exchange, request) is not None:
             yield passed(request)
@@ -312,6 +318,8 @@ def post_streams_deliver_their_response(ctx: Context) -> Iterator[Finding]:
             yield passed(request, "the response arrived on a resumed stream")
             continue
         ending = exchange.ending
+        if ending is not None and ctx.log.cancellation(request, before=ending.time) is not None:
+            continue  # a request the client cancelled is owed no response
         if ending is not None and ending.reason is EndReason.COMPLETE:
             yield failed(request, f"the stream for {request.describe()} ended without its response")
         else:

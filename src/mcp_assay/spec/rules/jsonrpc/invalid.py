@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
@@ -24,6 +24,12 @@ def invalid_json_gets_a_parse_error(ctx: Context) -> Iterator[Finding]:
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
         if request is None or request.kind is not Kind.UNPARSEABLE or exchange.response is None:
+            continue
+        limit = parser_limit(request)
+        if limit is not None:
+            yield unverified(
+                f"mcp-assay could not read the request body ({limit}); whether it is JSON is unknown", request
+            )
             continue
         answers = [m for m in exchange.response_messages if m.kind is Kind.ERROR]
         if not answers:
@@ -49,7 +55,11 @@ def _invalid_request_reason(message: Message) -> str | None:
 
 @log_check(requirements="RPC-13", level=Level.MUST, subject="answers to invalid requests")
 def invalid_requests_get_an_invalid_request_error(ctx: Context) -> Iterator[Finding]:
-    """JSON that is not a valid request object is answered with error -32600."""
+    """JSON that is not a valid request object is answered with error -32600.
+
+    HTTP: the answer is the one in the same exchange. stdio: the answer is the response the log
+    correlates with the invalid request by its readable id (the correlation RPC-05 asks too); an
+    invalid line without a readable id, or one nobody answered, is left to the suite's probe rule."""
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
         if request is None or exchange.response is None or request.kind is Kind.BATCH:
@@ -62,14 +72,23 @@ def invalid_requests_get_an_invalid_request_error(ctx: Context) -> Iterator[Find
             yield failed(
                 request, f"an invalid request ({reason}) got HTTP {exchange.response.status} and no JSON-RPC error"
             )
-        elif answers[0].kind is Kind.RESULT:
-            yield failed(answers[0], f"an invalid request ({reason}) was served with a result")
-        elif error_code(answers[0]) != -32600:
-            yield failed(
-                answers[0], f"an invalid request ({reason}) got code {error_code(answers[0])}, expected -32600"
-            )
         else:
-            yield passed(answers[0])
+            yield _judge_answer(answers[0], reason)
+    for line in ctx.log.stdio_lines():
+        request = line.message
+        reason = _invalid_request_reason(request) if request.sender is Side.CLIENT else None
+        answers = ctx.log.responses_to(request) if reason is not None else []
+        if reason is not None and answers:
+            yield _judge_answer(answers[0], reason)
+
+
+def _judge_answer(answer: Message, reason: str) -> Finding:
+    """The first answer to an invalid request: an error -32600, never a result."""
+    if answer.kind is Kind.RESULT:
+        return failed(answer, f"an invalid request ({reason}) was served with a result")
+    if error_code(answer) != -32600:
+        return failed(answer, f"an invalid request ({reason}) got code {error_code(answer)}, expected -32600")
+    return passed(answer)
 
 
 @message_check(requirements="RPC-14", level=Level.MUST_NOT, subject="client messages", sent_by=Side.CLIENT)

@@ -11,7 +11,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange, is_int
@@ -29,6 +29,9 @@ def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding 
     if message.kind is Kind.BATCH:
         return None  # judged as a batch (RPC-14)
     if message.kind is Kind.UNPARSEABLE:
+        limit = parser_limit(message)
+        if limit is not None:
+            return unverified(f"mcp-assay could not read a message {_who(message)} sent: {limit}", message)
         if message.transport == "stdio":
             return None  # a non-JSON line on stdio is named by STDIO-01/02/03, not judged twice
         problems = "; ".join(p.detail for p in message.problems if p.code in ("syntax", "bom"))
@@ -107,34 +110,12 @@ def _over(request: Message, ctx: Context, before: float) -> bool:
     return _cancelled(request, ctx, before)
 
 
-class CancelNotices:
-    """When each sender first cancelled each request id (``notifications/cancelled``), kept up to date."""
-
-    def __init__(self, ctx: Context) -> None:
-        self.first: dict[tuple[Side, str, object], float] = {}
-        self.position = 0
-        self.advance(ctx)
-
-    def advance(self, ctx: Context) -> None:
-        for message in ctx.log.messages_since(self.position):
-            if message.method != "notifications/cancelled" or not isinstance(message.params, dict):
-                continue
-            target = id_key(message.params.get("requestId", MISSING))
-            if target is not None:
-                key = (message.sender, *target)
-                self.first[key] = min(self.first.get(key, math.inf), message.time)
-        self.position = ctx.log.message_count()
-
-
 def _cancelled(request: Message, ctx: Context, before: float = math.inf) -> bool:
     """Whether the sender gave up on ``request`` (closed its stream or sent a cancellation) by ``before``."""
     exchange = http_exchange(request, ctx)
     if exchange is not None and exchange.client_disconnected and exchange.ending and exchange.ending.time <= before:
         return True
-    key = request.id_key
-    if key is None:
-        return False
-    return ctx.view(CancelNotices).first.get((request.sender, *key), math.inf) <= before
+    return ctx.log.cancellation(request, before=before) is not None
 
 
 def _answers_an_unreadable_request(message: Message, ctx: Context) -> bool:

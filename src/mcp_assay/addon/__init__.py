@@ -19,6 +19,7 @@ def __getattr__(name: str) -> Any:
         if not _addons:
             from mcp_assay.addon.assay import Assay
 
-            _addons.append(Assay())
+            assay = Assay()
+            _addons.extend([assay.injector, assay])  # the injector first: the observer records what it did
         return _addons
     raise AttributeError(name)

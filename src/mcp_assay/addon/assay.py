@@ -14,6 +14,12 @@ the checks at the same moment.
 Everything the addon sees becomes a recording record handed to a judging worker process
 (:mod:`mcp_assay.addon.worker`), which records, judges, prints live findings and writes the
 report, so mitmproxy's event loop spends well under a millisecond per exchange on the addon.
+
+With ``mcp_assay_inject`` the companion :attr:`Assay.injector` (registered before this addon)
+answers, holds or reshapes a few flows on the server's behalf; this addon records each such flow
+as the client got it, tagged with the injection's probe (``flow.metadata``), so the recording
+and every report say "injected by mcp-assay" and the engine never judges that answer as the
+server's.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from mcp_assay.addon.flows import (
     response_head,
     response_says_mcp,
 )
+from mcp_assay.addon.inject.http import CLIENT_LEFT, INJECTED, PENDING, WHOLE, Injector
 from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
@@ -50,8 +57,8 @@ from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
-from mcp_assay.sse import SseEvent, SseParser
-from mcp_assay.wire import EndReason
+from mcp_assay.sse import SseEvent, SseParser, parse_sse
+from mcp_assay.wire import EndReason, Probe
 
 __all__ = ["Assay"]
 
@@ -78,7 +85,9 @@ class _FlowState:
     ident: str
     decision: Decision
     held: list[dict[str, Any]] = field(default_factory=list)
-    """Records of an undecided flow, written once the response shows it is MCP."""
+    """Records of an undecided flow, written once the response shows it is MCP (or, for a flow an
+    injection may land on, once its answer's head shows whether it did)."""
+    awaiting_injection: bool = False
     parser: SseParser | None = None
     decode: Callable[[bytes], bytes] | None = None
     response_started: bool = False
@@ -113,6 +122,8 @@ class Assay:
         self.session: LiveSession | RemoteSession | None = None
         self.finished: Finished | None = None
         """What the session produced at ``done`` (exit code and files), for ``mcp-assay proxy``."""
+        self.injector = Injector(window=self._window, notify=self._feed)
+        """The fault injector: register it before this addon (it acts only when ``mcp_assay_inject`` is set)."""
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
@@ -234,6 +245,9 @@ class Assay:
         )
         return self.session
 
+    def _window(self) -> list[str]:
+        return [revision.name for revision in self._spec.window] if self._spec is not None else []
+
     def _source(self, options: Any) -> str:
         if self._description:
             return self._description
@@ -249,13 +263,17 @@ class Assay:
                 return
             state = _FlowState(ident=str(flow.id), decision=decision)
             self._flows[state.ident] = state
-            record = http_record(state.ident, request, connection=str(flow.client_conn.id))
+            metadata = flow.metadata
+            probe = Probe.from_record(metadata.get(INJECTED))
+            record = http_record(state.ident, request, connection=str(flow.client_conn.id), probe=probe)
+            state.awaiting_injection = bool(metadata.get(PENDING))
             if decision is Decision.MCP:
                 self._endpoints.add(endpoint_of(request.url))
+            if decision is Decision.MCP and not state.awaiting_injection:
                 self._feed(record)
             else:
                 state.held.append(record)
-            flow.metadata["mcp_assay"] = {"exchange": state.ident}
+            metadata["mcp_assay"] = {"exchange": state.ident}
         except Exception:
             log.exception("mcp-assay: could not observe a request; it was forwarded unchanged")
 
@@ -263,14 +281,19 @@ class Assay:
         state = self._flows.get(str(flow.id))
         if state is None or flow.response is None:
             return
+        if state.awaiting_injection:
+            self._injection_decided(state, flow)
+        if flow.metadata.get(CLIENT_LEFT) is not None:
+            return  # the client left while mcp-assay held this answer back: it never got it
         try:
             _, _, headers, _ = response_head(flow)
-            if is_event_stream(headers):
+            whole = flow.response.raw_content is not None or flow.metadata.get(WHOLE)
+            if is_event_stream(headers) and not whole:
                 # first of all: an event stream that is not streamed would be held back until it ends
                 self._tee(state, flow, headers.get("content-encoding") or "")
         except Exception:
             log.exception("mcp-assay: could not tee an event stream; it is passed on unobserved")
-            if not flow.response.stream:
+            if not flow.response.stream and not flow.metadata.get(WHOLE):
                 flow.response.stream = True
         try:
             status, reason, headers, started = response_head(flow)
@@ -284,6 +307,17 @@ class Assay:
                 state.held.append(record)
         except Exception:
             log.exception("mcp-assay: could not observe a response head; the response is forwarded unchanged")
+
+    def _injection_decided(self, state: _FlowState, flow: Any) -> None:
+        """The injector has seen the answer's head: tag the held request with the case it chose, if any."""
+        state.awaiting_injection = False
+        probe = flow.metadata.get(INJECTED)
+        if probe is not None and state.held and state.held[0].get("type") == "http":
+            state.held[0]["probe"] = probe
+        if state.decision is Decision.MCP:
+            held, state.held = state.held, []
+            for record in held:
+                self._feed(record)
 
     def _tee(self, state: _FlowState, flow: Any, encoding: str) -> None:
         """Stream the event stream through unchanged, parsing a copy as it passes."""
@@ -319,6 +353,10 @@ class Assay:
             state = self._flows.pop(str(flow.id), None)
             if state is None or flow.response is None:
                 return
+            left = flow.metadata.get(CLIENT_LEFT)
+            if left is not None and state.decision is Decision.MCP:
+                self._feed(end_record(state.ident, EndReason.CLIENT_DISCONNECT, float(left), "left while held"))
+                return
             body = None if state.streamed else response_body(flow)
             if state.decision is Decision.MAYBE:
                 _, _, headers, _ = response_head(flow)
@@ -326,7 +364,10 @@ class Assay:
                     return
                 self._decide(state, flow)
             end = float(flow.response.timestamp_end or time.time())
-            if body:
+            if body and is_event_stream(response_head(flow)[2]):
+                for event in parse_sse(body, time=end):  # an event stream read whole (an injected one)
+                    self._feed(event_record(state.ident, event))
+            elif body:
                 self._feed({"type": "body", "x": state.ident, "t": end, **body_fields(body)})
             self._feed(end_record(state.ident, EndReason.COMPLETE, end))
         except Exception:
@@ -337,11 +378,14 @@ class Assay:
             state = self._flows.pop(str(flow.id), None)
             if state is None or state.decision is not Decision.MCP:
                 return
+            if state.awaiting_injection:
+                self._injection_decided(state, flow)
             if state.parser is not None:
                 parser, state.parser = state.parser, None
                 parser.close(time.time())
             reason, detail = ending_of(flow, response_started=state.response_started)
-            self._feed(end_record(state.ident, reason, time.time(), detail))
+            left = flow.metadata.get(CLIENT_LEFT)
+            self._feed(end_record(state.ident, reason, float(left) if left is not None else time.time(), detail))
         except Exception:
             log.exception("mcp-assay: could not observe a failed flow")
 

@@ -41,7 +41,7 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side, Source
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
 
-__all__ = ["LIVE_MODES", "LiveSession", "Printer"]
+__all__ = ["LIVE_MODES", "LiveSession", "Printer", "injection_notes"]
 
 log = logging.getLogger("mcp_assay.live")
 
@@ -109,6 +109,8 @@ class Printer:
             revision = None
         if revision:
             line.append(f" ({revision})", style="dim")
+        if exchange.probe is not None:
+            line.append(f" [{'injected by mcp-assay' if exchange.probe.injected else 'probe'}: {exchange.probe.name}]")
         self._emit(Text(redactor.text(line.plain)), at=getattr(exchange, "time", None))
 
     def event(self, record: Mapping[str, Any], redactor: Redactor) -> None:
@@ -133,6 +135,13 @@ class Printer:
 
 
 _STOP = object()
+
+
+def injection_notes(log: ExchangeLog) -> list[str]:
+    """What ``--inject`` did, and which cases never met their point (one note each, from its observations)."""
+    return [
+        str(item.data["detail"]) for item in log.observations("injection") if isinstance(item.data.get("detail"), str)
+    ]
 
 
 class LiveSession:
@@ -308,7 +317,7 @@ class LiveSession:
             verdicts,
             target=target,
             schemas=self.spec.schema_infos(),
-            notes=[*self.notes, *self._assembler.problems],
+            notes=[*self.notes, *self._assembler.problems, *injection_notes(self.log)],
             audit=audit_lines(self.log),
             stats={
                 "exchanges": len(self.log),

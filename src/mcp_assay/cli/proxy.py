@@ -17,7 +17,14 @@ from urllib.parse import urlsplit
 import click
 from rich.console import Console
 
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.cli.options import (
+    build_spec,
+    inject_options,
+    parse_inject,
+    report_options,
+    report_targets,
+    spec_options,
+)
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 
@@ -83,6 +90,7 @@ def _upstream_parts(upstream: str) -> tuple[str, str]:
     "--set", "mitm_settings", multiple=True, envvar="MCP_ASSAY_MITM_SET", show_envvar=True, metavar="NAME=VALUE",
     help="Set any mitmproxy option, as mitmdump's --set does; repeatable.",
 )  # fmt: skip
+@inject_options
 @spec_options
 @report_options
 def proxy_command(
@@ -94,6 +102,8 @@ def proxy_command(
     secrets: tuple[str, ...],
     live: str,
     mitm_settings: tuple[str, ...],
+    inject: tuple[str, ...],
+    inject_hold_ms: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
@@ -110,6 +120,7 @@ def proxy_command(
     """
     report_targets(reports)  # refuse a bad --report before starting anything
     read_baseline(baseline, registered_checks())
+    families = parse_inject(inject, inject_hold_ms)
     if proxy_mode == "reverse":
         if not upstream:
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
@@ -143,6 +154,8 @@ def proxy_command(
                 "mcp_assay_live": live,
                 "mcp_assay_spec_dir": spec_dir,
                 "mcp_assay_spec_path": list(spec_paths),
+                "mcp_assay_inject": families,
+                "mcp_assay_inject_hold_ms": inject_hold_ms,
             }, settings=settings, reports=list(reports),
         )
     )  # fmt: skip

@@ -22,7 +22,10 @@ from mcp_assay.traffic import ExchangeLog, MessageKey, message_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, Probe
 
-__all__ = ["Context", "admitted"]
+__all__ = ["ANSWERED_BY_ASSAY", "SENT_BY_ASSAY", "Context", "admitted"]
+
+ANSWERED_BY_ASSAY = "answered by mcp-assay (an injected fault), not by the server"
+SENT_BY_ASSAY = "sent by mcp-assay (a probe), not by the client"
 
 
 class Context:
@@ -34,6 +37,9 @@ class Context:
         self.settings: Mapping[str, Any] = settings or {}
         self.check: Check | None = None
         """The check being run (set by the engine), so that :meth:`messages` applies its gates."""
+        self.clients_judged = True
+        """Whether clients are under judgement (not in a suite run, whose client is mcp-assay): then a
+        probe's requests are out of scope for checks of the client (set by the engine from its scope)."""
         self._validations: dict[MessageKey, Validation] = {}
         self._views: dict[Callable[[Context], Any], tuple[int, Any]] = {}
 
@@ -110,6 +116,29 @@ class Context:
         exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
         return exchange.probe if exchange is not None else None
 
+    def not_theirs(self, check: Check, subject: Message | Exchange | None) -> str:
+        """Why a finding of ``check`` about ``subject`` would say nothing about the side it judges ('': it would).
+
+        The one place mcp-assay's own part in the traffic is kept apart from the peers': an answer
+        mcp-assay made up, reshaped or delayed (an injected fault) is never the server's, so
+        server-side checks do not see the exchange, and no check judges the answer as the server's;
+        the client's request in it stays the client's. A request mcp-assay sent (a probe) is never
+        the client's: while clients are under judgement, checks of the client do not see it."""
+        if subject is None:
+            return ""
+        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        probe = exchange.probe if exchange is not None else None
+        if probe is None:
+            return ""
+        sender = subject.sender if isinstance(subject, Message) else None
+        if probe.injected:
+            if check.side is Side.SERVER or (check.side is not Side.CLIENT and sender is not Side.CLIENT):
+                return ANSWERED_BY_ASSAY
+            return ""
+        if self.clients_judged and check.side in (Side.CLIENT, Side.BOTH) and sender is not Side.SERVER:
+            return SENT_BY_ASSAY
+        return ""
+
     def deliberately_invalid(self, message: Message) -> bool:
         """True for a message mcp-assay sent malformed on purpose (never held against the client)."""
         if message.sender is not Side.CLIENT:
@@ -134,4 +163,7 @@ def admitted(check: Check, message: Message, ctx: Context) -> tuple[bool, str]:
         if caps is not None and check.gate.capability not in caps:
             listed = json.dumps(sorted(caps))
             return False, f"the server does not advertise the {check.gate.capability} capability: {listed}"
+    foreign = ctx.not_theirs(check, message)
+    if foreign:
+        return False, foreign
     return True, ""

@@ -91,13 +91,14 @@ class _Tally:
     failures: list[_Ranked] = field(default_factory=list)
     """A max-heap (by negated order) of the earliest failures, with their evidence."""
     failed: int = 0
-    failed_active: bool = False
+    failed_sources: set[Source] = field(default_factory=set)
     first_failure: _Ranked | None = None
     passes: int = 0
     last_pass: _Ranked | None = None
     pending: _Ranked | None = None
     inapplicable: _Ranked | None = None
-    active: bool = False
+    sources: set[Source] = field(default_factory=set)
+    """Where the findings came from, besides the judge's own source (probes, injected answers)."""
     revisions: set[str] = field(default_factory=set)
     broken: str | None = None
 
@@ -134,6 +135,7 @@ class Judge:
         self.on_failure = on_failure
         self.log = log if log is not None else ExchangeLog()
         self.ctx = Context(self.log, spec, settings)
+        self.ctx.clients_judged = Side.CLIENT in self.scope.sides
         self._tallies = {check.name: _Tally() for check in self.checks}
         self._message_checks = [check for check in self.checks if check.scope == "message"]
         self._position = 0
@@ -208,12 +210,17 @@ class Judge:
     # -- folding ---------------------------------------------------------------------------------
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
         subject = finding.subject
+        foreign = self.ctx.not_theirs(check, subject)
+        if foreign:
+            tally.gate(foreign, order)
+            return
         exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
-        probed = exchange is not None and exchange.probe is not None
-        tally.active = tally.active or probed
+        source = _source_of(exchange)
+        if source is not None:
+            tally.sources.add(source)
         if isinstance(subject, Message):
             revision = self.log.revision(subject)
             if revision:
@@ -221,7 +228,8 @@ class Judge:
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
             tally.failed += 1
-            tally.failed_active = tally.failed_active or probed
+            if source is not None:
+                tally.failed_sources.add(source)
             if tally.first_failure is None or order < tally.first_failure.order:
                 tally.first_failure = ranked
             if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
@@ -293,7 +301,7 @@ class Judge:
         if tally.in_scope == 0:
             reason = tally.main_gate_reason() or "nothing in the traffic falls under this requirement"
             return _verdict(check, Outcome.NOT_APPLICABLE, source, reason)
-        source = Source.ACTIVE if tally.active else source
+        source = _strongest(tally.sources, source)
         common: dict[str, Any] = {"judged": tally.failed + tally.passes, "revisions": tuple(sorted(tally.revisions))}
         redact = self.redactor.text
         if tally.failed:
@@ -301,7 +309,7 @@ class Judge:
             more = f" (and {tally.failed - 1} more)" if tally.failed > 1 else ""
             kept = sorted(tally.failures, reverse=True)
             evidence = tuple(_redacted(self._evidence(item), redact) for item in kept)
-            failure_source = Source.ACTIVE if tally.failed_active else self.source
+            failure_source = _strongest(tally.failed_sources, self.source)
             return _verdict(
                 check, Outcome.FAILED, failure_source, redact(tally.first_failure.finding.detail) + more,
                 evidence=evidence, violations=tally.failed, **common,
@@ -351,6 +359,23 @@ class Judge:
             ok, why = False, f"{scope.transport} has no such requirement"
         outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
+
+
+def _source_of(exchange: Exchange | None) -> Source | None:
+    """Where a finding about ``exchange`` came from, when mcp-assay had a hand in it (``None``: the peers')."""
+    probe = exchange.probe if exchange is not None else None
+    if probe is None:
+        return None
+    return Source.INJECTED if probe.injected else Source.ACTIVE
+
+
+def _strongest(sources: set[Source], default: Source) -> Source:
+    """A verdict's source: injected when an injected answer provoked some of its evidence, else probed, else
+    the judge's own."""
+    for source in (Source.INJECTED, Source.ACTIVE):
+        if source in sources:
+            return source
+    return default
 
 
 def _top(heap: list[_Ranked]) -> Order:

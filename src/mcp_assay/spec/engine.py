@@ -91,14 +91,14 @@ class _Tally:
     failures: list[_Ranked] = field(default_factory=list)
     """A max-heap (by negated order) of the earliest failures, with their evidence."""
     failed: int = 0
-    failed_sources: set[Source] = field(default_factory=set)
+    failed_sources: set[Source | None] = field(default_factory=set)
     first_failure: _Ranked | None = None
     passes: int = 0
     last_pass: _Ranked | None = None
     pending: _Ranked | None = None
     inapplicable: _Ranked | None = None
-    sources: set[Source] = field(default_factory=set)
-    """Where the findings came from, besides the judge's own source (probes, injected answers)."""
+    sources: set[Source | None] = field(default_factory=set)
+    """Where the findings came from: a probe, an injected answer, or (``None``) the peers' own traffic."""
     revisions: set[str] = field(default_factory=set)
     broken: str | None = None
 
@@ -219,8 +219,7 @@ class Judge:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
         source = _source_of(exchange)
-        if source is not None:
-            tally.sources.add(source)
+        tally.sources.add(source)
         if isinstance(subject, Message):
             revision = self.log.revision(subject)
             if revision:
@@ -228,8 +227,7 @@ class Judge:
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
             tally.failed += 1
-            if source is not None:
-                tally.failed_sources.add(source)
+            tally.failed_sources.add(source)
             if tally.first_failure is None or order < tally.first_failure.order:
                 tally.first_failure = ranked
             if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
@@ -369,12 +367,13 @@ def _source_of(exchange: Exchange | None) -> Source | None:
     return Source.INJECTED if probe.injected else Source.ACTIVE
 
 
-def _strongest(sources: set[Source], default: Source) -> Source:
-    """A verdict's source: injected when an injected answer provoked some of its evidence, else probed, else
-    the judge's own."""
-    for source in (Source.INJECTED, Source.ACTIVE):
-        if source in sources:
-            return source
+def _strongest(sources: set[Source | None], default: Source) -> Source:
+    """A verdict's source: probed when any of its evidence came from a probe; injected when all of it is the
+    client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
+    if Source.ACTIVE in sources:
+        return Source.ACTIVE
+    if sources == {Source.INJECTED}:
+        return Source.INJECTED
     return default
 
 

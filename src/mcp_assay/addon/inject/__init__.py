@@ -40,6 +40,7 @@ __all__ = [
     "InjectFamily",
     "Plan",
     "RequestFacts",
+    "STDIO_FAMILIES",
     "build_plan",
     "check_hold_ms",
     "parse_families",
@@ -58,6 +59,8 @@ ALL_CASES: tuple[Case, ...] = (
 """Every case, in the order a request is offered to them (the first whose point it meets takes it)."""
 
 MAX_HOLD_MS = 600_000
+STDIO_FAMILIES = frozenset({InjectFamily.VERSION, InjectFamily.HOLD})
+"""The families that have a case on stdio (the rest are HTTP's: sessions, headers and streams)."""
 
 
 def check_hold_ms(value: int) -> int:

@@ -151,10 +151,7 @@ class Injector:
         if plan is None:
             return
         for case in plan.unmet():
-            self._observe(
-                case.probe(), "", f"injection {case.name} ({case.era}) never met its point in this session: "
-                f"{case.intent.split(':')[0]} was not injected",
-            )  # fmt: skip
+            self._observe(case.probe(), "", f"injection {case.name} ({case.era}) never met its point in this session")
 
     # -- deciding ------------------------------------------------------------------------------------
     def _offer(self, flow: Any, plan: Plan) -> None:

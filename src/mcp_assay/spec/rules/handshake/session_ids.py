@@ -181,11 +181,16 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
         if any(error_code(m) == -32601 for m in exchange.response_messages):
             continue  # an unknown method, not an ended session
         after = exchange.response.time
-        later = [
-            other
-            for other in exchanges
-            if other.request.time > after and not sent_by_assay(other) and endpoint_of(other) == endpoint_of(exchange)
-        ]
+        later = sorted(
+            (
+                other
+                for other in exchanges
+                if other.request.time > after
+                and not sent_by_assay(other)
+                and endpoint_of(other) == endpoint_of(exchange)
+            ),
+            key=lambda other: other.request.time,
+        )
         stale = [
             other
             for other in later

@@ -195,6 +195,11 @@ def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Conte
         yield passed(answer)
 
 
+def _connection(message: Message, ctx: Context) -> str:
+    exchange = ctx.log.get(message.exchange)
+    return getattr(exchange, "connection", "") or ""
+
+
 @log_check(
     requirements="VER-05",
     level=Level.SHOULD,
@@ -206,8 +211,10 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
 
     The finding names the refused request (refused by the server, or by mcp-assay's ``--inject
     version``) and says what the client did next. A retry in a handshake-era version from the list
-    is an ``initialize`` offering it. A client that sent nothing more to that server is not verified:
-    it may have stopped and reported the error, which is allowed, or the session ended first."""
+    is an ``initialize`` offering it. The refused version counts as sent again on the same
+    connection only: a client started afresh (a new connection) knows nothing of the refusal, which
+    is VER-14's concern. A client that sent nothing more to that server is not verified: it may
+    have stopped and reported the error, which is allowed, or the session ended first."""
     for answer in ctx.log.messages():
         if answer.kind is not Kind.ERROR or error_code(answer) != -32022:
             continue
@@ -231,7 +238,8 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
         if not later:
             yield unverified(f"the client sent nothing more after {rejected} was refused with -32022", request)
             continue
-        again = [message for message in later if meta_version(message) == rejected]
+        connection = _connection(request, ctx)
+        again = [m for m in later if meta_version(m) == rejected and _connection(m, ctx) == connection]
         if again:
             yield failed(
                 request,

@@ -20,6 +20,7 @@ def __getattr__(name: str) -> Any:
             from mcp_assay.addon.assay import Assay
 
             assay = Assay()
-            _addons.extend([assay.injector, assay])  # the injector first: the observer records what it did
+            # the companions first: the observer records what the injector did, and the probes end before it
+            _addons.extend([assay.injector, assay.server_probe, assay])
         return _addons
     raise AttributeError(name)

@@ -15,6 +15,8 @@ Everything the addon sees becomes a recording record handed to a judging worker 
 (:mod:`mcp_assay.addon.worker`), which records, judges, prints live findings and writes the
 report, so mitmproxy's event loop spends well under a millisecond per exchange on the addon.
 
+With ``mcp_assay_probe_server`` the companion :attr:`Assay.server_probe` sends the suite's probe
+families to the server on a live client's revision and credentials, into the same session.
 With ``mcp_assay_inject`` the companion :attr:`Assay.injector` (registered before this addon)
 answers, holds or reshapes a few flows on the server's behalf; this addon records each such flow
 as the client got it, tagged with the injection's probe (``flow.metadata``), so the recording
@@ -28,7 +30,7 @@ import logging
 import sys
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -48,6 +50,7 @@ from mcp_assay.addon.flows import (
 )
 from mcp_assay.addon.inject.http import CLIENT_LEFT, INJECTED, PENDING, WHOLE, Injector
 from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
+from mcp_assay.addon.server_probe import ServerProbe
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
 from mcp_assay.recording import RecordingWriter, body_fields, end_record, event_record, http_record, response_record
@@ -124,6 +127,9 @@ class Assay:
         """What the session produced at ``done`` (exit code and files), for ``mcp-assay proxy``."""
         self.injector = Injector(window=self._window, notify=self._feed)
         """The fault injector: register it before this addon (it acts only when ``mcp_assay_inject`` is set)."""
+        self.server_probe = ServerProbe(spec=lambda: self._spec, notify=self._feed)
+        """Probes the server on a live client's revision and credentials (only with ``mcp_assay_probe_server``);
+        register it before this addon, so that its last probes are judged before the report."""
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
@@ -413,5 +419,5 @@ class Assay:
         for record in held:
             self._feed(record)
 
-    def _feed(self, record: dict[str, Any]) -> None:
+    def _feed(self, record: Mapping[str, Any]) -> None:
         self._ensure_session().feed(record)

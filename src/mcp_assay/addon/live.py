@@ -41,7 +41,7 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side, Source
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
 
-__all__ = ["LIVE_MODES", "LiveSession", "Printer", "injection_notes"]
+__all__ = ["LIVE_MODES", "LiveSession", "Printer", "session_notes"]
 
 log = logging.getLogger("mcp_assay.live")
 
@@ -137,10 +137,17 @@ class Printer:
 _STOP = object()
 
 
-def injection_notes(log: ExchangeLog) -> list[str]:
-    """What ``--inject`` did, and which cases never met their point (one note each, from its observations)."""
+SESSION_NOTES = ("injection", "server-probe")
+"""Observation kinds that become notes of the report: what ``--inject`` did (and which cases never met their
+point), and what stopped the server probes."""
+
+
+def session_notes(log: ExchangeLog) -> list[str]:
+    """The notes a session's own observations carry, in the order they were made."""
     return [
-        str(item.data["detail"]) for item in log.observations("injection") if isinstance(item.data.get("detail"), str)
+        str(item.data["detail"])
+        for item in log.observations()
+        if item.kind in SESSION_NOTES and isinstance(item.data.get("detail"), str)
     ]
 
 
@@ -240,6 +247,9 @@ class LiveSession:
         self._live = live
         self.judge.add(exchange)
         if isinstance(exchange, Observation):
+            detail = exchange.data.get("detail")
+            if live and exchange.kind in SESSION_NOTES and isinstance(detail, str):
+                self.printer.note(f"· {self.redactor.text(detail)}")
             return
         if live:
             self.printer.exchange(exchange, self.log, self.redactor)
@@ -317,7 +327,7 @@ class LiveSession:
             verdicts,
             target=target,
             schemas=self.spec.schema_infos(),
-            notes=[*self.notes, *self._assembler.problems, *injection_notes(self.log)],
+            notes=[*self.notes, *self._assembler.problems, *session_notes(self.log)],
             audit=audit_lines(self.log),
             stats={
                 "exchanges": len(self.log),

@@ -50,6 +50,8 @@ CLIENT_LEFT = "mcp_assay_client_left"
 WHOLE = "mcp_assay_inject_whole"
 """``flow.metadata`` key: the answer is read whole (not streamed through) so it can be cut."""
 POLL_S = 0.02
+ENDPOINT = "http"
+"""Where a reaction is awaited: the next request to the proxied endpoint."""
 
 
 def _json(body: Mapping[str, Any]) -> bytes:
@@ -159,9 +161,12 @@ class Injector:
         facts = RequestFacts.of(body, transport="http", headers=dict(flow.request.headers.items()))
         if facts is None:
             return
-        case = plan.claim(facts)
+        # the reaction to an injection is the client's next request to the endpoint, on whatever connection
+        # its HTTP stack picks (a client may well open a new one after a 4xx)
+        reacting = ENDPOINT in plan.reacting
+        case = plan.claim(facts, ENDPOINT)
         if case is None:
-            candidates = plan.candidates(facts)
+            candidates = plan.candidates(facts) if not reacting else ()
             if candidates:
                 self._pending[str(flow.id)] = (facts, candidates)
                 flow.metadata[PENDING] = True
@@ -194,7 +199,7 @@ class Injector:
         streamed_answer = response.headers.get("content-type", "").lower().startswith("text/event-stream")
         for case in candidates:
             if case.name is ProbeName.INJECT_STREAM_CUT:
-                if response.status_code == 200 and streamed_answer and plan.confirm(case):
+                if response.status_code == 200 and streamed_answer and plan.confirm(case, ENDPOINT):
                     self._cutting[str(flow.id)] = (case, facts)
                     flow.metadata[WHOLE] = True
                     self._mark(flow, case.probe(retry_ms=cut.RETRY_MS), f"cutting the event stream of {facts.method}")
@@ -204,7 +209,7 @@ class Injector:
                     continue
                 if facts.method == "initialize" and "mcp-session-id" not in response.headers:
                     continue
-                if plan.confirm(case):
+                if plan.confirm(case, ENDPOINT):
                     response.headers.fields = tuple((name.swapcase(), value) for name, value in response.headers.fields)
                     self._mark(flow, case.probe(), f"respelled the header names of the answer to {facts.method}")
                     return

@@ -6,7 +6,9 @@ that never comes, a stream cut short). Each case has a *point*: the kind of requ
 chosen so that a client's ordinary use meets it (the first 2026 request of a session, the first
 request carrying a 2025 session id, the first ``tools/call`` ...). Each case fires at most once
 per era in a proxy or tap session, so a correct client still completes its work; the cases are
-tried in a fixed order and one request carries at most one of them.
+tried in a fixed order and one request carries at most one of them. The client's next request on
+the same connection after an injected answer is never injected itself: it is the reaction the
+rules judge (the retry after a refusal, the new ``initialize`` after a ``404``).
 
 Some cases can only be decided when the answer's head arrives (a 2025 stream cut needs an event
 stream to cut; a header respelling needs the header): the request is then a *candidate*, and
@@ -184,24 +186,31 @@ class Plan:
     advertised: list[str] = field(default_factory=list)
     """The server's ``supportedVersions``, once a discover result was seen."""
     fired: dict[tuple[str, str], int] = field(default_factory=dict)
+    reacting: set[str] = field(default_factory=set)
+    """Connections whose next request is a reaction to an injection (left alone)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def enabled(self, case: Case) -> bool:
         return case.family in self.families
 
-    def claim(self, facts: RequestFacts) -> Case | None:
+    def claim(self, facts: RequestFacts, connection: str = "") -> Case | None:
         """The request-time case this request meets, if any (its budget is used up at once)."""
         with self._lock:
+            if facts.is_request and connection in self.reacting:
+                self.reacting.discard(connection)
+                return None
             for case in self.cases:
                 if case.at_response or not self.enabled(case) or case.key in self.fired:
                     continue
                 if case.matches(facts):
                     self.fired[case.key] = 1
+                    self.reacting.add(connection)
                     return case
         return None
 
     def candidates(self, facts: RequestFacts) -> tuple[Case, ...]:
-        """Response-time cases this request may carry, to be confirmed when its answer's head arrives."""
+        """Response-time cases this request may carry, to be confirmed when its answer's head arrives (ask after
+        :meth:`claim` found none)."""
         with self._lock:
             return tuple(
                 case
@@ -209,12 +218,13 @@ class Plan:
                 if case.at_response and self.enabled(case) and case.key not in self.fired and case.matches(facts)
             )
 
-    def confirm(self, case: Case) -> bool:
+    def confirm(self, case: Case, connection: str = "") -> bool:
         """Use up a response-time case's budget; ``False`` when another exchange took it first."""
         with self._lock:
             if case.key in self.fired:
                 return False
             self.fired[case.key] = 1
+            self.reacting.add(connection)
             return True
 
     def learn_discover(self, result: Any) -> None:

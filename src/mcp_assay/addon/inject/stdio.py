@@ -63,7 +63,7 @@ class StdioInjector:
         facts = RequestFacts.of(raw, transport="stdio")
         if facts is None:
             return None
-        case = self.plan.claim(facts)
+        case = self.plan.claim(facts, "stdio")
         if case is None:
             return None
         if case.name is ProbeName.INJECT_VERSION_REFUSAL:

@@ -344,7 +344,8 @@ def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
     """A client reads an answer whose header names come in another case (``cONTENT-tYPE``) as usual.
 
     Triggered by ``--inject headers``, which respells the header names of one 2026 answer: a client
-    that then asks for the same work again took the answer for unreadable."""
+    whose next request on that connection asks for the same work again took the answer for
+    unreadable."""
     for exchange, request in request_posts(ctx):
         probe = exchange.probe
         if probe is None or not probe.injected or probe.name != ProbeName.INJECT_HEADER_CASE:
@@ -352,14 +353,13 @@ def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
         if not modern_exchange(exchange, ctx):
             continue
         after = exchange.ending.time if exchange.ending is not None else request.time
-        later = [r for _, r in later_requests(ctx, after)]
+        connection = exchange.connection
+        later = [r for e, r in later_requests(ctx, after) if not connection or e.connection == connection]
         if not later:
             yield unverified(f"the client sent nothing more after the answer to {request.describe()}", request)
-            continue
-        again = next((r for r in later if r.method == request.method and _work(r) == _work(request)), None)
-        if again is not None:
+        elif later[0].method == request.method and _work(later[0]) == _work(request):
             yield failed(
-                request, f"the client asked again ({again.describe()}) after an answer whose header names were "
+                request, f"the client asked again ({later[0].describe()}) after an answer whose header names were "
                 "respelled: it did not read them case-insensitively",
             )  # fmt: skip
         else:

@@ -187,6 +187,7 @@ def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Fin
             for other in ctx.log.http_exchanges()
             if other.request.time > ending.time
             and not sent_by_assay(other)
+            and other.request.headers.get("mcp-session-id") is None  # a 2025 session's own resumption
             and (other.request.method == "GET" or other.request.headers.get(LAST_EVENT_ID) is not None)
         ]
         if resumes:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
-from mcp_assay.spec.rules.shared.common import http_exchange
+from mcp_assay.spec.rules.shared.common import http_exchange, params_of
+from mcp_assay.spec.rules.shared.envelopes import place_of
 from mcp_assay.spec.rules.shared.stream_facts import LISTEN
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.traffic import message_key
@@ -65,8 +66,24 @@ def initialize_is_never_cancelled(ctx: Context) -> Iterator[Finding]:
         else:
             yield passed(notice)
     for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_INITIALIZE):
-        if message_key(request) not in cancelled and ctx.in_scope(request):
+        if message_key(request) in cancelled or not ctx.in_scope(request):
+            continue
+        naming = _notice_naming(request, ctx)
+        if naming is not None:
+            yield failed(request, f"while its answer was held the client cancelled initialize ({naming.describe()})")
+        else:
             yield passed(request, f"its answer was held back {_hold_ms(probe)}; the client did not cancel it")
+
+
+def _notice_naming(request: Message, ctx: Context) -> Message | None:
+    """A cancellation the client sent after ``request`` to the same place, naming its id (before a 2025 HTTP
+    session exists, a notice has no session of its own to be matched by)."""
+    place = place_of(request, ctx)
+    for notice in cancel_notices(ctx):
+        if notice.time > request.time and place_of(notice, ctx) == place:
+            if id_key(params_of(notice).get("requestId", MISSING)) == request.id_key:
+                return notice
+    return None
 
 
 def _task_augmented(request: Message) -> bool:

@@ -105,7 +105,9 @@ def test_a_broken_client_is_caught_with_the_requirement_of_its_mistake(
 
 
 CORRECT = {
-    "version-correct": ["clients_retry_refused_versions_from_the_supported_list", "http_clients_stay_modern_after_a_modern_refusal"],
+    "version-correct": [
+        "clients_retry_refused_versions_from_the_supported_list", "http_clients_stay_modern_after_a_modern_refusal",
+    ],
     "session-correct": ["clients_reinitialize_after_a_session_404"],
     "hold-correct": ["initialize_is_never_cancelled", "clients_cancel_requests_whose_answer_is_late"],
     "headers-correct": [

@@ -422,7 +422,8 @@ def stdio_hold_correct(lines: Lines) -> None:
     lines.answer(lines.request("server/discover"))
     ident = lines.request("tools/list")
     assert lines.answer(ident, wait=GIVE_UP_S) is None
-    lines.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": ident, "_meta": _meta()}})
+    params = {"requestId": ident, "_meta": _meta()}
+    lines.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
     lines.answer(lines.request("prompts/list"))
 
 

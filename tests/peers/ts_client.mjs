@@ -4,7 +4,8 @@
 // A call that fails is reported and the next one is made (the SDK's own recovery is what is observed); a
 // connect that fails is retried once on a new client, as an application would.
 //
-// usage: node tests/peers/ts_client.mjs URL MODE TIMEOUT_MS      (after `bash tests/peers/setup.sh`)
+// usage: node tests/peers/ts_client.mjs URL MODE TIMEOUT_MS [TOKEN]      (after `bash tests/peers/setup.sh`)
+// TOKEN, when given, is sent as a bearer token on every request.
 // prints one JSON line per step: {"step": ..., "ok": true|false, "detail": ...}
 import { readFile } from 'node:fs/promises';
 
@@ -19,7 +20,7 @@ async function load(name) {
 }
 
 const { Client, StreamableHTTPClientTransport } = await load('@modelcontextprotocol/client');
-const [url, mode, timeoutText] = process.argv.slice(2);
+const [url, mode, timeoutText, token] = process.argv.slice(2);
 const timeout = Number(timeoutText || '1000');
 
 function say(step, ok, detail) {
@@ -31,7 +32,8 @@ async function connect() {
     { name: 'assay-ts-client', version: '2.4.0-test' },
     { versionNegotiation: { mode } },
   );
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit });
   await client.connect(transport, { timeout });
   return client;
 }

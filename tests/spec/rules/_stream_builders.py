@@ -15,8 +15,8 @@ from mcp_assay.sse import SseEvent
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
 from tests.factories import (
-    as_probe,
     URL,
+    as_probe,
     initialize_body,
     initialize_result,
     legacy_headers,

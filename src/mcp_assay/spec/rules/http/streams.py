@@ -25,6 +25,7 @@ from mcp_assay.spec.rules.http._common import (
     setting,
 )
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
+from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN, SUBSCRIPTION_ID_KEY
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
@@ -197,7 +198,7 @@ def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Fin
                 f"({_resume_label(resumes[0])}, {resumes[0].id})",
             )
             continue
-        later = [r for _, r in later_requests(ctx, ending.time)]
+        later = [r for _, r in later_requests(ctx, ending.time) if meta_version(r) is not None]  # 2026 work only
         again = next((r for r in later if _same_work(r, request)), None)
         if again is None and later:
             yield failed(

@@ -293,8 +293,7 @@ class Assay:
             return  # the client left while mcp-assay held this answer back: it never got it
         try:
             _, _, headers, _ = response_head(flow)
-            whole = flow.response.raw_content is not None or flow.metadata.get(WHOLE)
-            if is_event_stream(headers) and not whole:
+            if is_event_stream(headers) and not flow.metadata.get(WHOLE):
                 # first of all: an event stream that is not streamed would be held back until it ends
                 self._tee(state, flow, headers.get("content-encoding") or "")
         except Exception:

@@ -48,7 +48,7 @@ PENDING = "mcp_assay_inject_pending"
 CLIENT_LEFT = "mcp_assay_client_left"
 """``flow.metadata`` key: when the client left while its answer was held (it never got it)."""
 WHOLE = "mcp_assay_inject_whole"
-"""``flow.metadata`` key: the answer is read whole (not streamed through) so it can be cut."""
+"""``flow.metadata`` key: the answer is whole, not streamed through (mcp-assay made it, or reads it whole to cut it)."""
 POLL_S = 0.02
 ENDPOINT = "http"
 """Where a reaction is awaited: the next request to the proxied endpoint."""
@@ -176,6 +176,8 @@ class Injector:
     def _act(self, flow: Any, case: Case, facts: RequestFacts, plan: Plan) -> None:
         name = case.name
         if name is ProbeName.INJECT_VERSION_REFUSAL:
+            if not plan.window:  # the observer loads the schemas after this addon was configured
+                plan.window = tuple(self.window())
             supported = plan.supported_for(facts.version)
             self._answer(flow, 400, _json(version.refusal(facts.ident, facts.version, supported)))
             self._mark(flow, case.probe(supported=supported), f"refused {facts.method} {facts.version} with -32022")
@@ -223,6 +225,7 @@ class Injector:
         if content_type == "text/event-stream":
             headers["cache-control"] = "no-cache"
         flow.response = http.Response.make(status, body, headers)
+        flow.metadata[WHOLE] = True  # made whole here: there is nothing to stream through
 
     async def _hold(self, flow: Any, hold_ms: int) -> None:
         """Keep the answer back for ``hold_ms``, or until the client leaves (then it never gets it)."""

@@ -5,8 +5,8 @@ through one proxy session: in ``auto`` mode the first connection meets the versi
 falls back to 2025-11-25, where the 2025 faults wait for it; the second speaks 2026-07-28 and meets
 the 2026 ones; the third, in ``legacy`` mode, meets the held ``initialize``. Every call is made
 once, as an application would, with a one-second timeout (the hold is longer); a call that fails
-is recorded and the next one made. Meanwhile the proxy probes the
-server on each era the client opened, with the client's own credentials.
+is recorded and the next one made. Meanwhile the proxy probes the server on each era the client
+opened, with the client's own credentials.
 
 What the clients get wrong is pinned in ``inject_expected.yaml`` (each finding explained there
 against the specification text, and in the README): a finding that appears or disappears fails

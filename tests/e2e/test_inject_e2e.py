@@ -10,6 +10,7 @@ server, and the recording judges again to the same verdicts.
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 from collections.abc import Iterator
@@ -72,6 +73,7 @@ def sessions(tmp_path_factory: pytest.TempPathFactory, spec: SpecSet, spec_path:
         finally:
             lines.close()
         runs[name] = Session(json.loads(report.read_text()), recording)
+    gc.collect()  # what the in-process mitmproxies left to the collector goes now, under this module's filters
     yield runs
 
 

@@ -10,7 +10,6 @@ server, and the recording judges again to the same verdicts.
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 from collections.abc import Iterator
@@ -28,13 +27,7 @@ from tests.peers.inject_clients import HTTP_SCENARIOS, STDIO_SCENARIOS, Lines
 from tests.peers.inproc_proxy import injected_exchanges, inproc_proxy, outcome
 from tests.peers.process import PYTHON, free_port, http_server, sdk_server_command
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.timeout(300),
-    # mitmproxy runs in this process here: the sockets its shutdown leaves to the garbage collector are its own
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 HOLD_MS = 800
 """Longer than the scripted clients' patience (0.3 s), short enough for a quick test."""
@@ -73,7 +66,6 @@ def sessions(tmp_path_factory: pytest.TempPathFactory, spec: SpecSet, spec_path:
         finally:
             lines.close()
         runs[name] = Session(json.loads(report.read_text()), recording)
-    gc.collect()  # what the in-process mitmproxies left to the collector goes now, under this module's filters
     yield runs
 
 

@@ -87,11 +87,17 @@ def inproc_proxy(
     try:
         yield proxy
     finally:
-        holder["loop"].call_soon_threadsafe(holder["master"].shutdown)
+        master = holder["master"]
+
+        async def stop() -> None:
+            # a stopped mitmproxy leaves its listening socket open (a process exit closes it): close it first
+            await master.addons.get("proxyserver").servers.update([])
+            master.shutdown()
+
+        asyncio.run_coroutine_threadsafe(stop(), holder["loop"]).result(STOP_TIMEOUT)
         thread.join(STOP_TIMEOUT)
-        # mitmproxy leaves some sockets of its shutdown to the garbage collector: collect them now, inside the
-        # caller's test (which says how to treat their ResourceWarnings), not in whichever test runs next
-        gc.collect()
+        holder.clear()
+        gc.collect()  # what else its shutdown leaves to the collector goes now, under the caller's filters
         if report_path.is_file():
             proxy.report = json.loads(report_path.read_text(encoding="utf-8"))
 

@@ -26,6 +26,7 @@ CORE = {
     "mcp_assay.jsonrpc",
     "mcp_assay.lines",
     "mcp_assay.logs",
+    "mcp_assay.notes",
     "mcp_assay.probe_names",
     "mcp_assay.record_readers",
     "mcp_assay.recording",

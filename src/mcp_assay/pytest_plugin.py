@@ -10,6 +10,10 @@ and route a test's client through the proxy the fixture starts::
         proxy = mcp_assay_proxy(server_url)     # `mcp-assay proxy --upstream server_url` on a free port
         run_my_client(proxy.url)
 
+Keyword arguments are those of :func:`mcp_assay.testing.assay_proxy`: ``inject="all"`` (or
+``"version,hold"`` ...) makes the proxy inject faults toward the client on the server's behalf,
+and the client's reactions are judged with the rest; ``probe_server=True`` also probes the server.
+
 When the test ends the proxy stops and writes its report, and a requirement that failed at the
 level ``mcp_assay_fail_on`` names (an ini option: ``must``, the default, or ``should``) fails the
 test at teardown, listed with its reason. A test that wants the verdicts itself calls

@@ -205,13 +205,19 @@ def assay_proxy(
     report: Path | None = None,
     record: Path | None = None,
     spec_dir: str | Path | None = None,
+    inject: str | Sequence[str] = (),
+    inject_hold_ms: int | None = None,
+    probe_server: bool = False,
     options: Sequence[str] = (),
 ) -> Iterator[AssayProxy]:
     """Run ``mcp-assay proxy --upstream UPSTREAM`` on a free port for the block; read the verdicts after it.
 
     ``report`` is where the JSON report goes (a temporary file by default), ``record`` an optional
-    recording, ``spec_dir`` the schema folder (else ``MCP_ASSAY_SPEC_DIR`` or the cache), and
-    ``options`` any further ``mcp-assay proxy`` flags (``--secret``, ``--baseline`` ...)."""
+    recording, ``spec_dir`` the schema folder (else ``MCP_ASSAY_SPEC_DIR`` or the cache),
+    ``inject`` the fault families to inject toward the client (``"all"``, or ``"version,hold"``
+    ...; see ``--inject``) with ``inject_hold_ms`` for the hold family, ``probe_server`` to probe
+    the server on the client's revision and credentials as well, and ``options`` any further
+    ``mcp-assay proxy`` flags (``--secret``, ``--baseline`` ...)."""
     folder = Path(tempfile.mkdtemp(prefix="mcp-assay-"))
     report_path = report or folder / "report.json"
     command = [
@@ -222,6 +228,12 @@ def assay_proxy(
         command += ["--record", str(record)]
     if spec_dir is not None:
         command += ["--spec-dir", str(spec_dir)]
+    for family in [inject] if isinstance(inject, str) else inject:
+        command += ["--inject", family]
+    if inject_hold_ms is not None:
+        command += ["--inject-hold-ms", str(inject_hold_ms)]
+    if probe_server:
+        command.append("--probe-server")
     command += list(options)
     running = ProxyProcess.start(command, PROXY_READY)
     path = re.sub(r"^[a-z]+://[^/]*", "", upstream) or "/"

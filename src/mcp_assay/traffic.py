@@ -156,6 +156,8 @@ class ExchangeLog:
         self._orphans: list[Message] = []
         self._session_revision: dict[str, str] = {}
         self._connection_revision: dict[str, str] = {}
+        self._modern_connections: set[str] = set()
+        """stdio connections whose revision so far came from a 2026 ``_meta`` (an ``initialize`` switches them)."""
         self._capabilities: dict[str, Timeline] = defaultdict(Timeline)
         self._tools: dict[str, Timeline] = defaultdict(lambda: Timeline("name"))
         self._initialize: dict[str, Message] = {}
@@ -233,7 +235,9 @@ class ExchangeLog:
         version = _meta_version(message)
         if version is not None:
             self._revision[key] = version
-            self._connection_revision.setdefault(connection, version)
+            if connection not in self._connection_revision:
+                self._connection_revision[connection] = version
+                self._modern_connections.add(connection)
         self._correlate(message, fallback_scope=connection)
         request = self._request_of.get(key)
         if version is None:
@@ -255,7 +259,12 @@ class ExchangeLog:
         if message.method == "initialize" and message.kind is Kind.REQUEST:
             self._initialize[connection] = message
             requested = message.params.get("protocolVersion") if isinstance(message.params, dict) else None
-            if isinstance(requested, str) and connection not in self._connection_revision:
+            if isinstance(requested, str) and connection in self._modern_connections and version is None:
+                # a dual-era client falling back after a modern answer: initialize selects the handshake era
+                self._modern_connections.discard(connection)
+                self._connection_revision[connection] = requested
+                self._revision[key] = requested
+            elif isinstance(requested, str) and connection not in self._connection_revision:
                 self._revision[key] = requested
         self._remember_advertised(message, scope=connection)
         self._remember_cancellation(message)

@@ -73,10 +73,14 @@ class Side(StrEnum):
 
 
 class Source(StrEnum):
-    """Where the judged traffic came from."""
+    """Where the evidence of a verdict came from."""
 
     PASSIVE = "passive"
+    """Observed: traffic between the peers themselves."""
     ACTIVE = "active"
+    """Probed: requests mcp-assay sent itself (the suite, or the proxy probing a server)."""
+    INJECTED = "injected"
+    """A client's reaction to an answer mcp-assay made up or reshaped on the server's behalf."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,12 +37,14 @@ __all__ = [
     "Probe",
     "ProcessExit",
     "StdioLine",
+    "answered_by_assay",
     "is_authentication_answer",
     "is_well_known",
     "media_type",
     "oauth_kind",
     "oauth_request_kind",
     "probe_name",
+    "sent_by_assay",
 ]
 
 
@@ -283,6 +285,19 @@ def probe_name(item: Exchange | None) -> str | None:
     """The name of the probe an exchange carries; ``None`` for the peers' own traffic."""
     probe = item.probe if item is not None else None
     return probe.name if probe is not None else None
+
+
+def sent_by_assay(item: Exchange | None) -> bool:
+    """mcp-assay sent this request itself (a probe): it says nothing about the client."""
+    probe = item.probe if item is not None else None
+    return probe is not None and not probe.injected
+
+
+def answered_by_assay(item: Exchange | None) -> bool:
+    """mcp-assay answered this exchange itself, or reshaped or delayed the answer (an injected fault):
+    the client's request is its own, but what came back is not the server's doing."""
+    probe = item.probe if item is not None else None
+    return probe is not None and probe.injected
 
 
 def _looks_like_json(body: bytes) -> bool:

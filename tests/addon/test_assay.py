@@ -329,9 +329,14 @@ def test_the_addon_applies_a_baseline_to_its_report(tmp_path: Path, spec_path: P
 
 
 def test_the_addon_script_loads_in_mitmproxy(spec_path: Path) -> None:
-    """Tool-defined: `mitmdump -s "$(mcp-assay addon-path)"` finds one Assay addon in the script."""
+    """Tool-defined: `mitmdump -s "$(mcp-assay addon-path)"` finds the observing Assay addon, after its two
+    companions (the injector and the server probe, idle unless their options are set)."""
+    from mcp_assay.addon.inject.http import Injector
+    from mcp_assay.addon.server_probe import ServerProbe
     from mcp_assay.cli.proxy import addon_script
 
     with taddons.context() as context:
         script = context.script(str(addon_script()))
-        assert [type(addon) for addon in script.addons] == [Assay]
+        assert [type(addon) for addon in script.addons] == [Injector, ServerProbe, Assay]
+        injector, probe, assay = script.addons
+        assert injector is assay.injector and probe is assay.server_probe

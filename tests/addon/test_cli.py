@@ -53,3 +53,38 @@ def test_a_server_that_cannot_start_exits_127(spec_path: Path, tmp_path: Path) -
     result = subprocess.run(command, capture_output=True, timeout=60, check=False, input=b"")
     assert result.returncode == 127
     assert b"cannot start" in result.stderr and result.stdout == b""
+
+
+def test_an_unknown_injection_family_or_hold_is_a_usage_error(spec_path: Path) -> None:
+    """Tool-defined: --inject is checked before the proxy starts."""
+    upstream = ["proxy", "--spec-dir", str(spec_path), "--upstream", "http://127.0.0.1:9/mcp"]
+    result = CliRunner().invoke(cli, [*upstream, "--inject", "version,bogus"])
+    assert result.exit_code == 2
+    assert "--inject bogus: unknown family; choose from version, session, hold, headers, cut, all" in result.output
+    result = CliRunner().invoke(cli, [*upstream, "--inject", "hold", "--inject-hold-ms", "0"])
+    assert result.exit_code == 2 and "--inject-hold-ms must be between 1 and 600000" in result.output
+
+
+def test_a_probe_config_with_a_mistake_is_a_usage_error(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: the server probes' config file is read before the proxy starts."""
+    config = tmp_path / "probe.yaml"
+    config.write_text("tool-args-typo: {}\n")
+    result = CliRunner().invoke(
+        cli, ["proxy", "--spec-dir", str(spec_path), "--upstream", "http://127.0.0.1:9/mcp", "--probe-server",
+              "--probe-config", str(config)],
+    )  # fmt: skip
+    assert result.exit_code == 2 and "unknown keys tool-args-typo" in result.output
+
+
+def test_the_tap_says_which_families_have_no_stdio_case(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: sessions, headers and streams are HTTP's; the tap says so and goes on."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_assay", "tap", "--spec-dir", str(spec_path), "--inject", "all", "--live", "off",
+         "--report", f"json:{tmp_path / 'r.json'}", "--", sys.executable, "-c", "pass"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "--inject cut, headers, session: no such fault on stdio" in done.stderr

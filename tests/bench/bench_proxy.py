@@ -4,7 +4,9 @@
 
 Starts the Python SDK fixture server and measures sequential 2026-07-28 ``tools/list`` round trips
 on one keep-alive connection: directly, through a plain ``mitmdump`` reverse proxy, through
-``mitmdump -s "$(mcp-assay addon-path)"`` (recording on), and through ``mcp-assay proxy``. Each path
+``mitmdump -s "$(mcp-assay addon-path)"`` (recording on), through ``mcp-assay proxy``, and through
+``mcp-assay proxy --inject all`` (its faults fire during the warm-up; what is measured is the
+injector's cost on every later request, with the hold at 1 ms). Each path
 is reported as mean / p50 / p95 and as a ratio against the direct baseline of the same run, so
 the numbers compare across machines. Every loop is bounded (REQUESTS, and 60 s).
 """
@@ -12,6 +14,7 @@ the numbers compare across machines. Every loop is bounded (REQUESTS, and 60 s).
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.peers.assay import MITMDUMP, assay_proxy, mitmdump  # noqa: E402
 from tests.peers.process import free_port, sdk_http_server, stop, wait_for_port  # noqa: E402
 
-SPEC_DIR = Path(__file__).resolve().parents[3] / "shared" / "spec"
+SPEC_DIR = Path(os.environ.get("MCP_ASSAY_SPEC_DIR") or Path(__file__).resolve().parents[3] / "shared" / "spec")
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -96,15 +99,20 @@ def main() -> None:
             "--spec-dir", str(SPEC_DIR), "--live", "off",
         ) as proxy:  # fmt: skip
             results["mcp-assay proxy"] = measure(proxy.url, count)
+        with assay_proxy(
+            server.url, "--record", str(folder / "inject.jsonl"), "--report", f"json:{folder / 'inject.json'}",
+            "--spec-dir", str(SPEC_DIR), "--live", "off", "--inject", "all", "--inject-hold-ms", "1",
+        ) as proxy:  # fmt: skip
+            results["proxy --inject all"] = measure(proxy.url, count)
     base = statistics.mean(results["direct"])
     print(f"tools/list (2026-07-28, JSON answer), {count} sequential requests per path, one keep-alive connection")
-    print(f"{'path':<20}{'mean ms':>9}{'p50':>8}{'p95':>8}{'x direct':>10}")
+    print(f"{'path':<22}{'mean ms':>9}{'p50':>8}{'p95':>8}{'x direct':>10}")
     for name, values in results.items():
         values.sort()
         mean = statistics.mean(values)
         p50 = values[len(values) // 2]
         p95 = values[int(len(values) * 0.95) - 1]
-        print(f"{name:<20}{mean:>9.2f}{p50:>8.2f}{p95:>8.2f}{mean / base:>10.2f}")
+        print(f"{name:<22}{mean:>9.2f}{p50:>8.2f}{p95:>8.2f}{mean / base:>10.2f}")
     print(f"(recordings and reports in {folder})")
 
 

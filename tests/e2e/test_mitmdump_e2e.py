@@ -178,3 +178,20 @@ def test_the_token_never_reaches_the_recording_the_report_or_the_log(dump_run: D
     written = dump_run.recording.read_text() + json.dumps(dump_run.report) + dump_run.proxy.output
     assert TOKEN not in written
     assert TOKEN in dump_run.flows.read_bytes().decode("latin-1"), "mitmproxy's own capture is untouched"
+
+
+def test_the_addon_injects_when_mitmdump_is_told_to(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: `--set mcp_assay_inject=version` inside a stock mitmdump refuses the first 2026 request on the
+    server's behalf, and the scripted client's retry in 2025-11-25 passes VER-05."""
+    from tests.peers.inject_clients import version_correct
+
+    report = tmp_path / "report.json"
+    with sdk_http_server() as server:
+        with mitmdump(
+            server.url.removesuffix("/mcp"), "mcp_assay_inject=version", f"mcp_assay_report=json:{report}",
+            f"mcp_assay_spec_dir={spec_path}",
+        ) as proxy:  # fmt: skip
+            version_correct(proxy.url)
+    results = {item["check"]: item for item in json.loads(report.read_text())["results"]}
+    verdict = results["clients_retry_refused_versions_from_the_supported_list"]
+    assert (verdict["outcome"], verdict["source"]) == ("passed", "injected")

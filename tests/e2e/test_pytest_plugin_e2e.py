@@ -40,6 +40,27 @@ def test_my_server(mcp_assay_proxy):
     anyio.run(drive, proxy.url)
 
 
+async def drive_once_each(url):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode="auto", read_timeout_seconds=1.0) as client:
+            for call in (client.list_tools(), client.call_tool("add", {"a": 1, "b": 2}), client.list_tools()):
+                try:
+                    await call
+                except Exception:
+                    pass
+
+
+def test_my_client_under_injected_faults(mcp_assay_proxy):
+    proxy = mcp_assay_proxy(os.environ["SERVER_URL"], inject="version", inject_hold_ms=1500)
+    anyio.run(drive_once_each, proxy.url)
+    proxy.stop()
+    injected = [verdict for verdict in proxy.report.results if verdict.source.value == "injected"]
+    assert {requirement for verdict in injected for requirement in verdict.requirements} >= {"VER-05", "VER-13"}
+    assert any(note.startswith("injected inject-version-refusal") for note in proxy.report.notes)
+    assert not proxy.failures("must")
+
+
 def test_my_server_checked_by_hand(mcp_assay_proxy):
     proxy = mcp_assay_proxy(os.environ["SERVER_URL"])
     anyio.run(drive, proxy.url)
@@ -68,10 +89,11 @@ def _user_suite(folder: Path, server: RunningServer, spec_path: Path, *ini: str)
 
 
 def test_a_conformant_run_passes_the_users_tests(server: RunningServer, spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined: no MUST failed between the SDK client and server, so both user tests pass."""
+    """Tool-defined: no MUST failed between the SDK client and server, so the user tests pass (one of them with
+    the version refusal injected, whose reactions it reads from the report)."""
     done = _user_suite(tmp_path, server, spec_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 passed" in done.stdout
+    assert "3 passed" in done.stdout
     assert len(list(tmp_path.glob("**/mcp-assay-1.json"))) == 0  # reports live in each test's tmp_path
 
 
@@ -83,7 +105,7 @@ def test_a_should_policy_fails_the_test_that_left_the_verdicts_to_the_fixture(
     listed with its reason; the test that checked the MUST verdicts itself is left alone."""
     done = _user_suite(tmp_path, server, spec_path, "mcp_assay_fail_on=should")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "2 passed, 1 error" in done.stdout  # pytest counts the call and its teardown apart
+    assert "3 passed, 1 error" in done.stdout  # pytest counts the call and its teardown apart
     assert "ERROR at teardown of test_my_server" in done.stdout
     assert "requirement(s) failed between the client and" in done.stdout
     assert "HTTP-42 [SHOULD] post_streams_are_primed_and_announce_retry" in done.stdout

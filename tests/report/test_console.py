@@ -102,3 +102,15 @@ def test_a_pass_tagged_explain_shows_its_reason_and_other_passes_do_not() -> Non
     text = render_text(sample_report(results=[explained, silent]))
     assert "protocol error -32602 (HTTP 200)" in text
     assert "14 messages judged" not in text
+
+
+def test_a_reaction_to_an_injected_fault_says_injected() -> None:
+    """Tool-defined: the terminal report tags each result with where its evidence came from."""
+    from dataclasses import replace
+
+    from mcp_assay.report.console import render_text
+    from mcp_assay.verdicts import Source
+    from tests.report.sample import failed_must, sample_report
+
+    reaction = replace(failed_must(), source=Source.INJECTED)
+    assert "· injected]" in render_text(sample_report(results=[reaction]))

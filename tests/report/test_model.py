@@ -158,3 +158,18 @@ def test_from_json_rejects_what_is_not_a_report(data: object) -> None:
     """Tool-defined: a JSON value that is not an mcp-assay report is a ValueError."""
     with pytest.raises(ValueError, match="not an mcp-assay report"):
         Report.from_json(data)  # type: ignore[arg-type]
+
+
+def test_an_injected_source_survives_json_and_merges_by_requirement_with_the_others() -> None:
+    """Tool-defined: the report says where evidence came from (observed, probed, injected); reports written
+    before the injected source existed still read back."""
+    reaction = replace(passed(), check="scratch_reaction", source=Source.INJECTED)
+    probed = replace(passed(), check="scratch_probed", source=Source.ACTIVE)
+    report = sample_report(results=[passed(), reaction, probed])
+    again = Report.from_json(report.to_json())
+    assert [result.source for result in again.results] == [Source.PASSIVE, Source.INJECTED, Source.ACTIVE]
+    (status,) = [item for item in again.requirements() if item.id == passed().requirements[0]]
+    assert set(status.sources) == {Source.PASSIVE, Source.INJECTED, Source.ACTIVE}
+    old = report.to_json()
+    old["results"] = [item for item in old["results"] if item["source"] != "injected"]
+    assert {result.source for result in Report.from_json(old).results} == {Source.PASSIVE, Source.ACTIVE}

@@ -19,6 +19,8 @@ def __getattr__(name: str) -> Any:
         if not _addons:
             from mcp_assay.addon.assay import Assay
 
-            _addons.append(Assay())
+            assay = Assay()
+            # the companions first: the observer records what the injector did, and the probes end before it
+            _addons.extend([assay.injector, assay.server_probe, assay])
         return _addons
     raise AttributeError(name)

@@ -19,6 +19,14 @@ A peer decides how much it sends, the addon how much of it is kept: of one body 
 most :data:`ANSWER_LIMIT` bytes are recorded and judged. What follows passes through untouched; the
 exchange then ends as one whose events were lost, so no failure rests on what was not kept, and a
 note says which exchange was cut.
+
+With ``mcp_assay_probe_server`` the companion :attr:`Assay.server_probe` sends the suite's probe
+families to the server on a live client's revision and credentials, into the same session.
+With ``mcp_assay_inject`` the companion :attr:`Assay.injector` (registered before this addon)
+answers, holds or reshapes a few flows on the server's behalf; this addon records each such flow
+as the client got it, tagged with the injection's probe (``flow.metadata``), so the recording
+and every report say "injected by mcp-assay" and the engine never judges that answer as the
+server's.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import logging
 import sys
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -45,7 +53,9 @@ from mcp_assay.addon.flows import (
     response_head,
     response_says_mcp,
 )
+from mcp_assay.addon.inject.http import CLIENT_LEFT, INJECTED, PENDING, WHOLE, Injector
 from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
+from mcp_assay.addon.server_probe import ServerProbe
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
 from mcp_assay.recording import (
@@ -63,8 +73,8 @@ from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
-from mcp_assay.sse import SseEvent, SseParser
-from mcp_assay.wire import EVENTS_LOST, EndReason
+from mcp_assay.sse import SseEvent, SseParser, parse_sse
+from mcp_assay.wire import EVENTS_LOST, EndReason, Probe
 
 __all__ = ["ANSWER_LIMIT", "Assay"]
 
@@ -93,7 +103,9 @@ class _FlowState:
     ident: str
     decision: Decision
     held: list[dict[str, Any]] = field(default_factory=list)
-    """Records of an undecided flow, written once the response shows it is MCP."""
+    """Records of an undecided flow, written once the response shows it is MCP (or, for a flow an
+    injection may land on, once its answer's head shows whether it did)."""
+    awaiting_injection: bool = False
     parser: SseParser | None = None
     decode: Callable[[bytes], bytes] | None = None
     response_started: bool = False
@@ -132,6 +144,11 @@ class Assay:
         self.session: LiveSession | RemoteSession | None = None
         self.finished: Finished | None = None
         """What the session produced at ``done`` (exit code and files), for ``mcp-assay proxy``."""
+        self.injector = Injector(window=self._window, notify=self._feed)
+        """The fault injector: register it before this addon (it acts only when ``mcp_assay_inject`` is set)."""
+        self.server_probe = ServerProbe(spec=lambda: self._spec, notify=self._feed)
+        """Probes the server on a live client's revision and credentials (only with ``mcp_assay_probe_server``);
+        register it before this addon, so that its last probes are judged before the report."""
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
@@ -260,6 +277,9 @@ class Assay:
         )
         return self.session
 
+    def _window(self) -> list[str]:
+        return [revision.name for revision in self._spec.window] if self._spec is not None else []
+
     def _source(self, options: Any) -> str:
         if self._description:
             return self._description
@@ -278,13 +298,17 @@ class Assay:
             if len(request.body) > ANSWER_LIMIT:
                 state.cut = f"the request body of {len(request.body)} bytes"
                 request = replace(request, body=b"")
-            record = http_record(state.ident, request, connection=str(flow.client_conn.id))
+            metadata = flow.metadata
+            probe = Probe.from_record(metadata.get(INJECTED))
+            record = http_record(state.ident, request, connection=str(flow.client_conn.id), probe=probe)
+            state.awaiting_injection = bool(metadata.get(PENDING))
             if decision is Decision.MCP:
                 self._endpoints.add(endpoint_of(request.url))
+            if decision is Decision.MCP and not state.awaiting_injection:
                 self._feed(record)
             else:
                 state.held.append(record)
-            flow.metadata["mcp_assay"] = {"exchange": state.ident}
+            metadata["mcp_assay"] = {"exchange": state.ident}
         except Exception:
             log.exception("mcp-assay: could not observe a request; it was forwarded unchanged")
 
@@ -292,14 +316,18 @@ class Assay:
         state = self._flows.get(str(flow.id))
         if state is None or flow.response is None:
             return
+        if state.awaiting_injection:
+            self._injection_decided(state, flow)
+        if flow.metadata.get(CLIENT_LEFT) is not None:
+            return  # the client left while mcp-assay held this answer back: it never got it
         try:
             _, _, headers, _ = response_head(flow)
-            if is_event_stream(headers):
+            if is_event_stream(headers) and not flow.metadata.get(WHOLE):
                 # first of all: an event stream that is not streamed would be held back until it ends
                 self._tee(state, flow, headers.get("content-encoding") or "")
         except Exception:
             log.exception("mcp-assay: could not tee an event stream; it is passed on unobserved")
-            if not flow.response.stream:
+            if not flow.response.stream and not flow.metadata.get(WHOLE):
                 flow.response.stream = True
         try:
             status, reason, headers, started = response_head(flow)
@@ -313,6 +341,17 @@ class Assay:
                 state.held.append(record)
         except Exception:
             log.exception("mcp-assay: could not observe a response head; the response is forwarded unchanged")
+
+    def _injection_decided(self, state: _FlowState, flow: Any) -> None:
+        """The injector has seen the answer's head: tag the held request with the case it chose, if any."""
+        state.awaiting_injection = False
+        probe = flow.metadata.get(INJECTED)
+        if probe is not None and state.held and state.held[0].get("type") == "http":
+            state.held[0]["probe"] = probe
+        if state.decision is Decision.MCP:
+            held, state.held = state.held, []
+            for record in held:
+                self._feed(record)
 
     def _tee(self, state: _FlowState, flow: Any, encoding: str) -> None:
         """Stream the event stream through unchanged, parsing a copy as it passes."""
@@ -354,6 +393,10 @@ class Assay:
             state = self._flows.pop(str(flow.id), None)
             if state is None or flow.response is None:
                 return
+            left = flow.metadata.get(CLIENT_LEFT)
+            if left is not None and state.decision is Decision.MCP:
+                self._feed(end_record(state.ident, EndReason.CLIENT_DISCONNECT, float(left), "left while held"))
+                return
             body = None if state.streamed else response_body(flow)
             if state.decision is Decision.MAYBE:
                 _, _, headers, _ = response_head(flow)
@@ -364,7 +407,10 @@ class Assay:
             if body and len(body) > ANSWER_LIMIT:
                 state.cut = state.cut or f"the response body of {len(body)} bytes"
                 body = None
-            if body:
+            if body and is_event_stream(response_head(flow)[2]):
+                for event in parse_sse(body, time=end):  # an event stream read whole (an injected one)
+                    self._feed(event_record(state.ident, event))
+            elif body:
                 self._feed({"type": "body", "x": state.ident, "t": end, **body_fields(body)})
             if state.cut:
                 self._end_cut(state, end)
@@ -378,6 +424,8 @@ class Assay:
             state = self._flows.pop(str(flow.id), None)
             if state is None or state.decision is not Decision.MCP:
                 return
+            if state.awaiting_injection:
+                self._injection_decided(state, flow)
             if state.parser is not None:
                 parser, state.parser = state.parser, None
                 parser.close(time.time())
@@ -385,7 +433,8 @@ class Assay:
                 self._end_cut(state, time.time())
                 return
             reason, detail = ending_of(flow, response_started=state.response_started)
-            self._feed(end_record(state.ident, reason, time.time(), detail))
+            left = flow.metadata.get(CLIENT_LEFT)
+            self._feed(end_record(state.ident, reason, float(left) if left is not None else time.time(), detail))
         except Exception:
             log.exception("mcp-assay: could not observe a failed flow")
 
@@ -422,5 +471,5 @@ class Assay:
         for record in held:
             self._feed(record)
 
-    def _feed(self, record: dict[str, Any]) -> None:
+    def _feed(self, record: Mapping[str, Any]) -> None:
         self._ensure_session().feed(record)

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from mcp_assay.audit import AuditTrail, audit_data, audit_line, audit_lines
 from mcp_assay.jsonrpc import Kind, Message, parse_message
+from mcp_assay.notes import SessionNotes
 from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import Baseline
@@ -109,6 +110,8 @@ class Printer:
             revision = None
         if revision:
             line.append(f" ({revision})", style="dim")
+        if exchange.probe is not None:
+            line.append(f" [{'injected by mcp-assay' if exchange.probe.injected else 'probe'}: {exchange.probe.name}]")
         self._emit(Text(redactor.text(line.plain)), at=getattr(exchange, "time", None))
 
     def event(self, record: Mapping[str, Any], redactor: Redactor) -> None:
@@ -160,7 +163,8 @@ class LiveSession:
         self.target = dict(target or {})
         self.fail_on = fail_on
         self.baseline = baseline
-        self.notes: list[str] = []
+        self.notes = SessionNotes(redactor.text)
+        """What the report says of the session beyond its verdicts (bounded whatever a peer sends)."""
         self.started = time.time()
         self.live_failures = 0
         self._assembler = Assembler()
@@ -243,9 +247,9 @@ class LiveSession:
         self._live = live
         self.judge.add(exchange)
         if isinstance(exchange, Observation):
-            detail = exchange.data.get("detail")
-            if exchange.kind == "note" and isinstance(detail, str):  # a capture limit reached, for instance
-                self.notes.append(self.redactor.text(detail))
+            note = self.notes.take(exchange)
+            if live and note is not None and exchange.kind != "note":
+                self.printer.note(f"· {note}")
             return
         if live:
             self.printer.exchange(exchange, self.log, self.redactor)
@@ -295,7 +299,7 @@ class LiveSession:
         """Judging stops early (see :mod:`mcp_assay.addon.worker`): exchanges still open are left out, since
         their ends may be among the records not read, and the report says so."""
         self._cut_short = True
-        self.notes.append(
+        self.notes.add(
             f"judging was cut short by {reason}: {unread} record(s) that arrived after that were not read, "
             "and exchanges still in flight were left out"
         )
@@ -309,7 +313,7 @@ class LiveSession:
             self._queue.put(_STOP)
             self._worker.join(timeout)
             if self._worker.is_alive():
-                self.notes.append("judging did not keep up with the traffic; the last records were not judged")
+                self.notes.add("judging did not keep up with the traffic; the last records were not judged")
         try:
             for exchange in self._assembler.close():
                 if not self._cut_short:
@@ -331,7 +335,7 @@ class LiveSession:
         started = time.perf_counter()
         verdicts = self.judge.verdicts(stop=stop)
         if self.judge.stopped:
-            self.notes.append(self.judge.stopped)
+            self.notes.add(self.judge.stopped)
         self._trail.take(self.log, self.judge.carried_ids)
         target = {
             key: self.redactor.text(value) if isinstance(value, str) else value for key, value in self.target.items()
@@ -343,7 +347,7 @@ class LiveSession:
             verdicts,
             target=target,
             schemas=self.spec.schema_infos(),
-            notes=[*self.notes, *self._assembler.problems, *filter(None, [self._trail.note()])],
+            notes=[*self.notes.notes(), *self._assembler.problems, *filter(None, [self._trail.note()])],
             audit=list(self._trail.lines),
             stats={
                 "exchanges": self.judge.exchanges_seen,

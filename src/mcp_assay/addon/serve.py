@@ -64,7 +64,7 @@ async def serve(
                     )
             console.file.flush()
 
-    master.addons.add(assay, Announce())
+    master.addons.add(assay.injector, assay.server_probe, assay, Announce())
     try:
         master.options.update(**{key: value for key, value in options.items()})
         for name, value in settings.items():

@@ -8,7 +8,9 @@ signals the tap receives are forwarded to the server; end of input on the tap's 
 server's stdin; and the tap exits the way the server did (the same code, or the same signal).
 
 The tap never writes anything of its own to stdout, which is the protocol channel: live findings
-and the terminal report go to stderr.
+and the terminal report go to stderr. The one exception is asked for: with ``--inject`` the tap
+answers a line on the server's behalf, or holds an answer back, as :mod:`mcp_assay.addon.inject.stdio`
+decides; those lines are tagged as injected in the recording.
 
 Stderr is not protocol traffic and nothing bounds it, so it is passed on as read and recorded within
 limits: each line cut at :data:`STDERR_LINE_LIMIT` bytes, :data:`STDERR_RECORD_LIMIT` bytes recorded in
@@ -29,9 +31,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
+from mcp_assay.addon.inject.stdio import Answer, StdioInjector
 from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.recording import exit_record, line_record, observation_record
 from mcp_assay.verdicts import Side
+from mcp_assay.wire import Probe
 
 __all__ = ["FORWARDED_SIGNALS", "STDERR_LINE_LIMIT", "STDERR_RECORD_LIMIT", "Tap", "exit_like"]
 
@@ -89,9 +93,14 @@ class Tap:
     connection: str = ""
     forward_signals: bool = True
     """Install handlers that pass SIGTERM, SIGINT ... on to the server (off when embedded in tests)."""
+    injector: StdioInjector | None = None
+    """Answers or holds back lines on the server's behalf (``--inject``); ``None``: the tap only relays."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _exited: threading.Event = field(default_factory=threading.Event)
     _stderr: _StderrCount = field(default_factory=lambda: _StderrCount())
+    _out: threading.Lock = field(default_factory=threading.Lock)
+    """One writer at a time on the client's stdout (the relay, and a held answer's timer)."""
+    _timers: list[threading.Timer] = field(default_factory=list)
 
     def _ident(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids)}"
@@ -103,6 +112,13 @@ class Tap:
         gone = ""
         undelivered = 0
         for line in iter(self.stdin.readline, b""):
+            action = self.injector.client_line(line) if self.injector is not None else None
+            if isinstance(action, Answer):  # answered on the server's behalf: the server never sees it
+                self.session.feed(
+                    line_record(self._ident("c"), self.connection, Side.CLIENT, time.time(), line, action.probe)
+                )
+                self._to_client(action.line, action.probe)
+                continue
             if not gone and self._exited.is_set():
                 gone = "the server had exited"
             if gone:
@@ -111,7 +127,8 @@ class Tap:
                     self._feed_observation("undelivered", {"text": _text(line), "reason": gone})
                 continue
             ident = self._ident("c")
-            self.session.feed(line_record(ident, self.connection, Side.CLIENT, time.time(), line))
+            probe = action.probe if action is not None else None
+            self.session.feed(line_record(ident, self.connection, Side.CLIENT, time.time(), line, probe))
             try:
                 process.stdin.write(line)
                 process.stdin.flush()
@@ -132,7 +149,20 @@ class Tap:
         process = self.process
         assert process is not None and process.stdout is not None
         for line in iter(process.stdout.readline, b""):
-            self.session.feed(line_record(self._ident("s"), self.connection, Side.SERVER, time.time(), line))
+            held = self.injector.server_line(line) if self.injector is not None else None
+            if held is not None:
+                assert self.injector is not None
+                timer = threading.Timer(self.injector.hold_seconds, self._to_client, args=(line, held))
+                timer.daemon = True
+                self._timers.append(timer)
+                timer.start()
+                continue
+            self._to_client(line, None)
+
+    def _to_client(self, line: bytes, probe: Probe | None) -> None:
+        """Record a line for the client (tagged when mcp-assay wrote or delayed it), then write it."""
+        with self._out:
+            self.session.feed(line_record(self._ident("s"), self.connection, Side.SERVER, time.time(), line, probe))
             try:
                 self.stdout.write(line)
                 self.stdout.flush()
@@ -225,6 +255,10 @@ class Tap:
             thread.join(JOIN_TIMEOUT)
             if not thread.is_alive() and pipe is not None:
                 pipe.close()
+        for timer in self._timers:
+            timer.cancel()  # an answer still held back when the server ended is never delivered
+        if self.injector is not None:
+            self.injector.done()
         self.session.feed(
             exit_record(self._ident("x"), self.connection, time.time(), code, self.stdin_closed_at, self.signals)
         )

@@ -11,11 +11,21 @@ from typing import Any
 
 import click
 
+from mcp_assay.addon.inject import DEFAULT_HOLD_MS, check_hold_ms, parse_families
 from mcp_assay.report import ReportTarget, parse_report_option
 from mcp_assay.report.model import FailOn, SchemaInfo
 from mcp_assay.spec import SpecSet, load_spec
 
-__all__ = ["build_spec", "report_options", "report_targets", "schema_infos", "spec_notes", "spec_options"]
+__all__ = [
+    "build_spec",
+    "inject_options",
+    "parse_inject",
+    "report_options",
+    "report_targets",
+    "schema_infos",
+    "spec_notes",
+    "spec_options",
+]
 
 
 def spec_options[F: Callable[..., Any]](func: F) -> F:
@@ -71,6 +81,38 @@ def report_options[F: Callable[..., Any]](func: F) -> F:
         "timestamped name in it; PATH '-' is stdout. Default: terminal.",
     )(func)
     return func
+
+
+def inject_options[F: Callable[..., Any]](func: F) -> F:
+    """``--inject`` and ``--inject-hold-ms`` (``proxy`` and ``tap``)."""
+    func = click.option(
+        "--inject-hold-ms",
+        type=int,
+        default=DEFAULT_HOLD_MS,
+        show_default=True,
+        envvar="MCP_ASSAY_INJECT_HOLD_MS",
+        show_envvar=True,
+        metavar="MS",
+        help="How long the hold family keeps an answer from the client: longer than its timeout, bounded.",
+    )(func)
+    func = click.option(
+        "--inject",
+        multiple=True,
+        envvar="MCP_ASSAY_INJECT",
+        show_envvar=True,
+        metavar="FAMILY[,FAMILY]",
+        help="Inject faults toward the client on the server's behalf and judge its reactions: version, session, "
+        "hold, headers, cut, or all; repeatable. Off by default (forwarding is unchanged). Each case fires at "
+        "most once per era in a session, and is marked 'injected by mcp-assay' everywhere.",
+    )(func)
+    return func
+
+
+def parse_inject(values: Sequence[str], hold_ms: int) -> str:
+    """``--inject`` values as the addon option (``version,hold``); unknown families or a bad hold are usage errors."""
+    families = parse_families(values)
+    check_hold_ms(hold_ms)
+    return ",".join(sorted(family.value for family in families))
 
 
 def report_targets(values: Sequence[str]) -> list[ReportTarget]:

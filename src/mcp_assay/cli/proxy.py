@@ -17,9 +17,18 @@ from urllib.parse import urlsplit
 import click
 from rich.console import Console
 
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.addon.server_probe import DEFAULT_RATE
+from mcp_assay.cli.options import (
+    build_spec,
+    inject_options,
+    parse_inject,
+    report_options,
+    report_targets,
+    spec_options,
+)
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.suite.config import read_config_file
 
 __all__ = ["register"]
 
@@ -89,6 +98,21 @@ def _upstream_parts(upstream: str) -> tuple[str, str]:
     "--set", "mitm_settings", multiple=True, envvar="MCP_ASSAY_MITM_SET", show_envvar=True, metavar="NAME=VALUE",
     help="Set any mitmproxy option, as mitmdump's --set does; repeatable.",
 )  # fmt: skip
+@click.option(
+    "--probe-server", is_flag=True, envvar="MCP_ASSAY_PROBE_SERVER", show_envvar=True,
+    help="While a real client is connected, also send the suite's probe families to the server on the client's "
+    "revision and credentials (paced; marked as probes, never held against the client).",
+)  # fmt: skip
+@click.option(
+    "--probe-config", type=click.Path(exists=True, dir_okay=False), envvar="MCP_ASSAY_PROBE_CONFIG",
+    show_envvar=True, metavar="FILE",
+    help="A `mcp-assay run` config file for the server probes (tool-args, failing-tool, page-limit, timeout ...).",
+)  # fmt: skip
+@click.option(
+    "--probe-rate", type=click.IntRange(1), default=DEFAULT_RATE, show_default=True, envvar="MCP_ASSAY_PROBE_RATE",
+    show_envvar=True, metavar="PER_MINUTE", help="At most this many server-probe requests per minute.",
+)  # fmt: skip
+@inject_options
 @spec_options
 @report_options
 def proxy_command(
@@ -101,6 +125,11 @@ def proxy_command(
     live: str,
     finish_timeout: int,
     mitm_settings: tuple[str, ...],
+    probe_server: bool,
+    probe_config: str | None,
+    probe_rate: int,
+    inject: tuple[str, ...],
+    inject_hold_ms: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
@@ -117,6 +146,9 @@ def proxy_command(
     """
     report_targets(reports)  # refuse a bad --report before starting anything
     read_baseline(baseline, registered_checks())
+    families = parse_inject(inject, inject_hold_ms)
+    if probe_config is not None:
+        read_config_file(probe_config)  # a mistake in it is a usage error now, not a silent skip later
     if proxy_mode == "reverse":
         if not upstream:
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
@@ -151,6 +183,11 @@ def proxy_command(
                 "mcp_assay_finish_timeout": finish_timeout,
                 "mcp_assay_spec_dir": spec_dir,
                 "mcp_assay_spec_path": list(spec_paths),
+                "mcp_assay_inject": families,
+                "mcp_assay_inject_hold_ms": inject_hold_ms,
+                "mcp_assay_probe_server": probe_server,
+                "mcp_assay_probe_config": probe_config,
+                "mcp_assay_probe_rate": probe_rate,
             }, settings=settings, reports=list(reports),
         )
     )  # fmt: skip

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.cli.options import build_spec, inject_options, parse_inject, report_options, report_targets, spec_options
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 
@@ -44,6 +44,7 @@ __all__ = ["register"]
     help="How long judging may take once the server exits; past it the report is written from what was judged "
     "and says so (0: as long as it takes).",
 )  # fmt: skip
+@inject_options
 @spec_options
 @report_options
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -52,6 +53,8 @@ def tap_command(
     secrets: tuple[str, ...],
     live: str,
     finish_timeout: int,
+    inject: tuple[str, ...],
+    inject_hold_ms: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     reports: tuple[str, ...],
@@ -65,6 +68,8 @@ def tap_command(
     mcp-assay tap --record session.jsonl --report json:report.json -- python server.py
     The terminal report goes to stderr; the exit code is the server's.
     """
+    from mcp_assay.addon.inject import STDIO_FAMILIES, build_plan, parse_families
+    from mcp_assay.addon.inject.stdio import StdioInjector
     from mcp_assay.addon.tap import Tap, exit_like
     from mcp_assay.addon.worker import RemoteSession, WorkerSettings
 
@@ -73,9 +78,16 @@ def tap_command(
         raise click.UsageError("--report FORMAT:- would write to stdout, which is the protocol channel; give a file")
     if record is not None and not record.expanduser().resolve().parent.is_dir():
         raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
-    build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
+    spec = build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
     read_baseline(baseline, registered_checks())  # and a baseline with a mistake in it
     errors = Console(stderr=True)
+    families = parse_families(parse_inject(inject, inject_hold_ms))
+    elsewhere = sorted(family.value for family in families - STDIO_FAMILIES)
+    if elsewhere:
+        errors.print(f"mcp-assay tap: --inject {', '.join(elsewhere)}: no such fault on stdio", highlight=False)
+    plan = build_plan(
+        families & STDIO_FAMILIES, transport="stdio", hold_ms=inject_hold_ms, window=[r.name for r in spec.window]
+    )
     description = " ".join(command)
     session = RemoteSession(
         WorkerSettings(
@@ -94,6 +106,7 @@ def tap_command(
         )
     )
     tap = Tap(command, session, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
+    tap.injector = StdioInjector(plan, session.feed) if plan is not None else None
     try:
         code = tap.run()
     except OSError as exc:

@@ -12,6 +12,7 @@ from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
 from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
+from mcp_assay.notes import SessionNotes
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
@@ -22,6 +23,7 @@ from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
 from mcp_assay.verdicts import Source
+from mcp_assay.wire import Observation
 
 __all__ = ["register"]
 
@@ -84,10 +86,13 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     inputs = Inputs()
     trail = AuditTrail()
     transports: set[str] = set()
+    notes = SessionNotes()
     judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
     for exchange in stream_inputs(recordings, READERS, inputs):
         if exchange.transport:
             transports.add(exchange.transport)
+        elif isinstance(exchange, Observation):
+            notes.take(exchange)  # what the capture itself noted: a limit reached, what --inject did
         judge.add(exchange)
     verdicts = judge.verdicts()
     trail.take(judge.log, judge.carried_ids)
@@ -95,7 +100,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         verdicts,
         target=_target(recordings, transports, inputs.kinds),
         schemas=spec.schema_infos(),
-        notes=[*inputs.problems, *filter(None, [trail.note()])],
+        notes=[*inputs.problems, *notes.notes(), *filter(None, [trail.note()])],
         audit=list(trail.lines),
         stats={
             "exchanges": judge.exchanges_seen,

@@ -22,22 +22,36 @@ from mcp_assay.traffic import ExchangeLog, MessageKey, message_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, Probe
 
-__all__ = ["Context", "GateKey", "admitted"]
+__all__ = ["ANSWERED_BY_ASSAY", "SENT_BY_ASSAY", "Context", "GateKey", "admitted"]
 
-GateKey = tuple[str, str | None, frozenset[str] | None]
+ANSWERED_BY_ASSAY = "answered by mcp-assay (an injected fault), not by the server"
+SENT_BY_ASSAY = "sent by mcp-assay (a probe), not by the client"
+
+GateKey = tuple[str, str | None, frozenset[str] | None, str]
 """What decides whether a message passes a check's gates: its transport, the revision it belongs to
-(as named on the wire) and the capabilities the server advertised for it (``None``: unknown)."""
+(as named on the wire), the capabilities the server advertised for it (``None``: unknown) and mcp-assay's
+hand in its exchange (:meth:`Context.hand`)."""
 
 
 class Context:
     """What a check may consult: the log, the revisions, settings, cached validation and shared views."""
 
-    def __init__(self, log: ExchangeLog, spec: SpecSet, settings: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        log: ExchangeLog,
+        spec: SpecSet,
+        settings: Mapping[str, Any] | None = None,
+        *,
+        clients_judged: bool = True,
+    ) -> None:
         self.log = log
         self.spec = spec
         self.settings: Mapping[str, Any] = settings or {}
         self.check: Check | None = None
         """The check being run (set by the engine), so that :meth:`messages` applies its gates."""
+        self.clients_judged = clients_judged
+        """Whether clients are under judgement (not in a suite run, whose client is mcp-assay): then a
+        probe's requests are out of scope for checks of the client (the engine says so from its scope)."""
         self._validations: dict[MessageKey, Validation] = {}
         self._views: dict[Callable[[Context], Any], tuple[int, Any]] = {}
         self._gate_keys: dict[MessageKey, GateKey] = {}
@@ -90,7 +104,12 @@ class Context:
         found = self._gate_keys.get(key)
         if found is None:
             caps = self.capabilities(message)
-            found = (message.transport, self.log.revision(message), frozenset(caps) if caps is not None else None)
+            found = (
+                message.transport,
+                self.log.revision(message),
+                frozenset(caps) if caps is not None else None,
+                self.hand(message),
+            )
             self._gate_keys[key] = found
         return found
 
@@ -143,6 +162,37 @@ class Context:
         exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
         return exchange.probe if exchange is not None else None
 
+    def not_theirs(self, check: Check, subject: Message | Exchange | None) -> str:
+        """Why a finding of ``check`` about ``subject`` would say nothing about the side it judges ('': it would).
+
+        The one place mcp-assay's own part in the traffic is kept apart from the peers': an answer
+        mcp-assay made up, reshaped or delayed (an injected fault) is never the server's, so
+        server-side checks do not see the exchange, and no check judges the answer as the server's;
+        the client's request in it stays the client's. A request mcp-assay sent (a probe) is never
+        the client's: while clients are under judgement, checks of the client do not see it."""
+        if subject is None:
+            return ""
+        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        probe = exchange.probe if exchange is not None else None
+        if probe is None:
+            return ""
+        sender = subject.sender if isinstance(subject, Message) else None
+        if probe.injected:
+            if check.side is Side.SERVER or (check.side is not Side.CLIENT and sender is not Side.CLIENT):
+                return ANSWERED_BY_ASSAY
+            return ""
+        if self.clients_judged and check.side in (Side.CLIENT, Side.BOTH) and sender is not Side.SERVER:
+            return SENT_BY_ASSAY
+        return ""
+
+    def hand(self, message: Message) -> str:
+        """mcp-assay's part in the exchange that carried ``message``: ``""`` (none: the peers' own traffic),
+        else whether it probed or injected, and who sent the message (what :meth:`not_theirs` decides on)."""
+        probe = self.probe(message)
+        if probe is None:
+            return ""
+        return f"{'injected' if probe.injected else 'probed'}:{message.sender}"
+
     def deliberately_invalid(self, message: Message) -> bool:
         """True for a message mcp-assay sent malformed on purpose (never held against the client)."""
         if message.sender is not Side.CLIENT:
@@ -167,4 +217,7 @@ def admitted(check: Check, message: Message, ctx: Context) -> tuple[bool, str]:
         if caps is not None and check.gate.capability not in caps:
             listed = json.dumps(sorted(caps))
             return False, f"the server does not advertise the {check.gate.capability} capability: {listed}"
+    foreign = ctx.not_theirs(check, message)
+    if foreign:
+        return False, foreign
     return True, ""

@@ -30,7 +30,7 @@ from typing import Any
 from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
-from mcp_assay.spec.checks import REGISTRY, Check, Finding, Result, unverified
+from mcp_assay.spec.checks import REGISTRY, Check, Finding, Result, not_applicable, unverified
 from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
@@ -94,13 +94,14 @@ class _Tally:
     failures: list[_Ranked] = field(default_factory=list)
     """A max-heap (by negated order) of the earliest failures, with their evidence."""
     failed: int = 0
-    failed_active: bool = False
+    failed_sources: set[Source | None] = field(default_factory=set)
     first_failure: _Ranked | None = None
     passes: int = 0
     last_pass: _Ranked | None = None
     pending: _Ranked | None = None
     inapplicable: _Ranked | None = None
-    active: bool = False
+    sources: set[Source | None] = field(default_factory=set)
+    """Where the findings came from: a probe, an injected answer, or (``None``) the peers' own traffic."""
     revisions: set[str] = field(default_factory=set)
     broken: str | None = None
 
@@ -140,7 +141,7 @@ class Judge:
         self.on_failure = on_failure
         self.log = log if log is not None else ExchangeLog()
         self.settings = settings
-        self.ctx = Context(self.log, spec, settings)
+        self.ctx = Context(self.log, spec, settings, clients_judged=Side.CLIENT in self.scope.sides)
         self.window = window
         """Judge in windows of about this many exchanges (``None``: the whole log at once)."""
         self.tail = tail
@@ -199,7 +200,7 @@ class Judge:
         self._unread_ids.clear()
         for exchange in handed.exchanges:
             self.log.add(exchange)
-        self.ctx = Context(self.log, self.spec, self.settings)
+        self.ctx = Context(self.log, self.spec, self.settings, clients_judged=self.ctx.clients_judged)
         self._context = {exchange.id for exchange in handed.exchanges} - handed.pending
         self._windows += 1
 
@@ -299,6 +300,11 @@ class Judge:
     # -- folding ---------------------------------------------------------------------------------
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
         subject = finding.subject
+        foreign = self.ctx.not_theirs(check, subject)
+        if foreign:  # mcp-assay's own part of the traffic says nothing of the side this check judges
+            if tally.inapplicable is None or order < tally.inapplicable.order:
+                tally.inapplicable = _Ranked(order, not_applicable(foreign))
+            return
         exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
         if exchange is not None and (exchange.id in self._context or exchange.id in self._deferred):
             return  # judged in the window it crossed the wire in, or waiting to be judged in the next
@@ -311,8 +317,8 @@ class Judge:
                 finding = unverified(
                     f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject
                 )
-        probed = exchange is not None and exchange.probe is not None
-        tally.active = tally.active or probed
+        source = _source_of(exchange)
+        tally.sources.add(source)
         if isinstance(subject, Message):
             revision = self.log.revision(subject)
             if revision:
@@ -320,7 +326,7 @@ class Judge:
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
             tally.failed += 1
-            tally.failed_active = tally.failed_active or probed
+            tally.failed_sources.add(source)
             if tally.first_failure is None or order < tally.first_failure.order:
                 tally.first_failure = ranked
             if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
@@ -410,7 +416,7 @@ class Judge:
         if in_scope == 0 and tally.exchanges_in_scope == 0:
             reason = gated or "nothing in the traffic falls under this requirement"
             return _verdict(check, Outcome.NOT_APPLICABLE, source, reason)
-        source = Source.ACTIVE if tally.active else source
+        source = _strongest(tally.sources, source)
         common: dict[str, Any] = {"judged": tally.failed + tally.passes, "revisions": tuple(sorted(tally.revisions))}
         redact = self.redactor.text
         if tally.failed:
@@ -418,7 +424,7 @@ class Judge:
             more = f" (and {tally.failed - 1} more)" if tally.failed > 1 else ""
             kept = sorted(tally.failures, reverse=True)
             evidence = tuple(_redacted(self._evidence(item), redact) for item in kept)
-            failure_source = Source.ACTIVE if tally.failed_active else self.source
+            failure_source = _strongest(tally.failed_sources, self.source)
             return _verdict(
                 check, Outcome.FAILED, failure_source, redact(tally.first_failure.finding.detail) + more,
                 evidence=evidence, violations=tally.failed, **common,
@@ -470,6 +476,24 @@ class Judge:
             ok, why = False, f"{scope.transport} has no such requirement"
         outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
+
+
+def _source_of(exchange: Exchange | None) -> Source | None:
+    """Where a finding about ``exchange`` came from, when mcp-assay had a hand in it (``None``: the peers')."""
+    probe = exchange.probe if exchange is not None else None
+    if probe is None:
+        return None
+    return Source.INJECTED if probe.injected else Source.ACTIVE
+
+
+def _strongest(sources: set[Source | None], default: Source) -> Source:
+    """A verdict's source: probed when any of its evidence came from a probe; injected when all of it is the
+    client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
+    if Source.ACTIVE in sources:
+        return Source.ACTIVE
+    if sources == {Source.INJECTED}:
+        return Source.INJECTED
+    return default
 
 
 def _top(heap: list[_Ranked]) -> Order:

@@ -14,7 +14,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Evidence, Side
-from mcp_assay.wire import Exchange, HttpExchange, StdioLine, body_text, compact_json
+from mcp_assay.wire import Exchange, HttpExchange, StdioLine, answered_by_assay, body_text, compact_json, sent_by_assay
 
 __all__ = ["curl_command", "make_evidence"]
 
@@ -48,7 +48,7 @@ def curl_command(exchange: HttpExchange, redactor: Redactor) -> str:
 def _reproduction(exchange: Exchange | None, message: Message | None, ctx: Context, redactor: Redactor) -> str:
     """The request mcp-assay sent, again: only for exchanges it sent itself (a peer's traffic is not replayed)."""
     if isinstance(exchange, HttpExchange):
-        return curl_command(exchange, redactor) if exchange.probe is not None else ""
+        return curl_command(exchange, redactor) if sent_by_assay(exchange) else ""
     if not isinstance(exchange, StdioLine):
         return ""
     source = exchange
@@ -57,7 +57,7 @@ def _reproduction(exchange: Exchange | None, message: Message | None, ctx: Conte
         request = ctx.log.request_of(message)
         line = ctx.log.get(request.exchange) if request is not None else None
         source = line if isinstance(line, StdioLine) else exchange
-    if source.probe is None:
+    if not sent_by_assay(source):
         return ""
     return redactor.text(body_text(source.raw, limit=100_000)).rstrip("\n")
 
@@ -86,7 +86,7 @@ def make_evidence(subject: Message | Exchange | None, detail: str, ctx: Context,
         excerpt = body_text(exchange.response.body, 600)
     else:
         excerpt = ""
-    if exchange is not None and exchange.probe is not None and exchange.probe.injected:
+    if answered_by_assay(exchange):
         summary_parts.append("answer injected by mcp-assay")
     return Evidence(
         summary=redactor.text(" · ".join(summary_parts)) or "the traffic as a whole",

@@ -16,6 +16,7 @@ from mcp_assay.verdicts import Side
 from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
 from tests.factories import (
     URL,
+    as_probe,
     initialize_body,
     initialize_result,
     legacy_headers,
@@ -124,7 +125,7 @@ def sse(
             events=stream,
         ),
         ending=Ending(reason=reason, time=at(end if end is not None else last + 0.001)),
-        probe=probe,
+        probe=as_probe(probe),
     )
 
 
@@ -152,7 +153,7 @@ def post(
         ),
         response=HttpResponse(status=status, headers=Headers(content_type), time=at(start) + 0.002, body=raw),
         ending=Ending(reason=reason, time=at(start) + 0.003),
-        probe=probe,
+        probe=as_probe(probe),
     )
 
 

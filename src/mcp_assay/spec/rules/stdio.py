@@ -23,7 +23,7 @@ from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import ProcessExit, StdioLine, body_text
+from mcp_assay.wire import ProcessExit, StdioLine, body_text, sent_by_assay
 
 __all__ = ["Framing", "LineClass", "framing"]
 
@@ -384,7 +384,7 @@ def stdio_servers_exit_promptly_after_stdin_closes(ctx: Context) -> Iterator[Fin
 def clients_close_stdin_before_signalling(ctx: Context) -> Iterator[Finding]:
     """A client ends a stdio server by closing its stdin first, then escalates (2025: SIGTERM before SIGKILL)."""
     for exit_ in ctx.log.process_exits():
-        if exit_.probe is not None:
+        if sent_by_assay(exit_):
             continue  # the active suite ended this process, not the client under test
         signals = _signals(exit_)
         if not signals:
@@ -419,7 +419,7 @@ def _same_work(a: Message, b: Message) -> bool:
 def clients_restart_dead_servers_and_resend(ctx: Context) -> Iterator[Finding]:
     """After the server dies unexpectedly the client restarts it and re-sends in-flight requests and listens."""
     for exit_ in ctx.log.process_exits():
-        if exit_.probe is not None or exit_.stdin_closed_at is not None or exit_.signals:
+        if sent_by_assay(exit_) or exit_.stdin_closed_at is not None or exit_.signals:
             continue
         revision = _connection_revision(ctx, exit_.connection)
         if revision is None or not revision.has("per_request_version"):

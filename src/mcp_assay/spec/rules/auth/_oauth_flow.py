@@ -22,7 +22,14 @@ from mcp_assay.spec.rules.auth.documents import Document, metadata_documents
 from mcp_assay.spec.rules.auth.facts import Challenge, canonical_uri, challenges_of
 from mcp_assay.spec.rules.auth.use import auth_use
 from mcp_assay.traffic import endpoint_of
-from mcp_assay.wire import OAUTH_AUTHORIZATION, OAUTH_REGISTRATION, OAUTH_TOKEN, HttpExchange, oauth_kind
+from mcp_assay.wire import (
+    OAUTH_AUTHORIZATION,
+    OAUTH_REGISTRATION,
+    OAUTH_TOKEN,
+    HttpExchange,
+    oauth_kind,
+    sent_by_assay,
+)
 
 __all__ = [
     "NO_FLOW",
@@ -221,14 +228,14 @@ def _find_flow(ctx: Context) -> OAuthFlow:
     flow = OAuthFlow()
     for exchange in ctx.log.http_exchanges():
         response = exchange.response
-        if exchange.probe is not None or response is None or response.status not in (401, 403):
+        if sent_by_assay(exchange) or response is None or response.status not in (401, 403):
             continue
         bearer = challenges_of(response.headers).bearer
         if response.status == 401 or bearer is not None:
             flow.challenges.append(ClientChallenge(exchange, bearer))
-    flow.documents.extend(doc for doc in metadata_documents(ctx) if doc.exchange.probe is None)
+    flow.documents.extend(doc for doc in metadata_documents(ctx) if not sent_by_assay(doc.exchange))
     for exchange in ctx.log.oauth_exchanges():
-        if exchange.probe is not None:
+        if sent_by_assay(exchange):
             continue
         kind = oauth_kind(exchange.request)
         request = exchange.request

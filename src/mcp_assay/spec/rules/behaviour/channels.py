@@ -33,7 +33,7 @@ from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES
 from mcp_assay.spec.toolschema import validate_instance
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
 
 __all__ = [
     "EXPLAIN",
@@ -232,7 +232,7 @@ def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -
 
 # -- BEH-09: still serving after hostile input -----------------------------------------------------
 def _ordered_probes(ctx: Context) -> list[HttpExchange]:
-    probed = [exchange for exchange in ctx.log.http_exchanges() if exchange.probe is not None]
+    probed = [exchange for exchange in ctx.log.http_exchanges() if sent_by_assay(exchange)]
     return sorted(probed, key=lambda exchange: exchange.request.time)
 
 

@@ -2,7 +2,9 @@
 
 ``initialize`` is never cancelled; a task-augmented request is cancelled with ``tasks/cancel``;
 on 2025 HTTP a cancellation is a notice (accepted by the server), never a disconnect; and a
-client that gives up on a request cancels it.
+client that gives up on a request cancels it. Whether a client gives up at all shows when an
+answer is late: mcp-assay's ``--inject hold`` keeps one answer (and one ``initialize`` answer)
+from the client past its timeout, and these rules judge what the client did meanwhile.
 """
 
 from __future__ import annotations
@@ -10,15 +12,35 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
-from mcp_assay.spec.rules.shared.common import http_exchange
+from mcp_assay.spec.rules.shared.common import http_exchange, params_of
+from mcp_assay.spec.rules.shared.envelopes import place_of
 from mcp_assay.spec.rules.shared.stream_facts import LISTEN
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
+from mcp_assay.traffic import message_key
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.wire import EndReason, HttpExchange, Probe, StdioLine
+
+
+def held_requests(ctx: Context, name: ProbeName) -> Iterator[tuple[Message, Probe]]:
+    """Client requests whose answer mcp-assay held back (``--inject hold``), with the injection's tag."""
+    for exchange in ctx.log:
+        probe = exchange.probe
+        if probe is None or not probe.injected or probe.name != name:
+            continue
+        if isinstance(exchange, HttpExchange) and exchange.request_message is not None:
+            yield exchange.request_message, probe
+        elif isinstance(exchange, StdioLine) and exchange.sender is Side.CLIENT:
+            yield exchange.message, probe
+
+
+def _hold_ms(probe: Probe) -> str:
+    value = probe.tag("hold_ms")
+    return f"{value} ms" if isinstance(value, int) else "its hold"
 
 
 @log_check(
@@ -28,16 +50,40 @@ from mcp_assay.wire import EndReason, HttpExchange
     features={"handshake"},
 )
 def initialize_is_never_cancelled(ctx: Context) -> Iterator[Finding]:
-    """A 2025 client never cancels its initialize request."""
+    """A 2025 client never cancels its initialize request.
+
+    Every cancellation of another request passes; so does an ``initialize`` whose answer
+    mcp-assay held back past the client's timeout and which the client did not cancel."""
     idx = index(ctx)
+    cancelled: set[object] = set()
     for notice in cancel_notices(ctx):
         target = idx.cancelled_request(notice)
         if target is None:
             continue
         if target.method == "initialize":
+            cancelled.add(message_key(target))
             yield failed(notice, "the client cancelled its initialize request")
         else:
             yield passed(notice)
+    for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_INITIALIZE):
+        if message_key(request) in cancelled or not ctx.in_scope(request):
+            continue
+        naming = _notice_naming(request, ctx)
+        if naming is not None:
+            yield failed(request, f"while its answer was held the client cancelled initialize ({naming.describe()})")
+        else:
+            yield passed(request, f"its answer was held back {_hold_ms(probe)}; the client did not cancel it")
+
+
+def _notice_naming(request: Message, ctx: Context) -> Message | None:
+    """A cancellation the client sent after ``request`` to the same place, naming its id (before a 2025 HTTP
+    session exists, a notice has no session of its own to be matched by)."""
+    place = place_of(request, ctx)
+    for notice in cancel_notices(ctx):
+        if notice.time > request.time and place_of(notice, ctx) == place:
+            if id_key(params_of(notice).get("requestId", MISSING)) == request.id_key:
+                return notice
+    return None
 
 
 def _task_augmented(request: Message) -> bool:
@@ -116,6 +162,8 @@ def legacy_http_clients_do_not_cancel_by_disconnecting(ctx: Context) -> Iterator
         exchange = http_exchange(request, ctx)
         if exchange is None or request.index != 0 or not exchange.client_disconnected:
             continue
+        if request.method == "initialize":
+            continue  # initialize must never be cancelled (CAN-10): dropping it is the only way to give up
         if idx.first_answer(request) is not None:
             continue
         cancellation = idx.cancel_of.get((request.exchange, request.index))
@@ -167,3 +215,60 @@ def clients_cancel_requests_they_abandon(ctx: Context) -> Iterator[Finding]:
                 f"{request.describe()} was never answered nor cancelled, while the client went on "
                 f"{later.time - request.time:.0f} s later",
             )
+
+
+@log_check(
+    requirements="CAN-13",
+    level=Level.SHOULD,
+    subject="requests whose answer mcp-assay held back",
+)
+def clients_cancel_requests_whose_answer_is_late(ctx: Context) -> Iterator[Finding]:
+    """A client whose timeout passes while an answer is late cancels the request, in its era's way.
+
+    The subjects are the requests whose answer ``--inject hold`` kept back: one the client
+    cancelled (2026 HTTP: it closed the stream; stdio and 2025: ``notifications/cancelled``)
+    passes; one it dropped on 2025 HTTP without the notice, or re-sent on stdio without
+    cancelling, fails; one whose answer the client waited for is not verified (its timeout, if
+    it has one, is longer than the hold)."""
+    idx = index(ctx)
+    for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_ANSWER):
+        if not ctx.in_scope(request):
+            continue
+        cancellation = idx.cancel_of.get(message_key(request))
+        exchange = http_exchange(request, ctx)
+        if cancellation is not None:
+            how = "closed its stream" if cancellation.how == "disconnect" else "sent notifications/cancelled"
+            yield passed(request, f"the client gave up after {cancellation.time - request.time:.2f} s and {how}")
+        elif exchange is not None and exchange.client_disconnected:
+            yield failed(
+                request,
+                f"the client dropped {request.describe()} without notifications/cancelled; in 2025 a disconnect "
+                "does not cancel",
+            )
+        elif (again := _resent(request, idx)) is not None:
+            yield failed(request, f"the client re-sent the work ({again.describe()}) without cancelling the first")
+        else:
+            yield unverified(
+                f"the client waited out the hold ({_hold_ms(probe)}) for {request.describe()}: its timeout, if any, "
+                "is longer",
+                request,
+            )
+
+
+def _resent(request: Message, idx: StreamIndex) -> Message | None:
+    """A later request of the same client for the same method and params, sent before any answer to ``request``."""
+    answered = idx.first_answer(request)
+    deadline = answered.time if answered is not None else float("inf")
+    for message in idx.by_place.get(idx.place(request), ()):
+        if message.sender is not Side.CLIENT or message.kind is not Kind.REQUEST or message is request:
+            continue
+        if request.time < message.time < deadline and message.method == request.method:
+            if _work(message) == _work(request):
+                return message
+    return None
+
+
+def _work(request: Message) -> dict[str, Any] | None:
+    """A request's params without ``_meta``: what two requests for the same work share."""
+    params = request.params
+    return {key: value for key, value in params.items() if key != "_meta"} if isinstance(params, dict) else None

@@ -17,7 +17,7 @@ from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, answered_by_assay
 
 __all__ = ["HANDSHAKE", "Session", "all_sessions", "client_sessions", "ended_sessions"]
 
@@ -101,11 +101,13 @@ def client_sessions(ctx: Context) -> list[Session]:
 
 
 def ended_sessions(ctx: Context) -> dict[str, float]:
-    """Session ids the server ended, with the time it became observable (DELETE accepted, or a first 404)."""
+    """Session ids the server ended, with the time it became observable (DELETE accepted, or a first 404).
+
+    A ``404`` mcp-assay injected ends nothing on the server: the server never saw that request."""
     ended: dict[str, float] = {}
     for exchange in ctx.log.http_exchanges():
         sid = exchange.request.headers.get("mcp-session-id")
-        if sid is None or exchange.response is None:
+        if sid is None or exchange.response is None or answered_by_assay(exchange):
             continue
         status = exchange.response.status
         deleted = exchange.request.method == "DELETE" and 200 <= status < 300

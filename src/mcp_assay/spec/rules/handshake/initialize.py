@@ -19,7 +19,7 @@ from mcp_assay.spec.rules.shared.common import error_code, http_exchange, on_con
 from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.versions._common import handshake_versions
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason
+from mcp_assay.wire import EndReason, sent_by_assay
 
 
 @log_check(requirements="HS-01", level=Level.MUST, subject="2025 sessions", **HANDSHAKE)
@@ -27,7 +27,7 @@ def initialize_opens_every_session(ctx: Context) -> Iterator[Finding]:
     """initialize is the client's first legacy request (stdio), sent without Mcp-Session-Id (HTTP)."""
     by_connection: dict[str, list[Message]] = defaultdict(list)
     for line in ctx.log.stdio_lines():
-        if line.sender is Side.CLIENT and line.probe is None:
+        if line.sender is Side.CLIENT and not sent_by_assay(line):
             by_connection[line.connection].append(line.message)
     for messages in by_connection.values():
         legacy = [m for m in messages if m.kind is Kind.REQUEST and meta_version(m) is None]

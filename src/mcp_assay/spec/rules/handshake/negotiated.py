@@ -24,7 +24,7 @@ from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, meta_version
 from mcp_assay.spec.rules.versions._common import known_versions
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, sent_by_assay
 
 PING_DEADLINE = 5.0
 """Seconds within which a ping answer counts as prompt."""
@@ -36,7 +36,7 @@ def _is_legacy_body(exchange: HttpExchange) -> bool:
 
 
 def _later_exchanges(session: Session, ctx: Context) -> list[HttpExchange]:
-    return [e for e in session.exchanges if e.request.time > session.initialize.time and e.probe is None]
+    return [e for e in session.exchanges if e.request.time > session.initialize.time and not sent_by_assay(e)]
 
 
 @log_check(

@@ -19,7 +19,7 @@ from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.versions._common import modern_versions
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, sent_by_assay
 
 
 def _visible_ascii(value: str) -> bool:
@@ -90,7 +90,7 @@ def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Findi
             issued_at.setdefault(session.place, session.opened)
     for exchange in ctx.log.http_exchanges():
         place = endpoint_of(exchange)
-        if place not in issued_at or exchange.request.time <= issued_at[place] or exchange.probe is not None:
+        if place not in issued_at or exchange.request.time <= issued_at[place] or sent_by_assay(exchange):
             continue
         request = exchange.request_message
         if request is not None and (request.method == "initialize" or meta_version(request) is not None):
@@ -166,23 +166,36 @@ def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
 
 @log_check(requirements="HS-22", level=Level.MUST, subject="404s for a session id", **HANDSHAKE)
 def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
-    """After a 404 to a request that carried a session id, the client starts over with initialize and no session id."""
+    """After a 404 to a request that carried a session id, the client starts over with initialize and no session id.
+
+    The finding names the request that got the ``404`` (whether the server or mcp-assay's ``--inject
+    session`` sent it) and says what the client did next. A ``DELETE`` of the old session is no use
+    of it; a client that sent nothing more to the endpoint is not verified."""
     exchanges = ctx.log.http_exchanges()
     for exchange in exchanges:
         sid = exchange.request.headers.get("mcp-session-id")
-        if sid is None or exchange.response is None or exchange.response.status != 404 or exchange.probe is not None:
+        if sid is None or exchange.response is None or exchange.response.status != 404 or sent_by_assay(exchange):
             continue
         if exchange.request.method == "DELETE":
             continue
         if any(error_code(m) == -32601 for m in exchange.response_messages):
             continue  # an unknown method, not an ended session
         after = exchange.response.time
-        later = [
+        later = sorted(
+            (
+                other
+                for other in exchanges
+                if other.request.time > after
+                and not sent_by_assay(other)
+                and endpoint_of(other) == endpoint_of(exchange)
+            ),
+            key=lambda other: other.request.time,
+        )
+        stale = [
             other
-            for other in exchanges
-            if other.request.time > after and other.probe is None and endpoint_of(other) == endpoint_of(exchange)
+            for other in later
+            if other.request.headers.get("mcp-session-id") == sid and other.request.method != "DELETE"
         ]
-        stale = [other for other in later if other.request.headers.get("mcp-session-id") == sid]
         fresh = [
             other
             for other in later
@@ -192,11 +205,12 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
         ]
         subject = exchange.request_message or exchange
         if stale and (not fresh or stale[0].request.time < fresh[0].request.time):
-            yield failed(stale[0].request_message or stale[0], f"the client kept using session {sid!r} after a 404")
+            what = stale[0].request_message.describe() if stale[0].request_message else stale[0].request.method
+            yield failed(subject, f"after the 404 the client kept using session {sid!r}: {what} ({stale[0].id})")
         elif fresh:
-            yield passed(fresh[0].request_message or fresh[0])
+            yield passed(subject, f"after the 404 the client started over with initialize (exchange {fresh[0].id})")
         else:
-            yield unverified(f"the client sent nothing more after the 404 for session {sid!r}", subject)
+            yield unverified(f"the client sent nothing more to the endpoint after the 404 for session {sid!r}", subject)
 
 
 @log_check(
@@ -211,7 +225,7 @@ def session_deletes_name_the_session(ctx: Context) -> Iterator[Finding]:
     """A client ending a session sends DELETE with its Mcp-Session-Id."""
     modern = modern_versions(ctx)
     for exchange in ctx.log.http_exchanges():
-        if exchange.request.method != "DELETE" or exchange.probe is not None:
+        if exchange.request.method != "DELETE" or sent_by_assay(exchange):
             continue
         if exchange.request.headers.get("mcp-protocol-version") in modern:
             continue  # DELETE against a 2026 endpoint is HTTP-32's concern

@@ -17,7 +17,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.shared.common import error_code, params_of
 from mcp_assay.spec.rules.shared.envelopes import meta_version
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, sent_by_assay
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -167,7 +167,7 @@ def event_stream_answers(ctx: Context, era: str) -> Iterator[tuple[HttpExchange,
 
 
 def later_requests(ctx: Context, after: float) -> list[tuple[HttpExchange, Message]]:
-    return [(e, r) for e, r in request_posts(ctx) if r.time > after and e.probe is None]
+    return [(e, r) for e, r in request_posts(ctx) if r.time > after and not sent_by_assay(e)]
 
 
 def accepted_types(value: str | None) -> set[str]:

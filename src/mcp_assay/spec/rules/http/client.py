@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
@@ -47,8 +48,8 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     needs_encoding,
     value_at,
 )
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange
+from mcp_assay.verdicts import Level, Side
+from mcp_assay.wire import HttpExchange, sent_by_assay
 
 
 @log_check(requirements="HTTP-08", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP)
@@ -227,9 +228,11 @@ def client_never_calls_tools_with_invalid_header_marks(ctx: Context) -> Iterator
 
 @log_check(requirements="HTTP-22", level=Level.SHOULD, subject="parameter-header rejections", **MODERN_HTTP)
 def client_refreshes_tools_after_a_parameter_header_rejection(ctx: Context) -> Iterator[Finding]:
-    """After a -32020 about Mcp-Param headers the client re-reads tools/list and retries under a new id."""
+    """After a -32020 about Mcp-Param headers the client re-reads tools/list and retries under a new id.
+
+    The finding names the refused call (refused by the server, or by mcp-assay's ``--inject headers``)."""
     for exchange, request in request_posts(ctx):
-        if exchange.probe is not None or request.method != "tools/call" or not modern_exchange(exchange, ctx):
+        if sent_by_assay(exchange) or request.method != "tools/call" or not modern_exchange(exchange, ctx):
             continue
         if first_code(exchange) != HEADER_MISMATCH:
             continue
@@ -247,11 +250,11 @@ def client_refreshes_tools_after_a_parameter_header_rejection(ctx: Context) -> I
             continue
         refreshed = any(r.method == "tools/list" and r.time < retry.time for _, r in later)
         if not refreshed:
-            yield failed(retry, f"the client retried {name!r} without re-reading tools/list after the -32020")
+            yield failed(request, f"the client retried {name!r} without re-reading tools/list after the -32020")
         elif retry.id_key == request.id_key:
-            yield failed(retry, f"the client retried {name!r} under the rejected request's id")
+            yield failed(request, f"the client retried {name!r} under the rejected request's id")
         else:
-            yield passed(retry)
+            yield passed(request, f"the client re-read tools/list and retried {name!r} as {retry.describe()}")
 
 
 def _post_messages(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
@@ -331,3 +334,38 @@ def client_posts_one_request_or_notification(ctx: Context) -> Iterator[Finding]:
             yield failed(message, f"the client POSTed a response ({message.describe()}); 2026 clients send none")
         elif message.kind in (Kind.REQUEST, Kind.NOTIFICATION):
             yield passed(message)
+
+
+@log_check(
+    requirements="HTTP-14", level=Level.MUST, side=Side.CLIENT, subject="answers with respelled header names",
+    **MODERN_HTTP, because="the client's half: it reads the answer's header names in any case",
+)  # fmt: skip
+def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
+    """A client reads an answer whose header names come in another case (``cONTENT-tYPE``) as usual.
+
+    Triggered by ``--inject headers``, which respells the header names of one 2026 answer: a client
+    whose next request on that connection asks for the same work again took the answer for
+    unreadable."""
+    for exchange, request in request_posts(ctx):
+        probe = exchange.probe
+        if probe is None or not probe.injected or probe.name != ProbeName.INJECT_HEADER_CASE:
+            continue
+        if not modern_exchange(exchange, ctx):
+            continue
+        after = exchange.ending.time if exchange.ending is not None else request.time
+        connection = exchange.connection
+        later = [r for e, r in later_requests(ctx, after) if not connection or e.connection == connection]
+        if not later:
+            yield unverified(f"the client sent nothing more after the answer to {request.describe()}", request)
+        elif later[0].method == request.method and _work(later[0]) == _work(request):
+            yield failed(
+                request, f"the client asked again ({later[0].describe()}) after an answer whose header names were "
+                "respelled: it did not read them case-insensitively",
+            )  # fmt: skip
+        else:
+            yield passed(request, f"the client read the answer and went on ({later[0].describe()})")
+
+
+def _work(request: Message) -> object:
+    params = params_of(request)
+    return {key: value for key, value in params.items() if key != "_meta"}

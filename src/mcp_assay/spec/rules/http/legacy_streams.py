@@ -228,6 +228,11 @@ def client_waits_the_retry_interval(ctx: Context) -> Iterator[Finding]:
             None,
         )
         if reconnect is None:
+            yield unverified(
+                f"the stream ended early after retry: {retries[-1]} and the client did not resume it within the "
+                "capture",
+                request or exchange,
+            )
             continue
         waited = reconnect.request.time - ending.time
         if waited + 1e-3 < wait:

@@ -25,9 +25,10 @@ from mcp_assay.spec.rules.http._common import (
     setting,
 )
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
+from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN, SUBSCRIPTION_ID_KEY
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
 
 LISTEN_STREAM_ONLY = CHANGE_NOTIFICATIONS | {ACKNOWLEDGED}
 """Notifications that travel only on a ``subscriptions/listen`` stream."""
@@ -169,13 +170,16 @@ def _same_work(a: Message, b: Message) -> bool:
 def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Finding]:
     """When a 2026 response stream breaks before its final response, the client re-sends the work under a new id.
 
-    It never tries to resume (no ``GET``, no ``Last-Event-ID``). A stream the client closed
-    itself is a cancellation, not a break."""
+    It never tries to resume (no ``GET``, no ``Last-Event-ID``). A stream the server ended (or
+    dropped) without the answer broke, whether the server or mcp-assay's ``--inject cut`` ended
+    it; a stream the client closed itself is a cancellation, not a break. A client that went on
+    with other requests and never re-sent the work fails; one that sent nothing more is not
+    verified."""
     for exchange, request in event_stream_answers(ctx, "modern"):
         ending = exchange.ending
-        if exchange.probe is not None or request.method == LISTEN or ending is None:
+        if sent_by_assay(exchange) or request.method == LISTEN or ending is None:
             continue
-        if ending.reason not in (EndReason.SERVER_DISCONNECT, EndReason.ERROR):
+        if ending.reason not in (EndReason.SERVER_DISCONNECT, EndReason.ERROR, EndReason.COMPLETE):
             continue
         if final_response(exchange, request) is not None:
             continue
@@ -183,20 +187,28 @@ def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Fin
             other
             for other in ctx.log.http_exchanges()
             if other.request.time > ending.time
-            and other.probe is None
+            and not sent_by_assay(other)
+            and other.request.headers.get("mcp-session-id") is None  # a 2025 session's own resumption
             and (other.request.method == "GET" or other.request.headers.get(LAST_EVENT_ID) is not None)
         ]
         if resumes:
             yield failed(
-                resumes[0].request_message or resumes[0],
+                request,
                 f"after the stream of {request.describe()} broke the client tried to resume it "
-                f"({_resume_label(resumes[0])})",
+                f"({_resume_label(resumes[0])}, {resumes[0].id})",
             )
             continue
-        again = next((r for _, r in later_requests(ctx, ending.time) if _same_work(r, request)), None)
-        if again is None:
-            yield unverified(f"{request.describe()} broke and was not re-sent within the capture", request)
+        later = [r for _, r in later_requests(ctx, ending.time) if meta_version(r) is not None]  # 2026 work only
+        again = next((r for r in later if _same_work(r, request)), None)
+        if again is None and later:
+            yield failed(
+                request,
+                f"the stream of {request.describe()} ended without its answer and the client went on "
+                f"({later[0].describe()}) without re-sending the work",
+            )
+        elif again is None:
+            yield unverified(f"{request.describe()} broke and the client sent nothing more within the capture", request)
         elif again.id_key == request.id_key:
-            yield failed(again, f"the client re-sent {request.describe()} under the same id")
+            yield failed(request, f"the client re-sent {request.describe()} under the same id")
         else:
-            yield passed(again)
+            yield passed(request, f"the client re-sent the work as {again.describe()}")

@@ -17,7 +17,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.traffic import PROTOCOL_VERSION_KEY, endpoint_of
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, sent_by_assay
 
 __all__ = [
     "CLIENT_CAPABILITIES_KEY",
@@ -90,7 +90,7 @@ def answer_to(request: Message, ctx: Context) -> Message | None:
 
 def is_probe(message: Message, ctx: Context) -> bool:
     """True when the active suite sent (or provoked) this message: such traffic says nothing about the client."""
-    return ctx.probe(message) is not None
+    return sent_by_assay(ctx.log.get(message.exchange))
 
 
 def place_of(message: Message, ctx: Context) -> str:

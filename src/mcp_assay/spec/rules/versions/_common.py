@@ -34,6 +34,9 @@ __all__ = [
     "known_versions",
     "modern_requests",
     "modern_versions",
+    "offered_version",
+    "refused_supported",
+    "retry_in_handshake_era",
     "server_capabilities",
     "supported_versions",
 ]
@@ -122,6 +125,34 @@ def supported_versions(result: Message | None) -> list[str] | None:
     if isinstance(versions, list) and all(isinstance(item, str) for item in versions):
         return list(versions)
     return None
+
+
+def refused_supported(answer: Message | None) -> list[str] | None:
+    """``data.supported`` of a ``-32022`` (``None`` when the answer is none, or carries no such list)."""
+    error = answer.error if answer is not None and isinstance(answer.error, dict) else {}
+    data = error.get("data")
+    supported = data.get("supported") if isinstance(data, dict) else None
+    if isinstance(supported, list) and all(isinstance(item, str) for item in supported):
+        return list(supported)
+    return None
+
+
+def offered_version(initialize: Message) -> str | None:
+    """The protocolVersion a 2025 ``initialize`` offers."""
+    params = initialize.params if isinstance(initialize.params, dict) else {}
+    offered = params.get("protocolVersion")
+    return offered if isinstance(offered, str) else None
+
+
+def retry_in_handshake_era(refusal: Message | None, initialize: Message, ctx: Context) -> bool:
+    """An ``initialize`` after a ``-32022`` whose ``data.supported`` names only handshake-era versions, offering
+    one of them: the retry "with a supported version" VER-05 asks for, not a fallback. The versioning page
+    has a client that meets a modern error retry with a version from the list rather than fall back; when
+    every version on the list is a handshake-era one, the handshake is the only way to retry with it."""
+    supported = refused_supported(refusal) if refusal is not None and error_code(refusal) == -32022 else None
+    if not supported or any(version in modern_versions(ctx) for version in supported):
+        return False
+    return offered_version(initialize) in supported
 
 
 def server_capabilities(result: Message | None) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of
@@ -21,11 +21,13 @@ from mcp_assay.spec.rules.versions._common import (
     code_text,
     discover_before,
     modern_versions,
+    offered_version,
+    retry_in_handshake_era,
     supported_versions,
 )
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import HttpExchange, sent_by_assay
 
 
 @log_check(requirements="VER-10", level=Level.SHOULD, subject="requests after a discover", **MODERN)
@@ -88,7 +90,10 @@ def _modern_answer(answer: Message | None) -> bool:
     **MODERN,
 )
 def stdio_clients_stay_modern_after_a_modern_answer(ctx: Context) -> Iterator[Finding]:
-    """A stdio client that got a DiscoverResult or a modern error never falls back to initialize."""
+    """A stdio client that got a DiscoverResult or a modern error never falls back to initialize.
+
+    An ``initialize`` offering a version from a ``-32022`` whose ``data.supported`` lists only
+    handshake-era versions is the retry VER-05 asks for, not a fallback."""
     for messages in _stdio_client_messages(ctx).values():
         for index, request in enumerate(messages):
             if request.method != "server/discover" or request.kind is not Kind.REQUEST or is_probe(request, ctx):
@@ -97,18 +102,21 @@ def stdio_clients_stay_modern_after_a_modern_answer(ctx: Context) -> Iterator[Fi
             if not _modern_answer(answer) or answer is None:
                 continue
             fallback = [m for m in messages[index + 1 :] if m.method == "initialize" and m.time > answer.time]
-            if fallback:
-                yield failed(
-                    fallback[0], f"the client sent initialize after discover was answered with {code_text(answer)}"
-                )
+            if not fallback:
+                yield passed(request, f"discover was answered with {code_text(answer)}; the client stayed modern")
+            elif retry_in_handshake_era(answer, fallback[0], ctx):
+                offered = offered_version(fallback[0])
+                yield passed(request, f"-32022 listed only handshake-era versions; the client retried in {offered}")
             else:
-                yield passed(answer)
+                yield failed(
+                    request, f"the client sent initialize after discover was answered with {code_text(answer)}"
+                )
 
 
 def _next_client_exchange(exchange: HttpExchange, ctx: Context) -> HttpExchange | None:
     after = exchange.response.time if exchange.response is not None else exchange.request.time
     for other in ctx.log.http_exchanges():
-        if other.request.time <= after or other.probe is not None or other.request_message is None:
+        if other.request.time <= after or sent_by_assay(other) or other.request_message is None:
             continue
         if exchange.connection and other.connection != exchange.connection:
             continue
@@ -125,25 +133,34 @@ def _next_client_exchange(exchange: HttpExchange, ctx: Context) -> HttpExchange 
     **MODERN,
 )
 def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Finding]:
-    """After a 400 with -32020/-32021/-32022 (or 404 with -32601) the HTTP client stays modern, no initialize."""
+    """After a 400 with -32020/-32021/-32022 (or 404 with -32601) the HTTP client stays modern, no initialize.
+
+    The finding names the refused request (refused by the server, or by mcp-assay's ``--inject``).
+    An ``initialize`` offering a version from a ``-32022`` whose ``data.supported`` lists only
+    handshake-era versions is the retry VER-05 asks for, not a fallback."""
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
-        if exchange.probe is not None or request is None or meta_version(request) is None or exchange.response is None:
+        if sent_by_assay(exchange) or request is None or meta_version(request) is None or exchange.response is None:
             continue
         status = exchange.response.status
-        codes = [error_code(m) for m in exchange.response_messages if m.kind is Kind.ERROR]
+        errors = [m for m in exchange.response_messages if m.kind is Kind.ERROR]
+        codes = [error_code(m) for m in errors]
         modern = (status == 400 and any(code in MODERN_ERRORS for code in codes)) or (status == 404 and -32601 in codes)
         if not modern:
             continue
+        refusal = f"HTTP {status} with {code_text(errors[0])}" if errors else f"HTTP {status}"
         following = _next_client_exchange(exchange, ctx)
         if following is None or following.request_message is None:
+            yield unverified(f"the client sent nothing more to the endpoint after {refusal}", request)
             continue
-        if following.request_message.method == "initialize" and meta_version(following.request_message) is None:
-            yield failed(
-                following.request_message, f"the client fell back to initialize after HTTP {status} with a modern error"
-            )
+        after = following.request_message
+        if after.method != "initialize" or meta_version(after) is not None:
+            yield passed(request, f"after {refusal} the client stayed modern ({after.describe()})")
+        elif retry_in_handshake_era(errors[0] if errors else None, after, ctx):
+            yield passed(request, f"-32022 listed only handshake-era versions; the client retried in "
+                         f"{offered_version(after)} with initialize")  # fmt: skip
         else:
-            yield passed(following.request_message)
+            yield failed(request, f"the client fell back to initialize after {refusal}")
 
 
 @log_check(requirements="VER-14", level=Level.SHOULD, subject="client request sequences", **MODERN)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import (
@@ -34,6 +34,8 @@ from mcp_assay.spec.rules.versions._common import (
     handshake_versions,
     known_versions,
     modern_requests,
+    offered_version,
+    refused_supported,
     supported_versions,
 )
 from mcp_assay.traffic import PROTOCOL_VERSION_KEY
@@ -193,6 +195,11 @@ def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Conte
         yield passed(answer)
 
 
+def _connection(message: Message, ctx: Context) -> str:
+    exchange = ctx.log.get(message.exchange)
+    return getattr(exchange, "connection", "") or ""
+
+
 @log_check(
     requirements="VER-05",
     level=Level.SHOULD,
@@ -200,7 +207,14 @@ def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Conte
     **MODERN,
 )
 def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iterator[Finding]:
-    """After -32022 the client retries with a version from data.supported (new id), or stops; never the same version."""
+    """After -32022 the client retries with a version from data.supported (new id), or stops; never the same version.
+
+    The finding names the refused request (refused by the server, or by mcp-assay's ``--inject
+    version``) and says what the client did next. A retry in a handshake-era version from the list
+    is an ``initialize`` offering it. The refused version counts as sent again on the same
+    connection only: a client started afresh (a new connection) knows nothing of the refusal, which
+    is VER-14's concern. A client that sent nothing more to that server is not verified: it may
+    have stopped and reported the error, which is allowed, or the session ended first."""
     for answer in ctx.log.messages():
         if answer.kind is not Kind.ERROR or error_code(answer) != -32022:
             continue
@@ -210,10 +224,7 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
         rejected = meta_version(request)
         if rejected is None:
             continue
-        error = answer.error if isinstance(answer.error, dict) else {}
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
-        offered = data.get("supported") if isinstance(data, dict) else None
-        supported = offered if isinstance(offered, list) else []
+        supported = refused_supported(answer) or []
         place = place_of(request, ctx)
         later = [
             message
@@ -224,17 +235,29 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
             and place_of(message, ctx) == place
             and not is_probe(message, ctx)
         ]
-        again = [message for message in later if meta_version(message) == rejected]
-        if again:
-            yield failed(again[0], f"the client sent {rejected} again after the server refused it with -32022")
+        if not later:
+            yield unverified(f"the client sent nothing more after {rejected} was refused with -32022", request)
             continue
-        retries = [message for message in later if message.method == request.method]
-        reused_id = [message for message in retries if message.id_key == request.id_key]
-        if reused_id:
-            yield failed(reused_id[0], "the retry after -32022 reused the refused request's id")
-        elif retries and supported and meta_version(retries[0]) not in supported:
+        connection = _connection(request, ctx)
+        again = [m for m in later if meta_version(m) == rejected and _connection(m, ctx) == connection]
+        if again:
             yield failed(
-                retries[0], f"the retry named {meta_version(retries[0])}, which is not in data.supported {supported}"
+                request,
+                f"the client sent {rejected} again after the server refused it with -32022: {again[0].describe()}",
             )
+            continue
+        retry = next((m for m in later if m.method in (request.method, "initialize")), None)
+        if retry is None:
+            yield passed(request, f"after the -32022 the client went on without {request.method}")
+        elif retry.method == "initialize" and request.method != "initialize":
+            offered = offered_version(retry)
+            if supported and offered not in supported:
+                yield failed(request, f"the client fell back to initialize offering {offered}, not one of {supported}")
+            else:
+                yield passed(request, f"the client retried in {offered} from data.supported, with initialize")
+        elif retry.id_key == request.id_key:
+            yield failed(request, f"the retry after -32022 reused the refused request's id ({retry.describe()})")
+        elif supported and meta_version(retry) not in supported:
+            yield failed(request, f"the retry named {meta_version(retry)}, which is not in data.supported {supported}")
         else:
-            yield passed(answer)
+            yield passed(request, f"the client retried in {meta_version(retry)} under a new id")

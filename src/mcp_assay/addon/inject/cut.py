@@ -1,0 +1,106 @@
+"""Stream cuts: one event-stream answer ended before its final response.
+
+2026-07-28 (HTTP-36): the first 2026 request for ordinary work whose client accepts an event
+stream is answered, on the server's behalf, with a stream that ends before any answer; the
+request never reaches the server, so the client's re-sent work runs once. A correct client
+re-sends it as a new request under a new id, never resumes, and does not hang.
+
+2025-11-25 (HTTP-43): the server's own event-stream answer to the first 2025 request for ordinary
+work is kept back; the client gets the events before the final response, then an event carrying
+an ``id`` and ``retry:``, then the end of the stream. When the client resumes with ``GET`` and
+that ``Last-Event-ID`` (after waiting ``retry`` ms, HTTP-43), mcp-assay answers the ``GET`` with
+the rest of the server's stream, so the work completes and the server saw one request.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.sse import SseEvent, parse_sse
+
+__all__ = ["CASES", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern", "encode_event"]
+
+RETRY_MS = 500
+"""The ``retry:`` a 2025 cut announces: how long the client must wait before resuming."""
+_HTTP = frozenset({"http"})
+
+CUT_MODERN = Case(
+    name=ProbeName.INJECT_STREAM_CUT,
+    family=InjectFamily.CUT,
+    era=Era.MODERN,
+    transports=_HTTP,
+    intent="an event stream ended before its answer, on the server's behalf: the client re-sends the work under a "
+    "new id, without resuming (HTTP-36)",
+    point=lambda facts: facts.ordinary and facts.streams,
+)
+
+CUT_LEGACY = Case(
+    name=ProbeName.INJECT_STREAM_CUT,
+    family=InjectFamily.CUT,
+    era=Era.LEGACY,
+    transports=_HTTP,
+    intent=f"the server's event stream ended early after an event with an id and retry: {RETRY_MS}: the client "
+    f"waits at least {RETRY_MS} ms, then resumes with GET and Last-Event-ID (HTTP-43)",
+    point=lambda facts: facts.ordinary and facts.streams,
+    at_response=True,
+)
+
+CASES = (CUT_MODERN, CUT_LEGACY)
+
+
+def cut_modern() -> bytes:
+    """A stream that carries nothing but a comment and ends."""
+    return b": mcp-assay ended this stream before its answer\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Resumable:
+    """What a 2025 cut kept back, handed out to the ``GET`` that resumes after ``event_id``."""
+
+    event_id: str
+    rest: bytes
+    """The rest of the server's stream, from its final response on."""
+
+
+def cut_legacy(body: bytes, request_id: Any) -> tuple[bytes, Resumable] | None:
+    """Split the server's stream: what the client gets (the events before the final response, then an event
+    with an ``id`` and ``retry``) and what a resumption gets; ``None`` when no final response is there to keep."""
+    events = list(parse_sse(body, time=0.0))
+    for index, event in enumerate(events):
+        if _answers(event, request_id):
+            event_id = f"mcp-assay-cut-{secrets.token_hex(4)}"
+            marker = SseEvent(time=0.0, id=event_id, retry=RETRY_MS, data="")
+            sent = b"".join(encode_event(item) for item in [*events[:index], marker])
+            return sent, Resumable(event_id, b"".join(encode_event(item) for item in events[index:]))
+    return None
+
+
+def _answers(event: SseEvent, request_id: Any) -> bool:
+    if not event.carries_message:
+        return False
+    try:
+        message = json.loads(event.data or "")
+    except ValueError:
+        return False
+    return isinstance(message, dict) and ("result" in message or "error" in message) and message.get("id") == request_id
+
+
+def encode_event(event: SseEvent) -> bytes:
+    """One event as ``text/event-stream`` text."""
+    lines = []
+    if event.comment is not None:
+        lines.append(f": {event.comment}")
+    if event.event is not None:
+        lines.append(f"event: {event.event}")
+    if event.id is not None:
+        lines.append(f"id: {event.id}")
+    if event.retry is not None:
+        lines.append(f"retry: {event.retry}")
+    if event.data is not None:
+        lines.extend(f"data: {line}" for line in event.data.split("\n"))
+    return ("\n".join(lines) + "\n\n").encode()

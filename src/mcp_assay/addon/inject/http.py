@@ -1,0 +1,288 @@
+"""The mitmproxy side of ``--inject``: answer, hold or reshape one flow per case, and mark it.
+
+:class:`Injector` is an addon of its own, registered *before* the observing :class:`~mcp_assay.addon.assay.Assay`
+so that what the observer records is what the client gets. It acts only through mitmproxy's own
+means: a response set in the ``request`` hook answers in the server's place (the request never
+goes upstream), an awaitable returned from ``responseheaders`` holds an answer back, a buffered
+answer's body is replaced in ``response``, and a header list is rewritten in place. Every flow it
+touches carries the case's :class:`~mcp_assay.wire.Probe` record in ``flow.metadata`` (which the
+observer writes into the recording), a comment and a mark.
+
+Without ``mcp_assay_inject`` the hooks return at their first line: forwarding is unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from mcp_assay.addon.inject import (
+    DEFAULT_HOLD_MS,
+    Case,
+    build_plan,
+    cut,
+    headers,
+    hold,
+    parse_families,
+    session,
+    version,
+)
+from mcp_assay.addon.inject.plan import Plan, RequestFacts
+from mcp_assay.errors import ConfigError
+from mcp_assay.probe_names import ProbeName
+from mcp_assay.recording import observation_record
+from mcp_assay.wire import Probe
+
+__all__ = ["CLIENT_LEFT", "INJECTED", "Injector", "PENDING", "WHOLE"]
+
+log = logging.getLogger("mcp_assay.inject")
+
+INJECTED = "mcp_assay_injected"
+"""``flow.metadata`` key: the record of the :class:`Probe` of the case this flow carries."""
+PENDING = "mcp_assay_inject_pending"
+"""``flow.metadata`` key: a case may land on this flow once its answer's head is known."""
+CLIENT_LEFT = "mcp_assay_client_left"
+"""``flow.metadata`` key: when the client left while its answer was held (it never got it)."""
+WHOLE = "mcp_assay_inject_whole"
+"""``flow.metadata`` key: the answer is whole, not streamed through (mcp-assay made it, or reads it whole to cut it)."""
+POLL_S = 0.02
+ENDPOINT = "http"
+"""Where a reaction is awaited: the next request to the proxied endpoint."""
+
+
+def _json(body: Mapping[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+class Injector:
+    """Injects the faults ``mcp_assay_inject`` names into the flows the plan chooses."""
+
+    def __init__(
+        self,
+        *,
+        window: Callable[[], Sequence[str]] = lambda: (),
+        notify: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.window = window
+        """The revision names mcp-assay knows, newest first (what a refusal offers by default)."""
+        self.notify = notify
+        """Where an ``injection`` observation goes (the observer's feed), so the report names each fault."""
+        self.plan: Plan | None = None
+        self._holding: dict[str, Case] = {}
+        self._pending: dict[str, tuple[RequestFacts, tuple[Case, ...]]] = {}
+        self._cutting: dict[str, tuple[Case, RequestFacts]] = {}
+        self._resumable: dict[str, cut.Resumable] = {}
+        self._count = 0
+
+    # -- options -------------------------------------------------------------------------------------
+    def load(self, loader: Any) -> None:
+        loader.add_option(
+            "mcp_assay_inject", str, "",
+            "Inject faults toward the client, on the server's behalf: a comma-separated list of version, "
+            "session, hold, headers, cut, or all (default: none; forwarding is unchanged).",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_inject_hold_ms", int, DEFAULT_HOLD_MS,
+            "How long the hold family holds an answer back (ms): past the client's timeout, bounded.",
+        )  # fmt: skip
+
+    def configure(self, updated: set[str]) -> None:
+        from mitmproxy import ctx
+        from mitmproxy import exceptions as _exceptions
+
+        exceptions: Any = _exceptions
+        if not updated & {"mcp_assay_inject", "mcp_assay_inject_hold_ms"}:
+            return
+        try:
+            families = parse_families(ctx.options.mcp_assay_inject)
+            self.plan = build_plan(
+                families, transport="http", hold_ms=ctx.options.mcp_assay_inject_hold_ms, window=self.window()
+            )
+        except ConfigError as exc:
+            raise exceptions.OptionsError(str(exc)) from exc
+
+    # -- hooks ---------------------------------------------------------------------------------------
+    def request(self, flow: Any) -> None:
+        if self.plan is None:
+            return
+        try:
+            if flow.request.method == "GET":
+                self._resume(flow)
+            elif flow.request.method == "POST":
+                self._offer(flow, self.plan)
+        except Exception:
+            log.exception("mcp-assay: could not inject into a request; it goes on unchanged")
+
+    def responseheaders(self, flow: Any) -> Any:
+        if self.plan is None:
+            return None
+        ident = str(flow.id)
+        try:
+            case = self._holding.pop(ident, None)
+            if case is not None:
+                return self._hold(flow, self.plan.hold_ms)
+            pending = self._pending.pop(ident, None)
+            if pending is not None:
+                self._decide(flow, *pending)
+        except Exception:
+            log.exception("mcp-assay: could not inject into an answer; it goes on unchanged")
+        return None
+
+    def response(self, flow: Any) -> None:
+        if self.plan is None:
+            return
+        try:
+            self._learn(flow)
+            chosen = self._cutting.pop(str(flow.id), None)
+            if chosen is not None:
+                self._cut(flow, *chosen)
+        except Exception:
+            log.exception("mcp-assay: could not cut an answer; it goes on unchanged")
+
+    def error(self, flow: Any) -> None:
+        ident = str(flow.id)
+        for table in (self._holding, self._pending, self._cutting):
+            table.pop(ident, None)
+
+    def done(self) -> None:
+        plan = self.plan
+        if plan is None:
+            return
+        for case in plan.unmet():
+            self._observe(case.probe(), "", f"injection {case.name} ({case.era}) never met its point in this session")
+
+    # -- deciding ------------------------------------------------------------------------------------
+    def _offer(self, flow: Any, plan: Plan) -> None:
+        body = flow.request.get_content(strict=False) or b""
+        facts = RequestFacts.of(body, transport="http", headers=dict(flow.request.headers.items()))
+        if facts is None:
+            return
+        # the reaction to an injection is the client's next request to the endpoint, on whatever connection
+        # its HTTP stack picks (a client may well open a new one after a 4xx)
+        reacting = ENDPOINT in plan.reacting
+        case = plan.claim(facts, ENDPOINT)
+        if case is None:
+            candidates = plan.candidates(facts) if not reacting else ()
+            if candidates:
+                self._pending[str(flow.id)] = (facts, candidates)
+                flow.metadata[PENDING] = True
+            return
+        self._act(flow, case, facts, plan)
+
+    def _act(self, flow: Any, case: Case, facts: RequestFacts, plan: Plan) -> None:
+        name = case.name
+        if name is ProbeName.INJECT_VERSION_REFUSAL:
+            if not plan.window:  # the observer loads the schemas after this addon was configured
+                plan.window = tuple(self.window())
+            supported = plan.supported_for(facts.version)
+            self._answer(flow, 400, _json(version.refusal(facts.ident, facts.version, supported)))
+            self._mark(flow, case.probe(supported=supported), f"refused {facts.method} {facts.version} with -32022")
+        elif name is ProbeName.INJECT_SESSION_EXPIRY:
+            self._answer(flow, 404, _json(session.expired(facts.ident)))
+            self._mark(flow, case.probe(), f"answered {facts.method} in session {facts.session_id!r} with 404")
+        elif name is ProbeName.INJECT_HEADER_REFUSAL:
+            self._answer(flow, 400, _json(headers.refusal(facts.ident)))
+            self._mark(flow, case.probe(), f"refused {facts.method} with -32020")
+        elif name is ProbeName.INJECT_STREAM_CUT:
+            self._answer(flow, 200, cut.cut_modern(), "text/event-stream")
+            self._mark(flow, case.probe(), f"ended the event stream of {facts.method} before its answer")
+        elif case in hold.CASES:
+            self._holding[str(flow.id)] = case
+            self._mark(flow, case.probe(hold_ms=plan.hold_ms), f"holding the answer to {facts.method} back")
+
+    def _decide(self, flow: Any, facts: RequestFacts, candidates: tuple[Case, ...]) -> None:
+        plan = self.plan
+        response = flow.response
+        assert plan is not None
+        streamed_answer = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+        for case in candidates:
+            if case.name is ProbeName.INJECT_STREAM_CUT:
+                if response.status_code == 200 and streamed_answer and plan.confirm(case, ENDPOINT):
+                    self._cutting[str(flow.id)] = (case, facts)
+                    flow.metadata[WHOLE] = True
+                    self._mark(flow, case.probe(retry_ms=cut.RETRY_MS), f"cutting the event stream of {facts.method}")
+                    return
+            elif case.name is ProbeName.INJECT_HEADER_CASE:
+                if not str(response.http_version).upper().startswith("HTTP/1"):
+                    continue
+                if facts.method == "initialize" and "mcp-session-id" not in response.headers:
+                    continue
+                if plan.confirm(case, ENDPOINT):
+                    response.headers.fields = tuple((name.swapcase(), value) for name, value in response.headers.fields)
+                    self._mark(flow, case.probe(), f"respelled the header names of the answer to {facts.method}")
+                    return
+
+    # -- acting --------------------------------------------------------------------------------------
+    @staticmethod
+    def _answer(flow: Any, status: int, body: bytes, content_type: str = "application/json") -> None:
+        from mitmproxy import http
+
+        headers = {"content-type": content_type}
+        if content_type == "text/event-stream":
+            headers["cache-control"] = "no-cache"
+        flow.response = http.Response.make(status, body, headers)
+        flow.metadata[WHOLE] = True  # made whole here: there is nothing to stream through
+
+    async def _hold(self, flow: Any, hold_ms: int) -> None:
+        """Keep the answer back for ``hold_ms``, or until the client leaves (then it never gets it)."""
+        deadline = time.monotonic() + hold_ms / 1000
+        while time.monotonic() < deadline:
+            left = flow.client_conn.timestamp_end
+            if left is not None:
+                flow.metadata[CLIENT_LEFT] = float(left)
+                return
+            await asyncio.sleep(POLL_S)
+        flow.response.timestamp_start = time.time()
+
+    def _cut(self, flow: Any, case: Case, facts: RequestFacts) -> None:
+        body = flow.response.get_content(strict=False) or b""
+        split = cut.cut_legacy(body, facts.ident)
+        if split is None:
+            log.info("mcp-assay: the event stream of %s carried no answer to keep back; passed on whole", facts.method)
+            return
+        sent, resumable = split
+        flow.response.content = sent
+        self._resumable[resumable.event_id] = resumable
+
+    def _resume(self, flow: Any) -> None:
+        last = flow.request.headers.get("last-event-id")
+        resumable = self._resumable.pop(last, None) if last else None
+        if resumable is None:
+            return
+        self._answer(flow, 200, resumable.rest, "text/event-stream")
+        probe = Probe(
+            name=ProbeName.INJECT_STREAM_RESUME, family="inject-cut", injected=True,
+            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it", tags={"era": "legacy"},
+        )  # fmt: skip
+        self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
+
+    def _learn(self, flow: Any) -> None:
+        """Remember the versions a discover answer advertised (what a later refusal offers)."""
+        plan = self.plan
+        if plan is None or plan.advertised or flow.response is None or flow.request.method != "POST":
+            return
+        if b"server/discover" not in (flow.request.raw_content or b""):
+            return
+        try:
+            answer = json.loads(flow.response.get_content(strict=False) or b"")
+        except ValueError:
+            return
+        if isinstance(answer, dict):
+            plan.learn_discover(answer.get("result"))
+
+    def _mark(self, flow: Any, probe: Probe, what: str) -> None:
+        flow.metadata[INJECTED] = probe.to_record()
+        flow.comment = f"injected by mcp-assay: {probe.name} ({what})"
+        flow.marked = ":syringe:"
+        self._observe(probe, str(flow.id), f"injected {probe.name}: {what}")
+
+    def _observe(self, probe: Probe, exchange: str, detail: str) -> None:
+        if self.notify is None:
+            return
+        self._count += 1
+        data = {"case": probe.name, "era": probe.tag("era"), "exchange": exchange, "detail": detail}
+        self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

@@ -1,0 +1,155 @@
+"""Where ``--inject`` lands: the families, the points, the budget, and the answers it makes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mcp_assay.addon.inject import ALL_CASES, STDIO_FAMILIES, InjectFamily, RequestFacts, build_plan, parse_families
+from mcp_assay.addon.inject.cut import RETRY_MS, cut_legacy, cut_modern
+from mcp_assay.addon.inject.headers import respelled
+from mcp_assay.addon.inject.version import refusal
+from mcp_assay.errors import ConfigError
+from mcp_assay.probe_names import ProbeName, registered
+from mcp_assay.sse import parse_sse
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+WINDOW = ("2026-07-28", "2025-11-25")
+
+
+def modern(method: str, ident: Any = 1, **params: Any) -> RequestFacts:
+    body = {"jsonrpc": "2.0", "id": ident, "method": method, "params": {**params, "_meta": META}}
+    facts = RequestFacts.of(json.dumps(body).encode(), transport="http", headers={"Accept": "text/event-stream"})
+    assert facts is not None
+    return facts
+
+
+def legacy(method: str, ident: Any = 1, *, session: str | None = "s-1") -> RequestFacts:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
+    if method == "initialize":
+        body["params"] = params
+    headers = {"accept": "application/json, text/event-stream"}
+    if session is not None:
+        headers["Mcp-Session-Id"] = session
+    facts = RequestFacts.of(json.dumps(body).encode(), transport="http", headers=headers)
+    assert facts is not None
+    return facts
+
+
+def test_families_are_named_one_by_one_or_all_and_unknown_names_are_refused() -> None:
+    """Tool-defined."""
+    assert parse_families("version, hold") == {InjectFamily.VERSION, InjectFamily.HOLD}
+    assert parse_families(["all"]) == frozenset(InjectFamily)
+    assert parse_families(None) == frozenset()
+    with pytest.raises(ConfigError, match="unknown family; choose from version, session, hold, headers, cut, all"):
+        parse_families("versions")
+
+
+def test_every_case_name_is_a_registered_probe_name_and_stdio_has_its_own_families() -> None:
+    """Tool-defined: injections are named in probe_names like every probe."""
+    assert all(registered(case.name) for case in ALL_CASES)
+    plan = build_plan(frozenset(InjectFamily), transport="stdio", window=WINDOW)
+    assert plan is not None and {case.family for case in plan.cases} == STDIO_FAMILIES
+    assert build_plan(frozenset(), transport="http") is None
+
+
+def test_the_facts_of_a_request_name_its_era_version_and_session() -> None:
+    """Tool-defined."""
+    facts = modern("tools/list", 7)
+    assert (facts.era, facts.version, facts.ident, facts.is_request, facts.streams) == (
+        "modern",
+        "2026-07-28",
+        7,
+        True,
+        True,
+    )
+    init = legacy("initialize", session=None)
+    assert (init.era, init.version, init.session_id, init.ordinary) == ("legacy", "2025-11-25", None, False)
+    assert legacy("tools/list").session_id == "s-1"
+    assert RequestFacts.of(b"not json", transport="http") is None
+    assert RequestFacts.of(b"[1, 2]", transport="stdio") is None
+
+
+def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> None:
+    """Tool-defined: the first 2026 request is refused, the next one is the client's reaction and left alone."""
+    plan = build_plan(frozenset(InjectFamily), transport="http", window=WINDOW)
+    assert plan is not None
+    first = plan.claim(modern("server/discover"), "http")
+    assert first is not None and first.name is ProbeName.INJECT_VERSION_REFUSAL
+    assert plan.claim(legacy("initialize", session=None), "http") is None  # the reaction
+    expiry = plan.claim(legacy("tools/list"), "http")
+    assert expiry is not None and expiry.name is ProbeName.INJECT_SESSION_EXPIRY
+    assert plan.claim(legacy("initialize", session=None), "http") is None  # the reaction again
+    held = plan.claim(legacy("initialize", session=None), "http")
+    assert held is not None and held.name is ProbeName.INJECT_HELD_INITIALIZE
+    assert plan.claim(modern("tools/list"), "http") is None
+    refused = plan.claim(modern("tools/call", name="add"), "http")
+    assert refused is not None and refused.name is ProbeName.INJECT_HEADER_REFUSAL
+    assert plan.claim(modern("server/discover"), "http") is None
+    held_modern = plan.claim(modern("tools/list"), "http")
+    assert held_modern is not None and held_modern.name is ProbeName.INJECT_HELD_ANSWER
+    assert plan.claim(modern("tools/list"), "http") is None
+    cut = plan.claim(modern("tools/list"), "http")
+    assert cut is not None and cut.name is ProbeName.INJECT_STREAM_CUT
+    assert plan.claim(modern("tools/list"), "http") is None
+    assert plan.claim(modern("tools/list"), "http") is None  # every 2026 request-time case has fired
+    unmet = {(case.name, case.era) for case in plan.unmet()}
+    assert (ProbeName.INJECT_VERSION_REFUSAL, "modern") not in unmet
+    assert (ProbeName.INJECT_STREAM_CUT, "legacy") in unmet
+
+
+def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:
+    """Tool-defined: a 2025 stream cut and a header respelling need the answer's head."""
+    plan = build_plan({InjectFamily.CUT, InjectFamily.HEADERS}, transport="http", window=WINDOW)
+    assert plan is not None
+    names = {(case.name, case.era) for case in plan.candidates(legacy("tools/list"))}
+    assert names == {(ProbeName.INJECT_STREAM_CUT, "legacy")}
+    (case,) = plan.candidates(legacy("tools/list"))
+    assert plan.confirm(case, "http") and not plan.confirm(case, "http")
+    assert plan.candidates(legacy("tools/list")) == ()
+
+
+def test_a_refusal_offers_the_servers_own_versions_else_the_window_without_the_requested_one() -> None:
+    """Spec-mandated (VER-03 shape): data.supported lists what the client can fall back to; requested its version."""
+    plan = build_plan({InjectFamily.VERSION}, transport="http", window=WINDOW)
+    assert plan is not None
+    assert plan.supported_for("2026-07-28") == ["2025-11-25"]
+    plan.learn_discover({"supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18"]})
+    assert plan.supported_for("2026-07-28") == ["2025-11-25", "2025-06-18"]
+    body = refusal(3, "2026-07-28", ["2025-11-25"])
+    assert body["error"]["code"] == -32022 and body["error"]["data"] == {
+        "supported": ["2025-11-25"],
+        "requested": "2026-07-28",
+    }
+    assert "injected by mcp-assay" in body["error"]["message"]
+
+
+def test_header_names_are_respelled_in_another_case() -> None:
+    """Spec-mandated (HTTP-14): the same name, another legal spelling."""
+    assert respelled("Mcp-Session-Id") == "mCP-sESSION-iD"
+    assert respelled("Mcp-Session-Id").lower() == "mcp-session-id"
+
+
+def test_a_2025_cut_keeps_the_answer_for_the_resumption_and_announces_retry() -> None:
+    """Tool-defined: the client gets the events before the answer, then an id and retry; the rest resumes."""
+    body = (
+        b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n'
+        b'event: message\ndata: {"jsonrpc":"2.0","id":4,"result":{"tools":[]}}\n\n'
+    )
+    split = cut_legacy(body, 4)
+    assert split is not None
+    sent, rest = split
+    events = list(parse_sse(sent, time=0.0))
+    assert "notifications/progress" in (events[0].data or "")
+    assert events[-1].id == rest.event_id and events[-1].retry == RETRY_MS and events[-1].data == ""
+    (answer,) = [event for event in parse_sse(rest.rest, time=0.0) if event.carries_message]
+    assert json.loads(answer.data or "")["id"] == 4
+    assert cut_legacy(body, 99) is None  # no answer to this request in the stream: nothing is cut
+
+
+def test_a_2026_cut_is_a_stream_with_no_answer() -> None:
+    """Tool-defined."""
+    assert [event.carries_message for event in parse_sse(cut_modern(), time=0.0)] == [False]

@@ -1,0 +1,163 @@
+"""``--inject`` with scripted clients: each broken one is caught with its requirement ID, the correct ones pass.
+
+One official Python SDK server (stdio through ``mcp-assay tap`` for the stdio families, Streamable
+HTTP behind a proxy for the rest); one proxy or tap session per client, running only the family the
+client is scripted for (each case fires once per session). The clients are in
+``tests/peers/inject_clients.py``. Besides the verdict each broken client earns, every session is
+checked for the promise that matters most: no answer mcp-assay injected is ever held against the
+server, and the recording judges again to the same verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from mcp_assay.cli import cli
+from mcp_assay.spec import SpecSet
+from tests.peers.assay import wait_until_exchanges_end
+from tests.peers.inject_clients import HTTP_SCENARIOS, STDIO_SCENARIOS, Lines
+from tests.peers.inproc_proxy import injected_exchanges, inproc_proxy, outcome
+from tests.peers.process import PYTHON, free_port, http_server, sdk_server_command
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+
+HOLD_MS = 800
+"""Longer than the scripted clients' patience (0.3 s), short enough for a quick test."""
+
+
+@dataclass
+class Session:
+    report: dict[str, Any]
+    recording: Path
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory: pytest.TempPathFactory, spec: SpecSet, spec_path: Path) -> Iterator[dict[str, Session]]:
+    folder = tmp_path_factory.mktemp("inject")
+    port = free_port()
+    runs: dict[str, Session] = {}
+    with http_server(sdk_server_command(port=port), port) as server:
+        origin = server.url.removesuffix("/mcp")
+        for name, (family, client) in HTTP_SCENARIOS.items():
+            options = {"mcp_assay_inject": family, "mcp_assay_inject_hold_ms": HOLD_MS}
+            with inproc_proxy(origin, folder, spec, options=options, name=name) as proxy:
+                client(proxy.url)
+                wait_until_exchanges_end(proxy.record)
+            runs[name] = Session(proxy.report, proxy.record)
+    for name, (family, stdio_client) in STDIO_SCENARIOS.items():
+        report, recording = folder / f"{name}.json", folder / f"{name}.jsonl"
+        command = [
+            PYTHON, "-m", "mcp_assay", "tap", "--spec-dir", str(spec_path), "--inject", family,
+            "--inject-hold-ms", str(HOLD_MS), "--record", str(recording), "--report", f"json:{report}",
+            "--live", "off", "--", *sdk_server_command(),
+        ]  # fmt: skip
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        lines = Lines(process)
+        try:
+            stdio_client(lines)
+        finally:
+            lines.close()
+        runs[name] = Session(json.loads(report.read_text()), recording)
+    yield runs
+
+
+CAUGHT = [
+    ("version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("session-broken", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
+    ("hold-broken-initialize", "initialize_is_never_cancelled", "CAN-10", "injected"),
+    ("hold-broken-request", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    ("headers-broken-refusal", "client_refreshes_tools_after_a_parameter_header_rejection", "HTTP-22", "injected"),
+    # the lost session id shows on the client's later requests, which mcp-assay did not touch
+    ("headers-broken-case", "clients_send_the_session_id_on_every_request", "HS-19", "passive"),
+    ("headers-broken-case", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
+    ("cut-broken-modern", "client_reissues_broken_streams_as_new_requests", "HTTP-36", "injected"),
+    ("cut-broken-legacy", "client_waits_the_retry_interval", "HTTP-43", "injected"),
+    ("stdio-version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("stdio-hold-broken", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "check", "requirement", "source"), CAUGHT, ids=[f"{s}-{r}" for s, _, r, _ in CAUGHT]
+)
+def test_a_broken_client_is_caught_with_the_requirement_of_its_mistake(
+    sessions: dict[str, Session], scenario: str, check: str, requirement: str, source: str
+) -> None:
+    """Spec-mandated: each client is wrong in one way, and the reaction rule for its family says so."""
+    (result,) = [item for item in sessions[scenario].report["results"] if item["check"] == check]
+    assert result["outcome"] == "failed", result["reason"]
+    assert requirement in result["requirements"] and result["side"] == "client"
+    assert result["source"] == source, result
+
+
+CORRECT = {
+    "version-correct": [
+        "clients_retry_refused_versions_from_the_supported_list", "http_clients_stay_modern_after_a_modern_refusal",
+    ],
+    "session-correct": ["clients_reinitialize_after_a_session_404"],
+    "hold-correct": ["initialize_is_never_cancelled", "clients_cancel_requests_whose_answer_is_late"],
+    "headers-correct": [
+        "clients_send_the_session_id_on_every_request", "client_reads_header_names_in_any_case",
+        "client_refreshes_tools_after_a_parameter_header_rejection",
+    ],
+    "cut-correct": ["client_reissues_broken_streams_as_new_requests", "client_waits_the_retry_interval"],
+    "stdio-version-correct": [
+        "clients_retry_refused_versions_from_the_supported_list", "stdio_clients_stay_modern_after_a_modern_answer",
+    ],
+    "stdio-hold-correct": ["clients_cancel_requests_whose_answer_is_late"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario", sorted(CORRECT))
+def test_a_correct_client_passes_its_reactions_and_fails_nothing(sessions: dict[str, Session], scenario: str) -> None:
+    """Spec-mandated: the reactions the specification asks for pass, and no client check fails."""
+    report = sessions[scenario].report
+    for check in CORRECT[scenario]:
+        assert outcome(report, check) == "passed", (check, report["notes"])
+    failed = [item for item in report["results"] if item["outcome"] == "failed" and item["side"] == "client"]
+    assert failed == [], [(item["check"], item["reason"]) for item in failed]
+
+
+@pytest.mark.parametrize("scenario", sorted([*HTTP_SCENARIOS, *STDIO_SCENARIOS]))
+def test_no_injected_answer_is_blamed_on_the_server(sessions: dict[str, Session], scenario: str) -> None:
+    """Tool-defined: a server-side result never rests on an exchange mcp-assay answered, and every injection
+    says so in the report."""
+    session = sessions[scenario]
+    marked = injected_exchanges(session.recording)
+    assert marked, "the injection never fired"
+    for item in session.report["results"]:
+        for evidence in item["evidence"] if item["side"] != "client" else ():
+            part = marked.get(evidence["exchange"])
+            if part is None:
+                continue
+            # a check of both sides may judge the client's own request in such an exchange, never the answer
+            clients_part = part == "client" or (part == "http" and evidence["message"] == 0)
+            assert item["side"] == "both" and clients_part, (item["check"], evidence)
+    assert any(note.startswith("injected inject-") for note in session.report["notes"])
+
+
+@pytest.mark.parametrize("scenario", ["headers-correct", "cut-correct", "hold-broken-request", "stdio-version-broken"])
+def test_the_recording_judges_again_to_the_same_verdicts(
+    sessions: dict[str, Session], scenario: str, spec_path: Path, tmp_path: Path
+) -> None:
+    """Tool-defined: `mcp-assay validate` of a session with injected answers reproduces every verdict."""
+    session = sessions[scenario]
+    again = tmp_path / "again.json"
+    result = CliRunner().invoke(
+        cli, ["validate", "--spec-dir", str(spec_path), str(session.recording), "--report", f"json:{again}"]
+    )
+    assert result.exit_code in (0, 1), result.output
+    offline = json.loads(again.read_text())
+
+    def verdicts(report: dict[str, Any]) -> set[tuple[str, str, str, int]]:
+        return {(r["check"], r["outcome"], r["source"], r["violations"]) for r in report["results"]}
+
+    assert verdicts(offline) == verdicts(session.report)

@@ -1,0 +1,198 @@
+"""The reactions ``--inject`` provokes: each rule passes, fails, and says when it cannot tell.
+
+The traffic is hand-built the way the proxy and the tap record an injection: the exchange
+mcp-assay answered, held back or reshaped carries a probe tag with ``injected`` set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from mcp_assay.spec import SpecSet
+from mcp_assay.verdicts import Outcome, Source
+from mcp_assay.wire import EndReason, HttpExchange, StdioLine
+from tests.factories import as_probe, error_body, judge, log_of, result_body
+from tests.spec.rules._envelope_builders import (
+    TOOLS,
+    full_result,
+    initialize,
+    modern_body,
+    refused,
+    served,
+)
+from tests.spec.rules._stream_builders import (
+    cancel,
+    client,
+    legacy_init,
+    legacy_post,
+    legacy_req,
+    post,
+    req,
+    server,
+    sse,
+)
+from tests.spec.rules.test_versions import stdio_pair
+
+HELD = {"name": "inject-held-answer", "family": "inject-hold", "injected": True, "hold_ms": 800}
+HELD_INIT = {"name": "inject-held-initialize", "family": "inject-hold", "injected": True, "hold_ms": 800}
+CASE = {"name": "inject-header-case", "family": "inject-headers", "injected": True}
+CUT = {"name": "inject-stream-cut", "family": "inject-cut", "injected": True}
+REFUSAL = {"name": "inject-version-refusal", "family": "inject-version", "injected": True}
+SUPPORTED_2025 = {"supported": ["2025-11-25"], "requested": "2026-07-28"}
+LATE = "clients_cancel_requests_whose_answer_is_late"
+
+
+def tagged(exchange: Any, probe: dict[str, Any]) -> Any:
+    return dataclasses.replace(exchange, probe=as_probe(probe))
+
+
+# -- CAN-13: a held answer -------------------------------------------------------------------------
+def test_a_2026_client_closing_the_stream_of_a_late_answer_passes_can_13(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-13): in 2026 HTTP closing the stream is the cancellation."""
+    held = tagged(sse(req("tools/list", 2), [], start=0.0, end=0.3, reason=EndReason.CLIENT_DISCONNECT), HELD)
+    verdict = judge(log_of(held), spec, LATE)
+    assert verdict.outcome is Outcome.PASSED and "closed its stream" in verdict.reason
+    assert verdict.source is Source.INJECTED
+
+
+def test_a_2025_client_dropping_a_late_answer_without_a_notice_fails_can_13(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-13, CAN-12): in 2025 a disconnect is no cancellation."""
+    held = tagged(
+        legacy_post(legacy_req("tools/list", 2), None, start=0.0, status=200, reason=EndReason.CLIENT_DISCONNECT), HELD
+    )
+    verdict = judge(log_of(legacy_init(), held), spec, LATE)
+    assert verdict.outcome is Outcome.FAILED and "without notifications/cancelled" in verdict.reason
+    notice = legacy_post(cancel(2), None, start=0.31, status=202)
+    assert judge(log_of(legacy_init(), held, notice), spec, LATE).outcome is Outcome.PASSED
+
+
+def test_a_stdio_client_asking_again_instead_of_cancelling_fails_can_13(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-13): a client that gives up cancels; re-sending the work is not cancelling it."""
+    request = tagged(client(req("tools/list", 2), 0.0), HELD)
+    again = client(req("tools/list", 3), 0.3)
+    answers = [
+        server(result_body(full_result(TOOLS), 3), 0.31),
+        tagged(server(result_body(full_result(TOOLS), 2), 0.8), HELD),
+    ]
+    verdict = judge(log_of(request, again, *answers), spec, LATE)
+    assert verdict.outcome is Outcome.FAILED and "re-sent the work" in verdict.reason
+    cancelled = client(cancel(2), 0.3)
+    assert judge(log_of(request, cancelled, answers[1]), spec, LATE).outcome is Outcome.PASSED
+
+
+def test_a_client_that_waits_out_the_hold_is_not_verified_for_can_13(spec: SpecSet) -> None:
+    """Tool-defined: its timeout is longer than the hold, so whether it would cancel is unknown."""
+    waited = tagged(post(req("tools/list", 2), result_body(full_result(TOOLS), 2), start=0.0), HELD)
+    verdict = judge(log_of(waited), spec, LATE)
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "waited out the hold (800 ms)" in verdict.reason
+
+
+# -- CAN-10: a held initialize ----------------------------------------------------------------------
+def test_a_held_initialize_the_client_never_cancels_passes_can_10(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-10)."""
+    held = tagged(initialize(), HELD_INIT)
+    verdict = judge(log_of(held), spec, "initialize_is_never_cancelled")
+    assert verdict.outcome is Outcome.PASSED and "held back 800 ms" in verdict.reason
+
+
+def test_cancelling_a_held_initialize_fails_can_10(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-10): in a session or before one exists, the notice names the initialize."""
+    held = tagged(initialize(ident=1), HELD_INIT)
+    in_session = legacy_post(cancel(1), None, start=100.0, status=202)
+    verdict = judge(log_of(held, in_session), spec, "initialize_is_never_cancelled")
+    assert verdict.outcome is Outcome.FAILED and "cancelled its initialize" in verdict.reason
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    before_any = post(
+        cancel(1), None, start=100.0, status=400, headers={**headers, "mcp-protocol-version": "2025-11-25"}
+    )
+    verdict = judge(log_of(held, before_any), spec, "initialize_is_never_cancelled")
+    assert verdict.outcome is Outcome.FAILED and "while its answer was held" in verdict.reason
+
+
+def test_dropping_a_held_initialize_is_no_cancellation_by_disconnect(spec: SpecSet) -> None:
+    """Spec-mandated (CAN-10 over CAN-12): initialize must not be cancelled, so dropping it is how a client
+    gives up on it."""
+    dropped = tagged(
+        dataclasses.replace(
+            initialize(), ending=dataclasses.replace(initialize().ending, reason=EndReason.CLIENT_DISCONNECT)
+        ),  # type: ignore[arg-type]
+        HELD_INIT,
+    )
+    verdict = judge(log_of(dropped), spec, "legacy_http_clients_do_not_cancel_by_disconnecting")
+    assert verdict.outcome is not Outcome.FAILED
+
+
+# -- HTTP-14: respelled header names ------------------------------------------------------------------
+def test_a_client_going_on_after_respelled_header_names_passes_http_14(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-14)."""
+    answer = tagged(served(modern_body("tools/list", ident=1), TOOLS), CASE)
+    after = served(modern_body("prompts/list", ident=2), {"prompts": [], "ttlMs": 0, "cacheScope": "private"})
+    verdict = judge(log_of(answer, after), spec, "client_reads_header_names_in_any_case")
+    assert verdict.outcome is Outcome.PASSED and verdict.source is Source.INJECTED
+
+
+def test_a_client_asking_again_after_respelled_header_names_fails_http_14(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-14): the names were legal; asking again shows they were not read."""
+    answer = tagged(served(modern_body("tools/list", ident=1), TOOLS), CASE)
+    again = served(modern_body("tools/list", ident=2), TOOLS)
+    verdict = judge(log_of(answer, again), spec, "client_reads_header_names_in_any_case")
+    assert verdict.outcome is Outcome.FAILED and "case-insensitively" in verdict.reason
+
+
+def test_http_14_client_half_is_not_verified_when_nothing_follows(spec: SpecSet) -> None:
+    """Tool-defined."""
+    answer = tagged(served(modern_body("tools/list", ident=1), TOOLS), CASE)
+    assert judge(log_of(answer), spec, "client_reads_header_names_in_any_case").outcome is Outcome.NOT_VERIFIED
+
+
+# -- VER-05 / VER-13 / VER-12: a refusal whose list holds only 2025-11-25 ----------------------------------
+def refusal_2025(ident: int = 1) -> HttpExchange:
+    return tagged(refused(modern_body("tools/list", ident=ident), -32022, data=SUPPORTED_2025), REFUSAL)
+
+
+def test_an_initialize_offering_the_listed_version_passes_ver_05_and_ver_13(spec: SpecSet) -> None:
+    """Spec-mandated (VER-05, VER-13): with only handshake-era versions listed, the handshake is the retry."""
+    log = log_of(refusal_2025(), initialize("2025-11-25"))
+    five = judge(log, spec, "clients_retry_refused_versions_from_the_supported_list")
+    assert five.outcome is Outcome.PASSED and "with initialize" in five.reason and five.source is Source.INJECTED
+    assert judge(log, spec, "http_clients_stay_modern_after_a_modern_refusal").outcome is Outcome.PASSED
+
+
+def test_an_initialize_offering_another_version_fails_ver_05(spec: SpecSet) -> None:
+    """Spec-mandated (VER-05): the retry takes a version from data.supported."""
+    log = log_of(refusal_2025(), initialize("2025-06-18", answered="2025-06-18"))
+    verdict = judge(log, spec, "clients_retry_refused_versions_from_the_supported_list")
+    assert verdict.outcome is Outcome.FAILED and "not one of ['2025-11-25']" in verdict.reason
+
+
+def test_reactions_to_a_refusal_are_not_verified_when_the_client_sends_nothing_more(spec: SpecSet) -> None:
+    """Tool-defined: a client may stop and report the error, or the session ended first."""
+    log = log_of(refusal_2025())
+    assert judge(log, spec, "clients_retry_refused_versions_from_the_supported_list").outcome is Outcome.NOT_VERIFIED
+    assert judge(log, spec, "http_clients_stay_modern_after_a_modern_refusal").outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_stdio_initialize_offering_the_listed_version_passes_ver_12(spec: SpecSet) -> None:
+    """Spec-mandated (VER-12 read with VER-05)."""
+    answer = error_body(-32022, "Unsupported protocol version", 1, SUPPORTED_2025)
+    lines = stdio_pair(modern_body("server/discover"), answer)
+    init = StdioLine.build(
+        id="s-init", connection="conn-1", sender=lines[0].sender, time=lines[1].time + 0.01,
+        raw=b'{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+        b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n',
+    )  # fmt: skip
+    verdict = judge(log_of(lines, init), spec, "stdio_clients_stay_modern_after_a_modern_answer")
+    assert verdict.outcome is Outcome.PASSED and "retried in 2025-11-25" in verdict.reason
+
+
+# -- HTTP-36: a cut 2026 stream -----------------------------------------------------------------------
+def test_going_on_without_resending_cut_work_fails_http_36(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-36): the broken stream's work is re-sent under a new id."""
+    cut = tagged(sse(req("tools/list", 2), [], start=0.0, end=0.01, reason=EndReason.COMPLETE), CUT)
+    other = post(req("prompts/list", 3), result_body(full_result({"prompts": []}), 3), start=0.1)
+    verdict = judge(log_of(cut, other), spec, "client_reissues_broken_streams_as_new_requests")
+    assert verdict.outcome is Outcome.FAILED and "without re-sending the work" in verdict.reason
+    again = post(req("tools/list", 4), result_body(full_result(TOOLS), 4), start=0.1)
+    resent = judge(log_of(cut, again), spec, "client_reissues_broken_streams_as_new_requests")
+    assert resent.outcome is Outcome.PASSED and resent.source is Source.INJECTED

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from mcp_assay.report.console import by_area, printable, sections
+from mcp_assay.report.console import by_area, sections
 from mcp_assay.report.model import Report
+from mcp_assay.report.plain import evidence_lines, one_line
 from mcp_assay.verdicts import Verdict
 
 __all__ = ["render_junit"]
@@ -25,30 +26,18 @@ _PREFIX = {
 }
 
 
-def _line(value: str) -> str:
-    return printable(value, newlines=False)
-
-
 def _details(result: Verdict) -> str:
     """The finding as plain text: requirements, reason, and every piece of evidence."""
     lines = [
-        f"check: {_line(result.check)}",
+        f"check: {one_line(result.check)}",
         f"requirements: {', '.join(result.requirements)} "
         f"({result.level.value}, severity {result.severity.value}, {result.side.value}, {result.source.value})",
     ]
     if result.reason:
-        lines.append(f"reason: {_line(result.reason)}")
+        lines.append(f"reason: {one_line(result.reason)}")
     if result.blocked_by:
-        lines.append(f"blocked by: {_line(result.blocked_by)}")
-    for item in result.evidence:
-        where = f" (exchange {_line(item.exchange)})" if item.exchange else ""
-        lines.append(f"evidence: {_line(item.summary)}{where}")
-        if item.detail and item.detail != result.reason:
-            lines.append(f"  {_line(item.detail)}")
-        if item.excerpt:
-            lines.append(f"  message: {_line(item.excerpt)}")
-        if item.reproduction:
-            lines.append(f"  reproduce: {_line(item.reproduction)}")
+        lines.append(f"blocked by: {one_line(result.blocked_by)}")
+    lines += evidence_lines(result)
     if result.violations > len(result.evidence):
         lines.append(f"{result.violations - len(result.evidence)} more occurrence(s) not kept in the report")
     return "\n".join(lines)
@@ -65,27 +54,29 @@ def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
         parent,
         "testcase",
         {
-            "classname": _line(f"{result.area or 'Other'}.{result.check}"),
-            "name": _line(f"{ids}: {result.title} [{result.source.value}{_in(result)}]"),
+            "classname": one_line(f"{result.area or 'Other'}.{result.check}"),
+            "name": one_line(f"{ids}: {result.title} [{result.source.value}{_in(result)}]"),
         },
     )
     if key == "failed":
         failure = ET.SubElement(
             case,
             "failure",
-            {"message": _line(result.reason or result.title), "type": f"{result.severity.value.upper()}-level"},
+            {"message": one_line(result.reason or result.title), "type": f"{result.severity.value.upper()}-level"},
         )
         failure.text = _details(result)
         return "failure"
     if key == "known":
-        ET.SubElement(case, "skipped", {"message": _line(f"known finding, accepted by the baseline: {result.known}")})
+        ET.SubElement(
+            case, "skipped", {"message": one_line(f"known finding, accepted by the baseline: {result.known}")}
+        )
         ET.SubElement(case, "system-out").text = _details(result)
         return "skipped"
     if key == "not_verified":
         reason = result.reason or "not verified"
         if result.blocked_by:
             reason += f" (blocked by {result.blocked_by})"
-        ET.SubElement(case, "skipped", {"message": _line(reason)})
+        ET.SubElement(case, "skipped", {"message": one_line(reason)})
         return "skipped"
     if key in _PREFIX:
         ET.SubElement(case, "system-out").text = f"{_PREFIX[key]}\n{_details(result)}"
@@ -96,7 +87,7 @@ def render_junit(report: Report) -> str:
     """The report as a JUnit XML document (the common Jenkins/GitLab/GitHub dialect)."""
     section_of = {id(result): key for key, _, _, results in sections(report) for result in results}
     code, verdict = report.verdict()
-    root = ET.Element("testsuites", {"name": _line(f"mcp-assay: {report.target.get('description', '?')}")})
+    root = ET.Element("testsuites", {"name": one_line(f"mcp-assay: {report.target.get('description', '?')}")})
     properties = {
         "target": str(report.target.get("description", "?")),
         "kind": str(report.target.get("kind", "?")),
@@ -110,10 +101,10 @@ def render_junit(report: Report) -> str:
     }
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     for area, members in by_area(report.applied(), report.result_revisions()).items():
-        suite = ET.SubElement(root, "testsuite", {"name": _line(area), "timestamp": _line(report.generated_at)})
+        suite = ET.SubElement(root, "testsuite", {"name": one_line(area), "timestamp": one_line(report.generated_at)})
         props = ET.SubElement(suite, "properties")
         for prop, text in properties.items():
-            ET.SubElement(props, "property", {"name": prop, "value": _line(text)})
+            ET.SubElement(props, "property", {"name": prop, "value": one_line(text)})
         counted = {"tests": 0, "failures": 0, "skipped": 0}
         for result in members:
             outcome = _testcase(suite, result, section_of[id(result)])
@@ -128,10 +119,10 @@ def render_junit(report: Report) -> str:
         suite.set("errors", "0")
     stale = report.baseline.stale if report.baseline is not None else ()
     if stale:
-        suite = ET.SubElement(root, "testsuite", {"name": "Baseline", "timestamp": _line(report.generated_at)})
+        suite = ET.SubElement(root, "testsuite", {"name": "Baseline", "timestamp": one_line(report.generated_at)})
         for entry in stale:
-            case = ET.SubElement(suite, "testcase", {"classname": "Baseline.stale", "name": _line(entry)})
-            ET.SubElement(case, "failure", {"message": _line(f"stale baseline entry: {entry}"), "type": "baseline"})
+            case = ET.SubElement(suite, "testcase", {"classname": "Baseline.stale", "name": one_line(entry)})
+            ET.SubElement(case, "failure", {"message": one_line(f"stale baseline entry: {entry}"), "type": "baseline"})
         for name, value in (("tests", len(stale)), ("failures", len(stale)), ("skipped", 0), ("errors", 0)):
             suite.set(name, str(value))
         totals["tests"] += len(stale)

@@ -26,8 +26,9 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from mcp_assay.report.console import printable, sections
+from mcp_assay.report.console import sections
 from mcp_assay.report.model import Report, sort_results
+from mcp_assay.report.plain import evidence_lines, one_line
 from mcp_assay.verdicts import RequirementText, Severity, Verdict
 
 __all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "artifact_uri", "render_sarif"]
@@ -42,10 +43,6 @@ _BY_SEVERITY = {Severity.MUST: "error", Severity.SHOULD: "warning", Severity.INF
 _PROBLEM_SEVERITY = {Severity.MUST: "error", Severity.SHOULD: "warning", Severity.INFO: "recommendation"}
 _SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".go", ".rs", ".rb", ".java", ".jar", ".sh")
 _FALLBACK_URI = "mcp-server"
-
-
-def _line(value: str) -> str:
-    return printable(value, newlines=False)
 
 
 def _pascal(name: str) -> str:
@@ -99,8 +96,8 @@ def _rule(result: Verdict, entries: Mapping[str, RequirementText]) -> dict[str, 
     return {
         "id": result.check,
         "name": _pascal(result.check),
-        "shortDescription": {"text": _line(result.title)},
-        "fullDescription": {"text": _line(f"{result.title} ({ids}; {result.level.value}, {result.side.value})")},
+        "shortDescription": {"text": one_line(result.title)},
+        "fullDescription": {"text": one_line(f"{result.title} ({ids}; {result.level.value}, {result.side.value})")},
         "help": {"text": text, "markdown": markdown},
         "defaultConfiguration": {"level": _BY_SEVERITY[result.severity]},
         "properties": {
@@ -117,18 +114,10 @@ def _rule(result: Verdict, entries: Mapping[str, RequirementText]) -> dict[str, 
 
 def _message(result: Verdict) -> str:
     """The reason, then every piece of evidence with its detail, message excerpt and reproduction."""
-    lines = [_line(result.reason or result.title)]
+    lines = [one_line(result.reason or result.title)]
     if result.revision:
         lines[0] = f"{result.revision}: {lines[0]}"
-    for item in result.evidence:
-        where = f" (exchange {_line(item.exchange)})" if item.exchange else ""
-        lines.append(f"evidence: {_line(item.summary)}{where}")
-        if item.detail and item.detail != result.reason:
-            lines.append(f"  {_line(item.detail)}")
-        if item.excerpt:
-            lines.append(f"  message: {_line(item.excerpt)}")
-        if item.reproduction:
-            lines.append(f"  reproduce: {_line(item.reproduction)}")
+    lines += evidence_lines(result)
     hidden = result.violations - len(result.evidence)
     if hidden > 0:
         lines.append(f"{hidden} more occurrence(s) in the JSON report")
@@ -154,13 +143,13 @@ def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, A
             "revision": result.revision,
             "revisions": list(result.revisions),
             "exchanges": [item.exchange for item in result.evidence if item.exchange],
-            "reproductions": [_line(item.reproduction) for item in result.evidence if item.reproduction],
+            "reproductions": [one_line(item.reproduction) for item in result.evidence if item.reproduction],
             "violations": result.violations,
             "judged": result.judged,
         },
     }
     if result.known is not None:
-        item["suppressions"] = [{"kind": "external", "status": "accepted", "justification": _line(result.known)}]
+        item["suppressions"] = [{"kind": "external", "status": "accepted", "justification": one_line(result.known)}]
     return item
 
 
@@ -209,7 +198,7 @@ def render_sarif(report: Report) -> str:
             "window": list(report.window),
             "verdict": {"code": code, "text": verdict},
             "summary": report.counts(),
-            "notes": [_line(note) for note in report.notes],
+            "notes": [one_line(note) for note in report.notes],
             "generatedAt": report.generated_at,
         },
     }

@@ -99,7 +99,10 @@ def id_key(value: Any) -> IdKey | None:
         return ("str", value)
     if value is None:
         return ("null", None)
-    return ("other", json.dumps(value, sort_keys=True))
+    try:
+        return ("other", json.dumps(value, sort_keys=True))
+    except (RecursionError, ValueError):  # nested past what the encoder recurses: still an id of another type
+        return ("other", "(too deep to compare)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,37 +124,34 @@ class Message:
     transport: str = ""
     """``http`` or ``stdio``."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # the members every check asks for, read once (a message is judged by a hundred checks)
+    id: Any = field(init=False, compare=False, repr=False)
+    id_key: IdKey | None = field(init=False, compare=False, repr=False)
+    method: str | None = field(init=False, compare=False, repr=False)
+    """``method`` when it is a string, else ``None``."""
+    params: Any = field(init=False, compare=False, repr=False)
+    result: Any = field(init=False, compare=False, repr=False)
+    error: Any = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        members = self.payload if isinstance(self.payload, dict) else {}
+        ident = members.get("id", MISSING)
+        method = members.get("method")
+        for name, value in (
+            ("id", ident),
+            ("id_key", id_key(ident)),
+            ("method", method if isinstance(method, str) else None),
+            ("params", members.get("params", MISSING)),
+            ("result", members.get("result", MISSING)),
+            ("error", members.get("error", MISSING)),
+        ):
+            object.__setattr__(self, name, value)
 
     # -- members ---------------------------------------------------------------------------------
     def member(self, name: str) -> Any:
         if isinstance(self.payload, dict):
             return self.payload.get(name, MISSING)
         return MISSING
-
-    @property
-    def id(self) -> Any:
-        return self.member("id")
-
-    @property
-    def id_key(self) -> IdKey | None:
-        return id_key(self.id)
-
-    @property
-    def method(self) -> str | None:
-        value = self.member("method")
-        return value if isinstance(value, str) else None
-
-    @property
-    def params(self) -> Any:
-        return self.member("params")
-
-    @property
-    def result(self) -> Any:
-        return self.member("result")
-
-    @property
-    def error(self) -> Any:
-        return self.member("error")
 
     @property
     def meta(self) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_assay.cli import cli
+from mcp_assay.wire import EVENTS_LOST
 from tests.peers.assay import RunningProxy, mitmdump
 from tests.peers.process import sdk_http_server
 
@@ -156,12 +157,18 @@ def test_mitmproxys_own_flow_file_is_judged_like_the_recording(
 
     live, offline = outcomes(dump_run.report), outcomes(from_flows)
     assert {c for c, o in offline.items() if o == "failed"} == {c for c, o in live.items() if o == "failed"}
+    reasons = {r["check"]: r["reason"] for r in from_flows["results"]}
     for check in (
         "results_name_their_result_type",
         "results_match_their_method_definition",
         "initialize_results_name_version_capabilities_and_server",
     ):
-        assert offline[check] == live[check] == "passed", check
+        assert live[check] == "passed", check
+        # on a loaded machine the client may close an answered stream before mitmproxy ends the flow: then the
+        # flow file holds no events for it, and the only honest verdict on what it carried is "not verified"
+        unseen = EVENTS_LOST in reasons[check] or "observed in the traffic" in reasons[check]
+        lost = offline[check] == "not_verified" and unseen
+        assert offline[check] == "passed" or lost, (check, offline[check], reasons[check])
 
 
 def test_mitmproxys_har_export_is_judged_like_the_recording(dump_run: DumpRun, spec_path: Path, tmp_path: Path) -> None:

@@ -81,9 +81,9 @@ def test_a_server_without_discover_that_serves_2026_is_tested_on_2026(spec: Spec
     """Tool-defined: discover refused (-32601), but a 2026 request is served -> 2026-07-28 (not a fallback to
     the handshake era that would hide the missing discover), and the note says why."""
     report, _ = run_suite(spec, respond(Server("no-discover")))
-    assert report.revision == "2026-07-28"
+    assert report.tested == ["2026-07-28", "2025-11-25"], report.tested
     assert "tools/list it served" in report.revision_note and "-32601" in report.revision_note
-    assert "initialize negotiates 2025-11-25" in report.revision_note
+    assert "2025-11-25 (per initialize)" in report.revision_note
 
 
 def test_without_discover_the_capability_cases_are_blocked_not_failed(spec: SpecSet) -> None:

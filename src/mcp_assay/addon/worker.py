@@ -150,17 +150,11 @@ class _Hurry:
                 return
 
 
-NICENESS = 10
-"""How much lower than the proxy's the worker's scheduling priority is: forwarding never waits for judging."""
-
-
 def main() -> None:
+    # the worker keeps the proxy's scheduling priority: at a lower one (tried: nice 10) a loaded machine
+    # starved it, and the report took 7 to 15 s after Ctrl-C instead of about one
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
-    try:
-        os.nice(NICENESS)
-    except OSError:
-        pass  # a platform without priorities: judging still runs, only not yielding first
     from rich.console import Console
 
     from mcp_assay.addon.live import LiveSession, Printer

@@ -163,20 +163,41 @@ def test_lines_the_client_writes_after_the_server_exited_are_recorded_as_undeliv
     line the server was sent."""
     read, write = os.pipe()
     records = _Records()
-    with open(read, "rb") as stdin, open(write, "wb", buffering=0) as client:
-        script = "import sys; sys.stdin.readline(); print('{}', flush=True)"
-        tap = Tap([sys.executable, "-c", script], records, stdin=stdin, stdout=io.BytesIO(), stderr=io.BytesIO(),
-                  forward_signals=False)  # fmt: skip
-        runner = threading.Thread(target=tap.run)
-        runner.start()
-        client.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
-        runner.join(10)
-        assert not runner.is_alive()  # the server has exited
-        client.write(b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n')
-    deadline = time.monotonic() + 5
-    while len(records.kind("undelivered")) < 2 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    with open(read, "rb") as stdin:
+        with open(write, "wb", buffering=0) as client:
+            script = "import sys; sys.stdin.readline(); print('{}', flush=True)"
+            tap = Tap([sys.executable, "-c", script], records, stdin=stdin, stdout=io.BytesIO(), stderr=io.BytesIO(),
+                      forward_signals=False)  # fmt: skip
+            runner = threading.Thread(target=tap.run)
+            runner.start()
+            client.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+            runner.join(10)
+            assert not runner.is_alive()  # the server has exited
+            client.write(b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n')
+        # the client's end is closed: the relay reads to the end and stops; only then is its stdin closed
+        deadline = time.monotonic() + 5
+        while tap.stdin_closed_at is None and time.monotonic() < deadline:
+            time.sleep(0.01)
     sent = [record for record in records.records if record["type"] == "line" and record["from"] == "client"]
     assert [json.loads(record["text"])["id"] for record in sent] == [1]
     undelivered = records.kind("undelivered")
     assert [json.loads(record["data"]["text"])["id"] for record in undelivered] == [2, 3]
+
+
+class _ClosedUnderTheReader(io.BytesIO):
+    """A client stdin that fails as a closed pipe does when another thread closes it mid-read."""
+
+    def readline(self, size: int | None = -1) -> bytes:
+        raise ValueError("PyMemoryView_FromBuffer(): info->buf must not be NULL")
+
+
+def test_a_client_stdin_that_fails_under_the_reader_ends_the_relay_cleanly() -> None:
+    """Tool-defined: a failing client stdin is the end of the client's input, never an exception in a relay
+    thread; the server's stdin is closed and the server's exit is recorded."""
+    records = _Records()
+    script = "import sys; sys.stdin.read(); print('{}', flush=True)"
+    tap = Tap([sys.executable, "-c", script], records, stdin=_ClosedUnderTheReader(), stdout=io.BytesIO(),
+              stderr=io.BytesIO(), forward_signals=False)  # fmt: skip
+    assert tap.run() == 0
+    assert tap.stdin_closed_at is not None
+    assert [record["type"] for record in records.records][-1] == "exit"

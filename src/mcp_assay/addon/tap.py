@@ -27,7 +27,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -111,7 +111,7 @@ class Tap:
         assert process is not None and process.stdin is not None
         gone = ""
         undelivered = 0
-        for line in iter(self.stdin.readline, b""):
+        for line in self._client_lines():
             action = self.injector.client_line(line) if self.injector is not None else None
             if isinstance(action, Answer):  # answered on the server's behalf: the server never sees it
                 self.session.feed(
@@ -144,6 +144,17 @@ class Tap:
             process.stdin.close()
         except (BrokenPipeError, OSError):
             pass
+
+    def _client_lines(self) -> Iterator[bytes]:
+        """The client's lines until its stdin ends; a stdin that fails or is closed under the reader ends it too."""
+        while True:
+            try:
+                line = self.stdin.readline()
+            except (OSError, ValueError):
+                return
+            if not line:
+                return
+            yield line
 
     def _server_to_client(self) -> None:
         process = self.process

@@ -108,7 +108,13 @@ class ProxyProcess:
     ) -> None:
         if stream is None:
             return
-        for raw in iter(stream.readline, b""):
+        while True:
+            try:
+                raw = stream.readline()
+            except (OSError, ValueError):
+                return
+            if not raw:
+                return
             line = raw.decode("utf-8", "replace")
             sink.append(line)
             if on_line is not None:
@@ -129,11 +135,10 @@ class ProxyProcess:
                 self.process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 continue
-        for reader in self.readers:
+        for reader, pipe in zip(self.readers, (self.process.stdout, self.process.stderr), strict=False):
             reader.join(5)
-        for pipe in (self.process.stdout, self.process.stderr):
-            if pipe is not None:
-                pipe.close()
+            if pipe is not None and not reader.is_alive():
+                pipe.close()  # a pipe still held open elsewhere is left to its reader, never closed under it
         return self.process.returncode
 
 

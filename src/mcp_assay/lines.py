@@ -5,13 +5,31 @@ megabytes, or one endless line with no newline at all. Joining what was read so 
 it again on every read costs time quadratic in the line and memory equal to it, which throttles
 the very server being watched. :class:`LineSplitter` looks for newlines only in the chunk just
 read and keeps at most ``limit`` bytes of the line in progress, counting the rest.
+
+The relays (the tap, the pytest fixture's readers) read their pipes with :func:`lines_until_closed`,
+so a pipe that fails or is closed under a reading thread ends that thread instead of killing it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import IO
 
-__all__ = ["Line", "LineSplitter"]
+__all__ = ["Line", "LineSplitter", "lines_until_closed"]
+
+
+def lines_until_closed(stream: IO[bytes]) -> Iterator[bytes]:
+    """A relay's lines: ``stream``'s lines until it ends, or fails or is closed under the reader (which
+    another thread may do at any moment); either way the reading thread ends quietly."""
+    while True:
+        try:
+            line = stream.readline()
+        except (OSError, ValueError):
+            return
+        if not line:
+            return
+        yield line
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import IO
 
 from mcp_assay.addon.worker import HURRY_GRACE
+from mcp_assay.lines import lines_until_closed
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.verdicts import Verdict
 
@@ -108,13 +109,7 @@ class ProxyProcess:
     ) -> None:
         if stream is None:
             return
-        while True:
-            try:
-                raw = stream.readline()
-            except (OSError, ValueError):
-                return
-            if not raw:
-                return
+        for raw in lines_until_closed(stream):
             line = raw.decode("utf-8", "replace")
             sink.append(line)
             if on_line is not None:

@@ -27,12 +27,12 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from mcp_assay.addon.inject.stdio import Answer, StdioInjector
-from mcp_assay.lines import Line, LineSplitter
+from mcp_assay.lines import Line, LineSplitter, lines_until_closed
 from mcp_assay.recording import exit_record, line_record, observation_record
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Probe
@@ -111,7 +111,7 @@ class Tap:
         assert process is not None and process.stdin is not None
         gone = ""
         undelivered = 0
-        for line in self._client_lines():
+        for line in lines_until_closed(self.stdin):
             action = self.injector.client_line(line) if self.injector is not None else None
             if isinstance(action, Answer):  # answered on the server's behalf: the server never sees it
                 self.session.feed(
@@ -145,21 +145,10 @@ class Tap:
         except (BrokenPipeError, OSError):
             pass
 
-    def _client_lines(self) -> Iterator[bytes]:
-        """The client's lines until its stdin ends; a stdin that fails or is closed under the reader ends it too."""
-        while True:
-            try:
-                line = self.stdin.readline()
-            except (OSError, ValueError):
-                return
-            if not line:
-                return
-            yield line
-
     def _server_to_client(self) -> None:
         process = self.process
         assert process is not None and process.stdout is not None
-        for line in iter(process.stdout.readline, b""):
+        for line in lines_until_closed(process.stdout):
             held = self.injector.server_line(line) if self.injector is not None else None
             if held is not None:
                 assert self.injector is not None

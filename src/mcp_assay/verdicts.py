@@ -8,10 +8,11 @@ tap, the active suite and an offline recording all speak about conformance the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 __all__ = [
     "Evidence",
+    "ExitCode",
     "Level",
     "Outcome",
     "RequirementText",
@@ -21,6 +22,20 @@ __all__ = [
     "Source",
     "Verdict",
 ]
+
+
+class ExitCode(IntEnum):
+    """The process exit status of every command, and ``verdict.exit_code`` in every report: one value."""
+
+    CONFORMANT = 0
+    """No failure that counts (``--fail-on``): conformant, or conformant in part."""
+    FAILED = 1
+    """A requirement at the ``--fail-on`` level failed (or a stale baseline entry)."""
+    USAGE = 2
+    """The user's input is unusable: a flag, a config file, a path."""
+    NOT_JUDGED = 3
+    """Nothing to judge: no MCP peer (missing, dead, not MCP, outside the window), no traffic, or a defect of
+    mcp-assay itself. Never 0 or 1, which would be a conformance statement."""
 
 
 class Level(StrEnum):

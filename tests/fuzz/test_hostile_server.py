@@ -99,7 +99,7 @@ def run_against(server: HostileServer, spec: SpecSet, script: Script, only: str 
         report = asyncio.run(arun(config, spec, events.append))
     finished = events[-1]
     assert isinstance(finished, RunFinished)
-    code = 3 if finished.target_error is not None else report.exit_code()
+    code = 3 if finished.unjudged is not None else report.exit_code()
     return RunResult(report, code, time.monotonic() - started)
 
 

@@ -38,7 +38,7 @@ def test_json_verdict_and_summary_agree_with_the_report() -> None:
     data = json.loads(render_json(report))
     assert data["summary"] == report.counts()
     code, text = report.verdict()
-    assert data["verdict"] == {"code": code, "text": text, "exit_code": 1}
+    assert data["verdict"] == {"code": code, "text": text, "exit_code": 1, "unjudged": None}
     assert data["fail_on"] == "should"
 
 

@@ -64,7 +64,7 @@ def test_a_conformant_dual_era_server_is_tested_in_every_revision_it_serves(spec
         result for result in legacy if result.check == "initialize_results_name_version_capabilities_and_server"
     )
     assert handshake.outcome is Outcome.PASSED
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is None
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is None
 
 
 def test_spec_version_always_wins_and_runs_the_handshake_era(spec: SpecSet) -> None:
@@ -129,7 +129,7 @@ def test_a_rate_limit_past_the_budget_leaves_the_run_unverified_and_says_so(spec
     assert report.revision is None
     assert "rate-limited" in report.revision_note
     assert not failures(report)
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is not None
     reasons = {item.reason for item in report.results if item.outcome is Outcome.NOT_VERIFIED}
     assert any("rate-limited" in reason for reason in reasons)
     assert "429" in report.revision_note
@@ -148,7 +148,7 @@ def test_refused_credentials_make_cases_unverified_with_the_servers_answer(spec:
     assert "HTTP 401" in report.revision_note and "token not accepted" in report.revision_note
     reasons = {item.reason for item in report.results if item.outcome is Outcome.NOT_VERIFIED}
     assert reasons and all("HTTP 401" in reason for reason in reasons)
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is not None
     assert TOKEN not in json.dumps(report.to_json())
 
 
@@ -168,7 +168,7 @@ def test_a_server_that_never_answers_ends_the_run_within_the_timeout(spec: SpecS
     assert time.monotonic() - started < 5
     assert report.revision is None
     assert "no answer" in report.revision_note
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is not None
 
 
 def test_a_recording_of_the_run_is_judged_to_the_same_verdicts(spec: SpecSet, tmp_path: Path) -> None:

@@ -131,7 +131,7 @@ def test_a_run_without_a_token_signs_in_and_is_judged_like_a_token_run(spec: Spe
     said = lines(events)
     assert said[0] == (Line.START, "endpoint returned 401; discovering OAuth configuration")
     assert said[-1] == (Line.DONE, f"obtained an access token for resource {URL}")
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is None
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is None
     text = json.dumps(report.to_json())
     assert "eyJ" not in text and '"token in header authorization (Bearer)"' in text
 
@@ -152,7 +152,7 @@ def test_a_failed_sign_in_still_judges_what_needs_no_token_and_names_the_step(sp
     assert not [item for item in report.results if item.outcome is Outcome.FAILED]
     assert report.revision == "2026-07-28" and "the newest supported revision" in report.revision_note
     assert "only the cases that need no credential were run" in report.revision_note
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is None and report.exit_code() == 0
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is None and report.exit_code() == 0
     assert lines(events)[-1][0] is Line.FAILED
 
 
@@ -232,4 +232,4 @@ def test_an_unreachable_server_is_reported_against_the_default_version(spec: Spe
     assumed, events = run(spec, refused, timeout=1.0, default_version="2025-11-25")
     assert "VER-06" in unverified(newest) and "HS-04" not in unverified(newest)
     assert "HS-04" in unverified(assumed) and "VER-06" not in unverified(assumed)
-    assert isinstance(events[-1], RunFinished) and events[-1].target_error is not None
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is not None

@@ -41,7 +41,7 @@ def run_suite(spec: SpecSet, handler: Handler, **settings: Any) -> tuple[Report,
 
 def exit_code(report: Report, finished: RunFinished) -> int:
     """What ``mcp-assay run`` exits with (3 for a target error, else the report's own code)."""
-    return 3 if finished.target_error is not None else report.exit_code()
+    return 3 if finished.unjudged is not None else report.exit_code()
 
 
 def outcome(report: Report, check: str) -> Outcome:
@@ -172,7 +172,7 @@ def test_a_server_that_refuses_2026_is_tested_on_the_handshake_without_its_2026_
     assert report.tested[:1] == ["2025-11-25"]
     assert "per initialize" in report.revision_note
     assert outcome(report, "discover_is_implemented") is Outcome.NOT_APPLICABLE
-    assert finished.target_error is None
+    assert finished.unjudged is None
 
 
 STRINGLY_STDIO = """

@@ -26,6 +26,7 @@ from mcp_assay.cli.options import spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.console import print_report
+from mcp_assay.verdicts import ExitCode
 
 if TYPE_CHECKING:
     from mcp_assay.demo.orchestrate import DemoEvent, DemoOutcome, DemoSettings
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-TARGET_ERROR_EXIT = 3
+TARGET_ERROR_EXIT = ExitCode.NOT_JUDGED
 ANSWER_WIDTH = 90
 """How much of a client call's answer a progress line shows."""
 SDK_REMEDY = "pip install 'mcp>=2.3,<3'"
@@ -138,7 +139,7 @@ def demo_command(
         Text(f"next: {other} · your own server: mcp-assay run -u http://127.0.0.1:8000/mcp", style="dim"),
         soft_wrap=True,
     )
-    if outcome.target_error is not None:
+    if outcome.unjudged is not None:
         raise SystemExit(TARGET_ERROR_EXIT)
     raise SystemExit(0)
 

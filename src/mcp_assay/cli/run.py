@@ -44,8 +44,6 @@ from mcp_assay.suite.oauth import Line
 
 __all__ = ["register"]
 
-TARGET_ERROR_EXIT = 3
-
 
 class HeaderList(click.ParamType):  # type: ignore[type-arg]
     """``-H "name: value"``; in the environment twin, one header per line."""
@@ -261,8 +259,6 @@ def run_command(
     assert finished is not None
     report = report_of(finished, spec, fail_on=FailOn(fail_on), baseline=known)
     emit_reports(report, targets)
-    if finished.target_error is not None:
-        raise SystemExit(TARGET_ERROR_EXIT)
     raise SystemExit(report.exit_code())
 
 

@@ -148,7 +148,7 @@ class DemoOutcome:
     files: DemoFiles
     server_url: str
     proxy_url: str
-    target_error: str | None = None
+    unjudged: str | None = None
     live_findings: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -196,7 +196,7 @@ async def run_demo(settings: DemoSettings, spec: SpecSet, emit: Callable[[DemoEv
             emit(StageStarted("stopping the proxy: it judges the whole session and writes its report"))
             await asyncio.to_thread(proxy.stop)
         emit(StageStarted("the active suite: probes and behaviour cases, straight to the server"))
-        suite_report, target_error = await _suite(server, tokens, spec, files, first, emit)
+        suite_report, unjudged = await _suite(server, tokens, spec, files, first, emit)
     finally:
         await asyncio.to_thread(server.stop)
     proxy_report = _read_report(files.proxy_report, notes)
@@ -208,7 +208,7 @@ async def run_demo(settings: DemoSettings, spec: SpecSet, emit: Callable[[DemoEv
     files.html.write_text(render(report, "html"), encoding="utf-8")
     files.json.write_text(render(report, "json"), encoding="utf-8")
     return DemoOutcome(
-        report=report, files=files, server_url=server.url, proxy_url=proxy_url, target_error=target_error,
+        report=report, files=files, server_url=server.url, proxy_url=proxy_url, unjudged=unjudged,
         live_findings=len(counted), notes=notes,
     )  # fmt: skip
 
@@ -243,7 +243,7 @@ async def _suite(
         report = await arun(config, spec, on_event)
     finally:
         judge.close()
-    return report, finished[-1].target_error if finished else None
+    return report, finished[-1].unjudged if finished else None
 
 
 def _read_report(path: Path, notes: list[str]) -> Report | None:

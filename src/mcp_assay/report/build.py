@@ -45,10 +45,11 @@ def build_report(
     fail_on: FailOn = FailOn.MUST,
     baseline: Baseline | None = None,
     glossary: Mapping[str, RequirementText] | None = None,
+    unjudged: str | None = None,
 ) -> Report:
     """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes;
     ``tested`` names the revisions a suite run tested (newest first), ``glossary`` what the catalogue
-    says of the requirements the verdicts cite."""
+    says of the requirements the verdicts cite; ``unjudged`` why there was nothing to judge (no MCP peer)."""
     report = Report(
         results=list(verdicts),
         target=dict(target),
@@ -61,6 +62,7 @@ def build_report(
         stats=dict(stats or {}),
         fail_on=fail_on,
         glossary=dict(glossary or {}),
+        unjudged=unjudged,
     )
     if baseline is not None:
         apply_baseline(report, baseline)

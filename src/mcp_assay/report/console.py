@@ -189,7 +189,12 @@ def print_report(
 
     Sections whose key is in ``folded`` (``not_verified``, ``passed`` ...) are one heading line each,
     each result shows at most ``evidence`` pieces of evidence, and ``replay=False`` leaves out the
-    request that reproduces each: a summary that points at a fuller format instead of listing everything."""
+    request that reproduces each: a summary that points at a fuller format instead of listing everything.
+
+    A report with nothing to judge (:attr:`~Report.unjudged`) is one line: why, and no conformance verdict."""
+    if report.unjudged is not None:
+        console.print(Text(f"mcp-assay: {report.verdict()[1]}", style="bold yellow"), soft_wrap=True)
+        return
     _header(report, console)
     for key, title, explanation, results in sections(report):
         if not results:

@@ -75,8 +75,8 @@ table.target td { padding: 0.15rem 0; overflow-wrap: anywhere; }
   border: 1px solid; }
 .verdict.not-conformant { color: var(--red); background: var(--red-bg); border-color: var(--red); }
 .verdict.conformant { color: var(--green); background: var(--green-bg); border-color: var(--green); }
-.verdict.conformant-in-part, .verdict.nothing-verified { color: var(--amber); background: var(--amber-bg);
-  border-color: var(--amber); }
+.verdict.conformant-in-part, .verdict.nothing-verified, .verdict.not-judged {
+  color: var(--amber); background: var(--amber-bg); border-color: var(--amber); }
 .counts { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.5rem 0 1rem; padding: 0; list-style: none; }
 .counts li { border: 1px solid var(--line); border-radius: 999px; padding: 0.1rem 0.8rem; background: var(--soft); }
 .counts b { font-variant-numeric: tabular-nums; }

@@ -117,6 +117,14 @@ def render_junit(report: Report) -> str:
             suite.set(name, str(value))
             totals[name] += value
         suite.set("errors", "0")
+    if report.unjudged is not None:
+        # nothing to judge is an error of the run, not a failed requirement: CI marks it red either way
+        suite = ET.SubElement(root, "testsuite", {"name": "Target", "timestamp": one_line(report.generated_at)})
+        case = ET.SubElement(suite, "testcase", {"classname": "Target", "name": "an MCP peer to judge"})
+        ET.SubElement(case, "error", {"message": one_line(verdict), "type": code})
+        for name, value in (("tests", 1), ("failures", 0), ("skipped", 0), ("errors", 1)):
+            suite.set(name, str(value))
+        totals["tests"] += 1
     stale = report.baseline.stale if report.baseline is not None else ()
     if stale:
         suite = ET.SubElement(root, "testsuite", {"name": "Baseline", "timestamp": one_line(report.generated_at)})
@@ -129,7 +137,7 @@ def render_junit(report: Report) -> str:
         totals["failures"] += len(stale)
     for name, value in totals.items():
         root.set(name, str(value))
-    root.set("errors", "0")
+    root.set("errors", "1" if report.unjudged is not None else "0")
     if report.stats.get("duration_ms") is not None:
         root.set("time", f"{float(report.stats['duration_ms']) / 1000:.3f}")
     ET.indent(root)

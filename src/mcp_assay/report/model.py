@@ -19,7 +19,18 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
-from mcp_assay.verdicts import Evidence, Level, Outcome, RequirementText, SchemaInfo, Severity, Side, Source, Verdict
+from mcp_assay.verdicts import (
+    Evidence,
+    ExitCode,
+    Level,
+    Outcome,
+    RequirementText,
+    SchemaInfo,
+    Severity,
+    Side,
+    Source,
+    Verdict,
+)
 from mcp_assay.wire import Exchange, Observation
 
 __all__ = [
@@ -112,6 +123,10 @@ class Report:
     baseline: BaselineStatus | None = None
     glossary: dict[str, RequirementText] = field(default_factory=dict)
     """What the catalogue says about each cited requirement (level, side, paraphrase, source)."""
+    unjudged: str | None = None
+    """Why there was nothing to judge (no MCP peer there: missing, dead, not MCP, only revisions outside the
+    window; a session with no traffic). The report then makes no conformance statement: its verdict is
+    ``not-judged`` and its exit code 3, whatever results it holds."""
 
     # -- views -----------------------------------------------------------------------------------
     @property
@@ -210,7 +225,9 @@ class Report:
         return "; ".join(parts)
 
     def verdict(self) -> tuple[str, str]:
-        """A code and a sentence: the answer to "is this conformant?"."""
+        """A code and a sentence: the answer to "is this conformant?" (or why it has none)."""
+        if self.unjudged is not None:
+            return "not-judged", f"not judged — {self.unjudged}"
         counts = self.counts()
         subject = f"conformant to {' and '.join(self.tested)}" if self.tested else "conformant"
         if counts["failed"]:
@@ -237,9 +254,15 @@ class Report:
             )
         return "conformant", f"{subject} — every applicable requirement that was checked passed."
 
-    def exit_code(self) -> int:
+    def exit_code(self) -> ExitCode:
+        """The process's exit status, one value with :meth:`verdict`: 0 conformant (in part), 1 a counted
+        failure, 3 nothing judged (no peer, or nothing verified)."""
+        code, _ = self.verdict()
+        if code in ("not-judged", "nothing-verified"):
+            return ExitCode.NOT_JUDGED
         stale = self.baseline is not None and bool(self.baseline.stale) and self.fail_on is not FailOn.NEVER
-        return 1 if stale or any(self.fail_on.counts(result) for result in self.results) else 0
+        failed = stale or any(self.fail_on.counts(result) for result in self.results)
+        return ExitCode.FAILED if failed else ExitCode.CONFORMANT
 
     # -- JSON ------------------------------------------------------------------------------------
     def target_rows(self) -> list[tuple[str, str]]:
@@ -279,7 +302,7 @@ class Report:
             "fail_on": self.fail_on.value,
             "baseline": asdict(self.baseline) if self.baseline is not None else None,
             "summary": self.counts(),
-            "verdict": {"code": code, "text": text, "exit_code": self.exit_code()},
+            "verdict": {"code": code, "text": text, "exit_code": int(self.exit_code()), "unjudged": self.unjudged},
             "requirements": [
                 {
                     "id": status.id,
@@ -306,6 +329,8 @@ class Report:
         if data.get("schema") != REPORT_SCHEMA:
             raise ValueError(f"not an mcp-assay report (schema {data.get('schema')!r}, expected {REPORT_SCHEMA})")
         revisions = data.get("revisions", {})
+        verdict = data.get("verdict")
+        unjudged = verdict.get("unjudged") if isinstance(verdict, Mapping) else None
         under_test = revisions.get("under_test")
         tested = revisions.get("tested", [under_test] if isinstance(under_test, str) else [])
         return cls(
@@ -323,6 +348,7 @@ class Report:
             fail_on=FailOn(data.get("fail_on", "must")),
             baseline=_baseline_from_json(data.get("baseline")),
             glossary=_glossary_from_json(data.get("requirements", [])),
+            unjudged=unjudged if isinstance(unjudged, str) else None,
         )
 
 
@@ -443,6 +469,8 @@ def merge_reports(reports: Sequence[Report]) -> Report:
             key = (result.check, result.source, result.revision)
             merged[key] = _merge_pair(merged[key], result) if key in merged else result
     base = reports[0]
+    judged = [report for report in reports if report.unjudged is None]
+    unjudged = [f"{report.target.get('description', '?')}: {report.unjudged}" for report in reports if report.unjudged]
     window = list(dict.fromkeys(rev for report in reports for rev in report.window))
     tested = revision_order({name for report in reports for name in report.tested}, window)
     return Report(
@@ -452,10 +480,18 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         revision_note="merged from several reports",
         window=window,
         schemas=list(dict.fromkeys(schema for report in reports for schema in report.schemas)),
-        notes=list(dict.fromkeys(note for report in reports for note in report.notes)),
+        notes=list(
+            dict.fromkeys(
+                [
+                    *(f"not judged: {why}" for why in unjudged if judged),
+                    *(note for report in reports for note in report.notes),
+                ]
+            )
+        ),
         audit=[line for report in reports for line in report.audit],
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
+        unjudged=None if judged else "; ".join(unjudged),
     )
 
 

@@ -158,6 +158,19 @@ def _tool_version(report: Report) -> str:
     return version if name == "mcp-assay" and version else report.tool or "unknown"
 
 
+def _invocation(report: Report, code: str, verdict: str) -> dict[str, Any]:
+    """How the run went: with nothing to judge it did not execute successfully, and says why."""
+    invocation: dict[str, Any] = {
+        "executionSuccessful": report.unjudged is None,
+        "exitCode": int(report.exit_code()),
+        "exitCodeDescription": code,
+        "properties": {"failOn": report.fail_on.value},
+    }
+    if report.unjudged is not None:
+        invocation["toolExecutionNotifications"] = [{"level": "error", "message": {"text": one_line(verdict)}}]
+    return invocation
+
+
 def render_sarif(report: Report) -> str:
     """The report as a SARIF 2.1.0 log with one run."""
     checks: dict[str, Verdict] = {}
@@ -182,14 +195,7 @@ def render_sarif(report: Report) -> str:
                 "rules": [_rule(result, report.glossary) for result in checks.values()],
             }
         },
-        "invocations": [
-            {
-                "executionSuccessful": True,
-                "exitCode": report.exit_code(),
-                "exitCodeDescription": code,
-                "properties": {"failOn": report.fail_on.value},
-            }
-        ],
+        "invocations": [_invocation(report, code, verdict)],
         "results": results,
         "properties": {
             "target": {key: str(value) for key, value in report.target.items()},

@@ -108,6 +108,8 @@ def render_tap(report: Report) -> str:
     baseline_rows = [(label, value) for label, value in report.target_rows() if label in ("baseline", "unconfirmed")]
     lines += [f"# {label}: {_line(value)}" for label, value in baseline_rows]
     lines += [f"# note: {_line(note)}" for note in report.notes]
+    if report.unjudged is not None:
+        return "\n".join([*lines, "1..0", f"Bail out! {_line(report.verdict()[1])}", ""])
     stale = report.baseline.stale if report.baseline is not None else ()
     lines.append(f"1..{len(applied) + len(stale)}")
     for number, result in enumerate(applied, start=1):

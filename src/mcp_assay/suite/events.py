@@ -87,8 +87,9 @@ class RunFinished:
     notes: tuple[str, ...] = ()
     audit: tuple[AuditLine, ...] = ()
     stats: Mapping[str, Any] = field(default_factory=dict)
-    target_error: str | None = None
-    """Set when the target could not be driven at all (exit code 3)."""
+    unjudged: str | None = None
+    """Why there was nothing to judge (no MCP server there, or none that could be driven): the report then makes
+    no conformance statement and the exit code is 3."""
 
 
 Event = (

@@ -165,7 +165,7 @@ class _Run:
         self.target = Target(config, spec, self.credentials, self.router, self.new_id, self.limiter, emit, mock)
         self.turns = Turns()
         self.notes: list[str] = []
-        self.target_error: str | None = None
+        self.unjudged: str | None = None
         self.stub: StubSession | None = None
         self.signin: SignIn | None = None
         """How the run signed itself in, when it was given no credential (set by :func:`arun`)."""
@@ -494,8 +494,7 @@ class _Run:
         if selection.problem == "refused" and selection.detail:
             short = selection.detail
         reason = f"not run: {short} (the revision line of the report says more)"
-        if selection.problem in ("unreachable", "rate-limited", "refused", "unusable"):
-            self.target_error = selection.detail
+        self.unjudged = selection.detail or short
         if selection.problem == "unusable":
             # what the server sent is judged as it is; only what nothing judged is "not run"
             every = frozenset(requirement for check in registered_checks() for requirement in check.requirements)
@@ -562,7 +561,7 @@ class _Run:
                 + sum(1 for line in self.log.stdio_lines() if line.probe is not None),
                 "duration_ms": round((time.perf_counter() - self.started) * 1000),
             },  # fmt: skip
-            target_error=self.target_error,
+            unjudged=self.unjudged,
         )
 
 
@@ -595,6 +594,7 @@ def report_of(
         fail_on=fail_on,
         glossary=glossary(finished.verdicts),
         baseline=baseline,
+        unjudged=finished.unjudged,
     )
 
 

@@ -91,6 +91,28 @@ def test_base64_is_decoded_for_rsrc_06(spec: SpecSet) -> None:
     )
 
 
+def test_rsrc_06_reads_protocol_content_never_a_schema_inside_it(spec: SpecSet) -> None:
+    """Spec-mandated (RSRC-06) regression, from the filesystem server's evidence (issue 21): a tool's outputSchema
+    describing an embedded resource's ``blob`` property, and structuredContent naming one, are not resource
+    contents; an embedded resource and an input request's sampling message are."""
+    schema = {"type": "object", "properties": {"content": {"type": "array", "items": {"anyOf": [
+        {"type": "object"}, {"type": "object", "properties": {"resource": {"type": "object", "properties": {
+            "uri": {"type": "string"}, "blob": {"type": "string"}}}}}]}}}}  # fmt: skip
+    tools = answered("tools/list", {}, {"tools": [{"name": "read_media", "inputSchema": {"type": "object"},
+                                                  "outputSchema": schema}], **CACHE})  # fmt: skip
+    assert outcome(spec, "binary_data_is_valid_base64", tools) is Outcome.NOT_VERIFIED
+    structured = call("t", {}, {"content": [], "structuredContent": {"uri": "a://b", "blob": "not base64!"}})
+    assert outcome(spec, "binary_data_is_valid_base64", structured) is Outcome.NOT_VERIFIED
+    embedded = call("t", {}, {"content": [{"type": "resource", "resource": {"uri": "a://b", "blob": "%%%"}}]})
+    verdict = judge(log_of(embedded), spec, "binary_data_is_valid_base64")
+    assert verdict.outcome is Outcome.FAILED and "result.content[0].resource.blob" in verdict.reason
+    asked = call("t", {}, {"resultType": "input_required", "inputRequests": {"s1": {"method": "sampling/createMessage",
+        "params": {"messages": [{"role": "user", "content": {"type": "image", "data": "%%%", "mimeType": "x"}}]}}}})  # fmt: skip
+    assert "inputRequests.s1.params.messages[0].content.data" in judge(
+        log_of(asked), spec, "binary_data_is_valid_base64"
+    ).reason
+
+
 def test_resource_uris_are_judged_by_rsrc_07(spec: SpecSet) -> None:
     """Spec-mandated (RSRC-07): custom schemes are fine; relative paths and spaces are not URIs."""
     assert outcome(spec, "resource_uris_are_valid_uris", resources_list([STATIC])) is Outcome.PASSED

@@ -169,8 +169,15 @@ def resource_reads_match_the_schema(message: Message, ctx: Context) -> Finding |
     return passed(message)
 
 
+_CARRY_CONTENT = frozenset({"content", "contents", "messages", "resource", "params"})
+"""The members through which the protocol carries content blocks and resource contents (a tool or prompt
+result, resource contents, a sampling message, an embedded resource, an input request's params). Everything
+else is data of another kind: a tool's ``inputSchema``/``outputSchema`` may describe a ``blob`` property, and
+``structuredContent`` is the tool's own JSON, so neither is walked as if it were protocol content."""
+
+
 def _binary_fields(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
-    """Every ``blob`` of resource contents and every image/audio ``data`` inside a result."""
+    """Every ``blob`` of resource contents and every image/audio ``data`` the protocol carries in a result."""
     if depth > 32:
         return
     if isinstance(value, dict):
@@ -179,8 +186,12 @@ def _binary_fields(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str,
         if value.get("type") in ("image", "audio") and "data" in value:
             yield f"{path}.data", value["data"]
         for key, inner in value.items():
-            if isinstance(inner, dict | list):
+            if key in _CARRY_CONTENT and isinstance(inner, dict | list):
                 yield from _binary_fields(inner, f"{path}.{key}", depth + 1)
+        requests = value.get("inputRequests")
+        if isinstance(requests, dict):  # an input-required result: a map of server-initiated requests
+            for key, request in requests.items():
+                yield from _binary_fields(request, f"{path}.inputRequests.{key}", depth + 1)
     elif isinstance(value, list):
         for position, inner in enumerate(value):
             yield from _binary_fields(inner, f"{path}[{position}]", depth + 1)

@@ -106,11 +106,13 @@ def test_rsrc_06_reads_protocol_content_never_a_schema_inside_it(spec: SpecSet) 
     embedded = call("t", {}, {"content": [{"type": "resource", "resource": {"uri": "a://b", "blob": "%%%"}}]})
     verdict = judge(log_of(embedded), spec, "binary_data_is_valid_base64")
     assert verdict.outcome is Outcome.FAILED and "result.content[0].resource.blob" in verdict.reason
-    asked = call("t", {}, {"resultType": "input_required", "inputRequests": {"s1": {"method": "sampling/createMessage",
-        "params": {"messages": [{"role": "user", "content": {"type": "image", "data": "%%%", "mimeType": "x"}}]}}}})  # fmt: skip
-    assert "inputRequests.s1.params.messages[0].content.data" in judge(
-        log_of(asked), spec, "binary_data_is_valid_base64"
-    ).reason
+    image = {"type": "image", "data": "%%%", "mimeType": "x"}
+    sampling = {"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": image}]}}
+    asked = call("t", {}, {"resultType": "input_required", "inputRequests": {"s1": sampling}})
+    assert (
+        "inputRequests.s1.params.messages[0].content.data"
+        in judge(log_of(asked), spec, "binary_data_is_valid_base64").reason
+    )
 
 
 def test_resource_uris_are_judged_by_rsrc_07(spec: SpecSet) -> None:

@@ -84,9 +84,14 @@ class Chromium:
         self._buffer = b""
         self._next_id = 0
         self._events: list[dict[str, Any]] = []
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        self.send("Page.enable", session=True)
+        self.session = ""
+        try:
+            target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self.send("Page.enable", session=True)
+        except BaseException:
+            self.close()  # a browser that does not answer is not left behind
+            raise
 
     def __enter__(self) -> Chromium:
         return self

@@ -47,7 +47,8 @@ def test_an_output_dir_that_cannot_be_made_is_a_usage_error(tmp_path: Path, spec
 
 def test_the_demo_is_listed_first_in_the_help() -> None:
     """Tool-defined: a newcomer reading `mcp-assay --help` sees the demo before anything else."""
-    result = CliRunner().invoke(cli, ["--help"])
+    result = CliRunner().invoke(cli, ["--help"], prog_name="mcp-assay")
     overview = result.output.split("Options:")[0]
-    assert "  demo        see what mcp-assay does" in overview
-    assert overview.index("  demo ") < overview.index("  run "), result.output
+    assert "Start with `mcp-assay demo`" in " ".join(overview.split())
+    commands = result.output.split("\nCommands:\n")[1].splitlines()
+    assert commands[0].split() == ["demo", *"See what mcp-assay does, on a bundled example server.".split()]

@@ -11,7 +11,16 @@ from html.parser import HTMLParser
 from mcp_assay.report.console import sections
 from mcp_assay.report.html import render_html
 from mcp_assay.report.model import FailOn
-from tests.report.sample import failed_must, failed_should, not_applicable, passed, sample_report, with_reason
+from tests.report.sample import (
+    failed_must,
+    failed_should,
+    info_note,
+    not_applicable,
+    not_verified,
+    passed,
+    sample_report,
+    with_reason,
+)
 
 
 class Page(HTMLParser):
@@ -114,8 +123,8 @@ def test_html_shows_the_terminal_sections_counts_and_verdict() -> None:
     report = sample_report(FailOn.SHOULD)
     page = Page(render_html(report))
     ids = [attrs["id"] for attrs in page.named("section")]
-    expected = [key for key, _, _, results in sections(report) if results]
-    assert ids == [*expected, "summary"]
+    expected = {key for key, _, _, results in sections(report) if results}
+    assert set(ids) == {*expected, "run-notes", "summary"}
     text = " ".join("".join(page.text).split())
     for _, title, _, results in sections(report):
         if results:
@@ -123,6 +132,39 @@ def test_html_shows_the_terminal_sections_counts_and_verdict() -> None:
     assert f"Verdict: {report.verdict()[1]}" in text
     counts = report.counts()
     assert f"{counts['passed']} passed · {counts['failed']} failed" in text
+
+
+PAGE_ORDER = ["failed", "notes", "not_verified", "recommended", "known", "passed"]
+
+
+def test_the_verdict_and_the_failures_come_before_the_notes_and_the_other_findings() -> None:
+    """Tool-defined (issue 19): the header ends with the verdict, the failures follow, the notes come after them."""
+    report = sample_report(results=[failed_must(), failed_should(), info_note(), not_verified(), passed()])
+    page = Page(render_html(report))
+    sections_in_order = [attrs["id"] for attrs in page.named("section")]
+    assert sections_in_order == ["failed", "run-notes", "notes", "not_verified", "recommended", "passed", "summary"]
+    order = [tag if tag != "p" else str(attrs.get("class")) for tag, attrs in page.tags if tag in ("p", "section")]
+    assert order.index("verdict not-conformant") < order.index("section") < order.index("note")
+
+
+def test_the_run_notes_and_the_informational_findings_are_folded() -> None:
+    """Tool-defined (issue 19): notes are one click away, in a closed <details>; the failures stay open."""
+    notes = [f"observation {index}: <b>{index}</b>" for index in range(16)]
+    html = render_html(sample_report(results=[failed_must(), info_note(), passed()], notes=notes))
+    page = Page(html)
+    folded = [attrs for attrs in page.named("details") if attrs.get("class") == "folded"]
+    assert len(folded) == 3 and not any("open" in attrs for attrs in folded)  # run notes, notes, passed
+    text = " ".join("".join(page.text).split())
+    assert "RUN NOTES (16)" in text and "show 16 run notes" in text and "show 1 notes" in text
+    assert "observation 15: <b>15</b>" in text and "<b>15</b>" not in html
+    failed_part = html[html.index('<section id="failed">') : html.index('<section id="run-notes">')]
+    assert "<details" not in failed_part.replace('<details class="evidence"', "")
+
+
+def test_a_report_without_notes_has_no_run_notes_section() -> None:
+    """Tool-defined: no empty fold."""
+    page = Page(render_html(sample_report(results=[failed_must()], notes=[])))
+    assert "run-notes" not in [attrs["id"] for attrs in page.named("section")]
 
 
 def test_html_puts_evidence_in_details_and_leaves_out_not_applicable() -> None:
@@ -178,7 +220,7 @@ def test_the_filter_bar_has_a_ticked_box_per_outcome_level_era_and_source_each_w
     page = Page(html)
     boxes = [attrs for attrs in page.named("input") if attrs.get("type") == "checkbox"]
     ids = [str(attrs["id"]) for attrs in boxes]
-    shown = [key for key, _, _, results in sections(report) if results]
+    shown = [key for key in PAGE_ORDER if any(k == key and results for k, _, _, results in sections(report))]
     assert ids == [
         *(f"f-outcome-{key}" for key in shown),
         "f-level-must",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -111,3 +112,24 @@ def test_the_pins_name_the_upstream_commit_and_hashes() -> None:
         "b0f60ba5409db7a6582440a7b473cc0398890f15/schema/2026-07-28/schema.json"
     )
     assert len(pin.sha256) == 64
+
+
+def test_a_bad_folder_from_the_environment_is_named_by_its_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined (issue 19): the error names where the value came from: MCP_ASSAY_SPEC_DIR, not --spec-dir."""
+    monkeypatch.setenv("MCP_ASSAY_SPEC_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError) as raised:
+        load_spec()
+    assert str(raised.value) == f"MCP_ASSAY_SPEC_DIR={tmp_path / 'nowhere'}: not a directory"
+    monkeypatch.setenv("MCP_ASSAY_SPEC_DIR", str(tmp_path))
+    with pytest.raises(SpecError, match=rf"^MCP_ASSAY_SPEC_DIR={re.escape(str(tmp_path))} holds no"):
+        load_spec()
+
+
+def test_a_bad_folder_given_as_an_argument_is_named_as_the_caller_says(tmp_path: Path) -> None:
+    """Tool-defined: --spec-dir by default, or the name the caller passes (an addon option)."""
+    with pytest.raises(ConfigError, match=r"^--spec-dir \S+: not a directory$"):
+        locate_schemas(spec_dir=tmp_path / "nowhere")
+    with pytest.raises(ConfigError, match=r"^mcp_assay_spec_dir=\S+: not a directory$"):
+        locate_schemas(spec_dir=tmp_path / "nowhere", spec_dir_name="mcp_assay_spec_dir")

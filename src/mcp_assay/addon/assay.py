@@ -224,7 +224,11 @@ class Assay:
                 self._baseline = read_baseline(options.mcp_assay_baseline, registered_checks())
             key = (options.mcp_assay_spec_dir, tuple(options.mcp_assay_spec_path))
             if self._spec is None or (self._spec_key is not None and key != self._spec_key):
-                self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)
+                self._spec = load_spec(
+                    spec_dir=options.mcp_assay_spec_dir,
+                    spec_paths=options.mcp_assay_spec_path,
+                    spec_dir_name="mcp_assay_spec_dir",
+                )
                 self._spec_key = key
             elif self._spec_key is None:
                 self._spec_key = key

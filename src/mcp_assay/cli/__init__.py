@@ -29,6 +29,10 @@ INTERNAL_ERROR_EXIT = 3
 class AssayGroup(click.Group):
     """A click group that turns mcp-assay's own errors into one message and the right exit code."""
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands in the order they were registered: the ones a newcomer needs first."""
+        return list(self.commands)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -63,39 +67,29 @@ class AssayGroup(click.Group):
 def cli(log_level: str) -> None:
     """Judge whether MCP servers, clients and gateways speak the protocol correctly.
 
-    \b
-    demo        see what mcp-assay does, on a bundled example server
-    run         test a server (Streamable HTTP or stdio), probes included
-    proxy       judge live traffic through mitmproxy (addon-path: for mitmdump -s)
-    tap         judge a stdio server's traffic, dropped into any client config
-    validate    judge a recording, a mitmproxy flow file or a HAR file offline
-    report      re-render and merge JSON reports
-    spec        list or download the protocol schemas
-    checks      list the checks and the requirements they cite
-    stub        the stand-in authorization server for token validation
+    Start with `mcp-assay demo`; test a server with `mcp-assay run -u URL` (or `-c COMMAND` for stdio).
+    `mcp-assay COMMAND --help` says what a command does and everything it reads.
     """
     configure_logs(getattr(logging, log_level.upper()))
 
 
 def _register() -> None:
-    from mcp_assay.cli import checks as _checks
-    from mcp_assay.cli import report as _report
-    from mcp_assay.cli import spec as _spec
-    from mcp_assay.cli import validate as _validate
-
-    for module in (_validate, _report, _spec, _checks):
-        module.register(cli)
-    for extra in (
+    """Each command module registers its commands, in the order the top-level help lists them."""
+    for name in (
         "mcp_assay.cli.demo",
         "mcp_assay.cli.run",
         "mcp_assay.cli.proxy",
         "mcp_assay.cli.tap",
+        "mcp_assay.cli.validate",
+        "mcp_assay.cli.report",
+        "mcp_assay.cli.spec",
+        "mcp_assay.cli.checks",
         "mcp_assay.cli.stub",
     ):
         try:
-            module = __import__(extra, fromlist=["register"])
+            module = __import__(name, fromlist=["register"])
         except ModuleNotFoundError as exc:
-            if exc.name != extra:
+            if exc.name != name:
                 raise
             continue
         module.register(cli)

@@ -6,13 +6,22 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from mcp_assay.cli.command import AssayCommand, environment
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.requirements import catalogue
 
 __all__ = ["register"]
 
 
-@click.command("checks")
+@click.command(
+    "checks",
+    cls=AssayCommand,
+    short_help="List the checks and the requirements they cite.",
+    reads=(
+        ("catalogue", "only what mcp-assay ships: its requirement catalogue and its checks."),
+        environment(),
+    ),
+)
 @click.option(
     "--uncovered", is_flag=True, envvar="MCP_ASSAY_UNCOVERED", show_envvar=True,
     help="List catalogue requirements that no check cites instead.",

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from mcp_assay.cli.command import FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
@@ -59,7 +60,21 @@ def _folder(output_dir: Path | None) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"mcp-assay-demo-{stamp}-"))
 
 
-@click.command("demo")
+@click.command(
+    "demo",
+    cls=AssayCommand,
+    short_help="See what mcp-assay does, on a bundled example server.",
+    reads=(
+        (
+            "example server",
+            "the drafts server and its config, shipped with mcp-assay, run on 127.0.0.1 with the installed MCP "
+            "Python SDK (and its client, with --client auto or sdk); nothing else on the network.",
+        ),
+        SCHEMAS,
+        FETCHED_SCHEMAS,
+        environment("no other MCP_ASSAY_* variable reaches the proxy it starts, but MCP_ASSAY_CACHE_DIR"),
+    ),
+)
 @click.option(
     "--hardened", is_flag=True, default=False, envvar="MCP_ASSAY_DEMO_HARDENED", show_envvar=True,
     help="Start the hardened build of the drafts server (the one the behaviour cases pass) instead of the naive one.",

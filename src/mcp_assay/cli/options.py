@@ -10,11 +10,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from mcp_assay.addon.inject import DEFAULT_HOLD_MS, check_hold_ms, parse_families
 from mcp_assay.report import ReportTarget, parse_report_option
 from mcp_assay.report.model import FailOn, SchemaInfo
 from mcp_assay.spec import SpecSet, load_spec
+from mcp_assay.spec.sources import SPEC_DIR_ENV
 
 __all__ = [
     "build_spec",
@@ -23,6 +25,7 @@ __all__ = [
     "report_options",
     "report_targets",
     "schema_infos",
+    "spec_dir_name",
     "spec_notes",
     "spec_options",
 ]
@@ -42,7 +45,7 @@ def spec_options[F: Callable[..., Any]](func: F) -> F:
     )(func)
     func = click.option(
         "--spec-dir",
-        envvar="MCP_ASSAY_SPEC_DIR",
+        envvar=SPEC_DIR_ENV,
         show_envvar=True,
         type=click.Path(file_okay=False, dir_okay=True),
         help="Folder of <revision>/schema.json files (default: the cache filled by `mcp-assay spec pull`).",
@@ -120,7 +123,16 @@ def report_targets(values: Sequence[str]) -> list[ReportTarget]:
 
 
 def build_spec(spec_dir: str | None, spec_paths: Sequence[str]) -> SpecSet:
-    return load_spec(spec_dir=spec_dir, spec_paths=spec_paths)
+    return load_spec(spec_dir=spec_dir, spec_paths=spec_paths, spec_dir_name=spec_dir_name())
+
+
+def spec_dir_name() -> str:
+    """Where the current command's schema folder came from: ``MCP_ASSAY_SPEC_DIR`` when it was read from
+    there, else ``--spec-dir`` (errors about the folder name the one the user used)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.get_parameter_source("spec_dir") is ParameterSource.ENVIRONMENT:
+        return SPEC_DIR_ENV
+    return "--spec-dir"
 
 
 def schema_infos(spec: SpecSet) -> list[SchemaInfo]:

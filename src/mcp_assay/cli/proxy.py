@@ -18,6 +18,7 @@ import click
 from rich.console import Console
 
 from mcp_assay.addon.server_probe import DEFAULT_RATE
+from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
     build_spec,
     inject_options,
@@ -40,7 +41,12 @@ def addon_script() -> Path:
     return Path(mcp_assay.addon.__file__ or "").resolve()
 
 
-@click.command("addon-path")
+@click.command(
+    "addon-path",
+    cls=AssayCommand,
+    short_help="Print the path of the mitmproxy addon script (mitmdump -s).",
+    reads=(("nothing", "it prints where the installed addon is."),),
+)
 def addon_path_command() -> None:
     """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ..."""
     click.echo(str(addon_script()))
@@ -54,7 +60,27 @@ def _upstream_parts(upstream: str) -> tuple[str, str]:
     return f"{parts.scheme}://{parts.netloc}", parts.path or "/"
 
 
-@click.command("proxy")
+@click.command(
+    "proxy",
+    cls=AssayCommand,
+    short_help="Judge live traffic between clients and servers via mitmproxy.",
+    reads=(
+        (
+            "network",
+            "the requests clients send to --listen-host:--listen-port, and the answers of --upstream (reverse "
+            "mode) or of any server the clients reach (regular mode).",
+        ),
+        ("--probe-config FILE", "a `mcp-assay run` config file (YAML) for --probe-server."),
+        (
+            "~/.mitmproxy",
+            "mitmproxy's folder: the CA certificate for HTTPS, created there on first use "
+            "(--set confdir=... moves it).",
+        ),
+        SCHEMAS,
+        BASELINE,
+        environment(),
+    ),
+)
 @click.option(
     "--upstream", envvar="MCP_ASSAY_UPSTREAM", show_envvar=True, metavar="URL",
     help="The MCP server to sit in front of (reverse mode), e.g. http://127.0.0.1:8000/mcp.",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from mcp_assay.cli.command import BASELINE, AssayCommand, environment
 from mcp_assay.cli.options import report_options, report_targets
 from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
@@ -25,7 +26,16 @@ def read_report(path: Path) -> Report:
         raise RecordingError(f"{path}: not a readable mcp-assay JSON report ({exc})") from exc
 
 
-@click.command("report")
+@click.command(
+    "report",
+    cls=AssayCommand,
+    short_help="Re-render and merge JSON reports; start a baseline from them.",
+    reads=(
+        ("FILES...", "JSON reports (mcp-assay.report/1), as --report json writes them."),
+        BASELINE,
+        environment(),
+    ),
+)
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @report_options
 @click.option(
@@ -36,7 +46,13 @@ def read_report(path: Path) -> Report:
 def report_command(
     files: tuple[Path, ...], reports: tuple[str, ...], fail_on: str, baseline: str | None, write_baseline: Path | None
 ) -> None:
-    """Re-render FILE... (JSON reports); several are merged into one, results kept per source."""
+    """Re-render JSON reports in any format; several are merged into one, results kept per source.
+
+    \b
+    mcp-assay report run.json --report html:run.html
+    mcp-assay report run.json proxy.json --report markdown:-
+    mcp-assay report run.json --write-baseline baseline.yaml
+    """
     targets = report_targets(reports)
     known = read_baseline(baseline, registered_checks())
     if write_baseline is not None and not write_baseline.expanduser().resolve().parent.is_dir():

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from mcp_assay.cli.command import BASELINE, FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import report_options, report_targets, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
@@ -172,7 +173,36 @@ def run_options[F: Callable[..., Any]](func: F) -> F:
     return func
 
 
-@click.command("run")
+@click.command(
+    "run",
+    cls=AssayCommand,
+    short_help="Test one MCP server, over HTTP or stdio, with the active suite.",
+    reads=(
+        (
+            "the server",
+            "its answers: over Streamable HTTP at --url (a server --serve starts first), or over stdio from "
+            "the --command it starts (with this environment).",
+        ),
+        (
+            "--config FILE",
+            "YAML: any option (long names as keys), the behaviour sections (principals, witnesses, handles) and "
+            "the stub section with the signing key its key_file names (PEM).",
+        ),
+        ("@FILE", "--tool-args @FILE and --prompt-args @FILE: JSON."),
+        (
+            "sign-in",
+            "when the server answers 401 and no token is given: the metadata of the authorization server it "
+            "names, and the browser's redirect to --redirect-host.",
+        ),
+        SCHEMAS,
+        FETCHED_SCHEMAS,
+        BASELINE,
+        environment(
+            "the variables the config file names as ${NAME} (credentials are only read from there)",
+            "CI (set: no browser sign-in unless --interactive)",
+        ),
+    ),
+)
 @run_options
 @spec_options
 @offline_option

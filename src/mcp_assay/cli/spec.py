@@ -1,33 +1,52 @@
-"""``mcp-assay spec list`` and ``mcp-assay spec pull``."""
+"""``mcp-assay spec list`` and ``mcp-assay spec pull``: which schemas mcp-assay judges with, and fetching them.
+
+``list`` first says every place it looked (the ``--spec-dir`` folder or ``MCP_ASSAY_SPEC_DIR``,
+the cache, ``--spec-path`` files) and what each holds, so a missing or unexpected schema can be
+traced to its folder."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from mcp_assay.cli.options import build_spec, spec_notes, spec_options
+from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
+from mcp_assay.cli.options import build_spec, spec_dir_name, spec_notes, spec_options
+from mcp_assay.cli.schemas import cached_revisions
 from mcp_assay.errors import SpecError
 from mcp_assay.spec.pull import MIRROR_ENV, pull_schemas
-from mcp_assay.spec.sources import CACHE_DIR_ENV
+from mcp_assay.spec.sources import CACHE_DIR_ENV, SPEC_DIR_ENV, given
 from mcp_assay.spec.sources import cache_dir as default_cache_dir
 
 __all__ = ["register"]
 
 
-@click.group("spec")
+@click.group("spec", short_help="List or download the protocol schemas.")
 def spec_group() -> None:
     """The protocol revisions mcp-assay can judge, and their schemas."""
 
 
-@spec_group.command("list")
+@spec_group.command(
+    "list",
+    cls=AssayCommand,
+    short_help="Show where schemas were looked for, the window and each hash.",
+    reads=(SCHEMAS, environment()),
+)
 @spec_options
 def list_command(spec_dir: str | None, spec_paths: tuple[str, ...]) -> None:
-    """Show the revision window, where each schema came from, and its hash."""
-    spec = build_spec(spec_dir, spec_paths)
+    """Show every place schemas were looked for and what it holds, then the revision window, where each
+    schema came from, and its hash."""
     console = Console()
+    try:
+        spec = build_spec(spec_dir, spec_paths)
+    except SpecError:
+        _print_looked_in(console, spec_dir, spec_paths)  # what was there, before why it cannot be used
+        raise
+    _print_looked_in(console, spec_dir, spec_paths)
     table = Table(title="MCP revisions", show_lines=False)
     for column in ("revision", "status", "era", "schema", "from", "sha256", "verified"):
         table.add_column(column, overflow="fold")
@@ -55,7 +74,50 @@ def list_command(spec_dir: str | None, spec_paths: tuple[str, ...]) -> None:
         console.print(f"[yellow]note:[/] {note}")
 
 
-@spec_group.command("pull")
+def _print_looked_in(console: Console, spec_dir: str | None, spec_paths: Sequence[str]) -> None:
+    """Every place schemas are looked for, whether it was searched, and the revisions it holds."""
+    cache = default_cache_dir()
+    named = spec_dir_name()
+    console.print("looked for schemas in:", highlight=False)
+    if spec_dir is None:
+        console.print(f"  --spec-dir / {SPEC_DIR_ENV}: not given", highlight=False)
+        skipped = ""
+    else:
+        console.print(
+            f"  {given(named, spec_dir)}: {_holds(Path(spec_dir).expanduser())}", highlight=False, soft_wrap=True
+        )
+        skipped = f"not searched ({named} comes first); "
+    origin = f" ({CACHE_DIR_ENV})" if os.environ.get(CACHE_DIR_ENV) else ""
+    console.print(f"  the cache{origin} {cache}: {skipped}{_holds(cache)}", highlight=False, soft_wrap=True)
+    for item in spec_paths:
+        console.print(f"  --spec-path {item}", highlight=False, soft_wrap=True)
+
+
+def _holds(folder: Path) -> str:
+    if not folder.is_dir():
+        return "no such folder"
+    revisions = cached_revisions(folder)
+    return f"holds {', '.join(revisions)}" if revisions else "holds no <revision>/schema.json"
+
+
+@spec_group.command(
+    "pull",
+    cls=AssayCommand,
+    short_help="Download the pinned schemas into the cache, sha256-checked.",
+    reads=(
+        (
+            "network",
+            "each pinned revision's schema.json, from GitHub at the pinned commit or from the --mirror template "
+            "(HTTPS_PROXY and SSL_CERT_FILE apply).",
+        ),
+        (
+            "the cache",
+            "--cache-dir, else $XDG_CACHE_HOME/mcp-assay/spec (~/.cache/mcp-assay/spec): a schema already there "
+            "that matches its pin is kept unless --force.",
+        ),
+        environment(),
+    ),
+)
 @click.option(
     "--cache-dir",
     envvar=CACHE_DIR_ENV,

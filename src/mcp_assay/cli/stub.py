@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from mcp_assay.cli.command import AssayCommand, environment
 from mcp_assay.suite.config import read_config_file
 from mcp_assay.suite.stub.config import DEFAULT_LISTEN, StubConfig, parse_stub
 from mcp_assay.suite.stub.keys import SigningKey
@@ -21,12 +22,17 @@ from mcp_assay.suite.stub.server import StubServer
 __all__ = ["register"]
 
 
-@click.group("stub")
+@click.group("stub", short_help="Serve a stand-in authorization server for the token probes.")
 def stub_group() -> None:
     """The stand-in authorization server for the token-validation probes (AUTH-16..19)."""
 
 
-@stub_group.command("init")
+@stub_group.command(
+    "init",
+    cls=AssayCommand,
+    short_help="Create the stub's signing key; say what the target must trust.",
+    reads=(("--key-file FILE", "whether it exists: an existing key is kept unless --force."), environment()),
+)
 @click.option(
     "--key-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -53,7 +59,17 @@ def init_command(key_file: Path, force: bool) -> None:
     click.echo("(or wherever the config's stub.listen / stub.issuer say)")
 
 
-@stub_group.command("serve")
+@stub_group.command(
+    "serve",
+    cls=AssayCommand,
+    short_help="Serve the stub's metadata, keys and OAuth endpoints.",
+    reads=(
+        ("--config FILE", "its stub section (YAML) and the signing key its key_file names (PEM)."),
+        ("--key-file FILE", "or the signing key alone (PEM), served on --listen."),
+        ("network", "the requests of the target and of OAuth clients to the stub's address."),
+        environment(),
+    ),
+)
 @click.option(
     "--config",
     "config_file",

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, inject_options, parse_inject, report_options, report_targets, spec_options
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
@@ -23,7 +24,19 @@ __all__ = ["register"]
 
 @click.command(
     "tap",
+    cls=AssayCommand,
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    short_help="Judge a stdio server and its client, from the client's config.",
+    reads=(
+        (
+            "COMMAND...",
+            "the stdio server it starts (with the tap's environment): the lines the client writes to the tap's "
+            "stdin, the lines the server writes to its stdout, and its stderr.",
+        ),
+        SCHEMAS,
+        BASELINE,
+        environment(),
+    ),
 )
 @click.option(
     "--record", type=click.Path(dir_okay=False, path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,

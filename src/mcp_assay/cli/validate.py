@@ -10,6 +10,7 @@ import click
 
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
+from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
 from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
@@ -28,7 +29,21 @@ from mcp_assay.wire import Observation
 __all__ = ["register"]
 
 
-@click.command("validate")
+@click.command(
+    "validate",
+    cls=AssayCommand,
+    short_help="Judge a recording, mitmproxy flow file or HAR file offline.",
+    reads=(
+        (
+            "RECORDINGS...",
+            f"each {', '.join(reader.name for reader in READERS[:-1])} or {READERS[-1].name}, told apart by "
+            "content; several are judged as one capture.",
+        ),
+        SCHEMAS,
+        BASELINE,
+        environment(),
+    ),
+)
 @click.argument("recordings", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @spec_options
 @report_options
@@ -48,7 +63,13 @@ def validate_command(
     baseline: str | None,
     only: str | None,
 ) -> None:
-    """Judge RECORDING... (mcp-assay JSONL recordings) offline and write the report."""
+    """Judge recorded MCP traffic offline and write the report.
+
+    \b
+    mcp-assay validate session.jsonl   a recording: run, proxy, tap or demo --record
+    mcp-assay validate capture.flows   a mitmproxy flow file: mitmdump -w capture.flows
+    mcp-assay validate export.har      a HAR file: browser developer tools, mitmdump --set hardump=FILE
+    """
     targets = report_targets(reports)
     known = read_baseline(baseline, registered_checks())
     checks = select_checks(only)

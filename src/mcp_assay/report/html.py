@@ -1,11 +1,14 @@
 """The report as one self-contained HTML page: open it from disk, mail it, attach it to a CI run.
 
 Same sections, counts and verdict as the terminal (``console.sections`` and the :class:`Report`
-methods decide them). The page fetches nothing: styles are inline, there are no fonts, images or
-links to load, and a Content-Security-Policy forbids any fetch, so a viewer's browser never
-contacts anyone. Everything a server or client could have put into the report is HTML-escaped;
-the policy also stops any script except the one below (identified by its hash), which only opens
-the collapsed evidence before printing.
+methods decide them). The first screen answers: the target, the verdict, the counts and the
+failures; the run's notes and the informational findings follow folded, then the rest.
+
+The page fetches nothing: styles are inline, there are no fonts, images or links to load, and a
+Content-Security-Policy forbids any fetch, so a viewer's browser never contacts anyone.
+Everything a server or client could have put into the report is HTML-escaped; the policy also
+stops any script except the one below (identified by its hash), which only opens the collapsed
+evidence before printing.
 
 Results can be filtered by outcome, level, era and source without any script: each filter is a
 checkbox, and a stylesheet rule per filter (``body:has(#f-level-should:not(:checked))
@@ -104,7 +107,7 @@ details.evidence { margin: 0.3rem 0 0 1.7rem; }
 details.evidence > summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; }
 details.evidence > div { padding: 0.2rem 0 0.2rem 1rem; border-left: 2px solid var(--line); margin-top: 0.2rem; }
 details.evidence p { margin: 0.2rem 0; }
-details.passed > summary { cursor: pointer; color: var(--muted); margin: 0.4rem 0; }
+details.folded > summary { cursor: pointer; color: var(--muted); margin: 0.4rem 0; }
 .label { color: var(--muted); font-size: 0.85rem; margin: 0.3rem 0 0; }
 .summary p { margin: 0.2rem 0; }
 nav.filters { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; margin: 0 0 1rem; padding: 0.5rem 0.8rem;
@@ -134,6 +137,10 @@ def _e(value: object) -> str:
 _ERA = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 """Revision names that may become element ids and selectors (anything else is left out of the era filter)."""
 _LEVELS = {Level.MUST: "must", Level.MUST_NOT: "must", Level.SHOULD: "should", Level.SHOULD_NOT: "should"}
+_PAGE_ORDER = ("failed", "notes", "not_verified", "recommended", "known", "passed")
+"""Section keys in the order the page shows them: what decides the verdict comes first, under the verdict."""
+_FOLDED = {"notes": "notes", "passed": "passed"}
+"""Sections shown folded, each with the word its summary uses (``show 3 notes``)."""
 _OUTCOME_LABELS = {
     "failed": "failed",
     "not_verified": "not verified",
@@ -219,7 +226,6 @@ def _header(report: Report) -> list[str]:
     lines = ["<header>", f"<h1>MCP conformance report{revision}</h1>", '<table class="target">']
     lines += [f"<tr><th>{label}</th><td>{_e(value)}</td></tr>" for label, value in rows]
     lines.append("</table>")
-    lines += [f'<p class="note">note: {_e(note)}</p>' for note in report.notes]
     code, verdict = report.verdict()
     counts = report.counts()
     lines.append(f'<p class="verdict {_e(code)}">Verdict: {_e(verdict)}</p>')
@@ -235,6 +241,27 @@ def _header(report: Report) -> list[str]:
         lines.append(f'<li class="{key}"><b>{counts[key]}</b> {label}</li>')
     lines += ["</ul>", "</header>"]
     return lines
+
+
+def _run_notes(report: Report) -> list[str]:
+    """The run's own notes (what it tried, observed or left out), folded: they explain, they do not judge."""
+    if not report.notes:
+        return []
+    count = len(report.notes)
+    lines = [
+        '<section id="run-notes">',
+        f'<h2>RUN NOTES ({count}) <span class="explanation">what the run tried, observed or left out</span></h2>',
+        f'<details class="folded"><summary>show {count} run note{"" if count == 1 else "s"}</summary>',
+    ]
+    lines += [f'<p class="note">{_e(note)}</p>' for note in report.notes]
+    lines += ["</details>", "</section>"]
+    return lines
+
+
+def _ordered(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
+    """The sections in page order: the failures first, then the notes, then the rest as the terminal has it."""
+    rank = {key: position for position, key in enumerate(_PAGE_ORDER)}
+    return sorted(sections(report), key=lambda section: rank.get(section[0], len(rank)))
 
 
 def _checkbox(dimension: str, value: str, label: str) -> str:
@@ -277,7 +304,8 @@ def _filters(shown: list[tuple[str, list[Verdict]]], window: list[str]) -> tuple
 def render_html(report: Report) -> str:
     """The report as a self-contained HTML document."""
     title = report.title
-    shown = [(key, results) for key, _, _, results in sections(report) if results]
+    ordered = _ordered(report)
+    shown = [(key, results) for key, _, _, results in ordered if results]
     bar, filter_css = _filters(shown, report.window)
     lines = [
         "<!DOCTYPE html>",
@@ -296,21 +324,26 @@ def render_html(report: Report) -> str:
         *bar,
         "<main>",
     ]
-    for key, heading, explanation, results in sections(report):
+    run_notes = _run_notes(report)
+    for key, heading, explanation, results in ordered:
+        if key != "failed" and run_notes:
+            lines += run_notes  # right under the failures, before the other findings
+            run_notes = []
         if not results:
             continue
         note = f' <span class="explanation">{_e(explanation)}</span>' if explanation else ""
         lines += [f'<section id="{key}">', f"<h2>{heading} ({len(results)}){note}</h2>"]
-        if key == "passed":
-            lines += ['<details class="passed">', f"<summary>show {len(results)} passed</summary>"]
+        if key in _FOLDED:
+            lines += ['<details class="folded">', f"<summary>show {len(results)} {_FOLDED[key]}</summary>"]
         for area, members in by_area(results, report.result_revisions()).items():
             lines += [f"<h3>{_e(area)}</h3>", '<ul class="results">']
             for result in members:
                 lines += _result(result, key, report.window)
             lines.append("</ul>")
-        if key == "passed":
+        if key in _FOLDED:
             lines.append("</details>")
         lines.append("</section>")
+    lines += run_notes
     counts_line, applied_line = summary_lines(report)
     code, verdict = report.verdict()
     lines += [

@@ -136,9 +136,12 @@ def load_spec(
     spec_dir: str | os.PathLike[str] | None = None,
     spec_paths: Iterable[str] = (),
     cache: Path | None = None,
+    spec_dir_name: str = "--spec-dir",
 ) -> SpecSet:
-    """Find, verify and load the schemas; ``spec_dir`` defaults to ``$MCP_ASSAY_SPEC_DIR``."""
+    """Find, verify and load the schemas; ``spec_dir`` defaults to ``$MCP_ASSAY_SPEC_DIR``.
+
+    ``spec_dir_name`` says where the user gave ``spec_dir``, for the errors about it."""
     if spec_dir is None and os.environ.get(SPEC_DIR_ENV):
-        spec_dir = os.environ[SPEC_DIR_ENV]
-    schemas = locate_schemas(spec_dir=spec_dir, spec_paths=list(spec_paths), cache=cache)
+        spec_dir, spec_dir_name = os.environ[SPEC_DIR_ENV], SPEC_DIR_ENV
+    schemas = locate_schemas(spec_dir=spec_dir, spec_paths=list(spec_paths), cache=cache, spec_dir_name=spec_dir_name)
     return SpecSet(build_revisions(schemas))

@@ -26,6 +26,7 @@ __all__ = [
     "Pin",
     "SchemaFile",
     "cache_dir",
+    "given",
     "is_revision_name",
     "load_pins",
     "locate_schemas",
@@ -105,6 +106,11 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "mcp-assay" / "spec"
 
 
+def given(name: str, value: object) -> str:
+    """A value as the user gave it: ``--spec-dir PATH`` for a flag, ``MCP_ASSAY_SPEC_DIR=PATH`` otherwise."""
+    return f"{name} {value}" if name.startswith("-") else f"{name}={value}"
+
+
 def _folder_schemas(folder: Path, origin: Origin, pins: Mapping[str, Pin]) -> list[SchemaFile]:
     found: list[SchemaFile] = []
     for child in sorted(folder.iterdir()):
@@ -139,23 +145,26 @@ def locate_schemas(
     spec_paths: Iterable[str] = (),
     cache: Path | None = None,
     pins: Mapping[str, Pin] | None = None,
+    spec_dir_name: str = "--spec-dir",
 ) -> list[SchemaFile]:
     """Find the schema of every available revision, verified against the pins.
 
-    Raises :class:`SpecError` when nothing is available, or when a file that was not named
-    explicitly does not match its pin (a tampered or stale file must never be used silently).
+    ``spec_dir_name`` is where the user gave ``spec_dir`` (``--spec-dir``, ``MCP_ASSAY_SPEC_DIR``
+    or an addon option): an error about the folder names that. Raises :class:`SpecError` when
+    nothing is available, or when a file that was not named explicitly does not match its pin (a
+    tampered or stale file must never be used silently).
     """
     pins = load_pins() if pins is None else pins
     chosen: dict[str, SchemaFile] = {}
     if spec_dir is not None:
         folder = Path(spec_dir).expanduser()
         if not folder.is_dir():
-            raise ConfigError(f"--spec-dir {folder}: not a directory")
+            raise ConfigError(f"{given(spec_dir_name, folder)}: not a directory")
         for schema in _folder_schemas(folder, Origin.SPEC_DIR, pins):
             chosen[schema.revision] = schema
         if not chosen and not list(spec_paths):
             raise SpecError(
-                f"--spec-dir {folder} holds no <revision>/schema.json (e.g. {folder}/2026-07-28/schema.json)"
+                f"{given(spec_dir_name, folder)} holds no <revision>/schema.json (e.g. {folder}/2026-07-28/schema.json)"
             )
     else:
         folder = cache if cache is not None else cache_dir()

@@ -1,8 +1,8 @@
 """Make ``demo-naive.json`` from the JSON report of a real ``mcp-assay demo`` run, trimmed to what renders.
 
-The HTML report never shows the evidence of a pass or of a result that does not apply, so that
-evidence is dropped (it is most of the file); everything else, counts included, is kept as the
-run wrote it. Regenerate after a change to what the demo reports:
+The HTML report never shows the evidence of a pass or of a result that does not apply, nor the
+requirement table and the harness audit, so these are dropped (they are most of the file);
+everything else, counts included, is kept as the run wrote it. Regenerate after a change to what the demo reports:
 
     mcp-assay demo --output-dir /tmp/demo
     python tests/data/reports/trim_demo_report.py /tmp/demo/report.json tests/data/reports/demo-naive.json
@@ -21,6 +21,8 @@ def trim(report: dict[str, object]) -> dict[str, object]:
         for item in results:
             if isinstance(item, dict) and item.get("outcome") in ("passed", "not_applicable"):
                 item["evidence"] = []
+    report["requirements"] = []
+    report["audit"] = []
     return report
 
 

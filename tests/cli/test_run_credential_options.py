@@ -60,11 +60,11 @@ def test_a_default_version_outside_the_window_is_refused_with_the_supported_list
 
 
 def test_every_sign_in_step_is_printed_and_a_failed_one_ends_as_a_verdict_not_an_error(spec_path: Path) -> None:
-    """Tool-defined: a wrong issuer stops the sign-in at a named step; the run still judges the challenge and the
-    metadata (exit 0 on this correct resource), and the printed steps name no secret."""
+    """Tool-defined: a wrong issuer stops the sign-in at a named step; with --without-token the run still judges the
+    challenge and the metadata (exit 0 on this correct resource), and the printed steps name no secret."""
     with stub(StubPolicy(metadata_issuer="https://somewhere-else.example")) as server:
         with serving(Resource(server.grants.issuer)) as resource:
-            code, output = invoke(spec_path, "-u", resource.url, "--no-interactive")
+            code, output = invoke(spec_path, "-u", resource.url, "--no-interactive", "--without-token")
     assert code == 0, output
     assert "endpoint returned 401; discovering OAuth configuration" in output
     assert f"  found protected-resource metadata at {resource.prm_url}" in output
@@ -81,11 +81,13 @@ def test_every_sign_in_step_is_printed_and_a_failed_one_ends_as_a_verdict_not_an
 )
 def test_the_interactive_twin_takes_always_and_never(spec_path: Path, value: str, expected: str) -> None:
     """Tool-defined (MCP_ASSAY_OAUTH_INTERACTIVE): never fails at once; always waits for a browser (here none comes,
-    so --auth-timeout ends the wait), printing the URL instead of opening one with --no-browser."""
+    so --auth-timeout ends the wait), printing the URL instead of opening one with --no-browser. Either way the
+    sign-in fails, and the run stops there: not judged, exit 3."""
     with stub() as server, serving(Resource(server.grants.issuer)) as resource:
         code, output = invoke(spec_path, "-u", resource.url, "--no-browser", "--auth-timeout", "300",
                               env={"MCP_ASSAY_OAUTH_INTERACTIVE": value})  # fmt: skip
-    assert code == 0, output
+    assert code == 3, output
+    assert "mcp-assay: not judged — the OAuth sign-in failed at " in output
     assert expected in output
     assert ("open this URL in a browser on this machine" in output) is (value == "always")
 

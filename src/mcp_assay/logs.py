@@ -1,7 +1,7 @@
 """mcp-assay's log output: every line passes the same redaction as the reports.
 
-Libraries log what they see. At ``--log-level info`` httpx prints every request line with its full
-URL, a ``?api_key=`` and a query-mode token included; at ``debug`` httpcore prints headers. The one
+Libraries log what they see. httpx prints every request line with its full URL, a ``?api_key=``
+and a query-mode token included, and httpcore its traces (shown at ``--log-level debug``). The one
 handler mcp-assay installs (on the root logger, so every library's records reach it) formats each
 record as usual and then scrubs the whole line, message, arguments and traceback alike, with the
 :class:`~mcp_assay.redaction.Redactor` of the command: configured secrets and the credentials it

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mcp_assay.cli import cli
 from mcp_assay.errors import ConfigError
-from mcp_assay.suite.config import read_config_file
+from mcp_assay.suite.config import SuiteConfig, read_config_file
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
 from mcp_assay.suite.stub.server import StubServer
@@ -117,6 +117,8 @@ def test_a_client_secret_and_secrets_in_a_config_file_come_from_the_environment(
         ("redirect-host: 10.0.0.7", "the redirect must come back to this machine"),
         ("interactive: sometimes", "interactive: expected always, never, auto"),
         ("auth-timeout: soon", "auth-timeout: expected a number"),
+        ("without-token: sometimes", "without-token: expected true or false"),
+        ("allow-insecure-http: 1", "allow-insecure-http: expected true or false"),
     ],
 )
 def test_a_sign_in_setting_with_a_mistake_is_a_usage_error(
@@ -127,3 +129,12 @@ def test_a_sign_in_setting_with_a_mistake_is_a_usage_error(
     config.write_text(f"url: http://127.0.0.1:9/mcp\n{line}\n", encoding="utf-8")
     code, output = invoke(spec_path, "--config", str(config))
     assert code == 2 and message in output, output
+
+
+def test_the_sign_in_policies_come_from_a_config_file_too(tmp_path: Path) -> None:
+    """Tool-defined: --without-token and --allow-insecure-http are config keys like every flag."""
+    config = tmp_path / "assay.yaml"
+    config.write_text("url: http://127.0.0.1:9/mcp\nwithout-token: true\nallow-insecure-http: true\n", encoding="utf-8")
+    settings = SuiteConfig.from_options({}, read_config_file(config))
+    assert settings.without_token and settings.oauth().allow_insecure_http
+    assert not SuiteConfig(url="http://127.0.0.1:9/mcp").oauth().allow_insecure_http

@@ -106,6 +106,12 @@ async def _attempt(
     return found, ""
 
 
+def _answer_limit(ctx: SuiteContext) -> int | None:
+    """The limit the run's own transport reads of one answer (``None``: the default one)."""
+    transport = ctx.transport
+    return transport.answer_limit if isinstance(transport, HttpTransport) else None
+
+
 def _credentials(ctx: SuiteContext) -> Credentials:
     transport = ctx.transport
     return transport.credentials if isinstance(transport, HttpTransport) else ctx.config.credentials()
@@ -129,12 +135,12 @@ async def run(ctx: SuiteContext) -> None:
     era = "modern" if ctx.modern else "handshake"
     mode = "auto" if ctx.modern else "legacy"  # a version pin would skip server/discover; auto asks it
     tools = ctx.advertises("tools") is True
-
+    limit = _answer_limit(ctx)
     stops = Stops()
 
     async def configured() -> dict[str, Any]:
         headers = dict(credentials.header_pairs())
-        async with bounded_client(stops, headers=headers, timeout=ctx.config.timeout) as http:
+        async with bounded_client(stops, headers=headers, timeout=ctx.config.timeout, limit=limit) as http:
             async with Client(streamable_http_client(credentials.url(url), http_client=http), mode=mode) as client:
                 negotiated = str(client.protocol_version)
                 found: dict[str, Any] = {"negotiated": negotiated}
@@ -166,11 +172,11 @@ async def _unconfigured(ctx: SuiteContext, url: str, credentials: Credentials) -
     from mcp_assay.suite.probes.sdk_bounds import Stops, bounded_client
 
     window = [revision.name for revision in ctx.spec.window]
-
+    limit = _answer_limit(ctx)
     stops = Stops()
 
     async def bare() -> dict[str, Any]:
-        async with bounded_client(stops, timeout=ctx.config.timeout) as http:
+        async with bounded_client(stops, timeout=ctx.config.timeout, limit=limit) as http:
             async with Client(streamable_http_client(credentials.url(url), http_client=http), mode="auto") as client:
                 return {"negotiated": str(client.protocol_version)}
 

@@ -5,6 +5,7 @@ evidence. These exceptions are for the cases where the tool cannot do its job at
 
     AssayError
     ├── ConfigError      a flag, option, config file or path is wrong (exit 2)
+    ├── InsecureTransport  a credential would cross the network in clear text, not allowed (exit 2)
     ├── SpecError        no usable schema for a revision, or a hash that matches no pin (exit 3)
     ├── CatalogueError   a check and the requirement catalogue disagree (a bug in mcp-assay)
     ├── RecordingError   a recording file cannot be read at all (exit 3)
@@ -18,6 +19,7 @@ __all__ = [
     "AssayError",
     "CatalogueError",
     "ConfigError",
+    "InsecureTransport",
     "RecordingError",
     "SpecError",
     "TargetError",
@@ -33,6 +35,14 @@ class AssayError(Exception):
 
 class ConfigError(AssayError):
     """A flag, option, configuration file or path given by the user is unusable."""
+
+    exit_code = 2
+
+
+class InsecureTransport(AssayError):
+    """A credential would go over plain http to a host that is not loopback, and the user did not allow it.
+
+    Said in one line (not a usage error with the command's help): the fix is a flag, or https."""
 
     exit_code = 2
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mcp_assay.cli import cli
 from mcp_assay.errors import ConfigError
-from mcp_assay.suite.config import read_config_file
+from mcp_assay.suite.config import SuiteConfig, read_config_file
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
 from mcp_assay.suite.stub.server import StubServer
@@ -60,11 +60,11 @@ def test_a_default_version_outside_the_window_is_refused_with_the_supported_list
 
 
 def test_every_sign_in_step_is_printed_and_a_failed_one_ends_as_a_verdict_not_an_error(spec_path: Path) -> None:
-    """Tool-defined: a wrong issuer stops the sign-in at a named step; the run still judges the challenge and the
-    metadata (exit 0 on this correct resource), and the printed steps name no secret."""
+    """Tool-defined: a wrong issuer stops the sign-in at a named step; with --without-token the run still judges the
+    challenge and the metadata (exit 0 on this correct resource), and the printed steps name no secret."""
     with stub(StubPolicy(metadata_issuer="https://somewhere-else.example")) as server:
         with serving(Resource(server.grants.issuer)) as resource:
-            code, output = invoke(spec_path, "-u", resource.url, "--no-interactive")
+            code, output = invoke(spec_path, "-u", resource.url, "--no-interactive", "--without-token")
     assert code == 0, output
     assert "endpoint returned 401; discovering OAuth configuration" in output
     assert f"  found protected-resource metadata at {resource.prm_url}" in output
@@ -81,11 +81,13 @@ def test_every_sign_in_step_is_printed_and_a_failed_one_ends_as_a_verdict_not_an
 )
 def test_the_interactive_twin_takes_always_and_never(spec_path: Path, value: str, expected: str) -> None:
     """Tool-defined (MCP_ASSAY_OAUTH_INTERACTIVE): never fails at once; always waits for a browser (here none comes,
-    so --auth-timeout ends the wait), printing the URL instead of opening one with --no-browser."""
+    so --auth-timeout ends the wait), printing the URL instead of opening one with --no-browser. Either way the
+    sign-in fails, and the run stops there: not judged, exit 3."""
     with stub() as server, serving(Resource(server.grants.issuer)) as resource:
         code, output = invoke(spec_path, "-u", resource.url, "--no-browser", "--auth-timeout", "300",
                               env={"MCP_ASSAY_OAUTH_INTERACTIVE": value})  # fmt: skip
-    assert code == 0, output
+    assert code == 3, output
+    assert "mcp-assay: not judged — the OAuth sign-in failed at " in output
     assert expected in output
     assert ("open this URL in a browser on this machine" in output) is (value == "always")
 
@@ -115,6 +117,8 @@ def test_a_client_secret_and_secrets_in_a_config_file_come_from_the_environment(
         ("redirect-host: 10.0.0.7", "the redirect must come back to this machine"),
         ("interactive: sometimes", "interactive: expected always, never, auto"),
         ("auth-timeout: soon", "auth-timeout: expected a number"),
+        ("without-token: sometimes", "without-token: expected true or false"),
+        ("allow-insecure-http: 1", "allow-insecure-http: expected true or false"),
     ],
 )
 def test_a_sign_in_setting_with_a_mistake_is_a_usage_error(
@@ -125,3 +129,12 @@ def test_a_sign_in_setting_with_a_mistake_is_a_usage_error(
     config.write_text(f"url: http://127.0.0.1:9/mcp\n{line}\n", encoding="utf-8")
     code, output = invoke(spec_path, "--config", str(config))
     assert code == 2 and message in output, output
+
+
+def test_the_sign_in_policies_come_from_a_config_file_too(tmp_path: Path) -> None:
+    """Tool-defined: --without-token and --allow-insecure-http are config keys like every flag."""
+    config = tmp_path / "assay.yaml"
+    config.write_text("url: http://127.0.0.1:9/mcp\nwithout-token: true\nallow-insecure-http: true\n", encoding="utf-8")
+    settings = SuiteConfig.from_options({}, read_config_file(config))
+    assert settings.without_token and settings.oauth().allow_insecure_http
+    assert not SuiteConfig(url="http://127.0.0.1:9/mcp").oauth().allow_insecure_http

@@ -19,9 +19,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -78,6 +79,8 @@ class Run:
     report: dict[str, Any]
     output: str
     recording: str
+    strays: list[tuple[int, str]] = field(default_factory=list)
+    """What the run's loopback receiver answered a redirect with another state (status, page)."""
 
     def outcomes(self) -> dict[tuple[str, str | None], str]:
         """Every result's outcome, by check and the revision it was reached in."""
@@ -97,8 +100,9 @@ class Run:
                 assert secret not in text
 
 
-def run(setup: Setup, name: str, *args: str, browser: bool = False) -> Run:
-    """The CLI in a subprocess; with ``browser``, follow the authorization URL it prints."""
+def run(setup: Setup, name: str, *args: str, browser: bool = False, stray: bool = False) -> Run:
+    """The CLI in a subprocess; with ``browser``, follow the authorization URL it prints (with ``stray``, after a
+    redirect to the run's receiver that carries a forged code and another state)."""
     report, recording = setup.folder / f"{name}.json", setup.folder / f"{name}.jsonl"
     command = [*CLI, "run", "-u", setup.url, "--report", f"json:{report}", "--record", str(recording),
                "--stream-budget-ms", "800", *args]  # fmt: skip
@@ -113,13 +117,18 @@ def run(setup: Setup, name: str, *args: str, browser: bool = False) -> Run:
 
         threading.Thread(target=pump, daemon=True).start()
         output: list[str] = []
+        strays: list[tuple[int, str]] = []
         while (line := lines.get(timeout=WAIT)) is not None:
             output.append(line)
             if browser and line.startswith("    http"):
+                if stray:
+                    redirect = parse_qs(urlsplit(line.strip()).query)["redirect_uri"][0]
+                    forged = httpx.get(f"{redirect}?code=forged-code-77&state=not-this-one", timeout=10.0)
+                    strays.append((forged.status_code, forged.text))
                 answer = httpx.get(line.strip(), follow_redirects=True, timeout=10.0)
                 assert answer.status_code == 200 and "received the authorization answer" in answer.text
         code = process.wait(timeout=WAIT)
-    return Run(code, json.loads(report.read_text(encoding="utf-8")), "".join(output), recording.read_text())
+    return Run(code, json.loads(report.read_text(encoding="utf-8")), "".join(output), recording.read_text(), strays)
 
 
 def token_run(setup: Setup) -> Run:
@@ -195,10 +204,11 @@ def test_authorization_code_with_a_preset_public_client_and_registration_closed(
 
 
 def test_a_wrong_issuer_stops_the_sign_in_and_the_run_judges_what_needs_no_token(tmp_path: Path) -> None:
-    """Spec-mandated (RFC 8414 §3.3) and tool-defined: the refusal is printed and names the step; the challenge and
-    the metadata are judged (passed on this server), the rest is not verified with that reason; exit 0."""
+    """Spec-mandated (RFC 8414 §3.3) and tool-defined: the refusal is printed and names the step; with
+    --without-token the challenge and the metadata are judged (passed on this server), the rest is not verified
+    with that reason; exit 0. (Without it the run stops there: tests/e2e/test_signin_edges_e2e.py.)"""
     with protected(tmp_path, grant_types=CC, metadata_issuer="https://somewhere-else.example") as setup:
-        failed = run(setup, "issuer")
+        failed = run(setup, "issuer", "--without-token")
     assert failed.code == 0, failed.output
     refusal = 'declares issuer "https://somewhere-else.example", expected "' + setup.issuer + '"'
     assert "  sign-in failed at authorization server metadata: refused:" in failed.output and refusal in failed.output
@@ -211,10 +221,46 @@ def test_a_wrong_issuer_stops_the_sign_in_and_the_run_judges_what_needs_no_token
 
 
 def test_a_denied_consent_stops_the_sign_in_at_authorization(tmp_path: Path) -> None:
-    """Spec-mandated (RFC 6749 §4.1.2.1): the authorization server's access_denied is reported as its answer."""
+    """Spec-mandated (RFC 6749 §4.1.2.1): the authorization server's access_denied is reported as its answer; with
+    --without-token the cases that need no token are still judged."""
     with protected(tmp_path, consent="deny") as setup:
-        denied = run(setup, "deny", "--interactive", "--no-browser", "--only", "AUTH", browser=True)
+        denied = run(setup, "deny", "--interactive", "--no-browser", "--only", "AUTH", "--without-token", browser=True)
     assert "  sign-in failed at authorization: the authorization server answered access_denied" in denied.output
     assert denied.by_requirement()["AUTH-10"] == {"passed"}
     assert "only the cases that need no credential were run" in denied.report["revisions"]["note"]
     denied.assert_no_secret()
+
+
+def test_a_redirect_with_another_state_is_answered_400_and_the_sign_in_waits_for_the_real_one(tmp_path: Path) -> None:
+    """Spec-mandated (RFC 6749 §10.12) and tool-defined (issue 18): a redirect whose state is not this sign-in's is
+    refused with a 400 that echoes nothing, one stray request does not end the sign-in, and the real redirect that
+    follows completes it."""
+    with protected(tmp_path) as setup:
+        signed_in = run(setup, "stray", "--interactive", "--no-browser", "--only", "AUTH", browser=True, stray=True)
+    [(status, page)] = signed_in.strays
+    assert status == 400 and "does not belong to the sign-in" in page and "forged-code-77" not in page
+    assert "  note: a redirect whose state does not belong to this sign-in was answered 400; still waiting for the " \
+           "right one" in signed_in.output  # fmt: skip
+    assert f"  obtained an access token for resource {setup.url}" in signed_in.output
+    assert signed_in.code in (0, 1) and signed_in.by_requirement()["AUTH-13"] == {"passed"}, signed_in.output
+    signed_in.assert_no_secret("forged-code-77")
+
+
+def test_a_secret_reaches_no_log_line_and_no_output_at_debug_level(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined (issue 18, --secret): a value the user names is scrubbed from every log line (the HTTP clients'
+    request lines at --log-level debug included), the printed steps, the report and the recording, like the client
+    secret and the token the sign-in handles; the lines that carried them are still there."""
+    tenant = "hush-tenant-5c1d9e07"
+    clients = [{"client_id": "ci-runner", "client_secret": "${E2E_CLIENT_SECRET}"}]
+    with protected(tmp_path, grant_types=CC, registration=False, clients=clients) as setup:
+        monkeypatch.setenv("MCP_ASSAY_LOG_LEVEL", "debug")
+        monkeypatch.setenv("MCP_ASSAY_CLIENT_SECRET", CLIENT_SECRET)
+        tenanted = replace(setup, url=f"{setup.url}?tenant={tenant}")
+        signed_in = run(tenanted, "secret", "--secret", tenant, "--client-id", "ci-runner", "--verbose", "--only",
+                        "AUTH")  # fmt: skip
+    assert f"  obtained an access token for resource {setup.url}" in signed_in.output, signed_in.output[-3000:]
+    assert "mcp-assay DEBUG" in signed_in.output and "HTTP Request: POST" in signed_in.output
+    assert "tenant=[REDACTED]" in signed_in.output
+    signed_in.assert_no_secret(tenant, CLIENT_SECRET)

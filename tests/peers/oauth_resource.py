@@ -30,14 +30,16 @@ class Resource:
     seen: list[str] = field(default_factory=list)
     authorizations: list[str | None] = field(default_factory=list)
     """The ``Authorization`` header of every POST, as received."""
+    host: str = "127.0.0.1"
+    """The address it listens on (and is named by)."""
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/mcp"
+        return f"http://{self.host}:{self.port}/mcp"
 
     @property
     def prm_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/.well-known/oauth-protected-resource/mcp"
+        return f"http://{self.host}:{self.port}/.well-known/oauth-protected-resource/mcp"
 
     def prm(self) -> dict[str, Any]:
         return {"resource": self.url, "authorization_servers": [self.issuer], "scopes_supported": ["notes:read"]}
@@ -76,7 +78,7 @@ def serving(resource: Resource) -> Iterator[Resource]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", resource.port), Handler)
+    server = ThreadingHTTPServer((resource.host, resource.port), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

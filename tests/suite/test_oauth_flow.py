@@ -22,7 +22,7 @@ import httpx
 import jwt
 import pytest
 
-from mcp_assay.errors import ConfigError
+from mcp_assay.errors import ConfigError, InsecureTransport
 from mcp_assay.suite.oauth import Line, OAuthSettings, SignIn, sign_in
 from mcp_assay.suite.oauth.discovery import metadata_urls
 from mcp_assay.suite.oauth.grants import auth_method, pkce
@@ -240,17 +240,51 @@ def test_no_register_without_a_client_id_stops_before_anything_is_created(key: S
     assert "POST /register" not in paths(server)
 
 
-def test_a_redirect_with_another_state_is_refused(key: SigningKey) -> None:
-    """Spec-mandated (RFC 6749 §10.12): a redirect whose state is not this request's is not used (CSRF)."""
+def test_a_redirect_with_another_state_is_answered_400_and_the_real_one_still_completes(key: SigningKey) -> None:
+    """Spec-mandated (RFC 6749 §10.12) and tool-defined (issue 18): a redirect whose state is not this request's is
+    not used (CSRF), is answered 400 without echoing the code, and does not end the sign-in."""
+    strays: list[httpx.Response] = []
+
+    async def forger_then_browser(url: str) -> None:
+        redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+        stray = f"{redirect}?code=stolen-code&state=not-yours"
+        strays.append(await asyncio.to_thread(httpx.get, stray, timeout=TIMEOUT))
+        await browser(url)
+
+    with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, interactive=True, opener=forger_then_browser)
+    assert strays[0].status_code == 400 and "stolen-code" not in strays[0].text
+    assert outcome.result.token is not None, outcome.text()
+    assert (Line.NOTE, "note: a redirect whose state does not belong to this sign-in was answered 400; still waiting "
+            "for the right one") in outcome.lines  # fmt: skip
+    assert paths(server).count("POST /token") == 1
+
+
+def test_a_stray_redirect_alone_ends_in_the_timeout(key: SigningKey) -> None:
+    """Tool-defined (issue 18): only the listener's timeout ends a wait that saw nothing but a wrong state."""
 
     async def forger(url: str) -> None:
         redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
         await asyncio.to_thread(httpx.get, f"{redirect}?code=stolen-code&state=not-yours", timeout=TIMEOUT)
 
     with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
-        outcome = run(resource, interactive=True, opener=forger)
-    assert "state that does not belong to this request" in failure(outcome)
+        outcome = run(resource, interactive=True, opener=forger, auth_timeout_ms=500)
+    assert "authorization: no redirect to http://127.0.0.1:" in failure(outcome)
     assert "POST /token" not in paths(server)
+
+
+def test_plain_http_to_a_remote_authorization_server_is_refused_unless_allowed(key: SigningKey) -> None:
+    """Tool-defined (issue 18): the issuer is checked before any request goes there; allowed, it is noted."""
+    resource = Resource("http://auth.example.test")
+    with serving(resource):
+        with pytest.raises(InsecureTransport, match="to the authorization server at http://auth.example.test "):
+            run(resource)
+        seen = list(resource.seen)
+        allowed = run(resource, allow_insecure_http=True)
+    assert seen == ["POST /mcp", "GET /.well-known/oauth-protected-resource/mcp"]
+    assert "note: credentials go in clear text to the authorization server at http://auth.example.test, as " \
+           "--allow-insecure-http allows" in allowed.text()  # fmt: skip
+    assert failure(allowed).startswith("authorization server metadata: ")  # it was tried: the name does not resolve
 
 
 def test_a_browser_that_never_comes_back_is_a_timeout_not_a_hang(key: SigningKey) -> None:
@@ -383,6 +417,24 @@ def test_the_receiver_answers_only_its_callback_with_a_page_that_keeps_nothing()
     assert page.status_code == 200 and "secret-code-123" not in page.text
     assert page.headers["cache-control"] == "no-store" and page.headers["referrer-policy"] == "no-referrer"
     assert answer == {"code": "secret-code-123", "state": "s"}
+
+
+def test_the_receiver_answers_another_state_400_and_keeps_waiting_for_its_own() -> None:
+    """Tool-defined (issue 18): a stray or forged redirect cannot end the wait; the one with the state does."""
+
+    async def scenario() -> tuple[list[httpx.Response], Mapping[str, str], int]:
+        strays: list[str] = []
+        async with LoopbackReceiver("127.0.0.1", None) as receiver:
+            receiver.expect("the-right-state", lambda: strays.append("stray"))
+            async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+                pages = [await client.get(f"{receiver.redirect_uri}?code=c1&state={state}")
+                         for state in ("wrong", "", "the-right-state")]  # fmt: skip
+            return pages, await receiver.wait(1.0), len(strays)
+
+    pages, answer, strays = asyncio.run(scenario())
+    assert [page.status_code for page in pages] == [400, 400, 200] and strays == 2
+    assert "keeps waiting" in pages[0].text and "c1" not in pages[0].text
+    assert answer == {"code": "c1", "state": "the-right-state"}
 
 
 @pytest.mark.parametrize(

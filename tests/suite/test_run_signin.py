@@ -1,6 +1,7 @@
-"""A run given no credential against a server that answers 401: it signs itself in, or goes on with what needs
-no token, naming the step that failed. The target is the scripted conformant server behind a JWT gate
-(httpx.MockTransport); the authorization server is the real stub on loopback, which the gate trusts."""
+"""A run given no credential against a server that answers 401: it signs itself in, or stops naming the step that
+failed (with --without-token: goes on with what needs no token). The target is the scripted conformant server
+behind a JWT gate (httpx.MockTransport); the authorization server is the real stub on loopback, which the gate
+trusts."""
 
 from __future__ import annotations
 
@@ -136,11 +137,26 @@ def test_a_run_without_a_token_signs_in_and_is_judged_like_a_token_run(spec: Spe
     assert "eyJ" not in text and '"token in header authorization (Bearer)"' in text
 
 
-def test_a_failed_sign_in_still_judges_what_needs_no_token_and_names_the_step(spec: SpecSet, key: SigningKey) -> None:
-    """Tool-defined: the challenge and the metadata are judged; every other case is not verified with the step that
-    failed and why; the run is not a target error (exit by verdicts)."""
+def test_a_failed_sign_in_stops_the_run_with_nothing_judged_and_names_the_step(spec: SpecSet, key: SigningKey) -> None:
+    """Tool-defined (issue 18): no token, no judgement: no case runs past the challenge, the report is not judged
+    (exit 3) and says at which step the sign-in stopped, and how to run the cases that need no token."""
     with stub(key, StubPolicy(grant_types=CC, metadata_issuer="https://somewhere-else.example")) as server:
         report, events = run(spec, gate(key, server.grants.issuer))
+    assert isinstance(events[-1], RunFinished) and events[-1].unjudged is not None
+    assert report.unjudged is not None and report.exit_code() == 3
+    assert report.unjudged.startswith("the OAuth sign-in failed at authorization server metadata: refused: ")
+    assert report.unjudged.endswith("(--without-token runs the cases that need no token)")
+    assert not [item for item in report.results if item.outcome in (Outcome.PASSED, Outcome.FAILED)]
+    assert not [event for event in events if isinstance(event, RevisionSelected)]
+    assert lines(events)[-1] == (Line.FAILED, lines(events)[-1][1])
+    assert "goes on without a token" not in lines(events)[-1][1]
+
+
+def test_a_failed_sign_in_still_judges_what_needs_no_token_and_names_the_step(spec: SpecSet, key: SigningKey) -> None:
+    """Tool-defined (--without-token): the challenge and the metadata are judged; every other case is not verified
+    with the step that failed and why; the run is not a target error (exit by verdicts)."""
+    with stub(key, StubPolicy(grant_types=CC, metadata_issuer="https://somewhere-else.example")) as server:
+        report, events = run(spec, gate(key, server.grants.issuer), without_token=True)
     outcomes = by_requirement(report)
     for requirement in NO_CREDENTIAL:
         assert outcomes[requirement] == {Outcome.PASSED}, (requirement, outcomes[requirement])
@@ -153,7 +169,9 @@ def test_a_failed_sign_in_still_judges_what_needs_no_token_and_names_the_step(sp
     assert report.revision == "2026-07-28" and "the newest supported revision" in report.revision_note
     assert "only the cases that need no credential were run" in report.revision_note
     assert isinstance(events[-1], RunFinished) and events[-1].unjudged is None and report.exit_code() == 0
-    assert lines(events)[-1][0] is Line.FAILED
+    assert lines(events)[-1][0] is Line.FAILED and lines(events)[-1][1].endswith(
+        "; the run goes on without a token (--without-token)"
+    )
 
 
 def test_a_recording_of_a_run_without_a_token_is_judged_again_to_the_same_verdicts(
@@ -163,7 +181,8 @@ def test_a_recording_of_a_run_without_a_token_is_judged_again_to_the_same_verdic
     the recording holds no token."""
     record = tmp_path / "run.jsonl"
     with stub(key, StubPolicy()) as server:
-        report, _ = run(spec, gate(key, server.grants.issuer), record=str(record), interactive=False)
+        report, _ = run(spec, gate(key, server.grants.issuer), record=str(record), interactive=False,
+                        without_token=True)  # fmt: skip
     again, _ = judge_suite_log(read_recording(record).log, spec)
     assert {(item.check, item.outcome, item.reason) for item in again} == {
         (item.check, item.outcome, item.reason) for item in report.results
@@ -177,7 +196,7 @@ def test_the_default_version_is_the_revision_assumed_when_the_server_cannot_be_a
 ) -> None:
     """Tool-defined (--default-version): with no token the server cannot say which revisions it offers."""
     with stub(key, StubPolicy(grant_types=CC, registration=False)) as server:
-        report, _ = run(spec, gate(key, server.grants.issuer), default_version="2025-11-25")
+        report, _ = run(spec, gate(key, server.grants.issuer), default_version="2025-11-25", without_token=True)
     assert report.revision == "2025-11-25" and "--default-version" in report.revision_note
     assert "choosing a grant: no --client-id was given and the authorization server offers no dynamic registration" in (
         report.revision_note

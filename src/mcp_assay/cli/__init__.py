@@ -17,8 +17,8 @@ import click
 from mcp_assay import __version__
 from mcp_assay.errors import AssayError, ConfigError
 from mcp_assay.logs import configure as configure_logs
+from mcp_assay.logs import redactor as log_redactor
 from mcp_assay.logs import scrub
-from mcp_assay.redaction import Redactor
 
 __all__ = ["cli", "main"]
 
@@ -39,14 +39,14 @@ class AssayGroup(click.Group):
         except ConfigError as exc:
             raise click.UsageError(str(exc), ctx) from exc
         except AssayError as exc:
-            click.echo(f"mcp-assay: {exc}", err=True)
+            click.echo(f"mcp-assay: {scrub(str(exc), log_redactor())}", err=True)
             raise click.exceptions.Exit(exc.exit_code) from exc
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:  # a defect in mcp-assay: never exit 1, which says a MUST failed
             logging.getLogger("mcp_assay").debug("internal error", exc_info=True)
             click.echo(
-                f"mcp-assay: internal error, no verdict ({type(exc).__name__}: {scrub(str(exc), Redactor())}); "
+                f"mcp-assay: internal error, no verdict ({type(exc).__name__}: {scrub(str(exc), log_redactor())}); "
                 "this is a bug in mcp-assay (--log-level debug shows where)",
                 err=True,
             )

@@ -26,6 +26,7 @@ from mcp_assay.cli.options import report_options, report_targets, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.logs import redact_with as redact_logs_with
+from mcp_assay.logs import scrub
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.report.model import FailOn
@@ -85,7 +86,7 @@ _SETTINGS = (
     "resource_sample", "page_limit", "only", "verbose", "rate_limit",
     "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
     "secrets", "default_version", "client_id", "client_secret", "scope", "no_register", "interactive", "no_browser",
-    "redirect_host", "redirect_port", "auth_timeout",
+    "redirect_host", "redirect_port", "auth_timeout", "without_token", "allow_insecure_http",
 )  # fmt: skip
 
 _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
@@ -134,6 +135,11 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "Pin the redirect's port instead of taking a free one."),
     (("--auth-timeout",), "AUTH_TIMEOUT_MS", {"type": int, "metavar": "MS"},
      "How long to wait for the browser's redirect.  [default: 180000]"),
+    (("--without-token",), "WITHOUT_TOKEN", {"is_flag": True, "default": None},
+     "When the sign-in fails, run only the cases that need no token instead of stopping (exit 3) at the failed "
+     "step."),
+    (("--allow-insecure-http",), "ALLOW_INSECURE_HTTP", {"is_flag": True, "default": None},
+     "Let the sign-in send credentials over plain http to a host that is not loopback (refused otherwise: exit 2)."),
     (("--tool-args",), "TOOL_ARGS", {"metavar": "JSON|@FILE"},
      'Arguments per tool, e.g. \'{"search": {"query": "x"}}\'; only named tools are called with arguments.'),
     (("--prompt-args",), "PROMPT_ARGS", {"metavar": "JSON|@FILE"}, "Arguments per prompt, same shape (strings)."),
@@ -238,7 +244,8 @@ def run_command(
     }
     file_values = read_config_file(config_file) if config_file is not None else None
     config = SuiteConfig.from_options(options, file_values)
-    redact_logs_with(config.redactor())
+    redactor = config.redactor()  # the run's one redactor: its log, the lines printed here, its reports
+    redact_logs_with(redactor)
     if config.record is not None:
         record = Path(config.record).expanduser()
         if not record.parent.is_dir():
@@ -262,7 +269,7 @@ def run_command(
     with progress:
         task = progress.add_task("selecting the revision", total=None)
         exchanges = 0
-        for event in run(config, spec):
+        for event in run(config, spec, redactor=redactor):
             if isinstance(event, ExchangeRecorded):
                 exchanges += 1
                 stage = progress.tasks[task].description.split(" · ")[0]
@@ -283,7 +290,8 @@ def run_command(
                 if event.kind is Line.STEP:
                     progress.update(task, description="signing in")
             elif isinstance(event, StderrLine):
-                progress.console.print(Text(f"server stderr: {event.text}", style="dim"), highlight=False)
+                text = scrub(event.text, redactor)
+                progress.console.print(Text(f"server stderr: {text}", style="dim"), highlight=False)
             elif isinstance(event, RunFinished):
                 finished = event
     assert finished is not None

@@ -13,7 +13,10 @@ from urllib.parse import urlsplit
 
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 
-__all__ = ["may_fetch"]
+__all__ = ["PLAIN_HTTP", "may_fetch"]
+
+PLAIN_HTTP = "plain http to a host that is not loopback"
+"""The refusal of an address that is fine but for its scheme (the sign-in lets the user allow it)."""
 
 
 def may_fetch(url: str, target: str) -> str | None:
@@ -29,7 +32,7 @@ def may_fetch(url: str, target: str) -> str | None:
         return None
     host = parts.hostname
     if parts.scheme == "http" and not is_loopback_host(host):
-        return "plain http to a host that is not loopback"
+        return PLAIN_HTTP
     try:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:

@@ -124,6 +124,10 @@ class SuiteConfig:
     redirect_port: int | None = None
     auth_timeout: int = DEFAULT_AUTH_TIMEOUT_MS
     """Milliseconds to wait for the browser's redirect."""
+    without_token: bool = False
+    """When the sign-in fails, run the cases that need no token instead of stopping (exit 3) at the failed step."""
+    allow_insecure_http: bool = False
+    """Let the sign-in send credentials over plain http to a host that is not loopback (refused otherwise)."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -182,12 +186,16 @@ class SuiteConfig:
             redirect_host=self.redirect_host,
             redirect_port=self.redirect_port,
             auth_timeout_ms=self.auth_timeout,
+            allow_insecure_http=self.allow_insecure_http,
         )
 
     def redactor(self) -> Redactor:
-        """A redactor that knows every secret this configuration holds (credentials, the URL's, behaviour tokens)."""
+        """A redactor that knows every secret this configuration holds (credentials, the URL's, behaviour tokens,
+        ``--secret`` values and the client secret)."""
         redactor = self.credentials().redactor(self.url)
         for secret in self.behaviour.secrets() if self.behaviour is not None else ():
+            redactor.add_secret(secret)
+        for secret in (*self.secrets, self.client_secret or ""):
             redactor.add_secret(secret)
         return redactor
 
@@ -312,7 +320,8 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
                 out[key] = kind(out[key])
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{key.replace('_', '-')}: expected a number (got {out[key]!r})") from exc
-    for key in ("verbose", "no_register", "no_browser", "interactive", "generate_args_read_only", "modern_only"):
+    for key in ("verbose", "no_register", "no_browser", "interactive", "generate_args_read_only", "modern_only",
+                "without_token", "allow_insecure_http"):  # fmt: skip
         if key in out and not isinstance(out[key], bool | None):
             raise ConfigError(f"{key.replace('_', '-')}: expected true or false")
     for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",

@@ -140,6 +140,7 @@ class _Run:
         mock: httpx.AsyncBaseTransport | None,
         checks: Sequence[Check] | None,
         families: Sequence[Family],
+        redactor: Redactor | None = None,
     ) -> None:
         self.config = config
         self.spec = spec
@@ -147,11 +148,10 @@ class _Run:
         self.checks = checks
         self.families = families
         self.credentials = config.credentials()
-        self.redactor: Redactor = self.credentials.redactor(config.url)
-        for secret in config.behaviour.secrets() if config.behaviour is not None else ():
-            self.redactor.add_secret(secret)
-        for secret in (*config.secrets, config.client_secret or ""):
-            self.redactor.add_secret(secret)
+        self.redactor: Redactor = redactor if redactor is not None else config.redactor()
+        """The run's one redactor: its reports, recording, printed lines and (through the CLI) its log."""
+        if config.token:
+            self.redactor.add_secret(config.token)  # also one the sign-in or the stub obtained
         self.log = ExchangeLog()
         self.writer = (
             RecordingWriter(config.record, self.redactor, source=f"mcp-assay run {self.redactor.url(config.target)}")
@@ -429,6 +429,13 @@ class _Run:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
+    def signed_out(self, signin: SignIn) -> RunFinished:
+        """The sign-in failed and the user did not ask to go on without a token: nothing is judged (exit 3)."""
+        self.unjudged = f"{self.redactor.text(signin.summary)} (--without-token runs the cases that need no token)"
+        self.observe("skip", Skip(family="sign-in", requirements=frozenset(), reason=f"not run: {self.unjudged}",
+                                  everything=True).data())  # fmt: skip
+        return self.finished(None, ())
+
     async def _without_credentials(self, selection: Selection, forced: Revision | None) -> None:
         """A server that refused a run holding no credential it takes still gets its no-credential cases.
 
@@ -604,8 +611,11 @@ async def arun(
     emit: Callable[[Event], None] = lambda event: None,
     *,
     mock: httpx.AsyncBaseTransport | None = None,
+    redactor: Redactor | None = None,
 ) -> Report:
-    """Run the suite and return its report (events go to ``emit`` as they happen, the last a :class:`RunFinished`)."""
+    """Run the suite and return its report (events go to ``emit`` as they happen, the last a :class:`RunFinished`).
+
+    ``redactor`` is the run's, when the caller prints or logs with it too (else one made from ``config``)."""
     check_revisions(config, spec)
     checks = select_checks(config.only)
     if checks is not None and not checks:
@@ -613,6 +623,7 @@ async def arun(
     families = select_families(config.only, checks)
     stub = StubSession.open(config.stub) if config.stub is not None and config.url else None
     launched: LaunchedServer | None = None
+    redactor = redactor if redactor is not None else config.redactor()
     try:
         if config.serve and config.url:
             launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
@@ -622,9 +633,9 @@ async def arun(
             config = replace(config, token=stub.run_token(audience))
             stub.minted = audience
         elif wants_sign_in(config):
-            signin = await sign_in_for_run(config, spec, emit, transport=mock)
+            signin = await sign_in_for_run(config, spec, emit, transport=mock, redactor=redactor)
             config = replace(config, token=signin.token) if signin.token is not None else config
-        state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
+        state = _Run(config, spec, emit, mock=mock, checks=checks, families=families, redactor=redactor)
         state.stub = stub
         state.signin = signin
         for secret in signin.secrets if signin is not None else ():
@@ -641,7 +652,10 @@ async def arun(
             state.router.sink()(
                 Observation(id=state.new_id("o"), time=time.time(), kind=LISTENING, data=launched.observation_data())
             )
-        finished = await state.run()
+        if signin is not None and signin.needed and signin.token is None and not config.without_token:
+            finished = state.signed_out(signin)
+        else:
+            finished = await state.run()
     finally:
         if launched is not None:
             await launched.stop()
@@ -654,7 +668,13 @@ async def arun(
 _DONE = object()
 
 
-def run(config: SuiteConfig, spec: SpecSet, *, mock: httpx.AsyncBaseTransport | None = None) -> Iterator[Event]:
+def run(
+    config: SuiteConfig,
+    spec: SpecSet,
+    *,
+    mock: httpx.AsyncBaseTransport | None = None,
+    redactor: Redactor | None = None,
+) -> Iterator[Event]:
     """Run the suite on a worker thread and yield its events as they happen; the last is :class:`RunFinished`."""
     check_revisions(config, spec)
     events: queue.Queue[Any] = queue.Queue()
@@ -662,7 +682,7 @@ def run(config: SuiteConfig, spec: SpecSet, *, mock: httpx.AsyncBaseTransport | 
 
     def work() -> None:
         try:
-            asyncio.run(arun(config, spec, events.put, mock=mock))
+            asyncio.run(arun(config, spec, events.put, mock=mock, redactor=redactor))
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
             failure.append(exc)
         finally:

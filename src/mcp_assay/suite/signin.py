@@ -1,12 +1,13 @@
 """Where signing in meets the run: whether to try, and what a run that holds no credential still does.
 
 A run given no credential asks the endpoint once; a ``401`` starts the sign-in of
-:mod:`mcp_assay.suite.oauth`, and the token it obtains becomes the run's own (sent like ``-t``). When
-no token can be had — the sign-in failed, or was not allowed — the server cannot be asked which
-revisions it offers, so the run assumes one (``--spec-version``, else ``--default-version``, else
-the newest supported) and sends only the probe families that need no credential: the challenge
-and the Protected Resource Metadata. Every other case is *not verified*, naming the step that
-failed.
+:mod:`mcp_assay.suite.oauth`, and the token it obtains becomes the run's own (sent like ``-t``). A
+sign-in that fails stops the run there: nothing is judged (exit 3), and the one line says at which
+step. With ``--without-token`` (or ``--auth-mode none``, which never signs in) the run goes on
+without a token instead: the server cannot be asked which revisions it offers, so the run assumes
+one (``--spec-version``, else ``--default-version``, else the newest supported) and sends only the
+probe families that need no credential: the challenge and the Protected Resource Metadata. Every
+other case is *not verified*, naming the step that failed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 
 import httpx
 
+from mcp_assay.redaction import Redactor
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
@@ -42,21 +44,26 @@ def wants_sign_in(config: SuiteConfig) -> bool:
 
 
 async def sign_in_for_run(
-    config: SuiteConfig, spec: SpecSet, emit: Callable[[Event], None], *, transport: httpx.AsyncBaseTransport | None
+    config: SuiteConfig,
+    spec: SpecSet,
+    emit: Callable[[Event], None],
+    *,
+    transport: httpx.AsyncBaseTransport | None,
+    redactor: Redactor | None = None,
 ) -> SignIn:
-    """Ask the endpoint once with what the user configured and sign in if it answers ``401``."""
+    """Ask the endpoint once with what the user configured and sign in if it answers ``401``.
+
+    ``redactor`` is the run's (else one made from ``config``); it learns every secret the sign-in handles."""
     assert config.url is not None
     credentials = config.credentials()
-    redactor = credentials.redactor(config.url)
-    for secret in config.secrets:
-        redactor.add_secret(secret)
 
     def say(kind: Line, text: str) -> None:
         emit(SignInStep(kind, text))
 
     return await sign_in(
         config.url, config.oauth(), say, url=credentials.url(config.url), headers=dict(credentials.header_pairs()),
-        version=spec.newest.name, timeout=config.timeout, transport=transport, redactor=redactor,
+        version=spec.newest.name, timeout=config.timeout, transport=transport,
+        redactor=redactor if redactor is not None else config.redactor(), going_on=config.without_token,
     )  # fmt: skip
 
 

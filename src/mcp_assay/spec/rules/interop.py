@@ -5,7 +5,9 @@ the tools (:mod:`mcp_assay.suite.probes.interop`), and records each outcome as a
 observation. That is evidence independent of mcp-assay's own reading of the schema: a validation
 error the SDK raises about the discover or ``initialize`` answer, or about ``tools/list``, means the
 answer breaks the definition a real client holds it to; an error answer where a result belongs is
-the server's too. A connection the SDK could not make (refused, timed out) establishes nothing.
+the server's too. A connection the SDK could not make (refused, timed out) establishes nothing, nor
+does a case the SDK could not finish within the run's limits or past a limit of its own JSON parser
+(the probe records those as ``error``, with the reason).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ chosen from what the authorization server offers:
 Every request carries ``resource`` (RFC 8707, the server's canonical URI), the scope is
 ``--scope``, else the challenge's, else the metadata's ``scopes_supported``, and the redirect's
 ``state`` (and ``iss``, where the server says it sends one, RFC 9207) must match. A flow that
-cannot go on stops at the step it reached, with the reason, and the run goes on without a token.
+cannot go on stops at the step it reached, with the reason (the run decides what follows).
 """
 
 from __future__ import annotations
@@ -70,23 +70,28 @@ async def sign_in(
     opener: Opener | None = None,
     attended_now: bool | None = None,
     redactor: Redactor | None = None,
+    going_on: bool = False,
 ) -> SignIn:
     """Sign in to ``endpoint`` if it asks for it; ``url`` is the endpoint as requested (``-H`` headers added).
 
-    ``redactor``, when given, already knows the run's other secrets; it learns the flow's too."""
+    ``redactor``, when given, already knows the run's other secrets; it learns the flow's too. ``going_on``:
+    the run goes on without a token when the sign-in fails (the failure line says so)."""
     narrator = Narrator(say, redactor)
     narrator.secret(settings.client_secret)
-    http = OAuthHttp(timeout=timeout, transport=transport)
+    http = OAuthHttp(timeout=timeout, transport=transport, allow_insecure_http=settings.allow_insecure_http,
+                     note=narrator.note)  # fmt: skip
     try:
         found = await challenge(http, url or endpoint, headers or {}, version, narrator)
         if found is None:
             return SignIn(needed=False)
+        http.secure(endpoint, "the MCP server")  # the token the sign-in obtains goes there
         try:
             discovery = await discover(http, endpoint, found, narrator)
             present = attended() if attended_now is None else attended_now
             token, how = await _Flow(http, discovery, settings, narrator, opener, present).run()
         except SignInFailed as failure:
-            narrator.tell(Line.FAILED, f"sign-in failed at {failure}; the run goes on without a token")
+            then = "; the run goes on without a token (--without-token)" if going_on else ""
+            narrator.tell(Line.FAILED, f"sign-in failed at {failure}{then}")
             text = narrator.redactor.text(str(failure))
             return SignIn(needed=True, failure=text, summary=f"the OAuth sign-in failed at {text}",
                           secrets=tuple(narrator.secrets))  # fmt: skip
@@ -262,6 +267,9 @@ class _Flow:
             verifier, code_challenge = pkce()
             state = secrets.token_urlsafe(24)
             self.narrator.secret(verifier)
+            receiver.expect(state, lambda: self.narrator.note(
+                "a redirect whose state does not belong to this sign-in was answered 400; still waiting for the right "
+                "one"))  # fmt: skip
             params = {
                 "response_type": "code", "client_id": client.client_id, "redirect_uri": redirect, "state": state,
                 "code_challenge": code_challenge, "code_challenge_method": "S256", "resource": self.found.resource,

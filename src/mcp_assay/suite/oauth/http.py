@@ -5,19 +5,27 @@ checked first (:func:`~mcp_assay.suite.probes.auth.may_fetch`: https, or http on
 private address named by a public host), redirects are not followed, and a body is read only up to
 a bound. An answer that is not what was asked for is returned as data; only a transport failure or a
 refused address becomes :class:`~mcp_assay.suite.oauth.steps.SignInFailed` for the step at hand.
+
+Plain http to a host that is not loopback is refused before anything is sent there, even on the
+target's own origin: the sign-in would put a client secret, a code or the token it obtains on the
+network in clear text. That is the user's to allow (``--allow-insecure-http``), so the refusal is
+:class:`~mcp_assay.errors.InsecureTransport` (one line, exit 2) rather than a failed step.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-from mcp_assay.suite.addresses import may_fetch
+from mcp_assay.errors import InsecureTransport
+from mcp_assay.spec.rules.auth.facts import is_loopback_host
+from mcp_assay.suite.addresses import PLAIN_HTTP, may_fetch
 from mcp_assay.suite.oauth.steps import SignInFailed, Step
 
 __all__ = ["Answer", "OAuthHttp"]
@@ -47,8 +55,18 @@ class Answer:
 class OAuthHttp:
     """One HTTP client for the whole sign-in."""
 
-    def __init__(self, *, timeout: float, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        timeout: float,
+        transport: httpx.AsyncBaseTransport | None = None,
+        allow_insecure_http: bool = False,
+        note: Callable[[str], None] | None = None,
+    ) -> None:
         self.timeout = timeout
+        self.allow_insecure_http = allow_insecure_http
+        self._note = note
+        self._allowed: set[str] = set()
         self._client = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(timeout),
@@ -60,10 +78,27 @@ class OAuthHttp:
     async def close(self) -> None:
         await self._client.aclose()
 
-    def check(self, url: str, named_by: str, step: Step) -> None:
+    def secure(self, url: str, what: str) -> None:
+        """Refuse ``url`` (``what`` it is) when it is plain http to a host that is not loopback, unless allowed."""
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.scheme != "http" or is_loopback_host(host):
+            return
+        origin = f"http://{host}" + (f":{parts.port}" if parts.port else "")
+        if not self.allow_insecure_http:
+            raise InsecureTransport(
+                f"refused: signing in would send credentials in clear text to {what} at {origin} (plain http to a "
+                "host that is not loopback); use https, or pass --allow-insecure-http to allow it"
+            )
+        if origin not in self._allowed and self._note is not None:
+            self._allowed.add(origin)
+            self._note(f"credentials go in clear text to {what} at {origin}, as --allow-insecure-http allows")
+
+    def check(self, url: str, named_by: str, step: Step, what: str = "the authorization server") -> None:
         """Refuse an address handed over by ``named_by`` that the suite does not fetch."""
+        self.secure(url, what)
         refusal = may_fetch(url, named_by)
-        if refusal is not None:
+        if refusal is not None and not (refusal == PLAIN_HTTP and self.allow_insecure_http):
             raise SignInFailed(step, f"{url} is not fetched ({refusal})")
 
     async def send(

@@ -2,16 +2,21 @@
 
 It binds before the client is registered, so the port in ``redirect_uris`` is the port that is
 listening, and it is closed on every way out of the sign-in (it is an async context manager). The
-first request to ``/callback`` is the answer; any other path is a 404, so the ``/favicon.ico`` a
-browser asks for unprompted cannot be taken for the redirect. The page the browser is shown says one
-line, never contains the code, and is served ``no-store`` with ``referrer-policy: no-referrer``.
-``localhost`` is listened for on ``127.0.0.1``, and named as ``localhost`` in the redirect URI.
+first request to ``/callback`` carrying the sign-in's ``state`` is the answer; one with another
+``state`` (a stale tab, a stray or forged request) is answered ``400`` and the listener keeps waiting
+for the real one until its timeout, so a single stray local request cannot end the sign-in. Any other
+path is a 404, so the ``/favicon.ico`` a browser asks for unprompted cannot be taken for the redirect.
+The page the browser is shown says one line, never contains the code, and is served ``no-store``
+with ``referrer-policy: no-referrer``. ``localhost`` is listened for on ``127.0.0.1``, and named as
+``localhost`` in the redirect URI.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
+from collections.abc import Callable
 from types import TracebackType
 from urllib.parse import parse_qsl, urlsplit
 
@@ -32,6 +37,13 @@ class LoopbackReceiver:
         self.port = port or 0
         self._server: asyncio.Server | None = None
         self._answer: asyncio.Future[dict[str, str]] | None = None
+        self._state: str | None = None
+        self._stray: Callable[[], None] | None = None
+
+    def expect(self, state: str, stray: Callable[[], None] | None = None) -> None:
+        """Take only a redirect carrying ``state``; another is answered 400 (``stray`` is told) and the wait goes on."""
+        self._state = state
+        self._stray = stray
 
     @property
     def redirect_uri(self) -> str:
@@ -86,12 +98,18 @@ class LoopbackReceiver:
         params: dict[str, str] = {}
         for name, value in parse_qsl(parts.query, keep_blank_values=True):
             params.setdefault(name, value)
+        if self._state is not None and not hmac.compare_digest(params.get("state", "").encode(), self._state.encode()):
+            if self._stray is not None:
+                self._stray()
+            await _answer(writer, 400, "This redirect does not belong to the sign-in mcp-assay is waiting for (its "
+                                       "state does not match); mcp-assay keeps waiting for the right one.")  # fmt: skip
+            return
         self._answer.set_result(params)
         await _answer(writer, 200, "mcp-assay received the authorization answer; you can close this tab.")
 
 
 async def _answer(writer: asyncio.StreamWriter, status: int, text: str) -> None:
-    reason = {200: "OK", 404: "Not Found", 409: "Conflict"}[status]
+    reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 409: "Conflict"}[status]
     body = text.encode() + b"\n"
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {len(body)}\r\n"

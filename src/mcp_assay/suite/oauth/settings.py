@@ -40,6 +40,8 @@ class OAuthSettings:
     """``None``: an ephemeral port."""
     auth_timeout_ms: int = DEFAULT_AUTH_TIMEOUT_MS
     """How long to wait for the browser's redirect."""
+    allow_insecure_http: bool = False
+    """Send credentials over plain http to a host that is not loopback (the user asked for it)."""
 
     def __post_init__(self) -> None:
         if self.client_secret and not self.client_id:

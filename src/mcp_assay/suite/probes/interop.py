@@ -13,6 +13,11 @@ The SDK's traffic is its own and is not part of the judged log; what it conclude
 rules in :mod:`mcp_assay.spec.rules.interop` judge: a validation error the SDK raises about an answer
 is the server's failure, a connection that could not be made is *not verified*. Over stdio, and
 without the SDK, the cases are not verified and say why.
+
+Third-party code is never the judge of the server: the SDK runs under the suite's own limits
+(:mod:`~mcp_assay.suite.probes.sdk_bounds`: the answer limit, the run's timeout), and a case it could
+not finish because of one of them, a transport failure, or a limit of its own JSON parser is *not
+verified* with that reason.
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.transports.http import HttpTransport
+
+if TYPE_CHECKING:  # httpx2 comes with the SDK, which may not be installed
+    from mcp_assay.suite.probes.sdk_bounds import Stops
 
 __all__ = ["FAMILY", "REQUIREMENTS", "sdk_available"]
 
@@ -48,9 +56,16 @@ def _classify(exc: BaseException) -> tuple[str, str]:
     from mcp.shared.exceptions import MCPError
     from pydantic import ValidationError
 
+    from mcp_assay.suite.probes.sdk_bounds import PARSE_ERROR, parser_limit
+
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _classify(exc.exceptions[0])
     text = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:400]
+    limit = parser_limit(str(exc))
+    own = not isinstance(exc, MCPError) or (exc.code == PARSE_ERROR and exc.message.startswith("Failed to parse"))
+    if limit is not None and own:  # the SDK's own parse error, not an error the server sent
+        return "error", f"the SDK's own JSON parser stopped at a limit JSON does not have ({limit}): the SDK's " \
+                        "limit, not a fault of the server"  # fmt: skip
     cause = exc.__cause__ or exc.__context__
     if isinstance(exc, ValidationError) or isinstance(cause, ValidationError):
         return "invalid", f"the SDK's own validation refused the answer ({text})"
@@ -60,24 +75,41 @@ def _classify(exc: BaseException) -> tuple[str, str]:
 
 
 async def _attempt(
-    ctx: SuiteContext, case: str, era: str, mode: str, body: Callable[[], Awaitable[dict[str, Any]]]
+    ctx: SuiteContext,
+    case: str,
+    era: str,
+    mode: str,
+    body: Callable[[], Awaitable[dict[str, Any]]],
+    stops: Stops,
 ) -> tuple[dict[str, Any] | None, str]:
-    """Run one SDK case, bounded in time, and record what came of it: what it found, or why not."""
+    """Run one SDK case, bounded in time, and record what came of it: what it found, or why not.
+
+    A case that fails after its client stopped reading an answer (a limit, a transport failure) is not
+    verified with that reason, whatever the SDK made of it."""
     data: dict[str, Any] = {"case": case, "era": era, "mode": mode}
     limit = ctx.config.timeout * SETTLE_TIMEOUT
+    mark = len(stops.items)
     try:
         async with asyncio.timeout(limit):
             found = await body()
     except TimeoutError:
-        detail = f"the SDK client got nowhere within {limit:g} s"
+        stop = stops.since(mark)
+        detail = f"the SDK client got nowhere within {limit:g} s" + (f" ({stop})" if stop else "")
         ctx.observe(OBSERVATION, **data, outcome="error", detail=detail)
         return None, detail
     except Exception as exc:  # the SDK's failure is the finding (or the reason there is none), never a crash
-        outcome, detail = _classify(exc)
+        stop = stops.since(mark)
+        outcome, detail = ("error", f"the SDK could not complete it ({stop})") if stop else _classify(exc)
         ctx.observe(OBSERVATION, **data, outcome=outcome, detail=detail)
         return None, detail
     ctx.observe(OBSERVATION, **data, outcome="ok", **found)
     return found, ""
+
+
+def _answer_limit(ctx: SuiteContext) -> int | None:
+    """The limit the run's own transport reads of one answer (``None``: the default one)."""
+    transport = ctx.transport
+    return transport.answer_limit if isinstance(transport, HttpTransport) else None
 
 
 def _credentials(ctx: SuiteContext) -> Credentials:
@@ -93,27 +125,30 @@ async def run(ctx: SuiteContext) -> None:
         ctx.skip("the stock-client cases drive Streamable HTTP targets; over stdio the SDK would start a server of "
                  "its own", requirements=REQUIREMENTS)  # fmt: skip
         return
-    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
+
+    from mcp_assay.suite.probes.sdk_bounds import Stops, bounded_client
 
     url = ctx.config.url
     credentials = _credentials(ctx)
     era = "modern" if ctx.modern else "handshake"
     mode = "auto" if ctx.modern else "legacy"  # a version pin would skip server/discover; auto asks it
     tools = ctx.advertises("tools") is True
+    limit = _answer_limit(ctx)
+    stops = Stops()
 
     async def configured() -> dict[str, Any]:
         headers = dict(credentials.header_pairs())
-        async with httpx2.AsyncClient(headers=headers, timeout=ctx.config.timeout) as http:
+        async with bounded_client(stops, headers=headers, timeout=ctx.config.timeout, limit=limit) as http:
             async with Client(streamable_http_client(credentials.url(url), http_client=http), mode=mode) as client:
                 negotiated = str(client.protocol_version)
                 found: dict[str, Any] = {"negotiated": negotiated}
                 if tools:
-                    await _attempt(ctx, "list-tools", era, mode, lambda: _list(client))
+                    await _attempt(ctx, "list-tools", era, mode, lambda: _list(client), stops)
                 return found
 
-    await _attempt(ctx, "connect", era, mode, configured)
+    await _attempt(ctx, "connect", era, mode, configured, stops)
     if not tools:
         ctx.skip("the server does not advertise tools, so the SDK client had no tools/list to validate",
                  requirements={"TOOL-05"}, case="interop-list-tools")  # fmt: skip
@@ -131,18 +166,21 @@ async def _unconfigured(ctx: SuiteContext, url: str, credentials: Credentials) -
         ctx.observe("note", detail="stock client: an unconfigured SDK client was not tried, because the run's "
                                    "credentials travel in a header a client must be configured to send")  # fmt: skip
         return
-    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
+    from mcp_assay.suite.probes.sdk_bounds import Stops, bounded_client
+
     window = [revision.name for revision in ctx.spec.window]
+    limit = _answer_limit(ctx)
+    stops = Stops()
 
     async def bare() -> dict[str, Any]:
-        async with httpx2.AsyncClient(timeout=ctx.config.timeout) as http:
+        async with bounded_client(stops, timeout=ctx.config.timeout, limit=limit) as http:
             async with Client(streamable_http_client(credentials.url(url), http_client=http), mode="auto") as client:
                 return {"negotiated": str(client.protocol_version)}
 
-    found, why = await _attempt(ctx, "unconfigured", "auto", "auto", bare)
+    found, why = await _attempt(ctx, "unconfigured", "auto", "auto", bare, stops)
     if found is None:
         ctx.observe("note", detail=f"stock client: an unconfigured SDK client (mode auto, no headers) did not get "
                                    f"through: {why}")  # fmt: skip

@@ -110,7 +110,7 @@ def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | Non
         return None
     for other in ctx.log.http_exchanges():
         if other.time >= exchange.time:
-            break
+            continue  # capture order is not always time order
         ended = other.request.method == "DELETE" and other.response is not None and other.response.status < 300
         if ended and other.request.headers.get(_SESSION) == session:
             return None

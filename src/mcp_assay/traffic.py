@@ -409,6 +409,11 @@ class ExchangeLog:
         """The revision an exchange was attributed to (for exchanges that carry no message too)."""
         return self._exchange_revision.get(exchange_id)
 
+    def session_revision(self, session_id: str) -> str | None:
+        """The revision of the 2025 session the server issued ``session_id`` for, in answer to an ``initialize``
+        in this log (``None``: an id the server never issued here)."""
+        return self._session_revision.get(session_id)
+
     def session(self, message: Message) -> str | None:
         """The 2025 session (HTTP) or the stdio connection the message belongs to."""
         return self._session.get(message_key(message))

@@ -24,7 +24,7 @@ from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.verdicts import Outcome, Side
 from mcp_assay.wire import EndReason, Headers, HttpRequest, Observation
-from tests.factories import META_KEY, meta, modern_headers, request_body, result_body
+from tests.factories import META_KEY, error_body, meta, modern_headers, request_body, result_body
 
 URL = "http://127.0.0.1:8000/mcp"
 
@@ -155,3 +155,45 @@ def test_a_note_observed_during_the_capture_is_a_note_of_the_report(tmp_path: Pa
     session.feed(observation_record("e1", 1.0, "note", {"detail": "stderr cut for sekrit-123456"}))
     session.close()
     assert "stderr cut for [REDACTED]" in session.report().notes
+
+
+def _lines(out: io.StringIO) -> list[str]:
+    return [line for line in out.getvalue().splitlines() if line.strip()]
+
+
+def test_a_finding_follows_the_line_of_its_exchange_and_the_stamps_run_in_order(tmp_path: Path, spec: SpecSet) -> None:
+    """Tool-defined (issue 19): each exchange is printed when it ends, stamped with its end, then its findings."""
+    session, out, _ = _session(tmp_path, spec)
+    t = 1_800_000_000.0
+    raw = json.dumps(request_body("tools/list", 1)).encode()
+    request = HttpRequest(method="POST", url=URL, headers=Headers(modern_headers(request_body("tools/list", 1))),
+                          body=raw, time=t)  # fmt: skip
+    session.feed(http_record("slow", request, connection="c1"))
+    session.feed(response_record("slow", 200, "OK", [("content-type", "text/event-stream")], t + 0.1))
+    session.feed({"type": "event", "x": "slow", "t": t + 0.2, "data": json.dumps(result_body({"tools": []}, 1))})
+    _post(session, "quick", request_body("prompts/list", 2), result_body({"resultType": "complete", "prompts": []}, 2),
+          t + 0.3)  # fmt: skip
+    session.feed(end_record("slow", EndReason.COMPLETE, t + 0.5))
+    lines = _lines(out)
+    stamps = [line.split(" ", 1)[0] for line in lines if line[:2].isdigit()]
+    assert stamps == sorted(stamps) and len(stamps) == 3, lines
+    slow = next(n for n, line in enumerate(lines) if "request tools/list id=1" in line)
+    finding = next(n for n, line in enumerate(lines) if "✗ RES-01" in line)
+    assert slow < finding, lines  # the 2026 result without resultType is reported under its exchange
+    quick = next(n for n, line in enumerate(lines) if "request prompts/list id=2" in line)
+    assert quick < slow  # the quick exchange ended first, and is printed first
+    session.close()
+
+
+def test_a_note_is_marked_as_a_note_and_a_should_finding_as_a_should(tmp_path: Path, spec: SpecSet) -> None:
+    """Tool-defined (issue 19): a live note does not look like a failure: ℹ for a note, ⚠ for a SHOULD."""
+    session, out, _ = _session(tmp_path, spec)
+    trace = "Traceback (most recent call last):\n" + "\n".join(f'  File "x.py", line {n}, in f' for n in range(30))
+    _post(session, "e1", request_body("tools/list", 1), error_body(-32603, trace, 1), 1_800_000_000.0)
+    lines = _lines(out)
+    notes = [line for line in lines if "[server · info]" in line]
+    assert notes and all(line.lstrip().startswith("ℹ ") for line in notes), lines
+    assert not any(line.lstrip().startswith("✗ ") and "· info]" in line for line in lines)
+    should = [line for line in lines if "· should]" in line]
+    assert all(line.lstrip().startswith("⚠ ") for line in should), lines
+    session.close()

@@ -202,3 +202,36 @@ def test_report_targets_come_from_the_environment_too(broken: Path, tmp_path: Pa
     assert result.exit_code == 1, result.output
     assert out.read_text().startswith("TAP version 14")
     assert result.stdout.startswith("# MCP conformance report")
+
+
+def test_show_brings_back_a_listing_and_its_twin_works_too(broken: Path) -> None:
+    """Tool-defined (issue 19): the short report by default; --show passed (or MCP_ASSAY_SHOW) lists the passes."""
+    runner = CliRunner()
+    short = runner.invoke(cli, ["report", str(broken)], env={"COLUMNS": "200"})
+    assert "PASSED (" not in short.stdout and "· 1 passed" in short.stdout
+    for args, env in ((["--show", "passed"], {}), ([], {"MCP_ASSAY_SHOW": "passed"})):
+        listed = runner.invoke(cli, ["report", str(broken), *args], env={"COLUMNS": "200", **env})
+        assert listed.exit_code == 1 and "PASSED (1)" in listed.stdout, listed.output
+        assert listed.stdout.rstrip().splitlines()[-1].startswith("Verdict: not conformant")
+
+
+def test_an_unknown_listing_is_a_usage_error_before_any_work(tmp_path: Path) -> None:
+    """Tool-defined: a bad --show exits 2 with one line naming the choices, before the input is read."""
+    junk = tmp_path / "junk.json"
+    junk.write_text("not json")
+    result = CliRunner().invoke(cli, ["report", str(junk), "--show", "passed,everything"])
+    assert result.exit_code == 2
+    assert "unknown listing 'everything'" in result.stderr and "not a readable" not in result.stderr
+
+
+def test_with_every_report_in_a_file_the_verdict_still_ends_the_output(broken: Path, tmp_path: Path) -> None:
+    """Tool-defined (issue 19): the verdict line and the file written, with the baseline command to run."""
+    out = tmp_path / "again.json"
+    result = CliRunner().invoke(cli, ["report", str(broken), "--report", f"json:{out}"], env={"COLUMNS": "200"})
+    lines = result.stdout.rstrip().splitlines()
+    assert lines[-1] == "Verdict: not conformant — 1 requirement violated (RPC-15)."
+    assert f"    mcp-assay report {out} --write-baseline mcp-assay-baseline.yaml" in lines
+    assert f"json report written to {out}" in " ".join(result.stderr.split())
+    to_stdout = CliRunner().invoke(cli, ["report", str(broken), "--report", "json:-"])
+    assert json.loads(to_stdout.stdout)["verdict"]["code"] == "not-conformant"  # stdout stays JSON
+    assert "Verdict: not conformant" in to_stdout.stderr

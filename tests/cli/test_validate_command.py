@@ -145,7 +145,9 @@ def test_a_baseline_accepts_the_recordings_failure_and_a_bad_one_is_a_usage_erro
     args = ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--baseline", str(baseline)]
     accepted = runner.invoke(cli, args)
     assert accepted.exit_code == 0, accepted.output
-    assert "KNOWN (3)" in accepted.output and "baseline: old peer" in accepted.output
+    assert "· 3 known" in accepted.output and "KNOWN (" not in accepted.output
+    listed = runner.invoke(cli, [*args, "--show", "known"])
+    assert "KNOWN (3)" in listed.output and "baseline: old peer" in listed.output
     baseline.write_text("schema: mcp-assay.baseline/1\nknown: [{requirement: RPC-01}]\n", "utf-8")
     refused = runner.invoke(cli, args)
     assert refused.exit_code == 2 and "reason is empty" in refused.output
@@ -180,3 +182,25 @@ def test_a_defect_inside_mcp_assay_exits_3_with_one_line_never_1(
     result = CliRunner().invoke(cli, ["validate", str(broken_recording), "--spec-dir", str(spec_path)])
     assert result.exit_code == 3, result.output
     assert "internal error" in result.output and "RuntimeError: a bug in mcp-assay" in result.output
+
+
+def test_write_baseline_accepts_this_runs_failures_once_each_is_explained(
+    spec_path: Path, broken_recording: Path, tmp_path: Path
+) -> None:
+    """Tool-defined (issue 19): --write-baseline as the failing run's hint says; then --baseline passes."""
+    baseline = tmp_path / "known.yaml"
+    runner = CliRunner()
+    args = ["validate", "--spec-dir", str(spec_path), str(broken_recording)]
+    failing = runner.invoke(cli, args, env={"COLUMNS": "300"})
+    assert failing.exit_code == 1 and "add --write-baseline mcp-assay-baseline.yaml" in failing.stdout
+    written = runner.invoke(cli, [*args, "--write-baseline", str(baseline)], env={"COLUMNS": "300"})
+    assert written.exit_code == 1 and f"{baseline} lists these failures" in written.stdout
+    text = baseline.read_text(encoding="utf-8").replace('reason: ""', 'reason: "an old peer"')
+    baseline.write_text(text, encoding="utf-8")
+    accepted = runner.invoke(cli, [*args, "--baseline", str(baseline)], env={"COLUMNS": "300"})
+    assert accepted.exit_code == 0, accepted.output
+    assert "known findings" not in accepted.stdout
+    again = runner.invoke(cli, [*args, "--baseline", str(baseline), "--write-baseline", str(baseline)])
+    assert again.exit_code == 0 and 'reason: ""' not in baseline.read_text(encoding="utf-8")  # reasons are kept
+    missing = runner.invoke(cli, [*args, "--write-baseline", str(tmp_path / "absent" / "b.yaml")])
+    assert missing.exit_code == 2 and "does not exist" in missing.stderr

@@ -53,7 +53,8 @@ def test_a_baseline_from_a_failing_run_makes_the_rerun_pass_until_an_entry_goes_
         for entry in data["known"]:
             entry["reason"] = "mcp 2.3.0 behaviour, see the README's known findings"
         baseline.write_text(yaml.safe_dump(data), encoding="utf-8")
-        passing = assay(*common, "--baseline", str(baseline), "--report", f"json:{second}", "--report", "terminal")
+        shown = ["--report", "terminal", "--show", "known"]
+        passing = assay(*common, "--baseline", str(baseline), "--report", f"json:{second}", *shown)
         assert passing.returncode == 0, passing.stdout
         assert "KNOWN (" in passing.stdout and "baseline: mcp 2.3.0 behaviour" in passing.stdout
         known = [r for r in report_of(second)["results"] if r["known"]]

@@ -70,6 +70,7 @@ from mcp_assay.recording import (
 from mcp_assay.redaction import Redactor
 from mcp_assay.report import parse_report_option
 from mcp_assay.report.baseline import Baseline, read_baseline
+from mcp_assay.report.brief import parse_show
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
@@ -138,6 +139,7 @@ class Assay:
         self._default_reports = list(reports)
         self._reports: list[str] = []
         self._baseline: Baseline | None = None
+        self._show: frozenset[str] = frozenset()
         self._console = console
         self._flows: dict[str, _FlowState] = {}
         self._endpoints: set[str] = set()
@@ -170,6 +172,15 @@ class Assay:
         loader.add_option(
             "mcp_assay_baseline", Optional[str], None,  # noqa: UP045
             "Known findings (mcp-assay.baseline/1 YAML) the report accepts, each with its reason.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_show", Sequence[str], [],
+            "Listings the terminal report gives in full: failed, not-verified, should, notes, known, passed, or all. "
+            "Default: the failures by cause, one line per SHOULD finding, the counts.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_write_baseline", Optional[str], None,  # noqa: UP045
+            "Also write a baseline accepting every failure of the session to this file (fill in each reason).",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_spec_dir", Optional[str], None,  # noqa: UP045
@@ -220,6 +231,8 @@ class Assay:
                 folder = Path(options.mcp_assay_record).expanduser().parent
                 if not folder.is_dir():
                     raise exceptions.OptionsError(f"mcp_assay_record: folder {folder} does not exist")
+            if "mcp_assay_show" in updated:
+                self._show = parse_show(options.mcp_assay_show)
             if "mcp_assay_baseline" in updated:
                 self._baseline = read_baseline(options.mcp_assay_baseline, registered_checks())
             key = (options.mcp_assay_spec_dir, tuple(options.mcp_assay_spec_path))
@@ -261,6 +274,8 @@ class Assay:
                     stream=self._stream,
                     fail_on=options.mcp_assay_fail_on,
                     baseline=self._baseline.path if self._baseline is not None else None,
+                    show=sorted(self._show),
+                    write_baseline=options.mcp_assay_write_baseline,
                     target=target,
                 )
             )
@@ -448,13 +463,16 @@ class Assay:
             return
         self._flows.clear()
         try:
-            if isinstance(session, RemoteSession):
-                from mitmproxy import ctx
+            from mitmproxy import ctx
 
+            if isinstance(session, RemoteSession):
                 self.finished = session.close(deadline=ctx.options.mcp_assay_finish_timeout or None)
             else:
                 stream = sys.stderr if self._stream == "stderr" else sys.stdout
-                self.finished = finish(session, self._reports or self._default_reports, stream)
+                self.finished = finish(
+                    session, self._reports or self._default_reports, stream, show=sorted(self._show),
+                    write_baseline=ctx.options.mcp_assay_write_baseline,
+                )  # fmt: skip
             if self.finished.error:
                 log.error("mcp-assay: no report: %s", self.finished.error)
         except Exception:

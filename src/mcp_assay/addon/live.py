@@ -8,8 +8,10 @@ and the tap's relay threads never wait for judging, and
 * writes it, redacted, to the recording (streamed, so memory for the file stays flat);
 * feeds it to the same :class:`~mcp_assay.recording.Assembler` that reads recordings back, so the
   exchange log judged live is the log ``mcp-assay validate`` rebuilds from the recording;
-* when an exchange finishes, runs the message checks on its messages and prints what failed,
-  and writes an edge audit line for each request that finished;
+* when an exchange finishes, runs the message checks on its messages and prints its line, stamped
+  with when it ended (so the stamps run in order), then what failed in it, each finding marked by
+  how it counts (``✗`` a MUST, ``⚠`` a SHOULD, ``ℹ`` a note), and writes an edge audit line for each
+  request that finished;
 * at the end, judges the whole log with every check and builds the report.
 """
 
@@ -39,16 +41,20 @@ from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side, Source
+from mcp_assay.verdicts import Severity, Side, Source
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
 
-__all__ = ["LIVE_MODES", "LiveSession", "Printer"]
+__all__ = ["FINDING_MARKS", "LIVE_MODES", "LiveSession", "Printer"]
 
 log = logging.getLogger("mcp_assay.live")
 
 LIVE_MODES = ("all", "findings", "off")
 """``all``: a line per exchange and per streamed event, plus findings; ``findings``: only
 findings; ``off``: nothing until the report."""
+
+
+FINDING_MARKS = {Severity.MUST: ("✗", "red"), Severity.SHOULD: ("⚠", "yellow"), Severity.INFO: ("ℹ", "blue")}
+"""The mark (and its colour) a live finding starts with, by how it counts: a note is not a failure."""
 
 
 # -- live output -----------------------------------------------------------------------------------
@@ -58,6 +64,13 @@ def _clock(moment: float) -> str:
 
 def _short(ident: str) -> str:
     return ident[:8]
+
+
+def _ended(exchange: Exchange) -> float | None:
+    """When an exchange finished (an HTTP one when it ended, else when it was seen): its line is printed then."""
+    if isinstance(exchange, HttpExchange) and exchange.ending is not None:
+        return max(exchange.ending.time, exchange.time)
+    return getattr(exchange, "time", None)
 
 
 class Printer:
@@ -112,7 +125,7 @@ class Printer:
             line.append(f" ({revision})", style="dim")
         if exchange.probe is not None:
             line.append(f" [{'injected by mcp-assay' if exchange.probe.injected else 'probe'}: {exchange.probe.name}]")
-        self._emit(Text(redactor.text(line.plain)), at=getattr(exchange, "time", None))
+        self._emit(Text(redactor.text(line.plain)), at=_ended(exchange))
 
     def event(self, record: Mapping[str, Any], redactor: Redactor) -> None:
         if self.mode != "all":
@@ -127,7 +140,8 @@ class Printer:
     def finding(self, check: Check, message: Message, finding: Finding, redactor: Redactor) -> None:
         if self.mode == "off":
             return
-        line = Text("  ✗ ", style="red" if check.severity.value == "must" else "yellow")
+        mark, style = FINDING_MARKS.get(check.severity, FINDING_MARKS[Severity.MUST])
+        line = Text(f"  {mark} ", style=style)
         line.append(f"{', '.join(check.requirements)} ", style="bold")
         line.append(f"{check.title} ")
         line.append(f"[{check.side.value} · {check.severity.value}] ", style="dim")
@@ -172,6 +186,8 @@ class LiveSession:
         self._trail = AuditTrail()
         self._live = True
         """Whether the exchange being added is live traffic (not one the capture closed at its end)."""
+        self._found: list[tuple[Check, Message, Finding]] = []
+        """Findings of the exchange being added, printed once its own line is."""
         self._audited: set[str] = set()
         self._pruned_at = 0
         self._closed = False
@@ -246,20 +262,23 @@ class LiveSession:
     def _finished(self, exchange: Exchange, *, live: bool = True) -> None:
         self._live = live
         self.judge.add(exchange)
+        found, self._found = self._found, []
         if isinstance(exchange, Observation):
             note = self.notes.take(exchange)
             if live and note is not None and exchange.kind != "note":
                 self.printer.note(f"· {note}")
-            return
-        if live:
+        elif live:
             self.printer.exchange(exchange, self.log, self.redactor)
-        self._audit(exchange)
+        for check, message, finding in found:  # after the line of the exchange they belong to
+            self.printer.finding(check, message, finding, self.redactor)
+        if not isinstance(exchange, Observation):
+            self._audit(exchange)
 
     def _failure(self, check: Check, message: Message, finding: Finding) -> None:
-        """A message check failed as an exchange finished: print it while the traffic flows."""
+        """A message check failed as an exchange finished: printed, while the traffic flows, after its line."""
         if self._live:
             self.live_failures += 1
-            self.printer.finding(check, message, finding, self.redactor)
+            self._found.append((check, message, finding))
 
     def _audit(self, exchange: Exchange) -> None:
         """Write an audit line for every client request this exchange finished."""

@@ -78,6 +78,10 @@ class WorkerSettings:
     fail_on: str = "must"
     baseline: str | None = None
     """A baseline file (checked by whoever started the worker) applied to the final report."""
+    show: list[str] = field(default_factory=list)
+    """The listings the terminal report gives in full (``--show``: section keys)."""
+    write_baseline: str | None = None
+    """A baseline file to write from the session's failures (``--write-baseline``)."""
     target: dict[str, Any] = field(default_factory=dict)
     result: str = ""
     """A file the worker writes its :class:`Finished` summary to."""
@@ -101,10 +105,19 @@ class Finished:
     error: str = ""
 
 
-def finish(session: Any, reports: Sequence[str], stream: IO[str], stop: Callable[[], str] | None = None) -> Finished:
+def finish(
+    session: Any,
+    reports: Sequence[str],
+    stream: IO[str],
+    stop: Callable[[], str] | None = None,
+    *,
+    show: Sequence[str] = (),
+    write_baseline: str | None = None,
+) -> Finished:
     """Close a :class:`~mcp_assay.addon.live.LiveSession`, judge everything, write the reports.
 
-    ``stop`` returning a reason cuts judging short: the checks not run yet are reported not verified."""
+    ``stop`` returning a reason cuts judging short: the checks not run yet are reported not verified.
+    The terminal report lists ``show`` in full; ``write_baseline`` is a baseline file to write as well."""
     from rich.console import Console
 
     from mcp_assay.report import emit_reports, parse_report_option
@@ -113,7 +126,12 @@ def finish(session: Any, reports: Sequence[str], stream: IO[str], stop: Callable
     report = session.report(stop=stop)
     console = Console(file=stream)
     written = emit_reports(
-        report, [parse_report_option(value) for value in reports], stdout=console, notices=Console(stderr=True)
+        report,
+        [parse_report_option(value) for value in reports],
+        stdout=console,
+        notices=Console(stderr=True),
+        show=frozenset(show),
+        write_baseline=Path(write_baseline) if write_baseline else None,
     )
     return Finished(report.exit_code(), report.verdict()[1], [str(path) for path in written])
 
@@ -204,7 +222,9 @@ def main() -> None:
                 session.feed(record)
         if hurry():
             session.cut_short(hurry.reason, unread)
-        result = finish(session, settings.reports, stream, stop=hurry)
+        result = finish(
+            session, settings.reports, stream, stop=hurry, show=settings.show, write_baseline=settings.write_baseline
+        )
     except Exception as exc:  # say why there is no report rather than dying silently
         logging.getLogger("mcp_assay").exception("mcp-assay: judging failed")
         result = Finished(exit_code=3, error=f"{type(exc).__name__}: {exc}")

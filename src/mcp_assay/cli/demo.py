@@ -4,8 +4,9 @@ No arguments needed: the bundled drafts example server (naive build; ``--hardene
 one) is started on loopback, judged passively through the proxy while a real client uses it, then
 actively by the suite with its probes and behaviour cases (:mod:`mcp_assay.demo.orchestrate`). The
 command shows each step and each first finding as it happens (a spinner on a terminal, plain lines
-otherwise), then the summary, and prints where the HTML report, the JSON report and the recordings
-are. With no schema on disk it fetches the pinned ones first, unless ``--offline``.
+otherwise), then the short terminal report (``--show`` for more), where the HTML report, the JSON
+report and the recordings are, and the verdict last. With no schema on disk it fetches the pinned
+ones first, unless ``--offline``.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from mcp_assay.cli.command import FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import spec_notes, spec_options
+from mcp_assay.cli.options import show_option, spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
-from mcp_assay.report.console import print_report
+from mcp_assay.report.brief import print_terminal
 from mcp_assay.verdicts import ExitCode
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ def _folder(output_dir: Path | None) -> Path:
 )  # fmt: skip
 @spec_options
 @offline_option
+@show_option
 def demo_command(
     hardened: bool,
     client: str,
@@ -100,6 +102,7 @@ def demo_command(
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     offline: bool,
+    show: frozenset[str],
 ) -> None:
     """Show what mcp-assay does on a bundled example server: live findings, the suite, one report.
 
@@ -135,11 +138,7 @@ def demo_command(
         soft_wrap=True,
     )
     outcome = _run(settings, spec, console)
-    report = outcome.report
-    console.print()
-    print_report(report, console, folded=("not_verified", "passed"), evidence=1, replay=False)
     files = outcome.files
-    console.print()
     rows = [
         ("html report", f"{files.html}  (every result, with filters; each finding's evidence and replay command)"),
         ("json report", str(files.json)),
@@ -147,13 +146,11 @@ def demo_command(
         ("", f"{files.suite}  (the suite's own traffic)"),
         ("server log", str(files.server_log)),
     ]
-    for label, value in rows:
-        console.print(f"{label:<12}{value}", soft_wrap=True)
     other = "mcp-assay demo" if hardened else "mcp-assay demo --hardened"
-    console.print(
-        Text(f"next: {other} · your own server: mcp-assay run -u http://127.0.0.1:8000/mcp", style="dim"),
-        soft_wrap=True,
-    )
+    trailer: list[Text | str] = [f"{label:<12}{value}" for label, value in rows]
+    trailer.append(Text(f"next: {other} · your own server: mcp-assay run -u http://127.0.0.1:8000/mcp", style="dim"))
+    console.print()
+    print_terminal(outcome.report, console, show=show, trailer=trailer)
     if outcome.unjudged is not None:
         raise SystemExit(TARGET_ERROR_EXIT)
     raise SystemExit(0)

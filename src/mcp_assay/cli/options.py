@@ -7,6 +7,7 @@ stable, documented in ``--help``, and checked by a test that walks every command
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -20,14 +21,17 @@ from mcp_assay.spec.sources import SPEC_DIR_ENV
 
 __all__ = [
     "build_spec",
+    "parse_show_option",
     "inject_options",
     "parse_inject",
     "report_options",
     "report_targets",
     "schema_infos",
     "spec_dir_name",
+    "show_option",
     "spec_notes",
     "spec_options",
+    "write_baseline_option",
 ]
 
 
@@ -53,8 +57,55 @@ def spec_options[F: Callable[..., Any]](func: F) -> F:
     return func
 
 
+def show_option[F: Callable[..., Any]](func: F) -> F:
+    """``--show``: which listings the terminal report gives in full."""
+    return click.option(
+        "--show",
+        "show",
+        multiple=True,
+        envvar="MCP_ASSAY_SHOW",
+        show_envvar=True,
+        metavar="LISTING[,LISTING]",
+        callback=parse_show_option,
+        help="List these in full in the terminal report too: failed, not-verified, should, notes, known, passed, "
+        "or all (the full listing). Default: the failures by cause, one line per SHOULD finding, the counts.",
+    )(func)
+
+
+def parse_show_option(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> frozenset[str]:
+    """``--show`` values as section keys; an unknown one is a usage error before any work."""
+    from mcp_assay.errors import ConfigError
+    from mcp_assay.report.brief import parse_show
+
+    try:
+        return parse_show(values or ())
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--show: "), ctx, param) from None
+
+
+def write_baseline_option[F: Callable[..., Any]](func: F) -> F:
+    """``--write-baseline``: a baseline from this run's failures, next to its reports."""
+    return click.option(
+        "--write-baseline",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar="MCP_ASSAY_WRITE_BASELINE",
+        show_envvar=True,
+        metavar="FILE",
+        callback=_check_baseline_folder,
+        help="Also write a baseline accepting every failure of this run (known ones keep their reason); fill in "
+        "each reason, then pass it as --baseline so CI fails only on new failures.",
+    )(func)
+
+
+def _check_baseline_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    if value is not None and not value.expanduser().resolve().parent.is_dir():
+        raise click.BadParameter(f"folder {value.parent} does not exist", ctx, param)
+    return value
+
+
 def report_options[F: Callable[..., Any]](func: F) -> F:
-    """``--report``, ``--fail-on`` and ``--baseline``."""
+    """``--report``, ``--fail-on``, ``--baseline`` and ``--show``."""
+    func = show_option(func)
     func = click.option(
         "--baseline",
         envvar="MCP_ASSAY_BASELINE",

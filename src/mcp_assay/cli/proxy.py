@@ -26,6 +26,7 @@ from mcp_assay.cli.options import (
     report_options,
     report_targets,
     spec_options,
+    write_baseline_option,
 )
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
@@ -141,6 +142,7 @@ def _upstream_parts(upstream: str) -> tuple[str, str]:
 @inject_options
 @spec_options
 @report_options
+@write_baseline_option
 def proxy_command(
     upstream: str | None,
     proxy_mode: str,
@@ -161,6 +163,8 @@ def proxy_command(
     reports: tuple[str, ...],
     fail_on: str,
     baseline: str | None,
+    show: frozenset[str],
+    write_baseline: Path | None,
 ) -> None:
     """Judge the MCP traffic between real clients and servers, live, through mitmproxy.
 
@@ -204,6 +208,8 @@ def proxy_command(
                 "mcp_assay_record": str(record.expanduser()) if record else None,
                 "mcp_assay_fail_on": fail_on,
                 "mcp_assay_baseline": baseline,
+                "mcp_assay_show": sorted(show),
+                "mcp_assay_write_baseline": str(write_baseline.expanduser()) if write_baseline else None,
                 "mcp_assay_secrets": list(secrets),
                 "mcp_assay_live": live,
                 "mcp_assay_finish_timeout": finish_timeout,

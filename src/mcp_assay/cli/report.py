@@ -44,7 +44,12 @@ def read_report(path: Path) -> Report:
     help="Write a baseline accepting every failure in the report(s), with empty reasons to fill in, and stop.",
 )  # fmt: skip
 def report_command(
-    files: tuple[Path, ...], reports: tuple[str, ...], fail_on: str, baseline: str | None, write_baseline: Path | None
+    files: tuple[Path, ...],
+    reports: tuple[str, ...],
+    fail_on: str,
+    baseline: str | None,
+    show: frozenset[str],
+    write_baseline: Path | None,
 ) -> None:
     """Re-render JSON reports in any format; several are merged into one, results kept per source.
 
@@ -65,7 +70,7 @@ def report_command(
         return
     if known is not None:
         apply_baseline(merged, known)
-    emit_reports(merged, targets)
+    emit_reports(merged, targets, show=show)
     raise SystemExit(merged.exit_code())
 
 

@@ -22,7 +22,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from mcp_assay.cli.command import BASELINE, FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import report_options, report_targets, spec_options
+from mcp_assay.cli.options import report_options, report_targets, spec_options, write_baseline_option
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.logs import redact_with as redact_logs_with
@@ -213,6 +213,7 @@ def run_options[F: Callable[..., Any]](func: F) -> F:
 @spec_options
 @offline_option
 @report_options
+@write_baseline_option
 @click.pass_context
 def run_command(
     ctx: click.Context,
@@ -224,6 +225,8 @@ def run_command(
     reports: tuple[str, ...],
     fail_on: str,
     baseline: str | None,
+    show: frozenset[str],
+    write_baseline: Path | None,
     **settings: Any,
 ) -> None:
     """Run the conformance suite against one MCP server (-u URL or -c COMMAND).
@@ -296,7 +299,7 @@ def run_command(
                 finished = event
     assert finished is not None
     report = report_of(finished, spec, fail_on=FailOn(fail_on), baseline=known)
-    emit_reports(report, targets)
+    emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
 
 

@@ -15,7 +15,15 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import build_spec, inject_options, parse_inject, report_options, report_targets, spec_options
+from mcp_assay.cli.options import (
+    build_spec,
+    inject_options,
+    parse_inject,
+    report_options,
+    report_targets,
+    spec_options,
+    write_baseline_option,
+)
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 
@@ -60,6 +68,7 @@ __all__ = ["register"]
 @inject_options
 @spec_options
 @report_options
+@write_baseline_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def tap_command(
     record: Path | None,
@@ -73,6 +82,8 @@ def tap_command(
     reports: tuple[str, ...],
     fail_on: str,
     baseline: str | None,
+    show: frozenset[str],
+    write_baseline: Path | None,
     command: tuple[str, ...],
 ) -> None:
     """Run COMMAND (a stdio MCP server) and judge both sides of its traffic.
@@ -114,6 +125,8 @@ def tap_command(
             stream="stderr",
             fail_on=fail_on,
             baseline=baseline,
+            show=sorted(show),
+            write_baseline=str(write_baseline.expanduser()) if write_baseline else None,
             target={"kind": "tap", "description": description, "transport": "stdio"},
             orphaned="finish",  # clients kill the tap once they closed its stdin: that must not cost the report
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -11,7 +12,7 @@ import click
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
 from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.report import emit_reports
@@ -47,6 +48,7 @@ __all__ = ["register"]
 @click.argument("recordings", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @spec_options
 @report_options
+@write_baseline_option
 @click.option(
     "--only",
     envvar="MCP_ASSAY_ONLY",
@@ -61,6 +63,8 @@ def validate_command(
     reports: tuple[str, ...],
     fail_on: str,
     baseline: str | None,
+    show: frozenset[str],
+    write_baseline: Path | None,
     only: str | None,
 ) -> None:
     """Judge recorded MCP traffic offline and write the report.
@@ -85,7 +89,7 @@ def validate_command(
     report.stats["duration_ms"] = round((time.perf_counter() - started) * 1000)
     if known is not None:
         apply_baseline(report, known)
-    emit_reports(report, targets)
+    emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
 
 

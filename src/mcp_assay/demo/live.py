@@ -14,18 +14,20 @@ from collections.abc import Callable, Iterable
 
 from rich.text import Text
 
-from mcp_assay.addon.live import LiveSession, Printer
+from mcp_assay.addon.live import FINDING_MARKS, LiveSession, Printer
 from mcp_assay.jsonrpc import Message
 from mcp_assay.recording import records_of
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.revisions import SpecSet
+from mcp_assay.verdicts import Severity
 from mcp_assay.wire import Exchange
 
 __all__ = ["FINDING_MARK", "FirstFindings", "SuiteJudge"]
 
-FINDING_MARK = "✗"
-"""What starts a live finding line (after indentation), in the proxy's output and here."""
+FINDING_MARK = FINDING_MARKS[Severity.MUST][0]
+"""What starts a live MUST finding line (after indentation), in the proxy's output and here."""
+_MARKS = tuple(mark for mark, _ in FINDING_MARKS.values())
 
 Show = Callable[[str, str], None]
 """Called with (where the finding was seen, the finding line)."""
@@ -49,7 +51,7 @@ class FirstFindings:
     def proxy_line(self, line: str) -> None:
         """A line the proxy printed: relayed when it is a finding (keyed by its text up to the detail)."""
         text = line.rstrip()
-        if not text.lstrip().startswith(FINDING_MARK):
+        if not text.lstrip().startswith(_MARKS):
             return
         key = text.split("] ", 1)[0]
         self.offer(key, "proxy", text.strip())
@@ -63,11 +65,12 @@ class _Forward(Printer):
         self.first = first
 
     def finding(self, check: Check, message: Message, finding: Finding, redactor: Redactor) -> None:
-        line = Text(f"{FINDING_MARK} ")
+        mark = FINDING_MARKS.get(check.severity, FINDING_MARKS[Severity.MUST])[0]
+        line = Text(f"{mark} ")
         line.append(f"{', '.join(check.requirements)} {check.title} ")
         line.append(f"[{check.side.value} · {check.severity.value}] ")
         line.append(redactor.text(finding.detail or message.describe()))
-        self.first.offer(f"{FINDING_MARK} {', '.join(check.requirements)} {check.title}", "suite", line.plain)
+        self.first.offer(f"{mark} {', '.join(check.requirements)} {check.title}", "suite", line.plain)
 
 
 class SuiteJudge:

@@ -4,6 +4,10 @@
 standard output; every other format without a path lands in the temporary directory under a UTC
 timestamped name, and the path is printed. A PATH that is an existing folder gets the same
 timestamped name inside it. ``-`` as a path means standard output.
+
+On a terminal the report is the short one (:mod:`mcp_assay.report.brief`), with the listings
+``--show`` names; a ``terminal:PATH`` file holds the full listing, like every other file. Whatever
+goes where, a run ends with its verdict line.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import importlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,17 +111,26 @@ def emit_reports(
     *,
     stdout: Console | None = None,
     notices: Console | None = None,
+    show: Collection[str] = (),
+    write_baseline: Path | None = None,
 ) -> list[Path]:
-    """Render to every target; return the files written. Terminal goes to ``stdout`` with colour."""
-    from mcp_assay.report.console import print_report
+    """Render to every target; return the files written. Terminal goes to ``stdout`` with colour.
+
+    Files are written first, each path said on ``notices``, so that the terminal report can end with the
+    verdict; without a terminal report the verdict line is printed anyway (on ``stdout``, or on ``notices``
+    when a report is written to standard output). ``show`` names the listings the terminal report gives in
+    full (:mod:`mcp_assay.report.brief`); ``write_baseline`` is a baseline file accepting every failure."""
+    from mcp_assay.report.brief import known_findings_hint, print_terminal
+    from mcp_assay.report.console import print_verdict
 
     stdout = stdout or Console()
     notices = notices or Console(stderr=True)
     written: list[Path] = []
     targets = list(targets) or [ReportTarget("terminal", None)]
+    terminal = [target for target in targets if _on_terminal(target)]
+    json_report: Path | None = None
     for target in targets:
-        if target.format == "terminal" and target.path is None and target.folder is None:
-            print_report(report, stdout)
+        if _on_terminal(target):
             continue
         text = render(report, target.format)
         if target.stdout:
@@ -132,5 +145,35 @@ def emit_reports(
             sys.stdout.write(text)
             continue
         written.append(path)
+        if target.format == "json" and json_report is None:
+            json_report = path
         notices.print(f"{target.format} report written to {path}", highlight=False, soft_wrap=True)
+    baseline = _write_baseline(report, write_baseline, notices) if write_baseline is not None else None
+    hint = known_findings_hint(report, json_report=json_report, written=baseline)
+    for _ in terminal:
+        print_terminal(report, stdout, show=show, hint=hint)
+    if not terminal:
+        print_verdict(report, notices if any(target.stdout for target in targets) else stdout, hint=hint)
     return written
+
+
+def _on_terminal(target: ReportTarget) -> bool:
+    """The terminal report to standard output (``terminal`` or ``terminal:-``): printed, not written."""
+    return target.format == "terminal" and target.path is None and target.folder is None
+
+
+def _write_baseline(report: Report, path: Path, notices: Console) -> Path | None:
+    """``--write-baseline``: a baseline accepting every failure of ``report`` (known ones keep their reason)."""
+    from mcp_assay.report.baseline import baseline_text
+
+    path = path.expanduser()
+    try:
+        path.write_text(baseline_text(report.results), encoding="utf-8")
+    except OSError as exc:
+        notices.print(f"could not write the baseline {path} ({exc})", highlight=False, soft_wrap=True)
+        return None
+    notices.print(
+        f"baseline written to {path}; fill in every reason before using it with --baseline", highlight=False,
+        soft_wrap=True,
+    )  # fmt: skip
+    return path

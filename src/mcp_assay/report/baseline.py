@@ -16,6 +16,7 @@ checked against the registered checks and the catalogue before any work starts.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -176,7 +177,7 @@ def apply_baseline(report: Report, baseline: Baseline) -> None:
 
 
 def baseline_text(results: Iterable[Verdict]) -> str:
-    """A baseline accepting every failed result given, each reason left to fill in.
+    """A baseline accepting every failed result given, each reason left to fill in (a known one keeps its own).
 
     One entry per check, or per check and revision for a run that tested several revisions: a failure
     in one revision does not excuse the same check in another."""
@@ -197,7 +198,10 @@ def baseline_text(results: Iterable[Verdict]) -> str:
             lines.append(f"    requirement: {requirement}")
         if result.revision:
             lines.append(f'    revision: "{result.revision}"')
-        lines.append(f'    reason: ""  # {" ".join(result.title.split())}')
+        if result.known:
+            lines.append(f"    reason: {json.dumps(result.known, ensure_ascii=False)}")
+        else:
+            lines.append(f'    reason: ""  # {" ".join(result.title.split())}')
     if not seen:
         lines[-1] = "known: []"
     return "\n".join(lines) + "\n"

@@ -1,38 +1,50 @@
-"""The human report in a terminal: what failed, what could not be verified, what passed.
+"""The full terminal listing: what failed, what could not be verified, what passed, all of it.
 
-Layout, top to bottom: a header naming the target and revisions; FAILED (MUST-level findings
-that decide the verdict); NOT VERIFIED (applicable but not established — a skip is not a pass,
-so these come before the passes); RECOMMENDED (SHOULD-level findings); NOTES (informational
-findings); KNOWN (failures a baseline accepts, with its reason); PASSED; the summary; the
-verdict. Not-applicable results are left out entirely: a requirement the revision or transport
-does not have is not a result. When the results come from several revisions (a run tests every
-revision the server serves), each section groups them by revision first, newest first, so a
-requirement that binds both revisions shows once per revision.
+This is the layout of a ``terminal:PATH`` file and of ``--show all``; a terminal gets the short
+report of :mod:`mcp_assay.report.brief` by default, which lists a section the way it is listed
+here when ``--show`` names it. Layout, top to bottom: a header naming the target and revisions;
+FAILED (MUST-level findings that decide the verdict); NOT VERIFIED (applicable but not
+established — a skip is not a pass, so these come before the passes); RECOMMENDED (SHOULD-level
+findings); NOTES (informational findings); KNOWN (failures a baseline accepts, with its reason);
+PASSED; the summary; the verdict. Not-applicable results are left out entirely: a requirement the
+revision or transport does not have is not a result. When the results come from several revisions
+(a run tests every revision the server serves), each section groups them by revision first,
+newest first, so a requirement that binds both revisions shows once per revision.
+
+A replay (the request that reproduces a finding) is printed whole on one line, whatever the width:
+wrapping it, or splitting it through a pipe, would make it a different command when pasted.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import shlex
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
 from mcp_assay.report.model import Report, sort_results
+from mcp_assay.shell import one_line, quote
 from mcp_assay.verdicts import Outcome, Severity, Verdict
 
 __all__ = [
     "EXPLAIN_TAG",
     "MARKS",
+    "SHOW_ALL",
     "by_area",
     "explained",
     "hidden_occurrences",
     "printable",
+    "print_replay",
     "print_report",
+    "print_section",
+    "print_verdict",
     "render_text",
+    "replay_line",
     "sections",
     "summary_lines",
 ]
@@ -67,6 +79,22 @@ def printable(text: str, *, newlines: bool = True) -> str:
     if not newlines:
         text = " ".join(text.split())
     return text
+
+
+def replay_line(reproduction: str) -> str:
+    """A reproduction as one line that pastes as the same request.
+
+    Reproductions are made on one line (:mod:`mcp_assay.shell`); one from an older report that holds a
+    line break or an invisible character is quoted again word by word when it is a plain curl command,
+    and has them escaped (``\\n``, ``\\xNN``) otherwise."""
+    if one_line(reproduction):
+        return reproduction
+    if reproduction.startswith("curl "):  # one plain command: split into words, each quoted again
+        try:
+            return " ".join(quote(word) for word in shlex.split(reproduction))
+        except ValueError:
+            pass
+    return printable(reproduction).replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
 def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
@@ -131,6 +159,13 @@ def _header(report: Report, console: Console) -> None:
     console.print()
 
 
+def print_replay(console: Console, reproduction: str, indent: str, *, label: str = "replay: ") -> None:
+    """One replay, whole on one line: the terminal may fold it on screen, the renderer never breaks it."""
+    console.print(
+        Text(f"{indent}{label}{replay_line(reproduction)}", style="dim"), soft_wrap=True, highlight=False, crop=False
+    )
+
+
 def _result_lines(
     result: Verdict, console: Console, *, detailed: bool, evidence: int = MAX_EVIDENCE_SHOWN, replay: bool = True
 ) -> None:
@@ -165,8 +200,7 @@ def _result_lines(
         if item.detail and item.detail != result.reason:
             console.print(Text(f"          {printable(item.detail, newlines=False)}", style="dim"), highlight=False)
         if item.reproduction and replay:
-            command = printable(item.reproduction, newlines=False)
-            console.print(Text(f"          replay: {command}", style="dim"), highlight=False)
+            print_replay(console, item.reproduction, "          ")
     more = hidden_occurrences(result, len(shown))
     if more:
         console.print(Text(f"        … {more} more occurrence(s) in the JSON report", style="dim"))
@@ -177,49 +211,60 @@ def hidden_occurrences(result: Verdict, shown: int) -> int:
     return max(len(result.evidence), result.violations) - shown
 
 
-def print_report(
-    report: Report,
-    console: Console,
-    *,
-    folded: Collection[str] = (),
-    evidence: int = MAX_EVIDENCE_SHOWN,
-    replay: bool = True,
+def print_section(
+    report: Report, console: Console, key: str, title: str, explanation: str, results: Sequence[Verdict]
 ) -> None:
-    """Render the report to a rich console (a terminal, or a plain file).
+    """One section of the full listing: its heading, then its results by (revision and) area."""
+    heading = Text(f"{title} ({len(results)})", style="bold")
+    if explanation:
+        heading.append(f" — {explanation}", style="")
+    console.print(heading)
+    for area, members in by_area(results, report.result_revisions()).items():
+        console.print()
+        console.print(Text(f"  {printable(area, newlines=False)}", style="bold"))
+        for result in members:
+            _result_lines(result, console, detailed=key != "passed")
+    console.print()
 
-    Sections whose key is in ``folded`` (``not_verified``, ``passed`` ...) are one heading line each,
-    each result shows at most ``evidence`` pieces of evidence, and ``replay=False`` leaves out the
-    request that reproduces each: a summary that points at a fuller format instead of listing everything.
+
+def print_verdict(report: Report, console: Console, *, hint: Sequence[str] = ()) -> None:
+    """The last lines of every terminal report: the hint lines (what to do next; an indented one is a command,
+    printed whole on one line), then the verdict.
 
     A report with nothing to judge (:attr:`~Report.unjudged`) is one line: why, and no conformance verdict."""
     if report.unjudged is not None:
         console.print(Text(f"mcp-assay: {report.verdict()[1]}", style="bold yellow"), soft_wrap=True)
         return
+    for line in hint:
+        command = line.startswith("    ")  # a command to paste: whole on one line, like a replay
+        console.print(Text(line, style="cyan"), soft_wrap=command, crop=not command, highlight=False)
+    code, text = report.verdict()
+    style = {"not-conformant": "bold red", "conformant": "bold green"}.get(code, "bold yellow")
+    console.print(Text(f"Verdict: {text}", style=style), soft_wrap=True)  # one line, for a reader and for grep
+
+
+def print_report(
+    report: Report, console: Console, *, hint: Sequence[str] = (), trailer: Sequence[Text | str] = ()
+) -> None:
+    """Every listing: the header with every row and note, every section, the summary, the verdict.
+
+    ``hint`` lines come right before the verdict (what to do next), ``trailer`` lines before them (the files
+    written). A report with nothing to judge (:attr:`~Report.unjudged`) is one line: why, and no verdict."""
+    if report.unjudged is not None:
+        print_verdict(report, console)
+        return
     _header(report, console)
     for key, title, explanation, results in sections(report):
-        if not results:
-            continue
-        heading = Text(f"{title} ({len(results)})", style="bold")
-        if explanation:
-            heading.append(f" — {explanation}", style="")
-        console.print(heading)
-        if key in folded:
-            console.print()
-            continue
-        for area, members in by_area(results, report.result_revisions()).items():
-            console.print()
-            console.print(Text(f"  {printable(area, newlines=False)}", style="bold"))
-            for result in members:
-                _result_lines(result, console, detailed=key != "passed", evidence=evidence, replay=replay)
-        console.print()
+        if results:
+            print_section(report, console, key, title, explanation, results)
     counts_line, applied_line = summary_lines(report)
     console.print(Text("Summary", style="bold"))
     console.print(f"  {counts_line}", highlight=False)
     console.print(f"  {applied_line}", highlight=False)
     console.print()
-    code, text = report.verdict()
-    style = {"not-conformant": "bold red", "conformant": "bold green"}.get(code, "bold yellow")
-    console.print(Text(f"Verdict: {text}", style=style))
+    for line in trailer:
+        console.print(Text(line) if isinstance(line, str) else line, soft_wrap=True, highlight=False)
+    print_verdict(report, console, hint=hint)
 
 
 def summary_lines(report: Report) -> tuple[str, str]:
@@ -244,8 +289,12 @@ def summary_lines(report: Report) -> tuple[str, str]:
     return summary, detail
 
 
+SHOW_ALL = ("failed", "not_verified", "recommended", "notes", "known", "passed")
+"""Every section key: what ``--show all`` lists in full."""
+
+
 def render_text(report: Report, width: int = 100) -> str:
-    """The terminal layout as plain text (for ``terminal:PATH`` and tests)."""
+    """The full listing as plain text (for ``terminal:PATH`` and tests)."""
     console = Console(width=width, record=True, color_system=None, file=io.StringIO(), highlight=False)
     print_report(report, console)
     return console.export_text()

@@ -250,7 +250,7 @@ class Report:
             return (
                 "conformant-in-part",
                 f"{subject} in part — every requirement that could be checked passed; "
-                f"{counts['not_verified']} could not be verified (listed above).",
+                f"{counts['not_verified']} could not be verified.",
             )
         return "conformant", f"{subject} — every applicable requirement that was checked passed."
 

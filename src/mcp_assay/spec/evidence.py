@@ -3,15 +3,20 @@
 A finding names a message or an exchange; the report needs text. :func:`make_evidence` turns the
 subject into a redacted one-line summary, an excerpt of the message, the exchange id to look up
 in the recording and, for what mcp-assay sent itself, the exact request again (a curl command
-over HTTP, the JSON line over stdio), credentials redacted.
+over HTTP, the JSON line over stdio), credentials redacted. A request made in a 2025 session is
+replayed in a session of its own: the line opens one first, since the run's has ended.
 """
 
 from __future__ import annotations
 
-import shlex
+import json
+import re
+from collections.abc import Iterable
 
+from mcp_assay import __version__
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.redaction import Redactor
+from mcp_assay.shell import quote
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Evidence, Side
 from mcp_assay.wire import Exchange, HttpExchange, StdioLine, answered_by_assay, body_text, compact_json, sent_by_assay
@@ -19,6 +24,15 @@ from mcp_assay.wire import Exchange, HttpExchange, StdioLine, answered_by_assay,
 __all__ = ["curl_command", "make_evidence"]
 
 _NOT_REPLAYED = ("host", "content-length", "connection", "accept-encoding", "user-agent")
+_SESSION = "mcp-session-id"
+_PER_REQUEST = frozenset(
+    {_SESSION, "mcp-method", "mcp-name", "mcp-protocol-version", "content-type", "accept", "last-event-id"}
+)
+"""Headers of one request (or of its session): the requests that open a fresh session for a replay leave them out."""
+_SESSION_VARIABLE = "MCP_SESSION"
+_REPLAY_CLIENT = {"name": "mcp-assay-replay", "version": __version__}
+_TOKEN = re.compile(r"[A-Za-z0-9-]+")
+_INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
 
 def _http_label(exchange: HttpExchange) -> str:
@@ -32,23 +46,83 @@ def _http_label(exchange: HttpExchange) -> str:
     return head
 
 
-def curl_command(exchange: HttpExchange, redactor: Redactor) -> str:
-    """The exchange's request as a curl command line, credentials redacted."""
+def _curl(method: str, url: str, headers: Iterable[tuple[str, str | None]], body: str | None, *head: str) -> str:
+    """One curl command on one line (:func:`~mcp_assay.shell.quote`); a header whose value is ``None`` carries
+    the fresh session id (``$MCP_SESSION``)."""
+    words = [quote(part) for part in ("curl", "-sS", *head, "-X", method, url)]
+    for name, value in headers:
+        words += ["-H", quote(f"{name}: {value}") if value is not None else _session_header(name)]
+    if body is not None:
+        words += ["--data-binary", quote(body)]
+    return " ".join(words)
+
+
+def _session_header(name: str) -> str:
+    """``name: $MCP_SESSION``, quoted so that the shell puts the fresh session id in."""
+    if _TOKEN.fullmatch(name):
+        return f'"{name}: ${_SESSION_VARIABLE}"'
+    return quote(f"{name}: ") + f'"${_SESSION_VARIABLE}"'
+
+
+def curl_command(exchange: HttpExchange, redactor: Redactor, *, session_revision: str | None = None) -> str:
+    """The exchange's request as a curl command line, credentials redacted.
+
+    With ``session_revision`` (the request ran in a 2025 session the server had opened, in that revision)
+    the line first opens a fresh session the same way, ``initialize`` then ``notifications/initialized``,
+    and sends the request in it: the run's own session is gone by the time anyone pastes the line."""
     request = exchange.request
-    parts = ["curl", "-sS", "-i", "-X", request.method, redactor.url(request.url)]
-    for name, value in request.headers:
-        if name.lower() in _NOT_REPLAYED:
-            continue
-        parts += ["-H", f"{name}: {redactor.header(name, value)}"]
-    if request.body:
-        parts += ["--data-binary", redactor.text(body_text(request.body, limit=100_000))]
-    return " ".join(shlex.quote(part) for part in parts)
+    url = redactor.url(request.url)
+    headers: list[tuple[str, str | None]] = [
+        (name, redactor.header(name, value)) for name, value in request.headers if name.lower() not in _NOT_REPLAYED
+    ]
+    body = redactor.text(body_text(request.body, limit=100_000)) if request.body else None
+    session = request.headers.get(_SESSION)
+    if session_revision is None or session is None:
+        return _curl(request.method, url, headers, body, "-i")
+    shared = [(name, value) for name, value in headers if name.lower() not in _PER_REQUEST]
+    envelope: list[tuple[str, str | None]] = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ]
+    params = {"protocolVersion": session_revision, "capabilities": {}, "clientInfo": _REPLAY_CLIENT}
+    initialize = json.dumps(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, separators=(",", ":")
+    )
+    opened = _curl("POST", url, [*shared, *envelope], initialize, "-D", "-", "-o", "/dev/null")
+    in_session = [*shared, *envelope, ("MCP-Protocol-Version", session_revision), ("Mcp-Session-Id", None)]
+    initialized = _curl("POST", url, in_session, _INITIALIZED, "-o", "/dev/null")
+    in_fresh = [(name, None if name.lower() == _SESSION else value) for name, value in headers]
+    return " && ".join(
+        [
+            f"{_SESSION_VARIABLE}=$({opened} | grep -i '^mcp-session-id:' | cut -d' ' -f2 | tr -d '\\r')",
+            initialized,
+            _curl(request.method, url, in_fresh, body, "-i"),
+        ]
+    )
+
+
+def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | None:
+    """The revision of the live 2025 session the request ran in: one the server issued and nobody had ended
+    before it (a made-up, foreign or ended id is replayed as it was, since that is what the request tested)."""
+    session = exchange.request.headers.get(_SESSION)
+    revision = ctx.log.session_revision(session) if session else None
+    if revision is None:
+        return None
+    for other in ctx.log.http_exchanges():
+        if other.time >= exchange.time:
+            continue  # capture order is not always time order
+        ended = other.request.method == "DELETE" and other.response is not None and other.response.status < 300
+        if ended and other.request.headers.get(_SESSION) == session:
+            return None
+    return revision
 
 
 def _reproduction(exchange: Exchange | None, message: Message | None, ctx: Context, redactor: Redactor) -> str:
     """The request mcp-assay sent, again: only for exchanges it sent itself (a peer's traffic is not replayed)."""
     if isinstance(exchange, HttpExchange):
-        return curl_command(exchange, redactor) if sent_by_assay(exchange) else ""
+        if not sent_by_assay(exchange):
+            return ""
+        return curl_command(exchange, redactor, session_revision=_session_opened_by_server(exchange, ctx))
     if not isinstance(exchange, StdioLine):
         return ""
     source = exchange

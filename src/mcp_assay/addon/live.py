@@ -10,7 +10,8 @@ and the tap's relay threads never wait for judging, and
   exchange log judged live is the log ``mcp-assay validate`` rebuilds from the recording;
 * when an exchange finishes, runs the message checks on its messages and prints what failed,
   and writes an edge audit line for each request that finished;
-* at the end, judges the whole log with every check and builds the report.
+* at the end, judges the whole log with every check and builds the report, which is *not judged*
+  when no peer ever answered (:mod:`mcp_assay.presence`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from rich.text import Text
 from mcp_assay.audit import AuditTrail, audit_data, audit_line, audit_lines
 from mcp_assay.jsonrpc import Kind, Message, parse_message
 from mcp_assay.notes import SessionNotes
+from mcp_assay.presence import PeerPresence
 from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import Baseline
@@ -165,6 +167,8 @@ class LiveSession:
         self.baseline = baseline
         self.notes = SessionNotes(redactor.text)
         """What the report says of the session beyond its verdicts (bounded whatever a peer sends)."""
+        self.presence = PeerPresence(url=redactor.url)
+        """Whether a peer ever answered: a session where none did is not judged (see :mod:`mcp_assay.presence`)."""
         self.started = time.time()
         self.live_failures = 0
         self._assembler = Assembler()
@@ -245,6 +249,7 @@ class LiveSession:
 
     def _finished(self, exchange: Exchange, *, live: bool = True) -> None:
         self._live = live
+        self.presence.see(exchange)
         self.judge.add(exchange)
         if isinstance(exchange, Observation):
             note = self.notes.take(exchange)
@@ -343,11 +348,13 @@ class LiveSession:
         target.setdefault("transport", ", ".join(sorted(self.log.transports())) or "none")
         if self.recorder is not None:
             target["recording"] = str(self.recorder.path)
+        unjudged = self.presence.unjudged(str(self.target.get("kind", "")))
+        ending = self.presence.exit_note() if unjudged is None else None
         return build_report(
             verdicts,
             target=target,
             schemas=self.spec.schema_infos(),
-            notes=[*self.notes.notes(), *self._assembler.problems, *filter(None, [self._trail.note()])],
+            notes=[*self.notes.notes(), *self._assembler.problems, *filter(None, [self._trail.note(), ending])],
             audit=list(self._trail.lines),
             stats={
                 "exchanges": self.judge.exchanges_seen,
@@ -360,4 +367,5 @@ class LiveSession:
             fail_on=self.fail_on,
             glossary=glossary(verdicts),
             baseline=self.baseline,
+            unjudged=unjudged,
         )

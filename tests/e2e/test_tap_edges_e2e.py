@@ -273,3 +273,18 @@ def test_a_signal_from_the_client_after_the_server_exited_does_not_cost_the_repo
     code, err = _finished(tapped)
     assert code == 5 and tapped.report_path.is_file(), err
     assert os.path.getsize(tapped.report_path) > 0
+
+
+def test_the_one_line_keeps_secrets_out(spec_path: Path) -> None:
+    """A server that prints a secret to stderr before dying: it is relayed as the server wrote it (the tap passes
+    stderr on), but the not-judged line and the report scrub it, as they do every `--secret`."""
+    secret = "tap-secret-4f1e2d"
+    command = [
+        PYTHON, "-m", "mcp_assay", "tap", "--spec-dir", str(spec_path), "--secret", secret, "--",
+        PYTHON, "-c", f"import sys; print('bad token {secret}', file=sys.stderr); sys.exit(2)",
+    ]  # fmt: skip
+    done = subprocess.run(command, input=b"", capture_output=True, timeout=WAIT, check=False)
+    assert done.returncode == 3
+    relayed, said = _said(done.stderr)
+    assert relayed == f"bad token {secret}"
+    assert said.startswith("mcp-assay: not judged — the server exited with code 2") and secret not in said

@@ -349,6 +349,7 @@ class LiveSession:
         if self.recorder is not None:
             target["recording"] = str(self.recorder.path)
         unjudged = self.presence.unjudged(str(self.target.get("kind", "")))
+        unjudged = self.redactor.text(unjudged) if unjudged is not None else None  # it quotes stderr and commands
         ending = self.presence.exit_note() if unjudged is None else None
         return build_report(
             verdicts,

@@ -27,6 +27,7 @@ CORE = {
     "mcp_assay.lines",
     "mcp_assay.logs",
     "mcp_assay.notes",
+    "mcp_assay.presence",
     "mcp_assay.probe_names",
     "mcp_assay.record_readers",
     "mcp_assay.recording",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mcp_assay.errors import RecordingError
-from mcp_assay.recording import RecordingWriter, read_recording
+from mcp_assay.recording import RecordingWriter, open_new, read_recording
 from mcp_assay.redaction import Redactor
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import EndReason, HttpExchange
@@ -80,3 +80,42 @@ def test_a_file_that_is_not_a_recording_is_refused(tmp_path: Path) -> None:
     path.write_text("hello\n")
     with pytest.raises(RecordingError, match="not an mcp-assay recording"):
         read_recording(path)
+
+
+def test_a_recording_never_overwrites_a_file_it_goes_to_a_numbered_sibling(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Tool-defined (issue 18): a recording is evidence; a second session asked to write the same path writes
+    ``-2``, then ``-3`` ..., says so, and names the real path."""
+    path = tmp_path / "session.jsonl"
+    path.write_text("the first session\n")
+    (tmp_path / "session-2.jsonl").write_text("the second session\n")
+    writer = RecordingWriter(path, Redactor(), source="test")
+    writer.close()
+    assert writer.requested == path and writer.path == tmp_path / "session-3.jsonl"
+    assert path.read_text() == "the first session\n"
+    assert read_recording(writer.path).header["source"] == "test"
+    assert f"{path} exists already; this recording goes to {writer.path}" in caplog.text
+
+
+def test_sessions_started_at_once_never_share_a_file(tmp_path: Path) -> None:
+    """Tool-defined: each name is created exclusively, so concurrent writers each get their own file."""
+    import threading
+
+    paths: list[Path] = []
+    lock = threading.Lock()
+
+    def start() -> None:
+        path, handle = open_new(tmp_path / "rec.jsonl")
+        handle.close()
+        with lock:
+            paths.append(path)
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert sorted(path.name for path in paths) == sorted(
+        ["rec.jsonl", *(f"rec-{number}.jsonl" for number in range(2, 9))]
+    )

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import Protocol
 
-__all__ = ["Line", "LineSplitter", "lines_until_closed"]
+__all__ = ["Line", "LineSplitter", "Readable", "lines_until_closed"]
 
 
-def lines_until_closed(stream: IO[bytes]) -> Iterator[bytes]:
+class Readable(Protocol):
+    """What a relay reads lines from: a pipe's file object, or the tap's own stdin."""
+
+    def readline(self) -> bytes: ...
+
+
+def lines_until_closed(stream: Readable) -> Iterator[bytes]:
     """A relay's lines: ``stream``'s lines until it ends, or fails or is closed under the reader (which
     another thread may do at any moment); either way the reading thread ends quietly."""
     while True:

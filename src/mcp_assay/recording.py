@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -81,6 +82,7 @@ __all__ = [
     "http_record",
     "line_record",
     "observation_record",
+    "open_new",
     "read_recording",
     "records_of",
     "redact_record",
@@ -89,6 +91,8 @@ __all__ = [
 ]
 
 RECORDING_FORMAT = "mcp-assay.recording/1"
+
+log = logging.getLogger("mcp_assay.recording")
 
 
 # -- writing: one builder per record type --------------------------------------------------------
@@ -386,14 +390,38 @@ def _raw_records_of(exchange: Exchange) -> Iterator[dict[str, Any]]:
         yield observation_record(exchange.id, exchange.time, exchange.kind, exchange.data, exchange.connection)
 
 
+SIBLINGS = 10_000
+"""Numbered siblings tried before a recording gives up on a name."""
+
+
+def open_new(path: str | Path) -> tuple[Path, IO[str]]:
+    """A new file for a recording at ``path`` or, when that is taken, at its first free numbered sibling
+    (``session.jsonl`` -> ``session-2.jsonl``, ``session-3.jsonl`` ...): a recording is evidence and is never
+    overwritten. Each name is created exclusively, so two sessions started at once never share a file."""
+    path = Path(path)
+    for number in range(1, SIBLINGS + 1):
+        candidate = path if number == 1 else path.with_name(f"{path.stem}-{number}{path.suffix}")
+        try:
+            return candidate, candidate.open("x", encoding="utf-8", buffering=1)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path} and {SIBLINGS - 1} numbered siblings of it exist already")
+
+
 class RecordingWriter:
-    """Appends records to a JSONL file as they happen, redacting first. Thread-safe."""
+    """Appends records to a JSONL file as they happen, redacting first. Thread-safe.
+
+    A file already at ``path`` is kept: the recording goes to a numbered sibling (:func:`open_new`), which
+    :attr:`path` names, and a warning says so."""
 
     def __init__(self, path: str | Path, redactor: Redactor, *, source: str) -> None:
-        self.path = Path(path)
+        self.requested = Path(path)
+        """The path asked for; :attr:`path` is where the recording went."""
         self.redactor = redactor
         self._lock = threading.Lock()
-        self._handle: IO[str] = self.path.open("w", encoding="utf-8", buffering=1)
+        self.path, self._handle = open_new(self.requested)
+        if self.path != self.requested:
+            log.warning("mcp-assay: %s exists already; this recording goes to %s", self.requested, self.path)
         self.write(
             {
                 "type": "recording",

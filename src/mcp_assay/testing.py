@@ -190,6 +190,13 @@ class AssayProxy:
     def assert_conformant(self, fail_on: str = "must") -> None:
         """Raise ``AssertionError`` listing every failure ``fail_on`` counts; the report has the evidence."""
         __tracebackhide__ = True  # pytest shows the message, not this frame
+        report = self.report
+        if report.unjudged is not None:
+            self.checked = True
+            raise AssertionError(
+                f"mcp-assay judged nothing between the client and {self.upstream}: {report.unjudged} "
+                f"(report: {self.report_path})"
+            )
         failed = self.failures(fail_on)
         if failed:
             raise AssertionError(

@@ -35,11 +35,20 @@ sys.exit(3)
 """
 
 
-def _tap(tmp_path: Path, spec: SpecSet, stdin: bytes, script: str) -> tuple[Tap, io.BytesIO, io.BytesIO, int, Path]:
+class _Client(io.BytesIO):
+    """The client's end of the tap's stdout: keeps what it was sent after the tap ended it."""
+
+    ended = False
+
+    def close(self) -> None:
+        self.ended = True
+
+
+def _tap(tmp_path: Path, spec: SpecSet, stdin: bytes, script: str) -> tuple[Tap, _Client, io.BytesIO, int, Path]:
     record = tmp_path / "tap.jsonl"
     redactor = Redactor()
     session = LiveSession(spec, redactor=redactor, recorder=RecordingWriter(record, redactor, source="test"))
-    out, err = io.BytesIO(), io.BytesIO()
+    out, err = _Client(), io.BytesIO()
     tap = Tap(
         [sys.executable, "-c", script], session, stdin=io.BytesIO(stdin), stdout=out, stderr=err, forward_signals=False
     )
@@ -59,7 +68,7 @@ def test_every_byte_is_relayed_unchanged_in_both_directions(tmp_path: Path, spec
     )
     _, out, _, code, record = _tap(tmp_path, spec, sent, ECHO)
     assert code == 3
-    assert out.getvalue() == sent
+    assert out.getvalue() == sent and out.ended  # ended once the server was gone, as the server's own pipe would be
     lines = [item for item in read_recording(record).log if isinstance(item, StdioLine)]
     assert b"".join(line.raw for line in lines if line.sender is Side.CLIENT) == sent
     assert b"".join(line.raw for line in lines if line.sender is Side.SERVER) == sent

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from mcp_assay.addon.worker import HURRY_GRACE, RemoteSession, WorkerSettings
 from mcp_assay.recording import end_record, http_record, read_recording, response_record
 from mcp_assay.wire import EndReason, Headers, HttpRequest
@@ -116,6 +118,8 @@ def test_a_worker_that_does_not_finish_in_its_grace_is_killed_and_no_report_clai
 _PARENT = """
 import json, sys, time
 from pathlib import Path
+
+import pytest
 sys.path.insert(0, sys.argv[2])
 from tests.addon.test_worker import _busy
 session = _busy(Path(sys.argv[1]), Path(sys.argv[3]), orphaned=sys.argv[4])
@@ -171,3 +175,25 @@ def test_a_tap_worker_whose_tap_is_killed_finishes_the_whole_report(tmp_path: Pa
     assert not any("cut short" in note for note in report["notes"]), report["notes"]
     assert not any("cut short" in result["reason"] for result in report["results"])
     assert report["stats"]["exchanges"] > 0  # what reached it before its tap died (the rest died with the tap)
+
+
+def test_status_lines_the_parent_asks_for_are_said_until_the_report_begins(capsys: pytest.CaptureFixture[str]) -> None:
+    """Tool-defined: "judging the session for the report…" is the worker's to say, so it can never follow the
+    verdict line on the terminal; a hurry request on the same pipe still hurries."""
+    import os
+
+    from mcp_assay.addon.worker import _Hurry, _StatusLines
+
+    status = _StatusLines()
+    hurry = _Hurry("finish", status.say)  # "hurry" would end this process once the pipe ends
+    read, write = os.pipe()
+    os.write(write, b"qi")
+    os.close(write)
+    hurry.listen(read)  # reads both bytes, then the end of the pipe
+    os.close(read)
+    assert hurry() == "a second interrupt (Ctrl-C or SIGTERM) while the report was being written"
+    status.report_begins()
+    status.say("mcp-assay: judging the session for the report…")
+    assert capsys.readouterr().err == (
+        "mcp-assay: judging the session for the report… (interrupt to write it from what has been judged so far)\n"
+    )

@@ -131,15 +131,29 @@ def test_a_report_path_that_is_a_folder_gets_the_timestamped_name_inside_it(
     assert all(f"{name} report written to {path}" in stderr for path in written)
 
 
-@pytest.mark.parametrize("suffix", ["absent/out.html", "absent/"])
-def test_a_report_path_in_a_missing_folder_is_refused_before_any_work(
-    broken: Path, tmp_path: Path, suffix: str
-) -> None:
-    """Tool-defined: a folder that does not exist is a usage error (exit 2) naming it; nothing is written."""
+@pytest.mark.parametrize("suffix", ["absent/deeper/out.html", "absent/deeper/"])
+def test_a_report_path_in_a_missing_folder_is_created(broken: Path, tmp_path: Path, suffix: str) -> None:
+    """Tool-defined (issue 18): the folders of a report path that do not exist yet are created; a path ending in
+    ``/`` is a folder, and the report gets the timestamped name inside it."""
+    result = CliRunner().invoke(cli, ["report", str(broken), "--report", f"html:{tmp_path}/{suffix}"])
+    assert result.exit_code == 1, result.output
+    (written,) = (tmp_path / "absent" / "deeper").iterdir()
+    if suffix.endswith(".html"):
+        assert written.name == "out.html"
+    else:
+        assert re.fullmatch(r"mcp-assay-\d{8}T\d{6}Z\.html", written.name), written.name
+    assert written.read_text().startswith("<!DOCTYPE html>")
+    assert f"html report written to {written}" in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("suffix", ["in-the-way/out.html", "in-the-way/deeper/"])
+def test_a_report_path_under_a_file_is_refused_before_any_work(broken: Path, tmp_path: Path, suffix: str) -> None:
+    """Tool-defined: a file where a folder must be cannot be made a folder: a usage error (exit 2) naming it."""
+    (tmp_path / "in-the-way").write_text("a file")
     result = CliRunner().invoke(cli, ["report", str(broken), "--report", f"html:{tmp_path}/{suffix}"])
     assert result.exit_code == 2, result.output
-    assert f"folder {tmp_path / 'absent'} does not exist" in " ".join(result.stderr.split())
-    assert not (tmp_path / "absent").exists()
+    assert f"{tmp_path / 'in-the-way'} is not a folder" in " ".join(result.stderr.split())
+    assert (tmp_path / "in-the-way").read_text() == "a file"
 
 
 def test_several_report_targets_are_all_written(broken: Path, tmp_path: Path) -> None:

@@ -153,6 +153,10 @@ def test_the_client_closes_stdin_and_the_exit_is_recorded(tap_run: TapRun) -> No
 
 # -- the tap's own promises, with scripted servers ----------------------------------------------------
 ECHO = "import sys\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line); sys.stdout.buffer.flush()\n"
+NOTICE = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}'
+UP = f"print({NOTICE!r}, flush=True)\n"
+"""A scripted server's first line: there is a server to judge, so the tap exits as it did (a server that never
+answered is not judged, exit 3: tests/e2e/test_tap_edges_e2e.py)."""
 
 
 def _tap(spec_path: Path, folder: Path, script: str, data: bytes = b"", **kwargs: Any) -> subprocess.Popen[bytes]:
@@ -172,7 +176,7 @@ def test_the_tap_writes_only_the_servers_bytes_to_stdout(spec_path: Path, tmp_pa
 
 def test_the_servers_exit_code_and_stderr_are_passed_on(spec_path: Path, tmp_path: Path) -> None:
     """Tool-defined: the client sees the server's exit code and its stderr, as without the tap."""
-    process = _tap(spec_path, tmp_path, "import sys; sys.stderr.write('server log line\\n'); sys.exit(7)")
+    process = _tap(spec_path, tmp_path, UP + "import sys; sys.stderr.write('server log line\\n'); sys.exit(7)")
     _, err = process.communicate(b"", timeout=WAIT)
     assert process.returncode == 7
     assert err.startswith(b"server log line\n")
@@ -180,14 +184,14 @@ def test_the_servers_exit_code_and_stderr_are_passed_on(spec_path: Path, tmp_pat
 
 def test_a_server_killed_by_a_signal_makes_the_tap_die_by_the_same_signal(spec_path: Path, tmp_path: Path) -> None:
     """Tool-defined: death by signal is forwarded as such, not turned into an exit code."""
-    process = _tap(spec_path, tmp_path, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    process = _tap(spec_path, tmp_path, UP + "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
     process.communicate(b"", timeout=WAIT)
     assert process.returncode == -signal.SIGKILL
 
 
 def test_signals_sent_to_the_tap_are_forwarded_to_the_server(spec_path: Path, tmp_path: Path) -> None:
     """Tool-defined: SIGTERM to the tap reaches the server once; the recording names it."""
-    script = (
+    script = UP + (
         "import signal, sys, time\n"
         "def bye(signum, frame):\n"
         "    sys.stderr.write('server got SIGTERM\\n'); sys.stderr.flush(); sys.exit(0)\n"

@@ -20,6 +20,10 @@ most :data:`ANSWER_LIMIT` bytes are recorded and judged. What follows passes thr
 exchange then ends as one whose events were lost, so no failure rests on what was not kept, and a
 note says which exchange was cut.
 
+A server mitmproxy cannot connect to is said once per outage (a warning naming its address and the
+error) and recorded as an ``upstream-unreachable`` observation: a session whose upstream never answered
+is not judged, and its report says why (:mod:`mcp_assay.presence`).
+
 With ``mcp_assay_probe_server`` the companion :attr:`Assay.server_probe` sends the suite's probe
 families to the server on a live client's revision and credentials, into the same session.
 With ``mcp_assay_inject`` the companion :attr:`Assay.injector` (registered before this addon)
@@ -32,6 +36,8 @@ server's.
 from __future__ import annotations
 
 import logging
+import os
+import re
 import sys
 import time
 import zlib
@@ -58,6 +64,7 @@ from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
 from mcp_assay.addon.server_probe import ServerProbe
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
+from mcp_assay.presence import UNREACHABLE
 from mcp_assay.recording import (
     RecordingWriter,
     body_fields,
@@ -84,6 +91,20 @@ log = logging.getLogger("mcp_assay.addon")
 FAIL_ON_CHOICES = [item.value for item in FailOn]
 ANSWER_LIMIT = 16 * 1024 * 1024
 """Bytes of one request body, response body or event stream (decoded) the addon records and judges."""
+
+
+def _address(address: Any) -> str:
+    """``host:port`` of a mitmproxy connection address (``[host]:port`` for IPv6)."""
+    if isinstance(address, tuple) and len(address) >= 2:
+        host = str(address[0])
+        return f"[{host}]:{address[1]}" if ":" in host else f"{host}:{address[1]}"
+    return str(address or "?")
+
+
+def _connect_error(text: str) -> str:
+    """asyncio's ``[Errno 111] Connect call failed ('127.0.0.1', 9)`` as the operating system says it."""
+    match = re.match(r"\[Errno (\d+)\]", text)
+    return os.strerror(int(match.group(1))).lower() if match else text
 
 
 def _decoder(encoding: str) -> Callable[[bytes], bytes] | None:
@@ -142,6 +163,9 @@ class Assay:
         self._show: frozenset[str] = frozenset()
         self._console = console
         self._flows: dict[str, _FlowState] = {}
+        self._down: set[str] = set()
+        """Servers that refused a connection and have not accepted one since (each is said once per outage)."""
+        self._unreachable = 0
         self._endpoints: set[str] = set()
         self.session: LiveSession | RemoteSession | None = None
         self.finished: Finished | None = None
@@ -456,6 +480,30 @@ class Assay:
             self._feed(end_record(state.ident, reason, float(left) if left is not None else time.time(), detail))
         except Exception:
             log.exception("mcp-assay: could not observe a failed flow")
+
+    def server_connect_error(self, data: Any) -> None:
+        """mitmproxy could not connect to a server: say so once per outage, and record it (a session whose
+        upstream never answered is not judged, and the report says why)."""
+        try:
+            server = data.server
+            address = _address(server.address)
+            error = _connect_error(str(server.error or "the connection failed"))
+            self._unreachable += 1
+            record = observation_record(
+                f"unreachable:{self._unreachable}", time.time(), UNREACHABLE, {"address": address, "error": error}
+            )
+            self._feed(record)
+            if address not in self._down:
+                self._down.add(address)
+                log.warning(
+                    "mcp-assay: cannot connect to the server at %s (%s); clients get no answer from it until it "
+                    "accepts connections again", address, error,
+                )  # fmt: skip
+        except Exception:
+            log.exception("mcp-assay: could not observe a failed server connection")
+
+    def server_connected(self, data: Any) -> None:
+        self._down.discard(_address(getattr(data.server, "address", None)))
 
     def done(self) -> None:
         session = self.session

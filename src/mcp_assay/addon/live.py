@@ -12,7 +12,8 @@ and the tap's relay threads never wait for judging, and
   with when it ended (so the stamps run in order), then what failed in it, each finding marked by
   how it counts (``✗`` a MUST, ``⚠`` a SHOULD, ``ℹ`` a note), and writes an edge audit line for each
   request that finished;
-* at the end, judges the whole log with every check and builds the report.
+* at the end, judges the whole log with every check and builds the report, which is *not judged*
+  when no peer ever answered (:mod:`mcp_assay.presence`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from rich.text import Text
 from mcp_assay.audit import AuditTrail, audit_data, audit_line, audit_lines
 from mcp_assay.jsonrpc import Kind, Message, parse_message
 from mcp_assay.notes import SessionNotes
+from mcp_assay.presence import PeerPresence
 from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import Baseline
@@ -179,6 +181,8 @@ class LiveSession:
         self.baseline = baseline
         self.notes = SessionNotes(redactor.text)
         """What the report says of the session beyond its verdicts (bounded whatever a peer sends)."""
+        self.presence = PeerPresence(url=redactor.url)
+        """Whether a peer ever answered: a session where none did is not judged (see :mod:`mcp_assay.presence`)."""
         self.started = time.time()
         self.live_failures = 0
         self._assembler = Assembler()
@@ -261,6 +265,7 @@ class LiveSession:
 
     def _finished(self, exchange: Exchange, *, live: bool = True) -> None:
         self._live = live
+        self.presence.see(exchange)
         self.judge.add(exchange)
         found, self._found = self._found, []
         if isinstance(exchange, Observation):
@@ -362,11 +367,14 @@ class LiveSession:
         target.setdefault("transport", ", ".join(sorted(self.log.transports())) or "none")
         if self.recorder is not None:
             target["recording"] = str(self.recorder.path)
+        unjudged = self.presence.unjudged(str(self.target.get("kind", "")))
+        unjudged = self.redactor.text(unjudged) if unjudged is not None else None  # it quotes stderr and commands
+        ending = self.presence.exit_note() if unjudged is None else None
         return build_report(
             verdicts,
             target=target,
             schemas=self.spec.schema_infos(),
-            notes=[*self.notes.notes(), *self._assembler.problems, *filter(None, [self._trail.note()])],
+            notes=[*self.notes.notes(), *self._assembler.problems, *filter(None, [self._trail.note(), ending])],
             audit=list(self._trail.lines),
             stats={
                 "exchanges": self.judge.exchanges_seen,
@@ -379,4 +387,5 @@ class LiveSession:
             fail_on=self.fail_on,
             glossary=glossary(verdicts),
             baseline=self.baseline,
+            unjudged=unjudged,
         )

@@ -14,8 +14,15 @@ decides; those lines are tagged as injected in the recording.
 
 Stderr is not protocol traffic and nothing bounds it, so it is passed on as read and recorded within
 limits: each line cut at :data:`STDERR_LINE_LIMIT` bytes, :data:`STDERR_RECORD_LIMIT` bytes recorded in
-all, the rest counted and noted. Once the server has exited, what the client still writes cannot reach
-it: such lines are recorded as ``undelivered`` observations, never as lines the server was sent.
+all, the rest counted and noted.
+
+The server and the client may end in any order. When the server has exited the tap ends its own stdout,
+so the client reads end of file as it would from the server itself, and gives the client
+:data:`JOIN_TIMEOUT` seconds to close stdin: what the client still writes cannot reach the server, and is
+recorded as ``undelivered`` observations, never as lines the server was sent. Run from the command line
+the relays use :mod:`mcp_assay.addon.descriptors`, so a relay thread still blocked on the client when
+the tap exits cannot make the interpreter abort. A command that cannot be started is recorded as such
+(``start-failed``), and the session then has nothing to judge (:mod:`mcp_assay.presence`).
 """
 
 from __future__ import annotations
@@ -29,15 +36,16 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from mcp_assay.addon.inject.stdio import Answer, StdioInjector
-from mcp_assay.lines import Line, LineSplitter, lines_until_closed
+from mcp_assay.lines import Line, LineSplitter, Readable, lines_until_closed
+from mcp_assay.presence import START_FAILED
 from mcp_assay.recording import exit_record, line_record, observation_record
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Probe
 
-__all__ = ["FORWARDED_SIGNALS", "STDERR_LINE_LIMIT", "STDERR_RECORD_LIMIT", "Tap", "exit_like"]
+__all__ = ["FORWARDED_SIGNALS", "STDERR_LINE_LIMIT", "STDERR_RECORD_LIMIT", "Tap", "exit_like", "start_error"]
 
 log = logging.getLogger("mcp_assay.tap")
 
@@ -46,6 +54,17 @@ class Feed(Protocol):
     """Where records go: a :class:`~mcp_assay.addon.worker.RemoteSession` or a live session."""
 
     def feed(self, record: Mapping[str, Any]) -> None: ...
+
+
+class Writable(Protocol):
+    """Where the tap writes for the client: its stdout or stderr (a :class:`~mcp_assay.addon.descriptors.Descriptor`
+    when run from the command line)."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 FORWARDED_SIGNALS = tuple(
@@ -84,9 +103,9 @@ class Tap:
 
     command: Sequence[str]
     session: Feed
-    stdin: IO[bytes]
-    stdout: IO[bytes]
-    stderr: IO[bytes]
+    stdin: Readable
+    stdout: Writable
+    stderr: Writable
     signals: list[str] = field(default_factory=list)
     stdin_closed_at: float | None = None
     process: subprocess.Popen[bytes] | None = None
@@ -229,14 +248,20 @@ class Tap:
 
     # -- running --------------------------------------------------------------------------------------
     def run(self) -> int:
-        """Relay until the server exits; return its exit code (negative: killed by that signal)."""
-        self.process = subprocess.Popen(
-            list(self.command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            process_group=0,  # only what the tap forwards reaches the server, exactly once
-        )
+        """Relay until the server exits; return its exit code (negative: killed by that signal).
+
+        A command that cannot be started raises :class:`OSError`, after telling the session why."""
+        try:
+            self.process = subprocess.Popen(
+                list(self.command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                process_group=0,  # only what the tap forwards reaches the server, exactly once
+            )
+        except OSError as exc:
+            self._feed_observation(START_FAILED, {"command": " ".join(self.command), "error": start_error(exc)})
+            raise
         self.connection = f"stdio:{self.process.pid}"
         for signum in FORWARDED_SIGNALS if self.forward_signals else ():
             # kept until the tap exits: a signal that arrives while the report is written still reaches
@@ -250,6 +275,7 @@ class Tap:
         for thread in threads:
             thread.start()
         code = self.process.wait()
+        ended, stdin_closed, signals = time.time(), self.stdin_closed_at, list(self.signals)  # what came before the end
         self._exited.set()
         for thread, pipe in zip(threads[1:], (self.process.stdout, self.process.stderr), strict=True):
             thread.join(JOIN_TIMEOUT)
@@ -257,12 +283,27 @@ class Tap:
                 pipe.close()
         for timer in self._timers:
             timer.cancel()  # an answer still held back when the server ended is never delivered
+        with self._out:
+            try:
+                self.stdout.close()  # the client reads end of file now, as it would from the server itself
+            except OSError:
+                pass
+        # a client that learns of the end this way stops writing and closes stdin; what it writes until
+        # then is recorded as undelivered
+        threads[0].join(JOIN_TIMEOUT)
         if self.injector is not None:
             self.injector.done()
-        self.session.feed(
-            exit_record(self._ident("x"), self.connection, time.time(), code, self.stdin_closed_at, self.signals)
-        )
+        self.session.feed(exit_record(self._ident("x"), self.connection, ended, code, stdin_closed, signals))
         return code
+
+
+def start_error(exc: OSError) -> str:
+    """Why a command could not be started, in the words a shell would use."""
+    if isinstance(exc, FileNotFoundError):
+        return "command not found"
+    if isinstance(exc, PermissionError):
+        return "not executable (permission denied)"
+    return exc.strerror or str(exc)
 
 
 def exit_like(code: int) -> None:

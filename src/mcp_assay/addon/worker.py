@@ -29,6 +29,7 @@ killed finishes the whole report (``orphaned="finish"``) instead of hurrying.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -43,7 +44,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO, cast
 
 __all__ = ["HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main"]
 
@@ -53,13 +54,19 @@ _STOP = object()
 HURRY_GRACE = 10.0
 """Seconds a worker asked to hurry has to write its report before it is killed."""
 PROGRESS_AFTER = 2.0
-"""Seconds of waiting for the report before the parent says what it is waiting for."""
+"""Seconds of waiting for the report before the parent asks the worker to say what it is waiting for."""
 _REASONS = {
     b"i": "a second interrupt (Ctrl-C or SIGTERM) while the report was being written",
     b"t": "the finish timeout",
     b"": "the process that fed it ended",
 }
 """Why a worker hurries, by what the parent wrote on the control pipe (nothing: the pipe ended)."""
+_PROGRESS = {
+    b"p": "mcp-assay: judging the session for the report…",
+    b"q": "mcp-assay: judging the session for the report… (interrupt to write it from what has been judged so far)",
+}
+"""Status lines the parent asks the worker to print while it waits (the worker drops them once it reports, so
+that one never follows the verdict), by the byte on the control pipe."""
 
 
 @dataclass
@@ -103,6 +110,8 @@ class Finished:
     verdict: str = ""
     written: list[str] = field(default_factory=list)
     error: str = ""
+    unjudged: str = ""
+    """Why the session was not judged (no peer ever answered), when it was not."""
 
 
 def finish(
@@ -113,17 +122,20 @@ def finish(
     *,
     show: Sequence[str] = (),
     write_baseline: str | None = None,
+    reporting: Callable[[], None] = lambda: None,
 ) -> Finished:
     """Close a :class:`~mcp_assay.addon.live.LiveSession`, judge everything, write the reports.
 
     ``stop`` returning a reason cuts judging short: the checks not run yet are reported not verified.
-    The terminal report lists ``show`` in full; ``write_baseline`` is a baseline file to write as well."""
+    The terminal report lists ``show`` in full; ``write_baseline`` is a baseline file to write as well.
+    ``reporting`` is called once judging is done, before the first line of a report is written."""
     from rich.console import Console
 
     from mcp_assay.report import emit_reports, parse_report_option
 
     session.close()
     report = session.report(stop=stop)
+    reporting()
     console = Console(file=stream)
     written = emit_reports(
         report,
@@ -133,39 +145,103 @@ def finish(
         show=frozenset(show),
         write_baseline=Path(write_baseline) if write_baseline else None,
     )
-    return Finished(report.exit_code(), report.verdict()[1], [str(path) for path in written])
+    return Finished(
+        report.exit_code(), report.verdict()[1], [str(path) for path in written], unjudged=report.unjudged or ""
+    )
 
 
 # -- the worker (child) ------------------------------------------------------------------------------
+class _Lenient(io.TextIOBase):
+    """A terminal stream whose reader may go away (a client that died with the tap, ``| head``): what is
+    written after that is dropped instead of raising, so the report files are still all written."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self.gone = True
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+
 class _Hurry:
     """Set when the parent asks the worker to hurry (or dies); says why."""
 
-    def __init__(self, orphaned: str = "hurry") -> None:
+    def __init__(self, orphaned: str = "hurry", say: Callable[[str], None] = lambda text: None) -> None:
         self.event = threading.Event()
         self.reason = ""
         self.orphaned = orphaned
+        self.say = say
+        """Prints a status line the parent asked for."""
 
     def __call__(self) -> str:
         """Why to hurry; empty while there is no reason to."""
         return self.reason if self.event.is_set() else ""
 
     def listen(self, fd: int) -> None:
-        """Read the control pipe (on a thread) until it asks to hurry or ends."""
+        """Read the control pipe (on a thread) until it ends: status lines to print, or a reason to hurry."""
         while True:
             try:
                 data = os.read(fd, 64)
             except OSError:
                 data = b""
-            if not data and self.orphaned == "finish":
+            for byte in data:
+                key = bytes([byte])
+                if key in _PROGRESS:
+                    self.say(_PROGRESS[key])
+                elif key in _REASONS and not self.event.is_set():
+                    self.reason = _REASONS[key]
+                    self.event.set()
+            if data:
+                continue
+            if self.orphaned == "finish":
                 return  # judge everything, however long it takes: nobody is waiting, but the report is wanted
-            if data[:1] in _REASONS and not self.event.is_set():
-                self.reason = _REASONS[data[:1]]
+            if not self.event.is_set():
+                self.reason = _REASONS[b""]
                 self.event.set()
-            if not data:  # the parent is gone: nobody can stop this process any more, so it stops itself
-                timer = threading.Timer(HURRY_GRACE, os._exit, args=(3,))
-                timer.daemon = True
-                timer.start()
-                return
+            # the parent is gone: nobody can stop this process any more, so it stops itself
+            timer = threading.Timer(HURRY_GRACE, os._exit, args=(3,))
+            timer.daemon = True
+            timer.start()
+            return
+
+
+class _StatusLines:
+    """Status lines and the report share the terminal: once the report is being written, a status line asked for
+    would follow the verdict, so it is dropped."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.reporting = False
+
+    def say(self, text: str) -> None:
+        with self._lock:
+            if not self.reporting:
+                _say(text)
+
+    def report_begins(self) -> None:
+        with self._lock:
+            self.reporting = True
 
 
 def main() -> None:
@@ -184,11 +260,13 @@ def main() -> None:
     from mcp_assay.spec import load_spec
     from mcp_assay.spec.engine import registered_checks
 
+    sys.stdout, sys.stderr = cast(TextIO, _Lenient(sys.stdout)), cast(TextIO, _Lenient(sys.stderr))
     source = sys.stdin.buffer
     settings = WorkerSettings(**json.loads(source.readline()))
     redactor = Redactor(secrets=settings.secrets)
     configure_logs(settings.log_level, redactor)  # the session's redactor: it learns credentials from the traffic
-    hurry = _Hurry(settings.orphaned)
+    status = _StatusLines()
+    hurry = _Hurry(settings.orphaned, status.say)
     if settings.control_fd is not None:
         listener = threading.Thread(target=hurry.listen, args=(settings.control_fd,), name="control", daemon=True)
         listener.start()
@@ -223,8 +301,9 @@ def main() -> None:
         if hurry():
             session.cut_short(hurry.reason, unread)
         result = finish(
-            session, settings.reports, stream, stop=hurry, show=settings.show, write_baseline=settings.write_baseline
-        )
+            session, settings.reports, stream, stop=hurry, show=settings.show, write_baseline=settings.write_baseline,
+            reporting=status.report_begins,
+        )  # fmt: skip
     except Exception as exc:  # say why there is no report rather than dying silently
         logging.getLogger("mcp_assay").exception("mcp-assay: judging failed")
         result = Finished(exit_code=3, error=f"{type(exc).__name__}: {exc}")
@@ -327,8 +406,11 @@ class RemoteSession:
         if self._hurried:
             return
         self._hurried = True
+        self._tell(reason)
+
+    def _tell(self, byte: bytes) -> None:
         try:
-            os.write(self._control, reason)
+            os.write(self._control, byte)
         except OSError:
             pass
 
@@ -377,10 +459,7 @@ class RemoteSession:
                     break
                 elif not said and now - started >= PROGRESS_AFTER:
                     said = True
-                    _say(
-                        "mcp-assay: judging the session for the report…"
-                        + (" (interrupt to write it from what has been judged so far)" if interruptible else "")
-                    )
+                    self._tell(b"q" if interruptible else b"p")  # the worker says it, unless it is reporting already
         self._writer.join(5.0)
         try:
             os.close(self._control)

@@ -11,6 +11,8 @@ when the proxy stops (Ctrl-C or SIGTERM), and the exit code says whether a requi
 from __future__ import annotations
 
 import asyncio
+import errno
+import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -59,6 +61,34 @@ def _upstream_parts(upstream: str) -> tuple[str, str]:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
     return f"{parts.scheme}://{parts.netloc}", parts.path or "/"
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the proxy could not listen on ``host:port`` (taken, or no such local address), or ``None``.
+
+    Tried here, before anything starts, by binding as mitmproxy will (address reuse on): mitmproxy's own
+    message for a taken port suggests its ``--mode`` syntax and names none of this command's options."""
+    if port == 0:
+        return None
+    try:
+        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        reason = (getattr(exc, "strerror", None) or str(exc)).lower()
+        return f"--listen-host {host}: not an address this machine can listen on ({reason})"
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    return (
+                        f"--listen-port {port}: {host or '*'}:{port} is already in use; choose another port "
+                        "(--listen-port 0 picks a free one)"
+                    )
+                reason = (exc.strerror or str(exc)).lower()
+                return f"--listen-host {host} --listen-port {port}: cannot listen there ({reason})"
+    return None
 
 
 @click.command(
@@ -197,6 +227,10 @@ def proxy_command(
         if not sep or not name:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--set")
         settings[name.strip()] = value
+    problem = _cannot_listen(listen_host, listen_port)
+    if problem is not None:
+        click.echo(f"mcp-assay proxy: {problem}", err=True)
+        raise SystemExit(2)
     spec = build_spec(spec_dir, spec_paths)
     console = Console()
     from mcp_assay.addon.serve import serve

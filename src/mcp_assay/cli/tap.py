@@ -3,7 +3,9 @@
 Put ``mcp-assay tap [options] --`` in front of the server command in any client's configuration.
 Stdout belongs to the protocol, so everything the tap itself says (live findings, the terminal
 report) goes to stderr; file reports and the recording are written as usual. The tap exits with
-the server's exit code, whatever the findings.
+the server's exit code (or dies by the server's signal), whatever the findings: a client sees what
+it would see without the tap. Where there was no server to judge (its command could not be started,
+or it ended before it wrote a line) the tap exits 3, and the report is one line saying why.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from mcp_assay.cli.options import (
 )
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.verdicts import ExitCode
 
 __all__ = ["register"]
 
@@ -92,9 +95,10 @@ def tap_command(
     mcp-assay tap --record session.jsonl --report json:report.json -- python server.py
     The terminal report goes to stderr; the exit code is the server's.
     """
+    from mcp_assay.addon.descriptors import standard_streams
     from mcp_assay.addon.inject import STDIO_FAMILIES, build_plan, parse_families
     from mcp_assay.addon.inject.stdio import StdioInjector
-    from mcp_assay.addon.tap import Tap, exit_like
+    from mcp_assay.addon.tap import Tap, exit_like, start_error
     from mcp_assay.addon.worker import RemoteSession, WorkerSettings
 
     targets = report_targets(reports)
@@ -131,18 +135,34 @@ def tap_command(
             orphaned="finish",  # clients kill the tap once they closed its stdin: that must not cost the report
         )
     )
-    tap = Tap(command, session, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
+    stdin, stdout, stderr = standard_streams()
+    tap = Tap(command, session, stdin=stdin, stdout=stdout, stderr=stderr)
     tap.injector = StdioInjector(plan, session.feed) if plan is not None else None
+    code: int | None = None
+    failed = ""
     try:
         code = tap.run()
     except OSError as exc:
-        session.close()
-        errors.print(f"mcp-assay tap: cannot start {command[0]!r}: {exc}", highlight=False)
-        raise SystemExit(127) from exc
+        failed = f"mcp-assay tap: cannot start {command[0]!r}: {start_error(exc)}"
     finished = session.close(deadline=finish_timeout or None, interruptible=False)
     if finished.error:  # the server's exit code matters more than the report
-        errors.print(f"mcp-assay tap: no report: {finished.error}", highlight=False)
+        _say(f"mcp-assay tap: no report: {finished.error}")
+    if code is None:
+        if finished.error:
+            _say(failed)  # the report's one line says it otherwise
+        raise SystemExit(ExitCode.NOT_JUDGED)
+    if finished.unjudged:
+        raise SystemExit(ExitCode.NOT_JUDGED)  # the server never answered: nothing was judged, as the report says
     exit_like(code)
+
+
+def _say(text: str) -> None:
+    """A line of the tap's own on stderr; a client that went away costs the line, not the exit code."""
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def register(group: click.Group) -> None:

@@ -165,6 +165,8 @@ async def run_demo(settings: DemoSettings, spec: SpecSet, emit: Callable[[DemoEv
     """Run the demo end to end (see the module docstring) and write its report; return what it made."""
     started = time.perf_counter()
     files = DemoFiles(settings.folder)
+    for made in (files.session, files.suite):  # a reused --output-dir: its recordings are replaced, as its reports are
+        made.unlink(missing_ok=True)  # (a recording elsewhere is never overwritten; this folder is the demo's own)
     tokens = {role: f"{role}-{secrets.token_hex(12)}" for role in ROLES}
     counted: list[str] = []
 

@@ -2,8 +2,9 @@
 
 ``--report FORMAT[:PATH]`` may be given several times. ``terminal`` without a path goes to
 standard output; every other format without a path lands in the temporary directory under a UTC
-timestamped name, and the path is printed. A PATH that is an existing folder gets the same
-timestamped name inside it. ``-`` as a path means standard output.
+timestamped name, and the path is printed. A PATH that is an existing folder, or ends in ``/``,
+gets the same timestamped name inside it. A folder of PATH that does not exist yet is created when
+the report is written. ``-`` as a path means standard output.
 
 On a terminal the report is the short one (:mod:`mcp_assay.report.brief`), with the listings
 ``--show`` names; a ``terminal:PATH`` file holds the full listing, like every other file. Whatever
@@ -76,11 +77,20 @@ def parse_report_option(value: str) -> ReportTarget:
     path = Path(raw_path).expanduser()
     if path.is_dir():
         return ReportTarget(name, None, folder=path)
-    if raw_path.endswith(("/", os.sep)):
-        raise ConfigError(f"--report {value}: folder {path} does not exist")
-    if not path.parent.exists():
-        raise ConfigError(f"--report {value}: folder {path.parent} does not exist")
-    return ReportTarget(name, path)
+    folder = raw_path.endswith(("/", os.sep))
+    blocked = _not_a_folder(path if folder else path.parent)
+    if blocked is not None:
+        raise ConfigError(f"--report {value}: {blocked} is not a folder")
+    return ReportTarget(name, None, folder=path) if folder else ReportTarget(name, path)
+
+
+def _not_a_folder(folder: Path) -> Path | None:
+    """The first existing ancestor of ``folder`` (itself included) when it is not a folder, else ``None``: a
+    missing folder is created when the report is written, a file in the way cannot be."""
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            return None if candidate.is_dir() else candidate
+    return None
 
 
 def renderer(name: str) -> Callable[[Report], str]:
@@ -137,11 +147,18 @@ def emit_reports(
             sys.stdout.write(text)
             sys.stdout.flush()
             continue
-        path = target.path or default_path(target.format, folder=target.folder)
+        path = target.path
         try:
+            if path is None:
+                folder = target.folder or Path(tempfile.gettempdir())
+                folder.mkdir(parents=True, exist_ok=True)
+                path = default_path(target.format, folder=folder)
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            notices.print(f"could not write {path} ({exc}); printing the {target.format} report instead")
+            notices.print(
+                f"could not write {path or target.folder} ({exc}); printing the {target.format} report instead"
+            )
             sys.stdout.write(text)
             continue
         written.append(path)

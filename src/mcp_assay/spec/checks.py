@@ -186,6 +186,10 @@ class Check:
     graded: tuple[str, ...] = ()
     """The :class:`Grading` names every requirement the check cites carries: conditions under which a failure
     of it counts lower (a failure of a requirement that carries none counts in full)."""
+    off_version: bool = False
+    """The check judges version negotiation itself (how a server answers a version it does not serve, or none):
+    the suite's off-version probes are its evidence. Any other check bound to a revision's features never sees
+    them, since a server may serve such a request as another revision (:meth:`Context.off_version`)."""
 
 
 REGISTRY: dict[str, Check] = {}
@@ -245,6 +249,7 @@ def _declare(
     kinds: Iterable[Kind] | None = None,
     area: str | None = None,
     tags: Iterable[str] = (),
+    off_version: bool = False,
 ) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     ids = (requirements,) if isinstance(requirements, str) else tuple(requirements)
     if not ids:
@@ -285,6 +290,7 @@ def _declare(
             tags=tuple(tags),
             narrowed=because.strip() if because else None,
             graded=graded,
+            off_version=off_version,
         )
         return func
 

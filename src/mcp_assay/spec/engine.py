@@ -308,8 +308,8 @@ class Judge:
     # -- folding ---------------------------------------------------------------------------------
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
         subject = finding.subject
-        foreign = self.ctx.not_theirs(check, subject)
-        if foreign:  # mcp-assay's own part of the traffic says nothing of the side this check judges
+        foreign = self.ctx.not_theirs(check, subject) or self.ctx.off_version(check, subject)
+        if foreign:  # mcp-assay's own part of the traffic says nothing of the side (or revision) this check judges
             if tally.inapplicable is None or order < tally.inapplicable.order:
                 tally.inapplicable = _Ranked(order, not_applicable(foreign))
             return

@@ -91,6 +91,7 @@ def initialize_names_version_capabilities_and_client(message: Message, ctx: Cont
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
     **HANDSHAKE,
+    off_version=True,
 )
 def initialize_results_name_version_capabilities_and_server(message: Message, ctx: Context) -> Finding | None:
     """The initialize result holds a string protocolVersion, a capabilities object and serverInfo {name, version}."""
@@ -127,7 +128,7 @@ def _negotiated_by_server(ctx: Context, sessions: list[Session], place: str) -> 
     }
 
 
-@log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE)
+@log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE, off_version=True)
 def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     """When the client requests a version the server supports, the initialize result names exactly that version.
 
@@ -160,6 +161,7 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="initialize with an unsupported version",
     **HANDSHAKE,
+    off_version=True,
 )
 def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator[Finding]:
     """An initialize naming a version the server cannot support gets a counter-offer of a supported one, never an echo.

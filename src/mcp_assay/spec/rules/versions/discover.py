@@ -41,7 +41,7 @@ from mcp_assay.spec.rules.versions._common import (
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN)
+@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN, off_version=True)
 def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
     """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
     for request in modern_requests(ctx):
@@ -135,7 +135,7 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN)
+@log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN, off_version=True)
 def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding]:
     """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not."""
     for request in modern_requests(ctx):

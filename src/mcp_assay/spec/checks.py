@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_assay.errors import CatalogueError
 from mcp_assay.jsonrpc import Kind, Message
@@ -39,9 +39,6 @@ from mcp_assay.spec.requirements import Requirement, catalogue
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.verdicts import Level, Outcome, Severity, Side
 from mcp_assay.wire import Exchange
-
-if TYPE_CHECKING:
-    from mcp_assay.spec.context import Context
 
 __all__ = [
     "GRADINGS",
@@ -115,17 +112,18 @@ class Grading:
     name: str
     severity: Severity
     """The most a failure counts at where the condition holds (a failure already lower stays lower)."""
-    holds: Callable[[Context, Finding], str | None]
-    """Why the condition holds for one failure (the reason the report gives), or ``None``."""
+    holds: Callable[[Any, Finding], str | None]
+    """Why the condition holds for one failure (the reason the report gives), or ``None``; called with the
+    :class:`~mcp_assay.spec.context.Context` (which imports this module, hence ``Any``) and the failure."""
 
 
 GRADINGS: dict[str, Grading] = {}
 
 
-def grading(name: str, severity: Severity) -> Callable[[Callable[[Context, Finding], str | None]], Any]:
+def grading(name: str, severity: Severity) -> Callable[[Callable[[Any, Finding], str | None]], Any]:
     """Register the condition a catalogue entry's ``graded`` names (once, by the rule module that knows it)."""
 
-    def register(func: Callable[[Context, Finding], str | None]) -> Callable[[Context, Finding], str | None]:
+    def register(func: Callable[[Any, Finding], str | None]) -> Callable[[Any, Finding], str | None]:
         if name in GRADINGS and GRADINGS[name].holds is not func:
             raise CatalogueError(f"two gradings are named {name}")
         GRADINGS[name] = Grading(name, severity, func)

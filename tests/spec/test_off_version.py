@@ -46,9 +46,13 @@ def unprimed(ident: int, *, off_version: bool) -> HttpExchange:
 
 
 def test_an_off_version_probes_stream_is_not_held_against_the_revision_under_test(spec: SpecSet) -> None:
-    """Spec-mandated (HTTP-42, 2025-11-25 only): the request without MCP-Protocol-Version may be served as
-    2025-03-26, which has no priming event; the ordinary primed stream is what the revision is judged on."""
-    verdict = judge(log_of(legacy_session(), primed(1), unprimed(2, off_version=True)), spec, PRIMING)
+    """Spec-mandated (HTTP-42, 2025-11-25 only), from server-everything's evidence: the initialize offering
+    1900-01-01 and the ping without MCP-Protocol-Version were served as an older revision, which has no priming
+    event; the ordinary primed stream is what the revision is judged on."""
+    offer = legacy_stream(initialize_body("1900-01-01", ident=3), [result_body(initialize_result(), 3)])
+    offer = tagged(offer, "unsupported-version", off_version=True)
+    log = log_of(legacy_session(), primed(1), unprimed(2, off_version=True), offer)
+    verdict = judge(log, spec, PRIMING)
     assert verdict.outcome is Outcome.PASSED and verdict.judged == 1, verdict.reason
 
 

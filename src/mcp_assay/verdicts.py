@@ -168,10 +168,21 @@ class Verdict:
     tags: tuple[str, ...] = field(default=())
     known: str | None = None
     """For a failed verdict a baseline entry matched: the reason the entry gives (it no longer decides the run)."""
+    graded: str | None = None
+    """For a failed verdict whose every failure the catalogue's gate grades lower than the check's level (its
+    :attr:`severity` is then that lower grade): why, e.g. the server protects itself with a scheme of its own."""
     revision: str | None = None
     """The revision under test when the verdict was reached: a suite run judges each revision the server serves
     on its own, so one check has a verdict per revision. ``None`` when traffic was judged whatever revisions it
     carried (the proxy, the tap, ``validate`` of a capture); :attr:`revisions` says which those were."""
+
+    @property
+    def shown_level(self) -> str:
+        """The keyword, and the grade it counts at where that differs from the keyword's own (``SHOULD, graded
+        INFO`` for a heuristic; ``MUST, graded SHOULD`` for a failure the catalogue's gate grades lower)."""
+        if self.severity is self.level.severity:
+            return self.level.value
+        return f"{self.level.value}, graded {self.severity.value.upper()}"
 
     @property
     def counts_against(self) -> bool:

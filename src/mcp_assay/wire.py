@@ -153,6 +153,10 @@ class Probe:
     """The request is malformed on purpose."""
     injected: bool = False
     """mcp-assay answered the client itself; the answer is not the server's."""
+    off_version: bool = False
+    """The request speaks no revision under test: it names another version (an unsupported one, an older one, a
+    header that disagrees with the body) or none at all. A server may serve it as another revision, so the
+    exchange is evidence only for the checks that judge version negotiation itself (``Check.off_version``)."""
     tags: Mapping[str, Any] = field(default_factory=dict)
     """Facts of the case some rules read (``principal``, ``phase``, ``variant``, ``revision`` ...)."""
 
@@ -167,7 +171,7 @@ class Probe:
     def with_tags(self, **tags: Any) -> Probe:
         return Probe(
             name=self.name, family=self.family, intent=self.intent, invalid=self.invalid, injected=self.injected,
-            tags={**self.tags, **tags},
+            off_version=self.off_version, tags={**self.tags, **tags},
         )  # fmt: skip
 
     def to_record(self) -> dict[str, Any]:
@@ -176,6 +180,8 @@ class Probe:
         record["intent"] = self.intent
         if self.injected:
             record["injected"] = True
+        if self.off_version:
+            record["off_version"] = True
         for key, value in self.tags.items():
             record.setdefault(key, value)
         return record
@@ -185,13 +191,14 @@ class Probe:
         """A tag read back from a recording; ``None`` when there is none (or it is not an object)."""
         if not isinstance(value, Mapping):
             return None
-        known = {"name", "family", "intent", "invalid", "injected"}
+        known = {"name", "family", "intent", "invalid", "injected", "off_version"}
         return cls(
             name=str(value.get("name", "")),
             family=str(value.get("family", "")),
             intent=str(value.get("intent", "ordinary request")),
             invalid=value.get("invalid") is True,
             injected=value.get("injected") is True,
+            off_version=value.get("off_version") is True,
             tags={str(key): item for key, item in value.items() if key not in known},
         )
 

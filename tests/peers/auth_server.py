@@ -5,9 +5,12 @@ everything else with ``401`` and ``WWW-Authenticate: Bearer resource_metadata="�
 (plus ``error="invalid_token"`` when a token was presented), and serves its Protected Resource
 Metadata at the path-scoped well-known URI. ``--sloppy`` answers a bare ``401`` (no challenge),
 publishes no metadata, takes the token from ``?access_token=`` too, and accepts any non-empty
-bearer string.
+bearer string. ``--static`` is a server that protects itself with a static token of its own, not
+MCP's OAuth profile (AUTH-AND-BEHAVIOUR §0.3.3): exactly one token is served, a request without
+credentials gets ``401`` with a plain ``WWW-Authenticate: Bearer realm="…"`` (no
+``resource_metadata``, no ``scope``), a wrong token gets ``403``, and no metadata is published.
 
-usage: python auth_server.py PORT TOKEN (--correct | --sloppy)
+usage: python auth_server.py PORT TOKEN (--correct | --sloppy | --static)
 """
 
 from __future__ import annotations
@@ -49,10 +52,11 @@ def summarize(text: str) -> str:
 class Gate:
     """Bearer-token gate in front of the SDK app (outermost, so it answers before the SDK sees a request)."""
 
-    def __init__(self, app: App, *, token: str, port: int, sloppy: bool) -> None:
+    def __init__(self, app: App, *, token: str, port: int, sloppy: bool, static: bool = False) -> None:
         self.app = app
         self.token = token
         self.sloppy = sloppy
+        self.static = static
         self.resource = f"http://127.0.0.1:{port}/mcp"
         self.metadata_url = f"http://127.0.0.1:{port}{PRM_PATH}/mcp"
 
@@ -62,7 +66,7 @@ class Gate:
             return
         path = scope["path"]
         if path.startswith("/.well-known/"):
-            if path == f"{PRM_PATH}/mcp" and not self.sloppy:
+            if path == f"{PRM_PATH}/mcp" and not (self.sloppy or self.static):
                 await self._json(send, 200, self._metadata(), [])
             else:
                 await self._json(send, 404, {"error": "not_found"}, [])
@@ -99,6 +103,12 @@ class Gate:
         if self.sloppy:
             await self._json(send, 401, {"error": "unauthorized"}, [])
             return
+        if self.static:
+            if presented:
+                await self._json(send, 403, {"error": "forbidden"}, [])
+            else:
+                await self._json(send, 401, {"error": "unauthorized"}, [("www-authenticate", 'Bearer realm="mcp"')])
+            return
         params = [f'resource_metadata="{self.metadata_url}"', f'scope="{SCOPE}"']
         if presented:
             params.append('error="invalid_token"')
@@ -116,9 +126,11 @@ class Gate:
 
 def main(argv: list[str]) -> None:
     port, token, build = int(argv[1]), argv[2], argv[3]
-    if build not in ("--correct", "--sloppy"):
+    if build not in ("--correct", "--sloppy", "--static"):
         raise SystemExit(__doc__)
-    app = Gate(mcp.streamable_http_app(), token=token, port=port, sloppy=build == "--sloppy")
+    app = Gate(
+        mcp.streamable_http_app(), token=token, port=port, sloppy=build == "--sloppy", static=build == "--static"
+    )
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

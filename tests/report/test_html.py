@@ -199,7 +199,8 @@ def test_a_pass_tagged_explain_shows_its_escaped_reason() -> None:
 
 
 def test_every_result_carries_its_level_source_and_eras_for_the_filters() -> None:
-    """Tool-defined: the attributes the filter rules select on match each result."""
+    """Tool-defined: the attributes the filter rules select on match each result; the level is the grade a result
+    counts at (the sample's SHOULD-level heuristic, a note, is ``info``)."""
     report = sample_report()
     page = Page(render_html(report))
     items = {attrs["id"]: attrs for attrs in page.named("li") if "result" in (attrs.get("class") or "")}
@@ -210,7 +211,7 @@ def test_every_result_carries_its_level_source_and_eras_for_the_filters() -> Non
     for result, (level, source, eras) in expected.items():
         attrs = items[f"{result.check}-{result.source.value}"]
         assert (attrs["data-level"], attrs["data-source"], attrs["data-eras"]) == (level, source, eras)
-    assert {attrs["data-level"] for attrs in items.values()} == {"must", "should"}
+    assert {attrs["data-level"] for attrs in items.values()} == {"must", "should", "info"}
 
 
 def test_the_filter_bar_has_a_ticked_box_per_outcome_level_era_and_source_each_with_a_hiding_rule() -> None:
@@ -225,6 +226,7 @@ def test_the_filter_bar_has_a_ticked_box_per_outcome_level_era_and_source_each_w
         *(f"f-outcome-{key}" for key in shown),
         "f-level-must",
         "f-level-should",
+        "f-level-info",
         "f-era-2026-07-28",
         "f-source-active",
         "f-source-passive",

@@ -34,7 +34,7 @@ from mcp_assay.report.console import (
     summary_lines,
 )
 from mcp_assay.report.model import Report
-from mcp_assay.verdicts import Evidence, Level, Verdict
+from mcp_assay.verdicts import Evidence, Verdict
 
 __all__ = ["render_html"]
 
@@ -136,7 +136,6 @@ def _e(value: object) -> str:
 
 _ERA = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 """Revision names that may become element ids and selectors (anything else is left out of the era filter)."""
-_LEVELS = {Level.MUST: "must", Level.MUST_NOT: "must", Level.SHOULD: "should", Level.SHOULD_NOT: "should"}
 _PAGE_ORDER = ("failed", "notes", "not_verified", "recommended", "known", "passed")
 """Section keys in the order the page shows them: what decides the verdict comes first, under the verdict."""
 _FOLDED = {"notes": "notes", "passed": "passed"}
@@ -152,8 +151,9 @@ _OUTCOME_LABELS = {
 
 
 def _level(result: Verdict) -> str:
-    """The keyword family a result's level belongs to: ``must``, ``should`` or ``may``."""
-    return _LEVELS.get(result.level, "may")
+    """The grade a result counts at, which the level filter offers: ``must``, ``should`` or ``info`` (a
+    SHOULD-level heuristic counts as a note, a failure the catalogue's gate grades lower as a recommendation)."""
+    return result.severity.value
 
 
 def _eras(result: Verdict, window: Iterable[str] = ()) -> list[str]:
@@ -193,7 +193,7 @@ def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
 
 def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
     ids = " ".join(f"<code>{_e(ident)}</code>" for ident in result.requirements)
-    tags = f"{ids} · {_e(result.level.value)} · {_e(result.side.value)} · {_e(result.source.value)}"
+    tags = f"{ids} · {_e(result.shown_level)} · {_e(result.side.value)} · {_e(result.source.value)}"
     eras = " ".join(_eras(result, window))
     lines = [
         f'<li class="result {key}" id="{_e(_anchor(result))}" data-level="{_level(result)}" '
@@ -279,7 +279,7 @@ def _filters(shown: list[tuple[str, list[Verdict]]], window: list[str]) -> tuple
     results = [result for _, members in shown for result in members]
     if not results:
         return [], ""
-    levels = [level for level in ("must", "should", "may") if any(_level(r) == level for r in results)]
+    levels = [level for level in ("must", "should", "info") if any(_level(r) == level for r in results)]
     sources = sorted({result.source.value for result in results})
     eras = sorted({era for result in results for era in _eras(result, window)}, reverse=True)
     bar = ['<nav class="filters" aria-label="filter results">', "<fieldset><legend>outcome</legend>"]

@@ -58,7 +58,7 @@ def block(value: str, language: str = "", indent: str = "") -> list[str]:
 
 def _tag(result: Verdict) -> str:
     ids = ", ".join(code(ident) for ident in result.requirements)
-    return f"{ids} · {result.level.value} · {result.side.value} · {result.source.value}"
+    return f"{ids} · {result.shown_level} · {result.side.value} · {result.source.value}"
 
 
 def _evidence(item: Evidence, result: Verdict) -> list[str]:

@@ -415,6 +415,7 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "blocked_by": result.blocked_by,
         "tags": list(result.tags),
         "known": result.known,
+        "graded": result.graded,
         "revision": result.revision,
     }
 
@@ -438,6 +439,7 @@ def _result_from_json(item: Mapping[str, Any]) -> Verdict:
         blocked_by=item.get("blocked_by"),
         tags=tuple(item.get("tags", ())),
         known=item.get("known"),
+        graded=item.get("graded"),
         revision=item.get("revision") if isinstance(item.get("revision"), str) else None,
     )
 

@@ -18,6 +18,12 @@ Two shapes exist:
 Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
 :func:`not_applicable`, for a reason only the traffic shows, when nothing else was found). The
 engine (:mod:`mcp_assay.spec.engine`) applies the gates and turns findings into verdicts.
+
+Where the catalogue's gate grades a requirement lower for some targets (AUTH-AND-BEHAVIOUR §0.3.3:
+a server that protects itself with a scheme of its own, not MCP's OAuth profile, is given the
+profile's items as recommendations), the entry names a :class:`Grading` in ``graded``; the rule
+module that knows the condition registers it with :func:`grading`, and the engine grades each
+failure the condition holds for. No rule grades its own findings.
 """
 
 from __future__ import annotations
@@ -35,13 +41,17 @@ from mcp_assay.verdicts import Level, Outcome, Severity, Side
 from mcp_assay.wire import Exchange
 
 __all__ = [
+    "GRADINGS",
     "REGISTRY",
     "TRANSPORTS",
     "Check",
     "Finding",
     "Gate",
+    "Grade",
+    "Grading",
     "Result",
     "failed",
+    "grading",
     "log_check",
     "message_check",
     "not_applicable",
@@ -54,6 +64,14 @@ TRANSPORTS = frozenset({"http", "stdio"})
 
 # -- findings ------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
+class Grade:
+    """The lower severity one failure counts at, and the condition of the catalogue's gate that allows it."""
+
+    severity: Severity
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """What a check concluded about one subject."""
 
@@ -61,6 +79,8 @@ class Finding:
     detail: str = ""
     subject: Message | Exchange | None = None
     blocked_by: str | None = None
+    grade: Grade | None = None
+    """Set by the engine on a failure a :class:`Grading` of the check's requirements holds for."""
 
 
 def passed(subject: Message | Exchange | None = None, detail: str = "") -> Finding:
@@ -82,6 +102,34 @@ def not_applicable(reason: str) -> Finding:
 
 
 Result = Finding | Iterable[Finding] | None
+
+
+# -- gradings ------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Grading:
+    """A condition under which the catalogue grades its requirements lower, for the targets it holds for."""
+
+    name: str
+    severity: Severity
+    """The most a failure counts at where the condition holds (a failure already lower stays lower)."""
+    holds: Callable[[Any, Finding], str | None]
+    """Why the condition holds for one failure (the reason the report gives), or ``None``; called with the
+    :class:`~mcp_assay.spec.context.Context` (which imports this module, hence ``Any``) and the failure."""
+
+
+GRADINGS: dict[str, Grading] = {}
+
+
+def grading(name: str, severity: Severity) -> Callable[[Callable[[Any, Finding], str | None]], Any]:
+    """Register the condition a catalogue entry's ``graded`` names (once, by the rule module that knows it)."""
+
+    def register(func: Callable[[Any, Finding], str | None]) -> Callable[[Any, Finding], str | None]:
+        if name in GRADINGS and GRADINGS[name].holds is not func:
+            raise CatalogueError(f"two gradings are named {name}")
+        GRADINGS[name] = Grading(name, severity, func)
+        return func
+
+    return register
 
 
 # -- declarations --------------------------------------------------------------------------------
@@ -133,6 +181,13 @@ class Check:
     tags: tuple[str, ...] = field(default=())
     narrowed: str | None = None
     """Why the check's side or transports differ from what the catalogue gives its requirements."""
+    graded: tuple[str, ...] = ()
+    """The :class:`Grading` names every requirement the check cites carries: conditions under which a failure
+    of it counts lower (a failure of a requirement that carries none counts in full)."""
+    off_version: bool = False
+    """The check judges version negotiation itself (how a server answers a version it does not serve, or none):
+    the suite's off-version probes are its evidence. Any other check bound to a revision's features never sees
+    them, since a server may serve such a request as another revision (:meth:`Context.off_version`)."""
 
 
 REGISTRY: dict[str, Check] = {}
@@ -192,6 +247,7 @@ def _declare(
     kinds: Iterable[Kind] | None = None,
     area: str | None = None,
     tags: Iterable[str] = (),
+    off_version: bool = False,
 ) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     ids = (requirements,) if isinstance(requirements, str) else tuple(requirements)
     if not ids:
@@ -208,6 +264,7 @@ def _declare(
         raise CatalogueError(f"unknown revision features {sorted(unknown_features)}")
     chosen_side, chosen_transports = _narrowing(ids, entries, side, transports, because)
     severity = primary.severity if level is primary.level else level.severity
+    graded = tuple(name for name in primary.graded if all(name in entry.graded for entry in entries))
 
     def register(func: Callable[..., Result]) -> Callable[..., Result]:
         name = func.__name__
@@ -230,6 +287,8 @@ def _declare(
             kinds=frozenset(kinds) if kinds is not None else None,
             tags=tuple(tags),
             narrowed=because.strip() if because else None,
+            graded=graded,
+            off_version=off_version,
         )
         return func
 

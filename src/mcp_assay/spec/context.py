@@ -22,10 +22,14 @@ from mcp_assay.traffic import ExchangeLog, MessageKey, message_key
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, Probe
 
-__all__ = ["ANSWERED_BY_ASSAY", "SENT_BY_ASSAY", "Context", "GateKey", "admitted"]
+__all__ = ["ANSWERED_BY_ASSAY", "OFF_VERSION", "SENT_BY_ASSAY", "Context", "GateKey", "admitted"]
 
 ANSWERED_BY_ASSAY = "answered by mcp-assay (an injected fault), not by the server"
 SENT_BY_ASSAY = "sent by mcp-assay (a probe), not by the client"
+OFF_VERSION = (
+    "sent by mcp-assay at another version than the one under test, or none (an off-version probe), which a server "
+    "may serve as another revision: it says nothing of how the server treats the revision under test"
+)
 
 GateKey = tuple[str, str | None, frozenset[str] | None, str]
 """What decides whether a message passes a check's gates: its transport, the revision it belongs to
@@ -185,13 +189,26 @@ class Context:
             return SENT_BY_ASSAY
         return ""
 
+    def off_version(self, check: Check, subject: Message | Exchange | None) -> str:
+        """Why a finding of ``check`` about ``subject`` says nothing of the revision under test ('': it may).
+
+        The suite's off-version probes (:attr:`Probe.off_version`) are evidence only for the checks that judge
+        version negotiation itself; a check bound to a revision's features judges how the server treats that
+        revision, which a request naming another version, or none, does not show."""
+        if subject is None or check.off_version or not check.gate.features:
+            return ""
+        probe = self.probe(subject)
+        return OFF_VERSION if probe is not None and probe.off_version else ""
+
     def hand(self, message: Message) -> str:
         """mcp-assay's part in the exchange that carried ``message``: ``""`` (none: the peers' own traffic),
-        else whether it probed or injected, and who sent the message (what :meth:`not_theirs` decides on)."""
+        else whether it probed or injected, and who sent the message (what :meth:`not_theirs` and
+        :meth:`off_version` decide on)."""
         probe = self.probe(message)
         if probe is None:
             return ""
-        return f"{'injected' if probe.injected else 'probed'}:{message.sender}"
+        kind = "injected" if probe.injected else "probed-off-version" if probe.off_version else "probed"
+        return f"{kind}:{message.sender}"
 
     def deliberately_invalid(self, message: Message) -> bool:
         """True for a message mcp-assay sent malformed on purpose (never held against the client)."""
@@ -217,7 +234,7 @@ def admitted(check: Check, message: Message, ctx: Context) -> tuple[bool, str]:
         if caps is not None and check.gate.capability not in caps:
             listed = json.dumps(sorted(caps))
             return False, f"the server does not advertise the {check.gate.capability} capability: {listed}"
-    foreign = ctx.not_theirs(check, message)
+    foreign = ctx.not_theirs(check, message) or ctx.off_version(check, message)
     if foreign:
         return False, foreign
     return True, ""

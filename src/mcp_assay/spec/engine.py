@@ -13,7 +13,10 @@ the proxy, the tap and ``validate``: everything the traffic carries), hands exch
   the messages crossed the wire, so a verdict never needs the findings again.
 
 The gates (revision features, transport, server capability) run before a check and alone make a
-verdict *not applicable*; an exception inside a check makes it *not verified*, never a crash.
+verdict *not applicable*; an exception inside a check makes it *not verified*, never a crash. A
+failure of a requirement the catalogue grades lower under some condition (a :class:`Grading` its
+entry names) is graded here, once for every rule; a verdict counts at that lower grade only when
+every failure it holds was graded so.
 """
 
 from __future__ import annotations
@@ -30,13 +33,13 @@ from typing import Any
 from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
-from mcp_assay.spec.checks import REGISTRY, Check, Finding, Result, not_applicable, unverified
+from mcp_assay.spec.checks import GRADINGS, REGISTRY, Check, Finding, Grade, Result, not_applicable, unverified
 from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.window import carried
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Evidence, Outcome, Side, Source, Verdict
+from mcp_assay.verdicts import Evidence, Outcome, Severity, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange
 
 __all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
@@ -47,6 +50,7 @@ MAX_EVIDENCE = 8
 TAIL = 64
 """Exchanges at the end of a window carried into the next, so relations across the cut are seen whole."""
 ALL_SIDES = frozenset(Side)
+_RANK = {Severity.INFO: 0, Severity.SHOULD: 1, Severity.MUST: 2}
 
 FindingListener = Callable[[Check, Message, Finding], None]
 """Called with every failure a message check finds, as it is found (the proxy prints them live)."""
@@ -94,6 +98,10 @@ class _Tally:
     failures: list[_Ranked] = field(default_factory=list)
     """A max-heap (by negated order) of the earliest failures, with their evidence."""
     failed: int = 0
+    graded: int = 0
+    """Failures the catalogue's gate grades lower (the verdict counts at :attr:`grade` when all of them are)."""
+    grade: Grade | None = None
+    """The highest of those grades, with the first reason given for it."""
     failed_sources: set[Source | None] = field(default_factory=set)
     first_failure: _Ranked | None = None
     passes: int = 0
@@ -300,8 +308,8 @@ class Judge:
     # -- folding ---------------------------------------------------------------------------------
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
         subject = finding.subject
-        foreign = self.ctx.not_theirs(check, subject)
-        if foreign:  # mcp-assay's own part of the traffic says nothing of the side this check judges
+        foreign = self.ctx.not_theirs(check, subject) or self.ctx.off_version(check, subject)
+        if foreign:  # mcp-assay's own part of the traffic says nothing of the side (or revision) this check judges
             if tally.inapplicable is None or order < tally.inapplicable.order:
                 tally.inapplicable = _Ranked(order, not_applicable(foreign))
             return
@@ -317,6 +325,8 @@ class Judge:
                 finding = unverified(
                     f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject
                 )
+        if finding.outcome is Outcome.FAILED and check.graded:
+            finding = self._graded(check, finding)
         source = _source_of(exchange)
         tally.sources.add(source)
         if isinstance(subject, Message):
@@ -326,6 +336,10 @@ class Judge:
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
             tally.failed += 1
+            if finding.grade is not None:
+                tally.graded += 1
+                if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
+                    tally.grade = finding.grade
             tally.failed_sources.add(source)
             if tally.first_failure is None or order < tally.first_failure.order:
                 tally.first_failure = ranked
@@ -342,6 +356,20 @@ class Judge:
                 tally.pending = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+
+    def _graded(self, check: Check, finding: Finding) -> Finding:
+        """``finding`` with the grade of the first of the check's gradings that holds for it (if any does)."""
+        for name in check.graded:
+            grading = GRADINGS[name]
+            try:
+                why = grading.holds(self.ctx, finding)
+            except Exception:  # a defect in a grading leaves the failure at its full weight
+                log.exception("grading %s raised", name)
+                continue
+            if why:
+                severity = min(check.severity, grading.severity, key=_RANK.__getitem__)
+                return replace(finding, grade=Grade(severity, why))
+        return finding
 
     def _unread(self, exchange: Exchange) -> str | None:
         """Why mcp-assay's parser could not read a message of ``exchange``, if it could not (asked once each)."""
@@ -425,10 +453,14 @@ class Judge:
             kept = sorted(tally.failures, reverse=True)
             evidence = tuple(_redacted(self._evidence(item), redact) for item in kept)
             failure_source = _strongest(tally.failed_sources, self.source)
+            reason = redact(tally.first_failure.finding.detail) + more
+            if tally.grade is not None and tally.graded == tally.failed:
+                grade = tally.grade
+                common.update(severity=grade.severity, graded=redact(grade.reason))
+                reason += f" (graded {grade.severity.value.upper()}: {redact(grade.reason)})"
             return _verdict(
-                check, Outcome.FAILED, failure_source, redact(tally.first_failure.finding.detail) + more,
-                evidence=evidence, violations=tally.failed, **common,
-            )  # fmt: skip
+                check, Outcome.FAILED, failure_source, reason, evidence=evidence, violations=tally.failed, **common
+            )
         if tally.last_pass is not None:
             sample = tally.last_pass
             detail = sample.finding.detail
@@ -525,12 +557,13 @@ def _normalise(result: Result) -> list[Finding]:
 
 
 def _verdict(check: Check, outcome: Outcome, source: Source, reason: str, **extra: Any) -> Verdict:
+    severity = extra.pop("severity", check.severity)
     return Verdict(
         check=check.name,
         title=check.title,
         requirements=check.requirements,
         level=check.level,
-        severity=check.severity,
+        severity=severity,
         side=check.side,
         area=check.area,
         outcome=outcome,

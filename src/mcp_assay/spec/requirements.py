@@ -26,7 +26,7 @@ __all__ = ["Catalogue", "Requirement", "catalogue", "glossary"]
 _ID = re.compile(r"^[A-Z]+-\d{2}$")
 _FIELDS = {
     "id", "area", "level", "also", "qualifier", "ambiguity", "severity", "revisions", "transports",
-    "side", "observe", "summary", "source", "deferred",
+    "side", "observe", "summary", "source", "deferred", "graded",
 }  # fmt: skip
 
 
@@ -52,6 +52,9 @@ class Requirement:
     source: str
     deferred: str | None
     """For a requirement without a check: why it is not checked (yet)."""
+    graded: tuple[str, ...] = ()
+    """Conditions of the catalogue's gate under which a failure of this requirement is graded lower
+    (:class:`~mcp_assay.spec.checks.Grading` names, e.g. ``own-auth-scheme``: AUTH-AND-BEHAVIOUR §0.3.3)."""
 
     @property
     def levels(self) -> tuple[Level, ...]:
@@ -98,6 +101,7 @@ def _parse(entry: Mapping[str, Any], position: int) -> Requirement:
             summary=str(entry["summary"]).strip(),
             source=str(entry["source"]).strip(),
             deferred=str(entry["deferred"]).strip() if entry.get("deferred") else None,
+            graded=tuple(str(item) for item in entry.get("graded") or ()),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise CatalogueError(f"requirements.yaml {ident}: {exc!r}") from exc

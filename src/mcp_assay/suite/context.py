@@ -226,11 +226,15 @@ class SuiteContext:
         return isinstance(value, dict) and value.get(name) is True
 
     # -- probes ----------------------------------------------------------------------------------
-    def probe(self, name: str, intent: str = "ordinary request", *, invalid: bool = False, **tags: Any) -> Probe:
-        """The tag for one request: ``name`` is the case (the rules key on some names), ``family`` the family."""
+    def probe(
+        self, name: str, intent: str = "ordinary request", *, invalid: bool = False, off_version: bool = False,
+        **tags: Any,
+    ) -> Probe:  # fmt: skip
+        """The tag for one request: ``name`` is the case (the rules key on some names), ``family`` the family;
+        ``off_version`` for a request that names another version than the one under test, or none."""
         if not registered(name):
             raise HarnessError(f"probe {name!r} is not named in mcp_assay.probe_names")
-        return Probe(name=name, family=self.family, intent=intent, invalid=invalid, tags=tags)
+        return Probe(name=name, family=self.family, intent=intent, invalid=invalid, off_version=off_version, tags=tags)
 
     async def fresh_client(self) -> ModernClient | LegacyClient | None:
         """A client on a new connection (HTTP) for statelessness probes; ``None`` where there is none."""

@@ -48,13 +48,30 @@ def test_invalid_arguments_as_a_tool_error_pass_the_channel_check(spec: SpecSet)
 
 
 def test_invalid_arguments_as_a_protocol_error_fail_the_channel_check_at_should(spec: SpecSet) -> None:
-    """Spec-mandated (BEH-03 SHOULD, A4): -32602 is tolerated by TOOL-14 but is the less useful channel."""
+    """Spec-mandated (BEH-03 SHOULD, A4): TOOL-14 accepts -32602, but AUTH-AND-BEHAVIOUR §3.2 grades it a
+    recommendation for the channel, and the message says so (not "tolerated")."""
     refused = failing("tools/call", {"name": "lookup", "arguments": {}}, -32602, status=400)
     log = log_of(tools_list([STRICT]), refused)
     verdict = judge(log, spec, "invalid_arguments_come_back_as_tool_errors")
     assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.SHOULD
     assert "protocol error -32602 (HTTP 400)" in verdict.reason
-    assert judge(log, spec, "invalid_tool_arguments_never_succeed").outcome is Outcome.PASSED
+    assert "tolerated" not in verdict.reason and "belong in a tool result with isError: true" in verdict.reason
+    tool_14 = judge(log, spec, "invalid_tool_arguments_never_succeed")
+    assert tool_14.outcome is Outcome.PASSED and "an answer ⚠A4 allows" in tool_14.reason
+
+
+def test_invalid_arguments_refused_with_another_code_are_neither_answer_a4_allows(spec: SpecSet) -> None:
+    """Spec-mandated (BEH-03 SHOULD, TOOL-14 MUST, A4): -32603 is not a success, so TOOL-14 holds (the inputs
+    were not served), but it is neither -32602 nor isError: true; no message calls it an answer A4 allows, and
+    BEH-03 lists it as a recommendation that says so."""
+    refused = failing("tools/call", {"name": "lookup", "arguments": {}}, -32603)
+    log = log_of(tools_list([STRICT]), refused)
+    verdict = judge(log, spec, "invalid_arguments_come_back_as_tool_errors")
+    assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.SHOULD
+    assert "neither of the answers ⚠A4 allows" in verdict.reason and "tolerated" not in verdict.reason
+    tool_14 = judge(log, spec, "invalid_tool_arguments_never_succeed")
+    assert tool_14.outcome is Outcome.PASSED and tool_14.severity is Severity.MUST
+    assert "not a success" in tool_14.reason and "an answer ⚠A4 allows" not in tool_14.reason
 
 
 def test_invalid_arguments_served_as_success_are_left_to_tool_14(spec: SpecSet) -> None:

@@ -154,6 +154,22 @@ def test_meta_inside_tool_arguments_is_application_data(spec: SpecSet) -> None:
     assert judge(log, spec, "meta_keys_follow_the_key_grammar").outcome is Outcome.PASSED
 
 
+def test_meta_inside_schemas_and_structured_content_is_not_protocol_meta(spec: SpecSet) -> None:
+    """Tool-defined (issue 21, as RSRC-06 on the filesystem server): a tool's inputSchema/outputSchema may describe
+    a `_meta` property (its value a JSON Schema, keys such as `$ref`), and structuredContent is the tool's own
+    JSON; neither is walked as if it held MCP `_meta` objects. The tool's own `_meta` still is."""
+    schema = {"type": "object", "properties": {"_meta": {"$ref": "#/$defs/Meta", "io.modelcontextprotocol/x": {}}}}
+    tool = {"name": "t", "inputSchema": schema, "outputSchema": schema, "_meta": {"com.example/ok": 1}}
+    listed = served(modern_body("tools/list"), {**TOOLS, "tools": [tool]})
+    called = served(
+        modern_body("tools/call", {"name": "t", "arguments": {}}),
+        {"content": [], "structuredContent": {"_meta": {"$ref": "x", "not a key!": 2}}},
+    )
+    for check in ("meta_keys_follow_the_key_grammar", "reserved_meta_prefixes_hold_only_defined_keys"):
+        verdict = judge(log_of(listed, called), spec, check)
+        assert verdict.outcome is Outcome.PASSED, (check, verdict.reason)
+
+
 def test_meta_05_is_not_verified_without_any_meta(spec: SpecSet) -> None:
     """Tool-defined: 2025 traffic without _meta gives nothing to judge."""
     assert judge(log_of(legacy_traffic()), spec, "meta_keys_follow_the_key_grammar").outcome is Outcome.NOT_VERIFIED

@@ -13,6 +13,7 @@ from tests.factories import (
     error_body,
     http,
     initialize_body,
+    initialize_result,
     initialized,
     judge,
     legacy_call,
@@ -176,7 +177,9 @@ def test_a_counter_offer_elsewhere_proves_support_for_hs_05(spec: SpecSet) -> No
     counter = initialize("1900-01-01", answered=LEGACY, probe=PROBE)
     log = log_of(counter, initialize(answered="2025-06-18", session="sess-2", ident=5))
     verdict = judge(log, spec, "supported_requested_versions_are_echoed")
-    assert verdict.outcome is Outcome.FAILED and "which the server supports, and got 2025-06-18" in verdict.reason
+    assert (
+        verdict.outcome is Outcome.FAILED and "which the server says it supports, and got 2025-06-18" in verdict.reason
+    )
 
 
 def test_hs_05_is_not_verified_when_support_is_unknown(spec: SpecSet) -> None:
@@ -184,6 +187,53 @@ def test_hs_05_is_not_verified_when_support_is_unknown(spec: SpecSet) -> None:
     verdict = judge(log_of(initialize("2025-06-18", answered=LEGACY)), spec, "supported_requested_versions_are_echoed")
     assert verdict.outcome is Outcome.NOT_VERIFIED
     assert "not known" in verdict.reason
+
+
+def elsewhere() -> HttpExchange:
+    """A 2025-11-25 session of another endpoint: it puts the log in the window and says nothing of this one."""
+    return http(
+        initialize_body(LEGACY),
+        result_body(initialize_result(LEGACY), 0),
+        url="http://127.0.0.1:8000/other",
+        headers=PLAIN,
+        response_headers={"content-type": "application/json", "mcp-session-id": "sess-o"},
+    )
+
+
+def test_what_the_server_says_it_supports_elsewhere_decides_hs_05(spec: SpecSet) -> None:
+    """Spec-mandated (HS-05: the same version when the server supports the requested one, judged against what the
+    server itself says it supports): its discover result listing 2025-06-18, or an error whose data.supported
+    lists it, makes a counter-offer (or a refusal) to 2025-06-18 a violation."""
+    discover = modern_call(
+        "server/discover",
+        {},
+        {"supportedVersions": ["2026-07-28", "2025-06-18"], "capabilities": {}, "ttlMs": 0, "cacheScope": "private"},
+        ident=9,
+    )
+    countered = initialize("2025-06-18", answered=LEGACY, session="sess-2", ident=5)
+    verdict = judge(log_of(discover, countered), spec, "supported_requested_versions_are_echoed")
+    assert (
+        verdict.outcome is Outcome.FAILED and "which the server says it supports, and got 2025-11-25" in verdict.reason
+    )
+    data = {"supported": ["2025-06-18"], "requested": "2025-06-18"}
+    refused = http(initialize_body("2025-06-18", ident=6), error_body(-32602, "Unsupported protocol version", 6, data))
+    verdict = judge(log_of(elsewhere(), refused), spec, "supported_requested_versions_are_echoed")
+    assert verdict.outcome is Outcome.FAILED and "got an error (-32602)" in verdict.reason
+
+
+def test_a_counter_offer_names_the_newest_supported_version(spec: SpecSet) -> None:
+    """Spec-mandated (HS-06, SHOULD: the counter-offer is preferably the server's newest version): 2025-11-25, the
+    newest handshake revision, passes; 2025-06-18 from a server that echoed 2025-11-25 elsewhere fails; 2025-06-18
+    from a server that names nothing else cannot be judged."""
+    check = "counter_offers_name_the_newest_supported_version"
+    newest = initialize("1900-01-01", answered=LEGACY, probe=PROBE)
+    assert judge(log_of(newest), spec, check).outcome is Outcome.PASSED
+    older = initialize("1900-01-01", answered="2025-06-18", session="sess-2", ident=4, probe=PROBE)
+    verdict = judge(log_of(initialize(), older), spec, check)
+    assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.SHOULD
+    assert "also supports the newer 2025-11-25" in verdict.reason
+    verdict = judge(log_of(elsewhere(), older), spec, check)
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "not known" in verdict.reason
 
 
 def test_a_counter_offer_for_an_unknown_version_passes_hs_06(spec: SpecSet) -> None:

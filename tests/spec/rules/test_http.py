@@ -531,6 +531,18 @@ def test_sse_responses_disable_proxy_buffering(spec: SpecSet) -> None:
     assert outcome(spec, "sse_responses_disable_proxy_buffering", post("tools/list")) is Outcome.NOT_VERIFIED
 
 
+def test_the_proxy_buffering_value_is_compared_case_sensitively(spec: SpecSet) -> None:
+    """Spec-mandated (HTTP-30; header names are case-insensitive, values case-sensitive): `X-ACCEL-BUFFERING: no`
+    passes, `X-Accel-Buffering: No` does not."""
+    upper_name = {"content-type": "text/event-stream", "X-ACCEL-BUFFERING": "no"}
+    named = sse("tools/list", {}, [result(3)], ident=3, response_headers=upper_name)
+    assert outcome(spec, "sse_responses_disable_proxy_buffering", named) is Outcome.PASSED
+    capital = {"content-type": "text/event-stream", "x-accel-buffering": "No"}
+    valued = sse("tools/list", {}, [result(4)], ident=4, response_headers=capital)
+    verdict = judge(log_of(valued), spec, "sse_responses_disable_proxy_buffering")
+    assert verdict.outcome is Outcome.FAILED and "case-sensitive" in verdict.reason
+
+
 def test_event_ids_on_2026_streams_are_an_info_note(spec: SpecSet) -> None:
     """Spec-mandated (HTTP-34, ⚠A18: INFO)."""
     plain = sse("tools/list", {}, [result(1)], ident=1)

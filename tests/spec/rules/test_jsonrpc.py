@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.verdicts import Outcome, Severity, Side
 from mcp_assay.wire import EndReason, HttpExchange
 from tests.factories import (
     error_body,
@@ -359,3 +359,18 @@ def test_a_stdio_line_beyond_the_parsers_limits_is_not_a_stray_line(spec: SpecSe
     log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), line)
     verdict = judge(log, spec, "server_stdout_carries_only_mcp_messages")
     assert verdict.outcome is not Outcome.FAILED, verdict.reason
+
+
+def test_error_messages_are_judged_as_an_informational_heuristic(spec: SpecSet) -> None:
+    """Spec-mandated (RPC-08: SHOULD, an INFO-level heuristic per the catalogue): a short sentence passes; a
+    multi-line message fails as a note that never counts against conformance, shown as a SHOULD graded INFO;
+    without any error there is nothing to judge."""
+    short = http(request_body("tools/list", 1), error_body(-32602, "Unknown cursor.", 1))
+    assert judge(log_of(short), spec, "error_messages_are_short_sentences").outcome is Outcome.PASSED
+    zod = '[\n  {\n    "code": "invalid_type",\n    "path": ["params", "name"]\n  }\n]'
+    long = http(request_body("tools/call", 2, {}), error_body(-32603, zod, 2))
+    verdict = judge(log_of(long), spec, "error_messages_are_short_sentences")
+    assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.INFO and not verdict.counts_against
+    assert verdict.shown_level == "SHOULD, graded INFO" and "over 6 lines" in verdict.reason
+    quiet = judge(log_of(modern_call("tools/list", {}, TOOLS)), spec, "error_messages_are_short_sentences")
+    assert quiet.outcome is Outcome.NOT_VERIFIED

@@ -284,6 +284,23 @@ def test_serving_an_unlisted_version_or_refusing_a_listed_one_fails_ver_09(spec:
     assert "lists it" in verdict.reason
 
 
+def test_a_refusal_listing_the_version_it_refuses_fails_ver_09_without_discover(spec: SpecSet) -> None:
+    """Spec-mandated (VER-09: a version the server rejected with -32022 is not among those it supports): the
+    error's data.supported is the server's own word, so refusing 2026-07-28 while listing it is a violation with
+    or without a discover; a refusal listing other versions passes."""
+    contradiction = refused(
+        modern_body("tools/list", ident=3), -32022, data={"supported": [MODERN], "requested": MODERN}
+    )
+    verdict = judge(log_of(contradiction), spec, "accepted_versions_match_supported_versions")
+    assert verdict.outcome is Outcome.FAILED and "data.supported lists it" in verdict.reason
+    body = modern_body("tools/list", ident=4, version="2027-01-01")
+    data = {"supported": [MODERN], "requested": "2027-01-01"}
+    other = refused(body, -32022, data=data, headers=versioned_headers(body, "2027-01-01"))
+    assert judge(log_of(discover(), other), spec, "accepted_versions_match_supported_versions").outcome is (
+        Outcome.PASSED
+    )
+
+
 def test_ver_09_is_not_verified_without_discover(spec: SpecSet) -> None:
     """Tool-defined: consistency needs the advertised list."""
     verdict = judge(log_of(modern_call("tools/list", {}, TOOLS)), spec, "accepted_versions_match_supported_versions")

@@ -37,6 +37,7 @@ async def run(ctx: SuiteContext) -> None:
             ProbeName.UNSUPPORTED_VERSION,
             f"server/discover declaring {UNSUPPORTED}: a discover result or -32022 (A20)",
             invalid=True,
+            off_version=True,
         ),
         headers={"MCP-Protocol-Version": UNSUPPORTED},
     )

@@ -33,7 +33,9 @@ async def run(ctx: SuiteContext) -> None:
         await fresh.initialize(
             UNSUPPORTED,
             ctx.probe(
-                ProbeName.UNSUPPORTED_VERSION, f"initialize offering {UNSUPPORTED}: a counter-offer, not an echo"
+                ProbeName.UNSUPPORTED_VERSION,
+                f"initialize offering {UNSUPPORTED}: a counter-offer, not an echo",
+                off_version=True,
             ),
             adopt=False,
         )
@@ -56,7 +58,10 @@ async def run(ctx: SuiteContext) -> None:
         "ping",
         headers={"MCP-Protocol-Version": UNSUPPORTED},
         probe=ctx.probe(
-            ProbeName.BAD_VERSION_HEADER, f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400", invalid=True
+            ProbeName.BAD_VERSION_HEADER,
+            f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400",
+            invalid=True,
+            off_version=True,
         ),
     )
     await client.request(
@@ -66,6 +71,7 @@ async def run(ctx: SuiteContext) -> None:
             ProbeName.NO_VERSION_HEADER,
             "no MCP-Protocol-Version header: served as 2025-03-26 or refused (A22)",
             invalid=True,
+            off_version=True,
         ),
     )
     if client.session is not None:
@@ -82,6 +88,7 @@ async def run(ctx: SuiteContext) -> None:
             ProbeName.NO_VERSION_NO_SESSION,
             "neither MCP-Protocol-Version nor a session: served as 2025-03-26 or refused with 400 (A22)",
             invalid=True,
+            off_version=True,
         ),
     )
     await client.transport.send(

@@ -113,10 +113,11 @@ class _ToolCall:
     ) -> Reply:
         """``tools/call`` of the tool with a token holding ``scopes``; ``mcp_name`` puts another tool in the header."""
         token = control_token(self.stub.key, self.stub.issuer, self.audience, scopes)
+        named: dict[str, Any] = {"mcp_name": mcp_name} if mcp_name else {}
         probe = self.ctx.probe(
             name, intent, invalid=mcp_name is not None, credential="stub",
             variant=f"scope {' '.join(scopes) or '(none)'}", tool=self.tool, needs=list(self.needed),
-            control=SCOPE_CONTROL, **({"mcp_name": mcp_name} if mcp_name else {}), **tags,
+            control=SCOPE_CONTROL, **named, **tags,
         )  # fmt: skip
         params = {"name": self.tool, "arguments": dict(self.arguments)}
         headers = {"Authorization": f"Bearer {token}"}

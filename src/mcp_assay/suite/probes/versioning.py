@@ -106,6 +106,7 @@ async def run(ctx: SuiteContext) -> None:
             ProbeName.UNSUPPORTED_VERSION,
             f"{UNSUPPORTED} in the header and in _meta: 400 and -32022 with data.supported and data.requested",
             invalid=True,
+            off_version=True,
         ),
     )
     await client.request(
@@ -129,7 +130,10 @@ async def run(ctx: SuiteContext) -> None:
         meta=client.meta(**{PROTOCOL_VERSION_KEY: other}),
         headers={"MCP-Protocol-Version": name},
         probe=ctx.probe(
-            ProbeName.HEADER_BODY_MISMATCH, f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020", invalid=True
+            ProbeName.HEADER_BODY_MISMATCH,
+            f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020",
+            invalid=True,
+            off_version=True,
         ),
     )
     await client.request(
@@ -137,7 +141,10 @@ async def run(ctx: SuiteContext) -> None:
         params,
         headers={"MCP-Protocol-Version": other},
         probe=ctx.probe(
-            ProbeName.BODY_HEADER_MISMATCH, f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020", invalid=True
+            ProbeName.BODY_HEADER_MISMATCH,
+            f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020",
+            invalid=True,
+            off_version=True,
         ),
     )
     await client.request(
@@ -148,6 +155,7 @@ async def run(ctx: SuiteContext) -> None:
             ProbeName.NO_VERSION_HEADER,
             "no MCP-Protocol-Version header: 400 and -32020, or served as 2025-03-26 (HTTP-26)",
             invalid=True,
+            off_version=True,
         ),
     )
     await _old_initialize(ctx)
@@ -177,6 +185,7 @@ async def run(ctx: SuiteContext) -> None:
                 ProbeName.LEGACY_INITIALIZE,
                 "a 2025-style initialize with no 2026 headers to a modern-only server: an error naming its versions",
                 invalid=True,
+                off_version=True,
             ),
             headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
         )
@@ -206,6 +215,7 @@ async def _old_initialize(ctx: SuiteContext) -> None:
             f"initialize offering {BEFORE_VERSION_HEADER} without 2026 headers: its answer says whether a POST "
             "without MCP-Protocol-Version may be taken for 2025-03-26 (HTTP-26)",
             invalid=True,
+            off_version=True,
         ),
         headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
     )

@@ -13,6 +13,13 @@ from the stub): a server that refuses everything, or one that locked the run out
 *served* with a bad credential needs no control, and neither does a ``401`` to a request that
 carries no credential at all: that is what AUTH-09 asks whatever the server does with tokens, so a
 run that holds no token of its own (nothing to control with) still judges it.
+
+A server that answers ``401`` but names no ``resource_metadata`` and serves no PRM at either
+well-known URI protects itself with a scheme of its own (a static key or token), not MCP's OAuth
+profile (AUTH-AND-BEHAVIOUR §0.3.3). Authorization is optional in MCP and HTTP servers only SHOULD
+follow the profile, so the catalogue grades the profile's items ``own-auth-scheme``: a failure of
+them at such an endpoint counts as a recommendation, with the reason :func:`own_scheme` gives.
+A credential it should have refused but served stays a failure in full: that holds for any scheme.
 """
 
 from __future__ import annotations
@@ -23,11 +30,19 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.spec.checks import Finding, not_applicable, passed, unverified
+from mcp_assay.spec.checks import Finding, grading, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, Document, home_origin, origin_of, prm_documents
-from mcp_assay.spec.rules.auth.facts import Challenges, Presented, challenges_of, presented
+from mcp_assay.spec.rules.auth.documents import (
+    NOT_CAPTURED,
+    Document,
+    challenged_metadata_urls,
+    home_origin,
+    origin_of,
+    prm_documents,
+)
+from mcp_assay.spec.rules.auth.facts import Challenges, Presented, challenges_of, presented, prm_candidates, prm_kind
 from mcp_assay.traffic import endpoint_of
+from mcp_assay.verdicts import Severity
 from mcp_assay.wire import HttpExchange, is_well_known, probe_name
 
 __all__ = [
@@ -38,6 +53,7 @@ __all__ = [
     "credential_tag",
     "deliberate",
     "gated_http_exchanges",
+    "own_scheme",
     "prm_bodies",
     "prm_subjects",
     "protected_requests",
@@ -123,6 +139,55 @@ def _find_use(ctx: Context) -> AuthUse:
         {},
         "the traffic shows no authorization in use: no 401, no Bearer challenge and no Protected Resource Metadata",
     )
+
+
+OWN_SCHEME = (
+    "protects itself with a scheme of its own (a 401 naming no resource_metadata, no Protected Resource Metadata at "
+    "either well-known URI); authorization is optional in MCP and its OAuth profile only a SHOULD for such a server"
+)
+
+
+def own_scheme(ctx: Context) -> dict[str, str]:
+    """Endpoints that protect themselves with a scheme of their own, with the reason (AUTH-AND-BEHAVIOUR §0.3.3).
+
+    One whose well-known URIs were not both fetched is not among them: the traffic cannot tell."""
+    return ctx.view(_find_own_scheme)
+
+
+def _find_own_scheme(ctx: Context) -> dict[str, str]:
+    use = auth_use(ctx)
+    tried = {doc.url: doc for doc in prm_documents(ctx, served=False)}
+    published = {home_origin(doc, ctx) for doc in prm_documents(ctx)}
+    named = {endpoint_of(exchange) for exchange in challenged_metadata_urls(ctx).values()}
+    refused: set[str] = set()
+    for exchange in ctx.log.http_exchanges():
+        if exchange.response is not None and exchange.response.status == 401 and not is_well_known(exchange.request):
+            refused.add(endpoint_of(exchange))
+    found: dict[str, str] = {}
+    for endpoint in use.endpoints:
+        if endpoint not in refused or endpoint in named or origin_of(endpoint) in published:
+            continue
+        if all(url in tried for _kind, url in prm_candidates(endpoint)):
+            found[endpoint] = f"{endpoint} {OWN_SCHEME}"
+    return found
+
+
+@grading("own-auth-scheme", Severity.SHOULD)
+def graded_for_an_own_scheme(ctx: Context, finding: Finding) -> str | None:
+    """Why a failure of one of the OAuth profile's items counts as a recommendation here, if it does."""
+    found = own_scheme(ctx)
+    if not found:
+        return None
+    subject = finding.subject
+    exchange = ctx.log.get(subject.exchange) if isinstance(subject, Message) else subject
+    if exchange is None:
+        return next(iter(found.values())) if set(found) == set(auth_use(ctx).endpoints) else None
+    if not isinstance(exchange, HttpExchange) or served_with_result(exchange):
+        return None  # a credential served that should have been refused fails under any scheme
+    if prm_kind(exchange.request.url) is not None or exchange.request.url in challenged_metadata_urls(ctx):
+        origin = origin_of(exchange.request.url)
+        return next((why for endpoint, why in found.items() if origin_of(endpoint) == origin), None)
+    return found.get(endpoint_of(exchange))
 
 
 def deliberate(exchange: HttpExchange) -> bool:

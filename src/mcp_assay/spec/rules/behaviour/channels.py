@@ -5,8 +5,8 @@ object (unknown tool, malformed request, a fault of the server); a *tool executi
 ordinary ``CallToolResult`` with ``isError: true``, which the model reads and can act on. Which
 one a server uses matters to a caller — an SDK raises on the first and returns the second — and
 the specification says where each belongs: an unknown tool is a protocol error (``-32602``),
-input validation failures are tool execution errors (``-32602`` is tolerated, ⚠A4), and a tool
-that fails reports it in its result.
+input validation failures are tool execution errors (TOOL-14 accepts ``-32602`` too, ⚠A4, but the
+channel check recommends the tool result), and a tool that fails reports it in its result.
 
 :class:`Channel` names the channel one answer took, with its JSON-RPC code and, over HTTP, the
 status, so that every verdict about tool errors says which channel the server used and whether
@@ -205,8 +205,10 @@ def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -
     the captured ``tools/list`` (the active suite sends a property a strict schema does not allow
     and one without a required property, for tools named in ``--tool-args``). The specification
     files input validation failures under tool execution errors, so that the model sees them and
-    can correct its arguments: a JSON-RPC error is tolerated (⚠A4, TOOL-14 passes it) but is the
-    less useful channel. A plain success is TOOL-14's failure and is not judged again here."""
+    can correct its arguments. AUTH-AND-BEHAVIOUR §3.2 grades the answers: ``isError: true`` passes;
+    ``-32602``, which ⚠A4 lets TOOL-14 accept, is a recommendation here; any other JSON-RPC error is
+    neither answer ⚠A4 allows, and is a recommendation too. A plain success is TOOL-14's failure and
+    is not judged again here."""
     found = invalid_arguments_answer(message, ctx)
     if found is None:
         return None
@@ -217,11 +219,17 @@ def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -
         return None
     if channel.kind == "tool-error":
         return passed(message, f"{what}: {channel}, the tool-error channel the spec describes for input validation")
+    if channel.kind == "protocol-error" and channel.code == -32602:
+        return failed(
+            message,
+            f"{what}: {channel}; the inputs were refused, but input validation failures belong in a tool result "
+            "with isError: true, where the model can read them and correct its arguments",
+        )
     if channel.kind == "protocol-error":
         return failed(
             message,
-            f"{what}: {channel}; tolerated (⚠A4), but input validation failures belong in a tool result with "
-            "isError: true, where the model can read them and correct its arguments",
+            f"{what}: {channel}, neither of the answers ⚠A4 allows (-32602, or a result with isError: true); "
+            "input validation failures belong in a tool result with isError: true",
         )
     return unverified(
         f"{what}: {channel}, so no error channel was used at all (a failure of "

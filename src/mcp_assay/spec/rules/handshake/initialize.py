@@ -16,8 +16,8 @@ from mcp_assay.spec.checks import Finding, failed, log_check, message_check, pas
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange, on_connection
-from mcp_assay.spec.rules.shared.envelopes import meta_version
-from mcp_assay.spec.rules.versions._common import handshake_versions
+from mcp_assay.spec.rules.shared.envelopes import meta_version, place_of
+from mcp_assay.spec.rules.versions._common import handshake_versions, refused_supported, supported_versions
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, sent_by_assay
 
@@ -91,6 +91,7 @@ def initialize_names_version_capabilities_and_client(message: Message, ctx: Cont
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
     **HANDSHAKE,
+    off_version=True,
 )
 def initialize_results_name_version_capabilities_and_server(message: Message, ctx: Context) -> Finding | None:
     """The initialize result holds a string protocolVersion, a capabilities object and serverInfo {name, version}."""
@@ -117,23 +118,39 @@ def _requested(session: Session) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _negotiated_by_server(ctx: Context, sessions: list[Session], place: str) -> set[str]:
-    """Versions the server has named in some initialize result, echoed or as a counter-offer: a server counters
-    only with a version it supports, so either way it supports them."""
-    return {
+def _said_supported(ctx: Context, sessions: list[Session], place: str) -> set[str]:
+    """Versions the server itself says it supports at ``place`` (any stdio connection: one program): named in an
+    initialize result, echoed or as a counter-offer (a server counters only with a version it supports); listed in
+    an error's ``data.supported`` (``-32022``, or the ``-32602`` A17 shows); listed in its discover results'
+    ``supportedVersions``."""
+    said = {
         session.negotiated
         for session in sessions
         if session.negotiated is not None and (session.transport == "stdio" or session.place == place)
     }
+    for message in ctx.log.messages():
+        if message.sender is not Side.SERVER or message.kind not in (Kind.RESULT, Kind.ERROR):
+            continue
+        if message.transport != "stdio" and place_of(message, ctx) != place:
+            continue
+        request = ctx.log.request_of(message)
+        if message.kind is Kind.ERROR:
+            said.update(refused_supported(message) or ())
+        elif request is not None and request.method == "server/discover":
+            said.update(supported_versions(message) or ())
+    return said
 
 
-@log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE)
+@log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE, off_version=True)
 def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     """When the client requests a version the server supports, the initialize result names exactly that version.
 
-    Triggered by any initialize naming a published handshake revision; a counter-offer is a
-    failure when the server named the requested version in another session, echoing it or offering
-    it in return for another (the suite's ``1900-01-01`` and ``2025-03-26`` offers get such answers)."""
+    Triggered by any initialize naming a published handshake revision. Whether the server supports it is
+    judged by what the server itself says: a counter-offer (or a refusal) fails when the server named the
+    requested version elsewhere, echoing it in another session or offering it in return for another (the
+    suite's ``1900-01-01`` and ``2025-03-26`` offers get such answers), listing it in an error's
+    ``data.supported`` or in its discover result's ``supportedVersions``. A counter-offer is what the spec
+    asks only when the server does not support the version, so one it says nothing about is not verified."""
     sessions = all_sessions(ctx)
     for session in sessions:
         requested = _requested(session)
@@ -142,11 +159,12 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
         if session.negotiated == requested:
             yield passed(session.answer)
             continue
-        supported = _negotiated_by_server(ctx, sessions, session.place)
+        supported = _said_supported(ctx, sessions, session.place)
         answered = session.negotiated or f"an error ({error_code(session.answer)})"
         if requested in supported:
             yield failed(
-                session.answer, f"the client asked for {requested}, which the server supports, and got {answered}"
+                session.answer,
+                f"the client asked for {requested}, which the server says it supports, and got {answered}",
             )
         else:
             yield unverified(
@@ -160,6 +178,7 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="initialize with an unsupported version",
     **HANDSHAKE,
+    off_version=True,
 )
 def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator[Finding]:
     """An initialize naming a version the server cannot support gets a counter-offer of a supported one, never an echo.
@@ -185,6 +204,38 @@ def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator
             )
         else:
             yield passed(session.answer)
+
+
+@log_check(requirements="HS-06", level=Level.SHOULD, subject="counter-offers", **HANDSHAKE, off_version=True)
+def counter_offers_name_the_newest_supported_version(ctx: Context) -> Iterator[Finding]:
+    """A counter-offer to an unsupported version names the newest version the server supports.
+
+    Judged against what the server itself says it supports (initialize results, ``data.supported``
+    lists, discover's ``supportedVersions``), among the handshake revisions an initialize can agree
+    on; the newest published handshake revision is the newest any server can offer."""
+    sessions = all_sessions(ctx)
+    published = handshake_versions(ctx)
+    newest = max(published)
+    for session in sessions:
+        requested, offered = _requested(session), session.negotiated
+        if requested is None or requested in published or offered is None or offered not in published:
+            continue  # an echo, an error or an unpublished counter-offer: the MUST half's findings
+        said = {version for version in _said_supported(ctx, sessions, session.place) if version in published}
+        newer = sorted(version for version in said if version > offered)
+        assert session.answer is not None
+        if newer:
+            yield failed(
+                session.answer,
+                f"the counter-offer to {requested} is {offered}, but the server also supports the newer {newer[-1]}",
+            )
+        elif offered == newest or said - {offered}:
+            yield passed(session.answer, f"the counter-offer to {requested} is {offered}, the newest it supports")
+        else:
+            yield unverified(
+                f"the server counter-offered {offered} to {requested} and names no other version, so whether "
+                "that is its newest is not known",
+                session.answer,
+            )
 
 
 @log_check(requirements="HS-07", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE)

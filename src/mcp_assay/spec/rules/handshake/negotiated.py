@@ -84,6 +84,7 @@ def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]
     level=Level.MUST,
     subject="requests with an invalid version header",
     **HANDSHAKE,
+    off_version=True,
 )
 def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
     """A session request whose MCP-Protocol-Version names no published revision gets HTTP 400.
@@ -114,6 +115,7 @@ def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
     level=Level.SHOULD,
     subject="requests without a version header",
     **HANDSHAKE,
+    off_version=True,
 )
 def missing_version_headers_are_tolerated(ctx: Context) -> Iterator[Finding]:
     """A legacy request with neither MCP-Protocol-Version nor a session is served (as 2025-03-26) or gets 400 (A22)."""

@@ -110,6 +110,7 @@ def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Findi
     level=Level.SHOULD,
     subject="legacy requests without a session id",
     **HANDSHAKE,
+    off_version=True,
 )
 def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
     """A server that issues session ids answers a non-initialize legacy request lacking Mcp-Session-Id with 400.

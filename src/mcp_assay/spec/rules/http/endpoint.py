@@ -171,7 +171,7 @@ def _mandated_rejection(exchange: HttpExchange) -> bool:
     return code in MODERN_CODES
 
 
-@log_check(requirements="HTTP-37", level=Level.MUST, subject="400/404 rejections", **MODERN_HTTP)
+@log_check(requirements="HTTP-37", level=Level.MUST, subject="400/404 rejections", **MODERN_HTTP, off_version=True)
 def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterator[Finding]:
     """A 2026 400 or 404 rejection carries an application/json JSON-RPC error whose id is the request id.
 

@@ -40,7 +40,13 @@ OLD_VERSIONS = ("2025-03-26", "2024-11-05")
 """Handshake versions from before the MCP-Protocol-Version header existed."""
 
 
-@log_check(requirements="HTTP-09", level=Level.MUST, subject="version header mismatches", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-09",
+    level=Level.MUST,
+    subject="version header mismatches",
+    **MODERN_HTTP,
+    off_version=True,
+)
 def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
     """A request whose MCP-Protocol-Version header disagrees with its body version gets 400 and -32020.
 
@@ -197,6 +203,7 @@ def _serves_pre_2025_06_18(ctx: Context, exchange: HttpExchange) -> bool | None:
 @log_check(
     requirements="HTTP-26", level=Level.MUST, subject="request POSTs without a version header",
     **MODERN_HTTP,
+    off_version=True,
 )  # fmt: skip
 def requests_without_a_version_header_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A 2026 request without MCP-Protocol-Version gets 400 and -32020, unless the server serves pre-2025-06-18 clients.

@@ -118,15 +118,21 @@ def final_responses_end_their_streams(ctx: Context) -> Iterator[Finding]:
 
 @log_check(requirements="HTTP-30", level=Level.SHOULD, subject="SSE responses", **MODERN_HTTP)
 def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
-    """Every 2026 SSE response carries X-Accel-Buffering: no."""
+    """Every 2026 SSE response carries X-Accel-Buffering: no.
+
+    Header names are case-insensitive, header values are not: the value is exactly ``no`` (surrounding
+    whitespace aside, which HTTP strips)."""
     for exchange in ctx.log.http_exchanges():
         response = exchange.response
         if response is None or not response.is_event_stream or not modern_route(exchange, ctx):
             continue
         subject = exchange.request_message or exchange
         value = response.headers.get("x-accel-buffering")
-        if value is not None and value.strip().lower() == "no":
+        if value is not None and value.strip() == "no":
             yield passed(subject)
+        elif value is not None and value.strip().lower() == "no":
+            yield failed(subject, f"the SSE response has X-Accel-Buffering: {value.strip()}; header values are "
+                         "case-sensitive and the value is `no`")  # fmt: skip
         else:
             shown = "no X-Accel-Buffering header" if value is None else f"X-Accel-Buffering: {value}"
             yield failed(subject, f"the SSE response has {shown}")

@@ -124,11 +124,16 @@ def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Find
         return unverified(f"{what}: refused at the envelope ({channel}) before the method ran", message)
     if channel.kind == "input-required":
         return None
+    if channel.kind == "protocol-error" and channel.code == -32602:
+        return passed(message, f"{what}: refused as {channel}, an answer ⚠A4 allows")
     if channel.kind == "protocol-error":
-        detail = "" if channel.code == -32602 else "; -32602 is the code for invalid params"
-        return passed(message, f"{what}: refused as {channel}, a channel ⚠A4 allows{detail}")
+        return passed(
+            message,
+            f"{what}: refused as {channel}, not a success, so the inputs were not served; ⚠A4 names -32602 or "
+            "a result with isError: true as the answers (BEH-03 judges the channel)",
+        )
     if channel.kind == "tool-error":
-        return passed(message, f"{what}: refused as a {channel}, a channel ⚠A4 allows")
+        return passed(message, f"{what}: refused as a {channel}, an answer ⚠A4 allows")
     return failed(message, f"{what} were served as a normal success ({channel})")
 
 

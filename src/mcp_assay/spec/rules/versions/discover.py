@@ -35,13 +35,14 @@ from mcp_assay.spec.rules.versions._common import (
     discover_results,
     envelope_consistent,
     modern_requests,
+    refused_supported,
     server_capabilities,
     supported_versions,
 )
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN)
+@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN, off_version=True)
 def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
     """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
     for request in modern_requests(ctx):
@@ -135,15 +136,21 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN)
+@log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN, off_version=True)
 def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding]:
-    """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not."""
+    """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not.
+
+    The refusal's own ``data.supported`` is what the server says it supports as well: a -32022 that lists
+    the very version it refuses contradicts itself, discover or no discover."""
     for request in modern_requests(ctx):
         if request.method == "server/discover":
             continue  # discover may answer any version (A20)
         version = meta_version(request) or ""
         answer = answer_to(request, ctx)
         if answer is None:
+            continue
+        if error_code(answer) == -32022 and version in (refused_supported(answer) or ()):
+            yield failed(answer, f"the server refused {version} with -32022, but the error's data.supported lists it")
             continue
         discover = advertised_discover(ctx, request)
         supported = supported_versions(discover)

@@ -123,6 +123,7 @@ def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="requests naming an unsupported version",
     **MODERN,
+    off_version=True,
 )
 def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterator[Finding]:
     """A request naming a version the server does not support gets -32022 with supported and requested (HTTP 400).
@@ -169,7 +170,7 @@ def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterato
         yield passed(answer)
 
 
-@log_check(requirements="VER-04", level=Level.SHOULD, subject="unsupported-version errors", **MODERN)
+@log_check(requirements="VER-04", level=Level.SHOULD, subject="unsupported-version errors", **MODERN, off_version=True)
 def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Context) -> Iterator[Finding]:
     """A -32022 repeats the requested version and lists a non-empty supported set equal to discover's."""
     for answer in ctx.log.messages():

@@ -31,7 +31,13 @@ from mcp_assay.verdicts import Level, Side
 DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-@log_check(requirements="VER-15", level=Level.SHOULD, subject="refused legacy initialize requests", **MODERN)
+@log_check(
+    requirements="VER-15",
+    level=Level.SHOULD,
+    subject="refused legacy initialize requests",
+    **MODERN,
+    off_version=True,
+)
 def refused_initialize_names_supported_versions(ctx: Context) -> Iterator[Finding]:
     """A server refusing a legacy initialize names its supported versions in the error (HTTP 400, or 404 with a body).
 

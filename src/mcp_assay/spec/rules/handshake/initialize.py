@@ -118,27 +118,49 @@ def _requested(session: Session) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _said_supported(ctx: Context, sessions: list[Session], place: str) -> set[str]:
-    """Versions the server itself says it supports at ``place`` (any stdio connection: one program): named in an
+class _SaidSupported:
+    """Versions the server itself says it supports, per place (any stdio connection: one program): named in an
     initialize result, echoed or as a counter-offer (a server counters only with a version it supports); listed in
     an error's ``data.supported`` (``-32022``, or the ``-32602`` A17 shows); listed in its discover results'
-    ``supportedVersions``."""
-    said = {
-        session.negotiated
-        for session in sessions
-        if session.negotiated is not None and (session.transport == "stdio" or session.place == place)
-    }
-    for message in ctx.log.messages():
-        if message.sender is not Side.SERVER or message.kind not in (Kind.RESULT, Kind.ERROR):
-            continue
-        if message.transport != "stdio" and place_of(message, ctx) != place:
-            continue
-        request = ctx.log.request_of(message)
-        if message.kind is Kind.ERROR:
-            said.update(refused_supported(message) or ())
-        elif request is not None and request.method == "server/discover":
-            said.update(supported_versions(message) or ())
-    return said
+    ``supportedVersions``. Read from the log in one pass, when first asked (linear in the traffic)."""
+
+    STDIO = "stdio"
+
+    def __init__(self, ctx: Context, sessions: list[Session]) -> None:
+        self.ctx = ctx
+        self.sessions = sessions
+        self._by_place: dict[str, set[str]] | None = None
+
+    def _read(self) -> dict[str, set[str]]:
+        by_place: dict[str, set[str]] = defaultdict(set)
+        for session in self.sessions:
+            if session.negotiated is not None:
+                by_place[self._key(session.transport, session.place)].add(session.negotiated)
+        for message in self.ctx.log.messages():
+            if message.sender is not Side.SERVER or message.kind not in (Kind.RESULT, Kind.ERROR):
+                continue
+            if message.kind is Kind.ERROR:
+                found = refused_supported(message) or ()
+            else:
+                request = self.ctx.log.request_of(message)
+                discovered = request is not None and request.method == "server/discover"
+                found = (supported_versions(message) or ()) if discovered else ()
+            if found:
+                place = place_of(message, self.ctx) if message.transport != "stdio" else ""
+                by_place[self._key(message.transport, place)].update(found)
+        return by_place
+
+    def _key(self, transport: str, place: str) -> str:
+        return self.STDIO if transport == "stdio" else place
+
+    def at(self, session: Session) -> set[str]:
+        """What the server said it supports where ``session`` ran (every stdio connection counts for stdio)."""
+        if self._by_place is None:
+            self._by_place = self._read()
+        said = set(self._by_place.get(self.STDIO, ()))  # one program answers every stdio connection
+        if session.transport != "stdio":
+            said |= self._by_place.get(session.place, set())
+        return said
 
 
 @log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE, off_version=True)
@@ -152,6 +174,7 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     ``data.supported`` or in its discover result's ``supportedVersions``. A counter-offer is what the spec
     asks only when the server does not support the version, so one it says nothing about is not verified."""
     sessions = all_sessions(ctx)
+    supported_at = _SaidSupported(ctx, sessions)
     for session in sessions:
         requested = _requested(session)
         if requested is None or requested not in handshake_versions(ctx) or session.answer is None:
@@ -159,7 +182,7 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
         if session.negotiated == requested:
             yield passed(session.answer)
             continue
-        supported = _said_supported(ctx, sessions, session.place)
+        supported = supported_at.at(session)
         answered = session.negotiated or f"an error ({error_code(session.answer)})"
         if requested in supported:
             yield failed(
@@ -214,13 +237,14 @@ def counter_offers_name_the_newest_supported_version(ctx: Context) -> Iterator[F
     lists, discover's ``supportedVersions``), among the handshake revisions an initialize can agree
     on; the newest published handshake revision is the newest any server can offer."""
     sessions = all_sessions(ctx)
+    supported_at = _SaidSupported(ctx, sessions)
     published = handshake_versions(ctx)
     newest = max(published)
     for session in sessions:
         requested, offered = _requested(session), session.negotiated
         if requested is None or requested in published or offered is None or offered not in published:
             continue  # an echo, an error or an unpublished counter-offer: the MUST half's findings
-        said = {version for version in _said_supported(ctx, sessions, session.place) if version in published}
+        said = {version for version in supported_at.at(session) if version in published}
         newer = sorted(version for version in said if version > offered)
         assert session.answer is not None
         if newer:

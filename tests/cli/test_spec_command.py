@@ -47,4 +47,4 @@ def test_a_tampered_schema_is_refused_with_exit_3(spec_path: Path, tmp_path: Pat
 def test_a_spec_dir_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["spec", "list", "--spec-dir", str(tmp_path / "nope")])
     assert result.exit_code == 2
-    assert "not a directory" in result.output
+    assert f"Invalid value for --spec-dir: Directory '{tmp_path / 'nope'}' does not exist." in result.output

@@ -11,6 +11,7 @@ import click
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options
+from mcp_assay.cli.params import readable_file
 from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.report import emit_reports
@@ -29,7 +30,7 @@ __all__ = ["register"]
 
 
 @click.command("validate")
-@click.argument("recordings", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("recordings", nargs=-1, required=True, type=readable_file())
 @spec_options
 @report_options
 @click.option(

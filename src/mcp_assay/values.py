@@ -12,6 +12,7 @@ and what was given, without naming the source (the caller does).
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import re
 import shlex
@@ -30,6 +31,7 @@ __all__ = [
     "HEADER_NAME",
     "HOST",
     "HOST_PORT",
+    "JSON_OBJECT",
     "MAX_MS",
     "MAX_SECONDS",
     "NAMES",
@@ -383,6 +385,25 @@ class _Names:
 
 
 NAMES = _Names()
+
+
+@dataclass(frozen=True, slots=True)
+class _JSONObject:
+    """Arguments to send: a mapping of names to plain JSON values (no NaN, infinity, dates or cycles)."""
+
+    wanted: str = "a mapping of names to plain JSON values"
+
+    def __call__(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+            raise _refuse(self, value)
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise _wrong(f"expected plain JSON values, no NaN, infinity, dates or cycles ({exc})", value) from None
+        return dict(value)
+
+
+JSON_OBJECT = _JSONObject()
 
 
 @dataclass(frozen=True, slots=True)

@@ -465,3 +465,59 @@ def _utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+# -- the behaviour sections of the config -----------------------------------------------------------------
+def _wrong_whole(low: int, high: int) -> st.SearchStrategy[Any]:
+    outside = st.integers().filter(lambda value: not low <= value <= high)
+    return st.one_of(outside, st.floats(), ANY_TEXT, st.booleans(), st.lists(st.integers(), max_size=2))
+
+
+_NOT_JSON = st.sampled_from([math.nan, math.inf, -math.inf, _dt.date(2024, 1, 1)])
+BEHAVIOUR_LEAVES: dict[str, st.SearchStrategy[Any]] = {
+    "principals.reader.token": st.one_of(
+        st.integers(), st.lists(PLAIN), st.just("inline-token"), st.just("${UNSET_9}")
+    ),
+    "principals.writer.env.ROLE": st.one_of(st.integers(), st.just("a\x00b"), st.lists(PLAIN, min_size=1)),
+    "witnesses.count.mcp.tool": st.one_of(st.integers(), st.just(""), st.lists(PLAIN)),
+    "witnesses.count.timeout_ms": _wrong_whole(100, 120_000),
+    "witnesses.count.stability_ms": _wrong_whole(0, 10_000),
+    "witnesses.route.http.url": st.sampled_from(["http://[::1/x", "ftp://h/x", "http://", "http://h:99999/", 5]),
+    "witnesses.route.http.method": st.one_of(_spoiled(env=False), st.sampled_from(["G T", "", 5])),
+    "witnesses.route.http.headers.X-Tenant": st.one_of(_spoiled(env=False), st.sampled_from(["é", 5])),
+    "witnesses.file.command": st.sampled_from([["cat", "a\x00"], [], "cat", [1], [""]]),
+    "write_tools.create_draft.arguments": st.one_of(
+        st.builds(lambda value: {"title": value}, _NOT_JSON), st.sampled_from([[1], "s", 5])
+    ),
+    "write_tools.create_draft.settle_ms": _wrong_whole(0, 60_000),
+    "write_tools.create_draft.refusals.extra_arguments": st.builds(lambda value: {"publish": value}, _NOT_JSON),
+    "write_tools.create_draft.cancellation.timeout_ms": _wrong_whole(1, 60_000),
+    "write_tools.create_draft.cancellation.repeat": _wrong_whole(1, 10),
+    "write_tools.create_draft.cancellation.eras": st.sampled_from([["2024-11-05"], "2025-11-25", [5]]),
+    "write_tools.create_draft.cancellation.delay_argument": st.builds(lambda value: {"delay_ms": value}, _NOT_JSON),
+    "read_tools.list_drafts.settle_ms": _wrong_whole(0, 60_000),
+    "handles.draft.create.arguments": st.builds(lambda value: {"title": value}, _NOT_JSON),
+    "expect.tools_by_principal.reader": st.one_of(ANY_TEXT, st.lists(st.integers(), min_size=1)),
+}
+"""Leaves of a complete behaviour config (tests/behaviour/test_config.py) and values each must refuse."""
+
+
+@pytest.mark.parametrize("leaf", sorted(BEHAVIOUR_LEAVES))
+@FUZZ
+@given(data=st.data())
+def test_a_hostile_behaviour_value_names_its_path_in_one_line(
+    leaf: str, data: st.DataObject, no_work: Path, spec_path: Path
+) -> None:
+    """Tool-defined: anything a case would send or run is checked when the file is read, naming the leaf."""
+    from tests.behaviour.test_config import ENV, good
+
+    document: dict[str, Any] = {"url": ENDPOINT, **good()}
+    *parents, last = leaf.split(".")
+    node = document
+    for part in parents:
+        node = node[part]
+    node[last] = data.draw(BEHAVIOUR_LEAVES[leaf], label=leaf)
+    config = no_work / "config.yaml"
+    config.write_text(yaml.safe_dump(document), encoding="utf-8")
+    result = run_cli(["run", "--config", str(config)], spec_path, ENV)
+    assert_one_line_usage_error(result, f"--config {config}: {leaf.rpartition('.')[0]}")

@@ -28,6 +28,7 @@ from mcp_assay.values import (
     HEADER_NAME,
     HEADERS,
     HOST,
+    JSON_OBJECT,
     MAX_MS,
     NAMES,
     REVISION,
@@ -82,8 +83,10 @@ def parse_rate_limit_probe(value: Any, where: str) -> RateLimitProbe | None:
     burst, window = value.get("burst", 30), value.get("window_s", 3.0)
     if not isinstance(tool, str) or not tool:
         raise ConfigError(f"{prefix}.tool: name the (read-only, cheap) tool to call")
-    if not isinstance(arguments, Mapping):
-        raise ConfigError(f"{prefix}.arguments: expected a mapping of the tool's arguments")
+    try:
+        arguments = JSON_OBJECT(arguments)
+    except BadValue as exc:
+        raise ConfigError(f"{prefix}.arguments: {exc}") from None
     if not isinstance(burst, int) or isinstance(burst, bool) or not 2 <= burst <= 500:
         raise ConfigError(f"{prefix}.burst: expected a whole number of calls from 2 to 500 (got {burst!r})")
     if not isinstance(window, int | float) or isinstance(window, bool) or not 0 < window <= 60:
@@ -269,11 +272,7 @@ class _Arguments:
                 bad = [key for key, item in arguments.items() if not isinstance(item, str)]
                 if bad:
                     raise BadValue(f"prompt arguments are strings; {name}.{bad[0]} is not")
-        try:
-            json.dumps(parsed, allow_nan=False)
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise BadValue(f"expected plain JSON values, no NaN, infinity, dates or cycles ({exc})") from None
-        return dict(parsed)
+        return JSON_OBJECT(parsed)
 
 
 class _Interactive:

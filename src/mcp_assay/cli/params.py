@@ -17,6 +17,8 @@ from typing import Any
 import click
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.report import parse_report_option
+from mcp_assay.spec.sources import parse_spec_path
 from mcp_assay.suite.config import SETTINGS
 from mcp_assay.values import HEADER, MAX_SECONDS, URL, BadValue, Kind, Number, port
 
@@ -25,9 +27,9 @@ __all__ = [
     "SECONDS_OR_NONE",
     "URL_TYPE",
     "Checked",
-    "WritableFile",
     "ReportSpec",
     "SpecPath",
+    "WritableFile",
     "checked_port",
     "readable_file",
     "setting",
@@ -112,8 +114,6 @@ class ReportSpec(click.ParamType):  # type: ignore[type-arg]
     name = "format[:path]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from mcp_assay.report import parse_report_option
-
         try:
             parse_report_option(str(value))
         except ConfigError as exc:
@@ -127,8 +127,6 @@ class SpecPath(click.ParamType):  # type: ignore[type-arg]
     name = "[revision=]path"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from mcp_assay.spec.sources import parse_spec_path
-
         try:
             parse_spec_path(str(value))
         except ConfigError as exc:

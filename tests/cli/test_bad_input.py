@@ -242,8 +242,8 @@ def test_a_probe_config_of_the_wrong_type_stops_the_proxy_before_it_listens(spec
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
-    assert errors == [f"Error: --config {config}: timeout: expected a number of seconds, more than 0 and at most "
-                      "86400 (got 'abc')"]  # fmt: skip
+    assert errors == [f"Error: --probe-config {config}: timeout: expected a number of seconds, more than 0 and at "
+                      "most 86400 (got 'abc')"]  # fmt: skip
     assert "listening" not in done.stdout and "Traceback" not in done.stderr
 
 
@@ -258,7 +258,7 @@ def test_the_addon_refuses_a_probe_config_of_the_wrong_type_when_configured(tmp_
     config.write_text("timeout: abc\npage-limit: 3\n", encoding="utf-8")
     probe = ServerProbe(spec=lambda: None, notify=lambda record: None)
     with taddons.context(probe) as context:
-        with pytest.raises(exceptions.OptionsError, match="timeout: expected a number of seconds"):
+        with pytest.raises(exceptions.OptionsError, match=r"^mcp_assay_probe_config .*: timeout: expected a number of"):
             context.configure(probe, mcp_assay_probe_config=str(config))
         config.write_text("page-limit: 3\nserve: 'python x.py'\n", encoding="utf-8")
         context.configure(probe, mcp_assay_probe_config=str(config))
@@ -373,3 +373,13 @@ def test_a_mirror_template_from_the_environment_is_checked_before_any_download(s
     result = run(spec_path, "spec", "pull", "--cache-dir", str(tmp_path), env={"MCP_ASSAY_SPEC_MIRROR": "{"})
     assert_one_line_usage_error(result, "MCP_ASSAY_SPEC_MIRROR")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_probe_config_from_the_environment_names_the_variable(spec_path: Path, tmp_path: Path) -> None:
+    config = tmp_path / "probe.yaml"
+    config.write_text("page-limit: -1\n", encoding="utf-8")
+    result = run(
+        spec_path, "proxy", "--upstream", "http://127.0.0.1:9/mcp", "--probe-server",
+        env={"MCP_ASSAY_PROBE_CONFIG": str(config)},
+    )  # fmt: skip
+    assert_one_line_usage_error(result, f"MCP_ASSAY_PROBE_CONFIG {config}: page-limit: expected a whole number")

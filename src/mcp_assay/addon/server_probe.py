@@ -157,9 +157,9 @@ class ServerProbe:
         if "mcp_assay_probe_config" in updated:
             try:
                 path = options.mcp_assay_probe_config
-                self.config_values = read_probe_config(path) if path else {}
+                self.config_values = read_probe_config(path, "mcp_assay_probe_config") if path else {}
             except AssayError as exc:
-                raise exceptions.OptionsError(f"mcp_assay_probe_config: {exc}") from exc
+                raise exceptions.OptionsError(str(exc)) from exc
 
     # -- hooks ---------------------------------------------------------------------------------------
     def response(self, flow: Any) -> None:

@@ -411,11 +411,15 @@ PROBE_URL = "http://127.0.0.1/mcp"
 """The stand-in endpoint a probe config is checked against: the proxy fills in the real one per session."""
 
 
-def read_probe_config(path: str | Path) -> dict[str, Any]:
+def read_probe_config(path: str | Path, flag: str = "--probe-config") -> dict[str, Any]:
     """A ``run`` config file for the proxy's server probes, checked whole now (its settings and how they
-    combine), not at the first client request; ``url`` and ``command`` are the proxy's to give."""
-    values = {key: value for key, value in read_config_file(path).items() if key not in ("url", "command", "serve")}
-    SuiteConfig.from_options({"url": PROBE_URL}, values)
+    combine), not at the first client request; ``url`` and ``command`` are the proxy's to give. A mistake
+    names ``flag`` (the option that named the file) instead of ``--config``."""
+    try:
+        values = {key: value for key, value in read_config_file(path).items() if key not in ("url", "command", "serve")}
+        SuiteConfig.from_options({"url": PROBE_URL}, values)
+    except ConfigError as exc:
+        raise ConfigError(f"{flag} {str(exc).removeprefix('--config ')}") from None
     return values
 
 

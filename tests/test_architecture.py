@@ -36,6 +36,7 @@ CORE = {
     "mcp_assay.sse",
     "mcp_assay.traffic",
     "mcp_assay.userfiles",
+    "mcp_assay.values",
     "mcp_assay.verdicts",
     "mcp_assay.wire",
 }

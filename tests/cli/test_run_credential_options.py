@@ -105,7 +105,7 @@ def test_a_client_secret_and_secrets_in_a_config_file_come_from_the_environment(
         encoding="utf-8",
     )
     values = read_config_file(config)
-    assert values["client_secret"] == "from-the-env-1" and values["secrets"] == ["tenant-value-2"]
+    assert values["client_secret"] == "from-the-env-1" and values["secrets"] == ("tenant-value-2",)
     config.write_text("url: http://127.0.0.1:9/mcp\nclient-secret: inline-secret\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="inline secrets are refused"):
         read_config_file(config)
@@ -116,7 +116,7 @@ def test_a_client_secret_and_secrets_in_a_config_file_come_from_the_environment(
     [
         ("redirect-host: 10.0.0.7", "the redirect must come back to this machine"),
         ("interactive: sometimes", "interactive: expected always, never, auto"),
-        ("auth-timeout: soon", "auth-timeout: expected a number"),
+        ("auth-timeout: soon", "auth-timeout: expected a whole number of milliseconds from 1 to 86400000 (got 'soon')"),
         ("without-token: sometimes", "without-token: expected true or false"),
         ("allow-insecure-http: 1", "allow-insecure-http: expected true or false"),
     ],

@@ -52,7 +52,7 @@ def test_a_tampered_schema_is_refused_with_exit_3(spec_path: Path, tmp_path: Pat
 def test_a_spec_dir_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["spec", "list", "--spec-dir", str(tmp_path / "nope")])
     assert result.exit_code == 2
-    assert "not a directory" in result.output
+    assert f"Invalid value for --spec-dir: Directory '{tmp_path / 'nope'}' does not exist." in result.output
 
 
 def copy_revisions(source: Path, target: Path, *revisions: str) -> Path:
@@ -112,13 +112,13 @@ def test_spec_list_with_nothing_anywhere_says_where_it_looked_before_the_error(t
     result = CliRunner().invoke(
         cli, ["spec", "list"], env={"MCP_ASSAY_SPEC_DIR": str(empty), "MCP_ASSAY_CACHE_DIR": str(tmp_path / "none")}
     )
-    assert result.exit_code == 3
+    assert result.exit_code == 2  # a folder the user named that holds no schema is their input's mistake
     assert looked_in(result.output) == [
         f"MCP_ASSAY_SPEC_DIR={empty}: holds no <revision>/schema.json",
         f"the cache (MCP_ASSAY_CACHE_DIR) {tmp_path / 'none'}: not searched (MCP_ASSAY_SPEC_DIR comes first); "
         "no such folder",
     ]
-    assert f"mcp-assay: MCP_ASSAY_SPEC_DIR={empty} holds no <revision>/schema.json" in result.output
+    assert f"Error: MCP_ASSAY_SPEC_DIR={empty} holds no <revision>/schema.json" in result.output
 
 
 SPEC_DIR_COMMANDS = [
@@ -151,14 +151,14 @@ def test_a_bad_spec_dir_is_named_as_the_user_gave_it(args: list[str], tmp_path: 
     command = " ".join(args[:2]) if args[0] == "spec" else args[0]
     from_env = CliRunner().invoke(cli, argv, env={"MCP_ASSAY_SPEC_DIR": str(nowhere)}, prog_name="mcp-assay")
     assert from_env.exit_code == 2, from_env.output
-    assert f"Error: MCP_ASSAY_SPEC_DIR={nowhere}: not a directory" in from_env.output
+    assert f"Error: Invalid value for MCP_ASSAY_SPEC_DIR: Directory '{nowhere}' does not exist." in from_env.output
     assert "--spec-dir" not in from_env.output.split("Error:")[1]
     assert f"Usage: mcp-assay {command} " in from_env.output
     position = argv.index("--") if "--" in argv else len(argv)
     flagged = [*argv[:position], "--spec-dir", str(nowhere), *argv[position:]]
     from_flag = CliRunner().invoke(cli, flagged, env={"MCP_ASSAY_SPEC_DIR": ""}, prog_name="mcp-assay")
     assert from_flag.exit_code == 2, from_flag.output
-    assert f"Error: --spec-dir {nowhere}: not a directory" in from_flag.output
+    assert f"Error: Invalid value for --spec-dir: Directory '{nowhere}' does not exist." in from_flag.output
 
 
 def test_the_spec_dir_variable_is_named_from_the_command_line(tmp_path: Path) -> None:
@@ -176,5 +176,5 @@ def test_the_spec_dir_variable_is_named_from_the_command_line(tmp_path: Path) ->
         "Usage: mcp-assay validate [OPTIONS] RECORDINGS...",
         "Try 'mcp-assay validate --help' for help.",
         "",
-        f"Error: MCP_ASSAY_SPEC_DIR={tmp_path / 'nowhere'}: not a directory",
+        f"Error: Invalid value for MCP_ASSAY_SPEC_DIR: Directory '{tmp_path / 'nowhere'}' does not exist.",
     ]

@@ -123,7 +123,7 @@ def test_a_bad_folder_from_the_environment_is_named_by_its_variable(
         load_spec()
     assert str(raised.value) == f"MCP_ASSAY_SPEC_DIR={tmp_path / 'nowhere'}: not a directory"
     monkeypatch.setenv("MCP_ASSAY_SPEC_DIR", str(tmp_path))
-    with pytest.raises(SpecError, match=rf"^MCP_ASSAY_SPEC_DIR={re.escape(str(tmp_path))} holds no"):
+    with pytest.raises(ConfigError, match=rf"^MCP_ASSAY_SPEC_DIR={re.escape(str(tmp_path))} holds no"):
         load_spec()
 
 

@@ -49,7 +49,8 @@ def test_a_rate_limit_probe_section_is_read(tmp_path: Path) -> None:
         ("rate_limit_probe: {tool: t, burst: 1}", "from 2 to 500"),
         ("rate_limit_probe: {tool: t, burst: 5000}", "from 2 to 500"),
         ("rate_limit_probe: {tool: t, window_s: 0}", "more than 0"),
-        ("rate_limit_probe: {tool: t, arguments: [1]}", "mapping of the tool's arguments"),
+        ("rate_limit_probe: {tool: t, arguments: [1]}", r"arguments: expected a mapping of names to plain JSON values"),
+        ("rate_limit_probe: {tool: t, arguments: {x: .nan}}", "no NaN, infinity, dates or cycles"),
         ("rate_limit_probe: {tool: t, rate: 5}", "unknown keys rate"),
     ],
 )

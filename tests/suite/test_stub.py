@@ -91,7 +91,7 @@ def test_a_key_file_round_trips_with_owner_only_permissions(tmp_path: Path, key:
     [
         ({"listen": "127.0.0.1:9411"}, "key_file: required"),
         ({"key_file": "KEY", "listen": "nowhere"}, "expected HOST:PORT"),
-        ({"key_file": "KEY", "issuer": "ftp://x"}, "issuer: expected an http(s) URL"),
+        ({"key_file": "KEY", "issuer": "ftp://x"}, "issuer: expected an http:// or https:// URL"),
         ({"key_file": "KEY", "scopes": "notes:read"}, "scopes: expected a list"),
         ({"key_file": "KEY", "tokens": 3}, "unknown key(s) tokens"),
         ({"key_file": "MISSING"}, "cannot read it"),

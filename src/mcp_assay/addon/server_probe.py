@@ -36,7 +36,7 @@ from mcp_assay.probe_names import ProbeName
 from mcp_assay.recording import observation_record, records_of
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.revisions import Revision, SpecSet
-from mcp_assay.suite.config import SuiteConfig, read_config_file
+from mcp_assay.suite.config import SuiteConfig, read_probe_config
 from mcp_assay.suite.context import Router, SuiteContext
 from mcp_assay.suite.credentials import Credentials, CredentialsRefused
 from mcp_assay.suite.outgoing import HarnessError
@@ -156,10 +156,10 @@ class ServerProbe:
         self.rate = int(options.mcp_assay_probe_rate)
         if "mcp_assay_probe_config" in updated:
             try:
-                values = read_config_file(options.mcp_assay_probe_config) if options.mcp_assay_probe_config else {}
+                path = options.mcp_assay_probe_config
+                self.config_values = read_probe_config(path, "mcp_assay_probe_config") if path else {}
             except AssayError as exc:
-                raise exceptions.OptionsError(f"mcp_assay_probe_config: {exc}") from exc
-            self.config_values = {key: value for key, value in values.items() if key not in ("url", "command")}
+                raise exceptions.OptionsError(str(exc)) from exc
 
     # -- hooks ---------------------------------------------------------------------------------------
     def response(self, flow: Any) -> None:

@@ -6,18 +6,21 @@ stable, documented in ``--help``, and checked by a test that walks every command
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 from click.core import ParameterSource
 
-from mcp_assay.addon.inject import DEFAULT_HOLD_MS, check_hold_ms, parse_families
+from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, check_hold_ms, parse_families
+from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, readable_file
+from mcp_assay.errors import ConfigError
 from mcp_assay.report import ReportTarget, parse_report_option
 from mcp_assay.report.model import FailOn, SchemaInfo
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.sources import SPEC_DIR_ENV
+from mcp_assay.values import Number
 
 __all__ = [
     "build_spec",
@@ -35,6 +38,19 @@ __all__ = [
 ]
 
 
+class Families(click.ParamType):  # type: ignore[type-arg]
+    """``--inject version,hold``: every name a known fault family (or ``all``); the text is kept as given."""
+
+    name = "family[,family]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            parse_families(str(value))
+        except ConfigError as exc:
+            self.fail(str(exc).removeprefix("--inject "), param, ctx)
+        return value
+
+
 def spec_options[F: Callable[..., Any]](func: F) -> F:
     """``--spec-dir`` and ``--spec-path``."""
     func = click.option(
@@ -44,6 +60,7 @@ def spec_options[F: Callable[..., Any]](func: F) -> F:
         envvar="MCP_ASSAY_SPEC_PATH",
         show_envvar=True,
         metavar="[REVISION=]PATH",
+        type=SpecPath(),
         help="Use this schema.json even if it matches no pin (the report says so). Repeatable; "
         "the revision is the parent folder's name unless given as REVISION=PATH.",
     )(func)
@@ -51,7 +68,7 @@ def spec_options[F: Callable[..., Any]](func: F) -> F:
         "--spec-dir",
         envvar=SPEC_DIR_ENV,
         show_envvar=True,
-        type=click.Path(file_okay=False, dir_okay=True),
+        type=click.Path(exists=True, file_okay=False, dir_okay=True),
         help="Folder of <revision>/schema.json files (default: the cache filled by `mcp-assay spec pull`).",
     )(func)
     return func
@@ -87,20 +104,13 @@ def write_baseline_option[F: Callable[..., Any]](func: F) -> F:
     """``--write-baseline``: a baseline from this run's failures, next to its reports."""
     return click.option(
         "--write-baseline",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=WritableFile(path_type=Path),
         envvar="MCP_ASSAY_WRITE_BASELINE",
         show_envvar=True,
         metavar="FILE",
-        callback=_check_baseline_folder,
         help="Also write a baseline accepting every failure of this run (known ones keep their reason); fill in "
         "each reason, then pass it as --baseline so CI fails only on new failures.",
     )(func)
-
-
-def _check_baseline_folder(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    if value is not None and not value.expanduser().resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {value.parent} does not exist", ctx, param)
-    return value
 
 
 def report_options[F: Callable[..., Any]](func: F) -> F:
@@ -111,6 +121,7 @@ def report_options[F: Callable[..., Any]](func: F) -> F:
         envvar="MCP_ASSAY_BASELINE",
         show_envvar=True,
         metavar="FILE",
+        type=readable_file(),
         help="Known findings (mcp-assay.baseline/1 YAML): a failure an entry matches is reported as KNOWN with "
         "its reason and does not fail the run; an entry whose check now passes does.",
     )(func)
@@ -130,6 +141,7 @@ def report_options[F: Callable[..., Any]](func: F) -> F:
         envvar="MCP_ASSAY_REPORT",
         show_envvar=True,
         metavar="FORMAT[:PATH]",
+        type=ReportSpec(),
         help="terminal, json, markdown, html, junit, tap or sarif; repeatable. Without PATH a file lands in the "
         "temp dir (terminal goes to stdout, or to stderr for the tap); a PATH that is a folder gets the same "
         "timestamped name in it; PATH '-' is stdout. Default: terminal.",
@@ -141,7 +153,7 @@ def inject_options[F: Callable[..., Any]](func: F) -> F:
     """``--inject`` and ``--inject-hold-ms`` (``proxy`` and ``tap``)."""
     func = click.option(
         "--inject-hold-ms",
-        type=int,
+        type=Checked(Number(1, MAX_HOLD_MS, whole=True, unit="milliseconds"), "ms"),
         default=DEFAULT_HOLD_MS,
         show_default=True,
         envvar="MCP_ASSAY_INJECT_HOLD_MS",
@@ -155,6 +167,7 @@ def inject_options[F: Callable[..., Any]](func: F) -> F:
         envvar="MCP_ASSAY_INJECT",
         show_envvar=True,
         metavar="FAMILY[,FAMILY]",
+        type=Families(),
         help="Inject faults toward the client on the server's behalf and judge its reactions: version, session, "
         "hold, headers, cut, or all; repeatable. Off by default (forwarding is unchanged). Each case fires at "
         "most once per era in a session, and is marked 'injected by mcp-assay' everywhere.",
@@ -169,8 +182,27 @@ def parse_inject(values: Sequence[str], hold_ms: int) -> str:
     return ",".join(sorted(family.value for family in families))
 
 
-def report_targets(values: Sequence[str]) -> list[ReportTarget]:
-    return [parse_report_option(value) for value in values]
+def report_targets(values: Sequence[str], *, others: Mapping[str, Path | None] | None = None) -> list[ReportTarget]:
+    """The ``--report`` targets; two that would write the same file (or both to standard output), or one that
+    would overwrite another output (``others``: ``{"--record": path}``), are a usage error."""
+    targets = [parse_report_option(value) for value in values]
+    seen: dict[Path | str, str] = {}
+    for flag, path in (others or {}).items():
+        if path is not None:
+            seen[path.expanduser().resolve()] = f"{flag} {path}"
+    for value, target in zip(values, targets, strict=True):
+        place: Path | str | None
+        if target.path is not None:
+            place = target.path.expanduser().resolve()
+        else:
+            place = "standard output" if target.stdout or target.format == "terminal" else None
+        if place is None:
+            continue
+        if place in seen:
+            where = place if isinstance(place, str) else f"the same file ({target.path})"
+            raise ConfigError(f"--report {value} and {seen[place]} would both write to {where}; give each its own")
+        seen[place] = f"--report {value}"
+    return targets
 
 
 def build_spec(spec_dir: str | None, spec_paths: Sequence[str]) -> SpecSet:

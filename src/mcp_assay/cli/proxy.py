@@ -30,9 +30,12 @@ from mcp_assay.cli.options import (
     spec_options,
     write_baseline_option,
 )
+from mcp_assay.cli.params import SECONDS_OR_NONE, URL_TYPE, Checked, WritableFile, checked_port, readable_file
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
-from mcp_assay.suite.config import read_config_file
+from mcp_assay.spec.rules.auth.facts import is_loopback_host
+from mcp_assay.suite.config import read_probe_config
+from mcp_assay.values import HOST, Number
 
 __all__ = ["register"]
 
@@ -56,11 +59,22 @@ def addon_path_command() -> None:
 
 
 def _upstream_parts(upstream: str) -> tuple[str, str]:
-    """``http://host:port/mcp`` -> (``http://host:port``, ``/mcp``)."""
+    """``http://host:port/mcp`` (checked by its parameter type) -> (``http://host:port``, ``/mcp``)."""
     parts = urlsplit(upstream)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise click.BadParameter(f"{upstream!r} is not an http(s) URL", param_hint="--upstream")
     return f"{parts.scheme}://{parts.netloc}", parts.path or "/"
+
+
+def _forwards_to_itself(upstream: str, listen_host: str, listen_port: int) -> bool:
+    """Whether the upstream is the proxy's own listening address (a loop, not a server)."""
+    parts = urlsplit(upstream)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    host = (parts.hostname or "").lower()
+    if port != listen_port:
+        return False
+    listening_everywhere = listen_host in ("0.0.0.0", "::", "[::]")
+    return host == listen_host.strip("[]").lower() or (
+        is_loopback_host(host) and (listening_everywhere or is_loopback_host(listen_host))
+    )
 
 
 def _cannot_listen(host: str, port: int) -> str | None:
@@ -113,7 +127,7 @@ def _cannot_listen(host: str, port: int) -> str | None:
     ),
 )
 @click.option(
-    "--upstream", envvar="MCP_ASSAY_UPSTREAM", show_envvar=True, metavar="URL",
+    "--upstream", envvar="MCP_ASSAY_UPSTREAM", show_envvar=True, metavar="URL", type=URL_TYPE,
     help="The MCP server to sit in front of (reverse mode), e.g. http://127.0.0.1:8000/mcp.",
 )  # fmt: skip
 @click.option(
@@ -123,16 +137,16 @@ def _cannot_listen(host: str, port: int) -> str | None:
     "clients configured with HTTP_PROXY/HTTPS_PROXY (HTTPS needs mitmproxy's CA trusted by the client).",
 )  # fmt: skip
 @click.option(
-    "--listen-host", default="127.0.0.1", show_default=True, envvar="MCP_ASSAY_LISTEN_HOST", show_envvar=True,
-    help="Address to listen on.",
+    "--listen-host", default="127.0.0.1", show_default=True, type=Checked(HOST, "host"),
+    envvar="MCP_ASSAY_LISTEN_HOST", show_envvar=True, help="Address to listen on.",
 )  # fmt: skip
 @click.option(
-    "--listen-port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+    "--listen-port", type=checked_port(0), default=8080, show_default=True,
     envvar="MCP_ASSAY_LISTEN_PORT", show_envvar=True,
     help="Port to listen on (0: any free port; the real one is printed).",
 )  # fmt: skip
 @click.option(
-    "--record", type=click.Path(dir_okay=False, path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,
+    "--record", type=WritableFile(path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,
     help="Write every MCP exchange to this JSONL recording as it happens (redacted).",
 )  # fmt: skip
 @click.option(
@@ -146,7 +160,7 @@ def _cannot_listen(host: str, port: int) -> str | None:
     help="Live output: a line per exchange plus findings, only findings, or nothing until the report.",
 )  # fmt: skip
 @click.option(
-    "--finish-timeout", type=click.IntRange(min=0), default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
+    "--finish-timeout", type=SECONDS_OR_NONE, default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
     show_envvar=True, metavar="SECONDS",
     help="How long judging may take once the proxy stops; past it the report is written from what was judged "
     "and says so (0: as long as it takes; a second Ctrl-C cuts it short, a third stops without a report).",
@@ -161,13 +175,14 @@ def _cannot_listen(host: str, port: int) -> str | None:
     "revision and credentials (paced; marked as probes, never held against the client).",
 )  # fmt: skip
 @click.option(
-    "--probe-config", type=click.Path(exists=True, dir_okay=False), envvar="MCP_ASSAY_PROBE_CONFIG",
+    "--probe-config", type=readable_file(), envvar="MCP_ASSAY_PROBE_CONFIG",
     show_envvar=True, metavar="FILE",
     help="A `mcp-assay run` config file for the server probes (tool-args, failing-tool, page-limit, timeout ...).",
 )  # fmt: skip
 @click.option(
-    "--probe-rate", type=click.IntRange(1), default=DEFAULT_RATE, show_default=True, envvar="MCP_ASSAY_PROBE_RATE",
-    show_envvar=True, metavar="PER_MINUTE", help="At most this many server-probe requests per minute.",
+    "--probe-rate", type=Checked(Number(1, 100_000, whole=True, unit="requests a minute")), default=DEFAULT_RATE,
+    show_default=True, envvar="MCP_ASSAY_PROBE_RATE", show_envvar=True, metavar="PER_MINUTE",
+    help="At most this many server-probe requests per minute.",
 )  # fmt: skip
 @inject_options
 @spec_options
@@ -204,23 +219,30 @@ def proxy_command(
     mcp-assay proxy --mode regular --listen-port 8080
         then run the client with HTTP_PROXY=http://127.0.0.1:8080
     """
-    report_targets(reports)  # refuse a bad --report before starting anything
+    report_targets(reports, others={"--record": record})  # refuse a bad --report before starting anything
     read_baseline(baseline, registered_checks())
     families = parse_inject(inject, inject_hold_ms)
+    if probe_config is not None and not probe_server:
+        raise click.UsageError("--probe-config configures the server probes: add --probe-server, or drop it")
     if probe_config is not None:
-        read_config_file(probe_config)  # a mistake in it is a usage error now, not a silent skip later
+        read_probe_config(probe_config)  # a mistake in it is a usage error now, not a traceback at the first request
     if proxy_mode == "reverse":
         if not upstream:
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
+        if _forwards_to_itself(upstream, listen_host, listen_port):
+            raise click.UsageError(
+                f"--upstream {upstream} is the proxy's own address ({listen_host}:{listen_port}): it would forward "
+                "every request to itself; give the server's address, or another --listen-port"
+            )
         origin, path = _upstream_parts(upstream)
         mode = f"reverse:{origin}"
         description = f"{upstream} (reverse proxy)"
     else:
+        if upstream:
+            raise click.UsageError(f"--upstream {upstream} is for --mode reverse; a regular proxy has no upstream")
         origin, path = "", "/"
         mode = "regular"
         description = "forward proxy (regular mode)"
-    if record is not None and not record.expanduser().resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
     settings: dict[str, str] = {}
     for item in mitm_settings:
         name, sep, value = item.partition("=")

@@ -9,6 +9,7 @@ import click
 
 from mcp_assay.cli.command import BASELINE, AssayCommand, environment
 from mcp_assay.cli.options import report_options, report_targets
+from mcp_assay.cli.params import WritableFile, readable_file
 from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, baseline_text, read_baseline
@@ -36,10 +37,10 @@ def read_report(path: Path) -> Report:
         environment(),
     ),
 )
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=readable_file(path_type=Path))
 @report_options
 @click.option(
-    "--write-baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+    "--write-baseline", type=WritableFile(path_type=Path), metavar="FILE",
     envvar="MCP_ASSAY_WRITE_BASELINE", show_envvar=True,
     help="Write a baseline accepting every failure in the report(s), with empty reasons to fill in, and stop.",
 )  # fmt: skip
@@ -60,8 +61,6 @@ def report_command(
     """
     targets = report_targets(reports)
     known = read_baseline(baseline, registered_checks())
-    if write_baseline is not None and not write_baseline.expanduser().resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {write_baseline.parent} does not exist", param_hint="--write-baseline")
     merged = merge_reports([read_report(path) for path in files])
     merged.fail_on = FailOn(fail_on)
     if write_baseline is not None:

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from mcp_assay.cli.command import BASELINE, FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import report_options, report_targets, spec_options, write_baseline_option
+from mcp_assay.cli.params import HEADER_LINES, WritableFile, readable_file, setting
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.logs import redact_with as redact_logs_with
@@ -31,7 +32,7 @@ from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec.engine import registered_checks
-from mcp_assay.suite.config import SuiteConfig, read_config_file
+from mcp_assay.suite.config import SETTINGS, SuiteConfig, read_config_file
 from mcp_assay.suite.credentials import AUTH_MODES
 from mcp_assay.suite.events import (
     ExchangeRecorded,
@@ -45,19 +46,6 @@ from mcp_assay.suite.events import (
 from mcp_assay.suite.oauth import Line
 
 __all__ = ["register"]
-
-
-class HeaderList(click.ParamType):  # type: ignore[type-arg]
-    """``-H "name: value"``; in the environment twin, one header per line."""
-
-    name = "header"
-    envvar_list_splitter = "\n"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        text = str(value).strip()
-        if ":" not in text:
-            self.fail(f'{value!r}: expected "name: value"', param, ctx)
-        return text
 
 
 class EnvMayBeEmpty(click.Option):
@@ -96,7 +84,7 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--serve",), "SERVE", {"metavar": "COMMAND"},
      "Start this HTTP server (one shell-quoted string) before the run, wait for --url's port, stop it after; "
      "its listening addresses are checked (AUTH-31)."),
-    (("--serve-timeout",), "SERVE_TIMEOUT", {"type": float, "metavar": "SECONDS"},
+    (("--serve-timeout",), "SERVE_TIMEOUT", {"metavar": "SECONDS"},
      "How long --serve waits for the port to accept connections.  [default: 30]"),
     (("--spec-version",), "SPEC_VERSION", {"metavar": "REVISION"},
      "Test only this revision (it must be in the window) instead of every one the server serves."),
@@ -114,7 +102,7 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "Send the token in a header, as a query parameter, or not at all.  [default: header]"),
     (("--auth-query-param",), "AUTH_QUERY_PARAM", {"metavar": "NAME"},
      "Query parameter for --auth-mode query.  [default: token]"),
-    (("-H", "--header", "headers"), "HEADERS", {"multiple": True, "type": HeaderList()},
+    (("-H", "--header", "headers"), "HEADERS", {"multiple": True, "type": HEADER_LINES},
      'Extra request header "name: value"; repeatable (one per line in the environment twin).'),
     (("--secret", "secrets"), "SECRETS", {"multiple": True},
      "A value to scrub from the report, the recording and the output; repeatable (credentials are scrubbed anyway)."),
@@ -131,9 +119,9 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "Print the authorization URL instead of launching a browser."),
     (("--redirect-host",), "REDIRECT_HOST", {"metavar": "HOST"},
      "Loopback host of the sign-in's redirect.  [default: 127.0.0.1]"),
-    (("--redirect-port",), "REDIRECT_PORT", {"type": int, "metavar": "PORT"},
+    (("--redirect-port",), "REDIRECT_PORT", {"metavar": "PORT"},
      "Pin the redirect's port instead of taking a free one."),
-    (("--auth-timeout",), "AUTH_TIMEOUT_MS", {"type": int, "metavar": "MS"},
+    (("--auth-timeout",), "AUTH_TIMEOUT_MS", {"metavar": "MS"},
      "How long to wait for the browser's redirect.  [default: 180000]"),
     (("--without-token",), "WITHOUT_TOKEN", {"is_flag": True, "default": None},
      "When the sign-in fails, run only the cases that need no token instead of stopping (exit 3) at the failed "
@@ -151,30 +139,40 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--failing-tool",), "FAILING_TOOL", {"metavar": "NAME"},
      "A tool that fails (arguments from --tool-args): called once to see whether its failure comes back as a "
      "result with isError: true."),
-    (("--resource-sample",), "RESOURCE_SAMPLE", {"type": int, "metavar": "N"},
+    (("--resource-sample",), "RESOURCE_SAMPLE", {"metavar": "N"},
      "How many listed resources to read.  [default: 5]"),
-    (("--page-limit",), "PAGE_LIMIT", {"type": int, "metavar": "N"},
+    (("--page-limit",), "PAGE_LIMIT", {"metavar": "N"},
      "Pages to follow per list before stopping.  [default: 10]"),
-    (("--rate-limit",), "RATE_LIMIT", {"type": float, "metavar": "N"}, "Pace the run to at most N requests a minute."),
-    (("--retry-budget-ms",), "RETRY_BUDGET_MS", {"type": int, "metavar": "MS"},
+    (("--rate-limit",), "RATE_LIMIT", {"metavar": "N"}, "Pace the run to at most N requests a minute."),
+    (("--retry-budget-ms",), "RETRY_BUDGET_MS", {"metavar": "MS"},
      "Total time to wait out 429 rate limits; past it a case is not verified.  [default: 60000]"),
-    (("--timeout",), "TIMEOUT", {"type": float, "metavar": "SECONDS"},
+    (("--timeout",), "TIMEOUT", {"metavar": "SECONDS"},
      "How long to wait for any one answer.  [default: 10]"),
-    (("--stream-budget-ms",), "STREAM_BUDGET_MS", {"type": int, "metavar": "MS"},
+    (("--stream-budget-ms",), "STREAM_BUDGET_MS", {"metavar": "MS"},
      "How long listen-stream cases keep a stream open.  [default: 1500]"),
     (("--only",), "ONLY", {"metavar": "PATTERN[,PATTERN]"},
      "Run only probe families and checks matching a name or requirement-ID prefix (tools, VER, HTTP-2)."),
     (("--verbose",), "VERBOSE", {"is_flag": True, "default": None}, "Also show the stdio server's stderr."),
-    (("--config", "config_file"), "CONFIG", {"type": click.Path(dir_okay=False, path_type=Path)},
+    (("--config", "config_file"), "CONFIG", {"type": readable_file(path_type=Path)},
      "YAML file with any of these settings (long names as keys); flags win."),
-    (("--record",), "RECORD", {"type": click.Path(dir_okay=False)},
+    (("--record",), "RECORD", {"type": WritableFile()},
      "Write the suite's traffic to this JSONL recording (redacted) for `mcp-assay validate`."),
 ]  # fmt: skip
 
 
+def _dest(decls: tuple[str, ...]) -> str:
+    """The setting an option fills: its explicit name, else its long flag's."""
+    if decls[-1].isidentifier():
+        return decls[-1]
+    return max(decls, key=len).split("/")[0].lstrip("-").replace("-", "_")
+
+
 def run_options[F: Callable[..., Any]](func: F) -> F:
-    """Every ``run`` setting, each with its ``MCP_ASSAY_*`` environment twin."""
+    """Every ``run`` setting, each with its ``MCP_ASSAY_*`` environment twin; a value flag without a type of
+    its own takes the config schema's kind for its setting, so flag and key accept the same values."""
     for decls, env, extra, text in reversed(_OPTIONS):
+        if _dest(decls) in SETTINGS and not ({"type", "is_flag", "multiple"} & set(extra)):
+            extra = {**extra, "type": setting(_dest(decls))}
         func = click.option(*decls, envvar=f"MCP_ASSAY_{env}", show_envvar=True, help=text, **extra)(func)
     return func
 
@@ -238,7 +236,8 @@ def run_command(
     mcp-assay run -u http://127.0.0.1:8000/mcp --serve "python server.py --port 8000"
     Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: the server could not be driven.
     """
-    targets = report_targets(reports)
+    record = settings.get("record")
+    targets = report_targets(reports, others={"--record": Path(record) if record else None})
     known = read_baseline(baseline, registered_checks())
     options = {
         name: (value if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT else None)
@@ -249,20 +248,22 @@ def run_command(
     config = SuiteConfig.from_options(options, file_values)
     redactor = config.redactor()  # the run's one redactor: its log, the lines printed here, its reports
     redact_logs_with(redactor)
-    if config.record is not None:
-        record = Path(config.record).expanduser()
-        if not record.parent.is_dir():
-            raise ConfigError(f"--record {config.record}: folder {record.parent} does not exist")
+    if config.record is not None and ctx.get_parameter_source("record") is ParameterSource.DEFAULT:
+        try:  # the config file's record, held to the flag's checks
+            WritableFile().convert(config.record, None, ctx)
+        except click.BadParameter as exc:
+            raise ConfigError(f"--config {config_file}: record: {exc.message}") from None
     errors = Console(stderr=True)
     spec = obtain_spec(spec_dir, spec_paths, offline=offline, console=errors)
     from mcp_assay.suite.runner import check_revisions, report_of, run
 
-    check_revisions(config, spec)
-    if config.default_version:
+    for flag, revision in (("--spec-version", config.spec_version), ("--default-version", config.default_version)):
         try:
-            spec.require(config.default_version)
+            if revision:
+                spec.require(revision)
         except ConfigError as exc:
-            raise ConfigError(f"--default-version: {exc}") from None
+            raise ConfigError(f"{flag}: {exc}") from None
+    check_revisions(config, spec)
     finished: RunFinished | None = None
     interactive = sys.stdout.isatty()
     progress = Progress(

@@ -20,9 +20,9 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.options import build_spec
-from mcp_assay.errors import SpecError
+from mcp_assay.errors import ConfigError, SpecError
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.pull import MIRROR_ENV, download_url, pull_schemas
+from mcp_assay.spec.pull import MIRROR_ENV, check_mirror, download_url, pull_schemas
 from mcp_assay.spec.sources import cache_dir, is_revision_name, load_pins
 
 __all__ = ["OFFLINE_ENV", "cached_revisions", "obtain_spec", "offline_option"]
@@ -70,6 +70,11 @@ def obtain_spec(
 
 def _fetch(cache: Path, console: Console) -> None:
     mirror = os.environ.get(MIRROR_ENV) or None
+    if mirror is not None:
+        try:
+            check_mirror(mirror)
+        except ConfigError as exc:
+            raise ConfigError(MIRROR_ENV + str(exc).removeprefix("--mirror")) from None
     pins = list(load_pins().values())
     console.print(
         f"no MCP schema on disk: fetching the {len(pins)} pinned schemas into {cache} "

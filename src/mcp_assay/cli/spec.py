@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -16,13 +17,27 @@ from rich.table import Table
 
 from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, spec_dir_name, spec_notes, spec_options
+from mcp_assay.cli.params import Checked
 from mcp_assay.cli.schemas import cached_revisions
-from mcp_assay.errors import SpecError
-from mcp_assay.spec.pull import MIRROR_ENV, pull_schemas
+from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.spec.pull import MIRROR_ENV, check_mirror, pull_schemas
 from mcp_assay.spec.sources import CACHE_DIR_ENV, SPEC_DIR_ENV, given
 from mcp_assay.spec.sources import cache_dir as default_cache_dir
+from mcp_assay.values import SECONDS
 
 __all__ = ["register"]
+
+
+class Mirror(click.ParamType):  # type: ignore[type-arg]
+    """``--mirror``: a template every pin fills in to an http(s) URL."""
+
+    name = "url_template"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return check_mirror(str(value))
+        except ConfigError as exc:
+            self.fail(str(exc).removeprefix(f"--mirror {value}: "), param, ctx)
 
 
 @click.group("spec", short_help="List or download the protocol schemas.")
@@ -43,7 +58,7 @@ def list_command(spec_dir: str | None, spec_paths: tuple[str, ...]) -> None:
     console = Console()
     try:
         spec = build_spec(spec_dir, spec_paths)
-    except SpecError:
+    except (SpecError, ConfigError):
         _print_looked_in(console, spec_dir, spec_paths)  # what was there, before why it cannot be used
         raise
     _print_looked_in(console, spec_dir, spec_paths)
@@ -130,12 +145,13 @@ def _holds(folder: Path) -> str:
     envvar=MIRROR_ENV,
     show_envvar=True,
     metavar="URL_TEMPLATE",
+    type=Mirror(),
     help="Fetch from a mirror instead of GitHub; {commit}, {path} and {revision} are filled in.",
 )
 @click.option("--force", is_flag=True, envvar="MCP_ASSAY_SPEC_FORCE", show_envvar=True, help="Download even if cached.")
 @click.option(
-    "--timeout", type=float, default=30.0, show_default=True, envvar="MCP_ASSAY_SPEC_TIMEOUT", show_envvar=True,
-    help="Seconds to wait for each download.",
+    "--timeout", type=Checked(SECONDS, "seconds"), default=30.0, show_default=True, envvar="MCP_ASSAY_SPEC_TIMEOUT",
+    show_envvar=True, help="Seconds to wait for each download.",
 )  # fmt: skip
 def pull_command(cache_dir: str | None, mirror: str | None, force: bool, timeout: float) -> None:
     """Download each pinned revision's schema.json from upstream and verify its sha256."""

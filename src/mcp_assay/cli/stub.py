@@ -14,10 +14,12 @@ from pathlib import Path
 import click
 
 from mcp_assay.cli.command import AssayCommand, environment
+from mcp_assay.cli.params import Checked, WritableFile, readable_file
 from mcp_assay.suite.config import read_config_file
 from mcp_assay.suite.stub.config import DEFAULT_LISTEN, StubConfig, parse_stub
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.server import StubServer
+from mcp_assay.values import HOST_PORT
 
 __all__ = ["register"]
 
@@ -35,7 +37,7 @@ def stub_group() -> None:
 )
 @click.option(
     "--key-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=WritableFile(path_type=Path),
     required=True,
     envvar="MCP_ASSAY_STUB_KEY_FILE",
     show_envvar=True,
@@ -48,8 +50,6 @@ def init_command(key_file: Path, force: bool) -> None:
     path = key_file.expanduser()
     if path.exists() and not force:
         raise click.UsageError(f"--key-file {key_file}: exists; pass --force to replace it")
-    if not path.resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {path.parent} does not exist", param_hint="--key-file")
     key = SigningKey.generate()
     key.save(path)
     click.echo(f"signing key written to {path} (kid {key.kid})")
@@ -73,14 +73,18 @@ def init_command(key_file: Path, force: bool) -> None:
 @click.option(
     "--config",
     "config_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=readable_file(path_type=Path),
     envvar="MCP_ASSAY_CONFIG",
     show_envvar=True,
     help="The config file whose stub section to serve.",
 )
-@click.option("--key-file", envvar="MCP_ASSAY_STUB_KEY_FILE", show_envvar=True, help="Or: the signing key (PEM).")
+@click.option(
+    "--key-file", type=readable_file(), envvar="MCP_ASSAY_STUB_KEY_FILE", show_envvar=True,
+    help="Or: the signing key (PEM).",
+)  # fmt: skip
 @click.option("--listen", default=DEFAULT_LISTEN, show_default=True, envvar="MCP_ASSAY_STUB_LISTEN",
-              show_envvar=True, help="HOST:PORT, with --key-file.")  # fmt: skip
+              show_envvar=True, type=Checked(HOST_PORT, "host:port", keep=True),
+              help="HOST:PORT, with --key-file.")  # fmt: skip
 def serve_command(config_file: Path | None, key_file: str | None, listen: str) -> None:
     """Serve the stub's metadata, key set and OAuth endpoints until interrupted."""
     stub: StubConfig | None

@@ -26,6 +26,7 @@ from mcp_assay.cli.options import (
     spec_options,
     write_baseline_option,
 )
+from mcp_assay.cli.params import SECONDS_OR_NONE, WritableFile
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.verdicts import ExitCode
@@ -50,7 +51,7 @@ __all__ = ["register"]
     ),
 )
 @click.option(
-    "--record", type=click.Path(dir_okay=False, path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,
+    "--record", type=WritableFile(path_type=Path), envvar="MCP_ASSAY_RECORD", show_envvar=True,
     help="Write every line both sides send (and the server's stderr) to this JSONL recording, redacted.",
 )  # fmt: skip
 @click.option(
@@ -63,7 +64,7 @@ __all__ = ["register"]
     help="Live output on stderr: every line plus findings, only findings, or nothing until the report.",
 )  # fmt: skip
 @click.option(
-    "--finish-timeout", type=click.IntRange(min=0), default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
+    "--finish-timeout", type=SECONDS_OR_NONE, default=0, show_default=True, envvar="MCP_ASSAY_FINISH_TIMEOUT",
     show_envvar=True, metavar="SECONDS",
     help="How long judging may take once the server exits; past it the report is written from what was judged "
     "and says so (0: as long as it takes).",
@@ -101,11 +102,9 @@ def tap_command(
     from mcp_assay.addon.tap import Tap, exit_like, start_error
     from mcp_assay.addon.worker import RemoteSession, WorkerSettings
 
-    targets = report_targets(reports)
+    targets = report_targets(reports, others={"--record": record})
     if any(target.stdout for target in targets):
         raise click.UsageError("--report FORMAT:- would write to stdout, which is the protocol channel; give a file")
-    if record is not None and not record.expanduser().resolve().parent.is_dir():
-        raise click.BadParameter(f"folder {record.parent} does not exist", param_hint="--record")
     spec = build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
     read_baseline(baseline, registered_checks())  # and a baseline with a mistake in it
     errors = Console(stderr=True)

@@ -13,6 +13,7 @@ from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
+from mcp_assay.cli.params import Checked, readable_file
 from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.report import emit_reports
@@ -24,6 +25,7 @@ from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
+from mcp_assay.values import TEXT
 from mcp_assay.verdicts import Source
 from mcp_assay.wire import Observation
 
@@ -45,7 +47,7 @@ __all__ = ["register"]
         environment(),
     ),
 )
-@click.argument("recordings", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("recordings", nargs=-1, required=True, type=readable_file())
 @spec_options
 @report_options
 @write_baseline_option
@@ -54,6 +56,7 @@ __all__ = ["register"]
     envvar="MCP_ASSAY_ONLY",
     show_envvar=True,
     metavar="PATTERN[,PATTERN]",
+    type=Checked(TEXT, "pattern"),
     help="Judge only checks whose name contains PATTERN or whose requirement IDs start with it (e.g. RES, HTTP-0).",
 )
 def validate_command(

@@ -13,13 +13,15 @@ order the other writers use. Code scanning only accepts repository-relative path
 so the location is named after the target: the script of a stdio command (``python server.py``
 gives ``server.py``) or ``host_port/path`` for an endpoint URL. A partial fingerprint made of the
 check, its source and (for a suite run) the revision it was reached in keeps an alert's identity
-across runs: the same check failing in two revisions is two alerts.
+across runs: the same check failing in two revisions is two alerts. User information in a URL
+(``user:password@``) never reaches the log, redacted or not: the whole log is written without it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 from collections.abc import Mapping
 from pathlib import PurePosixPath
@@ -43,6 +45,8 @@ _BY_SEVERITY = {Severity.MUST: "error", Severity.SHOULD: "warning", Severity.INF
 _PROBLEM_SEVERITY = {Severity.MUST: "error", Severity.SHOULD: "warning", Severity.INFO: "recommendation"}
 _SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".go", ".rs", ".rb", ".java", ".jar", ".sh")
 _FALLBACK_URI = "mcp-server"
+_USERINFO = re.compile(r"(?i)\b(https?://)[^/?#@\s\"]*@")
+"""``user:password@`` after an http(s) scheme, up to the host."""
 
 
 def _pascal(name: str) -> str:
@@ -53,9 +57,12 @@ def artifact_uri(target: Mapping[str, Any]) -> str:
     """A repository-relative path naming the target, for a result's location (see the module docstring)."""
     description = str(target.get("description") or "")
     first = description.split(" + ")[0].split(" (")[0].split(", ")[0].strip()
-    parts = urlsplit(first)
-    if parts.scheme in ("http", "https") and parts.hostname:
-        host = parts.hostname + (f"_{parts.port}" if parts.port else "")
+    try:
+        parts = urlsplit(_USERINFO.sub(r"\1", first))
+        host = (parts.hostname or "") + (f"_{parts.port}" if parts.port else "")
+    except ValueError:  # not a URL the report can name a location after
+        parts, host = urlsplit(""), ""
+    if parts.scheme in ("http", "https") and host:
         route = parts.path.strip("/")
         return quote(f"{host}/{route}" if route else host, safe="/._-~")
     try:
@@ -215,4 +222,4 @@ def render_sarif(report: Report) -> str:
             "stale": list(report.baseline.stale),
         }
     log = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return _USERINFO.sub(r"\1", json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

@@ -16,9 +16,11 @@ from pathlib import Path
 
 import httpx
 
+from mcp_assay.errors import ConfigError
 from mcp_assay.spec.sources import Pin, load_pins, sha256_of
+from mcp_assay.values import URL, BadValue
 
-__all__ = ["MIRROR_ENV", "PullResult", "download_url", "pull_schemas"]
+__all__ = ["MIRROR_ENV", "PullResult", "check_mirror", "download_url", "pull_schemas"]
 
 MIRROR_ENV = "MCP_ASSAY_SPEC_MIRROR"
 
@@ -30,6 +32,19 @@ class PullResult:
     status: str
     """``downloaded``, ``present`` (already cached and verified) or ``failed``."""
     detail: str = ""
+
+
+def check_mirror(mirror: str) -> str:
+    """A mirror template that fills in to an http(s) URL for every pin; a :class:`ConfigError` otherwise."""
+    for pin in load_pins().values():
+        try:
+            URL(download_url(pin, mirror))
+        except (ValueError, KeyError, IndexError) as exc:
+            detail = str(exc) if isinstance(exc, BadValue) else f"{type(exc).__name__}: {exc}"
+            raise ConfigError(
+                f"--mirror {mirror}: not a URL template with {{commit}}, {{path}} and {{revision}} ({detail})"
+            ) from None
+    return mirror
 
 
 def download_url(pin: Pin, mirror: str | None) -> str:

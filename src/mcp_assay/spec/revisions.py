@@ -20,7 +20,7 @@ from typing import Any
 from mcp_assay.errors import ConfigError, SpecError
 from mcp_assay.spec.errata import apply_errata
 from mcp_assay.spec.features import derive_features
-from mcp_assay.spec.sources import SPEC_DIR_ENV, SchemaFile, locate_schemas
+from mcp_assay.spec.sources import SPEC_DIR_ENV, Origin, SchemaFile, locate_schemas
 from mcp_assay.spec.validator import MessageValidator
 from mcp_assay.verdicts import SchemaInfo
 
@@ -111,12 +111,15 @@ class SpecSet:
 
 
 def _read(schema: SchemaFile) -> dict[str, Any]:
+    # A file the user named is their mistake (a usage error); one found in a folder or the cache is not.
+    error = ConfigError if schema.origin is Origin.SPEC_PATH else SpecError
+    where = f"--spec-path {schema.path}" if schema.origin is Origin.SPEC_PATH else str(schema.path)
     try:
         document = json.loads(schema.path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise SpecError(f"{schema.path}: cannot read schema: {exc}") from exc
+    except (OSError, ValueError, RecursionError) as exc:
+        raise error(f"{where}: cannot read schema: {exc}") from exc
     if not isinstance(document, dict) or not isinstance(document.get("$defs"), dict):
-        raise SpecError(f"{schema.path}: not an MCP schema (no $defs)")
+        raise error(f"{where}: not an MCP schema (no $defs)")
     return document
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "is_revision_name",
     "load_pins",
     "locate_schemas",
+    "parse_spec_path",
     "sha256_of",
 ]
 
@@ -122,18 +123,26 @@ def _folder_schemas(folder: Path, origin: Origin, pins: Mapping[str, Pin]) -> li
     return found
 
 
-def _explicit(spec_path: str, pins: Mapping[str, Pin]) -> SchemaFile:
+def parse_spec_path(spec_path: str) -> tuple[str, Path]:
+    """``[REVISION=]PATH`` -> the revision and a readable file; a :class:`ConfigError` for anything else."""
     revision, sep, raw = spec_path.partition("=")
     if not sep:
         raw, revision = spec_path, Path(spec_path).parent.name
     path = Path(raw).expanduser()
-    if not path.is_file():
+    if not raw or not path.is_file():
         raise ConfigError(f"--spec-path {spec_path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise ConfigError(f"--spec-path {spec_path}: cannot read {raw} (permission denied)")
     if not is_revision_name(revision):
         raise ConfigError(
             f"--spec-path {spec_path}: cannot tell which revision this schema is; "
             "put it at <revision>/schema.json or write REVISION=PATH (e.g. 2026-07-28=./schema.json)"
         )
+    return revision, path
+
+
+def _explicit(spec_path: str, pins: Mapping[str, Pin]) -> SchemaFile:
+    revision, path = parse_spec_path(spec_path)
     digest = sha256_of(path)
     pin = pins.get(revision)
     return SchemaFile(revision, path.resolve(), digest, Origin.SPEC_PATH, pin is not None and pin.sha256 == digest)
@@ -163,7 +172,7 @@ def locate_schemas(
         for schema in _folder_schemas(folder, Origin.SPEC_DIR, pins):
             chosen[schema.revision] = schema
         if not chosen and not list(spec_paths):
-            raise SpecError(
+            raise ConfigError(
                 f"{given(spec_dir_name, folder)} holds no <revision>/schema.json (e.g. {folder}/2026-07-28/schema.json)"
             )
     else:
@@ -172,6 +181,12 @@ def locate_schemas(
             for schema in _folder_schemas(folder, Origin.CACHE, pins):
                 chosen[schema.revision] = schema
     explicit = [_explicit(item, pins) for item in spec_paths]
+    for index, schema in enumerate(explicit):
+        twin = next((other for other in explicit[:index] if other.revision == schema.revision), None)
+        if twin is not None:
+            raise ConfigError(
+                f"--spec-path: two schemas for {schema.revision} ({twin.path} and {schema.path}); name one"
+            )
     refused = [
         schema
         for schema in chosen.values()

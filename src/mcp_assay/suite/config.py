@@ -9,7 +9,6 @@ arguments that are not JSON objects are reported before the run starts, never ha
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -19,12 +18,45 @@ from typing import Any
 from mcp_assay.errors import ConfigError
 from mcp_assay.redaction import Redactor
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
-from mcp_assay.suite.credentials import AUTH_MODES, Credentials, parse_header
+from mcp_assay.suite.credentials import AUTH_MODES, Credentials
 from mcp_assay.suite.oauth.settings import DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_REDIRECT_HOST, OAuthSettings
 from mcp_assay.suite.stub.config import StubConfig, parse_stub
-from mcp_assay.userfiles import read_yaml
+from mcp_assay.userfiles import UnreadableFile, read_text, read_yaml
+from mcp_assay.values import (
+    COMMAND,
+    FLAG,
+    HEADER_NAME,
+    HEADERS,
+    HOST,
+    JSON_OBJECT,
+    MAX_MS,
+    NAMES,
+    REVISION,
+    SECONDS,
+    STRING,
+    STRINGS,
+    TEXT,
+    TOKEN,
+    URL,
+    BadValue,
+    Choice,
+    Kind,
+    Number,
+    port,
+    shown,
+)
 
-__all__ = ["RateLimitProbe", "SuiteConfig", "load_arguments", "parse_rate_limit_probe", "read_config_file"]
+__all__ = [
+    "PROBE_URL",
+    "SETTINGS",
+    "RateLimitProbe",
+    "SuiteConfig",
+    "check_setting",
+    "load_arguments",
+    "parse_rate_limit_probe",
+    "read_config_file",
+    "read_probe_config",
+]
 
 
 @dataclass(frozen=True)
@@ -51,8 +83,10 @@ def parse_rate_limit_probe(value: Any, where: str) -> RateLimitProbe | None:
     burst, window = value.get("burst", 30), value.get("window_s", 3.0)
     if not isinstance(tool, str) or not tool:
         raise ConfigError(f"{prefix}.tool: name the (read-only, cheap) tool to call")
-    if not isinstance(arguments, Mapping):
-        raise ConfigError(f"{prefix}.arguments: expected a mapping of the tool's arguments")
+    try:
+        arguments = JSON_OBJECT(arguments)
+    except BadValue as exc:
+        raise ConfigError(f"{prefix}.arguments: {exc}") from None
     if not isinstance(burst, int) or isinstance(burst, bool) or not 2 <= burst <= 500:
         raise ConfigError(f"{prefix}.burst: expected a whole number of calls from 2 to 500 (got {burst!r})")
     if not isinstance(window, int | float) or isinstance(window, bool) or not 0 < window <= 60:
@@ -132,28 +166,12 @@ class SuiteConfig:
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
             raise ConfigError("give exactly one target: --url for Streamable HTTP or --command for stdio")
-        if self.url and not self.url.startswith(("http://", "https://")):
-            raise ConfigError(f"--url {self.url}: expected an http:// or https:// URL")
-        if self.auth_mode not in AUTH_MODES:
-            raise ConfigError(f"--auth-mode {self.auth_mode}: choose from {', '.join(AUTH_MODES)}")
-        for name, value, low in (
-            ("--resource-sample", self.resource_sample, 0),
-            ("--page-limit", self.page_limit, 1),
-            ("--retry-budget-ms", self.retry_budget_ms, 0),
-            ("--stream-budget-ms", self.stream_budget_ms, 100),
-        ):
-            if value < low:
-                raise ConfigError(f"{name} must be at least {low} (got {value})")
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name in _CHECKED and value is not None and value != _DEFAULTS.get(item.name):
+                check_setting(item.name, value, _flag(item.name))
         if self.serve and not self.url:
             raise ConfigError("--serve starts an HTTP server: give --url with the endpoint it will listen on")
-        if self.serve_timeout <= 0:
-            raise ConfigError(f"--serve-timeout must be positive (got {self.serve_timeout})")
-        if self.timeout <= 0:
-            raise ConfigError(f"--timeout must be positive (got {self.timeout})")
-        if self.rate_limit is not None and self.rate_limit <= 0:
-            raise ConfigError(f"--rate-limit must be positive (got {self.rate_limit})")
-        _check_arguments("--tool-args", self.tool_args, strings=False)
-        _check_arguments("--prompt-args", self.prompt_args, strings=True)
         self.oauth()  # its settings are checked before the run, like the rest
 
     @property
@@ -201,16 +219,18 @@ class SuiteConfig:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], file_values: Mapping[str, Any] | None = None) -> SuiteConfig:
-        """Build from flag values (``None`` = not given) layered over a config file's values."""
+        """Build from flag values (``None`` = not given) layered over a config file's values.
+
+        Every value is checked against :data:`SETTINGS` here, naming the flag (a config file's
+        values were checked by :func:`read_config_file`, naming the file and the key).
+        """
         values: dict[str, Any] = {}
         for source in (file_values or {}, options):
             for key, value in source.items():
-                if value is None or (
-                    key in ("headers", "command", "serve", "secrets", "generate_args") and value in ((), [], "")
-                ):
+                if value is None or (key in _LISTS and value in ((), [], "")):
                     continue
-                values[key] = value
-        return cls(**_coerce(values))
+                values[key] = check_setting(key, value, _flag(key)) if key in SETTINGS else value
+        return cls(**values)
 
 
 _FIELDS = {item.name for item in fields(SuiteConfig)}
@@ -219,117 +239,142 @@ _SECTIONS = {"behaviour", "stub", "rate_limit_probe"}
 _ALIASES = {"url": "url", "u": "url", "c": "command", "t": "token", "header": "headers", "H": "headers"}
 
 
-def _check_arguments(flag: str, value: Any, *, strings: bool) -> None:
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{flag}: expected a JSON object mapping names to argument objects")
-    for name, arguments in value.items():
-        if not isinstance(name, str) or not isinstance(arguments, Mapping):
-            raise ConfigError(f"{flag}: the entry for {name!r} must be a JSON object of arguments")
-        if strings:
-            bad = [key for key, item in arguments.items() if not isinstance(item, str)]
-            if bad:
-                raise ConfigError(f"{flag}: prompt arguments are strings; {name}.{bad[0]} is not")
+_LISTS = ("headers", "command", "serve", "secrets", "generate_args")
+"""Settings whose empty value means "not given" (an environment twin set to nothing)."""
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _read_arguments(value: str) -> Any:
+    text = value
+    if value.startswith("@"):
+        try:
+            text = read_text(value[1:])
+        except UnreadableFile as exc:
+            raise BadValue(f"{value[1:]}: {exc}") from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        where = value[1:] if value.startswith("@") else "the inline value"
+        raise BadValue(f"{where} is not valid JSON ({exc})") from None
+
+
+class _Arguments:
+    """Arguments per tool or prompt: a mapping, inline JSON or ``@path`` to a JSON file."""
+
+    def __init__(self, *, strings: bool) -> None:
+        self.strings = strings
+        what = "string arguments" if strings else "argument objects"
+        self.wanted = f"a JSON object mapping names to {what}, inline or as @FILE"
+
+    def __call__(self, value: Any) -> dict[str, Any]:
+        parsed = _read_arguments(value) if isinstance(value, str) else value
+        if not isinstance(parsed, Mapping):
+            raise BadValue(f"expected {self.wanted} (got {shown(value)})")
+        for name, arguments in parsed.items():
+            if not isinstance(name, str) or not isinstance(arguments, Mapping):
+                raise BadValue(f"the entry for {name!r} must be a JSON object of arguments")
+            if self.strings:
+                bad = [key for key, item in arguments.items() if not isinstance(item, str)]
+                if bad:
+                    raise BadValue(f"prompt arguments are strings; {name}.{bad[0]} is not")
+        return JSON_OBJECT(parsed)
+
+
+class _Interactive:
+    """``true``/``false``, or ``always``, ``never`` and ``auto`` (the environment twin's words)."""
+
+    wanted = "always, never, auto, true or false"
+
+    def __call__(self, value: Any) -> bool | None:
+        if isinstance(value, bool) or value is None:
+            return value
+        choice = {"always": True, "never": False, "auto": None}.get(str(value).strip().lower(), "?")
+        if not isinstance(value, str) or choice == "?":
+            raise BadValue(f"expected {self.wanted} (got {shown(value)})")
+        return choice  # type: ignore[return-value]
+
+
+class _Scheme:
+    """The token's prefix: a scheme name, or empty for a bare token."""
+
+    wanted = "a scheme name such as Bearer, or empty for a bare token"
+
+    def __call__(self, value: Any) -> str:
+        if value == "":
+            return ""
+        try:
+            return HEADER_NAME(value)
+        except BadValue:
+            raise BadValue(f"expected {self.wanted} (got {shown(value)})") from None
+
+
+SETTINGS: dict[str, Kind] = {
+    "url": URL,
+    "command": COMMAND,
+    "serve": COMMAND,
+    "serve_timeout": SECONDS,
+    "spec_version": REVISION,
+    "modern_only": FLAG,
+    "default_version": REVISION,
+    "token": TOKEN,
+    "auth_header": HEADER_NAME,
+    "auth_scheme": _Scheme(),
+    "auth_mode": Choice(AUTH_MODES),
+    "auth_query_param": TEXT,
+    "headers": HEADERS,
+    "secrets": STRINGS,
+    "client_id": TEXT,
+    "client_secret": STRING,
+    "scope": TEXT,
+    "no_register": FLAG,
+    "without_token": FLAG,
+    "allow_insecure_http": FLAG,
+    "interactive": _Interactive(),
+    "no_browser": FLAG,
+    "redirect_host": HOST,
+    "redirect_port": port(1),
+    "auth_timeout": Number(1, MAX_MS, whole=True, unit="milliseconds"),
+    "tool_args": _Arguments(strings=False),
+    "prompt_args": _Arguments(strings=True),
+    "generate_args": NAMES,
+    "generate_args_read_only": FLAG,
+    "failing_tool": TEXT,
+    "resource_sample": Number(0, 10_000, whole=True),
+    "page_limit": Number(1, 10_000, whole=True),
+    "rate_limit": Number(0.1, 100_000, unit="requests a minute"),
+    "retry_budget_ms": Number(0, MAX_MS, whole=True, unit="milliseconds"),
+    "timeout": SECONDS,
+    "stream_budget_ms": Number(100, MAX_MS, whole=True, unit="milliseconds"),
+    "only": TEXT,
+    "verbose": FLAG,
+    "record": TEXT,
+}
+"""The typed schema of every setting a flag, its environment twin or a config key can give: one kind
+per setting (:mod:`mcp_assay.values`), used by the config file, :meth:`SuiteConfig.from_options`, the
+dataclass itself and the ``run`` flags (:mod:`mcp_assay.cli.params`)."""
+
+_DEFAULTS = {item.name: item.default for item in fields(SuiteConfig)}
+_CHECKED = set(SETTINGS) - {"token"}
+"""Settings the dataclass checks itself; a token can come from a sign-in (the server's answer), so it is
+checked where a user gives it instead."""
+
+
+def check_setting(name: str, value: Any, where: str) -> Any:
+    """``value`` as setting ``name`` holds it, or a :class:`ConfigError` naming ``where`` and what was wanted."""
+    try:
+        return SETTINGS[name](value)
+    except BadValue as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def load_arguments(flag: str, value: str | Mapping[str, Any] | None) -> dict[str, Any]:
     """Inline JSON, ``@path`` to a JSON file, or an already-parsed mapping (from a config file)."""
     if value is None or value == "":
         return {}
-    if isinstance(value, Mapping):
-        return dict(value)
-    text = value
-    if value.startswith("@"):
-        path = Path(value[1:]).expanduser()
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{flag} {value}: cannot read {path} ({exc.strerror or exc})") from exc
-    try:
-        parsed = json.loads(text)
-    except ValueError as exc:
-        where = f"{value[1:]}" if value.startswith("@") else "the inline value"
-        raise ConfigError(f"{flag}: {where} is not valid JSON ({exc})") from exc
-    if not isinstance(parsed, dict):
-        raise ConfigError(f"{flag}: expected a JSON object mapping names to argument objects")
-    return parsed
-
-
-def _argv(name: str, command: Any) -> tuple[str, ...]:
-    """A command as one shell-quoted string or a list of strings, as an argument vector."""
-    if isinstance(command, str):
-        try:
-            return tuple(shlex.split(command))
-        except ValueError as exc:
-            raise ConfigError(f"--{name} {command!r}: {exc}") from exc
-    if isinstance(command, list | tuple) and all(isinstance(part, str) for part in command):
-        return tuple(command)
-    raise ConfigError(f"{name}: expected a string or a list of strings")
-
-
-def _names(key: str, value: Any) -> tuple[str, ...]:
-    """Tool names: a list, or one string of names separated by commas or spaces (the environment twin)."""
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list | tuple) or not all(isinstance(item, str) for item in items):
-        raise ConfigError(f"{key}: expected a list of tool names")
-    return tuple(dict.fromkeys(name for item in items for name in re.split(r"[,\s]+", item) if name))
-
-
-def _coerce(values: dict[str, Any]) -> dict[str, Any]:
-    out = dict(values)
-    for name in ("command", "serve"):
-        if name in out:
-            out[name] = _argv(name, out[name])
-    if "headers" in out:
-        headers = out["headers"]
-        if isinstance(headers, str):
-            headers = [headers]
-        if isinstance(headers, Mapping):
-            headers = [f"{name}: {value}" for name, value in headers.items()]
-        if not isinstance(headers, list | tuple):
-            raise ConfigError("headers: expected a list of 'name: value' strings or a mapping")
-        out["headers"] = tuple(
-            parse_header(item) if isinstance(item, str) else (str(item[0]), str(item[1])) for item in headers
-        )
-    for key in ("tool_args", "prompt_args"):
-        if key in out:
-            out[key] = load_arguments(f"--{key.replace('_', '-')}", out[key])
-    if "generate_args" in out:
-        out["generate_args"] = _names("generate-args", out["generate_args"])
-    if "secrets" in out:
-        secrets = [out["secrets"]] if isinstance(out["secrets"], str) else out["secrets"]
-        if not isinstance(secrets, list | tuple) or not all(isinstance(item, str) for item in secrets):
-            raise ConfigError("secrets: expected a list of values")
-        out["secrets"] = tuple(item for item in secrets if item)
-    if isinstance(out.get("interactive"), str):
-        choice = {"always": True, "never": False, "auto": None}.get(out["interactive"].strip().lower(), "?")
-        if choice == "?":
-            raise ConfigError(f"interactive: expected always, never, auto, true or false (got {out['interactive']!r})")
-        out["interactive"] = choice
-    for key, kind in (
-        ("resource_sample", int),
-        ("page_limit", int),
-        ("retry_budget_ms", int),
-        ("stream_budget_ms", int),
-        ("timeout", float),
-        ("rate_limit", float),
-        ("redirect_port", int),
-        ("auth_timeout", int),
-    ):
-        if key in out:
-            try:
-                out[key] = kind(out[key])
-            except (TypeError, ValueError) as exc:
-                raise ConfigError(f"{key.replace('_', '-')}: expected a number (got {out[key]!r})") from exc
-    for key in ("verbose", "no_register", "no_browser", "interactive", "generate_args_read_only", "modern_only",
-                "without_token", "allow_insecure_http"):  # fmt: skip
-        if key in out and not isinstance(out[key], bool | None):
-            raise ConfigError(f"{key.replace('_', '-')}: expected true or false")
-    for key in ("url", "spec_version", "token", "auth_header", "auth_scheme", "auth_mode", "auth_query_param",
-                "only", "record", "failing_tool", "default_version", "client_id", "client_secret", "scope",
-                "redirect_host"):  # fmt: skip
-        if key in out and not isinstance(out[key], str):
-            raise ConfigError(f"{key.replace('_', '-')}: expected a string (got {out[key]!r})")
-    return out
+    return check_setting("tool_args", value, flag)  # type: ignore[no-any-return]
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -363,11 +408,28 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         if name == "secrets" and isinstance(value, str | list):
             items = [value] if isinstance(value, str) else value
             value = [config_secret(item, str(path), f"{key}[{index}]") for index, item in enumerate(items)]
-        values[name] = value
+        if value is not None:
+            values[name] = check_setting(name, value, f"--config {path}: {key}")
     if unknown:
         sections = (*BEHAVIOUR_KEYS, "stub", "rate_limit_probe")
         known = ", ".join(sorted([*(name.replace("_", "-") for name in _FIELDS - _SECTIONS), *sections]))
         raise ConfigError(f"--config {path}: unknown keys {', '.join(sorted(unknown))} (known: {known})")
+    return values
+
+
+PROBE_URL = "http://127.0.0.1/mcp"
+"""The stand-in endpoint a probe config is checked against: the proxy fills in the real one per session."""
+
+
+def read_probe_config(path: str | Path, flag: str = "--probe-config") -> dict[str, Any]:
+    """A ``run`` config file for the proxy's server probes, checked whole now (its settings and how they
+    combine), not at the first client request; ``url`` and ``command`` are the proxy's to give. A mistake
+    names ``flag`` (the option that named the file) instead of ``--config``."""
+    try:
+        values = {key: value for key, value in read_config_file(path).items() if key not in ("url", "command", "serve")}
+        SuiteConfig.from_options({"url": PROBE_URL}, values)
+    except ConfigError as exc:
+        raise ConfigError(f"{flag} {str(exc).removeprefix('--config ')}") from None
     return values
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.values import COMMAND, HEADER, HEADER_NAME, JSON_OBJECT, URL, BadValue, Kind
 
 __all__ = [
     "config_secret",
@@ -230,7 +231,16 @@ class _Reader:
         return default if value is None else self.integer(value, where, **bounds)
 
     def arguments(self, value: Any, where: str) -> dict[str, Any]:
-        return self.mapping(value, where)
+        try:
+            return JSON_OBJECT(self.mapping(value, where))
+        except BadValue as exc:
+            raise self.error(where, str(exc)) from None
+
+    def checked(self, kind: Kind, value: Any, where: str) -> Any:
+        try:
+            return kind(value)
+        except BadValue as exc:
+            raise self.error(where, str(exc)) from None
 
     def names(self, value: Any, where: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
@@ -265,12 +275,17 @@ class _Reader:
             raise self.error(where, "the environment variable it names is empty")
         return resolved
 
-    def header_set(self, value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    def header_set(self, value: Any, where: str, *, http: bool = True) -> tuple[tuple[str, str], ...]:
+        """Headers (``http``) or environment variables: names to values, secret-looking ones from ``${ENV}``."""
         headers = self.mapping(value, where)
         pairs = []
         for name, item in headers.items():
             spot = f"{where}.{name}"
             text = self.secret(item, spot) if _SECRETISH.search(name) else self.expand(self.string(item, spot), spot)
+            if http:
+                name, text = self.checked(HEADER, (name, text), spot)
+            elif not name or "=" in name or "\x00" in name + text:
+                raise self.error(spot, "an environment variable has a name without '=' and no NUL characters")
             pairs.append((name, text))
         return tuple(pairs)
 
@@ -282,7 +297,7 @@ def _principals(reader: _Reader, raw: Any) -> dict[str, Principal]:
         entry = reader.mapping(value, where, ("token", "headers", "env"))
         token = reader.secret(entry["token"], f"{where}.token") if entry.get("token") is not None else None
         headers = reader.header_set(entry.get("headers"), f"{where}.headers")
-        env = dict(reader.header_set(entry.get("env"), f"{where}.env"))
+        env = dict(reader.header_set(entry.get("env"), f"{where}.env", http=False))
         if token is None and not headers and not env:
             raise reader.error(where, "give a token, a headers set (HTTP) or an env set (stdio)")
         result[name] = Principal(name=name, token=token, headers=headers, env=env)
@@ -329,19 +344,20 @@ def _witnesses(reader: _Reader, raw: Any, principals: Mapping[str, Principal]) -
         elif kind == "http":
             http = reader.mapping(entry["http"], f"{where}.http", ("url", "method", "headers"))
             url = reader.expand(reader.string(http.get("url"), f"{where}.http.url"), f"{where}.http.url")
-            if not url.startswith(("http://", "https://")):
-                raise reader.error(f"{where}.http.url", f"expected an http:// or https:// URL (got {url!r})")
+            reader.checked(URL, url, f"{where}.http.url")
             result[name] = Witness(
                 **common,
                 url=url,
-                method=reader.string(http.get("method", "GET"), f"{where}.http.method").upper(),
+                method=reader.checked(HEADER_NAME, http.get("method", "GET"), f"{where}.http.method").upper(),
                 headers=reader.header_set(http.get("headers"), f"{where}.http.headers"),
             )
         else:
             command = entry["command"]
             if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
                 raise reader.error(f"{where}.command", "expected a list of strings (the program and its arguments)")
-            argv = tuple(reader.expand(part, f"{where}.command") for part in command)
+            argv = reader.checked(
+                COMMAND, [reader.expand(part, f"{where}.command") for part in command], f"{where}.command"
+            )
             result[name] = Witness(**common, argv=argv)
     return result
 

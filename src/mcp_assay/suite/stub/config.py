@@ -31,6 +31,7 @@ from mcp_assay.errors import ConfigError
 from mcp_assay.suite.behaviour.config import config_secret
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import POLICY_KEYS, StubPolicy, parse_policy
+from mcp_assay.values import HOST_PORT, URL, BadValue
 
 __all__ = ["DEFAULT_LISTEN", "StubConfig", "parse_stub"]
 
@@ -70,10 +71,10 @@ class StubConfig:
 
 
 def _listen(value: Any, where: str) -> tuple[str, int]:
-    host, sep, port = str(value).rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"{where}.listen {value!r}: expected HOST:PORT, e.g. {DEFAULT_LISTEN}")
-    return host, int(port)
+    try:
+        return HOST_PORT(value)
+    except BadValue as exc:
+        raise ConfigError(f"{where}.listen: {exc}") from None
 
 
 def parse_stub(raw: Any, source: str, base: Path | None = None) -> StubConfig | None:
@@ -94,10 +95,11 @@ def parse_stub(raw: Any, source: str, base: Path | None = None) -> StubConfig | 
         raise ConfigError(f"{where}.key_file: required (`mcp-assay stub init --key-file PATH` creates one)")
     host, port = _listen(raw.get("listen", DEFAULT_LISTEN), where)
     for name in ("issuer", "audience"):
-        if raw.get(name) is not None and not (
-            isinstance(raw[name], str) and raw[name].startswith(("http://", "https://"))
-        ):
-            raise ConfigError(f"{where}.{name}: expected an http(s) URL")
+        if raw.get(name) is not None:
+            try:
+                URL(raw[name])
+            except BadValue as exc:
+                raise ConfigError(f"{where}.{name}: {exc}") from None
     scopes = raw.get("scopes") or []
     if not isinstance(scopes, list) or not all(isinstance(item, str) and item for item in scopes):
         raise ConfigError(f"{where}.scopes: expected a list of scope strings")

@@ -240,7 +240,7 @@ def run_command(
             elif isinstance(event, RevisionSelected):
                 label = " and ".join(event.revisions) or "no revision"
                 progress.update(task, description=f"testing {label}")
-                if interactive:
+                if interactive and event.revisions:  # nothing tested: the one line at the end says why
                     progress.console.print(f"[dim]revision: {event.note}[/]", highlight=False)
             elif isinstance(event, FamilyStarted):
                 family = f"{event.family} ({event.revision})" if event.revision else event.family
@@ -259,6 +259,10 @@ def run_command(
     assert finished is not None
     report = report_of(finished, spec, fail_on=FailOn(fail_on), baseline=known)
     emit_reports(report, targets)
+    on_terminal = not targets or any(t.format == "terminal" and t.path is None and t.folder is None for t in targets)
+    if report.unjudged is not None and not on_terminal:
+        # only files were asked for: the one line that says why nothing was judged still reaches the user
+        errors.print(Text(f"mcp-assay: {report.verdict()[1]}"), soft_wrap=True)
     raise SystemExit(report.exit_code())
 
 

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from mcp_assay.cli.options import spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
-from mcp_assay.errors import ConfigError
+from mcp_assay.errors import ConfigError, TargetError
 from mcp_assay.report.console import print_report
 from mcp_assay.verdicts import ExitCode
 
@@ -119,7 +119,11 @@ def demo_command(
         ),
         soft_wrap=True,
     )
-    outcome = _run(settings, spec, console)
+    try:
+        outcome = _run(settings, spec, console)
+    except TargetError as exc:  # the example server (or the proxy in front of it) did not come up
+        console.print(Text(f"mcp-assay: not judged — {exc}", style="bold yellow"), soft_wrap=True)
+        raise SystemExit(TARGET_ERROR_EXIT) from None
     report = outcome.report
     console.print()
     print_report(report, console, folded=("not_verified", "passed"), evidence=1, replay=False)

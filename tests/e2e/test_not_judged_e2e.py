@@ -110,6 +110,17 @@ def test_a_server_that_accepts_and_never_answers_is_named_with_the_time_it_had(t
     )
 
 
+def test_https_to_a_plain_http_server_names_the_failed_handshake(tmp_path: Path) -> None:
+    """Tool-defined: a TLS handshake answered in plain HTTP is said as such, with the scheme to check."""
+    port = free_port()
+    command = [PYTHON, "-m", "tests.peers.broken_suite.app", "http", str(port)]
+    with http_server(command, port, env={"PYTHONPATH": str(ROOT)}):
+        address = f"127.0.0.1:{port}"
+        why = not_judged(run(tmp_path, "-u", f"https://{address}/mcp"))
+    assert why.startswith(f"the TLS handshake with {address} failed (")
+    assert why.endswith(") — does the server speak https at this address (http:// for plain HTTP)?")
+
+
 # -- a server, but not an MCP endpoint ------------------------------------------------------------------
 def test_the_right_server_at_the_wrong_path_points_at_mcp(tmp_path: Path) -> None:
     """Tool-defined: 404 with no JSON-RPC in it is a wrong path, not "not conformant — HTTP-07, HTTP-25"."""

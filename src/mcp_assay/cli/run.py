@@ -197,7 +197,7 @@ def run_command(
     mcp-assay run -u https://host/mcp -t "$TOKEN" --tool-args @args.json
     mcp-assay run -c "uvx mcp-server-git --repository ." --verbose
     mcp-assay run -u http://127.0.0.1:8000/mcp --serve "python server.py --port 8000"
-    Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: the server could not be driven.
+    Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: not judged (no MCP server there: one line says why).
     """
     targets = report_targets(reports)
     known = read_baseline(baseline, registered_checks())

@@ -11,6 +11,11 @@ revisions proceed side by side (:mod:`~mcp_assay.suite.turns`), so a dual-era se
 both eras in about the time of the slower one. :mod:`~mcp_assay.suite.judging` then judges each
 segment at its own revision, and the one report carries every verdict with its revision.
 
+A run that finds no MCP server to judge (nothing listens, a wrong path, not JSON-RPC, only
+revisions outside the window, a process that dies first, never one usable answer) makes no
+conformance statement: the report is not judged, and :mod:`~mcp_assay.suite.absence` writes the
+one line that says why.
+
 :func:`run` is a generator of :mod:`~mcp_assay.suite.events` (the CLI turns them into a progress
 display); the work itself is asynchronous and runs on a worker thread.
 """

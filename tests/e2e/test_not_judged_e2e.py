@@ -251,11 +251,12 @@ def test_a_server_that_cuts_only_some_answers_short_gets_findings(tmp_path: Path
     assert ran.report["revisions"]["tested"], ran.report["revisions"]["note"]
 
 
-# -- nothing verified, and where the line goes -------------------------------------------------------------
-def test_a_run_that_verifies_nothing_says_why(tmp_path: Path) -> None:
-    """Tool-defined: --only HTTP-01 on a stdio server selects no case that applies: not judged, with that reason."""
-    why = not_judged(run(tmp_path, "-c", stdio("-m", "tests.peers.absent", "stdio", "2025-11-25"), "--only", "HTTP-01"))
-    assert why == "nothing could be verified: no case --only HTTP-01 selects applies to this server"
+# -- nothing tested, and where the line goes ---------------------------------------------------------------
+def test_a_run_that_tests_nothing_says_why(tmp_path: Path) -> None:
+    """Tool-defined: --only prompts on a server that declares no prompts sends no case: not judged, with that
+    reason (not a bare "nothing verified" over a page of not-applicable results)."""
+    why = not_judged(run(tmp_path, "-c", stdio("-m", "tests.peers.absent", "stdio", "2025-11-25"), "--only", "prompts"))
+    assert why == "nothing was tested: no case --only prompts selects applies to this server"
 
 
 def test_with_only_files_asked_for_the_line_goes_to_stderr(tmp_path: Path) -> None:

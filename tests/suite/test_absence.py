@@ -74,7 +74,7 @@ def test_a_run_forced_onto_a_revision_never_answered_usably_is_not_judged(spec: 
 
 def test_a_run_whose_only_cases_were_blocked_says_what_blocked_them(spec: SpecSet) -> None:
     """Tool-defined: a discover without capabilities blocks the tools cases; --only tools then verifies nothing,
-    and the line says why instead of a bare "nothing verified"."""
+    so no case ran: the line says why instead of a bare "nothing verified"."""
     inner = respond(Server())
 
     async def handler(request: httpx.Request) -> httpx.Response:
@@ -88,9 +88,17 @@ def test_a_run_whose_only_cases_were_blocked_says_what_blocked_them(spec: SpecSe
 
     why = unjudged(spec, handler, spec_version="2026-07-28", only="TOOL-02")
     assert why == (
-        "nothing could be verified: the server's capabilities are unknown (server/discover gave none): no tools "
-        "case could run"
+        "nothing was tested: the server's capabilities are unknown (server/discover gave none): no tools case could run"
     )
+
+
+def test_cases_that_ran_but_verified_nothing_stay_nothing_verified(spec: SpecSet) -> None:
+    """Tool-defined: --only HTTP-19 with no tool to call sends its cases and establishes nothing — there is a server,
+    so the run is not "not judged"; its own verdict, "nothing verified", exits 3."""
+    events: list[Event] = []
+    config = SuiteConfig(url=URL, timeout=1.0, stream_budget_ms=300, only="HTTP-19")
+    report = asyncio.run(arun(config, spec, events.append, mock=mock(respond(Server()))))
+    assert report.unjudged is None and report.verdict()[0] == "nothing-verified" and report.exit_code() == 3
 
 
 def test_a_conformant_server_is_judged(spec: SpecSet) -> None:

@@ -173,7 +173,9 @@ class _Run:
         self.unjudged: str | None = None
         """Why the run has nothing to judge (no MCP server there, or none that answered usably)."""
         self.skipped: list[str] = []
-        """Why families were skipped, in order (the first says why a run verified nothing)."""
+        """Why families were skipped, in order (the first says why a run that sent no case tested nothing)."""
+        self.families_run = 0
+        """Families whose cases were sent (none: the run tested nothing, whatever revision it chose)."""
         self.stub: StubSession | None = None
         self.signin: SignIn | None = None
         """How the run signed itself in, when it was given no credential (set by :func:`arun`)."""
@@ -347,6 +349,7 @@ class _Run:
                 ctx.skip(verdict, requirements=family.requirements, blocked_by=blocked_by)
                 self._finished(FamilyFinished(family.name, skipped=verdict, revision=name))
                 continue
+            self.families_run += 1
             async with self.turns.take(exclusive=family.exclusive(self.config)):
                 skipped = await self._guarded(ctx, family.requirements, family.run(ctx))
             self._finished(FamilyFinished(family.name, skipped=skipped, revision=name))
@@ -503,20 +506,19 @@ class _Run:
 
     def _nothing_to_judge(self, selection: Selection | None, verdicts: Sequence[Verdict]) -> str | None:
         """Why a run that tested a revision still judged nothing: the server never sent one usable JSON-RPC
-        answer, or no case could establish anything (``None`` when there is something to judge).
+        answer, or no case ran at all (every one skipped or blocked); ``None`` when there is something to judge.
 
         A run without a credential the server takes judges what it can without one, and is left as it is."""
         if selection is None or not selection.tested or self.tokenless is not None:
             return None
         if not usable_answer(self.log.items):
             return self.redactor.text(why_no_answer_was_usable(self._seen()))
-        if any(verdict.outcome in (Outcome.PASSED, Outcome.FAILED) for verdict in verdicts):
-            return None
+        if self.families_run or any(verdict.outcome in (Outcome.PASSED, Outcome.FAILED) for verdict in verdicts):
+            return None  # cases ran: what they could not verify is the report's own "nothing verified"
         if self.skipped:
-            return self.redactor.text(f"nothing could be verified: {self.skipped[0].removeprefix('not run: ')}")
-        if self.config.only:
-            return f"nothing could be verified: no case --only {self.config.only} selects applies to this server"
-        return "nothing could be verified from this run's traffic"
+            return self.redactor.text(f"nothing was tested: {self.skipped[0].removeprefix('not run: ')}")
+        selected = f" --only {self.config.only} selects" if self.config.only else ""
+        return f"nothing was tested: no case{selected} applies to this server"
 
     async def _teardown(self, ctx: SuiteContext) -> None:
         if ctx.transport_dead is None:

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from mcp_assay.cli import cli
 from mcp_assay.cli import demo as demo_cli
 from mcp_assay.demo import session
+from mcp_assay.demo.processes import DraftsServer
 
 
 def test_without_the_sdk_the_demo_names_the_one_install_that_fixes_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,3 +53,21 @@ def test_the_demo_is_listed_first_in_the_help() -> None:
     assert "Start with `mcp-assay demo`" in " ".join(overview.split())
     commands = result.output.split("\nCommands:\n")[1].splitlines()
     assert commands[0].split() == ["demo", *"See what mcp-assay does, on a bundled example server.".split()]
+
+
+def test_an_example_server_that_does_not_start_is_one_line_and_exit_3(
+    tmp_path: Path, spec_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined (issue 18): the bundled server exits at start (a real process, given a build it does not
+    have): one not-judged line with its exit code and last words, exit 3, no report and no verdict."""
+    start = DraftsServer.start.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        DraftsServer, "start", classmethod(lambda cls, build, *args, **kw: start(cls, "no-such-build", *args, **kw))
+    )
+    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(tmp_path), "--spec-dir", str(spec_path)])
+    assert result.exit_code == 3, result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("mcp-assay:")]
+    assert line.startswith("mcp-assay: not judged — the demo's example server (drafts, no-such-build build) exited ")
+    assert "with code 2 before it listened on 127.0.0.1:" in line and "invalid choice: 'no-such-build'" in line
+    assert "Verdict:" not in result.output and "conformant" not in result.output
+    assert not (tmp_path / "report.json").exists()

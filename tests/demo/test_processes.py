@@ -30,7 +30,7 @@ def test_the_server_listens_on_loopback_refuses_strangers_and_stops(tmp_path: Pa
     assert all(token not in (tmp_path / "server.log").read_text() for token in TOKENS.values())
 
 
-def test_a_server_that_exits_at_start_is_a_unjudged_with_its_last_words(tmp_path: Path) -> None:
+def test_a_server_that_exits_at_start_is_one_error_with_its_last_words(tmp_path: Path) -> None:
     """Tool-defined: a server that dies before listening is one error naming its exit code and output."""
     with pytest.raises(TargetUnreachable) as raised:
         DraftsServer.start("no-such-build", tmp_path, TOKENS)

@@ -93,6 +93,7 @@ def test_answers_carrying_ids_of_another_json_type_are_judged_and_fail_rpc_05(sp
     assert not report.tested
     assert outcome(report, "each_request_gets_exactly_one_response") is Outcome.FAILED
     assert exit_code(report, finished) == 3
+    assert finished.unjudged is not None and "a JSON-RPC answer whose id is not the request's" in finished.unjudged
 
 
 def test_answers_that_are_not_json_are_judged_and_fail_rpc_01(spec: SpecSet) -> None:
@@ -101,6 +102,10 @@ def test_answers_that_are_not_json_are_judged_and_fail_rpc_01(spec: SpecSet) -> 
     assert not report.tested
     assert outcome(report, "messages_are_jsonrpc_2_0_objects") is Outcome.FAILED
     assert exit_code(report, finished) == 3
+    assert finished.unjudged == (
+        f"{URL} answered, but not in JSON-RPC: server/discover, initialize and tools/list got HTTP 200 OK "
+        "(application/json, not JSON): '<html><body>upstream error</body></html>' — is it an MCP server?"
+    )
 
 
 def test_answers_cut_short_are_judged_and_fail_rpc_01(spec: SpecSet) -> None:
@@ -112,6 +117,10 @@ def test_answers_cut_short_are_judged_and_fail_rpc_01(spec: SpecSet) -> None:
         item.reason for item in report.results if item.check == "messages_are_jsonrpc_2_0_objects"
     )
     assert exit_code(report, finished) == 3
+    assert finished.unjudged is not None and "never in usable JSON-RPC" in finished.unjudged
+    assert (
+        '(application/json, JSON cut short): \'{"jsonrpc":"2.0","id":1,"result":{"supportedVers\'' in finished.unjudged
+    )
 
 
 def test_a_server_whose_answers_establish_nothing_never_exits_0(spec: SpecSet) -> None:
@@ -120,6 +129,9 @@ def test_a_server_whose_answers_establish_nothing_never_exits_0(spec: SpecSet) -
     assert not report.tested
     assert exit_code(report, finished) != 0
     assert "answered" in report.revision_note
+    assert (
+        finished.unjudged is not None and "HTTP 500 Internal Server Error (text/plain, not JSON)" in finished.unjudged
+    )
 
 
 # -- a wrong discover does not hide 2026 -----------------------------------------------------------------
@@ -200,3 +212,7 @@ def test_a_stdio_server_answering_ids_of_another_type_is_judged_not_called_silen
     assert "answered" in report.revision_note and "could not be reached" not in report.revision_note
     assert outcome(report, "each_request_gets_exactly_one_response") is Outcome.FAILED
     assert exit_code(report, finished) == 3
+    assert finished.unjudged is not None
+    assert finished.unjudged.startswith(
+        'the server answered on stdout, but with ids that match no request (the first: id "1")'
+    )

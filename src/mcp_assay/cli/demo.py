@@ -26,7 +26,7 @@ from rich.text import Text
 from mcp_assay.cli.command import FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import show_option, spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
-from mcp_assay.errors import ConfigError
+from mcp_assay.errors import ConfigError, TargetError
 from mcp_assay.report.brief import print_terminal
 from mcp_assay.verdicts import ExitCode
 
@@ -137,7 +137,11 @@ def demo_command(
         ),
         soft_wrap=True,
     )
-    outcome = _run(settings, spec, console)
+    try:
+        outcome = _run(settings, spec, console)
+    except TargetError as exc:  # the example server (or the proxy in front of it) did not come up
+        console.print(Text(f"mcp-assay: not judged — {exc}", style="bold yellow"), soft_wrap=True)
+        raise SystemExit(TARGET_ERROR_EXIT) from None
     files = outcome.files
     rows = [
         ("html report", f"{files.html}  (every result, with filters; each finding's evidence and replay command)"),

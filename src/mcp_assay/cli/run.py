@@ -234,7 +234,7 @@ def run_command(
     mcp-assay run -u https://host/mcp -t "$TOKEN" --tool-args @args.json
     mcp-assay run -c "uvx mcp-server-git --repository ." --verbose
     mcp-assay run -u http://127.0.0.1:8000/mcp --serve "python server.py --port 8000"
-    Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: the server could not be driven.
+    Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: not judged (no MCP server there: one line says why).
     """
     record = settings.get("record")
     targets = report_targets(reports, others={"--record": Path(record) if record else None})
@@ -281,7 +281,7 @@ def run_command(
             elif isinstance(event, RevisionSelected):
                 label = " and ".join(event.revisions) or "no revision"
                 progress.update(task, description=f"testing {label}")
-                if interactive:
+                if interactive and event.revisions:  # nothing tested: the one line at the end says why
                     progress.console.print(f"[dim]revision: {event.note}[/]", highlight=False)
             elif isinstance(event, FamilyStarted):
                 family = f"{event.family} ({event.revision})" if event.revision else event.family

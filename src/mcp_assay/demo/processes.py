@@ -88,15 +88,16 @@ class DraftsServer:
         while True:
             if process.poll() is not None:
                 raise TargetUnreachable(
-                    f"the drafts example server exited with code {process.returncode} before it listened on "
-                    f"{HOST}:{port}; its last output ({log}): {_tail(log)}"
+                    f"the demo's example server (drafts, {build} build) exited with code {process.returncode} before "
+                    f"it listened on {HOST}:{port}; its last output: {_tail(log, 3)} (all of it: {log})"
                 )
             with contextlib.suppress(OSError), socket.create_connection((HOST, port), timeout=0.5):
                 return server
             if time.monotonic() > deadline:
                 server.stop()
                 raise TargetUnreachable(
-                    f"the drafts example server did not listen on {HOST}:{port} within {timeout:g} s"
+                    f"the demo's example server (drafts, {build} build) did not listen on {HOST}:{port} within "
+                    f"{timeout:g} s; its last output: {_tail(log, 3)} (all of it: {log})"
                 )
             time.sleep(0.05)
 

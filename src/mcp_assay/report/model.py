@@ -272,7 +272,8 @@ class Report:
         if target.get("transport"):
             rows.append(("transport", str(target["transport"])))
         if self.window:
-            rows.append(("supported", ", ".join(self.window)))
+            # the revisions this tool judges, not the ones the server serves (the revision row says those)
+            rows.append(("window", f"{', '.join(self.window)} (the revisions mcp-assay judges)"))
         if self.revision_note:
             rows.append(("revision", self.revision_note))
         if self.baseline is not None:

@@ -90,6 +90,12 @@ class Router:
                     return True
         return False
 
+    def everything(self) -> list[Exchange]:
+        """What was recorded so far, judged, held or left out, in capture order (what a target sent, for a run
+        that found nothing to judge)."""
+        held = [item for items in self._held.values() for item in items]
+        return sorted([*self.log.items, *held, *self.dropped, *self.late], key=lambda item: item.time)
+
     def open(self, buffer: str, marker: Observation) -> None:
         """Start ``buffer``'s segment: its ``marker``, what it held, and from now on what it records."""
         self._judge(marker)

@@ -11,6 +11,11 @@ revisions proceed side by side (:mod:`~mcp_assay.suite.turns`), so a dual-era se
 both eras in about the time of the slower one. :mod:`~mcp_assay.suite.judging` then judges each
 segment at its own revision, and the one report carries every verdict with its revision.
 
+A run that finds no MCP server to judge (nothing listens, a wrong path, not JSON-RPC, only
+revisions outside the window, a process that dies first, never one usable answer) makes no
+conformance statement: the report is not judged, and :mod:`~mcp_assay.suite.absence` writes the
+one line that says why.
+
 :func:`run` is a generator of :mod:`~mcp_assay.suite.events` (the CLI turns them into a progress
 display); the work itself is asynchronous and runs on a worker thread.
 """
@@ -32,8 +37,7 @@ from typing import Any
 import httpx
 
 from mcp_assay.audit import audit_lines
-from mcp_assay.errors import AssayError, ConfigError
-from mcp_assay.jsonrpc import Kind
+from mcp_assay.errors import AssayError, ConfigError, TargetUnreachable
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
@@ -45,6 +49,7 @@ from mcp_assay.spec.engine import registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
+from mcp_assay.suite.absence import Seen, usable_answer, why_no_answer_was_usable, why_nothing_was_tested
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext
@@ -88,8 +93,8 @@ from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.suite.turns import Turns
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import LISTENING, Observation, Probe, ProcessExit, StdioLine
+from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.wire import LISTENING, Observation, Probe
 
 __all__ = [
     "RUN_OBSERVATION",
@@ -166,6 +171,11 @@ class _Run:
         self.turns = Turns()
         self.notes: list[str] = []
         self.unjudged: str | None = None
+        """Why the run has nothing to judge (no MCP server there, or none that answered usably)."""
+        self.skipped: list[str] = []
+        """Why families were skipped, in order (the first says why a run that sent no case tested nothing)."""
+        self.families_run = 0
+        """Families whose cases were sent (none: the run tested nothing, whatever revision it chose)."""
         self.stub: StubSession | None = None
         self.signin: SignIn | None = None
         """How the run signed itself in, when it was given no credential (set by :func:`arun`)."""
@@ -328,20 +338,26 @@ class _Run:
             self.emit(FamilyStarted(family.name, name))
             if self.tokenless is not None and family.name not in NO_CREDENTIAL_FAMILIES:
                 ctx.skip(f"not run: {self.tokenless}", requirements=family.requirements)
-                self.emit(FamilyFinished(family.name, skipped=self.tokenless, revision=name))
+                self._finished(FamilyFinished(family.name, skipped=self.tokenless, revision=name))
                 continue
             if ctx.transport_dead is not None:
                 ctx.skip(ctx.transport_dead, requirements=family.requirements, blocked_by=STAYS_UP_CHECK)
-                self.emit(FamilyFinished(family.name, skipped=ctx.transport_dead, revision=name))
+                self._finished(FamilyFinished(family.name, skipped=ctx.transport_dead, revision=name))
                 continue
             if verdict is not None:
                 blocked_by = "VER-06" if ctx.revision.era == "modern" else "HS-04"
                 ctx.skip(verdict, requirements=family.requirements, blocked_by=blocked_by)
-                self.emit(FamilyFinished(family.name, skipped=verdict, revision=name))
+                self._finished(FamilyFinished(family.name, skipped=verdict, revision=name))
                 continue
+            self.families_run += 1
             async with self.turns.take(exclusive=family.exclusive(self.config)):
                 skipped = await self._guarded(ctx, family.requirements, family.run(ctx))
-            self.emit(FamilyFinished(family.name, skipped=skipped, revision=name))
+            self._finished(FamilyFinished(family.name, skipped=skipped, revision=name))
+
+    def _finished(self, event: FamilyFinished) -> None:
+        if event.skipped:
+            self.skipped.append(event.skipped)
+        self.emit(event)
 
     async def _guarded(self, ctx: SuiteContext, requirements: frozenset[str], work: Awaitable[None]) -> str | None:
         """Run a family; turn the ways the target can fail to be driven into skips instead of findings."""
@@ -398,7 +414,9 @@ class _Run:
             await self.settle(selection)
             if not selection.tested:
                 await asyncio.sleep(0.05)  # let a dying stdio process's last lines and exit be read
-                self._explain(selection)
+                self.unjudged = self.redactor.text(why_nothing_was_tested(selection, self._seen(), self.spec))
+                judged = "; what it sent is judged" if selection.problem == "unusable" else ""
+                selection.note = f"nothing was tested: {self.unjudged}{judged}"
             self.emit(RevisionSelected(tuple(revision.name for revision in selection.tested), selection.note))
             if not selection.tested:
                 self.router.sink()(self._marker(selection, None))
@@ -465,29 +483,13 @@ class _Run:
             return ""
         return " | ".join(line.strip() for line in transport.stderr[-lines:] if line.strip())[:500]
 
-    def _what_the_process_did(self) -> str:
-        """For a stdio target that answered nothing usable: what it printed, and whether it exited."""
-        facts = []
-        garbage = [
-            item
-            for item in self.router.dropped
-            if isinstance(item, StdioLine) and item.sender is Side.SERVER and item.message.kind is Kind.UNPARSEABLE
-        ]
-        if garbage:
-            text = garbage[0].raw.decode("utf-8", "replace").strip()[:120]
-            facts.append(f"it printed something that is not JSON on stdout ({text!r})")
-        exits = [item for item in self.router.dropped if isinstance(item, ProcessExit) and item.stdin_closed_at is None]
-        if exits:
-            facts.append(f"the process exited on its own (code {exits[0].code})")
-        tails = [tail for tail in (self._stderr_tail(t) for _, t in self.target.transports) if tail]
-        if tails:
-            facts.append(f"its stderr ended with: {tails[0]}")
-        return "; ".join(facts)
-
-    def _explain(self, selection: Selection) -> None:
-        facts = self._what_the_process_did()
-        if facts:
-            selection.note = f"{selection.note} ({self.redactor.text(facts)})"
+    def _seen(self) -> Seen:
+        """What the run saw of its target, for the line that says why it judged nothing."""
+        target = self.redactor.url(self.config.url) if self.config.url else self.redactor.text(self.config.target)
+        return Seen(
+            target=target, url=self.config.url, items=self.router.everything(), stderr=self.target.stderr(),
+            timeout=self.config.timeout,
+        )  # fmt: skip
 
     def _nothing_tested(self, selection: Selection) -> None:
         short = {
@@ -501,7 +503,6 @@ class _Run:
         if selection.problem == "refused" and selection.detail:
             short = selection.detail
         reason = f"not run: {short} (the revision line of the report says more)"
-        self.unjudged = selection.detail or short
         if selection.problem == "unusable":
             # what the server sent is judged as it is; only what nothing judged is "not run"
             every = frozenset(requirement for check in registered_checks() for requirement in check.requirements)
@@ -509,6 +510,22 @@ class _Run:
         else:
             skip = Skip(family="selection", requirements=frozenset(), reason=reason, everything=True)
         self.observe("skip", skip.data())
+
+    def _nothing_to_judge(self, selection: Selection | None, verdicts: Sequence[Verdict]) -> str | None:
+        """Why a run that tested a revision still judged nothing: the server never sent one usable JSON-RPC
+        answer, or no case ran at all (every one skipped or blocked); ``None`` when there is something to judge.
+
+        A run without a credential the server takes judges what it can without one, and is left as it is."""
+        if selection is None or not selection.tested or self.tokenless is not None:
+            return None
+        if not usable_answer(self.log.items):
+            return self.redactor.text(why_no_answer_was_usable(self._seen()))
+        if self.families_run or any(verdict.outcome in (Outcome.PASSED, Outcome.FAILED) for verdict in verdicts):
+            return None  # cases ran: what they could not verify is the report's own "nothing verified"
+        if self.skipped:
+            return self.redactor.text(f"nothing was tested: {self.skipped[0].removeprefix('not run: ')}")
+        selected = f" --only {self.config.only} selects" if self.config.only else ""
+        return f"nothing was tested: no case{selected} applies to this server"
 
     async def _teardown(self, ctx: SuiteContext) -> None:
         if ctx.transport_dead is None:
@@ -521,6 +538,8 @@ class _Run:
         """Judge the run's traffic: the verdicts, and what the report says about the run."""
         checks = list(self.checks) if self.checks is not None else None
         verdicts, notes = judge_suite_log(self.log, self.spec, checks=checks, redactor=self.redactor)
+        if self.unjudged is None:
+            self.unjudged = self._nothing_to_judge(selection, verdicts)
         notes = [*self.notes, *notes]
         if self.writer is not None:
             self.writer.close()
@@ -626,7 +645,14 @@ async def arun(
     redactor = redactor if redactor is not None else config.redactor()
     try:
         if config.serve and config.url:
-            launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
+            try:
+                launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
+            except TargetUnreachable as exc:  # no server came up: nothing to judge, and the report says why
+                state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
+                state.unjudged = state.redactor.text(str(exc))
+                finished = state.finished(None, ())
+                emit(finished)
+                return report_of(finished, spec)
         signin: SignIn | None = None
         if stub is not None and not config.token:
             audience = stub.config.audience or canonical_uri(config.url or "")

@@ -44,6 +44,8 @@ class Target:
     mock: httpx.AsyncBaseTransport | None = None
     transports: list[tuple[str | None, Transport]] = field(default_factory=list)
     """Every transport opened, with the buffer (revision) it records into."""
+    processes: list[StdioTransport] = field(default_factory=list)
+    """Every server process started, closed or not (what one wrote on stderr says why a run judged nothing)."""
     _processes: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _connections: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -86,6 +88,7 @@ class Target:
                 env=env,
                 on_stderr=self._stderr(),
             )
+            self.processes.append(stdio)
             await stdio.start()
             transport = stdio
         self.transports.append((buffer, transport))
@@ -117,6 +120,10 @@ class Target:
         assert revision is not None
         transport = await self.transport(revision.name, self.connection())
         return transport, LegacyClient(transport, revision)
+
+    def stderr(self) -> list[str]:
+        """The last stderr lines of the first server process that wrote any."""
+        return next((list(process.stderr) for process in self.processes if process.stderr), [])
 
     async def close(self, transport: Transport) -> None:
         """Close one transport (and forget it)."""

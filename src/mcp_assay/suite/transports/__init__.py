@@ -34,9 +34,14 @@ class TransportFailure(Exception):
 
 
 class Unreachable(TransportFailure):
-    """The connection was refused or dropped before any answer."""
+    """The connection was refused or dropped before any answer (or the server process could not be started)."""
 
     kind = "unreachable"
+
+    def __init__(self, detail: str, *, advice: str = "") -> None:
+        super().__init__(detail)
+        self.advice = advice
+        """What the user can check (``is the server running?``), for a run that never reached the target."""
 
 
 class NoAnswer(TransportFailure):

@@ -29,9 +29,9 @@ from mcp_assay.suite.transports import (
     Recorder,
     Reply,
     StreamControl,
-    Unreachable,
     final_response,
 )
+from mcp_assay.suite.transports.connect import connection_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import (
     Ending,
@@ -56,6 +56,9 @@ Past it the suite closes the connection, records the exchange as closed by the c
 never judged as if the server had sent it) with the events read so far, and notes it in the report."""
 EVENT_LIMIT = 10_000
 """Events of one event stream the suite reads: many tiny events cost far more memory than their bytes."""
+CLIENT_TIMEOUT_FIRST = 0.25
+"""Seconds the overall bound on a request's head waits past the HTTP client's own timeouts, so that a connect
+that times out is reported as such, and not as a server that accepted the request and never answered."""
 REFUSAL_LIMIT = 64 * 1024
 """Bytes read of a 401/403/429 answer, which is only quoted."""
 
@@ -69,9 +72,11 @@ async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
         yield response.content
 
 
-async def _read_capped(response: httpx.Response, limit: int) -> bytes | None:
-    """The decoded body, read up to ``limit`` bytes; ``None`` when it is longer (reading stops there)."""
-    body = bytearray()
+async def _read_capped(response: httpx.Response, limit: int, into: bytearray | None = None) -> bytes | None:
+    """The decoded body, read up to ``limit`` bytes; ``None`` when it is longer (reading stops there).
+
+    What arrived is kept in ``into`` as it comes, so a body the server cut short is still there to quote."""
+    body = into if into is not None else bytearray()
     try:
         async for chunk in response.aiter_bytes():
             if len(body) + len(chunk) > limit:
@@ -220,7 +225,13 @@ class HttpTransport:
             (name.encode("ascii"), value if isinstance(value, bytes) else value.encode("utf-8"))
             for name, value in headers.items()
         ]
-        request = self.client.build_request(method, self.url, headers=raw_headers, content=body or None)
+        request = self.client.build_request(
+            method,
+            self.url,
+            headers=raw_headers,
+            content=body or None,
+            timeout=httpx.Timeout(self.timeout, connect=timeout),
+        )
         sent = HttpRequest(
             method=method,
             url=str(request.url),
@@ -231,8 +242,12 @@ class HttpTransport:
             time=time.time(),
         )
         try:
-            response = await asyncio.wait_for(self.client.send(request, stream=True), timeout=cancel_after or timeout)
+            # the client's own timeouts come first (a connect that times out is told from a silent server)
+            bound = cancel_after if cancel_after is not None else timeout + CLIENT_TIMEOUT_FIRST
+            response = await asyncio.wait_for(self.client.send(request, stream=True), timeout=bound)
         except (TimeoutError, httpx.TimeoutException) as exc:
+            if cancel_after is None and isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+                raise connection_failure(exc, self.endpoint, method=method, timeout=timeout) from exc
             if cancel_after is not None:
                 ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="closed by the suite")
                 exchange = self._record(ident, sent, None, ending, probe)
@@ -240,8 +255,7 @@ class HttpTransport:
             self._record(ident, sent, None, Ending(reason=EndReason.ERROR, time=time.time(), detail="no answer"), probe)
             raise NoAnswer(f"{method} {sent.path} got no answer within {timeout:g} s", ident) from exc
         except httpx.TransportError as exc:
-            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise Unreachable(f"{method} {self.endpoint} failed: {detail}") from exc
+            raise connection_failure(exc, self.endpoint, method=method, timeout=timeout) from exc
         head_time = time.time()
         head = _Head(ident, sent, response, Headers(response.headers.multi_items()), head_time, probe, expect)
         try:
@@ -285,13 +299,17 @@ class HttpTransport:
 
     async def _read_body(self, head: _Head, *, timeout: float) -> Reply:
         raw: bytes | None = b""
+        arrived = bytearray()
         try:
-            raw = await asyncio.wait_for(_read_capped(head.response, self.answer_limit), timeout=timeout)
+            raw = await asyncio.wait_for(_read_capped(head.response, self.answer_limit, arrived), timeout=timeout)
             ending = Ending(reason=EndReason.COMPLETE, time=time.time())
         except (TimeoutError, httpx.TimeoutException):
             ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail="body not finished in time")
         except httpx.TransportError as exc:
-            ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=type(exc).__name__)
+            # the server closed the connection inside the body: what it sent is its answer, cut short
+            raw = bytes(arrived)
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            ending = Ending(reason=EndReason.SERVER_DISCONNECT, time=time.time(), detail=detail)
         if raw is None:
             raw = b""
             ending = Ending(reason=EndReason.CLIENT_DISCONNECT, time=time.time(), detail=self._over_limit)

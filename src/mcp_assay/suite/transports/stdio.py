@@ -34,9 +34,9 @@ from mcp_assay.suite.transports import (
     Reply,
     ServerExited,
     StreamControl,
-    Unreachable,
     final_response,
 )
+from mcp_assay.suite.transports.connect import start_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Observation, Probe, ProcessExit, StdioLine
 
@@ -114,7 +114,7 @@ class StdioTransport:
                 start_new_session=True,
             )
         except OSError as exc:
-            raise Unreachable(f"could not start {self.argv[0]!r}: {exc}") from exc
+            raise start_failure(exc, self.argv, cwd=self.cwd) from exc
         self.started_at = time.time()
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())

@@ -34,7 +34,7 @@ def test_a_static_token_server_gets_the_oauth_profile_as_recommendations(spec_pa
         result = CliRunner().invoke(
             cli,
             ["run", "-u", server.url, "-t", TOKEN, "--only", "AUTH", "--spec-dir", str(spec_path),
-             "--report", "terminal", "--report", f"json:{report}"],
+             "--report", "terminal", "--show", "all", "--report", f"json:{report}"],
         )  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(report.read_text(encoding="utf-8"))

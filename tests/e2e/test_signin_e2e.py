@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -60,8 +62,9 @@ def protected(tmp_path: Path, **policy: Any) -> Iterator[Setup]:
     config = tmp_path / "stub.yaml"
     config.write_text(yaml.safe_dump({"stub": section}), encoding="utf-8")
     env = {**os.environ, "E2E_CLIENT_SECRET": CLIENT_SECRET}
-    serving = subprocess.Popen([*CLI, "stub", "serve", "--config", str(config)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+    with (tmp_path / "stub.out").open("w", encoding="utf-8") as banner:  # what `stub serve` says it offers
+        serving = subprocess.Popen([*CLI, "stub", "serve", "--config", str(config)], stdout=banner,
+                                   stderr=subprocess.DEVNULL, env=env)  # fmt: skip
     try:
         wait_for_port(port, serving)
         issuer = f"http://127.0.0.1:{port}"
@@ -100,13 +103,37 @@ class Run:
                 assert secret not in text
 
 
-def run(setup: Setup, name: str, *args: str, browser: bool = False, stray: bool = False) -> Run:
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def _pump_terminal(master: int, lines: queue.Queue[str | None]) -> None:
+    """What the run writes to its terminal, line by line, without the terminal's escapes and carriage returns."""
+    pending = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the run closed its end of the terminal
+            break
+        if not chunk:
+            break
+        *whole, pending = (pending + chunk).split(b"\n")
+        for raw in whole:
+            lines.put(_ESCAPES.sub("", raw.decode("utf-8", "replace")).replace("\r", "") + "\n")
+    if pending:
+        lines.put(_ESCAPES.sub("", pending.decode("utf-8", "replace")).replace("\r", ""))
+    lines.put(None)
+
+
+def run(setup: Setup, name: str, *args: str, browser: bool = False, stray: bool = False, terminal: bool = False) -> Run:
     """The CLI in a subprocess; with ``browser``, follow the authorization URL it prints (with ``stray``, after a
-    redirect to the run's receiver that carries a forged code and another state)."""
+    redirect to the run's receiver that carries a forged code and another state). With ``terminal`` its stderr is a
+    terminal (a pseudo-terminal this test reads) and ``CI`` is unset: somebody is there to answer a browser."""
     report, recording = setup.folder / f"{name}.json", setup.folder / f"{name}.jsonl"
     command = [*CLI, "run", "-u", setup.url, "--report", f"json:{report}", "--record", str(recording),
                "--stream-budget-ms", "800", *args]  # fmt: skip
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as process:
+    master, stderr = pty.openpty() if terminal else (-1, subprocess.STDOUT)
+    env = {key: value for key, value in os.environ.items() if not (terminal and key == "CI")}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env) as process:
         lines: queue.Queue[str | None] = queue.Queue()
 
         def pump() -> None:
@@ -116,9 +143,17 @@ def run(setup: Setup, name: str, *args: str, browser: bool = False, stray: bool 
             lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
+        if terminal:
+            os.close(stderr)  # the run holds the other end now
+            threading.Thread(target=_pump_terminal, args=(master, lines), daemon=True).start()
         output: list[str] = []
         strays: list[tuple[int, str]] = []
-        while (line := lines.get(timeout=WAIT)) is not None:
+        streams = 2 if terminal else 1
+        while streams:
+            line = lines.get(timeout=WAIT)
+            if line is None:
+                streams -= 1
+                continue
             output.append(line)
             if browser and line.startswith("    http"):
                 if stray:
@@ -128,6 +163,8 @@ def run(setup: Setup, name: str, *args: str, browser: bool = False, stray: bool 
                 answer = httpx.get(line.strip(), follow_redirects=True, timeout=10.0)
                 assert answer.status_code == 200 and "received the authorization answer" in answer.text
         code = process.wait(timeout=WAIT)
+    if terminal:
+        os.close(master)
     return Run(code, json.loads(report.read_text(encoding="utf-8")), "".join(output), recording.read_text(), strays)
 
 
@@ -155,7 +192,8 @@ def test_client_credentials_with_dynamic_registration_judges_what_a_token_run_ju
         signed_in = run(setup, "cc", "--no-interactive")
         given = token_run(setup)
     assert "endpoint returned 401; discovering OAuth configuration" in signed_in.output
-    assert "  using the client_credentials grant" in signed_in.output
+    assert "  signing in with client_credentials: the registered client has a secret (client_secret_basic), so " \
+           "nobody needs to answer a browser" in signed_in.output  # fmt: skip
     assert f"  obtained an access token for resource {setup.url}" in signed_in.output
     assert any("the run signed in by itself: client_credentials grant" in note for note in signed_in.report["notes"])
     same_judgement(signed_in, given)
@@ -184,7 +222,7 @@ def test_authorization_code_through_the_browser_judges_what_a_token_run_judges(t
     with protected(tmp_path) as setup:
         signed_in = run(setup, "ac", "--interactive", "--no-browser", browser=True)
         given = token_run(setup)
-    for step in ("  using the authorization_code grant with a loopback redirect and PKCE",
+    for step in ("  signing in with authorization_code + PKCE: --interactive asks for a browser sign-in",
                  "  open this URL in a browser on this machine to authorize the run:",
                  "  authorization code received; exchanging it for a token"):  # fmt: skip
         assert step in signed_in.output
@@ -200,6 +238,74 @@ def test_authorization_code_with_a_preset_public_client_and_registration_closed(
                         browser=True)  # fmt: skip
     assert signed_in.by_requirement()["AUTH-13"] == {"passed"}, signed_in.output
     assert "registering a client" not in signed_in.output
+    signed_in.assert_no_secret()
+
+
+def test_dynamic_registration_as_a_public_client_signs_in_with_the_code_and_judges_what_a_token_run_judges(
+    tmp_path: Path,
+) -> None:
+    """Tool-defined (issue 21, done-when): the stub advertises both grants and registers every client as a public
+    authorization_code client. At a terminal (stderr a terminal, CI unset, no flag but --no-browser; this test is the
+    browser), the run registers once, reads what was registered, never asks for client_credentials, signs in with
+    the code and PKCE saying why, and judges what a token run judges: the server served the run's own requests."""
+    with protected(tmp_path, grant_types=CC, public_registration=True) as setup:
+        signed_in = run(setup, "public-dcr", "--no-browser", browser=True, terminal=True)
+        given = token_run(setup)
+    assert "/register (every one as a public authorization_code client)" in (tmp_path / "stub.out").read_text()
+    output = signed_in.output
+    assert "  no client credentials given; registering a client for client_credentials and authorization_code " \
+           f"with {setup.issuer}/register for redirect http://127.0.0.1:" in output  # fmt: skip
+    assert "  signing in with authorization_code + PKCE: the registered client is public " \
+           "(token_endpoint_auth_method none)" in output  # fmt: skip
+    assert "requesting a token at" not in output and "falling back" not in output  # client_credentials never asked
+    assert f"  obtained an access token for resource {setup.url}" in output
+    assert any("the run signed in by itself: authorization_code grant" in note for note in signed_in.report["notes"])
+    assert signed_in.report["verdict"]["code"] != "not-judged" and signed_in.code in (0, 1), output
+    same_judgement(signed_in, given)
+    signed_in.assert_no_secret()
+
+
+def test_client_credentials_at_a_terminal_is_still_chosen_where_the_client_is_registered_for_it(
+    tmp_path: Path,
+) -> None:
+    """Tool-defined (issue 21): at a terminal both grants are planned and one client is registered for both; the
+    server honours it, so the run signs in with client_credentials and nobody is asked to open anything."""
+    with protected(tmp_path, grant_types=CC) as setup:
+        signed_in = run(setup, "cc-terminal", "--no-browser", "--only", "AUTH", terminal=True)
+    output = signed_in.output
+    assert "registering a client for client_credentials and authorization_code with " in output
+    assert "  signing in with client_credentials: the registered client has a secret (client_secret_basic), so " \
+           "nobody needs to answer a browser" in output  # fmt: skip
+    assert "open this URL" not in output and f"  obtained an access token for resource {setup.url}" in output
+    assert signed_in.by_requirement()["AUTH-13"] == {"passed"}, output
+    signed_in.assert_no_secret()
+
+
+def test_a_grant_refused_at_the_token_endpoint_falls_back_to_the_code_and_says_so_in_one_line(tmp_path: Path) -> None:
+    """Tool-defined (issue 21; RFC 6749 §5.2 unauthorized_client): the stub advertises client_credentials and
+    registers the client for it, then refuses it at the token endpoint; at a terminal the run falls back to the
+    authorization code with the same client, says so once, and the signed-in run is judged."""
+    with protected(tmp_path, grant_types=CC, refused_grants=["client_credentials"]) as setup:
+        signed_in = run(setup, "fallback", "--no-browser", "--only", "AUTH", browser=True, terminal=True)
+    assert "the token endpoint refuses client_credentials all the same" in (tmp_path / "stub.out").read_text()
+    lines = signed_in.output.splitlines()
+    fallbacks = [line for line in lines if "falling back" in line]
+    assert fallbacks == [
+        "  falling back to authorization_code + PKCE: the token endpoint refused client_credentials (HTTP 400 "
+        "unauthorized_client: client_credentials is advertised but not given to this client (stub policy "
+        "refused_grants))"
+    ], signed_in.output
+    order = [
+        "  signing in with client_credentials: ",
+        "  requesting a token at ",
+        "  falling back to ",
+        "  authorization code received; exchanging it for a token",
+        "  obtained an access token for resource ",
+    ]
+    positions = [next(index for index, line in enumerate(lines) if line.startswith(step)) for step in order]
+    assert positions == sorted(positions), lines
+    assert any("after the token endpoint refused client_credentials" in note for note in signed_in.report["notes"])
+    assert signed_in.code in (0, 1) and signed_in.by_requirement()["AUTH-13"] == {"passed"}, signed_in.output
     signed_in.assert_no_secret()
 
 

@@ -36,6 +36,10 @@ CC = ("authorization_code", "client_credentials", "refresh_token")
 NOT_JUDGED = "mcp-assay: not judged — the OAuth sign-in failed at "
 GO_ON = "(--without-token runs the cases that need no token)"
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"
+PUBLIC = (
+    "choosing a grant: the registered client is public (token_endpoint_auth_method none), so client_credentials cannot "
+    "be used; only a browser sign-in (authorization_code) is left"
+)
 
 
 @contextmanager
@@ -99,6 +103,10 @@ def _no_metadata(resource: Resource) -> Resource:
         pytest.param(StubPolicy(), ["--no-interactive"], {},
                      "choosing a grant: only a browser sign-in (authorization_code) is possible, and --no-interactive "
                      "forbids it", id="no-browser-allowed"),
+        pytest.param(StubPolicy(grant_types=CC, public_registration=True), [], {},
+                     f"{PUBLIC}, and nobody is there to answer it", id="public-client-unattended"),
+        pytest.param(StubPolicy(grant_types=CC, public_registration=True), ["--no-interactive"], {},
+                     f"{PUBLIC}, and --no-interactive forbids it", id="public-client-no-interactive"),
         pytest.param(StubPolicy(grant_types=CC, registration=False,
                                 clients=(PresetClient("ci-runner", "the-right-secret-1f2e"),)),
                      ["--client-id", "ci-runner"], {"MCP_ASSAY_CLIENT_SECRET": "a-wrong-secret-9a8b"},

@@ -116,7 +116,10 @@ def test_client_credentials_with_a_dynamically_registered_client(key: SigningKey
     assert (
         f"found authorization server metadata at {server.grants.issuer}/.well-known/oauth-authorization-server" in steps
     )
-    assert "using the client_credentials grant" in steps
+    assert "signing in with client_credentials: the registered client has a secret (client_secret_basic), so nobody " \
+           "needs to answer a browser" in steps  # fmt: skip
+    assert f"no client credentials given; registering a client for client_credentials with {server.grants.issuer}" \
+           "/register" in steps  # fmt: skip
     assert any(
         text.startswith(f"registered client_id {claims['client_id']} using client_secret_basic") for text in steps
     )
@@ -189,6 +192,125 @@ def test_interactive_prefers_the_browser_even_where_client_credentials_exists(ke
         outcome = run(resource, interactive=True)
     assert outcome.result.token is not None
     assert "GET /authorize" in paths(server)
+
+
+# -- what the authorization server registered, and a grant it refuses ------------------------------------------------
+
+
+def token_requests(server: StubServer) -> int:
+    return paths(server).count("POST /token")
+
+
+def test_a_client_registered_as_public_signs_in_with_the_authorization_code_and_pkce(key: SigningKey) -> None:
+    """Spec-mandated (RFC 7591 §3.2.1: the registered metadata is the server's answer; RFC 6749 §4.4: a public client
+    has no client_credentials) and tool-defined (issue 21): both grants offered, one registration for both, and the
+    server registers a public authorization_code client: the run signs in with the code and PKCE, never asking for
+    client_credentials, and says why."""
+    shown: list[str] = []
+
+    async def watching(url: str) -> None:
+        shown.append(url)
+        await browser(url)
+
+    policy = StubPolicy(grant_types=CC, public_registration=True)
+    with stub(key, policy) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, attended=True, opener=watching)
+    assert outcome.result.token is not None, outcome.text()
+    claims = verified(outcome.result.token, key, server, resource.url)
+    assert paths(server) == ["GET /.well-known/oauth-authorization-server", "POST /register", "GET /authorize",
+                             "POST /token"]  # fmt: skip
+    steps = [text for _, text in outcome.lines]
+    registering = next(text for text in steps if text.startswith("no client credentials given; registering"))
+    assert "registering a client for client_credentials and authorization_code with " in registering
+    redirect = parse_qs(urlsplit(shown[0]).query)["redirect_uri"][0]
+    assert registering.endswith(f" for redirect {redirect}")  # the redirect registered is the one used
+    assert "note: asked to register for client_secret_basic; the server registered none, which is used" in steps
+    assert "signing in with authorization_code + PKCE: the registered client is public (token_endpoint_auth_method " \
+           "none)" in steps  # fmt: skip
+    assert not any(text.startswith("falling back") for text in steps)
+    assert f"authorization_code grant at {server.grants.issuer} (client {claims['client_id']}, registered " \
+           "dynamically), token" in outcome.result.summary  # fmt: skip
+    outcome.assert_no_secret_printed()
+
+
+@pytest.mark.parametrize(
+    ("settings", "blocked"),
+    [({"attended": False}, "nobody is there to answer it"), ({"attended": True, "interactive": False},
+                                                             "--no-interactive forbids it")],
+    ids=["unattended", "no-interactive"],
+)  # fmt: skip
+def test_where_no_browser_may_be_asked_a_public_registration_stops_at_choosing_a_grant(
+    key: SigningKey, settings: dict[str, Any], blocked: str
+) -> None:
+    """Tool-defined (issue 21): the registered client cannot use client_credentials and nobody may answer a browser:
+    the sign-in says so at choosing a grant, and no token is asked for with a grant the client does not have."""
+    policy = StubPolicy(grant_types=CC, public_registration=True)
+    with stub(key, policy) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, **settings)
+    assert failure(outcome).startswith(
+        "choosing a grant: the registered client is public (token_endpoint_auth_method none), so client_credentials "
+        f"cannot be used; only a browser sign-in (authorization_code) is left, and {blocked}"
+    )
+    assert paths(server) == ["GET /.well-known/oauth-authorization-server", "POST /register"]
+    assert "registering a client for client_credentials with " in outcome.text()  # no redirect: no browser planned
+
+
+def test_a_grant_refused_at_the_token_endpoint_falls_back_to_the_next_once_and_says_so(key: SigningKey) -> None:
+    """Tool-defined (issue 21; RFC 6749 §5.2 unauthorized_client): client_credentials is advertised and registered,
+    the token endpoint refuses it; the sign-in falls back to the authorization code with the same client, in one
+    line, and the summary says so."""
+    policy = StubPolicy(grant_types=CC, refused_grants=("client_credentials",))
+    with stub(key, policy) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, attended=True)
+    assert outcome.result.token is not None, outcome.text()
+    claims = verified(outcome.result.token, key, server, resource.url)
+    assert paths(server) == ["GET /.well-known/oauth-authorization-server", "POST /register", "POST /token",
+                             "GET /authorize", "POST /token"]  # fmt: skip
+    steps = [text for _, text in outcome.lines]
+    assert "signing in with client_credentials: the registered client has a secret (client_secret_basic), so nobody " \
+           "needs to answer a browser" in steps  # fmt: skip
+    fallbacks = [text for text in steps if text.startswith("falling back")]
+    assert fallbacks == [
+        "falling back to authorization_code + PKCE: the token endpoint refused client_credentials (HTTP 400 "
+        "unauthorized_client: client_credentials is advertised but not given to this client (stub policy "
+        "refused_grants))"
+    ]
+    assert f"(client {claims['client_id']}, registered dynamically), after the token endpoint refused " \
+           "client_credentials" in outcome.result.summary  # fmt: skip
+    outcome.assert_no_secret_printed()
+
+
+def test_the_fallback_happens_once_and_only_to_a_grant_that_may_run(key: SigningKey) -> None:
+    """Tool-defined (issue 21): both grants refused at the token endpoint: one fallback, then the second refusal is
+    the failure; unattended, there is nothing to fall back to and the first refusal is."""
+    both = StubPolicy(grant_types=CC, refused_grants=("client_credentials", "authorization_code"))
+    with stub(key, both) as server, serving(Resource(server.grants.issuer)) as resource:
+        twice = run(resource, attended=True)
+        asked_twice = token_requests(server)
+    with stub(key, StubPolicy(grant_types=CC, refused_grants=("client_credentials",))) as server:
+        with serving(Resource(server.grants.issuer)) as resource:
+            unattended = run(resource)
+            asked_once = token_requests(server)
+    assert failure(twice).startswith("token request: ")
+    assert "unauthorized_client: authorization_code is advertised" in failure(twice)
+    assert [text for _, text in twice.lines if text.startswith("falling back")] and asked_twice == 2
+    assert failure(unattended).startswith("token request: ") and "HTTP 400 unauthorized_client" in failure(unattended)
+    assert not any(text.startswith("falling back") for _, text in unattended.lines) and asked_once == 1
+
+
+def test_a_given_confidential_client_refused_client_credentials_falls_back_to_the_browser(key: SigningKey) -> None:
+    """Tool-defined (issue 21): a client given with --client-id and --client-secret keeps its secret on the
+    authorization-code exchange it falls back to; nothing is registered."""
+    preset = PresetClient("ci-runner", SECRET, ("http://127.0.0.1/callback",))
+    policy = StubPolicy(grant_types=CC, registration=False, clients=(preset,), refused_grants=("client_credentials",))
+    with stub(key, policy) as server, serving(Resource(server.grants.issuer)) as resource:
+        outcome = run(resource, attended=True, client_id="ci-runner", client_secret=SECRET)
+    assert outcome.result.token is not None, outcome.text()
+    assert verified(outcome.result.token, key, server, resource.url)["client_id"] == "ci-runner"
+    assert "signing in with client_credentials: the client given with --client-id has a secret" in outcome.text()
+    assert "falling back to authorization_code + PKCE: the token endpoint refused client_credentials" in outcome.text()
+    assert "POST /register" not in paths(server) and token_requests(server) == 2
+    outcome.assert_no_secret_printed()
 
 
 # -- failures: each names its step ---------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """What the stub offers an OAuth client, one config option per case: the client_credentials grant, registration
-on or off, preset clients, a denied consent and a deliberately wrong issuer in its metadata.
+on or off (or public clients only), preset clients, a grant refused at the token endpoint, a denied consent and a
+deliberately wrong issuer in its metadata.
 
 Each test starts a real stub on a free loopback port and talks to it with httpx; tokens are checked with PyJWT.
 """
@@ -115,6 +116,43 @@ def test_registration_can_be_closed(key: SigningKey) -> None:
         assert http.post("/register", json={"redirect_uris": ["http://127.0.0.1/cb"]}).status_code == 201
 
 
+def test_public_registration_registers_a_public_authorization_code_client_whatever_was_asked(key: SigningKey) -> None:
+    """Tool-defined (issue 21: an authorization server that registers only public clients): the answer says what was
+    registered (RFC 7591 §3.2.1), no secret is issued, and the client cannot take client_credentials."""
+    with stub(key, StubPolicy(grant_types=CC, public_registration=True)) as http:
+        answer = http.post("/register", json={"grant_types": ["client_credentials"], "response_types": [],
+                                              "token_endpoint_auth_method": "client_secret_basic"})  # fmt: skip
+        assert answer.status_code == 201, answer.text
+        body = answer.json()
+        assert body["token_endpoint_auth_method"] == "none" and body["grant_types"] == ["authorization_code"]
+        assert body["response_types"] == ["code"] and "client_secret" not in body
+        token = http.post("/token", data={"grant_type": "client_credentials", "client_id": body["client_id"]})
+        assert token.status_code == 400 and token.json()["error"] == "unauthorized_client"
+    with stub(key, StubPolicy(grant_types=CC)) as http:  # without it, what was asked is registered
+        asked = {"grant_types": ["client_credentials"], "response_types": [],
+                 "token_endpoint_auth_method": "client_secret_basic"}  # fmt: skip
+        honoured = http.post("/register", json=asked).json()
+        assert honoured["grant_types"] == ["client_credentials"] and honoured["client_secret"]
+
+
+def test_a_refused_grant_is_advertised_and_registered_but_refused_at_the_token_endpoint(key: SigningKey) -> None:
+    """Tool-defined (issue 21): refused_grants keeps the grant in the metadata and in registrations; the token
+    endpoint answers unauthorized_client (RFC 6749 §5.2) to a client that authenticated; other grants still work."""
+    policy = StubPolicy(grant_types=CC, clients=(PresetClient("ci-runner", SECRET),),
+                        refused_grants=("client_credentials",))  # fmt: skip
+    with stub(key, policy) as http:
+        metadata = http.get("/.well-known/oauth-authorization-server").json()
+        assert "client_credentials" in metadata["grant_types_supported"]
+        form = {"grant_type": "client_credentials", "resource": RESOURCE}
+        refused = http.post("/token", data=form, headers={"authorization": basic("ci-runner", SECRET)})
+        assert refused.status_code == 400 and refused.json()["error"] == "unauthorized_client"
+        wrong = http.post("/token", data=form, headers={"authorization": basic("ci-runner", "not-it")})
+        assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"  # authentication comes first
+    with stub(key, StubPolicy(grant_types=CC, clients=(PresetClient("ci-runner", SECRET),))) as http:
+        given = http.post("/token", data=form, headers={"authorization": basic("ci-runner", SECRET)})
+        assert given.status_code == 200
+
+
 def test_the_metadata_can_declare_a_wrong_issuer_while_tokens_keep_the_real_one(key: SigningKey) -> None:
     """Tool-defined: metadata_issuer is only what the metadata says (to test a client's RFC 8414 §3.3 check)."""
     policy = StubPolicy(grant_types=CC, clients=(PresetClient("ci-runner", SECRET),),
@@ -164,13 +202,15 @@ def test_the_stub_section_reads_the_policy_and_refuses_an_inline_client_secret(
     key.save(tmp_path / "key.pem")
     monkeypatch.setenv("RUNNER_SECRET", SECRET)
     section = {"key_file": str(tmp_path / "key.pem"), "grant_types": list(CC), "registration": False,
-               "consent": "deny", "metadata_issuer": "https://elsewhere.example",
+               "public_registration": True, "refused_grants": ["client_credentials"], "consent": "deny",
+               "metadata_issuer": "https://elsewhere.example",
                "clients": [{"client_id": "ci-runner", "client_secret": "${RUNNER_SECRET}"},
                            {"client_id": "desktop", "redirect_uris": ["http://127.0.0.1/callback"]}]}  # fmt: skip
     read = parse_stub(section, "cfg.yaml")
     assert read is not None
     policy = read.policy
     assert policy.grant_types == CC and not policy.registration and policy.consent == "deny"
+    assert policy.public_registration and policy.refused_grants == ("client_credentials",)
     assert policy.metadata_issuer == "https://elsewhere.example"
     assert policy.clients == (
         PresetClient("ci-runner", SECRET),
@@ -186,6 +226,9 @@ def test_the_stub_section_reads_the_policy_and_refuses_an_inline_client_secret(
     [
         ({"grant_types": ["implicit"]}, "grant_types: expected a non-empty list"),
         ({"registration": "yes"}, "registration: expected true or false"),
+        ({"public_registration": "yes"}, "public_registration: expected true or false"),
+        ({"refused_grants": ["client_credentials"]}, "refused_grants: expected a list of grants from grant_types"),
+        ({"refused_grants": "authorization_code"}, "refused_grants: expected a list of grants from grant_types"),
         ({"consent": "maybe"}, "consent: expected one of grant, deny"),
         ({"metadata_issuer": "ftp://x"}, "metadata_issuer: expected an http(s) URL"),
         ({"clients": [{"client_id": ""}]}, "clients[0].client_id: required"),

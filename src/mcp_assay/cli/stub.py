@@ -107,7 +107,10 @@ def serve_command(config_file: Path | None, key_file: str | None, listen: str) -
     policy = stub.policy
     click.echo(f"grants offered: {', '.join(policy.grant_types)}")
     if policy.registration:
-        click.echo(f"OAuth clients register at {stub.issuer}/register")
+        public = " (every one as a public authorization_code client)" if policy.public_registration else ""
+        click.echo(f"OAuth clients register at {stub.issuer}/register{public}")
+    if policy.refused_grants:
+        click.echo(f"the token endpoint refuses {', '.join(policy.refused_grants)} all the same (unauthorized_client)")
     consent = "are granted at once (auto-consent)" if policy.consent == "grant" else "are denied (consent: deny)"
     click.echo(f"authorization requests {consent}")
     click.echo("Ctrl-C to stop", err=True)

@@ -4,9 +4,12 @@ One function, :func:`auth_method`, picks how the client authenticates from what 
 supports, and both the registration and every token request go through it: RFC 7591 makes
 ``token_endpoint_auth_method`` a statement of what the client *will* do, so registering one method
 and sending another is a contradiction a server may reject. When the server registers a different
-method than the one asked for, its answer wins. Registrations are ``application_type: native`` and
+method or other grant types than the ones asked for, its answer wins: :class:`Client` keeps what
+was registered, and the flow decides the grant from it. Registrations are ``application_type: native`` and
 state ``grant_types`` and ``response_types`` explicitly (``[]`` for ``client_credentials``, which
-never visits the authorization endpoint). PKCE is ``S256`` only (RFC 7636 §4.2).
+never visits the authorization endpoint). PKCE is ``S256`` only (RFC 7636 §4.2). A token
+endpoint's OAuth error (RFC 6749 §5.2) is :class:`Refused`, so the flow can tell a refused grant
+from a failure.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from urllib.parse import quote_plus, urlencode
 from mcp_assay.suite.oauth.http import OAuthHttp
 from mcp_assay.suite.oauth.steps import Narrator, SignInFailed, Step
 
-__all__ = ["SECRET_METHODS", "Client", "auth_method", "pkce", "register", "request_token"]
+__all__ = ["SECRET_METHODS", "Client", "Refused", "auth_method", "pkce", "register", "request_token"]
 
 SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 _PUBLIC_ORDER = ("none", *SECRET_METHODS)
@@ -37,6 +40,8 @@ class Client:
     client_id: str
     secret: str | None
     method: str
+    grant_types: tuple[str, ...] | None = None
+    """The grant types the authorization server registered; ``None``: not known (a client given by the user)."""
 
     def authenticate(self, form: dict[str, str], headers: dict[str, str]) -> None:
         """Put the client's authentication on a token request (RFC 6749 §2.3.1; ``none``: just the id)."""
@@ -47,6 +52,15 @@ class Client:
         form["client_id"] = self.client_id
         if self.method == "client_secret_post" and self.secret is not None:
             form["client_secret"] = self.secret
+
+
+class Refused(SignInFailed):
+    """The token endpoint answered an OAuth error (RFC 6749 §5.2): ``error`` is its code, ``answer`` the whole of it."""
+
+    def __init__(self, why: str, error: str, answer: str) -> None:
+        super().__init__(Step.TOKEN, why)
+        self.error = error
+        self.answer = answer
 
 
 def auth_method(supported: Sequence[str] | None, *, public: bool) -> str | None:
@@ -109,7 +123,10 @@ async def register(
         raise SignInFailed(Step.REGISTRATION, f"the client was registered for {registered} but given no client_secret")
     if registered != method:
         narrator.note(f"asked to register for {method}; the server registered {registered}, which is used")
-    return Client(client_id, secret if registered in SECRET_METHODS else None, registered)
+    granted = body.get("grant_types")
+    if not isinstance(granted, list) or not all(isinstance(item, str) for item in granted):
+        granted = list(grant_types)  # RFC 7591 §3.2.1 has the answer hold them; absent, assume those asked for
+    return Client(client_id, secret if registered in SECRET_METHODS else None, registered, tuple(granted))
 
 
 async def request_token(
@@ -126,6 +143,9 @@ async def request_token(
     token = _string(body, "access_token")
     if answer.status != 200 or not token:
         reason = answer.oauth_error() if answer.status != 200 else "HTTP 200 without an access_token"
+        error = body.get("error")
+        if answer.status != 200 and isinstance(error, str):
+            raise Refused(f"{url} answered {reason}", error, reason)
         raise SignInFailed(Step.TOKEN, f"{url} answered {reason}")
     kind = body.get("token_type")
     if not isinstance(kind, str):

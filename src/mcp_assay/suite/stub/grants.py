@@ -5,9 +5,10 @@ server the client can complete OAuth against: register itself (RFC 7591), be sen
 code (auto-consent, RFC 9207 ``iss`` included), and redeem that code with its PKCE verifier
 (RFC 7636) for a token the stub's key signs; or, where the :class:`~mcp_assay.suite.stub.policy.StubPolicy`
 offers it, take a token with its client credentials alone (RFC 6749 §4.4). The policy also decides
-whether registration is open, which clients exist beforehand and whether consent is given or
-refused (``access_denied``). A loopback redirect URI matches whatever port the client listens on
-(RFC 8252 §7.3). This module holds that state and those decisions;
+whether registration is open (and whether it makes every client public whatever it asked for),
+which clients exist beforehand, whether consent is given or refused (``access_denied``), and which
+advertised grants the token endpoint refuses all the same. A loopback redirect URI matches whatever
+port the client listens on (RFC 8252 §7.3). This module holds that state and those decisions;
 :mod:`~mcp_assay.suite.stub.server` only turns HTTP requests into calls here and answers back.
 Access tokens are minted the way :mod:`~mcp_assay.suite.stub.tokens` mints the control token,
 with the client as ``sub``/``client_id``, the granted scope, and the requested resource as ``aud``.
@@ -153,9 +154,14 @@ class Grants:
             raise GrantError("invalid_client_metadata", "the registration request must be a JSON object")
         method = _choice(body, "token_endpoint_auth_method", AUTH_METHODS, _DEFAULT_AUTH_METHOD)
         grant_types = _subset(body, "grant_types", self.policy.grant_types, ["authorization_code"])
+        public = self.policy.public_registration
+        if public:  # whatever was asked: a public authorization_code client, and the answer says so
+            method, grant_types = "none", ["authorization_code"]
         redirected = "authorization_code" in grant_types
-        response_types = _subset(body, "response_types", ("code",), ["code"], empty=not redirected)
-        redirect_uris = _redirect_uris(body.get("redirect_uris"), required=redirected)
+        response_types = (
+            ["code"] if public else _subset(body, "response_types", ("code",), ["code"], empty=not redirected)
+        )
+        redirect_uris = _redirect_uris(body.get("redirect_uris"), required=redirected and not public)
         if "client_credentials" in grant_types and method not in SECRET_METHODS:
             raise GrantError("invalid_client_metadata", "client_credentials needs a client that authenticates")
         echoed = {name: body[name] for name in _ECHOED if body.get(name) is not None}
@@ -246,6 +252,9 @@ class Grants:
         client = self._authenticate(form, authorization)
         if grant_type != "refresh_token" and grant_type not in client.grant_types:
             raise GrantError("unauthorized_client", f"this client did not register for {grant_type}")
+        if grant_type in self.policy.refused_grants:
+            raise GrantError("unauthorized_client", f"{grant_type} is advertised but not given to this client (stub "
+                             "policy refused_grants)")  # fmt: skip
         if grant_type == "authorization_code":
             return self._redeem_code(client, form)
         if grant_type == "client_credentials":

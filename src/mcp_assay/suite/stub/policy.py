@@ -9,6 +9,8 @@ section of the config file rather than built into a test:
 stub:
   grant_types: [authorization_code, client_credentials, refresh_token]   # what the metadata advertises
   registration: false                  # no registration_endpoint; /register answers 404
+  public_registration: true            # every client registered is made public, for authorization_code only
+  refused_grants: [client_credentials] # advertised and registered, but the token endpoint refuses it
   clients:                             # clients registered up front
     - client_id: ci-runner
       client_secret: ${CI_RUNNER_SECRET}   # confidential (client_credentials); omit it for a public client
@@ -34,7 +36,9 @@ GRANTS = ("authorization_code", "client_credentials", "refresh_token")
 """Every grant the stub can run."""
 DEFAULT_GRANTS = ("authorization_code", "refresh_token")
 CONSENTS = ("grant", "deny")
-POLICY_KEYS = frozenset({"grant_types", "registration", "clients", "consent", "metadata_issuer"})
+POLICY_KEYS = frozenset(
+    {"grant_types", "registration", "public_registration", "refused_grants", "clients", "consent", "metadata_issuer"}
+)
 """Keys of the ``stub`` section this module reads."""
 
 
@@ -55,6 +59,13 @@ class StubPolicy:
     grant_types: tuple[str, ...] = DEFAULT_GRANTS
     registration: bool = True
     """Whether dynamic client registration (RFC 7591) is offered."""
+    public_registration: bool = False
+    """Every client registered dynamically is made a public ``authorization_code`` client
+    (``token_endpoint_auth_method: none``, ``grant_types: [authorization_code]``) whatever it asked for,
+    as authorization servers that register only public clients do (RFC 7591 §3.2.1 lets the answer differ)."""
+    refused_grants: tuple[str, ...] = ()
+    """Grants the metadata advertises and registration accepts, but the token endpoint refuses
+    (``unauthorized_client``): a client must cope with a grant that is offered and then not given."""
     clients: tuple[PresetClient, ...] = field(default=())
     consent: str = "grant"
     """``grant``: every authorization request is approved at once; ``deny``: refused with ``access_denied``."""
@@ -65,6 +76,8 @@ class StubPolicy:
         unknown = [grant for grant in self.grant_types if grant not in GRANTS]
         if unknown or not self.grant_types:
             raise ConfigError(f"grant_types: choose from {', '.join(GRANTS)}")
+        if not set(self.refused_grants) <= set(self.grant_types):
+            raise ConfigError("refused_grants: only grants that grant_types advertises can be refused")
         if self.consent not in CONSENTS:
             raise ConfigError(f"consent {self.consent!r}: choose from {', '.join(CONSENTS)}")
 
@@ -77,6 +90,12 @@ def parse_policy(raw: Mapping[str, Any], where: str, secret: Callable[[Any, str]
     registration = raw.get("registration", True)
     if not isinstance(registration, bool):
         raise ConfigError(f"{where}.registration: expected true or false")
+    public = raw.get("public_registration", False)
+    if not isinstance(public, bool):
+        raise ConfigError(f"{where}.public_registration: expected true or false")
+    refused = raw.get("refused_grants") or []
+    if not isinstance(refused, list) or not all(item in grants for item in refused):
+        raise ConfigError(f"{where}.refused_grants: expected a list of grants from grant_types")
     consent = raw.get("consent", "grant")
     if consent not in CONSENTS:
         raise ConfigError(f"{where}.consent: expected one of {', '.join(CONSENTS)}")
@@ -89,6 +108,8 @@ def parse_policy(raw: Mapping[str, Any], where: str, secret: Callable[[Any, str]
     return StubPolicy(
         grant_types=tuple(dict.fromkeys(grants)),
         registration=registration,
+        public_registration=public,
+        refused_grants=tuple(dict.fromkeys(refused)),
         clients=tuple(_client(item, f"{where}.clients[{index}]", secret) for index, item in enumerate(clients)),
         consent=str(consent),
         metadata_issuer=issuer,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,9 @@ def test_an_upstream_that_refuses_connections_is_said_once_and_the_session_is_no
 ) -> None:
     port = free_port()  # nothing listens there
     report = tmp_path / "report.json"
-    args = ("--spec-dir", str(spec_path), "--report", f"json:{report}", "--report", "terminal")
+    recording = tmp_path / "session.jsonl"
+    args = ("--spec-dir", str(spec_path), "--report", f"json:{report}", "--report", "terminal", "--record",
+            str(recording))  # fmt: skip
     with assay_proxy(f"http://127.0.0.1:{port}/mcp", *args) as proxy:
         assert [_post(proxy) for _ in range(3)] == [None, None, None]  # the proxy closes each client connection
     assert proxy.returncode == 3
@@ -64,6 +67,11 @@ def test_an_upstream_that_refuses_connections_is_said_once_and_the_session_is_no
     assert "Verdict" not in proxy.output and "conformant" not in proxy.output
     verdict = _report(report)["verdict"]
     assert verdict == {"code": "not-judged", "text": f"not judged — {why}", "exit_code": 3, "unjudged": why}
+    # judged again offline, the recording holds nothing to judge either
+    again = subprocess.run([PYTHON, "-m", "mcp_assay", "validate", str(recording), "--spec-dir", str(spec_path)],
+                           capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert again.stdout.strip() == f"mcp-assay: not judged — {why}"
 
 
 def test_each_outage_is_said_once_and_a_session_the_upstream_answered_is_judged(

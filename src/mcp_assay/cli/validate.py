@@ -16,6 +16,7 @@ from mcp_assay.cli.options import build_spec, report_options, report_targets, sp
 from mcp_assay.cli.params import Checked, readable_file
 from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
+from mcp_assay.presence import PeerPresence
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
@@ -115,8 +116,10 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     trail = AuditTrail()
     transports: set[str] = set()
     notes = SessionNotes()
+    presence = PeerPresence()
     judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
     for exchange in stream_inputs(recordings, READERS, inputs):
+        presence.see(exchange)
         if exchange.transport:
             transports.add(exchange.transport)
         elif isinstance(exchange, Observation):
@@ -137,6 +140,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
             "windows": judge.windows + 1,
         },
         glossary=glossary(verdicts),
+        unjudged=presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
     )
 
 

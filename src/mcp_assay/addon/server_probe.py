@@ -33,6 +33,7 @@ from typing import Any, Optional
 
 from mcp_assay.errors import AssayError
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import MetaKey
 from mcp_assay.recording import observation_record, records_of
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.revisions import Revision, SpecSet
@@ -59,7 +60,6 @@ DEFAULT_RATE = 600
 """Requests per minute (``--probe-rate``): the probes are paced so a live server is not flooded."""
 WAIT_S = 60.0
 """How long the end of a session waits for a probe run still going (it stops between families)."""
-MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ def opening_of(method: str, url: str, headers: Mapping[str, str], body: bytes, s
     meta = params.get("_meta") if isinstance(params, dict) and isinstance(params.get("_meta"), dict) else {}
     secret = Redactor()
     credentials = tuple((name, value) for name, value in headers.items() if secret.is_secret_header(name))
-    declared = meta.get(MODERN_META_KEY) if isinstance(meta, dict) else None
+    declared = meta.get(MetaKey.PROTOCOL_VERSION) if isinstance(meta, dict) else None
     if isinstance(declared, str):
         return Opening(url, "modern", declared, credentials)
     offered = params.get("protocolVersion") if isinstance(params, dict) else None

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
@@ -74,7 +75,8 @@ async def _sdk_session(url: str, token: str, revision: Revision, step: Steps) ->
     from mcp.client.streamable_http import streamable_http_client
 
     mode = revision.name if revision.era == "modern" else "legacy"
-    async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30) as http:
+    credential: dict[str, str] = {HeaderKey.AUTHORIZATION: f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=credential, timeout=30) as http:
         async with Client(streamable_http_client(url, http_client=http), mode=mode) as session:
             name = str(session.protocol_version)
             tools = await session.list_tools()

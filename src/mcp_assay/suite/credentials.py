@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.redaction import Redactor
 
 __all__ = ["AUTH_MODES", "Credentials", "CredentialsRefused", "parse_header"]
@@ -55,7 +56,7 @@ class Credentials:
     """How the run authenticates; :meth:`apply` puts it on a request."""
 
     token: str | None = None
-    auth_header: str = "authorization"
+    auth_header: str = HeaderKey.AUTHORIZATION
     auth_scheme: str = "Bearer"
     auth_mode: str = "header"
     auth_query_param: str = "token"
@@ -83,7 +84,7 @@ class Credentials:
         pairs = tuple(parse_header(item) if isinstance(item, str) else (item[0], item[1]) for item in headers)
         return cls(
             token=token or None,
-            auth_header=auth_header or "authorization",
+            auth_header=auth_header or HeaderKey.AUTHORIZATION,
             auth_scheme="Bearer" if auth_scheme is None else auth_scheme,
             auth_mode=auth_mode or "header",
             auth_query_param=auth_query_param or "token",

@@ -39,6 +39,7 @@ import httpx
 from mcp_assay.audit import audit_lines
 from mcp_assay.errors import AssayError, ConfigError, TargetUnreachable
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import Baseline
@@ -233,7 +234,7 @@ class _Run:
                     b"",
                     probe=Probe(name=ProbeName.HANDSHAKE_CLOSE_SELECTION_SESSION, family="handshake", intent="cleanup"),
                     expect=None,
-                    headers={k: v for k, v in legacy.headers().items() if k.lower() != "content-type"},
+                    headers={k: v for k, v in legacy.headers().items() if k.lower() != HeaderKey.CONTENT_TYPE},
                     method="DELETE",
                     timeout=min(self.config.timeout, 3.0),
                 )

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import HarnessError
@@ -41,8 +42,6 @@ from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Transport,
 from mcp_assay.wire import Probe
 
 __all__ = ["Selection", "handshake_revision", "mark_unusable", "modern_revision", "select_revision"]
-
-UNSUPPORTED_VERSION = -32022
 
 
 def modern_revision(spec: SpecSet) -> Revision | None:
@@ -101,7 +100,7 @@ def read_discover(reply: Reply) -> tuple[list[str] | None, str]:
         if versions is not None:
             return versions, f"server/discover lists {', '.join(versions) or 'no versions'}"
         return None, "server/discover answered without a usable supportedVersions list"
-    if reply.error_code == UNSUPPORTED_VERSION:
+    if reply.error_code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
         data = reply.error.get("data") if reply.error else None
         versions = _versions(data.get("supported")) if isinstance(data, dict) else None
         if versions is not None:

@@ -16,10 +16,10 @@ from typing import Any
 
 from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 
-__all__ = ["CASES", "HEADER_MISMATCH", "REFUSAL", "refusal", "respelled"]
+__all__ = ["CASES", "REFUSAL", "refusal", "respelled"]
 
-HEADER_MISMATCH = -32020
 _HTTP = frozenset({"http"})
 
 REFUSAL = Case(
@@ -67,7 +67,7 @@ def refusal(ident: Any) -> dict[str, Any]:
         "jsonrpc": "2.0",
         "id": ident,
         "error": {
-            "code": HEADER_MISMATCH,
+            "code": ErrorCode.HEADER_MISMATCH,
             "message": "Mcp-Param header does not match the tool's x-mcp-header parameters (injected by mcp-assay)",
         },
     }

@@ -27,11 +27,11 @@ from typing import Any
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import HeaderKey, MediaType, MetaKey
 from mcp_assay.wire import Probe
 
 __all__ = [
     "DEFAULT_HOLD_MS",
-    "MODERN_META_KEY",
     "Case",
     "Era",
     "InjectFamily",
@@ -40,7 +40,6 @@ __all__ = [
     "parse_families",
 ]
 
-MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
 DEFAULT_HOLD_MS = 3000
 """How long a held answer is held back (``--inject-hold-ms``): past a client's timeout, bounded."""
 NOT_ORDINARY = frozenset({"initialize", "server/discover", "subscriptions/listen", "ping"})
@@ -114,7 +113,7 @@ class RequestFacts:
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         raw_meta = params.get("_meta")
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-        declared = meta.get(MODERN_META_KEY)
+        declared = meta.get(MetaKey.PROTOCOL_VERSION)
         lowered = {name.lower(): value for name, value in (headers or {}).items()}
         version: str | None
         if isinstance(declared, str):
@@ -122,8 +121,8 @@ class RequestFacts:
         else:
             offered = params.get("protocolVersion") if payload["method"] == "initialize" else None
             era = Era.LEGACY
-            version = offered if isinstance(offered, str) else lowered.get("mcp-protocol-version")
-        accept = lowered.get("accept", "")
+            version = offered if isinstance(offered, str) else lowered.get(HeaderKey.PROTOCOL_VERSION)
+        accept = lowered.get(HeaderKey.ACCEPT, "")
         return cls(
             transport=transport,
             method=payload["method"],
@@ -131,8 +130,8 @@ class RequestFacts:
             is_request="id" in payload,
             era=era,
             version=version,
-            session_id=lowered.get("mcp-session-id"),
-            streams=transport == "stdio" or "text/event-stream" in accept or "*/*" in accept,
+            session_id=lowered.get(HeaderKey.SESSION_ID),
+            streams=transport == "stdio" or MediaType.EVENT_STREAM in accept or "*/*" in accept,
         )
 
     @property

@@ -13,6 +13,7 @@ from typing import Any
 
 from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 
 __all__ = ["EXPIRY", "expired"]
 
@@ -32,5 +33,8 @@ def expired(ident: Any) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": ident,
-        "error": {"code": -32600, "message": "Session not found (injected by mcp-assay: the session has ended)"},
+        "error": {
+            "code": ErrorCode.INVALID_REQUEST,
+            "message": "Session not found (injected by mcp-assay: the session has ended)",
+        },
     }

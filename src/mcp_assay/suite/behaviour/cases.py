@@ -23,6 +23,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import id_key
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Header
 from mcp_assay.suite.behaviour.config import Handle, ReadTool, Witness, WriteTool
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
 from mcp_assay.suite.behaviour.lanes import Client, Lane, Unavailable, refusable
@@ -381,7 +382,7 @@ class LaneRun:
         if self.lane.transport == "http" and self.lane.modern:
             named = self._another_tool(tool, own)
             what = f"tools/call {tool.name} under an Mcp-Name header naming {named}"
-            headers = {"Mcp-Name": encode_header_value(named)}
+            headers: dict[str, str] = {Header.NAME: encode_header_value(named)}
             refusal = Refusal("mismatched_name", what, own, tool.principal, tool.arguments, invalid=True,
                               headers=headers, tags={"mcp_name": named})  # fmt: skip
             await self.refusal(tool, witness, refusal)

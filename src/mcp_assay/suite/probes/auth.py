@@ -40,6 +40,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.probe_names import ProbeName, prm_fetch
+from mcp_assay.protocol import Header, HeaderKey, MediaType
 from mcp_assay.redaction import SECRET_PARAMS
 from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, prm_candidates, unsigned_jwt
 from mcp_assay.suite.addresses import may_fetch
@@ -142,7 +143,7 @@ async def ask(
     **tags: Any,
 ) -> Reply:
     params: dict[str, Any] | None = list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None)
-    headers = {"Authorization": authorization} if authorization is not None else None
+    headers = {Header.AUTHORIZATION: authorization} if authorization is not None else None
     probe = ctx.probe(name, intent, invalid=invalid, credential=credential, variant=variant, **tags)
     return await client.request(method, params, probe=probe, headers=headers, allow_refusal=True)
 
@@ -156,7 +157,7 @@ async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: s
             b"",
             probe=probe.at(ctx.revision.name),
             expect=None,
-            headers={"Accept": "application/json"},
+            headers={Header.ACCEPT: MediaType.JSON},
             method="GET",
             allow_refusal=True,
             stream=StreamControl(budget=ctx.short_timeout),
@@ -168,7 +169,7 @@ async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: s
 
 
 def _prm_served(reply: Reply | None) -> bool:
-    return reply is not None and reply.status == 200 and reply.content_type == "application/json"
+    return reply is not None and reply.status == 200 and reply.content_type == MediaType.JSON
 
 
 def _jwts(endpoint: str) -> Iterator[tuple[str, str, str]]:
@@ -278,7 +279,7 @@ async def _malformed(ctx: SuiteContext, client: ModernClient | LegacyClient, met
 
 async def _query(ctx: SuiteContext, prober: Prober, method: str) -> None:
     own = prober.own
-    if not own.token or own.auth_mode != "header" or own.auth_header.lower() != "authorization":
+    if not own.token or own.auth_mode != "header" or own.auth_header.lower() != HeaderKey.AUTHORIZATION:
         ctx.skip(
             "the run has no bearer token of its own in the Authorization header (-t), so a token in the query "
             "string cannot be tried",

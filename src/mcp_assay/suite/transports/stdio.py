@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.lines import Line, LineSplitter
+from mcp_assay.protocol import MetaKey
 from mcp_assay.suite.transports import (
     NoAnswer,
     Recorder,
@@ -48,7 +49,6 @@ STDERR_TAIL = 200
 STDERR_LINE_LIMIT = 4000
 """Bytes of one stderr line kept; the rest of the line is counted, not kept."""
 _READ = 64 * 1024
-SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 
 
 @dataclass
@@ -230,7 +230,7 @@ class StdioTransport:
             return message.id_key == waiter.expect or (message.kind is Kind.ERROR and message.id_key is None)
         if message.kind is Kind.NOTIFICATION:
             meta = message.meta or {}
-            subscription = meta.get(SUBSCRIPTION_KEY)
+            subscription = meta.get(MetaKey.SUBSCRIPTION_ID)
             if subscription is not None and waiter.expect is not None:
                 from mcp_assay.jsonrpc import id_key
 

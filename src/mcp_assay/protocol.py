@@ -56,6 +56,12 @@ class Era(_PlainStr):
     HANDSHAKE = "handshake"
     """Once per session, negotiated by ``initialize`` (2025-11-25 and earlier)."""
 
+    @property
+    def recorded(self) -> str:
+        """The era as the proxy's recordings name it (an injection's ``era`` tag, its server probes' connections):
+        ``legacy`` for the handshake era, as they always have."""
+        return "legacy" if self is Era.HANDSHAKE else "modern"
+
 
 class Header(_PlainStr):
     """HTTP header names, spelled as mcp-assay sends them."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.probe_names import registered
+from mcp_assay.protocol import Era
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
@@ -132,7 +133,7 @@ class Family:
     requirements: frozenset[str]
     """Requirement IDs whose checks judge this family's traffic (for blocked-by bookkeeping)."""
     run: Callable[[SuiteContext], Awaitable[None]]
-    eras: frozenset[str] = frozenset({"modern", "handshake"})
+    eras: frozenset[Era] = frozenset(Era)
     capability: str | None = None
     """The server capability the family needs; not advertised -> the family is not sent."""
     transports: frozenset[str] = frozenset({"http", "stdio"})

@@ -39,7 +39,7 @@ import httpx
 from mcp_assay.audit import audit_lines
 from mcp_assay.errors import AssayError, ConfigError, TargetUnreachable
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import HeaderKey
+from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import Baseline
@@ -259,13 +259,13 @@ class _Run:
 
     # -- one revision ----------------------------------------------------------------------------
     def _context(self, selection: Selection, revision: Revision) -> SuiteContext:
-        if revision.era == "modern":
+        if revision.era is Era.MODERN:
             reply = selection.discover
             source = "server/discover"
         else:
             reply = selection.initialize
             source = "initialize"
-        result = reply.result if reply is not None and (reply.ok or revision.era == "handshake") else None
+        result = reply.result if reply is not None and (reply.ok or revision.era is Era.HANDSHAKE) else None
         capabilities = result.get("capabilities") if isinstance(result, dict) else None
         client = selection.client_for(revision)
         assert client is not None
@@ -305,7 +305,7 @@ class _Run:
     async def _revision(self, ctx: SuiteContext) -> None:
         """Every case of one revision, then its session's end; its connections are closed after."""
         try:
-            if ctx.revision.era == "handshake" and self.tokenless is None:
+            if ctx.revision.era is Era.HANDSHAKE and self.tokenless is None:
                 async with self.turns.take(exclusive=False):
                     await self._guarded(ctx, frozenset({"HS-08", "HS-09"}), handshake_confirm(ctx))
             await self.families_(ctx)
@@ -325,7 +325,7 @@ class _Run:
             return None
         known = ctx.advertises(family.capability)
         if known is None:
-            where = "server/discover" if era == "modern" else "initialize"
+            where = "server/discover" if era is Era.MODERN else "initialize"
             return f"the server's capabilities are unknown ({where} gave none): no {family.capability} case could run"
         return None if known else "skip"
 
@@ -346,7 +346,7 @@ class _Run:
                 self._finished(FamilyFinished(family.name, skipped=ctx.transport_dead, revision=name))
                 continue
             if verdict is not None:
-                blocked_by = "VER-06" if ctx.revision.era == "modern" else "HS-04"
+                blocked_by = "VER-06" if ctx.revision.era is Era.MODERN else "HS-04"
                 ctx.skip(verdict, requirements=family.requirements, blocked_by=blocked_by)
                 self._finished(FamilyFinished(family.name, skipped=verdict, revision=name))
                 continue
@@ -597,8 +597,8 @@ def check_revisions(config: SuiteConfig, spec: SpecSet) -> None:
     if not config.spec_version:
         return
     revision = spec.require(config.spec_version)
-    if config.modern_only and revision.era != "modern":
-        modern = ", ".join(rev.name for rev in spec.window if rev.era == "modern") or "none in the window"
+    if config.modern_only and revision.era is not Era.MODERN:
+        modern = ", ".join(rev.name for rev in spec.window if rev.era is Era.MODERN) or "none in the window"
         raise ConfigError(
             f"--spec-version {revision.name} is a handshake revision, but --modern-only says the server serves "
             f"none; drop one of them (modern revisions: {modern})"

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import ErrorCode
+from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import HarnessError
@@ -84,7 +84,7 @@ class Selection:
 
     def client_for(self, revision: Revision) -> ModernClient | LegacyClient | None:
         """The client selection opened for ``revision``'s era (its discover answer or its session)."""
-        return self.modern if revision.era == "modern" else self.legacy
+        return self.modern if revision.era is Era.MODERN else self.legacy
 
 
 def _versions(value: Any) -> list[str] | None:
@@ -245,7 +245,7 @@ def _testable(selection: Selection, served: list[Revision]) -> tuple[list[Revisi
     tested: list[Revision] = []
     untestable: list[str] = []
     for revision in served:
-        if revision.era == "modern":
+        if revision.era is Era.MODERN:
             usable = selection.modern is not None
             why = "no connection could be opened for it"
         else:
@@ -286,7 +286,7 @@ def _modern_only(
     handshake_answer: str,
 ) -> Selection:
     """``--modern-only``: test the modern revisions served (the newest, if discover names none)."""
-    modern = [rev for rev in served if rev.era == "modern"]
+    modern = [rev for rev in served if rev.era is Era.MODERN]
     if not modern and modern_rev is not None:
         modern = [modern_rev]
     if not modern:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import ErrorCode
+from mcp_assay.protocol import Era, ErrorCode
 
 __all__ = ["CASES", "REFUSAL", "refusal", "respelled"]
 
@@ -35,7 +35,7 @@ REFUSAL = Case(
 CASE_LEGACY = Case(
     name=ProbeName.INJECT_HEADER_CASE,
     family=InjectFamily.HEADERS,
-    era=Era.LEGACY,
+    era=Era.HANDSHAKE,
     transports=_HTTP,
     intent="the answer's header names are respelled in another case: the client still finds Mcp-Session-Id and "
     "sends it on every later request (HTTP-14, HS-19)",

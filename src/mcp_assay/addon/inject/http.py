@@ -34,7 +34,7 @@ from mcp_assay.addon.inject import (
 from mcp_assay.addon.inject.plan import Plan, RequestFacts
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import HeaderKey, MediaType
+from mcp_assay.protocol import Era, HeaderKey, MediaType
 from mcp_assay.recording import observation_record
 from mcp_assay.wire import Probe
 
@@ -154,7 +154,9 @@ class Injector:
         if plan is None:
             return
         for case in plan.unmet():
-            self._observe(case.probe(), "", f"injection {case.name} ({case.era}) never met its point in this session")
+            self._observe(
+                case.probe(), "", f"injection {case.name} ({case.era.recorded}) never met its point in this session"
+            )
 
     # -- deciding ------------------------------------------------------------------------------------
     def _offer(self, flow: Any, plan: Plan) -> None:
@@ -257,7 +259,8 @@ class Injector:
         self._answer(flow, 200, resumable.rest, MediaType.EVENT_STREAM)
         probe = Probe(
             name=ProbeName.INJECT_STREAM_RESUME, family="inject-cut", injected=True,
-            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it", tags={"era": "legacy"},
+            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it",
+            tags={"era": Era.HANDSHAKE.recorded},
         )  # fmt: skip
         self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
 

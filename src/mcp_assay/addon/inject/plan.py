@@ -27,13 +27,12 @@ from typing import Any
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import HeaderKey, MediaType, MetaKey
+from mcp_assay.protocol import Era, HeaderKey, MediaType, MetaKey
 from mcp_assay.wire import Probe
 
 __all__ = [
     "DEFAULT_HOLD_MS",
     "Case",
-    "Era",
     "InjectFamily",
     "Plan",
     "RequestFacts",
@@ -59,13 +58,6 @@ class InjectFamily(StrEnum):
     """Respell response header names in another legal case; refuse one ``tools/call`` with ``-32020`` (HTTP)."""
     CUT = "cut"
     """End one event-stream answer before its final response (HTTP)."""
-
-
-class Era(StrEnum):
-    MODERN = "modern"
-    """A request carrying the 2026 per-request ``_meta`` version."""
-    LEGACY = "legacy"
-    """A handshake-era request (``initialize``, or a request without the 2026 envelope)."""
 
 
 def parse_families(text: str | Iterable[str] | None) -> frozenset[InjectFamily]:
@@ -94,6 +86,7 @@ class RequestFacts:
     """The request's ``id`` (``None`` for a notification)."""
     is_request: bool = False
     era: Era | None = None
+    """:attr:`Era.MODERN` for a request carrying the 2026 ``_meta`` version, else :attr:`Era.HANDSHAKE`."""
     version: str | None = None
     """The version the request declares (2026 ``_meta``; else the 2025 header or ``initialize`` offer)."""
     session_id: str | None = None
@@ -120,7 +113,7 @@ class RequestFacts:
             era, version = Era.MODERN, declared
         else:
             offered = params.get("protocolVersion") if payload["method"] == "initialize" else None
-            era = Era.LEGACY
+            era = Era.HANDSHAKE
             version = offered if isinstance(offered, str) else lowered.get(HeaderKey.PROTOCOL_VERSION)
         accept = lowered.get(HeaderKey.ACCEPT, "")
         return cls(
@@ -165,7 +158,7 @@ class Case:
         """The tag the injected exchange carries in the recording and in every report."""
         return Probe(
             name=self.name, family=f"inject-{self.family.value}", intent=self.intent, injected=True,
-            tags={"era": self.era.value, **tags},
+            tags={"era": self.era.recorded, **tags},
         )  # fmt: skip
 
     def matches(self, facts: RequestFacts) -> bool:

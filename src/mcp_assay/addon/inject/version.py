@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import ErrorCode
+from mcp_assay.protocol import Era, ErrorCode
 
 __all__ = ["REFUSAL", "refusal"]
 

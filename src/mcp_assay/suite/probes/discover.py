@@ -14,7 +14,7 @@ versions must be the same, or the answer depends on what came before (VER-09, VE
 from __future__ import annotations
 
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import Header, MetaKey
+from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import ModernClient
 
@@ -82,7 +82,7 @@ FAMILY = Family(
     name="discover",
     requirements=frozenset({"VER-06", "VER-07", "VER-08", "VER-09"}),
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="server/discover: fields, identity, cache hints, stability",
 )
 
@@ -90,6 +90,6 @@ LATER = Family(
     name="discover-last",
     requirements=STABILITY,
     run=last,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="server/discover once more after the other families: the answer has not moved within its ttl",
 )

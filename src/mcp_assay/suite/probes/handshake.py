@@ -15,7 +15,7 @@ of the run (see :func:`teardown`), after which its id must get ``404``.
 from __future__ import annotations
 
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import Header, HeaderKey, MediaType
+from mcp_assay.protocol import Era, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 from mcp_assay.suite.transports import StreamControl
@@ -149,6 +149,6 @@ FAMILY = Family(
         {"HS-04", "HS-05", "HS-06", "HS-09", "HS-12", "HS-13", "HS-17", "HS-20", "HS-21", "HTTP-38", "LOG-08"}
     ),
     run=run,
-    eras=frozenset({"handshake"}),
+    eras=frozenset({Era.HANDSHAKE}),
     description="initialize, ping, session rules",
 )

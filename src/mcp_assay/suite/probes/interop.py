@@ -27,7 +27,7 @@ import importlib.util
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from mcp_assay.protocol import ErrorCode
+from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.transports.http import HttpTransport
@@ -135,7 +135,7 @@ async def run(ctx: SuiteContext) -> None:
 
     url = ctx.config.url
     credentials = _credentials(ctx)
-    era = "modern" if ctx.modern else "handshake"
+    era = Era.MODERN if ctx.modern else Era.HANDSHAKE
     mode = "auto" if ctx.modern else "legacy"  # a version pin would skip server/discover; auto asks it
     tools = ctx.advertises("tools") is True
     limit = _answer_limit(ctx)

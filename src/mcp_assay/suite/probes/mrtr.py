@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import ErrorCode
+from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
@@ -118,7 +118,7 @@ FAMILY = Family(
     name="mrtr",
     requirements=frozenset({"MRTR-05", "MRTR-06"}) | RETRY_REQUIREMENTS,
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     capability="tools",
     description="multi round-trip requests (input_required)",
 )

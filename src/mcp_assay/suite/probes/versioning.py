@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import Header, MetaKey
+from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.session import ModernClient
@@ -222,6 +222,6 @@ FAMILY = Family(
         {"VER-02", "VER-03", "VER-04", "VER-15", "VER-16", "HTTP-09", "HTTP-26", "META-10", "HTTP-37", "LOG-04"}
     ),
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="per-request versioning: version in _meta, mismatches, unsupported versions",
 )

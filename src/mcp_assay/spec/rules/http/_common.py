@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import Header, HeaderKey
+from mcp_assay.protocol import Era, Header, HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.shared.common import error_code, params_of
@@ -148,12 +148,14 @@ def setting(ctx: Context, name: str, default: float) -> float:
     return number if math.isfinite(number) and number >= 0 else default
 
 
-def event_stream_answers(ctx: Context, era: str) -> Iterator[tuple[HttpExchange, Message]]:
+def event_stream_answers(ctx: Context, era: Era) -> Iterator[tuple[HttpExchange, Message]]:
     """POST-opened SSE responses to requests, of one era (``modern`` or ``legacy``)."""
     for exchange, request in request_posts(ctx):
         if exchange.response is None or not exchange.response.is_event_stream:
             continue
-        if (era == "modern" and modern_route(exchange, ctx)) or (era == "legacy" and legacy_exchange(exchange, ctx)):
+        if (era is Era.MODERN and modern_route(exchange, ctx)) or (
+            era is Era.HANDSHAKE and legacy_exchange(exchange, ctx)
+        ):
             yield exchange, request
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.protocol import HeaderKey, MediaType
+from mcp_assay.protocol import Era, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
@@ -175,7 +175,7 @@ def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding
     """A 2025 POST stream opens with an id-only priming event, and a retry precedes any early close.
 
     The stream of a request the client cancelled before it ended owes no response, so its close is not early."""
-    for exchange, request in event_stream_answers(ctx, "legacy"):
+    for exchange, request in event_stream_answers(ctx, Era.HANDSHAKE):
         assert exchange.response is not None
         events = [event for event in exchange.response.events if not event.is_comment]
         if not events:
@@ -314,7 +314,7 @@ def post_streams_deliver_their_response(ctx: Context) -> Iterator[Finding]:
     """A 2025 POST stream eventually delivers the response to its request (possibly after a resumption).
 
     A request the client cancelled (``notifications/cancelled`` before the stream ended) is owed none."""
-    for exchange, request in event_stream_answers(ctx, "legacy"):
+    for exchange, request in event_stream_answers(ctx, Era.HANDSHAKE):
         if final_response(exchange, request) is not None:
             yield passed(request)
             continue

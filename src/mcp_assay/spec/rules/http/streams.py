@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.protocol import HeaderKey, MetaKey
+from mcp_assay.protocol import Era, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
@@ -45,7 +45,7 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
 
     ``subscriptions/listen`` streams are judged by the SUB rules; ``notifications/message`` is
     judged by the LOG rules (which know the request's ``logLevel``)."""
-    for exchange, request in event_stream_answers(ctx, "modern"):
+    for exchange, request in event_stream_answers(ctx, Era.MODERN):
         if request.method == LISTEN:
             continue
         token = (request.meta or {}).get("progressToken", MISSING)
@@ -181,7 +181,7 @@ def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Fin
     it; a stream the client closed itself is a cancellation, not a break. A client that went on
     with other requests and never re-sent the work fails; one that sent nothing more is not
     verified."""
-    for exchange, request in event_stream_answers(ctx, "modern"):
+    for exchange, request in event_stream_answers(ctx, Era.MODERN):
         ending = exchange.ending
         if sent_by_assay(exchange) or request.method == LISTEN or ending is None:
             continue

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey
+from mcp_assay.protocol import MCP_DEFINED_CODES, Era, ErrorCode, HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities, meta_version, place_of
@@ -58,11 +58,11 @@ def declared_modern_only(ctx: Context) -> bool:
 
 
 def handshake_versions(ctx: Context) -> frozenset[str]:
-    return frozenset(HANDSHAKE_ERA_VERSIONS) | {r.name for r in ctx.spec.all if r.era == "handshake"}
+    return frozenset(HANDSHAKE_ERA_VERSIONS) | {r.name for r in ctx.spec.all if r.era is Era.HANDSHAKE}
 
 
 def modern_versions(ctx: Context) -> frozenset[str]:
-    return frozenset(r.name for r in ctx.spec.all if r.era == "modern")
+    return frozenset(r.name for r in ctx.spec.all if r.era is Era.MODERN)
 
 
 def known_versions(ctx: Context) -> frozenset[str]:

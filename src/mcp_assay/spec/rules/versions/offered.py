@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode, MetaKey
+from mcp_assay.protocol import Era, ErrorCode, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
@@ -130,7 +130,7 @@ def _removed_methods(ctx: Context, *, notifications: bool) -> frozenset[str]:
         methods = set(validator.client_requests)
         if notifications:
             methods |= validator.client_notifications
-        (new if revision.era == "modern" else old).update(methods)
+        (new if revision.era is Era.MODERN else old).update(methods)
     return frozenset(method for method in old - new if "tasks/" not in method)
 
 

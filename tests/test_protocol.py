@@ -55,3 +55,8 @@ def test_code_ranges_are_inclusive_and_hold_integers_only() -> None:
     assert -32019 in LEGACY_SERVER_ERRORS and -32020 not in LEGACY_SERVER_ERRORS
     assert "-32000" not in SERVER_ERRORS
     assert set(PRE_RELEASE_CODES.values()) == MCP_DEFINED_CODES
+
+
+def test_the_handshake_era_is_recorded_as_legacy() -> None:
+    assert (Era.MODERN.recorded, Era.HANDSHAKE.recorded) == ("modern", "legacy")
+    assert (str(Era.MODERN), str(Era.HANDSHAKE)) == ("modern", "handshake")

@@ -102,6 +102,14 @@ def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> Non
     assert (ProbeName.INJECT_STREAM_CUT, Era.HANDSHAKE) in unmet
 
 
+def test_an_injected_exchange_names_the_handshake_era_legacy_as_recordings_always_have() -> None:
+    """Tool-defined: the era is one enum inside mcp-assay; the recording keeps the tag it has always carried."""
+    tags = {case.name: case.probe().tags["era"] for case in ALL_CASES}
+    assert tags[ProbeName.INJECT_SESSION_EXPIRY] == "legacy"
+    assert tags[ProbeName.INJECT_VERSION_REFUSAL] == "modern"
+    assert {case.probe().tags["era"] for case in ALL_CASES} == {"modern", "legacy"}
+
+
 def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:
     """Tool-defined: a 2025 stream cut and a header respelling need the answer's head."""
     plan = build_plan({InjectFamily.CUT, InjectFamily.HEADERS}, transport="http", window=WINDOW)

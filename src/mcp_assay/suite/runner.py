@@ -42,6 +42,8 @@ from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
+from mcp_assay.report.about import Stats
+from mcp_assay.report.about import Target as JudgedTarget
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
@@ -570,24 +572,24 @@ class _Run:
         description = self.redactor.url(self.config.url) if self.config.url else self.redactor.text(self.config.target)
         return RunFinished(
             verdicts=tuple(verdicts),
-            target={
-                "kind": "suite",
-                "description": description,
-                "transport": "streamable-http" if self.config.url else "stdio",
-                "credentials": self.credentials.describe(),
-                "offered": dict(selection.offered) if selection is not None else {},
-            },
+            target=JudgedTarget(
+                kind="suite",
+                description=description,
+                transport="streamable-http" if self.config.url else "stdio",
+                credentials=self.credentials.describe(),
+                offered=dict(selection.offered) if selection is not None else {},
+            ),
             tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
             revision_note=selection.note if selection is not None else "",
             notes=tuple(notes),
             audit=tuple(audit_lines(self.log)),
-            stats={
-                "exchanges": len(self.log),
-                "messages": len(self.log.messages()),
-                "requests": sum(1 for item in self.log.http_exchanges())
+            stats=Stats(
+                exchanges=len(self.log),
+                messages=len(self.log.messages()),
+                requests=sum(1 for item in self.log.http_exchanges())
                 + sum(1 for line in self.log.stdio_lines() if line.probe is not None),
-                "duration_ms": round((time.perf_counter() - self.started) * 1000),
-            },  # fmt: skip
+                duration_ms=round((time.perf_counter() - self.started) * 1000),
+            ),  # fmt: skip
             unjudged=self.unjudged,
         )
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from mcp_assay.errors import AssayError
+from mcp_assay.errors import AssayError, CredentialsRefused, HarnessError, RateLimited, TransportFailure
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, MetaKey
 from mcp_assay.recording import observation_record, records_of
@@ -39,13 +39,11 @@ from mcp_assay.redaction import Redactor
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.config import SuiteConfig, read_probe_config
 from mcp_assay.suite.context import Router, SuiteContext
-from mcp_assay.suite.credentials import Credentials, CredentialsRefused
-from mcp_assay.suite.outgoing import HarnessError
+from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm, teardown
-from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
+from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import TransportFailure
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange, Probe

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import HarnessError, NoAnswer
 from mcp_assay.probe_names import registered
 from mcp_assay.protocol import Era
 from mcp_assay.recording import RecordingWriter
@@ -26,10 +27,9 @@ from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, ExchangeRecorded
-from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.stub.session import StubSession
-from mcp_assay.suite.transports import NoAnswer, Reply, Transport
+from mcp_assay.suite.transports import Reply, Transport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine

@@ -37,7 +37,17 @@ from typing import Any
 import httpx
 
 from mcp_assay.audit import audit_lines
-from mcp_assay.errors import AssayError, ConfigError, TargetUnreachable
+from mcp_assay.errors import (
+    AssayError,
+    ConfigError,
+    CredentialsRefused,
+    HarnessError,
+    NoAnswer,
+    RateLimited,
+    ServerExited,
+    TransportFailure,
+    Unreachable,
+)
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.recording import RecordingWriter
@@ -56,7 +66,6 @@ from mcp_assay.suite.absence import Seen, usable_answer, why_no_answer_was_usabl
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext
-from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.events import (
     Event,
     FamilyFinished,
@@ -68,11 +77,10 @@ from mcp_assay.suite.events import (
 from mcp_assay.suite.judging import MODERN_ONLY, RUN_OBSERVATION, judge_suite_log, revision_of_items, suite_scope
 from mcp_assay.suite.launch import LaunchedServer, launch
 from mcp_assay.suite.oauth import SignIn
-from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
 from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
-from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
+from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.selection import (
     Selection,
     handshake_revision,
@@ -91,7 +99,7 @@ from mcp_assay.suite.signin import (
 )
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.target import Target
-from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, TransportFailure, Unreachable
+from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.suite.turns import Turns
@@ -650,7 +658,7 @@ async def arun(
         if config.serve and config.url:
             try:
                 launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
-            except TargetUnreachable as exc:  # no server came up: nothing to judge, and the report says why
+            except Unreachable as exc:  # no server came up: nothing to judge, and the report says why
                 state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
                 state.unjudged = state.redactor.text(str(exc))
                 finished = state.finished(None, ())

@@ -31,14 +31,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import (
+    CredentialsRefused,
+    HarnessError,
+    NoAnswer,
+    RateLimited,
+    ServerExited,
+    TransportFailure,
+    Unreachable,
+)
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.revisions import Revision, SpecSet
-from mcp_assay.suite.credentials import CredentialsRefused
-from mcp_assay.suite.outgoing import HarnessError
-from mcp_assay.suite.ratelimit import RateLimited
 from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Transport, TransportFailure, Unreachable
+from mcp_assay.suite.transports import Reply, Transport
 from mcp_assay.wire import Probe
 
 __all__ = ["Selection", "handshake_revision", "mark_unusable", "modern_revision", "select_revision"]

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import CredentialsRefused, NoAnswer
 from mcp_assay.jsonrpc import id_key
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Header
@@ -29,10 +30,9 @@ from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse
 from mcp_assay.suite.behaviour.lanes import Client, Lane, Unavailable, refusable
 from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.context import SuiteContext
-from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.session import ModernClient, encode_header_value
-from mcp_assay.suite.transports import NoAnswer, Reply, StreamControl
+from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.wire import Probe
 

@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcp_assay.errors import TransportFailure
 from mcp_assay.probe_names import ProbeName, prm_fetch
 from mcp_assay.protocol import Header, HeaderKey, MediaType
 from mcp_assay.redaction import SECRET_PARAMS
@@ -48,7 +49,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes._common import list_params
 from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import Reply, StreamControl, TransportFailure
+from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
 
 __all__ = ["FAMILY", "Prober", "ask", "control", "may_fetch", "protected_method"]

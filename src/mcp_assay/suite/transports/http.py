@@ -20,18 +20,13 @@ from dataclasses import dataclass
 
 import httpx
 
+from mcp_assay.errors import CredentialsRefused, NoAnswer
 from mcp_assay.jsonrpc import IdKey, Message, parse_message
 from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.sse import SseEvent, SseParser
-from mcp_assay.suite.credentials import Credentials, CredentialsRefused
+from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.transports import (
-    NoAnswer,
-    Recorder,
-    Reply,
-    StreamControl,
-    final_response,
-)
+from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.connect import connection_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import (

@@ -26,17 +26,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mcp_assay.errors import NoAnswer, ServerExited
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.protocol import MetaKey
-from mcp_assay.suite.transports import (
-    NoAnswer,
-    Recorder,
-    Reply,
-    ServerExited,
-    StreamControl,
-    final_response,
-)
+from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.connect import start_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Observation, Probe, ProcessExit, StdioLine

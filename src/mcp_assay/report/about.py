@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["Stats", "Target"]
 
@@ -18,21 +18,27 @@ UNKNOWN = "?"
 """What a header shows for a target field no producer filled in."""
 
 
-def _json(value: Any) -> dict[str, Any]:
-    """The fields that are set, in declaration order (the order the JSON report has always had)."""
-    return {field.name: getattr(value, field.name) for field in fields(value) if getattr(value, field.name) is not None}
+class _JsonFields:
+    """The JSON form of a dataclass whose fields are all optional: the set ones, in declaration order."""
 
+    __slots__ = ()
 
-def _known(cls: type[Target] | type[Stats], data: Any) -> dict[str, Any]:
-    """The fields of ``cls`` that ``data`` (the JSON form) holds; a damaged report is a :class:`TypeError`."""
-    if not isinstance(data, Mapping):
-        raise TypeError(f"expected an object, not a JSON {type(data).__name__}")
-    names = {field.name for field in fields(cls)}
-    return {key: value for key, value in data.items() if key in names}
+    def to_json(self) -> dict[str, Any]:
+        """The fields that are set, in declaration order (the order the JSON report has always had)."""
+        values = {field.name: getattr(self, field.name) for field in fields(self)}  # type: ignore[arg-type]
+        return {name: value for name, value in values.items() if value is not None}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self:
+        """The fields ``data`` (the JSON form) holds; a damaged report is a :class:`TypeError`."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"expected an object, not a JSON {type(data).__name__}")
+        names = {field.name for field in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{key: value for key, value in data.items() if key in names})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Target:
+class Target(_JsonFields):
     """What was judged."""
 
     kind: str | None = None
@@ -64,19 +70,12 @@ class Target:
 
     def redacted(self, text: Callable[[str], str]) -> Target:
         """Every text field passed through ``text`` (a redactor's)."""
-        changed: dict[str, Any] = {key: text(value) for key, value in _json(self).items() if isinstance(value, str)}
+        changed: dict[str, Any] = {key: text(value) for key, value in self.to_json().items() if isinstance(value, str)}
         return replace(self, **changed)
-
-    def to_json(self) -> dict[str, Any]:
-        return _json(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Target:
-        return cls(**_known(cls, data))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Stats:
+class Stats(_JsonFields):
     """How much a report judged, and how long it took."""
 
     exchanges: int | None = None
@@ -95,10 +94,3 @@ class Stats:
     """Failures the proxy or the tap printed as they happened."""
     duration_ms: int | None = None
     """How long judging took (a suite run: the whole run)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return _json(self)
-
-    @classmethod
-    def from_json(cls, data: Any) -> Stats:
-        return cls(**_known(cls, data))

@@ -29,6 +29,7 @@ CORE = {
     "mcp_assay.notes",
     "mcp_assay.presence",
     "mcp_assay.probe_names",
+    "mcp_assay.protocol",
     "mcp_assay.record_readers",
     "mcp_assay.recording",
     "mcp_assay.redaction",

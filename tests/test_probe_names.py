@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 import mcp_assay
+from mcp_assay.errors import HarnessError
 from mcp_assay.probe_names import ProbeName, http_verb, page, prm_fetch, registered, stub_token
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.context import SuiteContext
-from mcp_assay.suite.outgoing import HarnessError
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import respond
 from tests.suite.test_run_scripted import run_suite

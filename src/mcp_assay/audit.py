@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.redaction import REDACTED, fingerprint
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
@@ -60,8 +61,7 @@ OUTCOMES = ("ok", "tool-error", "protocol-error", "no-result")
 ``protocol-error``: a JSON-RPC error, or an HTTP error status without one; ``no-result``: the
 request was never answered (disconnect, timeout, capture stopped)."""
 
-CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
-_CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token")
+_CREDENTIAL_HEADERS = (HeaderKey.AUTHORIZATION, "proxy-authorization", "x-api-key", "api-key", "x-auth-token")
 
 
 def _client_name(info: Any) -> str | None:
@@ -85,7 +85,7 @@ def principal_of(request: Message, log: ExchangeLog) -> str | None:
                 # a recording keeps no credential; its audit observations keep the fingerprint
                 return "token:redacted" if REDACTED in secret else f"token:{fingerprint(secret)}"
     meta = request.meta
-    name: str | None = _client_name(meta.get(CLIENT_INFO_KEY)) if meta is not None else None
+    name: str | None = _client_name(meta.get(MetaKey.CLIENT_INFO)) if meta is not None else None
     if name is None:
         initialize = log.initialize_request(request)
         if initialize is not None and isinstance(initialize.params, Mapping):

@@ -39,6 +39,7 @@ from typing import IO, Any
 
 from mcp_assay import __version__
 from mcp_assay.errors import RecordingError
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.record_readers import (
     BadRecord,
     Fields,
@@ -321,8 +322,8 @@ class Assembler:
         response = None
         if pending.response is not None:
             answer = pending.response
-            content_type = answer.headers.get("content-type") or ""
-            streamed = bool(pending.events) or content_type.startswith("text/event-stream")
+            content_type = answer.headers.get(HeaderKey.CONTENT_TYPE) or ""
+            streamed = bool(pending.events) or content_type.startswith(MediaType.EVENT_STREAM)
             response = HttpResponse(
                 status=answer.status,
                 reason=answer.reason,

@@ -14,13 +14,15 @@ import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcp_assay.protocol import HeaderKey
+
 __all__ = ["REDACTED", "Redactor"]
 
 REDACTED = "[REDACTED]"
 
 SECRET_HEADERS = frozenset(
     {
-        "authorization",
+        HeaderKey.AUTHORIZATION,
         "proxy-authorization",
         "cookie",
         "set-cookie",

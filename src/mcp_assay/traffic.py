@@ -28,11 +28,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, ProcessExit, StdioLine, oauth_kind
 
 __all__ = [
-    "PROTOCOL_VERSION_KEY",
     "Advertised",
     "ExchangeLog",
     "MessageKey",
@@ -41,7 +41,6 @@ __all__ = [
     "readable_id",
 ]
 
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CANCELLED = "notifications/cancelled"
 
 MessageKey = tuple[str, int]
@@ -120,7 +119,7 @@ def _other(side: Side) -> Side:
 def _meta_version(message: Message) -> str | None:
     meta = message.meta if message.kind in (Kind.REQUEST, Kind.NOTIFICATION) else None
     if meta is not None:
-        version = meta.get(PROTOCOL_VERSION_KEY)
+        version = meta.get(MetaKey.PROTOCOL_VERSION)
         if isinstance(version, str):
             return version
     return None
@@ -183,14 +182,14 @@ class ExchangeLog:
     def _add_http(self, exchange: HttpExchange) -> None:
         request = exchange.request_message
         endpoint = endpoint_of(exchange)
-        session_header = exchange.request.headers.get("mcp-session-id")
+        session_header = exchange.request.headers.get(HeaderKey.SESSION_ID)
         revision: str | None = None
         session: str | None = None
         if request is not None and _meta_version(request) is not None:
             revision = _meta_version(request)
         elif request is not None and request.method == "initialize" and request.kind is Kind.REQUEST:
             revision = self._negotiated(request, exchange.response_messages)
-            issued = exchange.response.headers.get("mcp-session-id") if exchange.response else None
+            issued = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response else None
             session = issued or f"{endpoint}#{exchange.connection or exchange.id}"
             if revision is not None:
                 self._session_revision[session] = revision
@@ -198,7 +197,7 @@ class ExchangeLog:
             session = session_header
             revision = self._session_revision.get(session_header)
         if revision is None:
-            header = exchange.request.headers.get("mcp-protocol-version")
+            header = exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION)
             if header:
                 revision = header
         if session is None and session_header is not None:

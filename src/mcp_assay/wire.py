@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp_assay.jsonrpc import Message, parse_message
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.sse import SseEvent
 from mcp_assay.verdicts import Side
 
@@ -104,7 +105,7 @@ class HttpRequest:
 
     @property
     def content_type(self) -> str | None:
-        return media_type(self.headers.get("content-type"))
+        return media_type(self.headers.get(HeaderKey.CONTENT_TYPE))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -122,11 +123,11 @@ class HttpResponse:
 
     @property
     def content_type(self) -> str | None:
-        return media_type(self.headers.get("content-type"))
+        return media_type(self.headers.get(HeaderKey.CONTENT_TYPE))
 
     @property
     def is_event_stream(self) -> bool:
-        return self.content_type == "text/event-stream"
+        return self.content_type == MediaType.EVENT_STREAM
 
 
 EVENTS_LOST = "the capture kept none of the stream's events"
@@ -358,7 +359,9 @@ def oauth_kind(request: HttpRequest) -> str | None:
 def is_authentication_answer(response: HttpResponse) -> bool:
     """A ``401``, or a ``403`` with a ``WWW-Authenticate`` challenge: the HTTP authorization layer's
     answer, whose body (often an OAuth error object) is not an MCP message unless it is JSON-RPC."""
-    return response.status == 401 or (response.status == 403 and response.headers.get("www-authenticate") is not None)
+    return response.status == 401 or (
+        response.status == 403 and response.headers.get(HeaderKey.WWW_AUTHENTICATE) is not None
+    )
 
 
 def _speaks_jsonrpc(payload: Any) -> bool:
@@ -405,7 +408,7 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
     body = response.body or b""
     if not body.strip():
         return
-    if response.content_type == "application/json" or _looks_like_json(body):
+    if response.content_type == MediaType.JSON or _looks_like_json(body):
         yield parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http")
 
 

@@ -13,6 +13,7 @@ from mcp_assay.addon.inject.headers import respelled
 from mcp_assay.addon.inject.version import refusal
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName, registered
+from mcp_assay.protocol import Era
 from mcp_assay.sse import parse_sse
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
@@ -67,7 +68,7 @@ def test_the_facts_of_a_request_name_its_era_version_and_session() -> None:
         True,
     )
     init = legacy("initialize", session=None)
-    assert (init.era, init.version, init.session_id, init.ordinary) == ("legacy", "2025-11-25", None, False)
+    assert (init.era, init.version, init.session_id, init.ordinary) == (Era.HANDSHAKE, "2025-11-25", None, False)
     assert legacy("tools/list").session_id == "s-1"
     assert RequestFacts.of(b"not json", transport="http") is None
     assert RequestFacts.of(b"[1, 2]", transport="stdio") is None
@@ -97,8 +98,16 @@ def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> Non
     assert plan.claim(modern("tools/list"), "http") is None
     assert plan.claim(modern("tools/list"), "http") is None  # every 2026 request-time case has fired
     unmet = {(case.name, case.era) for case in plan.unmet()}
-    assert (ProbeName.INJECT_VERSION_REFUSAL, "modern") not in unmet
-    assert (ProbeName.INJECT_STREAM_CUT, "legacy") in unmet
+    assert (ProbeName.INJECT_VERSION_REFUSAL, Era.MODERN) not in unmet
+    assert (ProbeName.INJECT_STREAM_CUT, Era.HANDSHAKE) in unmet
+
+
+def test_an_injected_exchange_names_the_handshake_era_legacy_as_recordings_always_have() -> None:
+    """Tool-defined: the era is one enum inside mcp-assay; the recording keeps the tag it has always carried."""
+    tags = {case.name: case.probe().tags["era"] for case in ALL_CASES}
+    assert tags[ProbeName.INJECT_SESSION_EXPIRY] == "legacy"
+    assert tags[ProbeName.INJECT_VERSION_REFUSAL] == "modern"
+    assert {case.probe().tags["era"] for case in ALL_CASES} == {"modern", "legacy"}
 
 
 def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:
@@ -106,7 +115,7 @@ def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> No
     plan = build_plan({InjectFamily.CUT, InjectFamily.HEADERS}, transport="http", window=WINDOW)
     assert plan is not None
     names = {(case.name, case.era) for case in plan.candidates(legacy("tools/list"))}
-    assert names == {(ProbeName.INJECT_STREAM_CUT, "legacy")}
+    assert names == {(ProbeName.INJECT_STREAM_CUT, Era.HANDSHAKE)}
     (case,) = plan.candidates(legacy("tools/list"))
     assert plan.confirm(case, "http") and not plan.confirm(case, "http")
     assert plan.candidates(legacy("tools/list")) == ()

@@ -20,6 +20,7 @@ from mcp_assay.recording import (
     response_record,
 )
 from mcp_assay.redaction import REDACTED, Redactor
+from mcp_assay.report.about import Target
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.verdicts import Outcome, Side
@@ -38,7 +39,7 @@ def _session(tmp_path: Path, spec: SpecSet, *, threaded: bool = False) -> tuple[
         redactor=redactor,
         recorder=RecordingWriter(record, redactor, source="test"),
         printer=Printer("all", console=Console(file=out, width=200, color_system=None)),
-        target={"kind": "proxy", "description": "unit"},
+        target=Target(kind="proxy", description="unit"),
         threaded=threaded,
     )
     return session, out, record
@@ -132,7 +133,7 @@ def test_a_record_that_cannot_be_processed_does_not_stop_the_session(tmp_path: P
     session.close()
     report = session.report()
     assert any("unknown exchange" in note for note in report.notes)
-    assert report.stats["exchanges"] >= 1
+    assert report.stats.exchanges is not None and report.stats.exchanges >= 1
     assert META_KEY in json.dumps(session.log.messages()[0].payload)
 
 
@@ -144,7 +145,7 @@ def test_the_report_counts_exchanges_and_observations_apart(tmp_path: Path, spec
         _post(session, f"x{number}", body, result_body({"tools": []}, number), 1_800_000_000.0 + number)
     session.close()
     stats = session.report().stats
-    assert (stats["exchanges"], stats["observations"], stats["messages"]) == (3, 3, 6)
+    assert (stats.exchanges, stats.observations, stats.messages) == (3, 3, 6)
     assert len(read_recording(record).log.observations("audit")) == 3
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from mcp_assay.addon.server_probe import PROBE_FAMILIES, opening_of
+from mcp_assay.protocol import Era
 from mcp_assay.suite.probes import family_names
 
 URL = "http://127.0.0.1:8000/mcp?token=q-secret"
@@ -28,7 +29,7 @@ def test_a_2025_initialize_opens_probing_on_the_version_it_offered() -> None:
     """Tool-defined."""
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
     opening = opening_of("POST", URL, {}, body("initialize", params), 200)
-    assert opening is not None and (opening.era, opening.revision) == ("legacy", "2025-11-25")
+    assert opening is not None and (opening.era, opening.revision) == (Era.HANDSHAKE, "2025-11-25")
 
 
 def test_refused_requests_notifications_and_other_traffic_open_nothing() -> None:

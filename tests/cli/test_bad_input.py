@@ -223,11 +223,12 @@ def test_sarif_of_a_url_with_userinfo_is_written_without_it(spec_path: Path, tmp
 
 
 def test_the_sarif_location_of_an_unparseable_or_userinfo_url_never_raises() -> None:
+    from mcp_assay.report.about import Target
     from mcp_assay.report.sarif import artifact_uri
 
-    assert artifact_uri({"description": "http://user:[REDACTED]@127.0.0.1:9/mcp"}) == "127.0.0.1_9/mcp"
-    assert artifact_uri({"description": "http://[::1/mcp"}) == "mcp-server"
-    assert artifact_uri({"description": "http://h:99999/mcp"}) == "mcp-server"
+    assert artifact_uri(Target(description="http://user:[REDACTED]@127.0.0.1:9/mcp")) == "127.0.0.1_9/mcp"
+    assert artifact_uri(Target(description="http://[::1/mcp")) == "mcp-server"
+    assert artifact_uri(Target(description="http://h:99999/mcp")) == "mcp-server"
 
 
 def test_a_probe_config_of_the_wrong_type_stops_the_proxy_before_it_listens(spec_path: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from mcp_assay.demo.orchestrate import DemoFiles, behaviour_config, combine
 from mcp_assay.errors import ConfigError
+from mcp_assay.report.about import Stats
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Source, Verdict
@@ -22,11 +23,11 @@ ENVIRON = {
 
 
 def merged(spec: SpecSet, suite_results: list[Verdict], proxy_results: list[Verdict] | None) -> Report:
-    suite = sample_report(results=suite_results, stats={"exchanges": 10, "messages": 20})
+    suite = sample_report(results=suite_results, stats=Stats(exchanges=10, messages=20))
     proxy = (
         None
         if proxy_results is None
-        else sample_report(results=proxy_results, tested=[], stats={"exchanges": 3, "messages": 6})
+        else sample_report(results=proxy_results, tested=[], stats=Stats(exchanges=3, messages=6))
     )
     return combine(
         suite, proxy, build="naive", server_url="http://127.0.0.1:1/mcp", proxy_url="http://127.0.0.1:2/mcp",
@@ -51,10 +52,10 @@ def test_a_check_one_source_established_drops_the_other_sources_not_verified(spe
 def test_the_combined_report_names_the_demo_its_recordings_and_adds_up_the_traffic(spec: SpecSet) -> None:
     """Tool-defined: the report says it is the demo's, where its recordings are, and counts both sources."""
     report = merged(spec, [failed_must()], [passed()])
-    assert report.target["kind"] == "demo"
-    assert report.target["description"] == "http://127.0.0.1:1/mcp (the drafts example server, naive build)"
-    assert report.target["recording"] == "/tmp/demo/session.jsonl, /tmp/demo/suite.jsonl"
-    assert report.stats == {"duration_ms": 1234, "exchanges": 13, "messages": 26}
+    assert report.target.kind == "demo"
+    assert report.target.description == "http://127.0.0.1:1/mcp (the drafts example server, naive build)"
+    assert report.target.recording == "/tmp/demo/session.jsonl, /tmp/demo/suite.jsonl"
+    assert report.stats == Stats(duration_ms=1234, exchanges=13, messages=26)
     assert report.notes[0] == "a demo note"
     assert report.revision is None and "the suite tested 2026-07-28" in report.revision_note
     assert report.verdict()[0] == "not-conformant"
@@ -64,7 +65,7 @@ def test_without_the_proxy_report_the_suite_report_stands_alone(spec: SpecSet) -
     """Tool-defined: a proxy that wrote nothing leaves the suite's results, not an error."""
     report = merged(spec, [failed_must(), passed()], None)
     assert sorted(r.check for r in report.results) == sorted([failed_must().check, passed().check])
-    assert report.target["kind"] == "demo"
+    assert report.target.kind == "demo"
 
 
 def test_the_shipped_behaviour_cases_parse_with_the_values_the_demo_fills_in() -> None:

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from mcp_assay.demo.processes import DraftsServer
-from mcp_assay.errors import TargetUnreachable
+from mcp_assay.errors import Unreachable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 
@@ -32,7 +32,7 @@ def test_the_server_listens_on_loopback_refuses_strangers_and_stops(tmp_path: Pa
 
 def test_a_server_that_exits_at_start_is_one_error_with_its_last_words(tmp_path: Path) -> None:
     """Tool-defined: a server that dies before listening is one error naming its exit code and output."""
-    with pytest.raises(TargetUnreachable) as raised:
+    with pytest.raises(Unreachable) as raised:
         DraftsServer.start("no-such-build", tmp_path, TOKENS)
     message = str(raised.value)
     assert "exited with code 2" in message and "invalid choice: 'no-such-build'" in message

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source, Verdict
 
@@ -176,12 +177,12 @@ def all_results() -> list[Verdict]:
 
 def sample_report(fail_on: FailOn = FailOn.MUST, results: list[Verdict] | None = None, **extra: Any) -> Report:
     fields: dict[str, Any] = {
-        "target": {"kind": "suite", "description": "http://127.0.0.1:8000/mcp", "transport": "streamable-http"},
+        "target": Target(kind="suite", description="http://127.0.0.1:8000/mcp", transport="streamable-http"),
         "tested": ["2026-07-28"],
         "revision_note": "the newest supported revision the server offers, per server/discover",
         "window": ["2026-07-28", "2025-11-25"],
         "notes": ["an unpinned schema was used for 2026-07-28 (/tmp/spec/2026-07-28/schema.json)"],
-        "stats": {"exchanges": 9, "messages": 17, "duration_ms": 412},
+        "stats": Stats(exchanges=9, messages=17, duration_ms=412),
         "generated_at": GENERATED_AT,
         "tool": "mcp-assay 0.0.0",
         "fail_on": fail_on,

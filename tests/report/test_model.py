@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from mcp_assay.report.about import Target
 from mcp_assay.report.model import FailOn, Report, merge_reports, sort_results
 from mcp_assay.verdicts import Evidence, Outcome, Severity, Source
 from tests.report.sample import (
@@ -94,14 +95,14 @@ def test_merge_reports_combines_the_same_check_and_source() -> None:
     extra = Evidence(summary="line 9", exchange="x9")
     second = sample_report(
         results=[replace(passed(), outcome=Outcome.FAILED, judged=2, violations=1, evidence=(extra,))],
-        target={"kind": "recording", "description": "b.jsonl"},
+        target=Target(kind="recording", description="b.jsonl"),
     )
     merged = merge_reports([first, second])
     (result,) = merged.results
     assert result.outcome is Outcome.FAILED
     assert result.judged == 5
     assert result.evidence == (extra,)
-    assert merged.target == {"kind": "merged", "description": "http://127.0.0.1:8000/mcp + b.jsonl"}
+    assert merged.target == Target(kind="merged", description="http://127.0.0.1:8000/mcp + b.jsonl")
     assert merged.revision == "2026-07-28"
 
 

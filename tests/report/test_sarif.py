@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from mcp_assay.report.about import Target
 from mcp_assay.report.model import BaselineStatus, FailOn, Report
 from mcp_assay.report.sarif import FINGERPRINT, artifact_uri, render_sarif
 from mcp_assay.spec.requirements import catalogue, glossary
@@ -151,7 +152,7 @@ def test_results_have_a_repository_relative_location_and_a_stable_fingerprint() 
 )
 def test_the_location_is_named_after_the_target(description: str, uri: str) -> None:
     """Tool-defined: a URL becomes host_port/path, a stdio command its script, else a fixed name."""
-    assert artifact_uri({"description": description}) == uri
+    assert artifact_uri(Target(description=description)) == uri
 
 
 def test_a_baseline_accepted_failure_is_suppressed_with_the_reason() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.protocol import Era
 from mcp_assay.spec import load_spec
 from mcp_assay.spec.sources import Origin, load_pins, locate_schemas
 
@@ -54,7 +55,7 @@ def test_features_come_from_the_schema_defs(spec_path: Path) -> None:
     assert "handshake" not in modern.features
     assert {"handshake", "resource_subscribe", "server_requests", "ping"} <= legacy.features
     assert "result_envelope" not in legacy.features
-    assert modern.era == "modern" and legacy.era == "handshake"
+    assert modern.era is Era.MODERN and legacy.era is Era.HANDSHAKE
 
 
 def test_a_schema_that_matches_no_pin_is_refused(spec_path: Path, tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from mcp_assay.errors import NoAnswer
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.transports import NoAnswer
 from mcp_assay.suite.transports import http as http_transport
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, Probe

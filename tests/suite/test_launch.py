@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_assay.errors import TargetUnreachable
+from mcp_assay.errors import Unreachable
 from mcp_assay.suite.launch import LaunchedServer, launch
 from tests.peers.process import HERE, PYTHON, free_port, sdk_server_command
 
@@ -59,7 +59,7 @@ def test_the_listening_addresses_of_a_launched_sdk_server_are_read_and_it_is_sto
 def test_a_server_that_never_comes_up_is_one_clear_error(argv: list[str], timeout: float, said: str) -> None:
     """Tool-defined: exit 3 material, with the server's own last words, and nothing left running."""
     port = free_port()
-    with pytest.raises(TargetUnreachable) as caught:
+    with pytest.raises(Unreachable) as caught:
         anyio.run(lambda: launch(argv, f"http://127.0.0.1:{port}/mcp", timeout=timeout))
     assert said in str(caught.value)
     if "exited" in said:

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from mcp_assay.errors import NoAnswer
 from mcp_assay.jsonrpc import id_key
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.transports import NoAnswer
 from mcp_assay.suite.transports.http import ANSWER_LIMIT, HttpTransport
 from mcp_assay.suite.transports.stdio import STDERR_LINE_LIMIT, STDERR_TAIL, StdioTransport
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation

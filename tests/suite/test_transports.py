@@ -10,10 +10,11 @@ from typing import Any
 import httpx
 import pytest
 
+from mcp_assay.errors import NoAnswer, ServerExited
 from mcp_assay.jsonrpc import Kind, id_key
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.transports import NoAnswer, ServerExited, StreamControl
+from mcp_assay.suite.transports import StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, ProcessExit, StdioLine

@@ -76,6 +76,7 @@ from mcp_assay.recording import (
 )
 from mcp_assay.redaction import Redactor
 from mcp_assay.report import parse_report_option
+from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.brief import parse_show
 from mcp_assay.report.model import FailOn
@@ -283,7 +284,7 @@ class Assay:
         from mitmproxy import ctx
 
         options = ctx.options
-        target = {"kind": "proxy", "description": self._source(options)}
+        target = Target(kind="proxy", description=self._source(options))
         record = str(Path(options.mcp_assay_record).expanduser()) if options.mcp_assay_record else None
         if not self._in_process:
             self.session = RemoteSession(
@@ -300,7 +301,7 @@ class Assay:
                     baseline=self._baseline.path if self._baseline is not None else None,
                     show=sorted(self._show),
                     write_baseline=options.mcp_assay_write_baseline,
-                    target=target,
+                    target=target.to_json(),
                 )
             )
             return self.session

@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.sse import SseEvent, parse_sse
 from mcp_assay.wire import (
     EVENTS_LOST,
@@ -51,7 +52,7 @@ __all__ = [
     "response_says_mcp",
 ]
 
-MCP_HEADERS = ("mcp-protocol-version", "mcp-session-id", "mcp-method", "mcp-name")
+MCP_HEADERS = (HeaderKey.PROTOCOL_VERSION, HeaderKey.SESSION_ID, HeaderKey.METHOD, HeaderKey.NAME)
 
 
 class Decision(StrEnum):
@@ -131,18 +132,20 @@ def classify_request(method: str, url: str, headers: Headers, body: bytes, known
         return Decision.MCP  # PRM and AS metadata of an MCP server: the AUTH rules judge them
     if known_endpoints and (
         _is_authorization_server_metadata(url)
-        or oauth_request_kind(method, url, media_type(headers.get("content-type")), body) is not None
+        or oauth_request_kind(method, url, media_type(headers.get(HeaderKey.CONTENT_TYPE)), body) is not None
     ):
         return Decision.MCP  # a client's OAuth flow, once it speaks MCP through this proxy (AUTH-39..49)
     if method.upper() == "POST" and (
-        shape is not None or media_type(headers.get("content-type")) == "application/json" or body[:1] in (b"{", b"[")
+        shape is not None
+        or media_type(headers.get(HeaderKey.CONTENT_TYPE)) == MediaType.JSON
+        or body[:1] in (b"{", b"[")
     ):
         return Decision.MAYBE
     return Decision.NOT
 
 
 def is_event_stream(headers: Headers) -> bool:
-    return media_type(headers.get("content-type")) == "text/event-stream"
+    return media_type(headers.get(HeaderKey.CONTENT_TYPE)) == MediaType.EVENT_STREAM
 
 
 def response_says_mcp(headers: Headers, body: bytes | None) -> bool:

@@ -27,6 +27,7 @@ from typing import Any
 from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, exchange_of, response_says_mcp
 from mcp_assay.errors import RecordingError
 from mcp_assay.inputs import RECORDING, Loaded, Reader
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.record_readers import payload_bytes as _bytes
 from mcp_assay.sse import parse_sse
 from mcp_assay.wire import (
@@ -200,8 +201,8 @@ def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
     content = response_data.get("content") if isinstance(response_data.get("content"), Mapping) else {}
     assert isinstance(content, Mapping)
     body = _har_body(content)
-    content_type = media_type(headers.get("content-type")) or media_type(_text(content.get("mimeType")))
-    if content_type == "text/event-stream":
+    content_type = media_type(headers.get(HeaderKey.CONTENT_TYPE)) or media_type(_text(content.get("mimeType")))
+    if content_type == MediaType.EVENT_STREAM:
         response = HttpResponse(
             status=status,
             reason=_text(response_data.get("statusText")),

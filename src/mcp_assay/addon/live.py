@@ -24,6 +24,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
@@ -35,6 +36,7 @@ from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
 from mcp_assay.redaction import Redactor
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
@@ -166,7 +168,7 @@ class LiveSession:
         redactor: Redactor,
         recorder: RecordingWriter | None = None,
         printer: Printer | None = None,
-        target: Mapping[str, Any] | None = None,
+        target: Target | None = None,
         fail_on: FailOn = FailOn.MUST,
         baseline: Baseline | None = None,
         threaded: bool = True,
@@ -176,7 +178,7 @@ class LiveSession:
         self.redactor = redactor
         self.recorder = recorder
         self.printer = printer or Printer("off")
-        self.target = dict(target or {})
+        self.target = target if target is not None else Target()
         self.fail_on = fail_on
         self.baseline = baseline
         self.notes = SessionNotes(redactor.text)
@@ -361,13 +363,12 @@ class LiveSession:
         if self.judge.stopped:
             self.notes.add(self.judge.stopped)
         self._trail.take(self.log, self.judge.carried_ids)
-        target = {
-            key: self.redactor.text(value) if isinstance(value, str) else value for key, value in self.target.items()
-        }
-        target.setdefault("transport", ", ".join(sorted(self.log.transports())) or "none")
+        target = self.target.redacted(self.redactor.text)
+        if target.transport is None:
+            target = replace(target, transport=", ".join(sorted(self.log.transports())) or "none")
         if self.recorder is not None:
-            target["recording"] = str(self.recorder.path)
-        unjudged = self.presence.unjudged(str(self.target.get("kind", "")))
+            target = replace(target, recording=str(self.recorder.path))
+        unjudged = self.presence.unjudged(self.target.kind or "")
         unjudged = self.redactor.text(unjudged) if unjudged is not None else None  # it quotes stderr and commands
         ending = self.presence.exit_note() if unjudged is None else None
         return build_report(
@@ -376,14 +377,14 @@ class LiveSession:
             schemas=self.spec.schema_infos(),
             notes=[*self.notes.notes(), *self._assembler.problems, *filter(None, [self._trail.note(), ending])],
             audit=list(self._trail.lines),
-            stats={
-                "exchanges": self.judge.exchanges_seen,
-                "observations": self.judge.observations_seen,
-                "messages": self.judge.messages_seen,
-                "captured_s": round(time.time() - self.started, 3),
-                "live_findings": self.live_failures,
-                "duration_ms": round((time.perf_counter() - started) * 1000),
-            },
+            stats=Stats(
+                exchanges=self.judge.exchanges_seen,
+                observations=self.judge.observations_seen,
+                messages=self.judge.messages_seen,
+                captured_s=round(time.time() - self.started, 3),
+                live_findings=self.live_failures,
+                duration_ms=round((time.perf_counter() - started) * 1000),
+            ),
             fail_on=self.fail_on,
             glossary=glossary(verdicts),
             baseline=self.baseline,

@@ -31,20 +31,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from mcp_assay.errors import AssayError
+from mcp_assay.errors import AssayError, CredentialsRefused, HarnessError, RateLimited, TransportFailure
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, MetaKey
 from mcp_assay.recording import observation_record, records_of
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.config import SuiteConfig, read_probe_config
 from mcp_assay.suite.context import Router, SuiteContext
-from mcp_assay.suite.credentials import Credentials, CredentialsRefused
-from mcp_assay.suite.outgoing import HarnessError
+from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm, teardown
-from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
+from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import TransportFailure
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange, Probe
@@ -59,7 +58,6 @@ DEFAULT_RATE = 600
 """Requests per minute (``--probe-rate``): the probes are paced so a live server is not flooded."""
 WAIT_S = 60.0
 """How long the end of a session waits for a probe run still going (it stops between families)."""
-MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +65,7 @@ class Opening:
     """What a client's request showed: where the server is, which revision it served, with which credentials."""
 
     url: str
-    era: str
-    """``modern`` or ``legacy``."""
+    era: Era
     revision: str
     headers: tuple[tuple[str, str], ...]
     """The request's credential-bearing headers (the URL keeps any credential in its query)."""
@@ -88,12 +85,12 @@ def opening_of(method: str, url: str, headers: Mapping[str, str], body: bytes, s
     meta = params.get("_meta") if isinstance(params, dict) and isinstance(params.get("_meta"), dict) else {}
     secret = Redactor()
     credentials = tuple((name, value) for name, value in headers.items() if secret.is_secret_header(name))
-    declared = meta.get(MODERN_META_KEY) if isinstance(meta, dict) else None
+    declared = meta.get(MetaKey.PROTOCOL_VERSION) if isinstance(meta, dict) else None
     if isinstance(declared, str):
-        return Opening(url, "modern", declared, credentials)
+        return Opening(url, Era.MODERN, declared, credentials)
     offered = params.get("protocolVersion") if isinstance(params, dict) else None
     if payload["method"] == "initialize" and isinstance(offered, str):
-        return Opening(url, "legacy", offered, credentials)
+        return Opening(url, Era.HANDSHAKE, offered, credentials)
     return None
 
 
@@ -188,7 +185,9 @@ class ServerProbe:
             if opening.era in self._started or self._stop.is_set():
                 return
             self._started.add(opening.era)
-        thread = threading.Thread(target=self._run, args=(opening,), name=f"mcp-assay-probe-{opening.era}", daemon=True)
+        thread = threading.Thread(
+            target=self._run, args=(opening,), name=f"mcp-assay-probe-{opening.era.recorded}", daemon=True
+        )
         self._threads.append(thread)
         thread.start()
 
@@ -218,7 +217,7 @@ class ServerProbe:
         def transport() -> HttpTransport:
             made = HttpTransport(
                 opening.url, credentials=credentials, recorder=router.sink(), new_id=self._new_id, limiter=limiter,
-                timeout=config.timeout, connection=f"probe-{opening.era}-{next(connections)}",
+                timeout=config.timeout, connection=f"probe-{opening.era.recorded}-{next(connections)}",
             )  # fmt: skip
             transports.append(made)
             return made
@@ -244,7 +243,7 @@ class ServerProbe:
     ) -> SuiteContext | None:
         client: ModernClient | LegacyClient
         try:
-            if opening.era == "modern":
+            if opening.era is Era.MODERN:
                 client = ModernClient(transport(), revision)
                 reply = await client.request(
                     "server/discover", {}, probe=_probe(ProbeName.DISCOVER, "the server probes begin with discover")
@@ -258,7 +257,7 @@ class ServerProbe:
                 result = legacy.initialize_result
                 client = legacy
         except (TransportFailure, CredentialsRefused, RateLimited, HarnessError) as exc:
-            self._note(f"the server probes ({opening.era}) could not start: {exc}")
+            self._note(f"the server probes ({opening.era.recorded}) could not start: {exc}")
             return None
         capabilities = result.get("capabilities") if isinstance(result, dict) else None
 
@@ -274,27 +273,28 @@ class ServerProbe:
         ctx = SuiteContext(
             config=config, spec=spec, revision=revision, client=client, router=router, new_id=self._new_id,
             capabilities=capabilities if isinstance(capabilities, dict) else None,
-            capability_source="server/discover" if opening.era == "modern" else "initialize",
+            capability_source="server/discover" if opening.era is Era.MODERN else "initialize",
             offered={}, fresh=fresh, handshake_offered=True,
         )  # fmt: skip
-        ctx.discover_result = result if isinstance(result, dict) and opening.era == "modern" else None
+        ctx.discover_result = result if isinstance(result, dict) and opening.era is Era.MODERN else None
         return ctx
 
-    async def _families(self, ctx: SuiteContext, era: str) -> None:
-        era_name = "modern" if era == "modern" else "handshake"
-        if era_name == "handshake":
+    async def _families(self, ctx: SuiteContext, era: Era) -> None:
+        if era is Era.HANDSHAKE:
             await self._guarded(ctx, "handshake", confirm(ctx))
         for family in FAMILIES:
             if self._stop.is_set():
-                self._note(f"the server probes ({era}) stopped with the session, before the {family.name} family")
+                self._note(
+                    f"the server probes ({era.recorded}) stopped with the session, before the {family.name} family"
+                )
                 break
-            if family.name not in PROBE_FAMILIES or era_name not in family.eras or "http" not in family.transports:
+            if family.name not in PROBE_FAMILIES or era not in family.eras or "http" not in family.transports:
                 continue
             if family.capability is not None and not ctx.advertises(family.capability):
                 continue
             ctx.family = family.name
             await self._guarded(ctx, family.name, family.run(ctx))
-        if era_name == "handshake":
+        if era is Era.HANDSHAKE:
             await self._guarded(ctx, "handshake", teardown(ctx))
 
     async def _guarded(self, ctx: SuiteContext, name: str, work: Any) -> None:

@@ -46,6 +46,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from mcp_assay.report.about import Target
+
 __all__ = ["HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main"]
 
 log = logging.getLogger("mcp_assay.worker")
@@ -90,6 +92,7 @@ class WorkerSettings:
     write_baseline: str | None = None
     """A baseline file to write from the session's failures (``--write-baseline``)."""
     target: dict[str, Any] = field(default_factory=dict)
+    """The report's :class:`~mcp_assay.report.about.Target`, in its JSON form."""
     result: str = ""
     """A file the worker writes its :class:`Finished` summary to."""
     orphaned: str = "hurry"
@@ -282,7 +285,7 @@ def main() -> None:
             redactor=redactor,
             recorder=recorder,
             printer=Printer(settings.live, console=Console(file=stream)),
-            target=settings.target,
+            target=Target.from_json(settings.target),
             fail_on=FailOn(settings.fail_on),
             baseline=read_baseline(settings.baseline, registered_checks()),
             threaded=False,

@@ -27,6 +27,7 @@ from mcp_assay.cli.options import (
     write_baseline_option,
 )
 from mcp_assay.cli.params import SECONDS_OR_NONE, WritableFile
+from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.verdicts import ExitCode
@@ -130,7 +131,7 @@ def tap_command(
             baseline=baseline,
             show=sorted(show),
             write_baseline=str(write_baseline.expanduser()) if write_baseline else None,
-            target={"kind": "tap", "description": description, "transport": "stdio"},
+            target=Target(kind="tap", description=description, transport="stdio").to_json(),
             orphaned="finish",  # clients kill the tap once they closed its stdin: that must not cost the report
         )
     )

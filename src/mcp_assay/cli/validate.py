@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,6 +18,7 @@ from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_input
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.report import emit_reports
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn, Report, traffic_stats
@@ -90,7 +91,7 @@ def validate_command(
     else:
         report = _judge_captures(recordings, spec, checks)
     report.fail_on = FailOn(fail_on)
-    report.stats["duration_ms"] = round((time.perf_counter() - started) * 1000)
+    report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
     if known is not None:
         apply_baseline(report, known)
     emit_reports(report, targets, show=show, write_baseline=write_baseline)
@@ -101,13 +102,13 @@ WINDOW = 2_000
 """Exchanges judged per window of a capture: the memory a capture of any length needs."""
 
 
-def _target(recordings: Sequence[str], transports: Iterable[str], kinds: list[str]) -> dict[str, Any]:
-    return {
-        "kind": "recording",
-        "description": ", ".join(recordings),
-        "transport": ", ".join(sorted(transports)) or "none",
-        "inputs": kinds,
-    }
+def _target(recordings: Sequence[str], transports: Iterable[str], kinds: list[str]) -> Target:
+    return Target(
+        kind="recording",
+        description=", ".join(recordings),
+        transport=", ".join(sorted(transports)) or "none",
+        inputs=kinds,
+    )
 
 
 def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
@@ -133,12 +134,12 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         schemas=spec.schema_infos(),
         notes=[*inputs.problems, *notes.notes(), *filter(None, [trail.note()])],
         audit=list(trail.lines),
-        stats={
-            "exchanges": judge.exchanges_seen,
-            "observations": judge.observations_seen,
-            "messages": judge.messages_seen,
-            "windows": judge.windows + 1,
-        },
+        stats=Stats(
+            exchanges=judge.exchanges_seen,
+            observations=judge.observations_seen,
+            messages=judge.messages_seen,
+            windows=judge.windows + 1,
+        ),
         glossary=glossary(verdicts),
         unjudged=presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
     )
@@ -158,7 +159,7 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
         revision_note=note or PER_MESSAGE,
         notes=[*problems, *notes],
         audit=audit_lines(log),
-        stats={**traffic_stats(log), "messages": len(log.messages())},
+        stats=replace(traffic_stats(log), messages=len(log.messages())),
         glossary=glossary(verdicts),
     )
 

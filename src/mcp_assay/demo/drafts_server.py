@@ -63,12 +63,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from mcp_assay.protocol import ErrorCode, Header, HeaderKey
+
 __all__ = ["ROLES", "build", "main"]
 
 ROLES = ("reader", "writer")
 WRITE_TOOLS = frozenset({"create_draft"})
-INVALID_PARAMS = -32602
-INVALID_REQUEST = -32600
 
 
 # -- storage -------------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ class Principals:
             return self.stdio_role
         if not self.enforced:
             return "writer"
-        scheme, _, token = (headers.get("authorization") or "").partition(" ")
+        scheme, _, token = (headers.get(HeaderKey.AUTHORIZATION) or "").partition(" ")
         return self.by_token.get(token.strip()) if scheme.lower() == "bearer" else None
 
 
@@ -131,7 +131,9 @@ class BearerGate:
             headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
             if self.principals.role(headers) is None:
                 response = JSONResponse(
-                    {"error": "invalid_token"}, status_code=401, headers={"WWW-Authenticate": 'Bearer realm="drafts"'}
+                    {"error": "invalid_token"},
+                    status_code=401,
+                    headers={Header.WWW_AUTHENTICATE: 'Bearer realm="drafts"'},
                 )
                 await response(scope, receive, send)
                 return
@@ -157,16 +159,16 @@ class SessionBinding:
             return
         headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]}
         role = self.principals.role(headers)
-        session = headers.get("mcp-session-id")
+        session = headers.get(HeaderKey.SESSION_ID)
         if session is not None and session in self.owners and self.owners[session] != role:
-            error = {"code": INVALID_REQUEST, "message": "Session not found"}
+            error = {"code": ErrorCode.INVALID_REQUEST, "message": "Session not found"}
             await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=404)(scope, receive, send)
             return
 
         async def noting(message: Any) -> None:
             if message["type"] == "http.response.start":
                 for key, value in message.get("headers", []):
-                    if key.decode("latin-1").lower() == "mcp-session-id":
+                    if key.decode("latin-1").lower() == HeaderKey.SESSION_ID:
                         self.owners.setdefault(value.decode("latin-1"), role)
             await send(message)
 
@@ -274,7 +276,9 @@ def build(build_name: str, store: Store, principals: Principals) -> MCPServer:
         role = principals.role(_headers_of(ctx.request))
         name = (ctx.params or {}).get("name")
         if ctx.method == "tools/call" and isinstance(name, str) and (name not in schemas or not offered(name, role)):
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")  # a protocol error, as for any unknown tool
+            raise MCPError(
+                ErrorCode.INVALID_PARAMS, f"Unknown tool: {name}"
+            )  # a protocol error, as for any unknown tool
         result = await call_next(ctx)
         if ctx.method == "tools/list" and isinstance(result, dict) and isinstance(result.get("tools"), list):
             kept = [tool for tool in result["tools"] if not isinstance(tool, dict) or offered(tool.get("name"), role)]

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -28,6 +27,7 @@ from mcp_assay.demo.live import FirstFindings, SuiteJudge
 from mcp_assay.demo.processes import DraftsServer, start_proxy
 from mcp_assay.demo.session import SessionStep, drive_session
 from mcp_assay.report import render
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.model import FailOn, Report, merge_reports
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.behaviour.config import BehaviourConfig, parse_behaviour
@@ -280,14 +280,14 @@ def combine(
     merged.results = [
         r for r in merged.results if r.outcome in (Outcome.PASSED, Outcome.FAILED) or r.check not in established
     ]
-    merged.target = {
-        "kind": "demo",
-        "description": f"{server_url} (the drafts example server, {build} build)",
-        "transport": "streamable-http",
-        "proxy": proxy_url,
-        "client": client,
-        "recording": f"{files.session}, {files.suite}",
-    }
+    merged.target = Target(
+        kind="demo",
+        description=f"{server_url} (the drafts example server, {build} build)",
+        transport="streamable-http",
+        proxy=proxy_url,
+        client=client,
+        recording=f"{files.session}, {files.suite}",
+    )
     merged.tested = []
     eras = ", ".join(revision.name for revision in sorted(spec.window, reverse=True))
     merged.revision_note = (
@@ -295,9 +295,10 @@ def combine(
         f"{eras}, judged by the proxy"
     )
     merged.notes = list(dict.fromkeys([*notes, *merged.notes]))
-    stats: dict[str, Any] = {"duration_ms": duration_ms}
-    for key in ("exchanges", "messages"):
-        stats[key] = sum(int(report.stats.get(key, 0) or 0) for report in reports)
-    merged.stats = stats
+    merged.stats = Stats(
+        exchanges=sum(report.stats.exchanges or 0 for report in reports),
+        messages=sum(report.stats.messages or 0 for report in reports),
+        duration_ms=duration_ms,
+    )
     merged.fail_on = FailOn.MUST
     return merged

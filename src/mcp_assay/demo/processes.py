@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_assay.errors import TargetError, TargetUnreachable
+from mcp_assay.errors import TargetError, Unreachable
 from mcp_assay.testing import PROXY_READY, ProxyProcess
 
 __all__ = ["DraftsServer", "free_port", "start_proxy"]
@@ -87,7 +87,7 @@ class DraftsServer:
         deadline = time.monotonic() + timeout
         while True:
             if process.poll() is not None:
-                raise TargetUnreachable(
+                raise Unreachable(
                     f"the demo's example server (drafts, {build} build) exited with code {process.returncode} before "
                     f"it listened on {HOST}:{port}; its last output: {_tail(log, 3)} (all of it: {log})"
                 )
@@ -95,7 +95,7 @@ class DraftsServer:
                 return server
             if time.monotonic() > deadline:
                 server.stop()
-                raise TargetUnreachable(
+                raise Unreachable(
                     f"the demo's example server (drafts, {build} build) did not listen on {HOST}:{port} within "
                     f"{timeout:g} s; its last output: {_tail(log, 3)} (all of it: {log})"
                 )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
@@ -73,8 +74,9 @@ async def _sdk_session(url: str, token: str, revision: Revision, step: Steps) ->
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    mode = revision.name if revision.era == "modern" else "legacy"
-    async with httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30) as http:
+    mode = revision.name if revision.era is Era.MODERN else "legacy"
+    credential: dict[str, str] = {HeaderKey.AUTHORIZATION: f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=credential, timeout=30) as http:
         async with Client(streamable_http_client(url, http_client=http), mode=mode) as session:
             name = str(session.protocol_version)
             tools = await session.list_tools()
@@ -116,7 +118,7 @@ async def _suite_session(url: str, token: str, revision: Revision, step: Steps) 
     probe = Probe(name=ProbeName.DEMO_SESSION, family="demo", intent="the demo's ordinary client session")
     try:
         client: ModernClient | LegacyClient
-        if revision.era == "modern":
+        if revision.era is Era.MODERN:
             client = ModernClient(transport, revision)
         else:
             legacy = LegacyClient(transport, revision)

@@ -275,8 +275,8 @@ def _header(report: Report, console: Console, *, every_note: bool) -> int:
     """At most four lines on what was judged, then the notes that matter; returns how many notes it left out."""
     console.print(Text(report.title, style="bold"))
     target = report.target
-    over = ", ".join(str(target[key]) for key in ("kind", "transport") if target.get(key))
-    described = printable(str(target.get("description", "?")), newlines=False)
+    over = ", ".join(value for value in (target.kind, target.transport) if value)
+    described = printable(target.shown_description, newlines=False)
     console.print(f"target    {described}" + (f" ({over})" if over else ""), highlight=False, markup=False)
     if report.revision_note:
         console.print(f"revision  {printable(report.revision_note, newlines=False)}", highlight=False, markup=False)

@@ -10,9 +10,9 @@ baseline, and returns the :class:`~mcp_assay.report.model.Report` every writer r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from mcp_assay.audit import AuditLine
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import Baseline, apply_baseline
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.verdicts import RequirementText, SchemaInfo, Verdict
@@ -35,13 +35,13 @@ def unpinned_notes(schemas: Iterable[SchemaInfo]) -> list[str]:
 def build_report(
     verdicts: Sequence[Verdict],
     *,
-    target: Mapping[str, Any],
+    target: Target,
     schemas: Sequence[SchemaInfo],
     tested: Sequence[str] = (),
     revision_note: str = PER_MESSAGE,
     notes: Iterable[str] = (),
     audit: Sequence[AuditLine] = (),
-    stats: Mapping[str, Any] | None = None,
+    stats: Stats | None = None,
     fail_on: FailOn = FailOn.MUST,
     baseline: Baseline | None = None,
     glossary: Mapping[str, RequirementText] | None = None,
@@ -52,14 +52,14 @@ def build_report(
     says of the requirements the verdicts cite; ``unjudged`` why there was nothing to judge (no MCP peer)."""
     report = Report(
         results=list(verdicts),
-        target=dict(target),
+        target=target,
         tested=list(tested),
         revision_note=revision_note,
         window=[schema.revision for schema in schemas],
         schemas=list(schemas),
         notes=list(dict.fromkeys([*unpinned_notes(schemas), *notes])),
         audit=list(audit),
-        stats=dict(stats or {}),
+        stats=stats if stats is not None else Stats(),
         fail_on=fail_on,
         glossary=dict(glossary or {}),
         unjudged=unjudged,

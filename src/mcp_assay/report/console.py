@@ -280,10 +280,10 @@ def summary_lines(report: Report) -> tuple[str, str]:
         summary += f"  {counts['known']} known"
     stats = report.stats
     detail = f"{len(report.applied())} checks applied"
-    if stats.get("exchanges") is not None:
-        detail += f" to {stats.get('messages', 0)} messages in {stats['exchanges']} exchanges"
-    if stats.get("duration_ms") is not None:
-        detail += f", in {stats['duration_ms']} ms"
+    if stats.exchanges is not None:
+        detail += f" to {stats.messages if stats.messages is not None else 0} messages in {stats.exchanges} exchanges"
+    if stats.duration_ms is not None:
+        detail += f", in {stats.duration_ms} ms"
     if counts["not_applicable"]:
         detail += f" ({counts['not_applicable']} not applicable to this traffic, omitted)"
     return summary, detail

@@ -87,10 +87,10 @@ def render_junit(report: Report) -> str:
     """The report as a JUnit XML document (the common Jenkins/GitLab/GitHub dialect)."""
     section_of = {id(result): key for key, _, _, results in sections(report) for result in results}
     code, verdict = report.verdict()
-    root = ET.Element("testsuites", {"name": one_line(f"mcp-assay: {report.target.get('description', '?')}")})
+    root = ET.Element("testsuites", {"name": one_line(f"mcp-assay: {report.target.shown_description}")})
     properties = {
-        "target": str(report.target.get("description", "?")),
-        "kind": str(report.target.get("kind", "?")),
+        "target": report.target.shown_description,
+        "kind": report.target.shown_kind,
         "revision": report.revision or "",
         "tested": ", ".join(report.tested),
         "supported": ", ".join(report.window),
@@ -138,7 +138,7 @@ def render_junit(report: Report) -> str:
     for name, value in totals.items():
         root.set(name, str(value))
     root.set("errors", "1" if report.unjudged is not None else "0")
-    if report.stats.get("duration_ms") is not None:
-        root.set("time", f"{float(report.stats['duration_ms']) / 1000:.3f}")
+    if report.stats.duration_ms is not None:
+        root.set("time", f"{float(report.stats.duration_ms) / 1000:.3f}")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.verdicts import (
     Evidence,
     ExitCode,
@@ -41,6 +42,8 @@ __all__ = [
     "Report",
     "RequirementStatus",
     "SchemaInfo",
+    "Stats",
+    "Target",
     "merge_reports",
     "revision_order",
     "traffic_stats",
@@ -105,7 +108,7 @@ class Report:
     """A conformance report."""
 
     results: list[Verdict]
-    target: dict[str, Any] = field(default_factory=dict)
+    target: Target = field(default_factory=Target)
     """What was judged: ``kind`` (recording, proxy, tap, suite), ``description``, ``transport`` ..."""
     tested: list[str] = field(default_factory=list)
     """The revisions under test, newest first (a suite run tests every revision the server serves, each on its
@@ -116,7 +119,7 @@ class Report:
     schemas: list[SchemaInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     audit: list[AuditLine] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
     generated_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
     tool: str = f"mcp-assay {__version__}"
     fail_on: FailOn = FailOn.MUST
@@ -268,9 +271,9 @@ class Report:
     def target_rows(self) -> list[tuple[str, str]]:
         """The label/value lines a human-readable report opens with: what was judged, and against what."""
         target = self.target
-        rows = [("target", str(target.get("description", "?"))), ("kind", str(target.get("kind", "?")))]
-        if target.get("transport"):
-            rows.append(("transport", str(target["transport"])))
+        rows = [("target", target.shown_description), ("kind", target.shown_kind)]
+        if target.transport:
+            rows.append(("transport", target.transport))
         if self.window:
             # the revisions this tool judges, not the ones the server serves (the revision row says those)
             rows.append(("window", f"{', '.join(self.window)} (the revisions mcp-assay judges)"))
@@ -292,7 +295,7 @@ class Report:
             "schema": REPORT_SCHEMA,
             "tool": self.tool,
             "generated_at": self.generated_at,
-            "target": self.target,
+            "target": self.target.to_json(),
             "revisions": {
                 "under_test": self.revision,
                 "tested": list(self.tested),
@@ -319,7 +322,7 @@ class Report:
             "results": [_result_json(result) for result in self.results],
             "audit": [asdict(line) for line in self.audit],
             "notes": self.notes,
-            "stats": self.stats,
+            "stats": self.stats.to_json(),
         }
 
     @classmethod
@@ -336,14 +339,14 @@ class Report:
         tested = revisions.get("tested", [under_test] if isinstance(under_test, str) else [])
         return cls(
             results=[_result_from_json(item) for item in data.get("results", [])],
-            target=dict(data.get("target", {})),
+            target=Target.from_json(data.get("target", {})),
             tested=[str(name) for name in tested] if isinstance(tested, list) else [],
             revision_note=revisions.get("note", ""),
             window=list(revisions.get("window", [])),
             schemas=[SchemaInfo(**schema) for schema in revisions.get("schemas", [])],
             notes=list(data.get("notes", [])),
             audit=[AuditLine(**line) for line in data.get("audit", [])],
-            stats=dict(data.get("stats", {})),
+            stats=Stats.from_json(data.get("stats", {})),
             generated_at=str(data.get("generated_at", "")),
             tool=str(data.get("tool", "")),
             fail_on=FailOn(data.get("fail_on", "must")),
@@ -374,7 +377,7 @@ def _glossary_from_json(items: Any) -> dict[str, RequirementText]:
     return texts
 
 
-def traffic_stats(items: Iterable[Exchange]) -> dict[str, int]:
+def traffic_stats(items: Iterable[Exchange]) -> Stats:
     """How much traffic a report judged: ``exchanges`` (HTTP exchanges, stdio lines, process exits)
     and, apart from them, ``observations`` (audit lines, stderr, notes: what the tool saw beside the traffic)."""
     observations = exchanges = 0
@@ -383,7 +386,7 @@ def traffic_stats(items: Iterable[Exchange]) -> dict[str, int]:
             observations += 1
         else:
             exchanges += 1
-    return {"exchanges": exchanges, "observations": observations}
+    return Stats(exchanges=exchanges, observations=observations)
 
 
 def _baseline_from_json(data: Any) -> BaselineStatus | None:
@@ -473,12 +476,12 @@ def merge_reports(reports: Sequence[Report]) -> Report:
             merged[key] = _merge_pair(merged[key], result) if key in merged else result
     base = reports[0]
     judged = [report for report in reports if report.unjudged is None]
-    unjudged = [f"{report.target.get('description', '?')}: {report.unjudged}" for report in reports if report.unjudged]
+    unjudged = [f"{report.target.shown_description}: {report.unjudged}" for report in reports if report.unjudged]
     window = list(dict.fromkeys(rev for report in reports for rev in report.window))
     tested = revision_order({name for report in reports for name in report.tested}, window)
     return Report(
         results=list(merged.values()),
-        target={"kind": "merged", "description": " + ".join(str(r.target.get("description", "?")) for r in reports)},
+        target=Target(kind="merged", description=" + ".join(r.target.shown_description for r in reports)),
         tested=tested if all(report.tested for report in reports) else [],
         revision_note="merged from several reports",
         window=window,

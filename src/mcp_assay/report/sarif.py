@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from mcp_assay.report.about import Target
 from mcp_assay.report.console import sections
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.report.plain import evidence_lines, one_line
@@ -53,9 +54,9 @@ def _pascal(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part) or name
 
 
-def artifact_uri(target: Mapping[str, Any]) -> str:
+def artifact_uri(target: Target) -> str:
     """A repository-relative path naming the target, for a result's location (see the module docstring)."""
-    description = str(target.get("description") or "")
+    description = target.description or ""
     first = description.split(" + ")[0].split(" (")[0].split(", ")[0].strip()
     try:
         parts = urlsplit(_USERINFO.sub(r"\1", first))
@@ -205,7 +206,7 @@ def render_sarif(report: Report) -> str:
         "invocations": [_invocation(report, code, verdict)],
         "results": results,
         "properties": {
-            "target": {key: str(value) for key, value in report.target.items()},
+            "target": {key: str(value) for key, value in report.target.to_json().items()},
             "revision": report.revision,
             "tested": list(report.tested),
             "window": list(report.window),

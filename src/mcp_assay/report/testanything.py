@@ -100,7 +100,7 @@ def render_tap(report: Report) -> str:
     lines = [
         "TAP version 14",
         f"# {_line(title)}",
-        f"# target: {_line(str(target.get('description', '?')))} ({_line(str(target.get('kind', '?')))})",
+        f"# target: {_line(target.shown_description)} ({_line(target.shown_kind)})",
     ]
     if report.window:
         lines.append(f"# supported: {', '.join(report.window)}")

@@ -16,6 +16,8 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_assay.protocol import MetaKey
+
 __all__ = ["ERRATA", "EXAMPLE_ERRATA", "Erratum", "ExampleErratum", "apply_errata"]
 
 Defs = MutableMapping[str, Any]
@@ -71,7 +73,7 @@ def _ack_subscription_patch(defs: Defs) -> None:
     properties["_meta"] = {
         "allOf": [
             {"$ref": "#/$defs/NotificationMetaObject"},
-            {"$comment": comment("E2"), "required": ["io.modelcontextprotocol/subscriptionId"]},
+            {"$comment": comment("E2"), "required": [MetaKey.SUBSCRIPTION_ID]},
         ]
     }
     params["properties"] = properties

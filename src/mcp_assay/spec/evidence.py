@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from mcp_assay import __version__
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.redaction import Redactor
 from mcp_assay.shell import quote
 from mcp_assay.spec.context import Context
@@ -23,10 +24,17 @@ from mcp_assay.wire import Exchange, HttpExchange, StdioLine, answered_by_assay,
 
 __all__ = ["curl_command", "make_evidence"]
 
-_NOT_REPLAYED = ("host", "content-length", "connection", "accept-encoding", "user-agent")
-_SESSION = "mcp-session-id"
+_NOT_REPLAYED = (HeaderKey.HOST, "content-length", "connection", "accept-encoding", "user-agent")
 _PER_REQUEST = frozenset(
-    {_SESSION, "mcp-method", "mcp-name", "mcp-protocol-version", "content-type", "accept", "last-event-id"}
+    {
+        HeaderKey.SESSION_ID,
+        HeaderKey.METHOD,
+        HeaderKey.NAME,
+        HeaderKey.PROTOCOL_VERSION,
+        HeaderKey.CONTENT_TYPE,
+        HeaderKey.ACCEPT,
+        HeaderKey.LAST_EVENT_ID,
+    }
 )
 """Headers of one request (or of its session): the requests that open a fresh session for a replay leave them out."""
 _SESSION_VARIABLE = "MCP_SESSION"
@@ -76,22 +84,22 @@ def curl_command(exchange: HttpExchange, redactor: Redactor, *, session_revision
         (name, redactor.header(name, value)) for name, value in request.headers if name.lower() not in _NOT_REPLAYED
     ]
     body = redactor.text(body_text(request.body, limit=100_000)) if request.body else None
-    session = request.headers.get(_SESSION)
+    session = request.headers.get(HeaderKey.SESSION_ID)
     if session_revision is None or session is None:
         return _curl(request.method, url, headers, body, "-i")
     shared = [(name, value) for name, value in headers if name.lower() not in _PER_REQUEST]
     envelope: list[tuple[str, str | None]] = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
+        (Header.CONTENT_TYPE, MediaType.JSON),
+        (Header.ACCEPT, ACCEPT_BOTH),
     ]
     params = {"protocolVersion": session_revision, "capabilities": {}, "clientInfo": _REPLAY_CLIENT}
     initialize = json.dumps(
         {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, separators=(",", ":")
     )
     opened = _curl("POST", url, [*shared, *envelope], initialize, "-D", "-", "-o", "/dev/null")
-    in_session = [*shared, *envelope, ("MCP-Protocol-Version", session_revision), ("Mcp-Session-Id", None)]
+    in_session = [*shared, *envelope, (Header.PROTOCOL_VERSION, session_revision), (Header.SESSION_ID, None)]
     initialized = _curl("POST", url, in_session, _INITIALIZED, "-o", "/dev/null")
-    in_fresh = [(name, None if name.lower() == _SESSION else value) for name, value in headers]
+    in_fresh = [(name, None if name.lower() == HeaderKey.SESSION_ID else value) for name, value in headers]
     return " && ".join(
         [
             f"{_SESSION_VARIABLE}=$({opened} | grep -i '^mcp-session-id:' | cut -d' ' -f2 | tr -d '\\r')",
@@ -104,7 +112,7 @@ def curl_command(exchange: HttpExchange, redactor: Redactor, *, session_revision
 def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | None:
     """The revision of the live 2025 session the request ran in: one the server issued and nobody had ended
     before it (a made-up, foreign or ended id is replayed as it was, since that is what the request tested)."""
-    session = exchange.request.headers.get(_SESSION)
+    session = exchange.request.headers.get(HeaderKey.SESSION_ID)
     revision = ctx.log.session_revision(session) if session else None
     if revision is None:
         return None
@@ -112,7 +120,7 @@ def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | Non
         if other.time >= exchange.time:
             continue  # capture order is not always time order
         ended = other.request.method == "DELETE" and other.response is not None and other.response.status < 300
-        if ended and other.request.headers.get(_SESSION) == session:
+        if ended and other.request.headers.get(HeaderKey.SESSION_ID) == session:
             return None
     return revision
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["FEATURES", "derive_features"]
+from mcp_assay.protocol import MetaKey
 
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+__all__ = ["FEATURES", "derive_features"]
 
 
 def _required(defs: Mapping[str, Any], name: str) -> list[str]:
@@ -80,11 +78,11 @@ def derive_features(defs: Mapping[str, Any]) -> frozenset[str]:
         if definition in defs:
             found.add(feature)
     meta_required = _required(defs, "RequestMetaObject")
-    if PROTOCOL_VERSION_KEY in meta_required:
+    if MetaKey.PROTOCOL_VERSION in meta_required:
         found.add("per_request_version")
-    if CLIENT_CAPABILITIES_KEY in meta_required:
+    if MetaKey.CLIENT_CAPABILITIES in meta_required:
         found.add("per_request_capabilities")
-    if LOG_LEVEL_KEY in _properties(defs, "RequestMetaObject"):
+    if MetaKey.LOG_LEVEL in _properties(defs, "RequestMetaObject"):
         found.add("per_request_log_level")
     if "resultType" in _required(defs, "Result"):
         found.add("result_envelope")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.protocol import Era
 from mcp_assay.spec.errata import apply_errata
 from mcp_assay.spec.features import derive_features
 from mcp_assay.spec.sources import SPEC_DIR_ENV, Origin, SchemaFile, locate_schemas
@@ -49,9 +50,9 @@ class Revision:
         return feature in self.features
 
     @property
-    def era(self) -> str:
-        """``modern`` for per-request versioning, ``handshake`` for initialize-negotiated revisions."""
-        return "modern" if "per_request_version" in self.features else "handshake"
+    def era(self) -> Era:
+        """:attr:`Era.MODERN` for per-request versioning, :attr:`Era.HANDSHAKE` for initialize-negotiated revisions."""
+        return Era.MODERN if "per_request_version" in self.features else Era.HANDSHAKE
 
     def __lt__(self, other: Revision) -> bool:
         return self.ordinal < other.ordinal

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from mcp_assay.errors import Unreachable
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.selection import Selection, handshake_revision
-from mcp_assay.suite.transports import Unreachable
 from mcp_assay.suite.transports.connect import address_of
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, ProcessExit, StdioLine

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.redaction import Redactor
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials
@@ -106,7 +107,7 @@ class SuiteConfig:
     """The server is meant to serve modern revisions only: the handshake era is not tested, and an
     ``initialize`` the server answers anyway is a finding (VER-15, VER-21)."""
     token: str | None = None
-    auth_header: str = "authorization"
+    auth_header: str = HeaderKey.AUTHORIZATION
     auth_scheme: str = "Bearer"
     auth_mode: str = "header"
     auth_query_param: str = "token"

@@ -19,16 +19,17 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import HarnessError, NoAnswer
 from mcp_assay.probe_names import registered
+from mcp_assay.protocol import Era
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, ExchangeRecorded
-from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.stub.session import StubSession
-from mcp_assay.suite.transports import NoAnswer, Reply, Transport
+from mcp_assay.suite.transports import Reply, Transport
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
@@ -132,7 +133,7 @@ class Family:
     requirements: frozenset[str]
     """Requirement IDs whose checks judge this family's traffic (for blocked-by bookkeeping)."""
     run: Callable[[SuiteContext], Awaitable[None]]
-    eras: frozenset[str] = frozenset({"modern", "handshake"})
+    eras: frozenset[Era] = frozenset(Era)
     capability: str | None = None
     """The server capability the family needs; not advertised -> the family is not sent."""
     transports: frozenset[str] = frozenset({"http", "stdio"})

@@ -6,7 +6,7 @@ Every value is handed to the :class:`~mcp_assay.redaction.Redactor` before the f
 reports, recordings, reproductions and progress output never show it.
 
 A refused credential is not a finding about conformance: the run stops the affected cases and
-reports them *not verified* with the server's own answer (:class:`CredentialsRefused`).
+reports them *not verified* with the server's own answer (:class:`~mcp_assay.errors.CredentialsRefused`).
 """
 
 from __future__ import annotations
@@ -17,28 +17,14 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.redaction import Redactor
 
-__all__ = ["AUTH_MODES", "Credentials", "CredentialsRefused", "parse_header"]
+__all__ = ["AUTH_MODES", "Credentials", "parse_header"]
 
 AUTH_MODES = ("header", "query", "none")
 _SECRETISH = re.compile(r"(auth|token|key|secret|session|cookie|password|credential|signature)", re.IGNORECASE)
 _TOKEN_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-
-
-class CredentialsRefused(Exception):
-    """The target answered 401 or 403: what it said is the reason the cases could not run."""
-
-    def __init__(self, status: int, answer: str, challenge: str | None = None) -> None:
-        self.status = status
-        self.answer = answer
-        self.challenge = challenge
-        text = f"the server refused the credentials: HTTP {status}"
-        if challenge:
-            text += f" (WWW-Authenticate: {challenge})"
-        if answer:
-            text += f": {answer}"
-        super().__init__(text)
 
 
 def parse_header(value: str) -> tuple[str, str]:
@@ -55,7 +41,7 @@ class Credentials:
     """How the run authenticates; :meth:`apply` puts it on a request."""
 
     token: str | None = None
-    auth_header: str = "authorization"
+    auth_header: str = HeaderKey.AUTHORIZATION
     auth_scheme: str = "Bearer"
     auth_mode: str = "header"
     auth_query_param: str = "token"
@@ -83,7 +69,7 @@ class Credentials:
         pairs = tuple(parse_header(item) if isinstance(item, str) else (item[0], item[1]) for item in headers)
         return cls(
             token=token or None,
-            auth_header=auth_header or "authorization",
+            auth_header=auth_header or HeaderKey.AUTHORIZATION,
             auth_scheme="Bearer" if auth_scheme is None else auth_scheme,
             auth_mode=auth_mode or "header",
             auth_query_param=auth_query_param or "token",

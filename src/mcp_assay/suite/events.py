@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcp_assay.audit import AuditLine
+from mcp_assay.report.about import Stats, Target
 from mcp_assay.suite.oauth.steps import Line
 from mcp_assay.verdicts import Verdict
 from mcp_assay.wire import Exchange
@@ -79,14 +78,14 @@ class RunFinished:
 
     verdicts: tuple[Verdict, ...]
     """Every check's verdict in every revision tested (each names its revision)."""
-    target: Mapping[str, Any]
+    target: Target
     """What was run against: ``kind``, ``description``, ``transport``, the credentials used, what it offered."""
     tested: tuple[str, ...]
     """The revisions tested, newest first."""
     revision_note: str
     notes: tuple[str, ...] = ()
     audit: tuple[AuditLine, ...] = ()
-    stats: Mapping[str, Any] = field(default_factory=dict)
+    stats: Stats = field(default_factory=Stats)
     unjudged: str | None = None
     """Why there was nothing to judge (no MCP server there, or none that could be driven): the report then makes
     no conformance statement and the exit code is 3."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.errors import TargetUnreachable
+from mcp_assay.errors import Unreachable
 from mcp_assay.wire import LISTENING
 
 __all__ = ["LISTENING", "LaunchedServer", "launch", "listening_addresses"]
@@ -94,7 +94,7 @@ def _port_of(url: str) -> tuple[str, int]:
 async def launch(argv: Sequence[str], url: str, *, timeout: float) -> LaunchedServer:
     """Start ``argv`` in a session of its own and wait until ``url``'s port accepts a connection.
 
-    Raises :class:`TargetUnreachable` (exit 3) when the command cannot start, exits first, or
+    Raises :class:`Unreachable` (exit 3) when the command cannot start, exits first, or
     the port stays closed for ``timeout`` seconds; the server is stopped before that."""
     host, port = _port_of(url)
     command = shlex.join(argv)
@@ -107,14 +107,14 @@ async def launch(argv: Sequence[str], url: str, *, timeout: float) -> LaunchedSe
             start_new_session=True,
         )
     except OSError as exc:
-        raise TargetUnreachable(f"--serve {command}: could not start it ({exc.strerror or exc})") from exc
+        raise Unreachable(f"--serve {command}: could not start it ({exc.strerror or exc})") from exc
     server = LaunchedServer(tuple(argv), process)
     server.readers.append(asyncio.create_task(_drain(process.stdout, server.output)))
     deadline = time.monotonic() + timeout
     while True:
         if process.returncode is not None:
             await server.stop()
-            raise TargetUnreachable(
+            raise Unreachable(
                 f"--serve {command} exited with code {process.returncode} before {host}:{port} accepted "
                 f"connections; its last output: {server.tail()}"
             )
@@ -123,7 +123,7 @@ async def launch(argv: Sequence[str], url: str, *, timeout: float) -> LaunchedSe
         except (OSError, TimeoutError):
             if time.monotonic() > deadline:
                 await server.stop()
-                raise TargetUnreachable(
+                raise Unreachable(
                     f"--serve {command}: {host}:{port} did not accept connections within {timeout:g} s "
                     f"(--serve-timeout); its last output: {server.tail()}"
                 ) from None

@@ -12,16 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcp_assay.errors import HarnessError
 from mcp_assay.jsonrpc import parse_message
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.shared.common import issues_text
 from mcp_assay.verdicts import Side
 
-__all__ = ["HarnessError", "encode", "validate_outgoing"]
-
-
-class HarnessError(Exception):
-    """The suite was about to send a message its own revision's schema rejects."""
+__all__ = ["encode", "validate_outgoing"]
 
 
 def encode(payload: Any) -> bytes:

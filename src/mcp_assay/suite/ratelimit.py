@@ -20,19 +20,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-__all__ = ["RateLimited", "RateLimiter", "parse_retry_after"]
+from mcp_assay.errors import RateLimited
+
+__all__ = ["RateLimiter", "parse_retry_after"]
 
 FIRST_BACKOFF = 1.0
 MAX_BACKOFF = 30.0
-
-
-class RateLimited(Exception):
-    """The target kept rate-limiting past the retry budget."""
-
-    def __init__(self, detail: str, waited: float) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.waited = waited
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

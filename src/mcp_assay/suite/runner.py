@@ -37,10 +37,23 @@ from typing import Any
 import httpx
 
 from mcp_assay.audit import audit_lines
-from mcp_assay.errors import AssayError, ConfigError, TargetUnreachable
+from mcp_assay.errors import (
+    AssayError,
+    ConfigError,
+    CredentialsRefused,
+    HarnessError,
+    NoAnswer,
+    RateLimited,
+    ServerExited,
+    TransportFailure,
+    Unreachable,
+)
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
+from mcp_assay.report.about import Stats
+from mcp_assay.report.about import Target as JudgedTarget
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
@@ -53,7 +66,6 @@ from mcp_assay.suite.absence import Seen, usable_answer, why_no_answer_was_usabl
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, Router, SuiteContext
-from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.events import (
     Event,
     FamilyFinished,
@@ -65,11 +77,10 @@ from mcp_assay.suite.events import (
 from mcp_assay.suite.judging import MODERN_ONLY, RUN_OBSERVATION, judge_suite_log, revision_of_items, suite_scope
 from mcp_assay.suite.launch import LaunchedServer, launch
 from mcp_assay.suite.oauth import SignIn
-from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm as handshake_confirm
 from mcp_assay.suite.probes.handshake import teardown as handshake_teardown
-from mcp_assay.suite.ratelimit import RateLimited, RateLimiter
+from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.selection import (
     Selection,
     handshake_revision,
@@ -88,7 +99,7 @@ from mcp_assay.suite.signin import (
 )
 from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.target import Target
-from mcp_assay.suite.transports import NoAnswer, ServerExited, Transport, TransportFailure, Unreachable
+from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.suite.turns import Turns
@@ -233,7 +244,7 @@ class _Run:
                     b"",
                     probe=Probe(name=ProbeName.HANDSHAKE_CLOSE_SELECTION_SESSION, family="handshake", intent="cleanup"),
                     expect=None,
-                    headers={k: v for k, v in legacy.headers().items() if k.lower() != "content-type"},
+                    headers={k: v for k, v in legacy.headers().items() if k.lower() != HeaderKey.CONTENT_TYPE},
                     method="DELETE",
                     timeout=min(self.config.timeout, 3.0),
                 )
@@ -258,13 +269,13 @@ class _Run:
 
     # -- one revision ----------------------------------------------------------------------------
     def _context(self, selection: Selection, revision: Revision) -> SuiteContext:
-        if revision.era == "modern":
+        if revision.era is Era.MODERN:
             reply = selection.discover
             source = "server/discover"
         else:
             reply = selection.initialize
             source = "initialize"
-        result = reply.result if reply is not None and (reply.ok or revision.era == "handshake") else None
+        result = reply.result if reply is not None and (reply.ok or revision.era is Era.HANDSHAKE) else None
         capabilities = result.get("capabilities") if isinstance(result, dict) else None
         client = selection.client_for(revision)
         assert client is not None
@@ -304,7 +315,7 @@ class _Run:
     async def _revision(self, ctx: SuiteContext) -> None:
         """Every case of one revision, then its session's end; its connections are closed after."""
         try:
-            if ctx.revision.era == "handshake" and self.tokenless is None:
+            if ctx.revision.era is Era.HANDSHAKE and self.tokenless is None:
                 async with self.turns.take(exclusive=False):
                     await self._guarded(ctx, frozenset({"HS-08", "HS-09"}), handshake_confirm(ctx))
             await self.families_(ctx)
@@ -324,7 +335,7 @@ class _Run:
             return None
         known = ctx.advertises(family.capability)
         if known is None:
-            where = "server/discover" if era == "modern" else "initialize"
+            where = "server/discover" if era is Era.MODERN else "initialize"
             return f"the server's capabilities are unknown ({where} gave none): no {family.capability} case could run"
         return None if known else "skip"
 
@@ -345,7 +356,7 @@ class _Run:
                 self._finished(FamilyFinished(family.name, skipped=ctx.transport_dead, revision=name))
                 continue
             if verdict is not None:
-                blocked_by = "VER-06" if ctx.revision.era == "modern" else "HS-04"
+                blocked_by = "VER-06" if ctx.revision.era is Era.MODERN else "HS-04"
                 ctx.skip(verdict, requirements=family.requirements, blocked_by=blocked_by)
                 self._finished(FamilyFinished(family.name, skipped=verdict, revision=name))
                 continue
@@ -569,24 +580,24 @@ class _Run:
         description = self.redactor.url(self.config.url) if self.config.url else self.redactor.text(self.config.target)
         return RunFinished(
             verdicts=tuple(verdicts),
-            target={
-                "kind": "suite",
-                "description": description,
-                "transport": "streamable-http" if self.config.url else "stdio",
-                "credentials": self.credentials.describe(),
-                "offered": dict(selection.offered) if selection is not None else {},
-            },
+            target=JudgedTarget(
+                kind="suite",
+                description=description,
+                transport="streamable-http" if self.config.url else "stdio",
+                credentials=self.credentials.describe(),
+                offered=dict(selection.offered) if selection is not None else {},
+            ),
             tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
             revision_note=selection.note if selection is not None else "",
             notes=tuple(notes),
             audit=tuple(audit_lines(self.log)),
-            stats={
-                "exchanges": len(self.log),
-                "messages": len(self.log.messages()),
-                "requests": sum(1 for item in self.log.http_exchanges())
+            stats=Stats(
+                exchanges=len(self.log),
+                messages=len(self.log.messages()),
+                requests=sum(1 for item in self.log.http_exchanges())
                 + sum(1 for line in self.log.stdio_lines() if line.probe is not None),
-                "duration_ms": round((time.perf_counter() - self.started) * 1000),
-            },  # fmt: skip
+                duration_ms=round((time.perf_counter() - self.started) * 1000),
+            ),  # fmt: skip
             unjudged=self.unjudged,
         )
 
@@ -596,8 +607,8 @@ def check_revisions(config: SuiteConfig, spec: SpecSet) -> None:
     if not config.spec_version:
         return
     revision = spec.require(config.spec_version)
-    if config.modern_only and revision.era != "modern":
-        modern = ", ".join(rev.name for rev in spec.window if rev.era == "modern") or "none in the window"
+    if config.modern_only and revision.era is not Era.MODERN:
+        modern = ", ".join(rev.name for rev in spec.window if rev.era is Era.MODERN) or "none in the window"
         raise ConfigError(
             f"--spec-version {revision.name} is a handshake revision, but --modern-only says the server serves "
             f"none; drop one of them (modern revisions: {modern})"
@@ -647,7 +658,7 @@ async def arun(
         if config.serve and config.url:
             try:
                 launched = await launch(config.serve, config.url, timeout=config.serve_timeout)
-            except TargetUnreachable as exc:  # no server came up: nothing to judge, and the report says why
+            except Unreachable as exc:  # no server came up: nothing to judge, and the report says why
                 state = _Run(config, spec, emit, mock=mock, checks=checks, families=families)
                 state.unjudged = state.redactor.text(str(exc))
                 finished = state.finished(None, ())

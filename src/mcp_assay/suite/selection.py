@@ -31,18 +31,23 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import (
+    CredentialsRefused,
+    HarnessError,
+    NoAnswer,
+    RateLimited,
+    ServerExited,
+    TransportFailure,
+    Unreachable,
+)
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.revisions import Revision, SpecSet
-from mcp_assay.suite.credentials import CredentialsRefused
-from mcp_assay.suite.outgoing import HarnessError
-from mcp_assay.suite.ratelimit import RateLimited
 from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Transport, TransportFailure, Unreachable
+from mcp_assay.suite.transports import Reply, Transport
 from mcp_assay.wire import Probe
 
 __all__ = ["Selection", "handshake_revision", "mark_unusable", "modern_revision", "select_revision"]
-
-UNSUPPORTED_VERSION = -32022
 
 
 def modern_revision(spec: SpecSet) -> Revision | None:
@@ -85,7 +90,7 @@ class Selection:
 
     def client_for(self, revision: Revision) -> ModernClient | LegacyClient | None:
         """The client selection opened for ``revision``'s era (its discover answer or its session)."""
-        return self.modern if revision.era == "modern" else self.legacy
+        return self.modern if revision.era is Era.MODERN else self.legacy
 
 
 def _versions(value: Any) -> list[str] | None:
@@ -101,7 +106,7 @@ def read_discover(reply: Reply) -> tuple[list[str] | None, str]:
         if versions is not None:
             return versions, f"server/discover lists {', '.join(versions) or 'no versions'}"
         return None, "server/discover answered without a usable supportedVersions list"
-    if reply.error_code == UNSUPPORTED_VERSION:
+    if reply.error_code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
         data = reply.error.get("data") if reply.error else None
         versions = _versions(data.get("supported")) if isinstance(data, dict) else None
         if versions is not None:
@@ -246,7 +251,7 @@ def _testable(selection: Selection, served: list[Revision]) -> tuple[list[Revisi
     tested: list[Revision] = []
     untestable: list[str] = []
     for revision in served:
-        if revision.era == "modern":
+        if revision.era is Era.MODERN:
             usable = selection.modern is not None
             why = "no connection could be opened for it"
         else:
@@ -287,7 +292,7 @@ def _modern_only(
     handshake_answer: str,
 ) -> Selection:
     """``--modern-only``: test the modern revisions served (the newest, if discover names none)."""
-    modern = [rev for rev in served if rev.era == "modern"]
+    modern = [rev for rev in served if rev.era is Era.MODERN]
     if not modern and modern_rev is not None:
         modern = [modern_rev]
     if not modern:

@@ -19,29 +19,21 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.jsonrpc import IdKey, id_key
+from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType, MetaKey
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.transports import Reply, StreamControl, Transport
 from mcp_assay.wire import Probe
 
 __all__ = [
-    "CLIENT_CAPABILITIES_KEY",
     "CLIENT_INFO",
-    "CLIENT_INFO_KEY",
-    "LOG_LEVEL_KEY",
     "LegacyClient",
     "ModernClient",
-    "PROTOCOL_VERSION_KEY",
     "encode_header_value",
     "mirrored_params",
 ]
 
-PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 CLIENT_INFO = {"name": "mcp-assay", "version": __version__}
-ACCEPT = "application/json, text/event-stream"
 _SENTINEL_PREFIX = "=?base64?"
 _SENTINEL_SUFFIX = "?="
 
@@ -98,7 +90,7 @@ def mirrored_params(tool: Mapping[str, Any] | None, arguments: Any) -> dict[str,
             text = value
         else:
             continue
-        headers[f"Mcp-Param-{header}"] = encode_header_value(text)
+        headers[f"{Header.PARAM_PREFIX}{header}"] = encode_header_value(text)
     return headers
 
 
@@ -157,9 +149,9 @@ class ModernClient:
 
     def meta(self, *, drop: Iterable[str] = (), **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {
-            PROTOCOL_VERSION_KEY: self.revision.name,
-            CLIENT_CAPABILITIES_KEY: dict(self.capabilities),
-            CLIENT_INFO_KEY: dict(self.client_info),
+            MetaKey.PROTOCOL_VERSION: self.revision.name,
+            MetaKey.CLIENT_CAPABILITIES: dict(self.capabilities),
+            MetaKey.CLIENT_INFO: dict(self.client_info),
         }
         meta.update(extra)
         for key in drop:
@@ -186,27 +178,27 @@ class ModernClient:
 
     def headers(self, body: Any, *, version: str | None = None) -> dict[str, str]:
         """The standard 2026 HTTP headers that mirror ``body``."""
-        headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+        headers: dict[str, str] = {Header.CONTENT_TYPE: MediaType.JSON, Header.ACCEPT: ACCEPT_BOTH}
         if not isinstance(body, dict):
-            headers["MCP-Protocol-Version"] = version or self.revision.name
+            headers[Header.PROTOCOL_VERSION] = version or self.revision.name
             return headers
         raw_params = body.get("params")
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         raw_meta = params.get("_meta")
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-        declared = meta.get(PROTOCOL_VERSION_KEY)
-        headers["MCP-Protocol-Version"] = version or (declared if isinstance(declared, str) else self.revision.name)
+        declared = meta.get(MetaKey.PROTOCOL_VERSION)
+        headers[Header.PROTOCOL_VERSION] = version or (declared if isinstance(declared, str) else self.revision.name)
         method = body.get("method")
         if isinstance(method, str) and "id" in body:
-            headers["Mcp-Method"] = method
+            headers[Header.METHOD] = method
             if method in ("tools/call", "prompts/get") and isinstance(params.get("name"), str):
-                headers["Mcp-Name"] = encode_header_value(params["name"])
+                headers[Header.NAME] = encode_header_value(params["name"])
             if method == "resources/read" and isinstance(params.get("uri"), str):
-                headers["Mcp-Name"] = encode_header_value(params["uri"])
+                headers[Header.NAME] = encode_header_value(params["uri"])
             if method == "tools/call" and isinstance(params.get("name"), str):
                 headers.update(mirrored_params(self.tools.get(params["name"]), params.get("arguments")))
         elif isinstance(method, str):
-            headers["Mcp-Method"] = method
+            headers[Header.METHOD] = method
         return headers
 
     async def send(
@@ -276,11 +268,11 @@ class LegacyClient:
         return body
 
     def headers(self, *, session: bool = True, version: bool = True) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+        headers: dict[str, str] = {Header.CONTENT_TYPE: MediaType.JSON, Header.ACCEPT: ACCEPT_BOTH}
         if version and self.negotiated is not None:
-            headers["MCP-Protocol-Version"] = self.negotiated
+            headers[Header.PROTOCOL_VERSION] = self.negotiated
         if session and self.session is not None:
-            headers["Mcp-Session-Id"] = self.session
+            headers[Header.SESSION_ID] = self.session
         return headers
 
     async def send(
@@ -325,7 +317,7 @@ class LegacyClient:
             self.initialize_result = result
             capabilities = result.get("capabilities")
             self.capabilities = capabilities if isinstance(capabilities, dict) else {}
-            session = reply.headers.get("mcp-session-id")
+            session = reply.headers.get(HeaderKey.SESSION_ID)
             if session:
                 self.session = session
         return reply

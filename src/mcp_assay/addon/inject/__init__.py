@@ -23,7 +23,6 @@ from mcp_assay.addon.inject import cut, headers, hold, session, version
 from mcp_assay.addon.inject.plan import (
     DEFAULT_HOLD_MS,
     Case,
-    Era,
     InjectFamily,
     Plan,
     RequestFacts,
@@ -36,7 +35,6 @@ __all__ = [
     "DEFAULT_HOLD_MS",
     "MAX_HOLD_MS",
     "Case",
-    "Era",
     "InjectFamily",
     "Plan",
     "RequestFacts",

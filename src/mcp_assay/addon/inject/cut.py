@@ -19,8 +19,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era
 from mcp_assay.sse import SseEvent, parse_sse
 
 __all__ = ["CASES", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern", "encode_event"]
@@ -42,7 +43,7 @@ CUT_MODERN = Case(
 CUT_LEGACY = Case(
     name=ProbeName.INJECT_STREAM_CUT,
     family=InjectFamily.CUT,
-    era=Era.LEGACY,
+    era=Era.HANDSHAKE,
     transports=_HTTP,
     intent=f"the server's event stream ended early after an event with an id and retry: {RETRY_MS}: the client "
     f"waits at least {RETRY_MS} ms, then resumes with GET and Last-Event-ID (HTTP-43)",

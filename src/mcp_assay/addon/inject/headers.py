@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, ErrorCode
 
-__all__ = ["CASES", "HEADER_MISMATCH", "REFUSAL", "refusal", "respelled"]
+__all__ = ["CASES", "REFUSAL", "refusal", "respelled"]
 
-HEADER_MISMATCH = -32020
 _HTTP = frozenset({"http"})
 
 REFUSAL = Case(
@@ -35,7 +35,7 @@ REFUSAL = Case(
 CASE_LEGACY = Case(
     name=ProbeName.INJECT_HEADER_CASE,
     family=InjectFamily.HEADERS,
-    era=Era.LEGACY,
+    era=Era.HANDSHAKE,
     transports=_HTTP,
     intent="the answer's header names are respelled in another case: the client still finds Mcp-Session-Id and "
     "sends it on every later request (HTTP-14, HS-19)",
@@ -67,7 +67,7 @@ def refusal(ident: Any) -> dict[str, Any]:
         "jsonrpc": "2.0",
         "id": ident,
         "error": {
-            "code": HEADER_MISMATCH,
+            "code": ErrorCode.HEADER_MISMATCH,
             "message": "Mcp-Param header does not match the tool's x-mcp-header parameters (injected by mcp-assay)",
         },
     }

@@ -11,8 +11,9 @@ CAN-10. A client that simply waits the hold out is *not verified*: its timeout i
 
 from __future__ import annotations
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era
 
 __all__ = ["CASES", "HELD_INITIALIZE"]
 
@@ -21,7 +22,7 @@ _BOTH = frozenset({"http", "stdio"})
 HELD_INITIALIZE = Case(
     name=ProbeName.INJECT_HELD_INITIALIZE,
     family=InjectFamily.HOLD,
-    era=Era.LEGACY,
+    era=Era.HANDSHAKE,
     transports=_BOTH,
     intent="the initialize answer is held back past the client's timeout: the client never cancels initialize (CAN-10)",
     point=lambda facts: facts.is_request and facts.method == "initialize",
@@ -39,4 +40,4 @@ def _held(era: Era) -> Case:
     )
 
 
-CASES = (HELD_INITIALIZE, _held(Era.MODERN), _held(Era.LEGACY))
+CASES = (HELD_INITIALIZE, _held(Era.MODERN), _held(Era.HANDSHAKE))

@@ -34,6 +34,7 @@ from mcp_assay.addon.inject import (
 from mcp_assay.addon.inject.plan import Plan, RequestFacts
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, HeaderKey, MediaType
 from mcp_assay.recording import observation_record
 from mcp_assay.wire import Probe
 
@@ -153,7 +154,9 @@ class Injector:
         if plan is None:
             return
         for case in plan.unmet():
-            self._observe(case.probe(), "", f"injection {case.name} ({case.era}) never met its point in this session")
+            self._observe(
+                case.probe(), "", f"injection {case.name} ({case.era.recorded}) never met its point in this session"
+            )
 
     # -- deciding ------------------------------------------------------------------------------------
     def _offer(self, flow: Any, plan: Plan) -> None:
@@ -188,7 +191,7 @@ class Injector:
             self._answer(flow, 400, _json(headers.refusal(facts.ident)))
             self._mark(flow, case.probe(), f"refused {facts.method} with -32020")
         elif name is ProbeName.INJECT_STREAM_CUT:
-            self._answer(flow, 200, cut.cut_modern(), "text/event-stream")
+            self._answer(flow, 200, cut.cut_modern(), MediaType.EVENT_STREAM)
             self._mark(flow, case.probe(), f"ended the event stream of {facts.method} before its answer")
         elif case in hold.CASES:
             self._holding[str(flow.id)] = case
@@ -198,7 +201,7 @@ class Injector:
         plan = self.plan
         response = flow.response
         assert plan is not None
-        streamed_answer = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+        streamed_answer = response.headers.get(HeaderKey.CONTENT_TYPE, "").lower().startswith(MediaType.EVENT_STREAM)
         for case in candidates:
             if case.name is ProbeName.INJECT_STREAM_CUT:
                 if response.status_code == 200 and streamed_answer and plan.confirm(case, ENDPOINT):
@@ -209,7 +212,7 @@ class Injector:
             elif case.name is ProbeName.INJECT_HEADER_CASE:
                 if not str(response.http_version).upper().startswith("HTTP/1"):
                     continue
-                if facts.method == "initialize" and "mcp-session-id" not in response.headers:
+                if facts.method == "initialize" and HeaderKey.SESSION_ID not in response.headers:
                     continue
                 if plan.confirm(case, ENDPOINT):
                     response.headers.fields = tuple((name.swapcase(), value) for name, value in response.headers.fields)
@@ -218,11 +221,11 @@ class Injector:
 
     # -- acting --------------------------------------------------------------------------------------
     @staticmethod
-    def _answer(flow: Any, status: int, body: bytes, content_type: str = "application/json") -> None:
+    def _answer(flow: Any, status: int, body: bytes, content_type: str = MediaType.JSON) -> None:
         from mitmproxy import http
 
-        headers = {"content-type": content_type}
-        if content_type == "text/event-stream":
+        headers: dict[str, str] = {HeaderKey.CONTENT_TYPE: content_type}
+        if content_type == MediaType.EVENT_STREAM:
             headers["cache-control"] = "no-cache"
         flow.response = http.Response.make(status, body, headers)
         flow.metadata[WHOLE] = True  # made whole here: there is nothing to stream through
@@ -249,14 +252,15 @@ class Injector:
         self._resumable[resumable.event_id] = resumable
 
     def _resume(self, flow: Any) -> None:
-        last = flow.request.headers.get("last-event-id")
+        last = flow.request.headers.get(HeaderKey.LAST_EVENT_ID)
         resumable = self._resumable.pop(last, None) if last else None
         if resumable is None:
             return
-        self._answer(flow, 200, resumable.rest, "text/event-stream")
+        self._answer(flow, 200, resumable.rest, MediaType.EVENT_STREAM)
         probe = Probe(
             name=ProbeName.INJECT_STREAM_RESUME, family="inject-cut", injected=True,
-            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it", tags={"era": "legacy"},
+            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it",
+            tags={"era": Era.HANDSHAKE.recorded},
         )  # fmt: skip
         self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
 

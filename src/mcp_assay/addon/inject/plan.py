@@ -27,20 +27,18 @@ from typing import Any
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, HeaderKey, MediaType, MetaKey
 from mcp_assay.wire import Probe
 
 __all__ = [
     "DEFAULT_HOLD_MS",
-    "MODERN_META_KEY",
     "Case",
-    "Era",
     "InjectFamily",
     "Plan",
     "RequestFacts",
     "parse_families",
 ]
 
-MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
 DEFAULT_HOLD_MS = 3000
 """How long a held answer is held back (``--inject-hold-ms``): past a client's timeout, bounded."""
 NOT_ORDINARY = frozenset({"initialize", "server/discover", "subscriptions/listen", "ping"})
@@ -60,13 +58,6 @@ class InjectFamily(StrEnum):
     """Respell response header names in another legal case; refuse one ``tools/call`` with ``-32020`` (HTTP)."""
     CUT = "cut"
     """End one event-stream answer before its final response (HTTP)."""
-
-
-class Era(StrEnum):
-    MODERN = "modern"
-    """A request carrying the 2026 per-request ``_meta`` version."""
-    LEGACY = "legacy"
-    """A handshake-era request (``initialize``, or a request without the 2026 envelope)."""
 
 
 def parse_families(text: str | Iterable[str] | None) -> frozenset[InjectFamily]:
@@ -95,6 +86,7 @@ class RequestFacts:
     """The request's ``id`` (``None`` for a notification)."""
     is_request: bool = False
     era: Era | None = None
+    """:attr:`Era.MODERN` for a request carrying the 2026 ``_meta`` version, else :attr:`Era.HANDSHAKE`."""
     version: str | None = None
     """The version the request declares (2026 ``_meta``; else the 2025 header or ``initialize`` offer)."""
     session_id: str | None = None
@@ -114,16 +106,16 @@ class RequestFacts:
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         raw_meta = params.get("_meta")
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-        declared = meta.get(MODERN_META_KEY)
+        declared = meta.get(MetaKey.PROTOCOL_VERSION)
         lowered = {name.lower(): value for name, value in (headers or {}).items()}
         version: str | None
         if isinstance(declared, str):
             era, version = Era.MODERN, declared
         else:
             offered = params.get("protocolVersion") if payload["method"] == "initialize" else None
-            era = Era.LEGACY
-            version = offered if isinstance(offered, str) else lowered.get("mcp-protocol-version")
-        accept = lowered.get("accept", "")
+            era = Era.HANDSHAKE
+            version = offered if isinstance(offered, str) else lowered.get(HeaderKey.PROTOCOL_VERSION)
+        accept = lowered.get(HeaderKey.ACCEPT, "")
         return cls(
             transport=transport,
             method=payload["method"],
@@ -131,8 +123,8 @@ class RequestFacts:
             is_request="id" in payload,
             era=era,
             version=version,
-            session_id=lowered.get("mcp-session-id"),
-            streams=transport == "stdio" or "text/event-stream" in accept or "*/*" in accept,
+            session_id=lowered.get(HeaderKey.SESSION_ID),
+            streams=transport == "stdio" or MediaType.EVENT_STREAM in accept or "*/*" in accept,
         )
 
     @property
@@ -166,7 +158,7 @@ class Case:
         """The tag the injected exchange carries in the recording and in every report."""
         return Probe(
             name=self.name, family=f"inject-{self.family.value}", intent=self.intent, injected=True,
-            tags={"era": self.era.value, **tags},
+            tags={"era": self.era.recorded, **tags},
         )  # fmt: skip
 
     def matches(self, facts: RequestFacts) -> bool:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, ErrorCode
 
 __all__ = ["EXPIRY", "expired"]
 
 EXPIRY = Case(
     name=ProbeName.INJECT_SESSION_EXPIRY,
     family=InjectFamily.SESSION,
-    era=Era.LEGACY,
+    era=Era.HANDSHAKE,
     transports=frozenset({"http"}),
     intent="answered 404 for the session on the server's behalf: the client starts over with initialize and no "
     "session id (HS-22)",
@@ -32,5 +33,8 @@ def expired(ident: Any) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "id": ident,
-        "error": {"code": -32600, "message": "Session not found (injected by mcp-assay: the session has ended)"},
+        "error": {
+            "code": ErrorCode.INVALID_REQUEST,
+            "message": "Session not found (injected by mcp-assay: the session has ended)",
+        },
     }

@@ -100,9 +100,9 @@ class StdioInjector:
     def _observe(self, case: Case, what: str, *, unmet: bool = False) -> None:
         self._count += 1
         detail = (
-            f"injection {case.name} ({case.era}) never met its point in this session"
+            f"injection {case.name} ({case.era.recorded}) never met its point in this session"
             if unmet
             else f"injected {case.name}: {what}"
         )
-        data = {"case": case.name.value, "era": case.era.value, "detail": detail}
+        data = {"case": case.name.value, "era": case.era.recorded, "detail": detail}
         self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, Era, InjectFamily
+from mcp_assay.addon.inject.plan import Case, InjectFamily
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, ErrorCode
 
-__all__ = ["REFUSAL", "UNSUPPORTED_VERSION", "refusal"]
+__all__ = ["REFUSAL", "refusal"]
 
-UNSUPPORTED_VERSION = -32022
 
 REFUSAL = Case(
     name=ProbeName.INJECT_VERSION_REFUSAL,
@@ -37,7 +37,7 @@ def refusal(ident: Any, requested: str | None, supported: list[str]) -> dict[str
         "jsonrpc": "2.0",
         "id": ident,
         "error": {
-            "code": UNSUPPORTED_VERSION,
+            "code": ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
             "message": f"Unsupported protocol version {requested} (injected by mcp-assay)",
             "data": {"supported": supported, "requested": requested or ""},
         },

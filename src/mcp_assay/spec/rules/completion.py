@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import probe_named
@@ -66,7 +67,7 @@ def completion_without_the_capability_is_method_not_found(message: Message, ctx:
     code = error_code(message)
     if code in ENVELOPE_CODES:
         return None
-    if code != -32601:
+    if code != ErrorCode.METHOD_NOT_FOUND:
         return failed(message, f"completion/complete without the completions capability got code {code}, not -32601")
     exchange = http_exchange(message, ctx)
     revision = ctx.revision(message)
@@ -159,12 +160,12 @@ def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Findi
             return None  # completions for an unlisted prompt that work: the prompt is hidden, not unknown
         if message.kind is Kind.RESULT:
             return failed(message, "completion for an unknown prompt was answered with a result")
-        if code == -32602:
+        if code == ErrorCode.INVALID_PARAMS:
             return passed(message)
         return failed(message, f"completion for an unknown prompt got code {code}, expected -32602")
     if message.kind is Kind.RESULT:
         return None
-    if code in (-32602, -32603):
+    if code in (ErrorCode.INVALID_PARAMS, ErrorCode.INTERNAL_ERROR):
         return passed(message)
     if protocol_error(code):
         return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mcp_assay.protocol import Era
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Outcome
@@ -28,7 +29,7 @@ __all__ = [
 OBSERVATION = "interop"
 
 
-def _cases(ctx: Context, case: str, era: str | None = None) -> list[Observation]:
+def _cases(ctx: Context, case: str, era: Era | None = None) -> list[Observation]:
     return [
         item
         for item in ctx.log.observations(OBSERVATION)
@@ -52,7 +53,7 @@ def a_stock_sdk_client_discovers_the_server(ctx: Context) -> Iterator[Finding]:
 
     Triggered by the active suite's ``interop`` case ``connect`` in a 2026-07-28 run; the SDK
     validates the DiscoverResult with its own models."""
-    for item in _cases(ctx, "connect", "modern"):
+    for item in _cases(ctx, "connect", Era.MODERN):
         finding = _judge(item, "the official SDK client connecting in mode auto (server/discover first)")
         negotiated = item.data.get("negotiated")
         if finding.outcome is not Outcome.PASSED:
@@ -79,7 +80,7 @@ def a_stock_sdk_client_completes_the_handshake(ctx: Context) -> Iterator[Finding
     validates the InitializeResult with its own models and asks for its newest handshake revision,
     which a server that serves the revision under test echoes (HS-05)."""
     window = {revision.name for revision in ctx.spec.window}
-    for item in _cases(ctx, "connect", "handshake"):
+    for item in _cases(ctx, "connect", Era.HANDSHAKE):
         finding = _judge(item, "the official SDK client's initialize handshake")
         negotiated = item.data.get("negotiated")
         if finding.outcome is not Outcome.PASSED:

@@ -19,17 +19,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
-from mcp_assay.spec.rules.shared.stream_facts import (
-    LOG_LEVEL_KEY,
-    LOG_LEVELS,
-    LOG_MESSAGE,
-    SUBSCRIPTION_ID_KEY,
-    level_rank,
-    meta_value,
-)
+from mcp_assay.spec.rules.shared.stream_facts import LOG_LEVELS, LOG_MESSAGE, level_rank, meta_value
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
@@ -48,7 +42,7 @@ def _level_of(message: Message) -> Any:
 
 
 def _asked(request: Message) -> bool:
-    return meta_value(request, LOG_LEVEL_KEY) is not MISSING
+    return meta_value(request, MetaKey.LOG_LEVEL) is not MISSING
 
 
 def _stdio_open(message: Message, idx: StreamIndex) -> list[Message]:
@@ -81,7 +75,7 @@ def log_messages_only_for_requests_that_asked(ctx: Context) -> Iterator[Finding]
             else:
                 yield failed(message, f"a log message on the stream of {carrier.describe()}, which set no logLevel")
             continue
-        if meta_value(message, SUBSCRIPTION_ID_KEY) is not MISSING:
+        if meta_value(message, MetaKey.SUBSCRIPTION_ID) is not MISSING:
             continue
         open_now = _stdio_open(message, idx)
         if not open_now:
@@ -133,9 +127,9 @@ def log_messages_respect_the_requested_level(ctx: Context) -> Iterator[Finding]:
         else:
             thresholds = _stdio_open(message, idx)
         levels = [
-            (level_rank(meta_value(request, LOG_LEVEL_KEY)), request)
+            (level_rank(meta_value(request, MetaKey.LOG_LEVEL)), request)
             for request in thresholds
-            if level_rank(meta_value(request, LOG_LEVEL_KEY)) is not None
+            if level_rank(meta_value(request, MetaKey.LOG_LEVEL)) is not None
         ]
         if not levels:
             continue
@@ -144,7 +138,7 @@ def log_messages_respect_the_requested_level(ctx: Context) -> Iterator[Finding]:
             yield failed(
                 message,
                 f"a {_level_of(message)} message for {request.describe()}, which asked for "
-                f"{meta_value(request, LOG_LEVEL_KEY)} and above",
+                f"{meta_value(request, MetaKey.LOG_LEVEL)} and above",
             )
         else:
             yield passed(message)
@@ -177,7 +171,7 @@ def log_messages_stay_on_their_request_stream(ctx: Context) -> Iterator[Finding]
             else:
                 yield passed(message)
             continue
-        if meta_value(message, SUBSCRIPTION_ID_KEY) is not MISSING:
+        if meta_value(message, MetaKey.SUBSCRIPTION_ID) is not MISSING:
             yield failed(message, "a log message tagged with a subscriptionId, i.e. on a listen stream")
         elif not idx.open_requests(message, cancelled=True):
             yield failed(message, "a log message while no request was in flight")
@@ -197,7 +191,7 @@ def unknown_log_levels_are_rejected(ctx: Context) -> Iterator[Finding]:
     Triggered by a request with e.g. ``"io.modelcontextprotocol/logLevel": "verbose"`` (an active probe)."""
     idx = index(ctx)
     for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
-        value = meta_value(request, LOG_LEVEL_KEY)
+        value = meta_value(request, MetaKey.LOG_LEVEL)
         if value is MISSING or value in LOG_LEVELS:
             continue
         answer = idx.first_answer(request)
@@ -205,7 +199,7 @@ def unknown_log_levels_are_rejected(ctx: Context) -> Iterator[Finding]:
             continue
         if answer.kind is Kind.RESULT:
             yield failed(answer, f"a request with logLevel {value!r} was served instead of refused with -32602")
-        elif error_code(answer) != -32602:
+        elif error_code(answer) != ErrorCode.INVALID_PARAMS:
             yield failed(answer, f"logLevel {value!r} got code {error_code(answer)}, expected -32602")
         else:
             yield passed(answer)
@@ -254,7 +248,7 @@ def _credentials_in_traffic(ctx: Context) -> list[str]:
     """Authorization values the client sent, which must never reappear in a log message."""
     found = []
     for exchange in ctx.log.http_exchanges():
-        for value in exchange.request.headers.get_all("authorization"):
+        for value in exchange.request.headers.get_all(HeaderKey.AUTHORIZATION):
             token = value.split(" ", 1)[-1].strip()
             if len(token) >= 8:
                 found.append(token)
@@ -321,7 +315,7 @@ def set_level_requests_are_answered_as_specified(ctx: Context) -> Iterator[Findi
                 yield passed(answer)
             else:
                 yield failed(answer, f"logging/setLevel {level!r} was answered {answer.describe()}, expected {{}}")
-        elif error_code(answer) == -32602:
+        elif error_code(answer) == ErrorCode.INVALID_PARAMS:
             yield passed(answer)
         else:
             yield failed(answer, f"logging/setLevel {level!r} got {answer.describe()}, expected -32602")

@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode, HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
@@ -82,7 +83,7 @@ def credentials_of(message: Message, ctx: Context) -> str:
     exchange = http_exchange(message, ctx)
     if exchange is None:
         return tag
-    return (exchange.request.headers.get("authorization") or "") + tag
+    return (exchange.request.headers.get(HeaderKey.AUTHORIZATION) or "") + tag
 
 
 def first_answer(request: Message, ctx: Context) -> Message | None:
@@ -484,7 +485,7 @@ def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Findin
     if message.kind is Kind.RESULT:
         return failed(message, f"{request.method} with an invalid cursor was served with a result")
     code = error_code(message)
-    if code == -32602:
+    if code == ErrorCode.INVALID_PARAMS:
         return passed(message)
     return failed(message, f"{request.method} with an invalid cursor got code {code}, expected -32602")
 

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
@@ -313,7 +314,7 @@ def missing_resources_get_resource_not_found(message: Message, ctx: Context) -> 
     if message.kind is Kind.RESULT:
         return failed(message, _served_missing(read[1]))
     code = error_code(message)
-    if code == -32002:
+    if code == ErrorCode.RESOURCE_NOT_FOUND:
         return passed(message)
     return failed(message, f"a read of a missing resource got code {code}; 2025-11-25 recommends -32002")
 

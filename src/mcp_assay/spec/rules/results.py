@@ -14,17 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int
-from mcp_assay.spec.rules.shared.envelopes import (
-    SERVER_INFO_KEY,
-    answer_to,
-    canonical,
-    client_capabilities,
-    is_probe,
-    place_of,
-)
+from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, client_capabilities, is_probe, place_of
 from mcp_assay.spec.rules.versions._common import advertised_discover
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
@@ -125,12 +119,12 @@ def results_identify_the_server(message: Message, ctx: Context) -> Finding | Non
     if result is None:
         return None
     meta = result.get("_meta")
-    info = meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None
+    info = meta.get(MetaKey.SERVER_INFO) if isinstance(meta, dict) else None
     if not isinstance(info, dict):
-        return failed(message, f"{message.describe()} has no {SERVER_INFO_KEY} in _meta")
+        return failed(message, f"{message.describe()} has no {MetaKey.SERVER_INFO} in _meta")
     missing = [field for field in ("name", "version") if not isinstance(info.get(field), str)]
     if missing:
-        return failed(message, f"{SERVER_INFO_KEY} lacks a string {' and '.join(missing)}")
+        return failed(message, f"{MetaKey.SERVER_INFO} lacks a string {' and '.join(missing)}")
     return passed(message)
 
 
@@ -261,7 +255,7 @@ def pages_of_one_list_share_a_cache_scope(ctx: Context) -> Iterator[Finding]:
 
 def _authorization(message: Message, ctx: Context) -> str | None:
     exchange = ctx.log.get(message.exchange)
-    return exchange.request.headers.get("authorization") if isinstance(exchange, HttpExchange) else None
+    return exchange.request.headers.get(HeaderKey.AUTHORIZATION) if isinstance(exchange, HttpExchange) else None
 
 
 def _payload(result: dict[str, Any]) -> str:

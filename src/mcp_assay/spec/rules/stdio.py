@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Side
@@ -29,8 +30,6 @@ __all__ = ["Framing", "LineClass", "framing"]
 
 MESSAGE_KINDS = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR})
 MAX_FRAGMENT_LINES = 200
-SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 LISTEN = "subscriptions/listen"
 CANCELLED = "notifications/cancelled"
 MODERN_STDIO: dict[str, Any] = {"features": {"per_request_version"}}
@@ -262,7 +261,7 @@ def _param(message: Message, name: str) -> Any:
 
 def _scope_of(notification: Message, open_: _Open) -> str | None:
     """Why a server notification is allowed right now, or ``None`` when nothing in flight explains it."""
-    tag = _meta(notification).get(SUBSCRIPTION_ID_KEY, MISSING)
+    tag = _meta(notification).get(MetaKey.SUBSCRIPTION_ID, MISSING)
     if tag is not MISSING:
         return "tagged for an open listen" if id_key(tag) in open_.listens() else None
     method = notification.method
@@ -271,7 +270,7 @@ def _scope_of(notification: Message, open_: _Open) -> str | None:
         owners = [r for r in open_.requests.values() if id_key(_meta(r).get("progressToken", MISSING)) == token]
         return "progress of an in-flight request" if token is not None and owners else None
     if method == "notifications/message":
-        chatty = [r for r in open_.requests.values() if LOG_LEVEL_KEY in _meta(r)]
+        chatty = [r for r in open_.requests.values() if MetaKey.LOG_LEVEL in _meta(r)]
         return "log of an in-flight request that set logLevel" if chatty else None
     if method == CANCELLED:
         ended = id_key(_param(notification, "requestId"))
@@ -318,7 +317,7 @@ def stdio_notifications_belong_to_a_request_or_listen(ctx: Context) -> Iterator[
 
 
 def _unscoped(message: Message) -> str:
-    tag = _meta(message).get(SUBSCRIPTION_ID_KEY, MISSING)
+    tag = _meta(message).get(MetaKey.SUBSCRIPTION_ID, MISSING)
     if tag is not MISSING:
         return f"{message.method} is tagged for subscription {json.dumps(tag, default=str)}, which is no open listen"
     if message.method == "notifications/progress":

@@ -21,17 +21,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import CredentialsRefused, NoAnswer
 from mcp_assay.jsonrpc import id_key
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Header
 from mcp_assay.suite.behaviour.config import Handle, ReadTool, Witness, WriteTool
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
 from mcp_assay.suite.behaviour.lanes import Client, Lane, Unavailable, refusable
 from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.context import SuiteContext
-from mcp_assay.suite.credentials import CredentialsRefused
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.session import ModernClient, encode_header_value
-from mcp_assay.suite.transports import NoAnswer, Reply, StreamControl
+from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.wire import Probe
 
@@ -381,7 +382,7 @@ class LaneRun:
         if self.lane.transport == "http" and self.lane.modern:
             named = self._another_tool(tool, own)
             what = f"tools/call {tool.name} under an Mcp-Name header naming {named}"
-            headers = {"Mcp-Name": encode_header_value(named)}
+            headers: dict[str, str] = {Header.NAME: encode_header_value(named)}
             refusal = Refusal("mismatched_name", what, own, tool.principal, tool.arguments, invalid=True,
                               headers=headers, tags={"mcp_name": named})  # fmt: skip
             await self.refusal(tool, witness, refusal)

@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.errors import HarnessError
 from mcp_assay.probe_names import ProbeName, registered
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.behaviour.config import BehaviourConfig, Principal
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.credentials import Credentials
-from mcp_assay.suite.outgoing import HarnessError
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.http import HttpTransport

@@ -24,13 +24,12 @@ from typing import Any
 
 import httpx
 
+from mcp_assay.errors import CredentialsRefused, TransportFailure
 from mcp_assay.jsonrpc import MISSING
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.behaviour.config import Witness
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, fingerprint, parse_extract
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable, refusable
-from mcp_assay.suite.credentials import CredentialsRefused
-from mcp_assay.suite.transports import TransportFailure
 from mcp_assay.wire import Observation
 
 __all__ = ["Read", "WitnessReader", "value_of_result"]

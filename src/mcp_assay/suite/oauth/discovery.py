@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcp_assay.protocol import ACCEPT_BOTH, HeaderKey, MediaType, MetaKey
 from mcp_assay.spec.rules.auth.facts import canonical_uri, parse_challenges, prm_candidates
 from mcp_assay.suite.addresses import may_fetch
 from mcp_assay.suite.oauth.http import Answer, OAuthHttp
@@ -56,9 +57,9 @@ class Discovery:
 def _probe_body(version: str) -> bytes:
     """A ``tools/list`` any protected server should refuse without a token (``server/discover`` may be public)."""
     meta = {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "mcp-assay", "version": "sign-in"},
+        MetaKey.PROTOCOL_VERSION: version,
+        MetaKey.CLIENT_CAPABILITIES: {},
+        MetaKey.CLIENT_INFO: {"name": "mcp-assay", "version": "sign-in"},
     }
     message = {"jsonrpc": "2.0", "id": "mcp-assay-sign-in", "method": "tools/list", "params": {"_meta": meta}}
     return json.dumps(message).encode()
@@ -69,10 +70,10 @@ async def challenge(
 ) -> Challenge | None:
     """The one request that decides whether to sign in; ``None`` when the endpoint did not answer ``401``."""
     request_headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": version,
-        "mcp-method": "tools/list",
+        HeaderKey.CONTENT_TYPE: MediaType.JSON,
+        HeaderKey.ACCEPT: ACCEPT_BOTH,
+        HeaderKey.PROTOCOL_VERSION: version,
+        HeaderKey.METHOD: "tools/list",
         **headers,
     }
     try:
@@ -83,7 +84,7 @@ async def challenge(
     if answer.status != 401:
         return None
     narrator.tell(Line.START, "endpoint returned 401; discovering OAuth configuration")
-    bearer = parse_challenges(answer.headers.get_list("www-authenticate")).bearer
+    bearer = parse_challenges(answer.headers.get_list(HeaderKey.WWW_AUTHENTICATE)).bearer
     if bearer is None:
         narrator.note("the 401 carries no Bearer challenge; trying the well-known metadata URIs")
         return Challenge()

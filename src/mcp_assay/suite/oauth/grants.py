@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote_plus, urlencode
 
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.suite.oauth.http import OAuthHttp
 from mcp_assay.suite.oauth.steps import Narrator, SignInFailed, Step
 
@@ -47,7 +48,7 @@ class Client:
         """Put the client's authentication on a token request (RFC 6749 §2.3.1; ``none``: just the id)."""
         if self.method == "client_secret_basic" and self.secret is not None:
             pair = f"{quote_plus(self.client_id)}:{quote_plus(self.secret)}"
-            headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+            headers[HeaderKey.AUTHORIZATION] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
             return
         form["client_id"] = self.client_id
         if self.method == "client_secret_post" and self.secret is not None:
@@ -103,7 +104,8 @@ async def register(
     if scope:
         metadata["scope"] = scope
     answer = await http.send(
-        "POST", url, Step.REGISTRATION, headers={"content-type": "application/json", "accept": "application/json"},
+        "POST", url, Step.REGISTRATION,
+        headers={HeaderKey.CONTENT_TYPE: MediaType.JSON, HeaderKey.ACCEPT: MediaType.JSON},
         content=json.dumps(metadata).encode(),
     )  # fmt: skip
     body = answer.json
@@ -134,7 +136,10 @@ async def request_token(
 ) -> tuple[str, Mapping[str, Any]]:
     """The access token from a token request (RFC 6749 §3.2, §5.1), and the whole answer; errors per §5.2."""
     fields = dict(form)
-    headers = {"content-type": "application/x-www-form-urlencoded", "accept": "application/json"}
+    headers: dict[str, str] = {
+        HeaderKey.CONTENT_TYPE: "application/x-www-form-urlencoded",
+        HeaderKey.ACCEPT: MediaType.JSON,
+    }
     client.authenticate(fields, headers)
     answer = await http.send("POST", url, Step.TOKEN, headers=headers, content=urlencode(fields).encode())
     body = answer.json or {}

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from mcp_assay.errors import InsecureTransport
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.addresses import PLAIN_HTTP, may_fetch
 from mcp_assay.suite.oauth.steps import SignInFailed, Step
@@ -135,4 +136,4 @@ class OAuthHttp:
         return Answer(response.status_code, response.headers, text, parsed if isinstance(parsed, dict) else None)
 
     async def get_json(self, url: str, step: Step) -> Answer:
-        return await self.send("GET", url, step, headers={"accept": "application/json"})
+        return await self.send("GET", url, step, headers={HeaderKey.ACCEPT: MediaType.JSON})

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
+from mcp_assay.errors import TargetError
 from mcp_assay.redaction import Redactor
 
 __all__ = ["Line", "Narrator", "SignInFailed", "Step"]
@@ -43,7 +44,7 @@ class Line(StrEnum):
     DONE = "done"
 
 
-class SignInFailed(Exception):
+class SignInFailed(TargetError):
     """The sign-in stopped at ``step`` for ``why``."""
 
     def __init__(self, step: Step, why: str) -> None:

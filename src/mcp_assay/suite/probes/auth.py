@@ -39,7 +39,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcp_assay.errors import TransportFailure
 from mcp_assay.probe_names import ProbeName, prm_fetch
+from mcp_assay.protocol import Header, HeaderKey, MediaType
 from mcp_assay.redaction import SECRET_PARAMS
 from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, prm_candidates, unsigned_jwt
 from mcp_assay.suite.addresses import may_fetch
@@ -47,7 +49,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes._common import list_params
 from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import Reply, StreamControl, TransportFailure
+from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
 
 __all__ = ["FAMILY", "Prober", "ask", "control", "may_fetch", "protected_method"]
@@ -142,7 +144,7 @@ async def ask(
     **tags: Any,
 ) -> Reply:
     params: dict[str, Any] | None = list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None)
-    headers = {"Authorization": authorization} if authorization is not None else None
+    headers = {Header.AUTHORIZATION: authorization} if authorization is not None else None
     probe = ctx.probe(name, intent, invalid=invalid, credential=credential, variant=variant, **tags)
     return await client.request(method, params, probe=probe, headers=headers, allow_refusal=True)
 
@@ -156,7 +158,7 @@ async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: s
             b"",
             probe=probe.at(ctx.revision.name),
             expect=None,
-            headers={"Accept": "application/json"},
+            headers={Header.ACCEPT: MediaType.JSON},
             method="GET",
             allow_refusal=True,
             stream=StreamControl(budget=ctx.short_timeout),
@@ -168,7 +170,7 @@ async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: s
 
 
 def _prm_served(reply: Reply | None) -> bool:
-    return reply is not None and reply.status == 200 and reply.content_type == "application/json"
+    return reply is not None and reply.status == 200 and reply.content_type == MediaType.JSON
 
 
 def _jwts(endpoint: str) -> Iterator[tuple[str, str, str]]:
@@ -278,7 +280,7 @@ async def _malformed(ctx: SuiteContext, client: ModernClient | LegacyClient, met
 
 async def _query(ctx: SuiteContext, prober: Prober, method: str) -> None:
     own = prober.own
-    if not own.token or own.auth_mode != "header" or own.auth_header.lower() != "authorization":
+    if not own.token or own.auth_mode != "header" or own.auth_header.lower() != HeaderKey.AUTHORIZATION:
         ctx.skip(
             "the run has no bearer token of its own in the Authorization header (-t), so a token in the query "
             "string cannot be tried",

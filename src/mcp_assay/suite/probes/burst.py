@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mcp_assay.errors import NoAnswer
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_params
 from mcp_assay.suite.session import ModernClient
-from mcp_assay.suite.transports import NoAnswer, Reply
+from mcp_assay.suite.transports import Reply
 
 __all__ = ["FAMILY"]
 

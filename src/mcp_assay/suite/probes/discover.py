@@ -14,8 +14,9 @@ versions must be the same, or the answer depends on what came before (VER-09, VE
 from __future__ import annotations
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
-from mcp_assay.suite.session import PROTOCOL_VERSION_KEY, ModernClient
+from mcp_assay.suite.session import ModernClient
 
 __all__ = ["FAMILY", "LATER"]
 
@@ -29,7 +30,7 @@ async def run(ctx: SuiteContext) -> None:
         "server/discover", probe=ctx.probe(ProbeName.AGAIN, "a second discover to compare with the first")
     )
     _skip_without_ttl(ctx)
-    meta = client.meta(**{PROTOCOL_VERSION_KEY: UNSUPPORTED})
+    meta = client.meta(**{MetaKey.PROTOCOL_VERSION: UNSUPPORTED})
     await client.request(
         "server/discover",
         meta=meta,
@@ -39,7 +40,7 @@ async def run(ctx: SuiteContext) -> None:
             invalid=True,
             off_version=True,
         ),
-        headers={"MCP-Protocol-Version": UNSUPPORTED},
+        headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
     )
 
 
@@ -81,7 +82,7 @@ FAMILY = Family(
     name="discover",
     requirements=frozenset({"VER-06", "VER-07", "VER-08", "VER-09"}),
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="server/discover: fields, identity, cache hints, stability",
 )
 
@@ -89,6 +90,6 @@ LATER = Family(
     name="discover-last",
     requirements=STABILITY,
     run=last,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="server/discover once more after the other families: the answer has not moved within its ttl",
 )

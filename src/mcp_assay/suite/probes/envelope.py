@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode
 from mcp_assay.suite.probes import params as param_headers
@@ -46,7 +47,7 @@ NO_SUCH_TOOL = "mcp-assay-no-such-tool"
 NEEDS_SENTINEL = " mcp-assay-no-such-tool-\u00e9"
 """A name with a leading space and a non-ASCII letter: only the =?base64?…?= form can carry it."""
 NO_SUCH_REQUEST = "mcp-assay-no-such-request"
-WRONG_ACCEPT = ("application/json", "text/html")
+WRONG_ACCEPT = (MediaType.JSON, "text/html")
 
 
 def _safe_method(ctx: SuiteContext) -> str:
@@ -185,7 +186,9 @@ async def _accept(ctx: SuiteContext) -> None:
             accept=accept,
         )
         reply = await ctx.tolerant(
-            client.request(method, _params(ctx), headers={"Accept": accept}, probe=probe, timeout=ctx.short_timeout)
+            client.request(
+                method, _params(ctx), headers={Header.ACCEPT: accept}, probe=probe, timeout=ctx.short_timeout
+            )
         )
         answer = reply.describe() if reply is not None else "no answer in time"
         if reply is not None and reply.content_type:
@@ -204,7 +207,7 @@ async def _origin(ctx: SuiteContext) -> None:
     await client.request(
         method,
         _params(ctx),
-        headers={"Origin": "https://mcp-assay.invalid"},
+        headers={Header.ORIGIN: "https://mcp-assay.invalid"},
         probe=ctx.probe(
             ProbeName.FOREIGN_ORIGIN,
             "a request from a foreign Origin: 403 Forbidden",
@@ -230,7 +233,7 @@ async def _host(ctx: SuiteContext) -> None:
     reply = await ctx.client.request(
         method,
         _params(ctx),
-        headers={"Host": FOREIGN_HOST},
+        headers={Header.HOST: FOREIGN_HOST},
         probe=ctx.probe(
             ProbeName.FOREIGN_HOST,
             f"a request naming the foreign Host {FOREIGN_HOST}: refused by a server that guards against DNS rebinding",
@@ -262,28 +265,28 @@ async def headers(ctx: SuiteContext) -> None:
     await client.request(
         method,
         {},
-        headers={"Mcp-Method": None},
+        headers={Header.METHOD: None},
         probe=ctx.probe(ProbeName.NO_MCP_METHOD, "no Mcp-Method header: 400 and -32020", invalid=True),
     )
     await client.request(
         method,
         {},
-        headers={"Mcp-Method": "prompts/get" if method != "prompts/get" else "tools/list"},
+        headers={Header.METHOD: "prompts/get" if method != "prompts/get" else "tools/list"},
         probe=ctx.probe(ProbeName.MCP_METHOD_MISMATCH, "Mcp-Method names another method: 400 and -32020", invalid=True),
     )
     await client.request(
         method,
         {},
-        headers={"Mcp-Method": method.upper()},
+        headers={Header.METHOD: method.upper()},
         probe=ctx.probe(
             ProbeName.MCP_METHOD_CASE, "Mcp-Method differs from the body only in case: 400 and -32020", invalid=True
         ),
     )
     body = client.build(method, {})
     spelled = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": ctx.revision.name,
+        HeaderKey.CONTENT_TYPE: MediaType.JSON,
+        HeaderKey.ACCEPT: ACCEPT_BOTH,
+        HeaderKey.PROTOCOL_VERSION: ctx.revision.name,
         "MCP-METHOD": method,
     }
     await client.send(
@@ -295,7 +298,7 @@ async def headers(ctx: SuiteContext) -> None:
     await client.request(
         method,
         {},
-        headers={"Mcp-Session-Id": "mcp-assay-not-a-session"},
+        headers={Header.SESSION_ID: "mcp-assay-not-a-session"},
         probe=ctx.probe(
             ProbeName.SESSION_ID_IGNORED,
             "an Mcp-Session-Id header is ignored, and no Mcp-Session-Id comes back",
@@ -305,7 +308,7 @@ async def headers(ctx: SuiteContext) -> None:
     await client.request(
         method,
         {},
-        headers={"Last-Event-ID": "mcp-assay-0"},
+        headers={Header.LAST_EVENT_ID: "mcp-assay-0"},
         probe=ctx.probe(ProbeName.LAST_EVENT_ID_IGNORED, "Last-Event-ID is ignored: no replay", invalid=True),
     )
     await _origin(ctx)
@@ -345,14 +348,14 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         ctx.skip(
             "no tools, prompts or resources capability, so no method carries Mcp-Name",
             requirements=("HTTP-12", "HTTP-13", "HTTP-16"),
-            case="mcp-name",
+            case=HeaderKey.NAME,
         )
         return
     method, field, value, params = targets[0]
     await client.request(
         method,
         params,
-        headers={"Mcp-Name": None},
+        headers={Header.NAME: None},
         probe=ctx.probe(ProbeName.NO_MCP_NAME, f"{method} without Mcp-Name: 400 and -32020", invalid=True),
     )
     for method, field, value, params in targets:
@@ -360,7 +363,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         await client.request(
             method,
             params,
-            headers={"Mcp-Name": other},
+            headers={Header.NAME: other},
             probe=ctx.probe(
                 ProbeName.MCP_NAME_MISMATCH,
                 f"Mcp-Name {other!r} differs from params.{field} {value!r}: 400 and -32020, not an answer about "
@@ -372,7 +375,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
     await client.request(
         method,
         params,
-        headers={"Mcp-Name": encode_header_value(value, force=True)},
+        headers={Header.NAME: encode_header_value(value, force=True)},
         probe=ctx.probe(
             ProbeName.MCP_NAME_BASE64, "Mcp-Name in the =?base64?…?= form decoding to the body's value is accepted"
         ),
@@ -381,7 +384,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
     await client.request(
         method,
         {**params, field: raw_value},
-        headers={"Mcp-Name": raw_value.encode("utf-8")},
+        headers={Header.NAME: raw_value.encode("utf-8")},
         probe=ctx.probe(
             ProbeName.HEADER_INVALID_CHARACTERS,
             "Mcp-Name carrying raw non-ASCII bytes instead of the base64 form: 400",
@@ -391,7 +394,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
     await client.request(
         method,
         params,
-        headers={"Mcp-Name": encode_header_value(value + "-other", force=True)},
+        headers={Header.NAME: encode_header_value(value + "-other", force=True)},
         probe=ctx.probe(
             ProbeName.MCP_NAME_BASE64_MISMATCH,
             "Mcp-Name in base64 form decoding to another value: 400 and -32020",

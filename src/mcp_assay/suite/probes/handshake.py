@@ -15,6 +15,7 @@ of the run (see :func:`teardown`), after which its id must get ``404``.
 from __future__ import annotations
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 from mcp_assay.suite.transports import StreamControl
@@ -56,7 +57,7 @@ async def run(ctx: SuiteContext) -> None:
         return
     await client.request(
         "ping",
-        headers={"MCP-Protocol-Version": UNSUPPORTED},
+        headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
         probe=ctx.probe(
             ProbeName.BAD_VERSION_HEADER,
             f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400",
@@ -98,8 +99,10 @@ async def run(ctx: SuiteContext) -> None:
         ),
         expect=None,
         headers={
-            **{k: v for k, v in client.headers().items() if k.lower() not in ("content-type", "accept")},
-            "Accept": "text/event-stream",
+            **{
+                k: v for k, v in client.headers().items() if k.lower() not in (HeaderKey.CONTENT_TYPE, HeaderKey.ACCEPT)
+            },
+            Header.ACCEPT: MediaType.EVENT_STREAM,
         },
         stream=StreamControl(budget=0.5, stop=lambda messages: True),
         method="GET",
@@ -128,7 +131,7 @@ async def teardown(ctx: SuiteContext) -> None:
         b"",
         probe=ctx.probe(ProbeName.DELETE_SESSION, "DELETE ends the session (or 405)").at(ctx.revision.name),
         expect=None,
-        headers={k: v for k, v in client.headers().items() if k.lower() != "content-type"},
+        headers={k: v for k, v in client.headers().items() if k.lower() != HeaderKey.CONTENT_TYPE},
         method="DELETE",
         timeout=ctx.short_timeout,
     )  # type: ignore[call-arg]
@@ -146,6 +149,6 @@ FAMILY = Family(
         {"HS-04", "HS-05", "HS-06", "HS-09", "HS-12", "HS-13", "HS-17", "HS-20", "HS-21", "HTTP-38", "LOG-08"}
     ),
     run=run,
-    eras=frozenset({"handshake"}),
+    eras=frozenset({Era.HANDSHAKE}),
     description="initialize, ping, session rules",
 )

@@ -27,6 +27,7 @@ import importlib.util
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.transports.http import HttpTransport
@@ -56,13 +57,15 @@ def _classify(exc: BaseException) -> tuple[str, str]:
     from mcp.shared.exceptions import MCPError
     from pydantic import ValidationError
 
-    from mcp_assay.suite.probes.sdk_bounds import PARSE_ERROR, parser_limit
+    from mcp_assay.suite.probes.sdk_bounds import parser_limit
 
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _classify(exc.exceptions[0])
     text = f"{type(exc).__name__}: {exc}".replace("\n", " ")[:400]
     limit = parser_limit(str(exc))
-    own = not isinstance(exc, MCPError) or (exc.code == PARSE_ERROR and exc.message.startswith("Failed to parse"))
+    own = not isinstance(exc, MCPError) or (
+        exc.code == ErrorCode.PARSE_ERROR and exc.message.startswith("Failed to parse")
+    )
     if limit is not None and own:  # the SDK's own parse error, not an error the server sent
         return "error", f"the SDK's own JSON parser stopped at a limit JSON does not have ({limit}): the SDK's " \
                         "limit, not a fault of the server"  # fmt: skip
@@ -132,7 +135,7 @@ async def run(ctx: SuiteContext) -> None:
 
     url = ctx.config.url
     credentials = _credentials(ctx)
-    era = "modern" if ctx.modern else "handshake"
+    era = Era.MODERN if ctx.modern else Era.HANDSHAKE
     mode = "auto" if ctx.modern else "legacy"  # a version pin would skip server/discover; auto asks it
     tools = ctx.advertises("tools") is True
     limit = _answer_limit(ctx)

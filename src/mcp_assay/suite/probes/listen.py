@@ -25,6 +25,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.session import ModernClient
@@ -244,6 +245,6 @@ FAMILY = Family(
     name="listen",
     requirements=REQUIREMENTS,
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="subscriptions/listen",
 )

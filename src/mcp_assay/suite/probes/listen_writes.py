@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era
 from mcp_assay.suite.behaviour.config import WriteTool
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable
 from mcp_assay.suite.context import Family, SuiteContext
@@ -156,7 +157,7 @@ FAMILY = Family(
     name="listen-writes",
     requirements=REQUIREMENTS,
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     capability="resources",
     description="a listen stream subscribed to what a configured write tool changes, while it is called",
 )

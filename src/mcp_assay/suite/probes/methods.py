@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName, http_verb
+from mcp_assay.protocol import Header, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import StreamControl
@@ -91,7 +92,10 @@ async def run(ctx: SuiteContext) -> None:
         )
     if ctx.http and isinstance(client, ModernClient):
         for verb in ("GET", "DELETE"):
-            headers = {"Accept": "text/event-stream", "MCP-Protocol-Version": ctx.revision.name}
+            headers: dict[str, str] = {
+                Header.ACCEPT: MediaType.EVENT_STREAM,
+                Header.PROTOCOL_VERSION: ctx.revision.name,
+            }
             await client.transport.send(
                 b"",
                 probe=ctx.probe(

@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
 
 __all__ = ["FAMILY"]
 
-MISSING_CAPABILITY = -32021
 RETRY_REQUIREMENTS = frozenset({"MRTR-12", "MRTR-13", "MRTR-14", "MRTR-15"})
 
 
@@ -60,7 +60,7 @@ async def run(ctx: SuiteContext) -> None:
         (name, arguments, {}, reply) for name, arguments, reply in ctx.tool_calls if _interim(reply)
     ]
     for name, arguments, reply in ctx.tool_calls:
-        if reply.error_code != MISSING_CAPABILITY or reply.error is None:
+        if reply.error_code != ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY or reply.error is None:
             continue
         data = reply.error.get("data")
         required = data.get("requiredCapabilities") if isinstance(data, dict) else None
@@ -118,7 +118,7 @@ FAMILY = Family(
     name="mrtr",
     requirements=frozenset({"MRTR-05", "MRTR-06"}) | RETRY_REQUIREMENTS,
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     capability="tools",
     description="multi round-trip requests (input_required)",
 )

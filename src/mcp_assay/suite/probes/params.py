@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, mirror
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.probes._common import allowed_arguments, walk
@@ -151,7 +152,7 @@ async def run(ctx: SuiteContext) -> None:
 
     if present:
         mark, value = present[0]
-        header = f"Mcp-Param-{mark.name}"
+        header = f"{Header.PARAM_PREFIX}{mark.name}"
         text = mirror(value)
         other = mirror(_other(value))
         assert text is not None and other is not None
@@ -201,7 +202,7 @@ async def run(ctx: SuiteContext) -> None:
     integers = [(mark, value) for mark, value in present if isinstance(value, int) and not isinstance(value, bool)]
     if integers:
         mark, value = integers[0]
-        header = f"Mcp-Param-{mark.name}"
+        header = f"{Header.PARAM_PREFIX}{mark.name}"
         intent = f"{header} {value}.0 for the integer {value}: accepted (compared as numbers)"
         await call(arguments, ProbeName.PARAM_NUMERIC, intent, {header: f"{value}.0"}, True)
     elif present:
@@ -218,7 +219,7 @@ async def _absent(
 ) -> None:
     """HTTP-20: a call leaving a marked argument out (or null) must not be refused for lacking its header."""
     for mark in marks:
-        header = f"Mcp-Param-{mark.name}"
+        header = f"{Header.PARAM_PREFIX}{mark.name}"
         where = "arguments." + ".".join(mark.path)
         if not _required(schema, mark.path):
             await call(

@@ -22,10 +22,8 @@ import httpx2
 
 from mcp_assay.suite.transports.http import ANSWER_LIMIT
 
-__all__ = ["PARSER_LIMITS", "PARSE_ERROR", "AnswerCut", "BoundedTransport", "Stops", "bounded_client", "parser_limit"]
+__all__ = ["PARSER_LIMITS", "AnswerCut", "BoundedTransport", "Stops", "bounded_client", "parser_limit"]
 
-PARSE_ERROR = -32700
-"""The code of the error the SDK makes up when it cannot parse an answer ("Failed to parse JSON response: ...")."""
 PARSER_LIMITS = (
     "recursion limit exceeded",
     "number out of range",

@@ -27,6 +27,7 @@ from itertools import groupby
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName, stub_token
+from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.auth import Prober, ask, protected_method
@@ -120,9 +121,9 @@ class _ToolCall:
             control=SCOPE_CONTROL, **named, **tags,
         )  # fmt: skip
         params = {"name": self.tool, "arguments": dict(self.arguments)}
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {Header.AUTHORIZATION: f"Bearer {token}"}
         if mcp_name is not None:
-            headers["Mcp-Name"] = encode_header_value(mcp_name)
+            headers[Header.NAME] = encode_header_value(mcp_name)
         return await self.client.request("tools/call", params, probe=probe, headers=headers, allow_refusal=True)
 
 
@@ -180,7 +181,7 @@ async def _passthrough(ctx: SuiteContext, client: ModernClient | LegacyClient, s
     intent = f"tools/call {tool}: its upstream request carries no copy of the token"
     probe = ctx.probe(ProbeName.AUTH_PASSTHROUGH, intent, credential="stub", tool=tool)
     params = {"name": tool, "arguments": dict(ctx.config.tool_args[tool])}
-    await client.request("tools/call", params, probe=probe, headers={"Authorization": f"Bearer {token}"},
+    await client.request("tools/call", params, probe=probe, headers={Header.AUTHORIZATION: f"Bearer {token}"},
                          allow_refusal=True)  # fmt: skip
     await asyncio.sleep(SINK_SETTLE_S)
     for note in session.notes()[started:]:

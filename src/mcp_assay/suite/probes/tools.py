@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import (
@@ -39,7 +40,7 @@ from mcp_assay.suite.probes._common import (
     required_arguments,
     walk,
 )
-from mcp_assay.suite.session import LOG_LEVEL_KEY, ModernClient
+from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply
 from mcp_assay.suite.transports.stdio import StdioTransport
 
@@ -96,10 +97,10 @@ async def call_tool(
         if progress is not None:
             meta_extra["progressToken"] = progress
         if log_level is not None:
-            meta_extra[LOG_LEVEL_KEY] = log_level
+            meta_extra[MetaKey.LOG_LEVEL] = log_level
         meta = client.meta(**meta_extra)
         if capabilities is not None:
-            meta["io.modelcontextprotocol/clientCapabilities"] = dict(capabilities)
+            meta[MetaKey.CLIENT_CAPABILITIES] = dict(capabilities)
         return await client.request("tools/call", params, meta=meta, probe=probe)
     return await client.request("tools/call", params, probe=probe)
 

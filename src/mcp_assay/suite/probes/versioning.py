@@ -19,15 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.session import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
-    PROTOCOL_VERSION_KEY,
-    ModernClient,
-)
+from mcp_assay.suite.session import ModernClient
 
 __all__ = ["FAMILY", "baseline_method"]
 
@@ -60,7 +55,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        meta=client.meta(drop=[CLIENT_INFO_KEY]),
+        meta=client.meta(drop=[MetaKey.CLIENT_INFO]),
         probe=ctx.probe(
             ProbeName.NO_CLIENT_INFO,
             "clientInfo is optional (a SHOULD): a request without it must be served",
@@ -70,13 +65,13 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        meta=client.meta(**{CLIENT_INFO_KEY: {"name": "mcp-assay-other-client", "version": "9.9.9"}}),
+        meta=client.meta(**{MetaKey.CLIENT_INFO: {"name": "mcp-assay-other-client", "version": "9.9.9"}}),
         probe=ctx.probe(ProbeName.OTHER_CLIENT_INFO, "the same request with another clientInfo gets the same answer"),
     )
     await client.request(
         method,
         params,
-        meta=client.meta(drop=[CLIENT_CAPABILITIES_KEY]),
+        meta=client.meta(drop=[MetaKey.CLIENT_CAPABILITIES]),
         probe=ctx.probe(
             ProbeName.NO_CLIENT_CAPABILITIES, "_meta without clientCapabilities: 400 and -32602", invalid=True
         ),
@@ -84,7 +79,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        meta=client.meta(drop=[PROTOCOL_VERSION_KEY]),
+        meta=client.meta(drop=[MetaKey.PROTOCOL_VERSION]),
         probe=ctx.probe(
             ProbeName.NO_META_VERSION,
             "_meta without protocolVersion while the header names one: 400 and -32602 or -32020 (A7)",
@@ -100,8 +95,8 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        meta=client.meta(**{PROTOCOL_VERSION_KEY: UNSUPPORTED}),
-        headers={"MCP-Protocol-Version": UNSUPPORTED},
+        meta=client.meta(**{MetaKey.PROTOCOL_VERSION: UNSUPPORTED}),
+        headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
         probe=ctx.probe(
             ProbeName.UNSUPPORTED_VERSION,
             f"{UNSUPPORTED} in the header and in _meta: 400 and -32022 with data.supported and data.requested",
@@ -112,7 +107,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        meta=client.meta(**{LOG_LEVEL_KEY: UNKNOWN_LOG_LEVEL}),
+        meta=client.meta(**{MetaKey.LOG_LEVEL: UNKNOWN_LOG_LEVEL}),
         probe=ctx.probe(
             ProbeName.LOG_LEVEL_UNKNOWN,
             f"{method} with logLevel {UNKNOWN_LOG_LEVEL!r}, not a defined level: -32602",
@@ -127,8 +122,8 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         shared,
         params,
-        meta=client.meta(**{PROTOCOL_VERSION_KEY: other}),
-        headers={"MCP-Protocol-Version": name},
+        meta=client.meta(**{MetaKey.PROTOCOL_VERSION: other}),
+        headers={Header.PROTOCOL_VERSION: name},
         probe=ctx.probe(
             ProbeName.HEADER_BODY_MISMATCH,
             f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020",
@@ -139,7 +134,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        headers={"MCP-Protocol-Version": other},
+        headers={Header.PROTOCOL_VERSION: other},
         probe=ctx.probe(
             ProbeName.BODY_HEADER_MISMATCH,
             f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020",
@@ -150,7 +145,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         method,
         params,
-        headers={"MCP-Protocol-Version": None},
+        headers={Header.PROTOCOL_VERSION: None},
         probe=ctx.probe(
             ProbeName.NO_VERSION_HEADER,
             "no MCP-Protocol-Version header: 400 and -32020, or served as 2025-03-26 (HTTP-26)",
@@ -187,7 +182,7 @@ async def run(ctx: SuiteContext) -> None:
                 invalid=True,
                 off_version=True,
             ),
-            headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
+            headers={Header.PROTOCOL_VERSION: None, Header.METHOD: None},
         )
 
 
@@ -217,7 +212,7 @@ async def _old_initialize(ctx: SuiteContext) -> None:
             invalid=True,
             off_version=True,
         ),
-        headers={"MCP-Protocol-Version": None, "Mcp-Method": None},
+        headers={Header.PROTOCOL_VERSION: None, Header.METHOD: None},
     )
 
 
@@ -227,6 +222,6 @@ FAMILY = Family(
         {"VER-02", "VER-03", "VER-04", "VER-15", "VER-16", "HTTP-09", "HTTP-26", "META-10", "HTTP-37", "LOG-04"}
     ),
     run=run,
-    eras=frozenset({"modern"}),
+    eras=frozenset({Era.MODERN}),
     description="per-request versioning: version in _meta, mismatches, unsupported versions",
 )

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl
 
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.suite.stub.grants import AUTH_METHODS, GrantError, Grants, single_values
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
@@ -161,14 +162,16 @@ class StubServer:
             def _token(self) -> None:
                 try:
                     form = single_values(parse_qsl(self._form(), keep_blank_values=True))
-                    self._json(200, stub.grants.token(form, self.headers.get("authorization")), _NO_STORE)
+                    self._json(200, stub.grants.token(form, self.headers.get(HeaderKey.AUTHORIZATION)), _NO_STORE)
                 except GrantError as error:
-                    challenge = [("www-authenticate", 'Basic realm="mcp-assay-stub"')] if error.status == 401 else []
+                    challenge: list[tuple[str, str]] = (
+                        [(HeaderKey.WWW_AUTHENTICATE, 'Basic realm="mcp-assay-stub"')] if error.status == 401 else []
+                    )
                     self._json(error.status, error.body(), _NO_STORE + challenge)
 
             def _form(self) -> str:
                 """The token request's form body (RFC 6749 §3.2: application/x-www-form-urlencoded, UTF-8)."""
-                kind = (self.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+                kind = (self.headers.get(HeaderKey.CONTENT_TYPE) or "").split(";", 1)[0].strip().lower()
                 if kind != "application/x-www-form-urlencoded":
                     raise GrantError("invalid_request", "the token request must be application/x-www-form-urlencoded")
                 try:
@@ -194,7 +197,7 @@ class StubServer:
             def _json(self, status: int, body: object, headers: Sequence[tuple[str, str]] = ()) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header(HeaderKey.CONTENT_TYPE, MediaType.JSON)
                 self.send_header("content-length", str(len(data)))
                 for name, value in headers:
                     self.send_header(name, value)

@@ -2,7 +2,7 @@
 
 A transport only moves bytes and records what crossed the wire (every HTTP exchange, every stdio
 line, the process ending); it never judges. Failures of the *target* as a thing to talk to (it
-cannot be reached, it exited, it never answered) are raised as :class:`TransportFailure` so the
+cannot be reached, it exited, it never answered) are raised as :class:`~mcp_assay.errors.TransportFailure` so the
 runner can report them as what they are instead of as protocol findings.
 """
 
@@ -16,53 +16,11 @@ from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message
 from mcp_assay.wire import Exchange, Headers, Probe
 
 __all__ = [
-    "NoAnswer",
     "Recorder",
     "Reply",
-    "ServerExited",
     "StreamControl",
     "Transport",
-    "TransportFailure",
-    "Unreachable",
 ]
-
-
-class TransportFailure(Exception):
-    """The target could not be driven for this request (not a protocol finding)."""
-
-    kind = "transport"
-
-
-class Unreachable(TransportFailure):
-    """The connection was refused or dropped before any answer (or the server process could not be started)."""
-
-    kind = "unreachable"
-
-    def __init__(self, detail: str, *, advice: str = "") -> None:
-        super().__init__(detail)
-        self.advice = advice
-        """What the user can check (``is the server running?``), for a run that never reached the target."""
-
-
-class NoAnswer(TransportFailure):
-    """The target accepted the request but never answered within the time allowed."""
-
-    kind = "no-answer"
-
-    def __init__(self, detail: str, exchange: str | None = None) -> None:
-        super().__init__(detail)
-        self.exchange = exchange
-        """Id of the recorded exchange (HTTP) or request line (stdio) that went unanswered."""
-
-
-class ServerExited(TransportFailure):
-    """The stdio server process ended."""
-
-    kind = "exited"
-
-    def __init__(self, detail: str, code: int | None) -> None:
-        super().__init__(detail)
-        self.code = code
 
 
 Recorder = Callable[[Exchange], None]

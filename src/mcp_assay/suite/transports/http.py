@@ -20,17 +20,13 @@ from dataclasses import dataclass
 
 import httpx
 
+from mcp_assay.errors import CredentialsRefused, NoAnswer
 from mcp_assay.jsonrpc import IdKey, Message, parse_message
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.sse import SseEvent, SseParser
-from mcp_assay.suite.credentials import Credentials, CredentialsRefused
+from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.transports import (
-    NoAnswer,
-    Recorder,
-    Reply,
-    StreamControl,
-    final_response,
-)
+from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.connect import connection_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import (
@@ -262,7 +258,7 @@ class HttpTransport:
             if response.status_code == 429 and not answer_rate_limits:
                 await _read_capped(response, REFUSAL_LIMIT)
                 await response.aclose()
-                retry_after = response.headers.get("retry-after")
+                retry_after = response.headers.get(HeaderKey.RETRY_AFTER)
                 delay = self.limiter.on_rate_limited(retry_after)
                 self.recorder(
                     Observation(
@@ -289,9 +285,9 @@ class HttpTransport:
                     )
                 )  # fmt: skip
                 raise CredentialsRefused(
-                    response.status_code, body_text(raw, 400).strip(), response.headers.get("www-authenticate")
+                    response.status_code, body_text(raw, 400).strip(), response.headers.get(HeaderKey.WWW_AUTHENTICATE)
                 )
-            if media_type(response.headers.get("content-type")) == "text/event-stream":
+            if media_type(response.headers.get(HeaderKey.CONTENT_TYPE)) == MediaType.EVENT_STREAM:
                 return await self._read_stream(head, stream=stream, timeout=timeout)
             return await self._read_body(head, timeout=timeout)
         finally:
@@ -429,7 +425,7 @@ class HttpTransport:
             messages=server,
             status=status,
             headers=headers,
-            content_type=media_type(headers.get("content-type")),
+            content_type=media_type(headers.get(HeaderKey.CONTENT_TYPE)),
             closed_by_client=exchange.client_disconnected,
             body=raw,
         )

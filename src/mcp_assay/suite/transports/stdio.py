@@ -26,16 +26,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mcp_assay.errors import NoAnswer, ServerExited
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.lines import Line, LineSplitter
-from mcp_assay.suite.transports import (
-    NoAnswer,
-    Recorder,
-    Reply,
-    ServerExited,
-    StreamControl,
-    final_response,
-)
+from mcp_assay.protocol import MetaKey
+from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.connect import start_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Observation, Probe, ProcessExit, StdioLine
@@ -48,7 +43,6 @@ STDERR_TAIL = 200
 STDERR_LINE_LIMIT = 4000
 """Bytes of one stderr line kept; the rest of the line is counted, not kept."""
 _READ = 64 * 1024
-SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 
 
 @dataclass
@@ -230,7 +224,7 @@ class StdioTransport:
             return message.id_key == waiter.expect or (message.kind is Kind.ERROR and message.id_key is None)
         if message.kind is Kind.NOTIFICATION:
             meta = message.meta or {}
-            subscription = meta.get(SUBSCRIPTION_KEY)
+            subscription = meta.get(MetaKey.SUBSCRIPTION_ID)
             if subscription is not None and waiter.expect is not None:
                 from mcp_assay.jsonrpc import id_key
 

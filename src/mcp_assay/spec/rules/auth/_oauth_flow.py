@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, not_applicable, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import Document, metadata_documents
@@ -196,7 +197,7 @@ def _redirect_of(exchange: HttpExchange) -> dict[str, str] | None:
 
 
 def _basic_client_id(exchange: HttpExchange) -> str | None:
-    value = exchange.request.headers.get("authorization") or ""
+    value = exchange.request.headers.get(HeaderKey.AUTHORIZATION) or ""
     scheme, _, credential = value.partition(" ")
     if scheme.lower() != "basic" or not credential:
         return None

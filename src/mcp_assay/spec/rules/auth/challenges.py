@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import Challenge, presented
@@ -48,9 +49,9 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
             yield anonymous_refusal(exchange, ctx, request, f"{request.method} without credentials got 401")
         elif 200 <= status < 300:
             public += 1
-        elif status == 403 and headers.get("origin") is not None:
+        elif status == 403 and headers.get(HeaderKey.ORIGIN) is not None:
             continue
-        elif status in (400, 404) and headers.get("mcp-session-id") is not None:
+        elif status in (400, 404) and headers.get(HeaderKey.SESSION_ID) is not None:
             continue
         else:
             yield failed(request, f"{request.method} without credentials got HTTP {status}, not 401")

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from mcp_assay.jsonrpc import Message
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.redaction import REDACTED, fingerprint
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
@@ -168,10 +169,10 @@ def clients_send_only_tokens_meant_for_the_server(ctx: Context) -> Iterator[Find
 def _redirect_uris(exchange: HttpExchange) -> list[str]:
     request = exchange.request
     values = [value for name, value in parse_qsl(urlsplit(request.url).query) if name == "redirect_uri"]
-    if request.body and media_type(request.headers.get("content-type")) == "application/x-www-form-urlencoded":
+    if request.body and media_type(request.headers.get(HeaderKey.CONTENT_TYPE)) == "application/x-www-form-urlencoded":
         text = request.body.decode("utf-8", "replace")
         values.extend(value for name, value in parse_qsl(text) if name == "redirect_uri")
-    elif request.body and request.content_type == "application/json" and not exchange.messages:
+    elif request.body and request.content_type == MediaType.JSON and not exchange.messages:
         try:
             body = json.loads(request.body)
         except ValueError:

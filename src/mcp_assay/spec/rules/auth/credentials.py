@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.redaction import fingerprint
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
@@ -127,7 +128,7 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
 
     A suite probe names its counterpart in its ``alone`` tag (a recording has the garbage header redacted,
     so its value cannot be compared there)."""
-    endpoint, authorization = endpoint_of(like), like.request.headers.get("authorization")
+    endpoint, authorization = endpoint_of(like), like.request.headers.get(HeaderKey.AUTHORIZATION)
     alone = like.probe.tag("alone") if like.probe is not None else None
     verdict: bool | None = None
     for exchange in ctx.log.http_exchanges():
@@ -224,7 +225,7 @@ def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
         yield reason
         return
     for exchange, request, credentials in requests:
-        if exchange.request.headers.get("mcp-session-id") is None or not credentials.anonymous:
+        if exchange.request.headers.get(HeaderKey.SESSION_ID) is None or not credentials.anonymous:
             continue
         status = status_of(exchange)
         if served_with_result(exchange):
@@ -292,7 +293,7 @@ def session_ids_are_unpredictable(ctx: Context) -> Iterator[Finding]:
         return
     issued: list[tuple[HttpExchange, str]] = []
     for exchange in gated_http_exchanges(ctx):
-        session = exchange.response.headers.get("mcp-session-id") if exchange.response is not None else None
+        session = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response is not None else None
         if session and endpoint_of(exchange) in use and session not in [item for _, item in issued]:
             issued.append((exchange, session))
     previous: str | None = None

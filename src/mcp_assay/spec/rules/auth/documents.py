@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import AS_METADATA_MARKERS, challenges_of, prm_kind
 from mcp_assay.wire import HttpExchange
@@ -74,10 +75,9 @@ class Document:
             return "got no answer"
         if response.status != 200:
             return f"answered HTTP {response.status}"
-        if response.content_type != "application/json":
-            return (
-                f"answered with Content-Type {response.headers.get('content-type') or '(none)'}, not application/json"
-            )
+        if response.content_type != MediaType.JSON:
+            shown = response.headers.get(HeaderKey.CONTENT_TYPE) or "(none)"
+            return f"answered with Content-Type {shown}, not application/json"
         if self.body is None:
             return "answered with a body that is not a JSON object"
         return None
@@ -122,7 +122,7 @@ def _find_documents(ctx: Context) -> list[Document]:
             kind = "openid"
         if kind is not None:
             response = exchange.response
-            shown = response is not None and response.status == 200 and response.content_type == "application/json"
+            shown = response is not None and response.status == 200 and response.content_type == MediaType.JSON
             documents.append(Document(exchange, kind, _json_object(exchange) if shown else None))
     return documents
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.redaction import SECRET_HEADERS
 from mcp_assay.wire import Headers, HttpRequest
 
@@ -177,7 +178,7 @@ def _add_param(params: dict[str, str], name: str, value: str, problems: list[str
 
 
 def challenges_of(headers: Headers) -> Challenges:
-    return parse_challenges(headers.get_all("www-authenticate"))
+    return parse_challenges(headers.get_all(HeaderKey.WWW_AUTHENTICATE))
 
 
 # -- credentials --------------------------------------------------------------------------------------
@@ -208,7 +209,7 @@ class Presented:
 
 
 def presented(request: HttpRequest) -> Presented:
-    value = request.headers.get("authorization")
+    value = request.headers.get(HeaderKey.AUTHORIZATION)
     scheme, _, credential = (value or "").strip().partition(" ")
     query = tuple(
         (name, item)
@@ -218,7 +219,7 @@ def presented(request: HttpRequest) -> Presented:
     other = tuple(
         name
         for name in request.headers.names()
-        if name.lower() in SECRET_HEADERS and name.lower() not in ("authorization", "set-cookie")
+        if name.lower() in SECRET_HEADERS and name.lower() not in (HeaderKey.AUTHORIZATION, "set-cookie")
     )
     return Presented(value, scheme, credential.strip(), query, other)
 

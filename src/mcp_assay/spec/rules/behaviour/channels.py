@@ -26,6 +26,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import listing_for
@@ -219,7 +220,7 @@ def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -
         return None
     if channel.kind == "tool-error":
         return passed(message, f"{what}: {channel}, the tool-error channel the spec describes for input validation")
-    if channel.kind == "protocol-error" and channel.code == -32602:
+    if channel.kind == "protocol-error" and channel.code == ErrorCode.INVALID_PARAMS:
         return failed(
             message,
             f"{what}: {channel}; the inputs were refused, but input validation failures belong in a tool result "

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
@@ -36,7 +37,7 @@ def _limited(request: Message, ctx: Context) -> str | None:
     """How this call was limited, or ``None`` when it was served (or failed for another reason)."""
     exchange = http_exchange(request, ctx)
     if exchange is not None and exchange.response is not None and exchange.response.status == 429:
-        retry = exchange.response.headers.get("retry-after")
+        retry = exchange.response.headers.get(HeaderKey.RETRY_AFTER)
         return "HTTP 429" + (f" (Retry-After: {retry})" if retry else " without Retry-After")
     for answer in ctx.log.responses_to(request):
         if answer.kind is Kind.ERROR and isinstance(answer.error, dict):

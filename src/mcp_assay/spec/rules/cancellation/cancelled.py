@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
@@ -232,7 +233,7 @@ def servers_keep_serving_after_unknown_cancellations(ctx: Context) -> Iterator[F
             if _still_waiting(request, ctx):
                 continue
             yield failed(request, f"{request.describe()} after a cancellation ({why}) was never answered")
-        elif answer.kind is Kind.ERROR and error_code(answer) == -32603:
+        elif answer.kind is Kind.ERROR and error_code(answer) == ErrorCode.INTERNAL_ERROR:
             yield failed(answer, f"{request.describe()} after a cancellation ({why}) failed with an internal error")
         else:
             yield passed(request)

@@ -14,6 +14,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
@@ -136,11 +137,14 @@ def legacy_http_cancellations_are_accepted(ctx: Context) -> Iterator[Finding]:
 
 
 def _resumed(exchange: HttpExchange, ctx: Context) -> bool:
-    session = exchange.request.headers.get("mcp-session-id")
+    session = exchange.request.headers.get(HeaderKey.SESSION_ID)
     for other in ctx.log.http_exchanges():
         if other.request.method != "GET" or other.time < exchange.time:
             continue
-        if other.request.headers.get("last-event-id") and other.request.headers.get("mcp-session-id") == session:
+        if (
+            other.request.headers.get(HeaderKey.LAST_EVENT_ID)
+            and other.request.headers.get(HeaderKey.SESSION_ID) == session
+        ):
             return True
     return False
 

@@ -11,30 +11,23 @@ import re
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Message
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.shared.envelopes import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
-    SERVER_INFO_KEY,
-    meta_key_problem,
-    meta_objects,
-)
-from mcp_assay.traffic import PROTOCOL_VERSION_KEY
+from mcp_assay.spec.rules.shared.envelopes import meta_key_problem, meta_objects
 from mcp_assay.verdicts import Level
 
 RESERVED_LABELS = frozenset({"modelcontextprotocol", "mcp"})
 KNOWN_RESERVED_KEYS = frozenset(
     {
-        PROTOCOL_VERSION_KEY,
-        CLIENT_CAPABILITIES_KEY,
-        CLIENT_INFO_KEY,
-        LOG_LEVEL_KEY,
-        SERVER_INFO_KEY,
-        "io.modelcontextprotocol/subscriptionId",
-        "io.modelcontextprotocol/related-task",
-        "io.modelcontextprotocol/model-immediate-response",
+        MetaKey.PROTOCOL_VERSION,
+        MetaKey.CLIENT_CAPABILITIES,
+        MetaKey.CLIENT_INFO,
+        MetaKey.LOG_LEVEL,
+        MetaKey.SERVER_INFO,
+        MetaKey.SUBSCRIPTION_ID,
+        MetaKey.RELATED_TASK,
+        MetaKey.MODEL_IMMEDIATE_RESPONSE,
     }
 )
 """Reserved-prefix keys the specification (or its tasks utility) defines."""

@@ -14,13 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import ErrorCode, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
     answer_to,
     canonical,
     client_capabilities,
@@ -59,15 +57,15 @@ def requests_declare_client_capabilities(message: Message, ctx: Context) -> Find
     meta = request_meta(message)
     if meta is None:
         return None  # no _meta at all is META-01's finding
-    value = meta.get(CLIENT_CAPABILITIES_KEY, MISSING)
+    value = meta.get(MetaKey.CLIENT_CAPABILITIES, MISSING)
     if value is MISSING:
-        return failed(message, f"{message.describe()} does not declare {CLIENT_CAPABILITIES_KEY}")
+        return failed(message, f"{message.describe()} does not declare {MetaKey.CLIENT_CAPABILITIES}")
     if not isinstance(value, dict):
-        return failed(message, f"{CLIENT_CAPABILITIES_KEY} is a {type(value).__name__}, not an object")
+        return failed(message, f"{MetaKey.CLIENT_CAPABILITIES} is a {type(value).__name__}, not an object")
     revision = ctx.revision(message)
     if revision is not None and "ClientCapabilities" in revision.validator.defs:
         issues = revision.validator.validate_def(
-            "ClientCapabilities", value, prefix=f"_meta[{CLIENT_CAPABILITIES_KEY}]"
+            "ClientCapabilities", value, prefix=f"_meta[{MetaKey.CLIENT_CAPABILITIES}]"
         )
         if issues:
             return failed(message, "; ".join(issue.render() for issue in issues[:3]))
@@ -80,14 +78,14 @@ def requests_identify_the_client(message: Message, ctx: Context) -> Finding | No
     meta = request_meta(message)
     if meta is None:
         return None
-    info = meta.get(CLIENT_INFO_KEY, MISSING)
+    info = meta.get(MetaKey.CLIENT_INFO, MISSING)
     if info is MISSING:
-        return failed(message, f"{message.describe()} carries no {CLIENT_INFO_KEY}")
+        return failed(message, f"{message.describe()} carries no {MetaKey.CLIENT_INFO}")
     if not isinstance(info, dict):
-        return failed(message, f"{CLIENT_INFO_KEY} is a {type(info).__name__}, not an object")
+        return failed(message, f"{MetaKey.CLIENT_INFO} is a {type(info).__name__}, not an object")
     missing = [field for field in ("name", "version") if not isinstance(info.get(field), str)]
     if missing:
-        return failed(message, f"{CLIENT_INFO_KEY} lacks a string {' and '.join(missing)}")
+        return failed(message, f"{MetaKey.CLIENT_INFO} lacks a string {' and '.join(missing)}")
     return passed(message)
 
 
@@ -97,17 +95,17 @@ def requests_identify_the_client(message: Message, ctx: Context) -> Finding | No
 def requested_log_levels_are_defined_levels(message: Message, ctx: Context) -> Finding | None:
     """A _meta logLevel, when present, is one of the eight syslog level names."""
     meta = request_meta(message)
-    if meta is None or LOG_LEVEL_KEY not in meta:
+    if meta is None or MetaKey.LOG_LEVEL not in meta:
         return None
     revision = ctx.revision(message)
     levels: list[str] = []
     if revision is not None:
         definition = revision.validator.defs.get("LoggingLevel", {})
         levels = list(definition.get("enum", [])) if isinstance(definition, dict) else []
-    value = meta[LOG_LEVEL_KEY]
+    value = meta[MetaKey.LOG_LEVEL]
     if value in levels:
         return passed(message)
-    return failed(message, f"{LOG_LEVEL_KEY} is {json.dumps(value)}; expected one of {', '.join(sorted(levels))}")
+    return failed(message, f"{MetaKey.LOG_LEVEL} is {json.dumps(value)}; expected one of {', '.join(sorted(levels))}")
 
 
 def _undeclared(required: dict[str, Any], declared: dict[str, Any]) -> bool:
@@ -133,7 +131,11 @@ def missing_capability_errors_name_what_is_missing(ctx: Context) -> Iterator[Fin
     Triggered by any -32021 answer, e.g. the active suite's call of a tool that needs elicitation
     or sampling sent with ``clientCapabilities: {}``."""
     for message in ctx.log.messages():
-        if message.kind is not Kind.ERROR or message.sender is not Side.SERVER or error_code(message) != -32021:
+        if (
+            message.kind is not Kind.ERROR
+            or message.sender is not Side.SERVER
+            or error_code(message) != ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY
+        ):
             continue
         error = message.error if isinstance(message.error, dict) else {}
         data = error.get("data")
@@ -165,7 +167,7 @@ IDENTITY_INDEPENDENT_METHODS = frozenset(
 
 
 def _without_client_info(params: dict[str, Any]) -> str:
-    meta = {key: value for key, value in (params.get("_meta") or {}).items() if key != CLIENT_INFO_KEY}
+    meta = {key: value for key, value in (params.get("_meta") or {}).items() if key != MetaKey.CLIENT_INFO}
     return canonical({**params, "_meta": meta})
 
 
@@ -221,9 +223,9 @@ def answers_do_not_depend_on_client_info(ctx: Context) -> Iterator[Finding]:
 
 def _identity(meta: dict[str, Any]) -> str:
     """How a request named its client, for findings."""
-    if CLIENT_INFO_KEY not in meta:
+    if MetaKey.CLIENT_INFO not in meta:
         return "a request without clientInfo"
-    return f"clientInfo {canonical(meta[CLIENT_INFO_KEY])}"
+    return f"clientInfo {canonical(meta[MetaKey.CLIENT_INFO])}"
 
 
 def error_text(answer: Message) -> str:

@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version
@@ -60,7 +61,7 @@ def _find_sessions(ctx: Context) -> list[Session]:
     messages = ctx.log.messages()
     by_session_id: dict[str, list[HttpExchange]] = defaultdict(list)
     for item in ctx.log.http_exchanges():
-        sid = item.request.headers.get("mcp-session-id")
+        sid = item.request.headers.get(HeaderKey.SESSION_ID)
         if sid is not None:
             by_session_id[sid].append(item)
     by_exchange: dict[str, list[Message]] = defaultdict(list)
@@ -77,7 +78,7 @@ def _find_sessions(ctx: Context) -> list[Session]:
         answer = answer_to(request, ctx)
         exchange = http_exchange(request, ctx)
         if exchange is not None:
-            issued = exchange.response.headers.get("mcp-session-id") if exchange.response is not None else None
+            issued = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response is not None else None
             session = Session(request, answer, "http", endpoint_of(exchange), session_id=issued)
             if issued is not None:
                 session.exchanges = [other for other in by_session_id.get(issued, []) if other.id != exchange.id]
@@ -106,7 +107,7 @@ def ended_sessions(ctx: Context) -> dict[str, float]:
     A ``404`` mcp-assay injected ends nothing on the server: the server never saw that request."""
     ended: dict[str, float] = {}
     for exchange in ctx.log.http_exchanges():
-        sid = exchange.request.headers.get("mcp-session-id")
+        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
         if sid is None or exchange.response is None or answered_by_assay(exchange):
             continue
         status = exchange.response.status

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
@@ -44,7 +45,7 @@ def initialize_opens_every_session(ctx: Context) -> Iterator[Finding]:
         exchange = http_exchange(session.initialize, ctx)
         if exchange is None:
             continue
-        carried = exchange.request.headers.get("mcp-session-id")
+        carried = exchange.request.headers.get(HeaderKey.SESSION_ID)
         if carried is not None:
             yield failed(session.initialize, f"initialize was sent with Mcp-Session-Id {carried!r}")
         else:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import (
@@ -54,7 +55,7 @@ def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
         if version is None:
             continue
         for exchange in _later_exchanges(session, ctx):
-            header = exchange.request.headers.get("mcp-protocol-version")
+            header = exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION)
             if header is None:
                 continue  # HS-11's finding
             subject = exchange.request_message or exchange
@@ -72,7 +73,7 @@ def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]
             continue
         for exchange in _later_exchanges(session, ctx):
             subject = exchange.request_message or exchange
-            if exchange.request.headers.get("mcp-protocol-version") is not None:
+            if exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) is not None:
                 yield passed(subject)
             else:
                 what = subject.describe() if isinstance(subject, Message) else exchange.request.method
@@ -94,8 +95,8 @@ def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
     ended = ended_sessions(ctx)
     known = known_versions(ctx)
     for exchange in ctx.log.http_exchanges():
-        sid = exchange.request.headers.get("mcp-session-id")
-        header = exchange.request.headers.get("mcp-protocol-version")
+        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
+        header = exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION)
         if sid not in issued or header is None or header in known or exchange.response is None:
             continue
         if sid is not None and sid in ended and ended[sid] < exchange.request.time:
@@ -126,8 +127,8 @@ def missing_version_headers_are_tolerated(ctx: Context) -> Iterator[Finding]:
             continue
         if (
             not _is_legacy_body(exchange)
-            or headers.get("mcp-protocol-version") is not None
-            or headers.get("mcp-session-id") is not None
+            or headers.get(HeaderKey.PROTOCOL_VERSION) is not None
+            or headers.get(HeaderKey.SESSION_ID) is not None
         ):
             continue
         if exchange.response is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode, HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, all_sessions, client_sessions, ended_sessions
@@ -31,8 +32,8 @@ def _issued_session_ids(ctx: Context) -> Iterator[tuple[HttpExchange, str]]:
     for exchange in ctx.log.http_exchanges():
         if exchange.response is None or ctx.log.exchange_revision(exchange.id) in modern:
             continue  # 2026 responses carrying a session id are HTTP-33's concern
-        issued = exchange.response.headers.get("mcp-session-id")
-        if issued is not None and exchange.request.headers.get("mcp-session-id") != issued:
+        issued = exchange.response.headers.get(HeaderKey.SESSION_ID)
+        if issued is not None and exchange.request.headers.get(HeaderKey.SESSION_ID) != issued:
             yield exchange, issued
 
 
@@ -95,10 +96,10 @@ def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Findi
         request = exchange.request_message
         if request is not None and (request.method == "initialize" or meta_version(request) is not None):
             continue
-        if exchange.request.headers.get("mcp-protocol-version") in modern:
+        if exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) in modern:
             continue
         subject: Message | HttpExchange = request or exchange
-        if exchange.request.headers.get("mcp-session-id") is not None:
+        if exchange.request.headers.get(HeaderKey.SESSION_ID) is not None:
             yield passed(subject)
         else:
             what = request.describe() if request is not None else exchange.request.method
@@ -128,9 +129,9 @@ def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
             continue
         if request is None or request.kind is not Kind.REQUEST or request.method == "initialize":
             continue
-        if meta_version(request) is not None or exchange.request.headers.get("mcp-protocol-version") in modern:
+        if meta_version(request) is not None or exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) in modern:
             continue
-        if exchange.request.headers.get("mcp-session-id") is not None:
+        if exchange.request.headers.get(HeaderKey.SESSION_ID) is not None:
             continue
         if exchange.response.status == 400:
             yield passed(request)
@@ -153,7 +154,7 @@ def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
     Triggered by a request with the old id after the end (the active suite sends one after DELETE)."""
     ended = ended_sessions(ctx)
     for exchange in ctx.log.http_exchanges():
-        sid = exchange.request.headers.get("mcp-session-id")
+        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
         if sid is None or sid not in ended or exchange.request.time <= ended[sid] or exchange.response is None:
             continue
         subject = exchange.request_message or exchange
@@ -174,12 +175,12 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
     of it; a client that sent nothing more to the endpoint is not verified."""
     exchanges = ctx.log.http_exchanges()
     for exchange in exchanges:
-        sid = exchange.request.headers.get("mcp-session-id")
+        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
         if sid is None or exchange.response is None or exchange.response.status != 404 or sent_by_assay(exchange):
             continue
         if exchange.request.method == "DELETE":
             continue
-        if any(error_code(m) == -32601 for m in exchange.response_messages):
+        if any(error_code(m) == ErrorCode.METHOD_NOT_FOUND for m in exchange.response_messages):
             continue  # an unknown method, not an ended session
         after = exchange.response.time
         later = sorted(
@@ -195,14 +196,14 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
         stale = [
             other
             for other in later
-            if other.request.headers.get("mcp-session-id") == sid and other.request.method != "DELETE"
+            if other.request.headers.get(HeaderKey.SESSION_ID) == sid and other.request.method != "DELETE"
         ]
         fresh = [
             other
             for other in later
             if other.request_message is not None
             and other.request_message.method == "initialize"
-            and other.request.headers.get("mcp-session-id") is None
+            and other.request.headers.get(HeaderKey.SESSION_ID) is None
         ]
         subject = exchange.request_message or exchange
         if stale and (not fresh or stale[0].request.time < fresh[0].request.time):
@@ -228,9 +229,9 @@ def session_deletes_name_the_session(ctx: Context) -> Iterator[Finding]:
     for exchange in ctx.log.http_exchanges():
         if exchange.request.method != "DELETE" or sent_by_assay(exchange):
             continue
-        if exchange.request.headers.get("mcp-protocol-version") in modern:
+        if exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) in modern:
             continue  # DELETE against a 2026 endpoint is HTTP-32's concern
-        if exchange.request.headers.get("mcp-session-id") is not None:
+        if exchange.request.headers.get(HeaderKey.SESSION_ID) is not None:
             yield passed(exchange)
         else:
             yield failed(exchange, "DELETE was sent without Mcp-Session-Id, so it names no session to end")

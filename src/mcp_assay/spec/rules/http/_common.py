@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import Era, Header, HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.shared.common import error_code, params_of
@@ -20,17 +21,10 @@ from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.wire import HttpExchange, sent_by_assay
 
 __all__ = [
-    "HEADER_MISMATCH",
-    "LAST_EVENT_ID",
     "LEGACY_HTTP",
-    "METHOD_HEADER",
     "MODERN_HTTP",
     "NAMED_METHODS",
-    "NAME_HEADER",
-    "PARAM_PREFIX",
-    "SESSION_HEADER",
     "STANDARD_HEADERS",
-    "VERSION_HEADER",
     "accepted_types",
     "body_modern",
     "error_text",
@@ -51,16 +45,13 @@ __all__ = [
     "tool_of",
 ]
 
-HEADER_MISMATCH = -32020
-VERSION_HEADER = "mcp-protocol-version"
-METHOD_HEADER = "mcp-method"
-NAME_HEADER = "mcp-name"
-PARAM_PREFIX = "mcp-param-"
-SESSION_HEADER = "mcp-session-id"
-LAST_EVENT_ID = "last-event-id"
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """Methods whose ``Mcp-Name`` header mirrors a body field, and that field."""
-STANDARD_HEADERS = {VERSION_HEADER: "MCP-Protocol-Version", METHOD_HEADER: "Mcp-Method", NAME_HEADER: "Mcp-Name"}
+STANDARD_HEADERS: dict[str, str] = {
+    HeaderKey.PROTOCOL_VERSION: Header.PROTOCOL_VERSION,
+    HeaderKey.METHOD: Header.METHOD,
+    HeaderKey.NAME: Header.NAME,
+}
 MODERN_HTTP: dict[str, Any] = {"features": {"per_request_version"}}
 LEGACY_HTTP: dict[str, Any] = {"features": {"handshake"}}
 
@@ -70,7 +61,7 @@ def is_modern(revision: Revision | None) -> bool:
 
 
 def header_version(exchange: HttpExchange) -> str | None:
-    value = exchange.request.headers.get(VERSION_HEADER)
+    value = exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION)
     return value.strip() if value is not None else None
 
 
@@ -157,12 +148,14 @@ def setting(ctx: Context, name: str, default: float) -> float:
     return number if math.isfinite(number) and number >= 0 else default
 
 
-def event_stream_answers(ctx: Context, era: str) -> Iterator[tuple[HttpExchange, Message]]:
+def event_stream_answers(ctx: Context, era: Era) -> Iterator[tuple[HttpExchange, Message]]:
     """POST-opened SSE responses to requests, of one era (``modern`` or ``legacy``)."""
     for exchange, request in request_posts(ctx):
         if exchange.response is None or not exchange.response.is_event_stream:
             continue
-        if (era == "modern" and modern_route(exchange, ctx)) or (era == "legacy" and legacy_exchange(exchange, ctx)):
+        if (era is Era.MODERN and modern_route(exchange, ctx)) or (
+            era is Era.HANDSHAKE and legacy_exchange(exchange, ctx)
+        ):
             yield exchange, request
 
 

@@ -14,16 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
-    HEADER_MISMATCH,
-    METHOD_HEADER,
-    NAME_HEADER,
     NAMED_METHODS,
-    PARAM_PREFIX,
     STANDARD_HEADERS,
-    VERSION_HEADER,
     error_text,
     errors_of,
     first_code,
@@ -44,7 +40,6 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     numerically_equal,
     value_at,
 )
-from mcp_assay.traffic import PROTOCOL_VERSION_KEY
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
@@ -122,8 +117,8 @@ def _audit_params(audit_: Audit, ctx: Context) -> None:
         return
     arguments = params.get("arguments")
     for mark in marks:
-        header_name = PARAM_PREFIX + mark.name.lower()
-        shown = f"Mcp-Param-{mark.name}"
+        header_name = HeaderKey.PARAM_PREFIX + mark.name.lower()
+        shown = f"{Header.PARAM_PREFIX}{mark.name}"
         values = headers.get_all(header_name)
         value = value_at(arguments, mark.path)
         where = "arguments." + ".".join(mark.path)
@@ -184,7 +179,7 @@ def _audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
         return None
     result = Audit(exchange=exchange, request=request)
     body_version = meta_version(request)
-    version = _single(exchange, VERSION_HEADER, result)
+    version = _single(exchange, HeaderKey.PROTOCOL_VERSION, result)
     if version is None:
         result.defect("version-missing", "the request has no MCP-Protocol-Version header")
     elif not header_text_safe(version):
@@ -194,7 +189,7 @@ def _audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
             "version-mismatch",
             f"MCP-Protocol-Version {version.strip()!r} differs from the body's _meta version {body_version!r}",
         )
-    method = _single(exchange, METHOD_HEADER, result)
+    method = _single(exchange, HeaderKey.METHOD, result)
     if method is None:
         result.defect("method-missing", f"the {request.method} request has no Mcp-Method header")
     elif not header_text_safe(method):
@@ -203,7 +198,7 @@ def _audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
         result.defect("method-mismatch", f"Mcp-Method {method!r} differs from the body method {request.method!r}")
     field_name = NAMED_METHODS.get(request.method or "")
     if field_name is not None:
-        name = _single(exchange, NAME_HEADER, result)
+        name = _single(exchange, HeaderKey.NAME, result)
         _audit_name(result, name, params_of(request).get(field_name, MISSING), field_name)
     if request.method == "tools/call":
         _audit_params(result, ctx)
@@ -218,19 +213,23 @@ def _audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
 def _alternatives(result: Audit, ctx: Context, header: str | None, body: str | None) -> None:
     request = result.request
     meta = request.meta or {}
-    if PROTOCOL_VERSION_KEY not in meta or "io.modelcontextprotocol/clientCapabilities" not in meta:
-        result.alternatives[(400, -32602)] = "the body also lacks required _meta fields (⚠A7)"
+    if MetaKey.PROTOCOL_VERSION not in meta or MetaKey.CLIENT_CAPABILITIES not in meta:
+        result.alternatives[(400, ErrorCode.INVALID_PARAMS)] = "the body also lacks required _meta fields (⚠A7)"
     for version in (header, body):
         if version is not None and not is_modern(ctx.spec.get(version.strip())):
-            result.alternatives[(400, -32022)] = f"version {version.strip()!r} is not served per request (⚠A6)"
+            result.alternatives[(400, ErrorCode.UNSUPPORTED_PROTOCOL_VERSION)] = (
+                f"version {version.strip()!r} is not served per request (⚠A6)"
+            )
     field_name = NAMED_METHODS.get(request.method or "")
     if field_name is not None and not isinstance(params_of(request).get(field_name), str):
         why = f"params.{field_name} itself is missing, which is invalid params (status unspecified, ⚠A5)"
         for status in (200, 400):
-            result.alternatives[(status, -32602)] = why
+            result.alternatives[(status, ErrorCode.INVALID_PARAMS)] = why
     revision = ctx.spec.get(header.strip() if header else None) or ctx.spec.get(body)
     if revision is not None and request.method and request.method not in revision.validator.request_defs:
-        result.alternatives[(404, -32601)] = f"{request.method} is not a method of {revision.name} (⚠A6)"
+        result.alternatives[(404, ErrorCode.METHOD_NOT_FOUND)] = (
+            f"{request.method} is not a method of {revision.name} (⚠A6)"
+        )
 
 
 def modern_audits(ctx: Context) -> Iterator[Audit]:
@@ -267,7 +266,7 @@ def expect_rejection(result: Audit, kinds: Iterable[str], *, bare_400_ok: bool =
     errors = errors_of(exchange)
     subject = errors[0] if errors else result.request
     code = error_code(errors[0]) if errors else None
-    if response.status == 400 and code == HEADER_MISMATCH:
+    if response.status == 400 and code == ErrorCode.HEADER_MISMATCH:
         return passed(subject)
     if code is not None and (response.status, code) in result.alternatives:
         reason = result.alternatives[(response.status, code)]
@@ -287,7 +286,7 @@ def expect_acceptance(result: Audit, note: str) -> Finding | None:
     if exchange.response is None:
         return unverified(f"{what}, but no answer was captured", result.request)
     code = first_code(exchange)
-    rejected = code == HEADER_MISMATCH or (exchange.response.status == 400 and code is None)
+    rejected = code == ErrorCode.HEADER_MISMATCH or (exchange.response.status == 400 and code is None)
     if not rejected:
         return passed(result.request)
     if not result.params_known:

@@ -12,15 +12,12 @@ from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
-    HEADER_MISMATCH,
-    METHOD_HEADER,
     MODERN_HTTP,
-    NAME_HEADER,
     NAMED_METHODS,
-    PARAM_PREFIX,
     accepted_types,
     error_text,
     errors_of,
@@ -80,7 +77,7 @@ def client_method_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     for exchange, request in request_posts(ctx, client=True):
         if not modern_exchange(exchange, ctx):
             continue
-        header = exchange.request.headers.get(METHOD_HEADER)
+        header = exchange.request.headers.get(HeaderKey.METHOD)
         if header is None:
             yield failed(request, f"{request.describe()} has no Mcp-Method header")
         elif header != request.method:
@@ -99,7 +96,7 @@ def client_name_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
         if field_name is None or not modern_exchange(exchange, ctx):
             continue
         body = params_of(request).get(field_name)
-        header = exchange.request.headers.get(NAME_HEADER)
+        header = exchange.request.headers.get(HeaderKey.NAME)
         if header is None:
             yield failed(request, f"{request.describe()} has no Mcp-Name header")
             continue
@@ -116,9 +113,9 @@ def _mirrored_values(exchange: HttpExchange, request: Message, ctx: Context) -> 
     field_name = NAMED_METHODS.get(request.method or "")
     params = params_of(request)
     if field_name is not None and isinstance(params.get(field_name), str):
-        header = exchange.request.headers.get(NAME_HEADER)
+        header = exchange.request.headers.get(HeaderKey.NAME)
         if header is not None:
-            yield "Mcp-Name", header, params[field_name]
+            yield Header.NAME, header, params[field_name]
     if request.method != "tools/call":
         return
     tool = tool_of(request, ctx)
@@ -130,9 +127,9 @@ def _mirrored_values(exchange: HttpExchange, request: Message, ctx: Context) -> 
     for mark in marks:
         value = value_at(params.get("arguments"), mark.path)
         expected = mirror(value) if value is not MISSING else None
-        header = exchange.request.headers.get(PARAM_PREFIX + mark.name)
+        header = exchange.request.headers.get(HeaderKey.PARAM_PREFIX + mark.name)
         if expected is not None and header is not None:
-            yield f"Mcp-Param-{mark.name}", header, expected
+            yield f"{Header.PARAM_PREFIX}{mark.name}", header, expected
 
 
 @log_check(requirements="HTTP-15", level=Level.MUST, subject="mirrored header values", **MODERN_HTTP)
@@ -185,9 +182,9 @@ def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
             continue  # invalid tools are HTTP-23's; unmarked tools need no headers
         wrong: list[str] = []
         for mark in marks:
-            label = f"Mcp-Param-{mark.name}"
+            label = f"{Header.PARAM_PREFIX}{mark.name}"
             value = value_at(params.get("arguments"), mark.path)
-            header = exchange.request.headers.get(PARAM_PREFIX + mark.name)
+            header = exchange.request.headers.get(HeaderKey.PARAM_PREFIX + mark.name)
             where = "arguments." + ".".join(mark.path)
             if value is MISSING or value is None:
                 if header is not None:
@@ -234,7 +231,7 @@ def client_refreshes_tools_after_a_parameter_header_rejection(ctx: Context) -> I
     for exchange, request in request_posts(ctx):
         if sent_by_assay(exchange) or request.method != "tools/call" or not modern_exchange(exchange, ctx):
             continue
-        if first_code(exchange) != HEADER_MISMATCH:
+        if first_code(exchange) != ErrorCode.HEADER_MISMATCH:
             continue
         result = audit(exchange, ctx)
         about_params = "param" in " ".join(error_text(m) for m in errors_of(exchange)).lower() or (
@@ -289,11 +286,11 @@ def client_messages_are_posted(ctx: Context) -> Iterator[Finding]:
 def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding]:
     """Every POST's Accept header lists application/json and text/event-stream (wildcards are HTTP-03's SHOULD)."""
     for exchange, message in _post_messages(ctx):
-        header = exchange.request.headers.get("accept")
+        header = exchange.request.headers.get(HeaderKey.ACCEPT)
         kinds = accepted_types(header)
         covered = {
-            "application/json": bool(kinds & {"application/json", "application/*", "*/*"}),
-            "text/event-stream": bool(kinds & {"text/event-stream", "text/*", "*/*"}),
+            MediaType.JSON: bool(kinds & {MediaType.JSON, "application/*", "*/*"}),
+            MediaType.EVENT_STREAM: bool(kinds & {MediaType.EVENT_STREAM, "text/*", "*/*"}),
         }
         missing = [name for name, ok in covered.items() if not ok]
         if header is None:
@@ -312,9 +309,9 @@ def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding
 def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Finding]:
     """The POST Accept header names both media types literally rather than through wildcards (⚠A28)."""
     for exchange, message in _post_messages(ctx):
-        header = exchange.request.headers.get("accept")
+        header = exchange.request.headers.get(HeaderKey.ACCEPT)
         kinds = accepted_types(header)
-        literal = {"application/json", "text/event-stream"} <= kinds
+        literal = {MediaType.JSON, MediaType.EVENT_STREAM} <= kinds
         covered_by_wildcard = not literal and bool(kinds & {"*/*", "application/*", "text/*"})
         if literal:
             yield passed(message)

@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     MODERN_HTTP,
-    SESSION_HEADER,
     body_modern,
     error_text,
     errors_of,
@@ -33,7 +33,7 @@ from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, is_well_known, probe_name
 
-MODERN_CODES = frozenset({-32020, -32021, -32022, -32601, -32602})
+MODERN_CODES = MCP_DEFINED_CODES | {ErrorCode.METHOD_NOT_FOUND, ErrorCode.INVALID_PARAMS}
 """Error codes a 2026 server uses for its mandated 400/404 rejections."""
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
@@ -112,7 +112,7 @@ def refused_notifications_get_an_error_status_and_no_id(ctx: Context) -> Iterato
             yield passed(message, f"refused with HTTP {exchange.response.status}")
 
 
-ACCEPTED_CONTENT = ("application/json", "text/event-stream")
+ACCEPTED_CONTENT = (MediaType.JSON, MediaType.EVENT_STREAM)
 AUTH_LAYER_STATUSES = frozenset({401, 403, 407, 429})
 """Rejections usually produced before any JSON-RPC handling (auth, Origin, rate limits)."""
 
@@ -139,7 +139,7 @@ def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]
         if response.content_type in ACCEPTED_CONTENT:
             yield passed(request)
             continue
-        shown = response.headers.get("content-type") or "no Content-Type"
+        shown = response.headers.get(HeaderKey.CONTENT_TYPE) or "no Content-Type"
         yield failed(request, f"{request.describe()} was answered HTTP {response.status} with {shown}")
 
 
@@ -154,8 +154,8 @@ def unknown_methods_get_404_with_a_jsonrpc_error(ctx: Context) -> Iterator[Findi
             continue
         errors = errors_of(exchange)
         codes = [error_code(m) for m in errors]
-        if -32601 in codes:
-            answer = errors[codes.index(-32601)]
+        if ErrorCode.METHOD_NOT_FOUND in codes:
+            answer = errors[codes.index(ErrorCode.METHOD_NOT_FOUND)]
             if response.status == 404 and not response.is_event_stream:
                 yield passed(answer)
             else:
@@ -189,8 +189,8 @@ def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterat
             if result is not None and "invalid-characters" in result.defects:
                 continue
             yield failed(request, f"HTTP {response.status} to {request.describe()} carries no JSON-RPC error body")
-        elif response.content_type != "application/json":
-            shown = response.headers.get("content-type") or "no Content-Type"
+        elif response.content_type != MediaType.JSON:
+            shown = response.headers.get(HeaderKey.CONTENT_TYPE) or "no Content-Type"
             yield failed(errors[0], f"the HTTP {response.status} error body is sent as {shown}, not application/json")
         elif errors[0].id_key != request.id_key:
             shown = "no id" if errors[0].id is MISSING else f"id {rendered(errors[0].id)}"
@@ -236,8 +236,8 @@ def session_ids_are_ignored_and_never_issued(ctx: Context) -> Iterator[Finding]:
             continue
         if not modern_route(exchange, ctx):
             continue
-        sent = exchange.request.headers.get(SESSION_HEADER)
-        issued = response.headers.get(SESSION_HEADER)
+        sent = exchange.request.headers.get(HeaderKey.SESSION_ID)
+        issued = response.headers.get(HeaderKey.SESSION_ID)
         if issued is not None:
             how = "echoed the request's" if issued == sent else "issued an"
             yield failed(request, f"the answer to {request.describe()} {how} Mcp-Session-Id {issued!r}")
@@ -247,7 +247,9 @@ def session_ids_are_ignored_and_never_issued(ctx: Context) -> Iterator[Finding]:
             continue
         errors = errors_of(exchange)
         mentions_session = any("session" in error_text(m).lower() for m in errors)
-        if mentions_session or (response.status == 404 and -32601 not in [error_code(m) for m in errors]):
+        if mentions_session or (
+            response.status == 404 and ErrorCode.METHOD_NOT_FOUND not in [error_code(m) for m in errors]
+        ):
             yield failed(
                 request, f"{request.describe()} with Mcp-Session-Id {sent!r} was refused ({answer_text(exchange)})"
             )
@@ -283,13 +285,13 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
     served_plain: set[str] = set()
     controls: dict[str, int] = {}
     for exchange in ctx.log.http_exchanges():
-        if exchange.request.headers.get("origin") is None and exchange.response is not None:
+        if exchange.request.headers.get(HeaderKey.ORIGIN) is None and exchange.response is not None:
             if exchange.response.status < 400:
                 served_plain.add(endpoint_of(exchange))
             if probe_name(exchange) == ProbeName.ORIGIN_CONTROL:
                 controls[endpoint_of(exchange)] = exchange.response.status
     for exchange in ctx.log.http_exchanges():
-        origin = exchange.request.headers.get("origin")
+        origin = exchange.request.headers.get(HeaderKey.ORIGIN)
         response = exchange.response
         if origin is None or response is None:
             continue

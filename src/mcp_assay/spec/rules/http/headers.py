@@ -12,16 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, log_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import (
-    MODERN_HTTP,
-    PARAM_PREFIX,
-    VERSION_HEADER,
-    body_modern,
-    modern_exchange,
-    request_posts,
-)
+from mcp_assay.spec.rules.http._common import MODERN_HTTP, body_modern, modern_exchange, request_posts
 from mcp_assay.spec.rules.http._header_audit import (
     answer_text,
     audit,
@@ -144,7 +138,7 @@ def missing_or_mismatched_parameter_headers_are_rejected(ctx: Context) -> Iterat
         if finding is not None:
             yield finding
         elif result.request.method == "tools/call" and not result.params_known:
-            if any(name.lower().startswith(PARAM_PREFIX) for name in result.exchange.request.headers.names()):
+            if any(name.lower().startswith(HeaderKey.PARAM_PREFIX) for name in result.exchange.request.headers.names()):
                 yield unverified(
                     "a tools/call carried Mcp-Param headers, but the tool's definition was not seen or is invalid",
                     result.request,
@@ -212,7 +206,7 @@ def requests_without_a_version_header_are_rejected(ctx: Context) -> Iterator[Fin
     ``MCP-Protocol-Version`` header. A server that serves clients older than 2025-06-18 may treat
     it as ``2025-03-26`` instead; that is accepted when the log shows it serving such a client."""
     for exchange, request in request_posts(ctx):
-        if exchange.request.headers.get(VERSION_HEADER) is not None or not body_modern(exchange, ctx):
+        if exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) is not None or not body_modern(exchange, ctx):
             continue
         result = audit(exchange, ctx)
         if result is None:

@@ -14,12 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.protocol import Era, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
-    LAST_EVENT_ID,
     LEGACY_HTTP,
-    SESSION_HEADER,
     accepted_types,
     event_stream_answers,
     final_response,
@@ -60,13 +59,13 @@ def legacy_get_opens_a_stream_or_gets_405(ctx: Context) -> Iterator[Finding]:
         response = exchange.response
         if response is None:
             continue
-        session = exchange.request.headers.get(SESSION_HEADER)
+        session = exchange.request.headers.get(HeaderKey.SESSION_ID)
         if response.is_event_stream or response.status == 405:
             yield passed(exchange)
         elif (response.status == 404 and session is not None) or (response.status == 400 and session is None):
             continue
         else:
-            shown = response.headers.get("content-type") or "no Content-Type"
+            shown = response.headers.get(HeaderKey.CONTENT_TYPE) or "no Content-Type"
             yield failed(
                 exchange, f"GET was answered HTTP {response.status} with {shown}; expected an event stream or 405"
             )
@@ -85,8 +84,8 @@ def legacy_get_accepts_event_streams(ctx: Context) -> Iterator[Finding]:
     for exchange in _legacy_gets(ctx):
         if not judged_as_client(exchange):
             continue
-        header = exchange.request.headers.get("accept")
-        if accepted_types(header) & {"text/event-stream", "text/*", "*/*"}:
+        header = exchange.request.headers.get(HeaderKey.ACCEPT)
+        if accepted_types(header) & {MediaType.EVENT_STREAM, "text/*", "*/*"}:
             yield passed(exchange)
         else:
             yield failed(exchange, f"the GET's Accept {header!r} does not list text/event-stream")
@@ -99,7 +98,7 @@ def get_streams_carry_no_responses(ctx: Context) -> Iterator[Finding]:
         response = exchange.response
         if response is None or not response.is_event_stream:
             continue
-        if exchange.request.headers.get(LAST_EVENT_ID) is not None:
+        if exchange.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None:
             continue  # a resumption may replay a response
         answers = [m for m in exchange.response_messages if m.kind.is_response]
         if answers:
@@ -109,9 +108,9 @@ def get_streams_carry_no_responses(ctx: Context) -> Iterator[Finding]:
 
 
 def _session_key(exchange: HttpExchange) -> str:
-    session = exchange.request.headers.get(SESSION_HEADER)
+    session = exchange.request.headers.get(HeaderKey.SESSION_ID)
     if session is None and exchange.response is not None:
-        session = exchange.response.headers.get(SESSION_HEADER)
+        session = exchange.response.headers.get(HeaderKey.SESSION_ID)
     if session is not None:
         return f"session:{session}"
     return f"connection:{exchange.connection}" if exchange.connection else ""
@@ -124,7 +123,7 @@ def _legacy_event_streams(ctx: Context) -> Iterator[HttpExchange]:
 
 
 def _resumption(exchange: HttpExchange) -> bool:
-    return exchange.request.method == "GET" and exchange.request.headers.get(LAST_EVENT_ID) is not None
+    return exchange.request.method == "GET" and exchange.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None
 
 
 @log_check(requirements="HTTP-40", level=Level.MUST_NOT, subject="messages on 2025 streams", **LEGACY_HTTP)
@@ -176,7 +175,7 @@ def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding
     """A 2025 POST stream opens with an id-only priming event, and a retry precedes any early close.
 
     The stream of a request the client cancelled before it ended owes no response, so its close is not early."""
-    for exchange, request in event_stream_answers(ctx, "legacy"):
+    for exchange, request in event_stream_answers(ctx, Era.HANDSHAKE):
         assert exchange.response is not None
         events = [event for event in exchange.response.events if not event.is_comment]
         if not events:
@@ -249,7 +248,7 @@ def resumptions_replay_only_the_broken_stream(ctx: Context) -> Iterator[Finding]
     origins: dict[tuple[str, str], HttpExchange] = {}
     for exchange in _legacy_event_streams(ctx):
         assert exchange.response is not None
-        last = exchange.request.headers.get(LAST_EVENT_ID)
+        last = exchange.request.headers.get(HeaderKey.LAST_EVENT_ID)
         if _resumption(exchange) and last is not None:
             origin = origins.get((_session_key(exchange), last))
             if origin is None:
@@ -315,7 +314,7 @@ def post_streams_deliver_their_response(ctx: Context) -> Iterator[Finding]:
     """A 2025 POST stream eventually delivers the response to its request (possibly after a resumption).
 
     A request the client cancelled (``notifications/cancelled`` before the stream ended) is owed none."""
-    for exchange, request in event_stream_answers(ctx, "legacy"):
+    for exchange, request in event_stream_answers(ctx, Era.HANDSHAKE):
         if final_response(exchange, request) is not None:
             yield passed(request)
             continue

@@ -11,10 +11,10 @@ import json
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.protocol import Era, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
-    LAST_EVENT_ID,
     MODERN_HTTP,
     event_stream_answers,
     final_response,
@@ -26,7 +26,7 @@ from mcp_assay.spec.rules.http._common import (
 )
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.envelopes import meta_version
-from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN, SUBSCRIPTION_ID_KEY
+from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
 
@@ -45,7 +45,7 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
 
     ``subscriptions/listen`` streams are judged by the SUB rules; ``notifications/message`` is
     judged by the LOG rules (which know the request's ``logLevel``)."""
-    for exchange, request in event_stream_answers(ctx, "modern"):
+    for exchange, request in event_stream_answers(ctx, Era.MODERN):
         if request.method == LISTEN:
             continue
         token = (request.meta or {}).get("progressToken", MISSING)
@@ -55,7 +55,7 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
             if message.kind is not Kind.NOTIFICATION:
                 continue
             meta = message.meta or {}
-            if SUBSCRIPTION_ID_KEY in meta or message.method in LISTEN_STREAM_ONLY:
+            if MetaKey.SUBSCRIPTION_ID in meta or message.method in LISTEN_STREAM_ONLY:
                 yield failed(
                     message, f"{message.method} belongs on a subscriptions/listen stream, not on {request.describe()}'s"
                 )
@@ -147,7 +147,7 @@ def streams_are_not_resumable(ctx: Context) -> Iterator[Finding]:
             continue
         subject = exchange.request_message or exchange
         request = exchange.request_message
-        if exchange.request.headers.get(LAST_EVENT_ID) is not None and request is not None:
+        if exchange.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None and request is not None:
             foreign = [m for m in exchange.response_messages if m.kind.is_response and m.id_key != request.id_key]
             if foreign:
                 yield failed(foreign[0], f"a request with Last-Event-ID got {foreign[0].describe()} replayed")
@@ -160,7 +160,7 @@ def streams_are_not_resumable(ctx: Context) -> Iterator[Finding]:
 
 
 def _resume_label(exchange: HttpExchange) -> str:
-    with_id = " with Last-Event-ID" if exchange.request.headers.get(LAST_EVENT_ID) is not None else ""
+    with_id = " with Last-Event-ID" if exchange.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None else ""
     return exchange.request.method + with_id
 
 
@@ -181,7 +181,7 @@ def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Fin
     it; a stream the client closed itself is a cancellation, not a break. A client that went on
     with other requests and never re-sent the work fails; one that sent nothing more is not
     verified."""
-    for exchange, request in event_stream_answers(ctx, "modern"):
+    for exchange, request in event_stream_answers(ctx, Era.MODERN):
         ending = exchange.ending
         if sent_by_assay(exchange) or request.method == LISTEN or ending is None:
             continue
@@ -194,8 +194,8 @@ def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Fin
             for other in ctx.log.http_exchanges()
             if other.request.time > ending.time
             and not sent_by_assay(other)
-            and other.request.headers.get("mcp-session-id") is None  # a 2025 session's own resumption
-            and (other.request.method == "GET" or other.request.headers.get(LAST_EVENT_ID) is not None)
+            and other.request.headers.get(HeaderKey.SESSION_ID) is None  # a 2025 session's own resumption
+            and (other.request.method == "GET" or other.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None)
         ]
         if resumes:
             yield failed(

@@ -10,9 +10,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import (
+    JSONRPC_RESERVED,
+    JSONRPC_STANDARD_CODES,
+    LEGACY_SERVER_ERRORS,
+    MCP_DEFINED_CODES,
+    MCP_RESERVED,
+    PRE_RELEASE_CODES,
+    SERVER_ERRORS,
+    ErrorCode,
+)
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.shared.common import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, error_code, http_exchange
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.verdicts import Level, Side
 
 
@@ -95,10 +105,10 @@ def _errors(ctx: Context) -> Iterator[tuple[Message, int]]:
 def reserved_error_codes_are_used_only_as_defined(ctx: Context) -> Iterator[Finding]:
     """Codes -32020..-32099 appear only as -32020, -32021, -32022 (and -32020 only for HTTP header checks)."""
     for message, code in _errors(ctx):
-        if -32099 <= code <= -32020:
+        if code in MCP_RESERVED:
             if code not in MCP_DEFINED_CODES:
                 yield failed(message, f"error code {code} lies in the MCP-reserved range but is not defined")
-            elif code == -32020 and message.transport != "http":
+            elif code == ErrorCode.HEADER_MISMATCH and message.transport != "http":
                 yield failed(message, "-32020 (header mismatch) was used outside Streamable HTTP")
             else:
                 yield passed(message)
@@ -108,8 +118,8 @@ def reserved_error_codes_are_used_only_as_defined(ctx: Context) -> Iterator[Find
 def retired_error_codes_are_not_emitted(ctx: Context) -> Iterator[Finding]:
     """2026 implementations never emit -32002 (resource not found) or -32042 (URL elicitation)."""
     for message, code in _errors(ctx):
-        if code in (-32002, -32042):
-            replacement = "-32602" if code == -32002 else "an input_required result"
+        if code in (ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.URL_ELICITATION_REQUIRED):
+            replacement = "-32602" if code == ErrorCode.RESOURCE_NOT_FOUND else "an input_required result"
             yield failed(message, f"error code {code} is retired in this revision; use {replacement}")
         else:
             yield passed(message)
@@ -123,10 +133,13 @@ def retired_error_codes_are_not_emitted(ctx: Context) -> Iterator[Finding]:
 )
 def legacy_error_range_is_avoided(ctx: Context) -> Iterator[Finding]:
     """New implementations avoid codes -32000..-32019 (the draft codes -32001/-32003/-32004 were renumbered)."""
-    renumbered = {-32001: "-32020", -32003: "-32021", -32004: "-32022"}
     for message, code in _errors(ctx):
-        if -32019 <= code <= -32000:
-            hint = f"; it looks like a pre-release code, use {renumbered[code]}" if code in renumbered else ""
+        if code in LEGACY_SERVER_ERRORS:
+            hint = (
+                f"; it looks like a pre-release code, use {PRE_RELEASE_CODES[code]}"
+                if code in PRE_RELEASE_CODES
+                else ""
+            )
             yield failed(message, f"error code {code} is in the legacy range -32000..-32019{hint}")
         else:
             yield passed(message)
@@ -136,8 +149,8 @@ def legacy_error_range_is_avoided(ctx: Context) -> Iterator[Finding]:
 def application_error_codes_stay_outside_the_reserved_range(ctx: Context) -> Iterator[Finding]:
     """Application-defined codes live outside -32768..-32000."""
     for message, code in _errors(ctx):
-        reserved = -32768 <= code <= -32000
-        known = code in JSONRPC_STANDARD_CODES or code in MCP_DEFINED_CODES or -32099 <= code <= -32000
+        reserved = code in JSONRPC_RESERVED
+        known = code in JSONRPC_STANDARD_CODES or code in MCP_DEFINED_CODES or code in SERVER_ERRORS
         if reserved and not known:
             yield failed(message, f"error code {code} is inside the JSON-RPC reserved range but not a defined code")
         else:

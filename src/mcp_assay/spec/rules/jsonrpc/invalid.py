@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
@@ -35,7 +36,7 @@ def invalid_json_gets_a_parse_error(ctx: Context) -> Iterator[Finding]:
         if not answers:
             status = exchange.response.status
             yield failed(request, f"invalid JSON was answered with HTTP {status} and no JSON-RPC error")
-        elif error_code(answers[0]) != -32700:
+        elif error_code(answers[0]) != ErrorCode.PARSE_ERROR:
             yield failed(answers[0], f"invalid JSON was answered with code {error_code(answers[0])}, expected -32700")
         else:
             yield passed(answers[0])
@@ -86,7 +87,7 @@ def _judge_answer(answer: Message, reason: str) -> Finding:
     """The first answer to an invalid request: an error -32600, never a result."""
     if answer.kind is Kind.RESULT:
         return failed(answer, f"an invalid request ({reason}) was served with a result")
-    if error_code(answer) != -32600:
+    if error_code(answer) != ErrorCode.INVALID_REQUEST:
         return failed(answer, f"an invalid request ({reason}) got code {error_code(answer)}, expected -32600")
     return passed(answer)
 
@@ -139,7 +140,7 @@ def unknown_methods_get_method_not_found(ctx: Context) -> Iterator[Finding]:
         answer = answers[0]
         if answer.kind is Kind.RESULT:
             yield failed(answer, f"the undefined method {request.method} was served with a result")
-        elif error_code(answer) != -32601:
+        elif error_code(answer) != ErrorCode.METHOD_NOT_FOUND:
             yield failed(
                 answer, f"the undefined method {request.method} got code {error_code(answer)}, expected -32601"
             )

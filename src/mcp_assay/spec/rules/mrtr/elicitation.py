@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS
@@ -39,7 +40,7 @@ def retired_elicitation_mechanisms_are_not_used(message: Message, ctx: Context) 
             return failed(message, f"the server sent a {message.method} request instead of an input_required result")
         return None
     if message.kind is Kind.ERROR:
-        if error_code(message) == -32042:
+        if error_code(message) == ErrorCode.URL_ELICITATION_REQUIRED:
             return failed(message, "the server answered -32042 (URLElicitationRequiredError), retired in 2026-07-28")
         return None
     if is_input_required(message) and isinstance(message.result, dict):
@@ -103,7 +104,7 @@ def elicitation_requests_are_well_formed(message: Message, ctx: Context) -> Iter
 )
 def url_elicitation_errors_list_url_elicitations(message: Message, ctx: Context) -> Finding | None:
     """A -32042 error lists URL-mode elicitations in data.elicitations, each with an elicitationId (2025)."""
-    if error_code(message) != -32042:
+    if error_code(message) != ErrorCode.URL_ELICITATION_REQUIRED:
         return None
     data = message.error.get("data") if isinstance(message.error, dict) else None
     elicitations = data.get("elicitations") if isinstance(data, dict) else None

@@ -15,6 +15,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import probe_named
@@ -233,7 +234,7 @@ def missing_capabilities_get_minus_32021_or_a_completion(message: Message, ctx: 
         return None
     request = answered[0]
     if message.kind is Kind.ERROR:
-        if error_code(message) != -32021:
+        if error_code(message) != ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY:
             return None
         data = message.error.get("data") if isinstance(message.error, dict) else None
         required = data.get("requiredCapabilities") if isinstance(data, dict) else None

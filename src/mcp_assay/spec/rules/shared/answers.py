@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
@@ -60,7 +61,7 @@ def expects_invalid_params(message: Message, subject: str, *, on_result: str | N
     if message.kind is Kind.RESULT:
         return failed(message, f"{subject} was answered with a result" if on_result is None else on_result)
     code = error_code(message)
-    if code == -32602:
+    if code == ErrorCode.INVALID_PARAMS:
         return passed(message)
     return failed(message, f"{subject} got code {code}, expected -32602")
 
@@ -68,7 +69,7 @@ def expects_invalid_params(message: Message, subject: str, *, on_result: str | N
 def reports_internal_error(message: Message, method: str) -> Finding | None:
     """A failed ``method`` request reported as ``-32603``; protocol-level codes are other rules' concern."""
     code = error_code(message)
-    if code == -32603:
+    if code == ErrorCode.INTERNAL_ERROR:
         return passed(message)
     if protocol_error(code):
         return None

@@ -13,8 +13,6 @@ from mcp_assay.spec.validator import SchemaIssue
 from mcp_assay.wire import HttpExchange
 
 __all__ = [
-    "JSONRPC_STANDARD_CODES",
-    "MCP_DEFINED_CODES",
     "http_exchange",
     "on_connection",
     "is_int",
@@ -23,8 +21,6 @@ __all__ = [
     "schema_finding",
 ]
 
-JSONRPC_STANDARD_CODES = frozenset({-32700, -32600, -32601, -32602, -32603})
-MCP_DEFINED_CODES = frozenset({-32020, -32021, -32022})
 
 MAX_ISSUES = 4
 

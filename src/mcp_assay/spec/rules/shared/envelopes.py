@@ -14,16 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
-from mcp_assay.traffic import PROTOCOL_VERSION_KEY, endpoint_of
+from mcp_assay.traffic import endpoint_of
 from mcp_assay.wire import HttpExchange, sent_by_assay
 
 __all__ = [
-    "CLIENT_CAPABILITIES_KEY",
-    "CLIENT_INFO_KEY",
-    "LOG_LEVEL_KEY",
-    "SERVER_INFO_KEY",
     "answer_to",
     "canonical",
     "client_capabilities",
@@ -36,10 +33,6 @@ __all__ = [
     "request_meta",
 ]
 
-CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
-SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _PREFIX = rf"{_LABEL}(?:\.{_LABEL})*/"
@@ -63,14 +56,14 @@ def request_meta(message: Message) -> dict[str, Any] | None:
 def meta_version(message: Message) -> str | None:
     """The protocol version a request names in ``_meta`` (``None`` when absent or not a string)."""
     meta = request_meta(message)
-    value = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
+    value = meta.get(MetaKey.PROTOCOL_VERSION) if meta is not None else None
     return value if isinstance(value, str) else None
 
 
 def client_capabilities(message: Message) -> dict[str, Any] | None:
     """The client capabilities a 2026 request declares in ``_meta``."""
     meta = request_meta(message)
-    value = meta.get(CLIENT_CAPABILITIES_KEY) if meta is not None else None
+    value = meta.get(MetaKey.CLIENT_CAPABILITIES) if meta is not None else None
     return value if isinstance(value, dict) else None
 
 

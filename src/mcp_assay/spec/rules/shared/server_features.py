@@ -19,11 +19,12 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, ErrorCode
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.pagination import list_changed_between, walks
-from mcp_assay.spec.rules.shared.common import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, error_code
+from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.validator import FORMAT_CHECKER, SchemaIssue, canonical
 
 __all__ = [
@@ -46,11 +47,13 @@ __all__ = [
     "tool_label",
 ]
 
-ENVELOPE_CODES = frozenset({-32020, -32021, -32022})
+ENVELOPE_CODES = MCP_DEFINED_CODES
 """Codes that reject a request's envelope (headers, version, capabilities) before its method runs."""
-PROTOCOL_CODES = JSONRPC_STANDARD_CODES | MCP_DEFINED_CODES | {-32002, -32042}
+PROTOCOL_CODES = (
+    JSONRPC_STANDARD_CODES | MCP_DEFINED_CODES | {ErrorCode.RESOURCE_NOT_FOUND, ErrorCode.URL_ELICITATION_REQUIRED}
+)
 """Codes that report a protocol-level problem rather than a failure inside a tool or a handler."""
-NEUTRAL_CODES = PROTOCOL_CODES | {-32800, -32001}
+NEUTRAL_CODES = PROTOCOL_CODES | {ErrorCode.REQUEST_CANCELLED, ErrorCode.REQUEST_TIMEOUT}
 """Also not a handler failure: request cancelled (-32800) and request timeout (-32001), as SDKs use them."""
 REFUSED_ON_PURPOSE = frozenset({ProbeName.SESSION_OTHER_PRINCIPAL})
 """Well-formed probes sent where a refusal is the expected answer (AUTH-33: another principal inside a session);

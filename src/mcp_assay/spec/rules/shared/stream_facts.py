@@ -27,12 +27,10 @@ __all__ = [
     "Cancellation",
     "LISTEN",
     "LOG_LEVELS",
-    "LOG_LEVEL_KEY",
     "LOG_MESSAGE",
     "Listen",
     "PROGRESS",
     "RESOURCE_UPDATED",
-    "SUBSCRIPTION_ID_KEY",
     "covers",
     "describe_id",
     "grace",
@@ -51,8 +49,6 @@ CANCELLED = "notifications/cancelled"
 PROGRESS = "notifications/progress"
 LOG_MESSAGE = "notifications/message"
 RESOURCE_UPDATED = "notifications/resources/updated"
-SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 CHANGE_FILTERS = {
     "notifications/tools/list_changed": "toolsListChanged",
     "notifications/prompts/list_changed": "promptsListChanged",

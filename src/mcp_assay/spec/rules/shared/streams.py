@@ -21,15 +21,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
     CANCELLED,
     LISTEN,
-    LOG_LEVEL_KEY,
     LOG_MESSAGE,
     PROGRESS,
-    SUBSCRIPTION_ID_KEY,
     Cancellation,
     Listen,
     loosely_same_id,
@@ -83,7 +82,7 @@ class StreamIndex:
                         self._progress[(place, token)].append(message)
                 elif message.method == LOG_MESSAGE and message.transport == "stdio":
                     self._stdio_logs[place].append(message)
-                subscription = id_key(meta_value(message, SUBSCRIPTION_ID_KEY))
+                subscription = id_key(meta_value(message, MetaKey.SUBSCRIPTION_ID))
                 if subscription is not None:
                     self._tagged[(place, subscription)].append(message)
         self._stdio_log_times = {place: [m.time for m in logs] for place, logs in self._stdio_logs.items()}
@@ -269,7 +268,7 @@ class StreamIndex:
             elif message.method == CANCELLED and same_id(request_id_of(message), listen.id):
                 listen.end, listen.ended_by = message.time, "server-cancel"
             elif not (
-                message.kind is Kind.NOTIFICATION and same_id(meta_value(message, SUBSCRIPTION_ID_KEY), listen.id)
+                message.kind is Kind.NOTIFICATION and same_id(meta_value(message, MetaKey.SUBSCRIPTION_ID), listen.id)
             ):
                 continue
             listen.messages.append(message)
@@ -439,7 +438,10 @@ class StreamIndex:
 
     def _logs_may_concern(self, request: Message) -> bool:
         """Whether log lines could be about ``request`` at all (it asked for them with a logLevel)."""
-        return self.revision_has(request, "per_request_log_level") and meta_value(request, LOG_LEVEL_KEY) is not MISSING
+        return (
+            self.revision_has(request, "per_request_log_level")
+            and meta_value(request, MetaKey.LOG_LEVEL) is not MISSING
+        )
 
     def _only_open_request(self, request: Message, log: Message) -> bool:
         """On stdio a log line is about a cancelled request only when nothing else was open (A9)."""

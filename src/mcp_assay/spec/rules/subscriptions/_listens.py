@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, SUBSCRIPTION_ID_KEY, Listen, meta_value
+from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, Listen, meta_value
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.verdicts import Side
 
@@ -49,7 +50,7 @@ def acknowledgements_of(listen: Listen) -> list[Message]:
 
 
 def subscription_tag(message: Message) -> Any:
-    return meta_value(message, SUBSCRIPTION_ID_KEY)
+    return meta_value(message, MetaKey.SUBSCRIPTION_ID)
 
 
 def first_acknowledgement(listen: Listen) -> Message | None:

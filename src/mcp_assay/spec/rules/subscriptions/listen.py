@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
     ACKNOWLEDGED,
     LISTEN,
-    SUBSCRIPTION_ID_KEY,
     Listen,
     describe_id,
     grace,
@@ -165,7 +165,7 @@ def acknowledgements_name_their_listen_request(ctx: Context) -> Iterator[Finding
         else:
             candidates = idx.open_listens(ack)
         if tag is MISSING:
-            yield failed(ack, f"the acknowledgement has no _meta[{SUBSCRIPTION_ID_KEY!r}]")
+            yield failed(ack, f"the acknowledgement has no _meta['{MetaKey.SUBSCRIPTION_ID}']")
         elif any(same_id(tag, listen.id) for listen in candidates):
             yield passed(ack)
         else:

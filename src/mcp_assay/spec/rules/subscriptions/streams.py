@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
@@ -23,7 +24,6 @@ from mcp_assay.spec.rules.shared.stream_facts import (
     LOG_MESSAGE,
     PROGRESS,
     RESOURCE_UPDATED,
-    SUBSCRIPTION_ID_KEY,
     describe_id,
     grace,
     loosely_same_id,
@@ -190,7 +190,7 @@ def listen_results_close_the_subscription_cleanly(ctx: Context) -> Iterator[Find
         problems = []
         if body.get("resultType") != "complete":
             problems.append(f"resultType is {body.get('resultType', 'missing')!r}")
-        tag = meta_value(result, SUBSCRIPTION_ID_KEY)
+        tag = meta_value(result, MetaKey.SUBSCRIPTION_ID)
         if not same_id(tag, listen.id):
             problems.append(
                 "no subscriptionId in _meta" if tag is MISSING else f"subscriptionId {describe_id(tag)} is not the id"

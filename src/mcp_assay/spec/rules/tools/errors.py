@@ -13,6 +13,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.probe_names import ProbeName
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import (
@@ -66,7 +67,7 @@ def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding 
         return None
     if channel.server_error:
         return failed(message, f"{what}: a server error, where the spec describes protocol error -32602")
-    if channel.kind == "protocol-error" and channel.code == -32602:
+    if channel.kind == "protocol-error" and channel.code == ErrorCode.INVALID_PARAMS:
         return passed(message, f"{what}, the channel and code the spec describes")
     if channel.kind == "protocol-error":
         return failed(message, f"{what}; the spec describes -32602 (-32601 would mean the method is unknown)")
@@ -124,7 +125,7 @@ def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Find
         return unverified(f"{what}: refused at the envelope ({channel}) before the method ran", message)
     if channel.kind == "input-required":
         return None
-    if channel.kind == "protocol-error" and channel.code == -32602:
+    if channel.kind == "protocol-error" and channel.code == ErrorCode.INVALID_PARAMS:
         return passed(message, f"{what}: refused as {channel}, an answer ⚠A4 allows")
     if channel.kind == "protocol-error":
         return passed(
@@ -186,7 +187,7 @@ def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> F
             return None
         return passed(message, f"tool {name!r} reported a failure as a {channel}")
     code = error_code(message)
-    if code == -32603:
+    if code == ErrorCode.INTERNAL_ERROR:
         return unverified(
             "a tools/call got -32603 (internal error); mcp-assay cannot tell whether a tool failure hid behind it "
             "(name a tool that fails with --failing-tool to find out)",

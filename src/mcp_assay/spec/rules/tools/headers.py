@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
+from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import tool_definition
@@ -75,7 +76,7 @@ def mirrored_integers_are_safe_integers(message: Message, ctx: Context) -> Itera
         if mark.schema.get("type") != "integer":
             continue
         value = value_at(arguments, mark.path)
-        mirrored = exchange.request.headers.get(f"mcp-param-{mark.name}") if exchange is not None else None
+        mirrored = exchange.request.headers.get(HeaderKey.PARAM_PREFIX + mark.name) if exchange is not None else None
         if value is MISSING or value is None:
             continue
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:

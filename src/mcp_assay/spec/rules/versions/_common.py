@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import MCP_DEFINED_CODES, Era, ErrorCode, HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities, meta_version, place_of
@@ -44,7 +45,7 @@ __all__ = [
 HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Revisions published with the initialize handshake (their older schemas need not be on disk)."""
 
-MODERN_ERRORS = frozenset({-32020, -32021, -32022})
+MODERN_ERRORS = MCP_DEFINED_CODES
 """Codes only a 2026-era server sends: a dual-era client that sees one knows it talks to a modern server."""
 MODERN_ONLY = "modern_only"
 """The setting saying the server is meant to serve modern revisions only (``run --modern-only``): a dual-era
@@ -57,11 +58,11 @@ def declared_modern_only(ctx: Context) -> bool:
 
 
 def handshake_versions(ctx: Context) -> frozenset[str]:
-    return frozenset(HANDSHAKE_ERA_VERSIONS) | {r.name for r in ctx.spec.all if r.era == "handshake"}
+    return frozenset(HANDSHAKE_ERA_VERSIONS) | {r.name for r in ctx.spec.all if r.era is Era.HANDSHAKE}
 
 
 def modern_versions(ctx: Context) -> frozenset[str]:
-    return frozenset(r.name for r in ctx.spec.all if r.era == "modern")
+    return frozenset(r.name for r in ctx.spec.all if r.era is Era.MODERN)
 
 
 def known_versions(ctx: Context) -> frozenset[str]:
@@ -149,7 +150,11 @@ def retry_in_handshake_era(refusal: Message | None, initialize: Message, ctx: Co
     one of them: the retry "with a supported version" VER-05 asks for, not a fallback. The versioning page
     has a client that meets a modern error retry with a version from the list rather than fall back; when
     every version on the list is a handshake-era one, the handshake is the only way to retry with it."""
-    supported = refused_supported(refusal) if refusal is not None and error_code(refusal) == -32022 else None
+    supported = (
+        refused_supported(refusal)
+        if refusal is not None and error_code(refusal) == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+        else None
+    )
     if not supported or any(version in modern_versions(ctx) for version in supported):
         return False
     return offered_version(initialize) in supported
@@ -168,14 +173,14 @@ def envelope_consistent(request: Message, ctx: Context) -> bool:
     if exchange is None:
         return True
     headers = exchange.request.headers
-    if headers.get("mcp-protocol-version") != meta_version(request):
+    if headers.get(HeaderKey.PROTOCOL_VERSION) != meta_version(request):
         return False
-    if headers.get("mcp-method") != request.method:
+    if headers.get(HeaderKey.METHOD) != request.method:
         return False
     params = request.params if isinstance(request.params, dict) else {}
     name = params.get("uri") if request.method == "resources/read" else params.get("name")
     if request.method in ("tools/call", "prompts/get", "resources/read"):
-        header = headers.get("mcp-name")
+        header = headers.get(HeaderKey.NAME)
         if header is None:
             return False
         decoded = decode_sentinel(header) if is_sentinel(header) else None

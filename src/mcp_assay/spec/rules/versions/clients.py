@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
@@ -145,7 +146,9 @@ def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Fi
         status = exchange.response.status
         errors = [m for m in exchange.response_messages if m.kind is Kind.ERROR]
         codes = [error_code(m) for m in errors]
-        modern = (status == 400 and any(code in MODERN_ERRORS for code in codes)) or (status == 404 and -32601 in codes)
+        modern = (status == 400 and any(code in MODERN_ERRORS for code in codes)) or (
+            status == 404 and ErrorCode.METHOD_NOT_FOUND in codes
+        )
         if not modern:
             continue
         refusal = f"HTTP {status} with {code_text(errors[0])}" if errors else f"HTTP {status}"

@@ -14,12 +14,11 @@ from datetime import date
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import (
-    CLIENT_INFO_KEY,
-    SERVER_INFO_KEY,
     answer_to,
     canonical,
     http_status,
@@ -56,9 +55,9 @@ def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
         status = http_status(answer, ctx)
         if answer.kind is Kind.RESULT:
             yield passed(answer)
-        elif error_code(answer) == -32601 or status == 404:
+        elif error_code(answer) == ErrorCode.METHOD_NOT_FOUND or status == 404:
             yield failed(answer, f"server/discover was refused as unknown ({code_text(answer)}, HTTP {status})")
-        elif error_code(answer) == -32022:
+        elif error_code(answer) == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
             yield passed(answer)  # refusing an unsupported version is allowed too (A20)
         else:
             yield failed(answer, f"a well-formed server/discover got {code_text(answer)} instead of a DiscoverResult")
@@ -127,12 +126,12 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
     if request is None or request.method != "server/discover" or not isinstance(message.result, dict):
         return None
     meta = message.result.get("_meta")
-    info = meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None
+    info = meta.get(MetaKey.SERVER_INFO) if isinstance(meta, dict) else None
     if not isinstance(info, dict):
-        return failed(message, f"the DiscoverResult has no {SERVER_INFO_KEY} object in _meta")
+        return failed(message, f"the DiscoverResult has no {MetaKey.SERVER_INFO} object in _meta")
     missing = [field for field in ("name", "version") if not isinstance(info.get(field), str)]
     if missing:
-        return failed(message, f"{SERVER_INFO_KEY} lacks a string {' and '.join(missing)}")
+        return failed(message, f"{MetaKey.SERVER_INFO} lacks a string {' and '.join(missing)}")
     return passed(message)
 
 
@@ -149,7 +148,9 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
         answer = answer_to(request, ctx)
         if answer is None:
             continue
-        if error_code(answer) == -32022 and version in (refused_supported(answer) or ()):
+        if error_code(answer) == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and version in (
+            refused_supported(answer) or ()
+        ):
             yield failed(answer, f"the server refused {version} with -32022, but the error's data.supported lists it")
             continue
         discover = advertised_discover(ctx, request)
@@ -163,7 +164,7 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
                 yield failed(
                     answer, f"the server served a request naming {version}, but supportedVersions is {supported}"
                 )
-        elif error_code(answer) == -32022:
+        elif error_code(answer) == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
             if version in supported:
                 yield failed(answer, f"the server refused {version} with -32022, but supportedVersions lists it")
             else:
@@ -207,9 +208,9 @@ def _asked_alike(result: Message, ctx: Context) -> str:
     """What makes two discover requests the same question: where, with which credentials and _meta."""
     request = ctx.log.request_of(result)
     meta = dict(request_meta(request) or {}) if request is not None else {}
-    meta.pop(CLIENT_INFO_KEY, None)
+    meta.pop(MetaKey.CLIENT_INFO, None)
     exchange = http_exchange(result, ctx)
-    credential = exchange.request.headers.get("authorization") if exchange is not None else None
+    credential = exchange.request.headers.get(HeaderKey.AUTHORIZATION) if exchange is not None else None
     return canonical([place_of(result, ctx), credential, meta])
 
 

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import Era, ErrorCode, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import (
-    CLIENT_CAPABILITIES_KEY,
     answer_to,
     client_capabilities,
     http_status,
@@ -42,7 +42,6 @@ CAPABILITY_OF_PREFIX = (
     ("resources/", "resources"),
     ("completion/complete", "completions"),
 )
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 
 @message_check(
@@ -57,7 +56,7 @@ def extension_keys_are_prefixed_meta_keys(message: Message, ctx: Context) -> Fin
     if message.sender is Side.CLIENT and message.kind is Kind.REQUEST:
         caps = client_capabilities(message)
         extensions = caps.get("extensions") if caps is not None else None
-        where = f"{CLIENT_CAPABILITIES_KEY}.extensions"
+        where = f"{MetaKey.CLIENT_CAPABILITIES}.extensions"
     elif message.sender is Side.SERVER and message.kind is Kind.RESULT and isinstance(message.result, dict):
         request = ctx.log.request_of(message)
         if request is None or request.method not in ("server/discover", "initialize"):
@@ -93,7 +92,7 @@ def _expect_method_not_found(answer: Message, ctx: Context, what: str) -> Findin
     status = http_status(answer, ctx)
     if answer.kind is Kind.RESULT:
         return failed(answer, f"{what} was served with a result")
-    if error_code(answer) != -32601:
+    if error_code(answer) != ErrorCode.METHOD_NOT_FOUND:
         return failed(answer, f"{what} got {code_text(answer)}, expected -32601")
     if status is not None and status != 404:
         return failed(answer, f"{what} got -32601 with HTTP {status}, expected 404")
@@ -131,7 +130,7 @@ def _removed_methods(ctx: Context, *, notifications: bool) -> frozenset[str]:
         methods = set(validator.client_requests)
         if notifications:
             methods |= validator.client_notifications
-        (new if revision.era == "modern" else old).update(methods)
+        (new if revision.era is Era.MODERN else old).update(methods)
     return frozenset(method for method in old - new if "tasks/" not in method)
 
 
@@ -158,7 +157,7 @@ def removed_methods_are_unknown_to_modern_requests(ctx: Context) -> Iterator[Fin
         if request.method.startswith("tasks/"):
             caps = server_capabilities(advertised_discover(ctx, request)) or {}
             extensions = caps.get("extensions")
-            if isinstance(extensions, dict) and TASKS_EXTENSION in extensions:
+            if isinstance(extensions, dict) and MetaKey.TASKS_EXTENSION in extensions:
                 continue
         if request.method == "initialize" and answer.kind is Kind.RESULT and not declared_modern_only(ctx):
             continue

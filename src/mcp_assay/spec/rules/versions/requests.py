@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import (
-    CLIENT_CAPABILITIES_KEY,
     answer_to,
     client_capabilities,
     http_status,
@@ -38,7 +38,6 @@ from mcp_assay.spec.rules.versions._common import (
     refused_supported,
     supported_versions,
 )
-from mcp_assay.traffic import PROTOCOL_VERSION_KEY
 from mcp_assay.verdicts import Level, Side
 
 
@@ -67,11 +66,11 @@ def _defined_somewhere(method: str | None, ctx: Context) -> bool:
 def requests_name_their_protocol_version(message: Message, ctx: Context) -> Finding:
     """Every 2026 request names its protocol version as a string in params._meta."""
     meta = request_meta(message)
-    value = meta.get(PROTOCOL_VERSION_KEY) if meta is not None else None
-    if meta is None or PROTOCOL_VERSION_KEY not in meta:
-        return failed(message, f"{message.describe()} does not name {PROTOCOL_VERSION_KEY} in params._meta")
+    value = meta.get(MetaKey.PROTOCOL_VERSION) if meta is not None else None
+    if meta is None or MetaKey.PROTOCOL_VERSION not in meta:
+        return failed(message, f"{message.describe()} does not name {MetaKey.PROTOCOL_VERSION} in params._meta")
     if not isinstance(value, str):
-        return failed(message, f"{PROTOCOL_VERSION_KEY} is a {type(value).__name__}, not a string")
+        return failed(message, f"{MetaKey.PROTOCOL_VERSION} is a {type(value).__name__}, not a string")
     return passed(message)
 
 
@@ -95,15 +94,15 @@ def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
         missing = (
             "params._meta"
             if request_meta(request) is None
-            else PROTOCOL_VERSION_KEY
+            else MetaKey.PROTOCOL_VERSION
             if meta_version(request) is None
-            else CLIENT_CAPABILITIES_KEY
+            else MetaKey.CLIENT_CAPABILITIES
         )
         exchange = http_exchange(request, ctx)
-        accepted = {-32602}
-        if exchange is not None and exchange.request.headers.get("mcp-protocol-version") is not None:
+        accepted = {ErrorCode.INVALID_PARAMS}
+        if exchange is not None and exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) is not None:
             if meta_version(request) is None or not envelope_consistent(request, ctx):
-                accepted.add(-32020)
+                accepted.add(ErrorCode.HEADER_MISMATCH)
         if answer.kind is Kind.RESULT:
             yield failed(answer, f"a request missing {missing} was served with a result")
             continue
@@ -146,7 +145,7 @@ def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterato
             else:
                 yield failed(answer, f"a request naming the unsupported version {version} was served with a result")
             continue
-        if error_code(answer) != -32022:
+        if error_code(answer) != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
             yield failed(
                 answer, f"a request naming the unsupported version {version} got {code_text(answer)}, expected -32022"
             )
@@ -174,7 +173,11 @@ def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterato
 def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Context) -> Iterator[Finding]:
     """A -32022 repeats the requested version and lists a non-empty supported set equal to discover's."""
     for answer in ctx.log.messages():
-        if answer.kind is not Kind.ERROR or answer.sender is not Side.SERVER or error_code(answer) != -32022:
+        if (
+            answer.kind is not Kind.ERROR
+            or answer.sender is not Side.SERVER
+            or error_code(answer) != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+        ):
             continue
         error = answer.error if isinstance(answer.error, dict) else {}
         data = error.get("data")
@@ -217,7 +220,7 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
     is VER-14's concern. A client that sent nothing more to that server is not verified: it may
     have stopped and reported the error, which is allowed, or the session ended first."""
     for answer in ctx.log.messages():
-        if answer.kind is not Kind.ERROR or error_code(answer) != -32022:
+        if answer.kind is not Kind.ERROR or error_code(answer) != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
             continue
         request = ctx.log.request_of(answer)
         if request is None or is_probe(request, ctx):

@@ -137,7 +137,8 @@ class Catalogue:
 def catalogue() -> Catalogue:
     """The catalogue shipped with the package (parsed once)."""
     text = resources.files("mcp_assay.spec").joinpath("requirements.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    # libyaml's safe loader when PyYAML has it: the same documents, ten times faster (every command reads it)
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     if not isinstance(data, list):
         raise CatalogueError("requirements.yaml must be a list of entries")
     return Catalogue([_parse(entry, position) for position, entry in enumerate(data)])

@@ -48,7 +48,7 @@ from typing import IO, Any, TextIO, cast
 
 from mcp_assay.report.about import Target
 
-__all__ = ["HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main"]
+__all__ = ["HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main", "say"]
 
 log = logging.getLogger("mcp_assay.worker")
 
@@ -240,7 +240,7 @@ class _StatusLines:
     def say(self, text: str) -> None:
         with self._lock:
             if not self.reporting:
-                _say(text)
+                say(text)
 
     def report_begins(self) -> None:
         with self._lock:
@@ -448,7 +448,7 @@ class RemoteSession:
                 if hurried_at is None and (self._interrupts or (deadline is not None and now - started >= deadline)):
                     self.hurry(b"i" if self._interrupts else b"t")
                     hurried_at, seen = now, self._interrupts
-                    _say(
+                    say(
                         "mcp-assay: judging is cut short; the report will cover what was judged so far"
                         + (" (interrupt again to stop without a report)" if interruptible else "")
                     )
@@ -490,8 +490,9 @@ class RemoteSession:
             pass
 
 
-def _say(text: str) -> None:
-    """A status line on stderr, where the person waiting looks (stdout may be a report or the protocol)."""
+def say(text: str) -> None:
+    """A line of mcp-assay's own on stderr, where the person waiting looks (stdout may be a report or the
+    protocol); a reader that went away costs the line, never the exit code."""
     try:
         sys.stderr.write(text + "\n")
         sys.stderr.flush()

@@ -10,7 +10,6 @@ or it ended before it wrote a line) the tap exits 3, and the report is one line 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -101,7 +100,7 @@ def tap_command(
     from mcp_assay.addon.inject import STDIO_FAMILIES, build_plan, parse_families
     from mcp_assay.addon.inject.stdio import StdioInjector
     from mcp_assay.addon.tap import Tap, exit_like, start_error
-    from mcp_assay.addon.worker import RemoteSession, WorkerSettings
+    from mcp_assay.addon.worker import RemoteSession, WorkerSettings, say
 
     targets = report_targets(reports, others={"--record": record})
     if any(target.stdout for target in targets):
@@ -146,23 +145,14 @@ def tap_command(
         failed = f"mcp-assay tap: cannot start {command[0]!r}: {start_error(exc)}"
     finished = session.close(deadline=finish_timeout or None, interruptible=False)
     if finished.error:  # the server's exit code matters more than the report
-        _say(f"mcp-assay tap: no report: {finished.error}")
+        say(f"mcp-assay tap: no report: {finished.error}")
     if code is None:
         if finished.error:
-            _say(failed)  # the report's one line says it otherwise
+            say(failed)  # the report's one line says it otherwise
         raise SystemExit(ExitCode.NOT_JUDGED)
     if finished.unjudged:
         raise SystemExit(ExitCode.NOT_JUDGED)  # the server never answered: nothing was judged, as the report says
     exit_like(code)
-
-
-def _say(text: str) -> None:
-    """A line of the tap's own on stderr; a client that went away costs the line, not the exit code."""
-    try:
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
 
 
 def register(group: click.Group) -> None:

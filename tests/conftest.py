@@ -26,7 +26,7 @@ def spec_dir() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """A relative MCP_ASSAY_SPEC_DIR (as the README writes it) names the same folder for every subprocess,
+    """A relative MCP_ASSAY_SPEC_DIR (such as ``../shared/spec``) names the same folder for every subprocess,
     whatever directory a test starts it in."""
     configured = os.environ.get("MCP_ASSAY_SPEC_DIR")
     if configured:

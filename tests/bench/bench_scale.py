@@ -3,7 +3,7 @@
     .venv/bin/python tests/bench/bench_scale.py [--sizes 10000,100000,1000000] [--proxy 1000,10000,100000]
                                                 [--latency 300] [--conformance DIR]
 
-Prints, in one run, every figure the README's performance section shows:
+Prints, in one run, every figure docs/performance.md shows:
 
 1. ``validate`` on recordings of growing size (the recorded Python SDK sessions, copied with fresh
    request and session ids): wall time, messages per second, peak RSS, and the ratio to the time

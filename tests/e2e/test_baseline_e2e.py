@@ -51,7 +51,7 @@ def test_a_baseline_from_a_failing_run_makes_the_rerun_pass_until_an_entry_goes_
         assert refused.returncode == 2 and "reason is empty" in refused.stderr
         data = yaml.safe_load(baseline.read_text(encoding="utf-8"))
         for entry in data["known"]:
-            entry["reason"] = "mcp 2.3.0 behaviour, see the README's known findings"
+            entry["reason"] = "mcp 2.3.0 behaviour, see docs/known-findings.md"
         baseline.write_text(yaml.safe_dump(data), encoding="utf-8")
         shown = ["--report", "terminal", "--show", "known"]
         passing = assay(*common, "--baseline", str(baseline), "--report", f"json:{second}", *shown)

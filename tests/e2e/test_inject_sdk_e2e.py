@@ -9,7 +9,7 @@ is recorded and the next one made. Meanwhile the proxy probes the server on each
 opened, with the client's own credentials.
 
 What the clients get wrong is pinned in ``inject_expected.yaml`` (each finding explained there
-against the specification text, and in the README): a finding that appears or disappears fails
+against the specification text, and in docs/known-findings.md): a finding that appears or disappears fails
 the test. No answer mcp-assay injected may ever be held against the server, what the probes
 found is reported as probed, and the recording judges again to the same verdicts.
 """

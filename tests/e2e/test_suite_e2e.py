@@ -115,7 +115,7 @@ def test_one_default_run_tests_the_python_sdk_server_over_http_in_both_revisions
         "progress_travels_on_its_request_stream",
     ):
         assert outcome(report, check) == "passed", check
-    # the edge-audit lines the README promises: one per request, with the tool called and the outcome
+    # the edge-audit lines docs/reports.md promises: one per request, with the tool called and the outcome
     calls = [line for line in report["audit"] if line["method"] == "tools/call" and line["tool"] == "add"]
     assert calls and {"request_id", "status", "outcome", "principal", "revision"} <= set(calls[0])
     assert {line["outcome"] for line in report["audit"]} >= {"ok", "protocol-error"}

@@ -48,7 +48,9 @@ PASSTHROUGH_REQUIREMENTS = frozenset({"AUTH-27"})
 REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS | PASSTHROUGH_REQUIREMENTS
 SINK_SETTLE_S = 0.3
 """How long after the passthrough call's answer the sink's notes are read (an upstream call may trail it)."""
-STUB_HINT = "add a `stub` section to the config and make the target trust its key (README: Token validation)"
+STUB_HINT = (
+    "add a `stub` section to the config and make the target trust its key (docs/authorization.md: Token validation)"
+)
 
 
 async def run(ctx: SuiteContext) -> None:

@@ -653,6 +653,24 @@ def test_an_ended_session_still_serving_fails_hs_21(spec: SpecSet) -> None:
     assert "ended session 'sess-1'" in verdict.reason
 
 
+def _refused_then_served(refused_as: dict[str, str]) -> Any:
+    """A request in the session refused with 404 (made with ``refused_as`` headers), then the owner's next one served."""
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    refused = http(body, error_body(-32600, "Session not found", 7), status=404,
+                   headers={**legacy_headers(), **refused_as})  # fmt: skip
+    return session_with(refused, tools_list(ident=8))
+
+
+def test_another_principals_404_does_not_end_the_session_for_hs_21(spec: SpecSet) -> None:
+    """Spec-mandated (HS-21) regression, from the hardened drafts server (issue 21): a server that refuses another
+    principal the session (AUTH-33) with 404 keeps it for its owner; the owner's next request is no evidence of an
+    ended session still serving."""
+    other = _refused_then_served({"authorization": "Bearer someone-else"})
+    assert judge(other, spec, "ended_sessions_answer_404").outcome is Outcome.NOT_VERIFIED
+    same = judge(_refused_then_served({}), spec, "ended_sessions_answer_404")  # the owner itself got the 404
+    assert same.outcome is Outcome.FAILED and "ended session 'sess-1'" in same.reason
+
+
 def test_hs_21_is_not_verified_while_sessions_live(spec: SpecSet) -> None:
     """Tool-defined."""
     assert judge(session_with(tools_list()), spec, "ended_sessions_answer_404").outcome is Outcome.NOT_VERIFIED

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version
 from mcp_assay.traffic import endpoint_of
@@ -104,14 +105,28 @@ def client_sessions(ctx: Context) -> list[Session]:
 def ended_sessions(ctx: Context) -> dict[str, float]:
     """Session ids the server ended, with the time it became observable (DELETE accepted, or a first 404).
 
-    A ``404`` mcp-assay injected ends nothing on the server: the server never saw that request."""
+    A ``404`` mcp-assay injected ends nothing on the server: the server never saw that request. Nor does a
+    ``404`` to a request made with other credentials than the session's own: a server that refuses another
+    principal a session it did not open (AUTH-33) keeps that session for its owner."""
     ended: dict[str, float] = {}
+    owners: dict[str, tuple[str | None, tuple[tuple[str, str], ...]]] = {}
     for exchange in ctx.log.http_exchanges():
         sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
+        issued = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response is not None else None
+        if sid is None and issued is not None:
+            owners.setdefault(issued, _credentials(exchange))
         if sid is None or exchange.response is None or answered_by_assay(exchange):
             continue
         status = exchange.response.status
         deleted = exchange.request.method == "DELETE" and 200 <= status < 300
+        if status == 404 and sid in owners and _credentials(exchange) != owners[sid]:
+            continue  # another principal refused: says nothing of the session's end
         if deleted or status == 404:
             ended.setdefault(sid, exchange.response.time)
     return ended
+
+
+def _credentials(exchange: HttpExchange) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """Who a request speaks for, as far as the traffic shows: its Authorization value and token parameters."""
+    carried = presented(exchange.request)
+    return carried.authorization, carried.query

@@ -18,7 +18,7 @@ import pytest
 from mcp_assay.errors import ConfigError
 from mcp_assay.recording import read_recording
 from mcp_assay.spec import SpecSet
-from mcp_assay.suite import runner
+from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig, read_config_file
 from mcp_assay.suite.context import Family, Router, SuiteContext
 from mcp_assay.suite.events import Event, FamilyFinished, FamilyStarted, RevisionSelected
@@ -121,7 +121,7 @@ def test_an_exclusive_family_has_the_server_to_itself(spec: SpecSet, monkeypatch
         Family(name="prompts", requirements=frozenset(), run=timed("alone", 0.1), exclusive=lambda config: True),
         Family(name="resources", requirements=frozenset(), run=timed("last", 0.05)),
     )
-    monkeypatch.setattr(runner, "FAMILIES", families)
+    monkeypatch.setattr(plan, "FAMILIES", families)
     run_suite(spec, respond(Server()))
     alone = [span for span in spans if span[0] == "alone"]
     assert len(alone) == 2 and len(spans) == 6

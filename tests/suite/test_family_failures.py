@@ -17,7 +17,7 @@ import pytest
 
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
-from mcp_assay.suite import runner
+from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes import FAMILIES
@@ -86,7 +86,7 @@ def test_an_exception_inside_a_family_is_not_verified_and_the_run_goes_on(
 
     tools = Family(name="tools", requirements=frozenset({"TOOL-09"}), run=broken, capability="tools")
     prompts = next(family for family in FAMILIES if family.name == "prompts")
-    monkeypatch.setattr(runner, "FAMILIES", (tools, prompts))
+    monkeypatch.setattr(plan, "FAMILIES", (tools, prompts))
     with caplog.at_level(logging.ERROR, logger="mcp_assay"):
         report = _run(spec, respond(Server()), prompt_args={"greet": {"who": "x"}})
     blocked = _verdict(report, "tool_results_match_the_schema")

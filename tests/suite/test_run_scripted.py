@@ -16,7 +16,8 @@ from mcp_assay.jsonrpc import Kind
 from mcp_assay.recording import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
-from mcp_assay.suite import runner
+from mcp_assay.spec.engine import select_checks
+from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.events import Event, RunFinished
@@ -154,11 +155,11 @@ def test_refused_credentials_make_cases_unverified_with_the_servers_answer(spec:
 
 def test_only_selects_families_and_checks_by_name_or_requirement_prefix() -> None:
     """Tool-defined: --only VER picks requirement IDs, --only tools a family and check names."""
-    checks = runner.select_checks("VER")
+    checks = select_checks("VER")
     assert checks and all(any(r.startswith("VER") for r in check.requirements) for check in checks)
-    names = [family.name for family in runner.select_families("tools", runner.select_checks("tools"))]
+    names = [family.name for family in plan.select_families("tools", select_checks("tools"))]
     assert "tools" in names and "listen" not in names
-    assert runner.select_checks(None) is None
+    assert select_checks(None) is None
 
 
 def test_a_server_that_never_answers_ends_the_run_within_the_timeout(spec: SpecSet) -> None:
@@ -206,7 +207,7 @@ def test_a_harness_defect_is_reported_as_such_and_never_as_a_server_failure(
         await client.request("tools/call", {}, probe=ctx.probe("broken", "a call without a name, not marked invalid"))
 
     family = Family(name="tools", requirements=frozenset({"TOOL-09"}), run=broken, capability="tools")
-    monkeypatch.setattr(runner, "FAMILIES", (family,))
+    monkeypatch.setattr(plan, "FAMILIES", (family,))
     report, _ = run_suite(spec, respond(Server()))
     blocked = verdict(report, "tool_results_match_the_schema")
     assert blocked.outcome is Outcome.NOT_VERIFIED

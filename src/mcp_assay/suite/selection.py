@@ -47,7 +47,15 @@ from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import Reply, Transport
 from mcp_assay.wire import Probe
 
-__all__ = ["Selection", "handshake_revision", "mark_unusable", "modern_revision", "select_revision"]
+__all__ = [
+    "CAPABILITY_SOURCES",
+    "CapabilitySource",
+    "Selection",
+    "handshake_revision",
+    "mark_unusable",
+    "modern_revision",
+    "select_revision",
+]
 
 
 def modern_revision(spec: SpecSet) -> Revision | None:
@@ -58,6 +66,23 @@ def modern_revision(spec: SpecSet) -> Revision | None:
 def handshake_revision(spec: SpecSet) -> Revision | None:
     """The newest window revision negotiated by ``initialize``."""
     return next((rev for rev in spec.window if rev.has("handshake")), None)
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilitySource:
+    """The answer selection reads a revision's capabilities from, and the requirement that it be given."""
+
+    method: str
+    requirement: str
+    """What the cases that need the capabilities are blocked by when the answer gave none (the report names the
+    check that failed it)."""
+
+
+CAPABILITY_SOURCES = {
+    Era.MODERN: CapabilitySource("server/discover", "VER-06"),
+    Era.HANDSHAKE: CapabilitySource("initialize", "HS-04"),
+}
+"""Where each era's capabilities come from."""
 
 
 @dataclass
@@ -91,6 +116,13 @@ class Selection:
     def client_for(self, revision: Revision) -> ModernClient | LegacyClient | None:
         """The client selection opened for ``revision``'s era (its discover answer or its session)."""
         return self.modern if revision.era is Era.MODERN else self.legacy
+
+    def result_for(self, revision: Revision) -> dict[str, Any] | None:
+        """The result ``revision``'s capabilities are read from (:data:`CAPABILITY_SOURCES`): a discover answer's
+        when it succeeded, an initialize answer's whatever else it carried."""
+        reply = self.discover if revision.era is Era.MODERN else self.initialize
+        result = reply.result if reply is not None and (reply.ok or revision.era is Era.HANDSHAKE) else None
+        return result if isinstance(result, dict) else None
 
 
 def _versions(value: Any) -> list[str] | None:

@@ -17,6 +17,8 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine, probe_name
 
 __all__ = [
+    "STAYS_UP",
+    "UNANSWERED",
     "malformed_input_gets_an_error_answer",
     "requests_get_an_answer_within_the_timeout",
     "server_stays_available_through_the_run",
@@ -56,6 +58,10 @@ def server_stays_available_through_the_run(ctx: Context) -> Iterator[Finding]:
     yield passed(None, "the server kept serving until the suite finished")
 
 
+STAYS_UP = server_stays_available_through_the_run.__name__
+"""The check a run names as the blocker of the cases a server that stopped serving kept from running."""
+
+
 MALFORMED_PROBES = {ProbeName.INVALID_JSON, ProbeName.JSONRPC_1_0, ProbeName.NO_METHOD}
 """Probes whose silence is a JSON-RPC violation (RPC-12, RPC-13); a silently dropped batch is not (RPC-14)."""
 
@@ -69,7 +75,12 @@ def _invalid(item: Exchange | None) -> bool:
     return item is not None and item.probe is not None and item.probe.invalid
 
 
-@log_check(requirements="RPC-05", level=Level.MUST, subject="requests the suite sent")
+UNANSWERED = "RPC-05"
+"""The requirement a request left unanswered breaks: a run names it as the blocker of the cases the silence kept
+from running, and the report names the check that failed it."""
+
+
+@log_check(requirements=UNANSWERED, level=Level.MUST, subject="requests the suite sent")
 def requests_get_an_answer_within_the_timeout(ctx: Context) -> Iterator[Finding]:
     """Every well-formed request the suite sends gets an answer within the configured timeout.
 

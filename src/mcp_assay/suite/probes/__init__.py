@@ -2,7 +2,9 @@
 
 Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, the
 requirement IDs its traffic feeds, the eras, transports and capability it needs, and the
-coroutine that sends it. Probes never judge: the rules in :mod:`mcp_assay.spec.rules` do.
+coroutine that sends it. :data:`OPENING` and :data:`CLOSING` are the steps sent around them on
+each revision's session (the handshake completed, the session ended), declared the same way.
+Probes never judge: the rules in :mod:`mcp_assay.spec.rules` do.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from mcp_assay.suite.probes import (
     versioning,
 )
 
-__all__ = ["FAMILIES", "family_names"]
+__all__ = ["CLOSING", "FAMILIES", "OPENING", "family_names"]
 
 FAMILIES: tuple[Family, ...] = (
     discover.FAMILY,
@@ -52,6 +54,11 @@ FAMILIES: tuple[Family, ...] = (
     discover.LATER,
     burst.FAMILY,
 )
+
+OPENING: tuple[Family, ...] = (handshake.OPENING,)
+"""Sent on each revision's session before any family, without a progress line of their own: what completes it."""
+CLOSING: tuple[Family, ...] = (handshake.CLOSING,)
+"""Sent on each revision's session after every family, while its transport still serves: what ends it."""
 
 
 def family_names() -> tuple[str, ...]:

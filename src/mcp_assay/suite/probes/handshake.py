@@ -20,7 +20,7 @@ from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 from mcp_assay.suite.transports import StreamControl
 
-__all__ = ["FAMILY", "confirm", "teardown"]
+__all__ = ["CLOSING", "FAMILY", "OPENING", "confirm", "teardown"]
 
 UNSUPPORTED = "1900-01-01"
 
@@ -152,3 +152,21 @@ FAMILY = Family(
     eras=frozenset({Era.HANDSHAKE}),
     description="initialize, ping, session rules",
 )
+
+OPENING = Family(
+    name="handshake",
+    requirements=frozenset({"HS-08", "HS-09"}),
+    run=confirm,
+    eras=frozenset({Era.HANDSHAKE}),
+    description="notifications/initialized on the session selection opened, before any family",
+)
+"""Completes the handshake of each handshake-era revision before its families run."""
+
+CLOSING = Family(
+    name="handshake",
+    requirements=frozenset({"HS-21"}),
+    run=teardown,
+    eras=frozenset({Era.HANDSHAKE}),
+    description="DELETE ends the session after every family; its id then gets 404",
+)
+"""Ends the session of each handshake-era revision after its families, while its transport still serves."""

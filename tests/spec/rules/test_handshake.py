@@ -654,7 +654,7 @@ def test_an_ended_session_still_serving_fails_hs_21(spec: SpecSet) -> None:
 
 
 def _refused_then_served(refused_as: dict[str, str]) -> Any:
-    """A request in the session refused with 404 (made with ``refused_as`` headers), then the owner's next one served."""
+    """A request in the session refused with 404 (made with ``refused_as`` headers), then the owner's next served."""
     body = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
     refused = http(body, error_body(-32600, "Session not found", 7), status=404,
                    headers={**legacy_headers(), **refused_as})  # fmt: skip

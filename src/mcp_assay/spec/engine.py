@@ -328,6 +328,7 @@ class Judge:
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
         source = _source_of(exchange)
+        order = _ranked(exchange, order)
         tally.sources.add(source)
         if isinstance(subject, Message):
             revision = self.log.revision(subject)
@@ -515,17 +516,32 @@ def _source_of(exchange: Exchange | None) -> Source | None:
     probe = exchange.probe if exchange is not None else None
     if probe is None:
         return None
+    if probe.explored is not None:
+        return Source.EXPLORED
     return Source.INJECTED if probe.injected else Source.ACTIVE
 
 
 def _strongest(sources: set[Source | None], default: Source) -> Source:
-    """A verdict's source: probed when any of its evidence came from a probe; injected when all of it is the
-    client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
+    """A verdict's source: probed when any of its evidence came from a fixed probe; explored when all of what
+    mcp-assay sent was drawn from a tool's schema (``run --explore`` found what the fixed cases did not); injected
+    when all of it is the client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
     if Source.ACTIVE in sources:
         return Source.ACTIVE
+    if Source.EXPLORED in sources:
+        return Source.EXPLORED
     if sources == {Source.INJECTED}:
         return Source.INJECTED
     return default
+
+
+def _ranked(exchange: Exchange | None, order: Order) -> Order:
+    """A finding's place among a check's evidence: an explored call made while searching or shrinking ranks after
+    every other, so a verdict shows first the shrunk input ``run --explore`` reported (and the fixed cases')."""
+    probe = exchange.probe if exchange is not None else None
+    explored = probe.explored if probe is not None else None
+    if explored is not None and explored.get("role") != "reported":
+        return (math.inf, *order[1:])
+    return order
 
 
 def _top(heap: list[_Ranked]) -> Order:

@@ -14,6 +14,7 @@ from mcp_assay.wire import Exchange
 __all__ = [
     "Event",
     "ExchangeRecorded",
+    "ExploreProgress",
     "FamilyFinished",
     "FamilyStarted",
     "RevisionSelected",
@@ -61,6 +62,14 @@ class ExchangeRecorded:
 
 
 @dataclass(frozen=True, slots=True)
+class ExploreProgress:
+    """One line of ``run --explore``'s progress (the seed first): printed on stderr whatever the terminal."""
+
+    revision: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class StderrLine:
     text: str
 
@@ -100,5 +109,6 @@ Event = (
     | ExchangeRecorded
     | StderrLine
     | SignInStep
+    | ExploreProgress
     | RunFinished
 )

@@ -49,6 +49,7 @@ from mcp_assay.spec.engine import registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
+from mcp_assay.suite import explore
 from mcp_assay.suite.absence import Seen, usable_answer, why_no_answer_was_usable, why_nothing_was_tested
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
@@ -636,10 +637,13 @@ async def arun(
 
     ``redactor`` is the run's, when the caller prints or logs with it too (else one made from ``config``)."""
     check_revisions(config, spec)
+    if config.explore:  # mcp_assay.suite.explore: the extra it needs, and one seed for the whole run
+        explore.require()
+        config = explore.seeded(config)
     checks = select_checks(config.only)
     if checks is not None and not checks:
         raise ConfigError(f"--only {config.only}: no check matches")
-    families = select_families(config.only, checks)
+    families = [family for family in select_families(config.only, checks) if family.wanted(config)]
     stub = StubSession.open(config.stub) if config.stub is not None and config.url else None
     launched: LaunchedServer | None = None
     redactor = redactor if redactor is not None else config.redactor()

@@ -327,8 +327,9 @@ class Judge:
                 )
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
-        source = _source_of(exchange)
-        order = _ranked(exchange, order)
+        explored = self._explored(exchange, subject)
+        source = Source.EXPLORED if explored is not None else _source_of(exchange)
+        order = _ranked(explored, order)
         tally.sources.add(source)
         if isinstance(subject, Message):
             revision = self.log.revision(subject)
@@ -357,6 +358,16 @@ class Judge:
                 tally.pending = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+
+    def _explored(self, exchange: Exchange | None, subject: Message | Exchange | None) -> Mapping[str, Any] | None:
+        """How ``run --explore`` made the call a finding is about (``None``: it did not): the exchange's own tag, or
+        over stdio, where an answer is a line of its own, the tag of the request line it answers."""
+        probe = exchange.probe if exchange is not None else None
+        if probe is None and isinstance(subject, Message) and subject.sender is Side.SERVER:
+            request = self.log.request_of(subject)
+            line = self.log.get(request.exchange) if request is not None else None
+            probe = line.probe if line is not None else None
+        return probe.explored if probe is not None else None
 
     def _graded(self, check: Check, finding: Finding) -> Finding:
         """``finding`` with the grade of the first of the check's gradings that holds for it (if any does)."""
@@ -516,8 +527,6 @@ def _source_of(exchange: Exchange | None) -> Source | None:
     probe = exchange.probe if exchange is not None else None
     if probe is None:
         return None
-    if probe.explored is not None:
-        return Source.EXPLORED
     return Source.INJECTED if probe.injected else Source.ACTIVE
 
 
@@ -534,11 +543,9 @@ def _strongest(sources: set[Source | None], default: Source) -> Source:
     return default
 
 
-def _ranked(exchange: Exchange | None, order: Order) -> Order:
+def _ranked(explored: Mapping[str, Any] | None, order: Order) -> Order:
     """A finding's place among a check's evidence: an explored call made while searching or shrinking ranks after
     every other, so a verdict shows first the shrunk input ``run --explore`` reported (and the fixed cases')."""
-    probe = exchange.probe if exchange is not None else None
-    explored = probe.explored if probe is not None else None
     if explored is not None and explored.get("role") != "reported":
         return (math.inf, *order[1:])
     return order

@@ -11,6 +11,7 @@ test stays within seconds.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,10 +40,15 @@ FAULTS = {
 """The naive build's input-dependent faults, by the check that reports each."""
 
 
+TOKENS = {"reader": "reader-token-e1", "writer": "writer-token-e2"}
+
+
 @contextmanager
-def drafts(build: str, store: Path) -> Iterator[str]:
+def drafts(build: str, store: Path, *, tokens: bool = False) -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "mcp_assay.demo.drafts_server", "--build", build, "--store", str(store)]
+    for role, token in TOKENS.items() if tokens else ():
+        command += ["--token", f"{role}={token}"]
     with http_server([*command, "http", str(port)], port) as server:
         yield server.url
 
@@ -150,6 +156,33 @@ def test_failures_kept_by_one_run_are_tried_first_by_the_next(spec_path: Path, t
     kept = list((cache / "mcp-assay" / "explore").glob("*.json"))
     assert kept
     assert any(story["origin"] == "kept" for story in stories(second)), stories(second)
+
+
+@pytest.mark.parametrize(("build", "said"), [
+    ("naive", r"witness drafts moved from \d+ to \d+: some were served \(TOOL-14\)"),
+    ("hardened", r"(\d+) refused; witness drafts did not move \(\d+\): the refused calls changed nothing"),
+])  # fmt: skip
+def test_a_named_write_tool_is_explored_between_two_reads_of_its_witness(
+    spec_path: Path, tmp_path: Path, build: str, said: str
+) -> None:
+    """Spec-mandated (TOOL-14; BEH-05's property): a write tool is explored only when named, its calls outside the
+    schema first, and its witness from the behaviour config says whether they changed anything."""
+    store = tmp_path / "drafts.json"
+    env = {"DRAFTS_READER_TOKEN": TOKENS["reader"], "DRAFTS_WRITER_TOKEN": TOKENS["writer"], "DRAFTS_STORE": str(store)}
+    with drafts(build, store, tokens=True) as url:
+        args = ["-u", url, "-t", TOKENS["writer"], "--config", str(ROOT / "examples" / "mcp-assay.yaml"),
+                "--spec-version", MODERN, "--only", "invalid_tool_arguments_never_succeed", "--explore",
+                "--explore-tool", "create_draft", "--explore-budget", "8", "--timeout", "3", "--seed", "3"]  # fmt: skip
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            _, report, stderr = explore(spec_path, tmp_path, args)
+    assert "tools: list_drafts, read_draft, create_draft" in stderr
+    note = next(note for note in report["notes"] if note.startswith("explore 2026-07-28: create_draft: "))
+    match = re.search(said, note)
+    assert match, note
+    if build == "hardened":
+        assert re.search(r"create_draft: (\d+) call\(s\) outside its inputSchema, \1 refused", note), note
 
 
 def expected_failures(name: str) -> set[tuple[str, str, str]]:

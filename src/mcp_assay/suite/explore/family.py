@@ -41,6 +41,7 @@ from mcp_assay.suite.explore.oracle import INTERNAL_ERROR, NO_ANSWER, SERVER_ERR
 from mcp_assay.suite.explore.schemas import canonical, inside, violations
 from mcp_assay.suite.explore.seeds import tool_seed
 from mcp_assay.suite.explore.shrink import Shrunk, shrink
+from mcp_assay.suite.explore.witness import guard_for
 from mcp_assay.suite.probes._common import by_name, walk
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.ratelimit import RateLimited
@@ -110,6 +111,9 @@ class ToolRun:
     known: set[str] = field(default_factory=set)
     """Failures already found (a check's name, with the constraint broken for a call outside the schema)."""
     baseline: frozenset[str] = frozenset()
+    outside_sent: int = 0
+    outside_refused: int = 0
+    """Search calls outside the schema, and how many of them were refused (an error, or a result with isError)."""
 
     # -- one call ----------------------------------------------------------------------------------
     async def send(self, candidate: Candidate, role: str, **story: Any) -> tuple[Verdict, Reply | None]:
@@ -137,7 +141,10 @@ class ToolRun:
         for candidate in queue:
             if self.calls >= self.budget or time.monotonic() >= self.deadline:
                 return
-            verdict, _ = await self.send(candidate, "search", origin=candidate.origin)
+            verdict, reply = await self.send(candidate, "search", origin=candidate.origin)
+            if candidate.kind != INSIDE:
+                self.outside_sent += 1
+                self.outside_refused += _refused(reply)
             new = []
             for failure in verdict.failures:
                 # one finding per check and per constraint broken: an unenforced bound and an unenforced length
@@ -189,6 +196,14 @@ class ToolRun:
             found.exchange = calls[0].id if calls else None
 
 
+def _refused(reply: Reply | None) -> int:
+    if reply is None:
+        return 0
+    if reply.error is not None:
+        return 1
+    return 1 if isinstance(reply.result, dict) and reply.result.get("isError") is True else 0
+
+
 def _json(value: Any, limit: int = 2000) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -227,16 +242,16 @@ async def _candidates(ctx: SuiteContext, run: ToolRun, kept: list[Example]) -> l
     return queue
 
 
+def _read_only(tool: dict[str, Any]) -> bool:
+    annotations = tool.get("annotations")
+    return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+
+
 def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The tools to explore (read-only ones and the named ones, in listed order), and named ones not listed."""
     named = set(ctx.config.explore_tool)
     listed = by_name(tools)
-    chosen = []
-    for name, tool in listed.items():
-        annotations = tool.get("annotations")
-        read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
-        if read_only or name in named:
-            chosen.append(tool)
+    chosen = [tool for name, tool in listed.items() if _read_only(tool) or name in named]
     return chosen, sorted(named - set(listed))
 
 
@@ -297,7 +312,7 @@ async def run(ctx: SuiteContext) -> None:
             ctx, name, schema, tool_seed(seed, revision, name), oracle, deadline, config.explore_budget
         )  # fmt: skip
         try:
-            summary.append(await _explore(ctx, tool_run))
+            summary.append(await _explore(ctx, tool_run, writes=not _read_only(tool)))
         except RateLimited as exc:
             summary.append(f"{name}: stopped, rate-limited past --retry-budget-ms ({exc.detail})")
             break
@@ -309,13 +324,23 @@ async def run(ctx: SuiteContext) -> None:
     ctx.observe("note", detail=f"explore {revision}: seed {seed}; " + "; ".join(summary))
 
 
-async def _explore(ctx: SuiteContext, run: ToolRun) -> str:
+async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
+    """One tool: its plainest call, the search, the shrinking; a tool that may write has its calls outside the
+    schema sent first, between two reads of its witness (:mod:`.witness`)."""
     store = ExampleStore(explore_cache(), f"{ctx.config.target} {ctx.revision.name}", run.name, run.schema)
     base = plain(run.schema)
     if base is not None:
         verdict, _ = await run.send(Candidate(base, INSIDE, "plain", "the plainest valid arguments"), "search")
         run.baseline = verdict.names
     queue = await _candidates(ctx, run, store.load())
+    if writes:
+        guard, why = guard_for(ctx, run.name)
+        if guard is not None:
+            await guard.open()
+        await run.search([candidate for candidate in queue if candidate.kind != INSIDE])
+        why = await guard.verdict(run.outside_sent, run.outside_refused) if guard is not None else why
+        ctx.observe("note", detail=f"explore {ctx.revision.name}: {why}")
+        queue = [candidate for candidate in queue if candidate.kind == INSIDE]
     await run.search(queue)
     await run.shrink_all()
     kept = [

@@ -106,7 +106,7 @@ def test_exploring_the_naive_build_finds_the_faults_the_fixed_cases_miss(spec_pa
     outputs = found["structured_content_matches_the_output_schema"]["evidence"][0]
     assert '"status":"archived"' in outputs["reproduction"].replace(" ", "")
     long_query = found["tool_content_blocks_are_well_formed"]["evidence"][0]["explored"]
-    assert long_query["steps"] and long_query["steps"][-1].endswith("(65 characters)"), long_query
+    assert long_query["steps"] and long_query["steps"][-1].endswith("→ 65 characters"), long_query
     bound = [story for story in stories(report) if story["kind"] == "bound"]
     assert bound, stories(report)
     traceback_note = next(note for note in explore_notes(report) if "-32603" in note)

@@ -23,7 +23,7 @@ def test_every_format_shows_the_source_and_the_shrink_steps_of_an_explored_findi
     if name == "brief":
         return  # the short terminal report keeps one line of evidence per cause: `--show all` prints the rest
     assert STEP in text, name
-    assert "first drawn (edge) as" in text or '"origin": "edge"' in text, name
+    assert "edges)" in text or '"origin": "edge"' in text, name
 
 
 def test_sarif_with_an_explored_finding_still_matches_the_published_schema() -> None:

@@ -303,13 +303,23 @@ def render_text(report: Report, width: int = 100) -> str:
     return console.export_text()
 
 
+_ORIGINS = {
+    "edge": "on the schema's edges",
+    "mutation": "one constraint broken",
+    "drawn": "drawn by hypothesis",
+    "kept": "kept from an earlier run",
+    "plain": "the plainest valid arguments",
+}
+
+
 def explored_lines(explored: ExploredInput) -> list[str]:
     """How ``run --explore`` came to a reported call's arguments: what it first sent, then each shrink step."""
     if explored.kind in ("", "inside"):
         kind = "inside its inputSchema"
     else:
         kind = f"outside its inputSchema ({explored.kind} broken)"
-    origin = f" ({explored.origin})" if explored.origin else ""
+    origin = _ORIGINS.get(explored.origin, explored.origin)
+    origin = f" ({origin})" if origin else ""
     steps = "; ".join(explored.steps) if explored.steps else "none smaller failed"
     stopped = f" — stopped: {explored.stopped}" if explored.stopped else ""
     generated = explored.generated
@@ -317,7 +327,7 @@ def explored_lines(explored: ExploredInput) -> list[str]:
         generated = f"{generated[:120]}… ({len(generated)} characters)"
     return [
         printable(
-            f"explored: {explored.tool} with arguments {kind}, first drawn{origin} as {generated}",
+            f"explored: {explored.tool} with arguments {kind}, first sent as {generated}{origin}",
             newlines=False,
         ),
         printable(f"shrink steps: {steps}{stopped}", newlines=False),

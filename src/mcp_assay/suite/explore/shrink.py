@@ -151,4 +151,4 @@ def _text(value: str) -> str:
     """A string as a shrink step shows it: short ones whole, long ones by their length."""
     if len(value) <= 24:
         return repr(value)
-    return f"{value[:12]!r}… ({len(value)} characters)"
+    return f"{len(value)} characters"

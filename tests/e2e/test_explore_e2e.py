@@ -185,6 +185,39 @@ def test_a_named_write_tool_is_explored_between_two_reads_of_its_witness(
         assert re.search(r"create_draft: (\d+) call\(s\) outside its inputSchema, \1 refused", note), note
 
 
+def test_a_tool_that_hangs_on_large_arguments_is_an_unanswered_request(spec_path: Path, tmp_path: Path) -> None:
+    """Spec-mandated (RPC-05): a call inside the schema that gets no answer within --timeout is a finding, found
+    only by exploring; shrinking it is held to a few calls, since each costs a whole timeout."""
+    port = free_port()
+    command = [sys.executable, str(HERE / "explore_server.py"), "hang", "http", str(port)]
+    with http_server(command, port) as server:
+        _, report, stderr = explore(
+            spec_path, tmp_path, ["-u", server.url, "--spec-version", MODERN, "--explore", "--seed", "1",
+                                  "--explore-budget", "6", "--timeout", "1"],
+        )  # fmt: skip
+    assert "tools: pause" in stderr
+    hang = next(item for item in report["results"] if item["check"] == "requests_get_an_answer_within_the_timeout")
+    assert (hang["outcome"], hang["source"]) == ("failed", "explored"), hang
+    story = hang["evidence"][0]["explored"]
+    assert story["tool"] == "pause" and story["kind"] == "inside", story
+    assert '"units"' in hang["evidence"][0]["reproduction"]
+    assert not any("no answer" in note for note in explore_notes(report))  # RPC-05 reports it: no note again
+
+
+def test_a_tool_that_crashes_its_server_is_reported_with_the_input_that_did_it(spec_path: Path, tmp_path: Path) -> None:
+    """Spec-mandated (BEH-09): a server process that dies on an explored input fails the stays-available check, and
+    the note names the tool, the arguments and the replay (a dead server cannot be asked to shrink them)."""
+    command = f"{sys.executable} {HERE / 'explore_server.py'} crash stdio"
+    _, report, _ = explore(
+        spec_path, tmp_path, ["-c", command, "--spec-version", MODERN, "--explore", "--seed", "1",
+                              "--explore-budget", "6"],
+    )  # fmt: skip
+    alive = next(item for item in report["results"] if item["check"] == "server_stays_available_through_the_run")
+    assert alive["outcome"] == "failed" and "during the explore cases" in alive["reason"], alive
+    note = next(note for note in report["notes"] if note.startswith("explore 2026-07-28: lookup: the server stopped"))
+    assert "when sent {" in note and "exited (code 7)" in note and "replay: {" in note, note
+
+
 def expected_failures(name: str) -> set[tuple[str, str, str]]:
     return {(entry["check"], entry["tool"], entry["kind"]) for entry in EXPECTED[name]}
 

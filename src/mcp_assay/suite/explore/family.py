@@ -54,13 +54,15 @@ REQUIREMENTS = frozenset({"TOOL-09", "TOOL-10", "TOOL-11", "TOOL-14", "TOOL-15",
 """What explored calls feed most (every check judges them; these are the ones exploring is for)."""
 SHRINK_CALLS = 24
 """Calls one failure's shrinking may make at most, besides the search's budget (and its reported call)."""
+HANG_SHRINK_CALLS = 4
+"""Calls shrinking an unanswered call may make: each one that still hangs costs a whole --timeout."""
 MAX_FAILURES = 8
 """Distinct failures shrunk per tool; others found are judged but not shrunk."""
 INSIDE = "inside"
 WHY_A_NOTE = {
     INTERNAL_ERROR: "the catalogue only notes a -32603 answer to tools/call (TOOL-15)",
     SERVER_ERROR: "no requirement of the catalogue judges an HTTP 5xx to a tools/call by itself",
-    NO_ANSWER: "RPC-05 judges unanswered requests inside the schema; this one broke it on purpose",
+    NO_ANSWER: "RPC-05 judges unanswered requests inside the schema, and this one broke it on purpose",
 }
 """Why a signal read off the transport is a note and not a finding (what the catalogue says of it)."""
 
@@ -111,6 +113,8 @@ class ToolRun:
     known: set[str] = field(default_factory=set)
     """Failures already found (a check's name, with the constraint broken for a call outside the schema)."""
     baseline: frozenset[str] = frozenset()
+    fatal: Candidate | None = None
+    """The arguments after which the server stopped serving, if it did."""
     outside_sent: int = 0
     outside_refused: int = 0
     """Search calls outside the schema, and how many of them were refused (an error, or a result with isError)."""
@@ -132,6 +136,9 @@ class ToolRun:
         except NoAnswer as exc:
             ctx.observe("no-answer", detail=str(exc), exchange=exc.exchange, family=ctx.family)
             reply = None
+        except (ServerExited, Unreachable):
+            self.fatal = candidate  # the runner reports the server gone (BEH-09); the note names this input
+            raise
         verdict = self.oracle.judge_call(ctx.router.recorded(ctx.buffer)[recorded:], reply)
         return verdict, reply
 
@@ -173,9 +180,10 @@ class ToolRun:
                 verdict, _ = await self.send(replace(first, arguments=arguments), "shrink")
                 return name in verdict.names
 
+            hang = found.failure.name == NO_ANSWER  # each try of a hang costs a whole --timeout
             found.shrunk = await shrink(
                 found.first.arguments, still_fails, allowed=self._allowed(found.first),
-                max_calls=SHRINK_CALLS, deadline=self.deadline,
+                max_calls=HANG_SHRINK_CALLS if hang else SHRINK_CALLS, deadline=self.deadline,
             )  # fmt: skip
             story = {
                 "origin": found.first.origin,
@@ -255,6 +263,14 @@ def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> tuple[list[dict[s
     return chosen, sorted(named - set(listed))
 
 
+def _last_call(ctx: SuiteContext) -> str | None:
+    """The id of the last explored call this revision recorded (what a server that died was last sent)."""
+    for item in reversed(ctx.router.recorded(ctx.buffer)):
+        if item.probe is not None and item.probe.explored is not None:
+            return item.id
+    return None
+
+
 def _replay(ctx: SuiteContext, exchange_id: str | None) -> str:
     for item in reversed(ctx.router.recorded(ctx.buffer)):
         if item.id != exchange_id:
@@ -269,6 +285,8 @@ def _replay(ctx: SuiteContext, exchange_id: str | None) -> str:
 async def run(ctx: SuiteContext) -> None:
     config = ctx.config
     revision = ctx.revision.name
+    if not config.explore:
+        return  # the runner leaves the family out of such a run (Family.wanted); a caller of its own may not
     if not draws.available():
         ctx.skip(f"not explored: {draws.EXTRA} adds what --explore needs", requirements=(), case="explore")
         return
@@ -317,8 +335,15 @@ async def run(ctx: SuiteContext) -> None:
             summary.append(f"{name}: stopped, rate-limited past --retry-budget-ms ({exc.detail})")
             break
         except (ServerExited, Unreachable) as exc:
-            ctx.observe("note", detail=f"explore {revision}: {name}: the server stopped serving while it was being "
-                        f"explored ({exc}); the last arguments sent are in the recording (seed {seed})")  # fmt: skip
+            fatal = tool_run.fatal
+            sent = f" when sent {_json(fatal.arguments, 600)} ({fatal.origin})" if fatal is not None else ""
+            replay = _replay(ctx, _last_call(ctx))
+            ctx.observe(
+                "note",
+                detail=f"explore {revision}: {name}: the server stopped serving{sent}: {exc} — not shrunk, since "
+                f"nothing answers once the server is gone (BEH-09 reports it; seed {seed})"
+                + (f"; replay: {replay}" if replay else ""),
+            )
             raise
         _report(ctx, tool_run)
     ctx.observe("note", detail=f"explore {revision}: seed {seed}; " + "; ".join(summary))
@@ -375,6 +400,8 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
         kind = found.first.kind
         where = "inside its inputSchema" if kind == INSIDE else f"outside its inputSchema ({kind})"
         for signal in (failure for failure in reported.failures if failure.signal):
+            if signal.name == NO_ANSWER and kind == INSIDE:
+                continue  # RPC-05 reports a call inside the schema left unanswered, with this very evidence
             replay = _replay(ctx, found.exchange)
             ctx.observe(
                 "note",

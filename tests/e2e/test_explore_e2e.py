@@ -86,11 +86,13 @@ def test_exploring_the_naive_build_finds_the_faults_the_fixed_cases_miss(spec_pa
     the same run without --explore passes or misses every one of them."""
     with drafts("naive", tmp_path / "drafts.json") as url:
         fixed_code, fixed, _ = explore(spec_path, tmp_path, ["-u", url, "--spec-version", MODERN])
+        recording = tmp_path / "explore.jsonl"
         code, report, stderr = explore(
             spec_path, tmp_path, ["-u", url, "--spec-version", MODERN, "--explore", "--seed", "7",
-                                  "--explore-budget", "25"],
+                                  "--explore-budget", "25", "--record", str(recording)],
         )  # fmt: skip
     assert code == 1
+    assert stderr.startswith("explore: seed 7 (--seed 7 reproduces this run)\n"), stderr
     assert "explore 2026-07-28: seed 7 (--seed 7 reproduces it); tools: list_drafts, read_draft" in stderr
     found = {item["check"]: item for item in explored_failures(report)}
     for check, requirement in FAULTS.items():
@@ -111,6 +113,14 @@ def test_exploring_the_naive_build_finds_the_faults_the_fixed_cases_miss(spec_pa
     assert bound, stories(report)
     traceback_note = next(note for note in explore_notes(report) if "-32603" in note)
     assert "TOOL-15" in traceback_note and "replay: curl " in traceback_note and "shrink steps:" in traceback_note
+    # every explored call is in the recording, and judging it again offline gives the same explored findings
+    again = tmp_path / "again.json"
+    validated = CliRunner().invoke(
+        cli, ["validate", str(recording), "--spec-dir", str(spec_path), "--report", f"json:{again}"]
+    )
+    assert validated.exit_code == 1, validated.output
+    offline = json.loads(again.read_text(encoding="utf-8"))
+    assert {item["check"] for item in explored_failures(offline)} == set(found)
 
 
 def test_exploring_the_hardened_build_finds_nothing(spec_path: Path, tmp_path: Path) -> None:
@@ -140,6 +150,10 @@ def test_the_same_seed_gives_the_same_findings_over_stdio(spec_path: Path, tmp_p
     _, first, _ = explore(spec_path, tmp_path, [*args, "--seed", "123"])
     _, again, stderr = explore(spec_path, tmp_path, [*args, "--seed", "123"])
     assert "seed 123" in stderr
+    _, drawn, stderr = explore(spec_path, tmp_path, args)  # no --seed: one is drawn, and printed first
+    printed = re.match(r"explore: seed (\d+) \(--seed \1 reproduces this run\)", stderr)
+    assert printed, stderr
+    assert any(f"seed {printed[1]};" in note for note in drawn["notes"])
     assert findings(first) and findings(first) == findings(again)
     assert stories(first) == stories(again)
     _, other, _ = explore(spec_path, tmp_path, [*args, "--seed", "124"])

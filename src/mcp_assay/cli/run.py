@@ -263,10 +263,16 @@ def run_command(
     }
     file_values = read_config_file(config_file) if config_file is not None else None
     config = SuiteConfig.from_options(options, file_values)
-    if config.explore:  # the extra --explore needs, before any work (mcp_assay.suite.explore)
+    if config.explore:  # the extra --explore needs, before any work; the seed, drawn now and always printed
         from mcp_assay.suite.explore import require as require_explore
+        from mcp_assay.suite.explore import seeded
 
         require_explore()
+        config = seeded(config)
+        Console(stderr=True).print(
+            Text(f"explore: seed {config.seed} (--seed {config.seed} reproduces this run)", style="dim"),
+            soft_wrap=True, highlight=False,
+        )  # fmt: skip
     redactor = config.redactor()  # the run's one redactor: its log, the lines printed here, its reports
     redact_logs_with(redactor)
     if config.record is not None and ctx.get_parameter_source("record") is ParameterSource.DEFAULT:

@@ -232,6 +232,23 @@ def test_a_tool_that_crashes_its_server_is_reported_with_the_input_that_did_it(s
     assert "when sent {" in note and "exited (code 7)" in note and "replay: {" in note, note
 
 
+def test_explored_calls_keep_to_the_rate_limit(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined: --rate-limit paces explored calls like every other request (here 20 a second)."""
+    recording = tmp_path / "paced.jsonl"
+    with drafts("naive", tmp_path / "drafts.json") as url:
+        explore(
+            spec_path, tmp_path, ["-u", url, "--spec-version", MODERN, "--only", "TOOL-10", "--explore", "--seed", "1",
+                                  "--explore-budget", "6", "--rate-limit", "1200", "--record", str(recording)],
+        )  # fmt: skip
+    records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    explored = sorted(
+        record["t"] for record in records if record.get("type") == "http" and "explored" in record.get("probe", {})
+    )
+    assert len(explored) >= 6
+    gaps = [later - earlier for earlier, later in zip(explored, explored[1:], strict=False)]
+    assert min(gaps) >= 0.045, min(gaps)  # 1200 a minute: one request every 50 ms at most (timer slack aside)
+
+
 def expected_failures(name: str) -> set[tuple[str, str, str]]:
     return {(entry["check"], entry["tool"], entry["kind"]) for entry in EXPECTED[name]}
 

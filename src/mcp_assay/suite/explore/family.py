@@ -23,7 +23,7 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -164,7 +164,8 @@ class ToolRun:
                 self.found.append(Found(tuple(new), candidate))
 
     # -- shrinking -----------------------------------------------------------------------------------
-    def _allowed(self, first: Candidate) -> Any:
+    def _allowed(self, first: Candidate) -> Callable[[dict[str, Any]], bool]:
+        """What a smaller candidate must keep: inside the schema, or outside it at the same places."""
         if first.kind == INSIDE:
             return lambda arguments: inside(self.schema, arguments)
         where = violations(self.schema, first.arguments)
@@ -283,6 +284,7 @@ def _replay(ctx: SuiteContext, exchange_id: str | None) -> str:
 
 
 async def run(ctx: SuiteContext) -> None:
+    """Explore every tool this revision may explore, within the run's budget and time bound; a note sums it up."""
     config = ctx.config
     revision = ctx.revision.name
     if not config.explore:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,44 @@ def test_the_cache_is_under_xdg_cache_home(tmp_path: Path) -> None:
     """Tool-defined: the user cache, as the schemas' is (tests isolate XDG_CACHE_HOME)."""
     assert explore_cache({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "mcp-assay" / "explore"
     assert explore_cache({"HOME": str(tmp_path)}) == tmp_path / ".cache" / "mcp-assay" / "explore"
+
+
+DRAW = """
+import json, sys
+sys.path.insert(0, ".")
+if len(sys.argv) > 1:
+    import noise  # a module of the working folder, full of constants hypothesis would otherwise offer
+from mcp_assay.suite.explore.draws import draw
+schema = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}
+print(json.dumps(draw(schema, 40, 5).arguments, sort_keys=True))
+"""
+NOISE = (
+    "WORDS = "
+    + repr([f"constant-{number}" for number in range(200)])
+    + "\nNUMBERS = "
+    + repr(list(range(7000, 7200)))
+    + "\n"
+)
+
+
+def test_draws_depend_on_the_seed_alone_and_write_nothing_in_the_working_folder(tmp_path: Path) -> None:
+    """Tool-defined: the same seed draws the same arguments whatever else the process loaded (hypothesis's constants
+    of local modules are left out), and hypothesis's own files go to the user cache, not the working folder."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "noise.py").write_text(NOISE, encoding="utf-8")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", DRAW, *extra], cwd=folder, env=env, capture_output=True, text=True, timeout=60
+        )
+        for extra in ([], ["noise"])
+    ]
+    assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
+    assert runs[0].stdout == runs[1].stdout
+    assert not (folder / ".hypothesis").exists()
+    assert (tmp_path / "xdg" / "mcp-assay" / "explore" / "hypothesis").is_dir()

@@ -4,8 +4,9 @@ The strategy is the maintained one (:func:`hypothesis_jsonschema.from_schema`): 
 schema (references, combinators, formats, patterns) and hypothesis weights its draws toward small,
 boundary and unusual values (empty strings, non-ASCII text, bounds, nesting the schema allows).
 Draws are collected first and sent afterwards: hypothesis runs its generate phase alone, seeded, with
-no database, so the same seed draws the same arguments and nothing is stored behind the user's back
-(the failing examples mcp-assay keeps are its own, :mod:`.examples`).
+no database, and from the seed alone (:mod:`.provider`), so the same seed draws the same arguments;
+hypothesis's own files go to mcp-assay's user cache, never the working folder, and the failing
+examples mcp-assay keeps are its own (:mod:`.examples`).
 
 Formats that name a place — URIs, host names, e-mail addresses, IP addresses — are drawn from the
 documentation ranges (``example.com``, ``192.0.2.0/24``, ``2001:db8::/32``), so an argument never
@@ -14,12 +15,14 @@ points a tool at a real host: exploring sends nothing that leads away from the t
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.suite.explore.examples import explore_cache
 from mcp_assay.suite.explore.schemas import canonical, inside
 
 __all__ = ["EXTRA", "Drawn", "available", "draw", "require"]
@@ -73,8 +76,35 @@ def _safe_formats() -> dict[str, Any]:
     }
 
 
+BACKEND = "mcp-assay-seed-only"
+"""The name :mod:`.provider` is registered under."""
+
+
+def _prepared() -> dict[str, Any]:
+    """hypothesis readied for a run of mcp-assay: its own files in mcp-assay's user cache, never the working folder
+    (unless the user says where, ``HYPOTHESIS_STORAGE_DIRECTORY``), and the provider that draws from the seed alone.
+    The settings to add: the backend, when this hypothesis has the hooks it needs."""
+    from hypothesis import configuration
+
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") and configuration.__dict__.get(_HOME) is None:
+        configuration.set_hypothesis_home_dir(explore_cache() / "hypothesis")
+    try:
+        from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS
+
+        from mcp_assay.suite.explore import provider  # noqa: F401 - it must import, or hypothesis will fail to
+    except ImportError:
+        return {}
+    AVAILABLE_PROVIDERS.setdefault(BACKEND, "mcp_assay.suite.explore.provider.SeedOnlyProvider")
+    return {"backend": BACKEND}
+
+
+_HOME = "__hypothesis_home_directory"
+"""hypothesis's module global naming its storage folder (``None`` until something sets it)."""
+
+
 def draw(schema: Mapping[str, Any], count: int, seed: int) -> Drawn:
     """Up to ``count`` distinct argument objects inside ``schema``, the same ones for the same seed."""
+    extra = _prepared()  # first: importing hypothesis-jsonschema already reads hypothesis's files
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seeded
     from hypothesis.errors import HypothesisException
@@ -90,7 +120,7 @@ def draw(schema: Mapping[str, Any], count: int, seed: int) -> Drawn:
 
         @settings(
             max_examples=max(count, 1), database=None, deadline=None, phases=[Phase.generate], derandomize=False,
-            suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False,
+            suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False, **extra,
         )  # fmt: skip
         @seeded(seed)
         @given(strategy)

@@ -117,7 +117,8 @@ import json, sys
 sys.path.insert(0, ".")
 if len(sys.argv) > 1:
     import noise  # a module of the working folder, full of constants hypothesis would otherwise offer
-from mcp_assay.suite.explore.draws import draw
+from mcp_assay.suite.explore.draws import available, draw
+assert available()  # as `run --explore` asks first
 schema = {"type": "object", "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}
 print(json.dumps(draw(schema, 40, 5).arguments, sort_keys=True))
 """

@@ -32,9 +32,10 @@ EXTRA = "pip install 'mcp-assay[explore]'"
 
 
 def available() -> bool:
-    """Whether hypothesis and hypothesis-jsonschema can be imported (the ``explore`` extra)."""
+    """Whether hypothesis and hypothesis-jsonschema can be imported (the ``explore`` extra); hypothesis is readied
+    first (:func:`_prepared`), since importing hypothesis-jsonschema already reads and writes hypothesis's files."""
     try:
-        import hypothesis  # noqa: F401
+        _prepared()
         import hypothesis_jsonschema  # noqa: F401
     except ImportError:
         return False

@@ -10,7 +10,8 @@ Per revision tested, after every fixed case (the family comes last and has the s
    breaking one constraint (:mod:`.mutate`) and hypothesis's draws (:mod:`.draws`), in turn;
 3. each call judged as it is answered (:mod:`.oracle`); every distinct failure found is shrunk
    (:mod:`.shrink`), sent once more as the reported call (tagged with how it came about: the evidence
-   shows its first input, the shrink steps and the replay) and kept for next time (:mod:`.examples`).
+   shows its first input, the shrink steps and the replay) and kept for next time (:mod:`.examples`);
+   :mod:`.search` does the sending, the telling apart and the shrinking for one tool.
 
 Every call is ordinary traffic of the run: recorded, judged at the end by every check, and reported with
 the source ``explored`` where exploring alone found the failure. What no check judges — an HTTP 5xx,
@@ -21,13 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.engine import select_checks
 from mcp_assay.spec.evidence import curl_command
@@ -37,185 +35,26 @@ from mcp_assay.suite.explore import draws
 from mcp_assay.suite.explore.edges import edges, full, plain
 from mcp_assay.suite.explore.examples import Example, ExampleStore, explore_cache
 from mcp_assay.suite.explore.mutate import mutations
-from mcp_assay.suite.explore.oracle import INTERNAL_ERROR, NO_ANSWER, SERVER_ERROR, Failure, Oracle, Verdict
+from mcp_assay.suite.explore.oracle import INTERNAL_ERROR, NO_ANSWER, SERVER_ERROR, Oracle
 from mcp_assay.suite.explore.schemas import canonical, inside, violations
+from mcp_assay.suite.explore.search import INSIDE, Candidate, ToolRun, as_json
 from mcp_assay.suite.explore.seeds import tool_seed
-from mcp_assay.suite.explore.shrink import Shrunk, shrink
 from mcp_assay.suite.explore.witness import guard_for
 from mcp_assay.suite.probes._common import by_name, walk
-from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.ratelimit import RateLimited
-from mcp_assay.suite.transports import NoAnswer, Reply, ServerExited, Unreachable
-from mcp_assay.wire import EXPLORED_TAG, HttpExchange, StdioLine, body_text
+from mcp_assay.suite.transports import ServerExited, Unreachable
+from mcp_assay.wire import HttpExchange, StdioLine, body_text
 
-__all__ = ["FAMILY", "REQUIREMENTS", "SHRINK_CALLS"]
+__all__ = ["FAMILY", "REQUIREMENTS"]
 
 REQUIREMENTS = frozenset({"TOOL-09", "TOOL-10", "TOOL-11", "TOOL-14", "TOOL-15", "TOOL-19", "BEH-03", "RPC-05"})
 """What explored calls feed most (every check judges them; these are the ones exploring is for)."""
-SHRINK_CALLS = 24
-"""Calls one failure's shrinking may make at most, besides the search's budget (and its reported call)."""
-HANG_SHRINK_CALLS = 4
-"""Calls shrinking an unanswered call may make: each one that still hangs costs a whole --timeout."""
-MAX_FAILURES = 8
-"""Distinct failures shrunk per tool; others found are judged but not shrunk."""
-INSIDE = "inside"
 WHY_A_NOTE = {
     INTERNAL_ERROR: "the catalogue only notes a -32603 answer to tools/call (TOOL-15)",
     SERVER_ERROR: "no requirement of the catalogue judges an HTTP 5xx to a tools/call by itself",
     NO_ANSWER: "RPC-05 judges unanswered requests inside the schema, and this one broke it on purpose",
 }
 """Why a signal read off the transport is a note and not a finding (what the catalogue says of it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One set of arguments to send, and where it came from."""
-
-    arguments: dict[str, Any]
-    kind: str
-    """``inside``, or the constraint it breaks."""
-    origin: str
-    """``kept``, ``edge``, ``mutation`` or ``drawn``."""
-    words: str = ""
-
-
-@dataclass
-class Found:
-    """A distinct failure of one tool: what failed on the first call that showed it (one cause often fails
-    several checks at once), that call, and (once shrunk) the reported one."""
-
-    failures: tuple[Failure, ...]
-    first: Candidate
-    shrunk: Shrunk | None = None
-    reported: Verdict | None = None
-    reply: Reply | None = None
-    exchange: str | None = None
-
-    @property
-    def failure(self) -> Failure:
-        """The failure shrinking keeps: a check's before a signal read off the transport."""
-        return sorted(self.failures, key=lambda failure: failure.signal)[0]
-
-
-@dataclass
-class ToolRun:
-    """Exploring one tool in one revision."""
-
-    ctx: SuiteContext
-    name: str
-    schema: dict[str, Any]
-    seed: int
-    oracle: Oracle
-    deadline: float
-    budget: int
-    calls: int = 0
-    found: list[Found] = field(default_factory=list)
-    known: set[str] = field(default_factory=set)
-    """Failures already found (a check's name, with the constraint broken for a call outside the schema)."""
-    baseline: frozenset[str] = frozenset()
-    fatal: Candidate | None = None
-    """The arguments after which the server stopped serving, if it did."""
-    outside_sent: int = 0
-    outside_refused: int = 0
-    """Search calls outside the schema, and how many of them were refused (an error, or a result with isError)."""
-
-    # -- one call ----------------------------------------------------------------------------------
-    async def send(self, candidate: Candidate, role: str, **story: Any) -> tuple[Verdict, Reply | None]:
-        ctx = self.ctx
-        recorded = len(ctx.router.recorded(ctx.buffer))
-        tag = {"tool": self.name, "seed": self.seed, "role": role, "kind": candidate.kind, **story}
-        what = "inside its inputSchema" if candidate.kind == INSIDE else f"breaking its inputSchema ({candidate.kind})"
-        reply: Reply | None
-        self.calls += 1
-        try:
-            reply = await call_tool(
-                ctx, self.name, candidate.arguments, probe_name=ProbeName.EXPLORE,
-                intent=f"tools/call {self.name} with arguments {what}, drawn by --explore",
-                invalid=candidate.kind != INSIDE, extra_tags={EXPLORED_TAG: tag},
-            )  # fmt: skip
-        except NoAnswer as exc:
-            ctx.observe("no-answer", detail=str(exc), exchange=exc.exchange, family=ctx.family)
-            reply = None
-        except (ServerExited, Unreachable):
-            self.fatal = candidate  # the runner reports the server gone (BEH-09); the note names this input
-            raise
-        verdict = self.oracle.judge_call(ctx.router.recorded(ctx.buffer)[recorded:], reply)
-        return verdict, reply
-
-    # -- the search ----------------------------------------------------------------------------------
-    async def search(self, queue: list[Candidate]) -> None:
-        """Send the candidates in turn, within the budget and the time bound; note each distinct failure."""
-        for candidate in queue:
-            if self.calls >= self.budget or time.monotonic() >= self.deadline:
-                return
-            verdict, reply = await self.send(candidate, "search", origin=candidate.origin)
-            if candidate.kind != INSIDE:
-                self.outside_sent += 1
-                self.outside_refused += _refused(reply)
-            new = []
-            for failure in verdict.failures:
-                # one finding per check and per constraint broken: an unenforced bound and an unenforced length
-                # are two faults, though TOOL-14 judges both
-                key = failure.name if candidate.kind == INSIDE else f"{failure.name} ({candidate.kind})"
-                if failure.name not in self.baseline and key not in self.known:
-                    self.known.add(key)
-                    new.append(failure)
-            if new:
-                self.found.append(Found(tuple(new), candidate))
-
-    # -- shrinking -----------------------------------------------------------------------------------
-    def _allowed(self, first: Candidate) -> Callable[[dict[str, Any]], bool]:
-        """What a smaller candidate must keep: inside the schema, or outside it at the same places."""
-        if first.kind == INSIDE:
-            return lambda arguments: inside(self.schema, arguments)
-        where = violations(self.schema, first.arguments)
-        return lambda arguments: violations(self.schema, arguments) == where
-
-    async def shrink_all(self) -> None:
-        """Shrink each distinct failure (at most :data:`MAX_FAILURES`), then send its shrunk arguments as reported."""
-        for found in self.found[:MAX_FAILURES]:
-
-            async def still_fails(
-                arguments: dict[str, Any], first: Candidate = found.first, name: str = found.failure.name
-            ) -> bool:
-                verdict, _ = await self.send(replace(first, arguments=arguments), "shrink")
-                return name in verdict.names
-
-            hang = found.failure.name == NO_ANSWER  # each try of a hang costs a whole --timeout
-            found.shrunk = await shrink(
-                found.first.arguments, still_fails, allowed=self._allowed(found.first),
-                max_calls=HANG_SHRINK_CALLS if hang else SHRINK_CALLS, deadline=self.deadline,
-            )  # fmt: skip
-            story = {
-                "origin": found.first.origin,
-                "found": [failure.name for failure in found.failures],
-                "generated": _json(found.first.arguments),
-                "steps": list(found.shrunk.steps),
-                "shrink_calls": found.shrunk.calls,
-            }
-            if found.shrunk.stopped:
-                story["stopped"] = found.shrunk.stopped
-            if found.first.words:
-                story["words"] = found.first.words
-            recorded = len(self.ctx.router.recorded(self.ctx.buffer))
-            found.reported, found.reply = await self.send(
-                replace(found.first, arguments=found.shrunk.arguments), "reported", **story
-            )
-            calls = [item for item in self.ctx.router.recorded(self.ctx.buffer)[recorded:] if item.probe is not None]
-            found.exchange = calls[0].id if calls else None
-
-
-def _refused(reply: Reply | None) -> int:
-    if reply is None:
-        return 0
-    if reply.error is not None:
-        return 1
-    return 1 if isinstance(reply.result, dict) and reply.result.get("isError") is True else 0
-
-
-def _json(value: Any, limit: int = 2000) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _interleaved(*sources: list[Candidate]) -> Iterator[Candidate]:
@@ -338,7 +177,7 @@ async def run(ctx: SuiteContext) -> None:
             break
         except (ServerExited, Unreachable) as exc:
             fatal = tool_run.fatal
-            sent = f" when sent {_json(fatal.arguments, 600)} ({fatal.origin})" if fatal is not None else ""
+            sent = f" when sent {as_json(fatal.arguments, 600)} ({fatal.origin})" if fatal is not None else ""
             replay = _replay(ctx, _last_call(ctx))
             ctx.observe(
                 "note",
@@ -392,7 +231,7 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
         shrunk, reported = found.shrunk, found.reported
         if shrunk is None or reported is None:
             continue
-        arguments = _json(shrunk.arguments, 600)
+        arguments = as_json(shrunk.arguments, 600)
         steps = "; ".join(shrunk.steps) if shrunk.steps else "none smaller failed"
         head = f"explore {revision}: {run.name} with {arguments}"
         if found.failure.name not in reported.names:
@@ -408,7 +247,7 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
             ctx.observe(
                 "note",
                 detail=f"{head} ({where}): {signal.detail} — {WHY_A_NOTE.get(signal.name, '')}; drawn as "
-                f"{_json(found.first.arguments, 300)}, shrink steps: {steps}"
+                f"{as_json(found.first.arguments, 300)}, shrink steps: {steps}"
                 + (f"; replay: {replay}" if replay else ""),
             )
 

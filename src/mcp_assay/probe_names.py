@@ -136,6 +136,8 @@ class ProbeName(StrEnum):
     UNKNOWN_METHOD = "unknown-method"
     UNKNOWN_PROMPT = "unknown-prompt"
     UNKNOWN_TOOL = "unknown-tool"
+    EXPLORE = "explore"
+    """A tools/call with arguments ``run --explore`` drew from the tool's inputSchema (``suite/explore``)."""
 
     PARAM_MISSING = "param-missing"
     PARAM_MISMATCH = "param-mismatch"

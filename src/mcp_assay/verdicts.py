@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from typing import Any
 
 __all__ = [
     "Evidence",
     "ExitCode",
+    "ExploredInput",
     "Level",
     "Outcome",
     "RequirementText",
@@ -96,6 +98,8 @@ class Source(StrEnum):
     """Probed: requests mcp-assay sent itself (the suite, or the proxy probing a server)."""
     INJECTED = "injected"
     """A client's reaction to an answer mcp-assay made up or reshaped on the server's behalf."""
+    EXPLORED = "explored"
+    """Found only by exploring: calls with arguments mcp-assay drew from a tool's inputSchema (``run --explore``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +127,43 @@ class RequirementText:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ExploredInput:
+    """How ``run --explore`` came to the arguments of a call it reported: drawn from the tool's inputSchema, then
+    shrunk on the live server to the smallest that still failed the same way."""
+
+    tool: str
+    seed: int | None = None
+    """The tool's own seed (derived from the run's, which the report's notes name)."""
+    kind: str = ""
+    """``inside`` the inputSchema, or the one constraint the arguments break (``bound``, ``type`` ...)."""
+    origin: str = ""
+    """Where the first failing arguments came from: ``edge``, ``mutation``, ``drawn`` or ``kept`` (an earlier run)."""
+    generated: str = ""
+    """The arguments as first sent (JSON, redacted); the exchange's own request holds the shrunk ones."""
+    steps: tuple[str, ...] = ()
+    """Each shrink step taken, in words."""
+    stopped: str = ""
+    """Why shrinking stopped before trying every smaller candidate ('' when it tried them all)."""
+
+    @classmethod
+    def from_json(cls, data: Any) -> ExploredInput | None:
+        """Read back from a JSON report (``None`` for anything else)."""
+        if not isinstance(data, dict) or not isinstance(data.get("tool"), str):
+            return None
+        seed = data.get("seed")
+        steps = data.get("steps")
+        return cls(
+            tool=data["tool"],
+            seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+            kind=str(data.get("kind", "")),
+            origin=str(data.get("origin", "")),
+            generated=str(data.get("generated", "")),
+            steps=tuple(str(step) for step in steps) if isinstance(steps, list | tuple) else (),
+            stopped=str(data.get("stopped", "")),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Evidence:
     """One piece of traffic that supports a verdict, already redacted."""
 
@@ -140,6 +181,8 @@ class Evidence:
     """For active probes: the exact request as a curl command or a JSON line, credentials redacted."""
     time: float | None = None
     revision: str | None = None
+    explored: ExploredInput | None = None
+    """For a call ``run --explore`` reported: its first arguments and the shrink steps that led to these."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,7 @@ from mcp_assay.verdicts import Side
 __all__ = [
     "Ending",
     "EVENTS_LOST",
+    "EXPLORED_TAG",
     "EndReason",
     "Exchange",
     "Headers",
@@ -47,6 +48,11 @@ __all__ = [
     "probe_name",
     "sent_by_assay",
 ]
+
+
+EXPLORED_TAG = "explored"
+"""The probe tag of a call ``run --explore`` made (:mod:`mcp_assay.suite.explore`): an object saying how it came
+about, which the engine reads to give its findings the source ``explored`` and the evidence its input's story."""
 
 
 class Headers(tuple[tuple[str, str], ...]):
@@ -164,6 +170,12 @@ class Probe:
     def tag(self, key: str) -> Any:
         """One fact of the case, or ``None``."""
         return self.tags.get(key)
+
+    @property
+    def explored(self) -> Mapping[str, Any] | None:
+        """For a call ``run --explore`` made: how it came about (its tool, seed, role and arguments' kind)."""
+        found = self.tags.get(EXPLORED_TAG)
+        return found if isinstance(found, Mapping) else None
 
     def at(self, revision: str | None) -> Probe:
         """The tag as sent: naming the revision the request was sent at."""

@@ -242,7 +242,7 @@ def hostile(param: click.Parameter, tmp: Path, env: bool) -> st.SearchStrategy[s
     if isinstance(param, click.Option) and param.name == "show":
         listings = {"failed", "not-verified", "should", "notes", "known", "passed", "all"}
         return PLAIN.filter(lambda text: text.strip() != "" and not set(re.split(r"[,\s]+", text.lower())) <= listings)
-    if isinstance(param, click.Option) and param.name == "generate_args":
+    if isinstance(param, click.Option) and param.name in ("generate_args", "explore_tool"):
         return _spoiled(env=True)  # white space (a newline, a tab) separates names, as commas do
     return None
 
@@ -403,7 +403,8 @@ ACCEPTED: dict[str, tuple[type, ...]] = {
     "prompt_args": (str, dict), "generate_args": (str, list), "generate_args_read_only": (bool,),
     "failing_tool": (str,), "resource_sample": (int,), "page_limit": (int,), "rate_limit": (int, float),
     "retry_budget_ms": (int,), "timeout": (int, float), "stream_budget_ms": (int,), "only": (str,),
-    "verbose": (bool,), "record": (str,),
+    "verbose": (bool,), "record": (str,), "explore": (bool,), "explore_budget": (int,),
+    "explore_time": (int, float), "explore_tool": (str, list), "seed": (int,),
 }  # fmt: skip
 """The YAML types each key takes, written out here rather than read from the schema under test."""
 YAML_VALUES = st.one_of(

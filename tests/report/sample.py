@@ -1,6 +1,7 @@
 """A hand-built report with one result of every kind the writers must render.
 
-A failed MUST with evidence and a reproduction, a failed SHOULD, an informational note, a
+A failed MUST with evidence and a reproduction, a failed SHOULD found by ``run --explore`` (its evidence
+carrying the input first drawn and the shrink steps), an informational note, a
 not-verified result blocked by another check, two passes in different areas (one tagged
 ``explain``, whose reason every human format shows), and a not-applicable result.
 Server-provided text carries Markdown, HTML and control characters, so every writer's escaping
@@ -16,7 +17,7 @@ from typing import Any
 
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.model import FailOn, Report
-from mcp_assay.verdicts import Evidence, Level, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.verdicts import Evidence, ExploredInput, Level, Outcome, Severity, Side, Source, Verdict
 
 GENERATED_AT = "2026-01-02T03:04:05+00:00"
 
@@ -73,7 +74,7 @@ def failed_should() -> Verdict:
         severity=Severity.SHOULD,
         side=Side.SERVER,
         outcome=Outcome.FAILED,
-        source=Source.PASSIVE,
+        source=Source.EXPLORED,
         reason="error.message holds a stack trace: *see* _logs_ [here](javascript:alert(1)) | # not a heading",
         evidence=(
             Evidence(
@@ -82,6 +83,14 @@ def failed_should() -> Verdict:
                 exchange="p-4",
                 message=1,
                 excerpt='{"error":{"code":-32603,"message":"\x1b[31mTraceback\x1b[0m (most recent call last)"}}',
+                explored=ExploredInput(
+                    tool="search",
+                    seed=1234,
+                    kind="inside",
+                    origin="edge",
+                    generated='{"limit": 20, "query": "Grüße <b>*x*</b> | `y`"}',
+                    steps=("removed limit", "query: 'Grüße <b>*x*</b> | `y`' → 'ü'"),
+                ),
             ),
         ),
         judged=2,

@@ -229,6 +229,7 @@ def test_the_filter_bar_has_a_ticked_box_per_outcome_level_era_and_source_each_w
         "f-level-info",
         "f-era-2026-07-28",
         "f-source-active",
+        "f-source-explored",
         "f-source-passive",
     ]
     assert all("checked" in attrs for attrs in boxes)
@@ -236,6 +237,7 @@ def test_the_filter_bar_has_a_ticked_box_per_outcome_level_era_and_source_each_w
     for ident in ids:
         assert f"body:has(#{ident}:not(:checked))" in css, ident
     assert 'body:has(#f-level-should:not(:checked)) li.result[data-level="should"]' in css
+    assert 'body:has(#f-source-explored:not(:checked)) li.result[data-source="explored"]' in css
     assert "body:has(#f-outcome-failed:not(:checked)) section#failed" in css
     assert "nav.filters { display: none; }" in css  # printing shows the results, not the controls
 

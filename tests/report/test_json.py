@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from mcp_assay.report.jsonreport import render_json
-from mcp_assay.report.model import REPORT_SCHEMA, FailOn
+from mcp_assay.report.model import REPORT_SCHEMA, FailOn, Report
+from mcp_assay.verdicts import Source
 from tests.report.sample import assert_golden, sample_report
 
 
@@ -29,7 +30,21 @@ def test_every_result_carries_the_documented_fields() -> None:
         for key in ("check", "requirements", "level", "side", "outcome", "source", "reason", "evidence"):
             assert key in result, key
         assert result["outcome"] in ("passed", "failed", "not_verified", "not_applicable")
-        assert result["source"] in ("active", "passive")
+        assert result["source"] in ("active", "passive", "explored")
+
+
+def test_explored_evidence_survives_the_json_round_trip() -> None:
+    """Tool-defined: a finding ``run --explore`` reported keeps its first input and shrink steps through JSON,
+    and evidence of any other finding carries no ``explored`` key at all."""
+    report = sample_report()
+    data = json.loads(render_json(report))
+    explored = [item for result in data["results"] for item in result["evidence"] if "explored" in item]
+    assert len(explored) == 1
+    assert explored[0]["explored"]["steps"] == ["removed limit", "query: 'Grüße <b>*x*</b> | `y`' → 'ü'"]
+    assert explored[0]["explored"]["generated"] == '{"limit": 20, "query": "Grüße <b>*x*</b> | `y`"}'
+    again = Report.from_json(data)
+    assert again.results == report.results
+    assert {result.source for result in again.results} >= {Source.EXPLORED, Source.ACTIVE, Source.PASSIVE}
 
 
 def test_json_verdict_and_summary_agree_with_the_report() -> None:

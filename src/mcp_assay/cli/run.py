@@ -36,6 +36,7 @@ from mcp_assay.suite.config import SETTINGS, SuiteConfig, read_config_file
 from mcp_assay.suite.credentials import AUTH_MODES
 from mcp_assay.suite.events import (
     ExchangeRecorded,
+    ExploreProgress,
     FamilyFinished,
     FamilyStarted,
     RevisionSelected,
@@ -75,6 +76,7 @@ _SETTINGS = (
     "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
     "secrets", "default_version", "client_id", "client_secret", "scope", "no_register", "interactive", "no_browser",
     "redirect_host", "redirect_port", "auth_timeout", "without_token", "allow_insecure_http",
+    "explore", "explore_budget", "explore_time", "explore_tool", "seed",
 )  # fmt: skip
 
 _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
@@ -153,6 +155,21 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--only",), "ONLY", {"metavar": "PATTERN[,PATTERN]"},
      "Run only probe families and checks matching a name or requirement-ID prefix (tools, VER, HTTP-2)."),
     (("--verbose",), "VERBOSE", {"is_flag": True, "default": None}, "Also show the stdio server's stderr."),
+    # -- explore (mcp_assay.suite.explore) --
+    (("--explore",), "EXPLORE", {"is_flag": True, "default": None},
+     "Also call tools with arguments drawn from their inputSchema, inside it (weighted on its edges) and outside it "
+     "(one constraint broken at a time); failures are shrunk and judged by the same rules. Only readOnlyHint tools "
+     "and those named with --explore-tool. Needs the explore extra (pip install 'mcp-assay[explore]')."),
+    (("--explore-budget",), "EXPLORE_BUDGET", {"metavar": "N"},
+     "Calls per explored tool to look for failures (each failure found is then shrunk in at most 24 more). "
+     "[default: 50]"),
+    (("--explore-time",), "EXPLORE_TIME", {"metavar": "SECONDS"},
+     "Time bound of the exploration, per revision tested.  [default: 60]"),
+    (("--explore-tool", "explore_tool"), "EXPLORE_TOOL", {"multiple": True, "metavar": "TOOL"},
+     "Explore this tool too (a tool not annotated readOnlyHint: true, a write tool with its witness from --config); "
+     "repeatable, or names separated by commas."),
+    (("--seed",), "SEED", {"metavar": "N"},
+     "Seed of the exploration (always printed; the same seed gives the same findings).  [default: drawn]"),
     (("--config", "config_file"), "CONFIG", {"type": readable_file(path_type=Path)},
      "YAML file with any of these settings (long names as keys); flags win."),
     (("--record",), "RECORD", {"type": WritableFile()},
@@ -246,6 +263,16 @@ def run_command(
     }
     file_values = read_config_file(config_file) if config_file is not None else None
     config = SuiteConfig.from_options(options, file_values)
+    if config.explore:  # the extra --explore needs, before any work; the seed, drawn now and always printed
+        from mcp_assay.suite.explore import require as require_explore
+        from mcp_assay.suite.explore import seeded
+
+        require_explore()
+        config = seeded(config)
+        Console(stderr=True).print(
+            Text(f"explore: seed {config.seed} (--seed {config.seed} reproduces this run)", style="dim"),
+            soft_wrap=True, highlight=False,
+        )  # fmt: skip
     redactor = config.redactor()  # the run's one redactor: its log, the lines printed here, its reports
     redact_logs_with(redactor)
     if config.record is not None and ctx.get_parameter_source("record") is ParameterSource.DEFAULT:
@@ -293,6 +320,8 @@ def run_command(
                 _print_sign_in(progress.console, event)
                 if event.kind is Line.STEP:
                     progress.update(task, description="signing in")
+            elif isinstance(event, ExploreProgress):  # the seed, and each tool's tally: printed whatever the terminal
+                progress.console.print(Text(redactor.text(event.text), style="dim"), soft_wrap=True, highlight=False)
             elif isinstance(event, StderrLine):
                 text = scrub(event.text, redactor)
                 progress.console.print(Text(f"server stderr: {text}", style="dim"), highlight=False)

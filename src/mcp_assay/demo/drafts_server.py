@@ -6,7 +6,10 @@ storage). Drafts live in a JSON file (``--store``), so a test route, a shell com
 ``list_drafts`` tool all see the same records: they are the witnesses mcp-assay reads to prove
 what a call did or did not change.
 
-The two builds advertise the same tools and differ in exactly five behaviours:
+The two builds advertise the same tools and differ in exactly nine behaviours: five the behaviour
+cases catch, and four input-dependent faults of ``list_drafts`` (whose ``status``, ``limit`` and
+``query`` arguments are optional) that only ``run --explore`` reaches, since the fixed cases call it
+with no arguments:
 
 ============================  ===============================  ==================================
 behaviour                     naive                            hardened
@@ -22,6 +25,14 @@ who is offered create_draft   every principal, and anyone may  only writers; oth
 draft handles                 any caller may read any draft    a draft is readable by its owner
 2025 sessions (HTTP)          any valid token may use any      a session belongs to the role that
                               session id                       opened it; another gets 404
+``limit`` bounds (1..50)      advertised, not enforced: 0 or   refused (a tool error), like every
+                              51 lists as if they were valid   argument outside the schema
+``status: "archived"``        ``count`` comes back ``null``,   ``count`` is 0: structuredContent
+                              breaking the outputSchema        keeps to the outputSchema
+``query`` outside ASCII       crashes into -32603 whose        matched like any text
+                              message carries the traceback
+``query`` over 64 characters  echoed as an image block whose   echoed in the text block only
+                              ``data`` is not base64
 ============================  ===============================  ==================================
 
 Principals: over HTTP, bearer tokens named after their role (``--token reader=SECRET``,
@@ -45,19 +56,21 @@ import json
 import os
 import secrets
 import sys
+import traceback
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.lowlevel
+from jsonschema import Draft202012Validator
 from mcp.server import MCPServer
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -69,6 +82,34 @@ __all__ = ["ROLES", "build", "main"]
 
 ROLES = ("reader", "writer")
 WRITE_TOOLS = frozenset({"create_draft"})
+ECHO_LIMIT = 64
+"""Queries longer than this are echoed back as an attachment (where the naive build's fault lives)."""
+LIST_ARGUMENTS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "status": {"enum": ["draft", "archived"], "description": "only drafts in this state"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 20, "description": "at most this many"},
+        "query": {"type": "string", "maxLength": 200, "description": "only drafts whose title contains it"},
+    },
+    "additionalProperties": False,
+}
+"""``list_drafts``'s advertised inputSchema (both builds; only the hardened one holds callers to it)."""
+DRAFT_LIST: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "drafts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "string"}},
+                "required": ["id", "title", "status"],
+            },
+        },
+        "count": {"type": "integer", "minimum": 0},
+    },
+    "required": ["drafts", "count"],
+}
+"""``list_drafts``'s advertised outputSchema."""
 
 
 # -- storage -------------------------------------------------------------------------------------
@@ -181,17 +222,6 @@ def _headers_of(request: Any) -> Mapping[str, str] | None:
 
 
 # -- the server ----------------------------------------------------------------------------------
-class DraftSummary(BaseModel):
-    id: str
-    title: str
-    status: str
-
-
-class DraftList(BaseModel):
-    drafts: list[DraftSummary]
-    count: int
-
-
 class Draft(BaseModel):
     id: str
     title: str
@@ -212,20 +242,43 @@ def build(build_name: str, store: Store, principals: Principals) -> MCPServer:
         return principals.role(ctx.headers) or "anonymous"
 
     def strict(ctx: Context, name: str) -> None:
-        """The hardened build holds callers to the advertised schema: an argument it does not define is refused."""
+        """The hardened build holds callers to the advertised schema: an argument it does not define is refused,
+        and so is any value the schema does not allow (a bound, a length, an enum)."""
         if not hardened:
             return  # the naive build lets the SDK drop unknown arguments and carries on
         arguments = (ctx.request_context.params or {}).get("arguments") or {}
         extra = sorted(set(arguments) - set(schemas[name].get("properties", {})))
         if extra:
             raise ToolError(f"Invalid arguments for {name}: unexpected {', '.join(map(repr, extra))}")
+        problem = next(Draft202012Validator(schemas[name]).iter_errors(arguments), None)
+        if problem is not None:
+            raise ToolError(f"Invalid arguments for {name}: {problem.message}")
 
-    async def list_drafts(ctx: Context) -> DraftList:
-        """List every draft (id, title, status) and how many there are."""
+    async def list_drafts(
+        ctx: Context, status: str | None = None, limit: int = 20, query: str | None = None
+    ) -> CallToolResult:
+        """List drafts (id, title, status) and how many there are; optionally by status or title, at most limit."""
         strict(ctx, "list_drafts")
-        drafts = store.drafts()
-        summaries = [DraftSummary(id=d["id"], title=d["title"], status=d["status"]) for d in drafts]
-        return DraftList(drafts=summaries, count=len(summaries))
+        drafts = [d for d in store.drafts() if status in (None, d.get("status", "draft"))]
+        if query is not None:
+            if not hardened:
+                try:  # the naive build's title index is ASCII, and it reports its crashes with their traceback
+                    needle = query.encode("ascii").lower().decode()
+                except UnicodeEncodeError as exc:
+                    trace = "".join(traceback.format_exception(exc))
+                    raise MCPError(ErrorCode.INTERNAL_ERROR, f"internal error while listing drafts:\n{trace}") from exc
+            else:
+                needle = query.casefold()
+            drafts = [d for d in drafts if needle in str(d.get("title", "")).casefold()]
+        summaries = [{"id": d["id"], "title": d["title"], "status": d["status"]} for d in drafts][: max(limit, 0)]
+        payload: dict[str, Any] = {"drafts": summaries, "count": len(summaries)}
+        if status == "archived" and not hardened:
+            payload["count"] = None  # the naive build's archive is not counted yet, and says so with null
+        content: list[ContentBlock] = [TextContent(type="text", text=json.dumps(payload))]
+        if query is not None and len(query) > ECHO_LIMIT and not hardened:
+            # the naive build attaches a long query as a "query card" image, and forgets to base64-encode it
+            content.append(ImageContent(type="image", data=f"query:{query}", mime_type="image/png"))
+        return CallToolResult(content=content, structured_content=payload)
 
     async def read_draft(draft_id: str, ctx: Context) -> Draft:
         """Read one draft, body included."""
@@ -264,6 +317,10 @@ def build(build_name: str, store: Store, principals: Principals) -> MCPServer:
     ]
     for tool in tools:
         tool.parameters["additionalProperties"] = False  # both builds advertise strict schemas
+    listing = tools[0]  # list_drafts: its schemas are written out, and its result built by hand (see the table)
+    listing.parameters.clear()
+    listing.parameters.update(json.loads(json.dumps(LIST_ARGUMENTS)))
+    listing.fn_metadata.output_schema = json.loads(json.dumps(DRAFT_LIST))
     schemas = {tool.name: tool.parameters for tool in tools}
 
     def offered(tool: Any, role: str | None) -> bool:

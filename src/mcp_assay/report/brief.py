@@ -30,6 +30,7 @@ from mcp_assay.errors import ConfigError
 from mcp_assay.report.console import (
     SHOW_ALL,
     by_area,
+    explored_lines,
     print_replay,
     print_report,
     print_section,
@@ -38,7 +39,7 @@ from mcp_assay.report.console import (
     sections,
 )
 from mcp_assay.report.model import Report
-from mcp_assay.verdicts import ExitCode, Outcome, Verdict
+from mcp_assay.verdicts import ExitCode, Outcome, Source, Verdict
 
 __all__ = [
     "BASELINE_FILE",
@@ -325,6 +326,8 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
         others = len({result.check for result in members}) - 1
         if others:
             line.append(f" (and {others} more check{'s' if others != 1 else ''})", style="dim")
+        if lead.source is Source.EXPLORED:
+            line.append(" · found by --explore", style="dim")
         console.print(line, highlight=False)
         item = next((evidence for evidence in lead.evidence if evidence.reproduction), None)
         item = item or (lead.evidence[0] if lead.evidence else None)
@@ -333,6 +336,8 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
             label = "replay:" if _HTTP_REPLAY.match(item.reproduction) else "replay on the server's stdin:"
             console.print(Text(f"      {printable(reason, newlines=False)} — {label}"), highlight=False)
             print_replay(console, item.reproduction, "      ", label="")
+            for explored in explored_lines(item.explored) if item.explored is not None else ():
+                console.print(Text(f"      {explored}", style="dim"), highlight=False)
         else:
             if reason:
                 console.print(Text(f"      {printable(reason, newlines=False)}"), highlight=False)

@@ -29,7 +29,7 @@ from rich.text import Text
 
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.shell import one_line, quote
-from mcp_assay.verdicts import Outcome, Severity, Verdict
+from mcp_assay.verdicts import ExploredInput, Outcome, Severity, Verdict
 
 __all__ = [
     "EXPLAIN_TAG",
@@ -37,6 +37,7 @@ __all__ = [
     "SHOW_ALL",
     "by_area",
     "explained",
+    "explored_lines",
     "hidden_occurrences",
     "printable",
     "print_replay",
@@ -199,6 +200,8 @@ def _result_lines(
         console.print(Text(f"        evidence: {summary}{where}", style="dim"), highlight=False)
         if item.detail and item.detail != result.reason:
             console.print(Text(f"          {printable(item.detail, newlines=False)}", style="dim"), highlight=False)
+        for step in explored_lines(item.explored) if item.explored is not None else ():
+            console.print(Text(f"          {step}", style="dim"), highlight=False)
         if item.reproduction and replay:
             print_replay(console, item.reproduction, "          ")
     more = hidden_occurrences(result, len(shown))
@@ -298,3 +301,34 @@ def render_text(report: Report, width: int = 100) -> str:
     console = Console(width=width, record=True, color_system=None, file=io.StringIO(), highlight=False)
     print_report(report, console)
     return console.export_text()
+
+
+_ORIGINS = {
+    "edge": "on the schema's edges",
+    "mutation": "one constraint broken",
+    "drawn": "drawn by hypothesis",
+    "kept": "kept from an earlier run",
+    "plain": "the plainest valid arguments",
+}
+
+
+def explored_lines(explored: ExploredInput) -> list[str]:
+    """How ``run --explore`` came to a reported call's arguments: what it first sent, then each shrink step."""
+    if explored.kind in ("", "inside"):
+        kind = "inside its inputSchema"
+    else:
+        kind = f"outside its inputSchema ({explored.kind} broken)"
+    origin = _ORIGINS.get(explored.origin, explored.origin)
+    origin = f" ({origin})" if origin else ""
+    steps = "; ".join(explored.steps) if explored.steps else "none smaller failed"
+    stopped = f" — stopped: {explored.stopped}" if explored.stopped else ""
+    generated = explored.generated
+    if len(generated) > 160:  # the JSON report holds it whole
+        generated = f"{generated[:120]}… ({len(generated)} characters)"
+    return [
+        printable(
+            f"explored: {explored.tool} with arguments {kind}, first sent as {generated}{origin}",
+            newlines=False,
+        ),
+        printable(f"shrink steps: {steps}{stopped}", newlines=False),
+    ]

@@ -28,6 +28,7 @@ from mcp_assay.report.console import (
     MARKS,
     by_area,
     explained,
+    explored_lines,
     hidden_occurrences,
     printable,
     sections,
@@ -183,6 +184,8 @@ def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
         lines.append(f"<p>{_e(item.detail)}</p>")
     if item.revision:
         lines.append(f'<p class="label">judged against {_e(item.revision)}</p>')
+    if item.explored is not None:
+        lines += ['<p class="label">explored</p>', *(f"<p>{_e(line)}</p>" for line in explored_lines(item.explored))]
     if item.excerpt:
         lines += ['<p class="label">message</p>', f"<pre>{_e(item.excerpt)}</pre>"]
     if item.reproduction:

@@ -16,6 +16,7 @@ from mcp_assay.report.console import (
     MAX_EVIDENCE_SHOWN,
     by_area,
     explained,
+    explored_lines,
     hidden_occurrences,
     printable,
     sections,
@@ -67,6 +68,9 @@ def _evidence(item: Evidence, result: Verdict) -> list[str]:
     if item.detail and item.detail != result.reason:
         lines[-1] += HARD_BREAK
         lines.append(f"    {text(item.detail)}")
+    if item.explored is not None:
+        lines[-1] += HARD_BREAK
+        lines.append("    " + f"{HARD_BREAK}\n    ".join(text(line) for line in explored_lines(item.explored)))
     if item.excerpt:
         lines += ["", *block(item.excerpt, "json" if item.excerpt.lstrip().startswith(("{", "[")) else "", "    ")]
     if item.reproduction:

@@ -23,6 +23,7 @@ from mcp_assay.report.about import Stats, Target
 from mcp_assay.verdicts import (
     Evidence,
     ExitCode,
+    ExploredInput,
     Level,
     Outcome,
     RequirementText,
@@ -412,7 +413,7 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "outcome": result.outcome.value,
         "source": result.source.value,
         "reason": result.reason,
-        "evidence": [asdict(item) for item in result.evidence],
+        "evidence": [_evidence_json(item) for item in result.evidence],
         "revisions": list(result.revisions),
         "judged": result.judged,
         "violations": result.violations,
@@ -422,6 +423,21 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "graded": result.graded,
         "revision": result.revision,
     }
+
+
+def _evidence_json(item: Evidence) -> dict[str, Any]:
+    """One piece of evidence as JSON; ``explored`` only where ``run --explore`` reported the call."""
+    data = asdict(item)
+    if data.get("explored") is None:
+        data.pop("explored", None)
+    else:
+        data["explored"]["steps"] = list(data["explored"]["steps"])
+    return data
+
+
+def _evidence_from_json(data: Mapping[str, Any]) -> Evidence:
+    fields = {key: value for key, value in data.items() if key != "explored"}
+    return Evidence(**fields, explored=ExploredInput.from_json(data.get("explored")))
 
 
 def _result_from_json(item: Mapping[str, Any]) -> Verdict:
@@ -436,7 +452,7 @@ def _result_from_json(item: Mapping[str, Any]) -> Verdict:
         outcome=Outcome(item["outcome"]),
         source=Source(item["source"]),
         reason=str(item.get("reason", "")),
-        evidence=tuple(Evidence(**evidence) for evidence in item.get("evidence", [])),
+        evidence=tuple(_evidence_from_json(evidence) for evidence in item.get("evidence", [])),
         revisions=tuple(item.get("revisions", ())),
         judged=int(item.get("judged", 0)),
         violations=int(item.get("violations", 0)),

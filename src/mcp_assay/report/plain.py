@@ -6,10 +6,10 @@ here once, each one cleaned of control characters and line breaks by :func:`prin
 
 from __future__ import annotations
 
-from mcp_assay.report.console import printable
+from mcp_assay.report.console import explored_lines, printable
 from mcp_assay.verdicts import Verdict
 
-__all__ = ["evidence_lines", "one_line"]
+__all__ = ["evidence_lines", "explored_lines", "one_line"]
 
 
 def one_line(value: str) -> str:
@@ -27,6 +27,8 @@ def evidence_lines(result: Verdict) -> list[str]:
             lines.append(f"  {one_line(item.detail)}")
         if item.excerpt:
             lines.append(f"  message: {one_line(item.excerpt)}")
+        if item.explored is not None:
+            lines += [f"  {line}" for line in explored_lines(item.explored)]
         if item.reproduction:
             lines.append(f"  reproduce: {one_line(item.reproduction)}")
     return lines

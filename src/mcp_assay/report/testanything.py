@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from mcp_assay.report.console import by_area, printable, sections, summary_lines
+from mcp_assay.report.console import by_area, explored_lines, printable, sections, summary_lines
 from mcp_assay.report.model import Report
 from mcp_assay.verdicts import Verdict
 
@@ -57,6 +57,8 @@ def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[s
             entry["detail"] = _line(item.detail)
         if item.excerpt:
             entry["message"] = _line(item.excerpt)
+        if item.explored is not None:
+            entry["explored"] = [_line(line) for line in explored_lines(item.explored)]
         if item.reproduction:
             entry["reproduce"] = _line(item.reproduction)
         evidence.append(entry)

@@ -40,7 +40,7 @@ from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.window import carried
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Evidence, Outcome, Severity, Side, Source, Verdict
-from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange
+from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
 
 __all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
 
@@ -327,7 +327,10 @@ class Judge:
                 )
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
-        source = _source_of(exchange)
+        probe = self._probe(exchange, subject)
+        explored = probe.explored if probe is not None else None
+        source = Source.EXPLORED if explored is not None else _source_of(probe)
+        order = _ranked(explored, order)
         tally.sources.add(source)
         if isinstance(subject, Message):
             revision = self.log.revision(subject)
@@ -356,6 +359,16 @@ class Judge:
                 tally.pending = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+
+    def _probe(self, exchange: Exchange | None, subject: Message | Exchange | None) -> Probe | None:
+        """Why mcp-assay had a hand in the exchange a finding is about: its own tag, or over stdio, where a server's
+        answer is a line of its own, the tag of the request line it answers (``None``: the peers' own traffic)."""
+        probe = exchange.probe if exchange is not None else None
+        if probe is None and isinstance(exchange, StdioLine) and isinstance(subject, Message):
+            request = self.log.request_of(subject) if subject.sender is Side.SERVER else None
+            line = self.log.get(request.exchange) if request is not None else None
+            probe = line.probe if line is not None else None
+        return probe
 
     def _graded(self, check: Check, finding: Finding) -> Finding:
         """``finding`` with the grade of the first of the check's gradings that holds for it (if any does)."""
@@ -510,22 +523,36 @@ class Judge:
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
 
 
-def _source_of(exchange: Exchange | None) -> Source | None:
-    """Where a finding about ``exchange`` came from, when mcp-assay had a hand in it (``None``: the peers')."""
-    probe = exchange.probe if exchange is not None else None
+def _source_of(probe: Probe | None) -> Source | None:
+    """Where a finding came from, when mcp-assay had a hand in its exchange (``None``: the peers' own traffic)."""
     if probe is None:
         return None
     return Source.INJECTED if probe.injected else Source.ACTIVE
 
 
 def _strongest(sources: set[Source | None], default: Source) -> Source:
-    """A verdict's source: probed when any of its evidence came from a probe; injected when all of it is the
-    client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
+    """A verdict's source: probed when any of its evidence came from a fixed probe; explored when all of what
+    mcp-assay sent was drawn from a tool's schema (``run --explore`` found what the fixed cases did not); injected
+    when all of it is the client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
     if Source.ACTIVE in sources:
         return Source.ACTIVE
+    if Source.EXPLORED in sources:
+        return Source.EXPLORED
     if sources == {Source.INJECTED}:
         return Source.INJECTED
     return default
+
+
+def _ranked(explored: Mapping[str, Any] | None, order: Order) -> Order:
+    """A finding's place among a check's evidence: an explored call made while searching or shrinking ranks after
+    every other, so a verdict shows first the shrunk input ``run --explore`` reported (and the fixed cases')."""
+    if explored is not None and explored.get("role") != "reported":
+        return (math.inf, _AFTER_EVERY_WINDOW, order[2])
+    return order
+
+
+_AFTER_EVERY_WINDOW = 2**62
+"""The window position of explored calls made while searching: after every finding of every window."""
 
 
 def _top(heap: list[_Ranked]) -> Order:

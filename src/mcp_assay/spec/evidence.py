@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from mcp_assay import __version__
 from mcp_assay.jsonrpc import Kind, Message
@@ -19,7 +20,7 @@ from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.redaction import Redactor
 from mcp_assay.shell import quote
 from mcp_assay.spec.context import Context
-from mcp_assay.verdicts import Evidence, Side
+from mcp_assay.verdicts import Evidence, ExploredInput, Side
 from mcp_assay.wire import Exchange, HttpExchange, StdioLine, answered_by_assay, body_text, compact_json, sent_by_assay
 
 __all__ = ["curl_command", "make_evidence"]
@@ -179,4 +180,20 @@ def make_evidence(subject: Message | Exchange | None, detail: str, ctx: Context,
         reproduction=_reproduction(exchange, message, ctx, redactor),
         time=message.time if message is not None else getattr(exchange, "time", None),
         revision=revision,
+        explored=_explored(exchange, message, ctx, redactor),
     )
+
+
+def _explored(exchange: Exchange | None, message: Message | None, ctx: Context, redactor: Redactor) -> (
+    ExploredInput | None
+):  # fmt: skip
+    """How ``run --explore`` came to the call ``exchange`` carries (or answers over stdio), when it reported it."""
+    if isinstance(exchange, StdioLine) and exchange.sender is not Side.CLIENT and message is not None:
+        request = ctx.log.request_of(message)
+        exchange = ctx.log.get(request.exchange) if request is not None else exchange
+    probe = exchange.probe if exchange is not None else None
+    story = probe.explored if probe is not None else None
+    if story is None or story.get("role") != "reported":
+        return None
+    found = ExploredInput.from_json({**story, "generated": redactor.text(str(story.get("generated", "")))})
+    return replace(found, steps=tuple(redactor.text(step) for step in found.steps)) if found is not None else None

@@ -31,6 +31,7 @@ from mcp_assay.values import (
     HOST,
     JSON_OBJECT,
     MAX_MS,
+    MAX_SECONDS,
     NAMES,
     REVISION,
     SECONDS,
@@ -163,6 +164,17 @@ class SuiteConfig:
     """When the sign-in fails, run the cases that need no token instead of stopping (exit 3) at the failed step."""
     allow_insecure_http: bool = False
     """Let the sign-in send credentials over plain http to a host that is not loopback (refused otherwise)."""
+    # -- explore (mcp_assay.suite.explore): opt-in, arguments drawn from each tool's inputSchema ----------
+    explore: bool = False
+    """Explore tools with arguments generated from their inputSchema, inside it and outside it (``--explore``)."""
+    explore_budget: int = 50
+    """Calls per explored tool to look for failures (shrinking each failure found has a bound of its own)."""
+    explore_time: float = 60.0
+    """Seconds of exploring per revision tested, at most."""
+    explore_tool: tuple[str, ...] = ()
+    """Tools to explore besides those annotated ``readOnlyHint: true`` (a write tool only when named here)."""
+    seed: int | None = None
+    """The exploration's seed; ``None``: one is drawn (and printed), so every run can be reproduced."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -240,7 +252,7 @@ _SECTIONS = {"behaviour", "stub", "rate_limit_probe"}
 _ALIASES = {"url": "url", "u": "url", "c": "command", "t": "token", "header": "headers", "H": "headers"}
 
 
-_LISTS = ("headers", "command", "serve", "secrets", "generate_args")
+_LISTS = ("headers", "command", "serve", "secrets", "generate_args", "explore_tool")
 """Settings whose empty value means "not given" (an environment twin set to nothing)."""
 
 
@@ -352,6 +364,11 @@ SETTINGS: dict[str, Kind] = {
     "only": TEXT,
     "verbose": FLAG,
     "record": TEXT,
+    "explore": FLAG,
+    "explore_budget": Number(1, 10_000, whole=True, unit="calls per tool"),
+    "explore_time": Number(0, MAX_SECONDS, above=True, unit="seconds"),
+    "explore_tool": NAMES,
+    "seed": Number(0, 2**32 - 1, whole=True),
 }
 """The typed schema of every setting a flag, its environment twin or a config key can give: one kind
 per setting (:mod:`mcp_assay.values`), used by the config file, :meth:`SuiteConfig.from_options`, the

@@ -57,6 +57,8 @@ class Router:
         """Selection traffic of revisions the run does not test."""
         self.late: list[Exchange] = []
         """Traffic that arrived after its revision's segment was closed (left out of the judged log)."""
+        self._recorded: dict[str | None, list[Exchange]] = {}
+        """Everything each buffer recorded, in order, whatever became of it (what :meth:`recorded` gives)."""
 
     def sink(self, buffer: str | None = None) -> Callable[[Exchange], None]:
         if buffer is not None:
@@ -64,6 +66,7 @@ class Router:
             self._held.setdefault(buffer, [])
 
         def record(item: Exchange) -> None:
+            self._recorded.setdefault(buffer, []).append(item)
             state = "judged" if buffer is None else self._state[buffer]
             if state == "held" and buffer is not None:
                 self._held[buffer].append(item)
@@ -80,6 +83,11 @@ class Router:
         if self.writer is not None:
             self.writer.exchange(item)
         self.emit(ExchangeRecorded(item, judged=True))
+
+    def recorded(self, buffer: str | None) -> list[Exchange]:
+        """What ``buffer`` recorded so far, in order, held or judged: one revision's traffic, for a probe that judges
+        its own exchanges as it goes (:mod:`mcp_assay.suite.explore` shrinks what the rules find)."""
+        return list(self._recorded.get(buffer, ()))
 
     def answered(self, *buffers: str) -> bool:
         """Whether the server sent anything (an HTTP response, a stdout line) into one of the held ``buffers``."""
@@ -138,6 +146,8 @@ class Family:
     """The server capability the family needs; not advertised -> the family is not sent."""
     transports: frozenset[str] = frozenset({"http", "stdio"})
     description: str = ""
+    wanted: Callable[[SuiteConfig], bool] = lambda config: True
+    """Whether the run asked for the family at all: an opt-in family (``--explore``) is left out of every other run."""
     exclusive: Callable[[SuiteConfig], bool] = lambda config: False
     """Whether, in this run, the family needs the server to itself: no other revision's cases run meanwhile (a
     witness read must see only its own writes, a burst only its own calls, the stub only its own tokens' fetches)."""

@@ -13,6 +13,7 @@ from mcp_assay.wire import Exchange
 __all__ = [
     "Event",
     "ExchangeRecorded",
+    "ExploreProgress",
     "FamilyFinished",
     "FamilyStarted",
     "RevisionSelected",
@@ -60,6 +61,14 @@ class ExchangeRecorded:
 
 
 @dataclass(frozen=True, slots=True)
+class ExploreProgress:
+    """One line of ``run --explore``'s progress (the seed first): printed on stderr whatever the terminal."""
+
+    revision: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class StderrLine:
     text: str
 
@@ -99,5 +108,6 @@ Event = (
     | ExchangeRecorded
     | StderrLine
     | SignInStep
+    | ExploreProgress
     | RunFinished
 )

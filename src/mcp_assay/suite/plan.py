@@ -70,4 +70,5 @@ def plan_run(config: SuiteConfig, spec: SpecSet) -> Plan:
     checks = select_checks(config.only)
     if checks is not None and not checks:
         raise ConfigError(f"--only {config.only}: no check matches")
-    return Plan(checks=checks, families=select_families(config.only, checks))
+    families = [family for family in select_families(config.only, checks) if family.wanted(config)]
+    return Plan(checks=checks, families=families)

@@ -38,6 +38,7 @@ import httpx
 from mcp_assay.redaction import Redactor
 from mcp_assay.report.model import Report
 from mcp_assay.spec.revisions import SpecSet
+from mcp_assay.suite import explore
 from mcp_assay.suite.absence import why_nothing_was_tested
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import SuiteContext
@@ -103,6 +104,9 @@ async def arun(
     """Run the suite and return its report (events go to ``emit`` as they happen, the last a :class:`RunFinished`).
 
     ``redactor`` is the run's, when the caller prints or logs with it too (else one made from ``config``)."""
+    if config.explore:  # mcp_assay.suite.explore: the extra it needs, and one seed for the whole run
+        explore.require()
+        config = explore.seeded(config)
     plan = plan_run(config, spec)
     redactor = redactor if redactor is not None else config.redactor()
     async with ready(config, spec, emit, mock=mock, redactor=redactor) as prepared:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from mcp_assay.suite.behaviour import family as behaviour
 from mcp_assay.suite.context import Family
+from mcp_assay.suite.explore import family as explore
 from mcp_assay.suite.probes import (
     auth,
     burst,
@@ -53,6 +54,7 @@ FAMILIES: tuple[Family, ...] = (
     interop.FAMILY,
     discover.LATER,
     burst.FAMILY,
+    explore.FAMILY,  # opt-in (--explore), last: it may leave the server in a state no other case expects
 )
 
 OPENING: tuple[Family, ...] = (handshake.OPENING,)

@@ -207,7 +207,7 @@ def test_a_tool_that_hangs_on_large_arguments_is_an_unanswered_request(spec_path
     with http_server(command, port) as server:
         _, report, stderr = explore(
             spec_path, tmp_path, ["-u", server.url, "--spec-version", MODERN, "--explore", "--seed", "1",
-                                  "--explore-budget", "6", "--timeout", "1"],
+                                  "--explore-budget", "6", "--timeout", "3"],
         )  # fmt: skip
     assert "tools: pause" in stderr
     hang = next(item for item in report["results"] if item["check"] == "requests_get_an_answer_within_the_timeout")

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_assay.faults import Fault, fault_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -27,16 +27,21 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange, Probe, StdioLine
 
 
-def held_requests(ctx: Context, name: ProbeName) -> Iterator[tuple[Message, Probe]]:
-    """Client requests whose answer mcp-assay held back (``--inject hold``), with the injection's tag."""
+def held_requests(ctx: Context, *, initialize: bool) -> Iterator[tuple[Message, Probe]]:
+    """Client requests whose answer mcp-assay held back (``--inject hold``), with the injection's tag: the
+    ``initialize`` requests, or the others."""
     for exchange in ctx.log:
         probe = exchange.probe
-        if probe is None or not probe.injected or probe.name != name:
+        if probe is None or fault_of(probe) is not Fault.HELD:
             continue
         if isinstance(exchange, HttpExchange) and exchange.request_message is not None:
-            yield exchange.request_message, probe
+            request = exchange.request_message
         elif isinstance(exchange, StdioLine) and exchange.sender is Side.CLIENT:
-            yield exchange.message, probe
+            request = exchange.message
+        else:
+            continue
+        if (request.method == "initialize") is initialize:
+            yield request, probe
 
 
 def _hold_ms(probe: Probe) -> str:
@@ -66,7 +71,7 @@ def initialize_is_never_cancelled(ctx: Context) -> Iterator[Finding]:
             yield failed(notice, "the client cancelled its initialize request")
         else:
             yield passed(notice)
-    for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_INITIALIZE):
+    for request, probe in held_requests(ctx, initialize=True):
         if message_key(request) in cancelled or not ctx.in_scope(request):
             continue
         naming = _notice_naming(request, ctx)
@@ -235,7 +240,7 @@ def clients_cancel_requests_whose_answer_is_late(ctx: Context) -> Iterator[Findi
     cancelling, fails; one whose answer the client waited for is not verified (its timeout, if
     it has one, is longer than the hold)."""
     idx = index(ctx)
-    for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_ANSWER):
+    for request, probe in held_requests(ctx, initialize=False):
         if not ctx.in_scope(request):
             continue
         cancellation = idx.cancel_of.get(message_key(request))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mcp_assay.faults import Fault, fault_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -345,7 +345,7 @@ def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
     unreadable."""
     for exchange, request in request_posts(ctx):
         probe = exchange.probe
-        if probe is None or not probe.injected or probe.name != ProbeName.INJECT_HEADER_CASE:
+        if fault_of(probe) is not Fault.RESPELLED:
             continue
         if not modern_exchange(exchange, ctx):
             continue

@@ -1,0 +1,86 @@
+"""Version refusal: one 2026 request answered ``400`` with ``-32022`` on the server's behalf.
+
+The refusal's point is the first request of the session that declares a 2026 version, whatever
+its method (a client's ``server/discover``, or its first ``tools/list`` when it does not
+discover), so any 2026 client meets it. The answer lists in ``data.supported`` what the client
+can fall back to: the versions the server advertised in a discover answer the session already
+carried, else the revisions mcp-assay knows, without the one requested. The request never
+reaches the server. What the client does next is judged by VER-05 (retry from the list under a
+new id, or stop; never the refused version again), VER-13 on HTTP and VER-12 on stdio (no blind
+fallback).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_assay.addon.inject.actions import Answering, Made, Reply
+from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.facts import Point, RequestFacts
+from mcp_assay.protocol import Era, ErrorCode
+from mcp_assay.spec.rules.versions.clients import (
+    http_clients_stay_modern_after_a_modern_refusal,
+    stdio_clients_stay_modern_after_a_modern_answer,
+)
+from mcp_assay.spec.rules.versions.requests import clients_retry_refused_versions_from_the_supported_list
+
+__all__ = ["CASES", "FAMILY", "REFUSAL", "refusal"]
+
+FAMILY = Family("version", 10, "refuse one 2026 request with 400 and -32022 (HTTP and stdio)")
+
+STAYS_MODERN = (
+    "after the refusal the client stays modern, or retries with `initialize` only in a version the list names "
+    "when it lists only handshake-era ones; never a blind fallback to `initialize`"
+)
+
+
+def refusal(ident: Any, requested: str | None, supported: list[str]) -> dict[str, Any]:
+    """The ``UnsupportedProtocolVersionError`` answering request ``ident``."""
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "error": {
+            "code": ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+            "message": f"Unsupported protocol version {requested} (injected by mcp-assay)",
+            "data": {"supported": supported, "requested": requested or ""},
+        },
+    }
+
+
+def _refuse(facts: RequestFacts, plan: Answering) -> Made:
+    supported = plan.supported_for(facts.version)
+    return Made.json(refusal(facts.ident, facts.version, supported), supported=supported)
+
+
+REFUSAL = Case(
+    name="inject-version-refusal",
+    family=FAMILY,
+    era=Era.MODERN,
+    transports=frozenset({"http", "stdio"}),
+    point=Point(
+        "the first request declaring a 2026 version (a `server/discover`, or whatever comes first)",
+        lambda facts: facts.is_request,
+    ),
+    action=Reply(
+        status=400,
+        make=_refuse,
+        does="answers `400` with `-32022`: `data.supported` is what the server advertised in a discover the "
+        "session saw (else the revisions mcp-assay knows), without the one requested",
+    ),
+    expects="answered 400 / -32022 on the server's behalf: the client retries with a version from data.supported "
+    "under a new id, or stops (VER-05)",
+    reactions=(
+        Reaction(
+            clients_retry_refused_versions_from_the_supported_list,
+            "the retry (the same method under a new id, or `initialize`) names a version from `data.supported`; "
+            "never the refused version again on the refused request's connection; sending nothing more is not "
+            "verified",
+        ),
+        Reaction(http_clients_stay_modern_after_a_modern_refusal, STAYS_MODERN),
+        Reaction(stdio_clients_stay_modern_after_a_modern_answer, STAYS_MODERN),
+    ),
+    rank=10,
+    note="refused {method} {version} with -32022",
+)
+
+CASES = (REFUSAL,)

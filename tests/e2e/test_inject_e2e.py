@@ -82,6 +82,14 @@ CAUGHT = [
     ("cut-broken-legacy", "client_waits_the_retry_interval", "HTTP-43", "injected"),
     ("stdio-version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
     ("stdio-hold-broken", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    # the clauses issue 21 added: each client below passed (or was not verified) before
+    ("version-broken-new-connection", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("version-broken-same-id", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("session-broken-carries-on", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
+    ("hold-broken-modern-notice", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    ("headers-broken-fallback", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
+    ("headers-broken-refusal-fallback", "http_clients_stay_modern_after_a_modern_refusal", "VER-13", "injected"),
+    ("stdio-hold-broken-loose", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
 ]
 
 

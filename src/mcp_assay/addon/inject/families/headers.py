@@ -107,8 +107,8 @@ CASE_MODERN = Case(
     reactions=(
         Reaction(
             client_reads_header_names_in_any_case,
-            "the client's next request on that connection is not the same work asked again; nothing more is not "
-            "verified",
+            "the client's next request to the endpoint (on any connection) is neither the same work asked again nor "
+            "a fallback to `initialize`; nothing more is not verified",
         ),
     ),
     rank=61,

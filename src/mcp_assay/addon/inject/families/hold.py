@@ -58,7 +58,8 @@ HELD_INITIALIZE = Case(
 
 LATE = (
     "a client that gives up cancels the request in its era's way (2026 HTTP: closes the stream; stdio and 2025: "
-    "`notifications/cancelled`); a 2025 drop without the notice, or the work re-sent uncancelled, fails; waiting "
+    "`notifications/cancelled` naming its id, type and value); a 2026 notice with the stream kept open, a 2025 "
+    "drop without the notice, a notice naming the id only as text, or the work re-sent uncancelled fails; waiting "
     "the hold out is not verified"
 )
 

@@ -53,8 +53,8 @@ EXPIRY = Case(
     reactions=(
         Reaction(
             clients_reinitialize_after_a_session_404,
-            "a new `initialize` without a session id follows, and no request with the ended id comes before it; "
-            "nothing more is not verified",
+            "the client's next 2025 use of the endpoint is a new `initialize` without a session id; a request with "
+            "the ended id, or without any id but not that `initialize`, fails; nothing more is not verified",
         ),
     ),
     rank=20,

@@ -29,8 +29,8 @@ __all__ = ["CASES", "FAMILY", "REFUSAL", "refusal"]
 FAMILY = Family("version", 10, "refuse one 2026 request with 400 and -32022 (HTTP and stdio)")
 
 STAYS_MODERN = (
-    "after the refusal the client stays modern, or retries with `initialize` only in a version the list names "
-    "when it lists only handshake-era ones; never a blind fallback to `initialize`"
+    "the client's next request (HTTP: to the endpoint, on any connection) stays modern, or is an `initialize` "
+    "offering a version the list names when it lists only handshake-era ones; never a blind fallback"
 )
 
 
@@ -72,9 +72,9 @@ REFUSAL = Case(
     reactions=(
         Reaction(
             clients_retry_refused_versions_from_the_supported_list,
-            "the retry (the same method under a new id, or `initialize`) names a version from `data.supported`; "
-            "never the refused version again on the refused request's connection; sending nothing more is not "
-            "verified",
+            "the retry (the same method, or `initialize`) names a version from `data.supported` under a new id; "
+            "never the refused version again, neither as the client's next request to the endpoint (on any "
+            "connection) nor on the refused request's connection; sending nothing more is not verified",
         ),
         Reaction(http_clients_stay_modern_after_a_modern_refusal, STAYS_MODERN),
         Reaction(stdio_clients_stay_modern_after_a_modern_answer, STAYS_MODERN),

@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.verdicts import Outcome, Source
-from mcp_assay.wire import EndReason, HttpExchange, StdioLine
+from mcp_assay.wire import EndReason, HttpExchange, ProcessExit, StdioLine
 from tests.factories import as_probe, error_body, initialize_body, initialize_result, judge, log_of, result_body
 from tests.spec.rules._envelope_builders import (
     TOOLS,
@@ -28,6 +28,7 @@ from tests.spec.rules._stream_builders import (
     legacy_init,
     legacy_post,
     legacy_req,
+    note,
     post,
     req,
     server,
@@ -290,3 +291,46 @@ def test_a_notice_naming_the_held_request_only_as_text_fails_can_13(spec: SpecSe
     assert verdict.outcome is Outcome.FAILED and 'names id "2" (string), not 2 (integer)' in verdict.reason
     exact = client(cancel(2), 0.3)
     assert judge(log_of(request, exact, late), spec, LATE).outcome is Outcome.PASSED
+
+
+# -- HS-10: an initialize answered with a version no revision defines ------------------------------------
+COUNTER = {"name": "inject-version-counter-offer", "family": "inject-version", "injected": True, "fault": "answered"}
+LEAVES = "clients_leave_a_version_they_cannot_use"
+
+
+def counter_offered(start: float = 0.0) -> HttpExchange:
+    answer = {"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "x", "version": "0"}}
+    return tagged(post(initialize_body(ident=1), result_body(answer, 1), start=start, headers=PLAIN), COUNTER)
+
+
+def test_going_on_after_an_unusable_counter_offer_fails_hs_10(spec: SpecSet) -> None:
+    """Spec-mandated (HS-10: "If the client does not support the version in the server's response, it SHOULD
+    disconnect"; no client supports a version no revision defines)."""
+    initialized = post(note("notifications/initialized"), None, start=0.1, status=202, headers=LEGACY_HEADERS)
+    verdict = judge(log_of(counter_offered(), initialized), spec, LEAVES)
+    assert verdict.outcome is Outcome.FAILED and "instead of disconnecting" in verdict.reason
+    assert verdict.source is Source.INJECTED
+
+
+def test_starting_over_or_closing_the_connection_after_an_unusable_counter_offer_passes_hs_10(spec: SpecSet) -> None:
+    """Spec-mandated (HS-10): a new initialize starts over; on stdio closing the connection is the disconnect."""
+    again = post(initialize_body(ident=2), result_body(initialize_result(), 2), start=0.2, headers=PLAIN)
+    verdict = judge(log_of(counter_offered(), again), spec, LEAVES)
+    assert verdict.outcome is Outcome.PASSED and "started over" in verdict.reason
+    answer = {"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "x", "version": "0"}}
+    lines = [
+        tagged(client(initialize_body(ident=1), 0.0), COUNTER),
+        tagged(server(result_body(answer, 1), 0.01), COUNTER),
+    ]
+    closed = log_of(lines)
+    closed.add(ProcessExit(id="exit", connection="conn-1", time=lines[1].time + 0.5, code=0))
+    stdio = judge(closed, spec, LEAVES)
+    assert stdio.outcome is Outcome.PASSED and "closed the connection" in stdio.reason
+
+
+def test_hs_10_disconnect_is_not_verified_when_nothing_follows_on_http(spec: SpecSet) -> None:
+    """Tool-defined: a disconnect leaves no trace on HTTP; a known counter-offer is the other HS-10 check's."""
+    verdict = judge(log_of(counter_offered()), spec, LEAVES)
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "sent nothing more" in verdict.reason
+    known = post(initialize_body(ident=1), result_body(initialize_result("2025-06-18"), 1), start=0.0, headers=PLAIN)
+    assert judge(log_of(known), spec, LEAVES).outcome is Outcome.NOT_VERIFIED

@@ -4,8 +4,8 @@ Each scenario is a function that talks to a proxy (HTTP) or a tap (stdio) runnin
 family's injection, and does what a client does next: the correct one what the specification asks
 (retry from ``data.supported``, start over after a ``404``, cancel a request it gave up on, never
 its ``initialize``, read header names in any case, re-list tools after a ``-32020``, re-send a
-broken 2026 stream's work under a new id, wait ``retry`` ms before resuming a 2025 stream), the
-broken one the single mistake its requirement names.
+broken 2026 stream's work under a new id, wait ``retry`` ms before resuming a 2025 stream, leave a
+version it cannot use), the broken one the single mistake its requirement names.
 """
 
 from __future__ import annotations
@@ -422,6 +422,34 @@ def headers_broken_refusal_fallback(url: str) -> None:
     talk.close()
 
 
+def _counter_offered(talk: Talk) -> Answer:
+    """An initialize the version family answers with a counter-offer (its refusal waits for a 2026 request)."""
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": INFO}
+    body = {"jsonrpc": "2.0", "id": next(talk.ids), "method": "initialize", "params": params}
+    answer = talk.post(body, {"content-type": "application/json", "accept": ACCEPT})
+    assert answer.final is not None and answer.final["result"]["protocolVersion"] == "1999-01-01", answer
+    return answer
+
+
+def counter_offer_correct(url: str) -> None:
+    """Cannot use 1999-01-01, so it disconnects; the application then starts over with a new initialize."""
+    talk = Talk(url)
+    _counter_offered(talk)
+    talk.fresh()
+    talk.initialize()
+    talk.legacy("tools/list")
+    talk.close()
+
+
+def counter_offer_broken(url: str) -> None:
+    """HS-10: goes on after a counter-offer it cannot use, as if the server had chosen its version."""
+    talk = Talk(url)
+    _counter_offered(talk)
+    talk.notify("notifications/initialized")
+    talk.legacy("tools/list")
+    talk.close()
+
+
 HTTP_SCENARIOS: dict[str, tuple[str, Callable[[str], None]]] = {
     "version-correct": ("version", version_correct),
     "version-broken": ("version", version_broken),
@@ -442,6 +470,8 @@ HTTP_SCENARIOS: dict[str, tuple[str, Callable[[str], None]]] = {
     "hold-broken-modern-notice": ("hold", hold_broken_modern_notice),
     "headers-broken-fallback": ("headers", headers_broken_fallback),
     "headers-broken-refusal-fallback": ("headers", headers_broken_refusal_fallback),
+    "counter-offer-correct": ("version", counter_offer_correct),
+    "counter-offer-broken": ("version", counter_offer_broken),
 }
 """Scenario -> (the ``--inject`` family its proxy runs with, the client)."""
 
@@ -538,10 +568,30 @@ def stdio_hold_broken_loose(lines: Lines) -> None:
     lines.answer(lines.request("prompts/list"))
 
 
+def _stdio_counter_offered(lines: Lines) -> None:
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": INFO}
+    answer = lines.answer(lines.request("initialize", params, version=None))
+    assert answer is not None and answer["result"]["protocolVersion"] == "1999-01-01", answer
+
+
+def stdio_counter_offer_correct(lines: Lines) -> None:
+    """Cannot use 1999-01-01: closes the server's stdin (the test closes the tap after it)."""
+    _stdio_counter_offered(lines)
+
+
+def stdio_counter_offer_broken(lines: Lines) -> None:
+    """HS-10: goes on after a counter-offer it cannot use."""
+    _stdio_counter_offered(lines)
+    lines.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    lines.answer(lines.request("tools/list", version=None), wait=1.0)
+
+
 STDIO_SCENARIOS: dict[str, tuple[str, Callable[[Lines], None]]] = {
     "stdio-version-correct": ("version", stdio_version_correct),
     "stdio-version-broken": ("version", stdio_version_broken),
     "stdio-hold-correct": ("hold", stdio_hold_correct),
     "stdio-hold-broken": ("hold", stdio_hold_broken),
     "stdio-hold-broken-loose": ("hold", stdio_hold_broken_loose),
+    "stdio-counter-offer-correct": ("version", stdio_counter_offer_correct),
+    "stdio-counter-offer-broken": ("version", stdio_counter_offer_broken),
 }

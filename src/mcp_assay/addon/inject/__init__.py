@@ -1,17 +1,15 @@
 """Fault injection toward a client (``--inject``): answers a well-behaved server never gives.
 
 A whole class of client requirements shows only when the server refuses or misbehaves: what a
-client does after a ``-32022`` (VER-05, VER-13, VER-12), after a ``404`` for its 2025 session
-(HS-22), after a ``-32020`` about ``Mcp-Param-*`` (HTTP-22), when an answer never comes (CAN-13,
-and CAN-10 for ``initialize``), when header names arrive in an unusual but legal case (HTTP-14,
-then HS-19), when a stream is cut (HTTP-43, HTTP-36). Off by default; when asked, the proxy
-(:mod:`.http`) and the stdio tap (:mod:`.stdio`) answer, delay or reshape a bounded number of
-exchanges on the server's behalf.
+client does after a ``-32022``, after a ``404`` for its 2025 session, when an answer never comes,
+when header names arrive in an unusual but legal case, when a stream is cut. Off by default; when
+asked, the proxy (:mod:`.http`) and the stdio tap (:mod:`.stdio`) answer, delay or reshape a
+bounded number of exchanges on the server's behalf.
 
 Each fault is a :class:`~.case.Case`, declared once in its family's module under
 :mod:`.families` with the :mod:`~.actions` action the transports apply and the checks that judge
-the client's reaction; :mod:`.registry` finds them, :mod:`.plan` decides where they land, and
-:mod:`.table` writes them out as ``docs/injection.md``.
+the client's reaction (``docs/injection.md`` lists them with their requirements); :mod:`.registry`
+finds them, :mod:`.plan` decides where they land, and :mod:`.table` writes that page.
 
 Every such exchange carries a :class:`~mcp_assay.wire.Probe` with ``injected`` set (and its
 :class:`~mcp_assay.faults.Fault`), in the recording and in every report; the engine never judges

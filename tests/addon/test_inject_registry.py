@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
+import textwrap
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mcp_assay.addon.inject import CASES, FAMILIES, family_names, parse_families
@@ -162,3 +165,49 @@ def test_every_kind_of_fault_is_something_a_case_does() -> None:
     """No kind of fault in the recording vocabulary is left over: each is an action's (a resumption follows a cut)."""
     done = {case.action.fault for case in CASES}
     assert done | ({Fault.RESUMED} if Fault.CUT in done else set()) == set(Fault)
+
+
+def test_a_new_family_is_a_module_in_the_families_package_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry finds a family module by itself: its cases are tried by rank, its name is an --inject family."""
+    from mcp_assay.addon.inject import families, registry
+
+    (tmp_path / "zz_extra.py").write_text(
+        textwrap.dedent("""
+            from mcp_assay.addon.inject.actions import HoldBack
+            from mcp_assay.addon.inject.case import Case, Family, Reaction
+            from mcp_assay.addon.inject.facts import Point
+            from mcp_assay.protocol import Era
+            from mcp_assay.spec.rules.cancellation.requests import clients_cancel_requests_whose_answer_is_late
+
+            FAMILY = Family("extra", 99, "hold back every ping answer")
+            CASES = (
+                Case(
+                    name="inject-extra", family=FAMILY, era=Era.MODERN, transports=frozenset({"stdio"}),
+                    point=Point("a ping", lambda facts: facts.method == "ping"), action=HoldBack(),
+                    expects="the client cancels", rank=5, note="held {method}",
+                    reactions=(Reaction(clients_cancel_requests_whose_answer_is_late, "a late ping is cancelled"),),
+                ),
+            )
+        """),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "mcp_assay.addon.inject.families.zz_extra", raising=False)
+    found, cases = registry._load()
+    assert [family.name for family in found][-1] == "extra"
+    assert cases[0].name == "inject-extra"  # rank 5: offered a request before every other case
+    assert {case.name for case in cases} >= {case.name for case in CASES}
+    sys.modules.pop("mcp_assay.addon.inject.families.zz_extra", None)
+
+
+def test_a_module_without_its_family_and_cases_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_assay.addon.inject import families, registry
+    from mcp_assay.errors import CatalogueError
+
+    (tmp_path / "zz_stray.py").write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
+    with pytest.raises(CatalogueError, match="declares no FAMILY and CASES"):
+        registry._load()
+    sys.modules.pop("mcp_assay.addon.inject.families.zz_stray", None)

@@ -19,7 +19,7 @@ from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
 from mcp_assay.faults import Fault
 from mcp_assay.protocol import MediaType
 
-__all__ = ["Action", "Answering", "CutStream", "HoldBack", "Made", "Reply", "Respell"]
+__all__ = ["Action", "Answering", "CutStream", "HoldBack", "Made", "Reply", "Respell", "error_answer"]
 
 
 class Answering(Protocol):
@@ -39,6 +39,14 @@ class Made:
     def json(cls, message: Mapping[str, Any], **tags: Any) -> Made:
         """One JSON-RPC message, compact (one line: the tap writes it as is)."""
         return cls(json.dumps(message, separators=(",", ":")).encode(), tags)
+
+
+def error_answer(ident: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error answering request ``ident``, saying mcp-assay made it."""
+    error: dict[str, Any] = {"code": code, "message": f"{message} (injected by mcp-assay)"}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": ident, "error": error}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

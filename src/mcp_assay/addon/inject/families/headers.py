@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.actions import Made, Reply, Respell
+from mcp_assay.addon.inject.actions import Made, Reply, Respell, error_answer
 from mcp_assay.addon.inject.case import Case, Family, Reaction
 from mcp_assay.addon.inject.facts import Point
 from mcp_assay.protocol import Era, ErrorCode, HeaderKey
@@ -36,14 +36,8 @@ _HTTP = frozenset({"http"})
 
 def refusal(ident: Any) -> dict[str, Any]:
     """The ``HeaderMismatchError`` answering request ``ident``."""
-    return {
-        "jsonrpc": "2.0",
-        "id": ident,
-        "error": {
-            "code": ErrorCode.HEADER_MISMATCH,
-            "message": "Mcp-Param header does not match the tool's x-mcp-header parameters (injected by mcp-assay)",
-        },
-    }
+    message = "Mcp-Param header does not match the tool's x-mcp-header parameters"
+    return error_answer(ident, ErrorCode.HEADER_MISMATCH, message)
 
 
 REFUSAL = Case(

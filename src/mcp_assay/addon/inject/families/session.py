@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.actions import Made, Reply
+from mcp_assay.addon.inject.actions import Made, Reply, error_answer
 from mcp_assay.addon.inject.case import Case, Family, Reaction
 from mcp_assay.addon.inject.facts import Point
 from mcp_assay.protocol import Era, ErrorCode
@@ -24,14 +24,7 @@ FAMILY = Family("session", 20, "answer one request carrying a 2025 session id wi
 
 def expired(ident: Any) -> dict[str, Any]:
     """The body of the ``404`` (the transport defines none; a JSON-RPC error naming the request helps a client)."""
-    return {
-        "jsonrpc": "2.0",
-        "id": ident,
-        "error": {
-            "code": ErrorCode.INVALID_REQUEST,
-            "message": "Session not found (injected by mcp-assay: the session has ended)",
-        },
-    }
+    return error_answer(ident, ErrorCode.INVALID_REQUEST, "Session not found: the session has ended")
 
 
 EXPIRY = Case(

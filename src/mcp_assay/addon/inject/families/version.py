@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.addon.inject.actions import Answering, Made, Reply
+from mcp_assay.addon.inject.actions import Answering, Made, Reply, error_answer
 from mcp_assay.addon.inject.case import Case, Family, Reaction
 from mcp_assay.addon.inject.facts import Point, RequestFacts
 from mcp_assay.protocol import Era, ErrorCode
@@ -47,15 +47,9 @@ STAYS_MODERN = (
 
 def refusal(ident: Any, requested: str | None, supported: list[str]) -> dict[str, Any]:
     """The ``UnsupportedProtocolVersionError`` answering request ``ident``."""
-    return {
-        "jsonrpc": "2.0",
-        "id": ident,
-        "error": {
-            "code": ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-            "message": f"Unsupported protocol version {requested} (injected by mcp-assay)",
-            "data": {"supported": supported, "requested": requested or ""},
-        },
-    }
+    data = {"supported": supported, "requested": requested or ""}
+    message = f"Unsupported protocol version {requested}"
+    return error_answer(ident, ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, message, data)
 
 
 def _refuse(facts: RequestFacts, plan: Answering) -> Made:

@@ -28,6 +28,8 @@ ACCEPT = "application/json, text/event-stream"
 INFO = {"name": "inject-scripted-client", "version": "1.0.0"}
 GIVE_UP_S = 0.3
 """How long the scripted clients wait for an answer before giving up (the hold is longer)."""
+STARTUP_S = 20.0
+"""How long a stdio client waits for its first answer: the tap and the server start first (slow on a busy machine)."""
 
 
 @dataclass
@@ -385,10 +387,14 @@ def session_broken_carries_on(url: str) -> None:
 def hold_broken_modern_notice(url: str) -> None:
     """CAN-13: on 2026 HTTP gives up on a late answer by POSTing notifications/cancelled, and keeps the stream open."""
     waiting, other = Talk(url), Talk(url)
+    sent = threading.Event()
+    waiting.http.close()
+    waiting.http = httpx.Client(timeout=10.0, event_hooks={"request": [lambda _: sent.set()]})
     done: dict[str, Answer] = {}
     ident = 41
     thread = threading.Thread(target=lambda: done.update(late=waiting.modern("tools/list", ident=ident)[1]))
     thread.start()
+    assert sent.wait(5.0)
     time.sleep(GIVE_UP_S)
     other.modern_notify("notifications/cancelled", {"requestId": ident, "reason": "timed out"})
     thread.join(10)
@@ -486,6 +492,7 @@ class Lines:
         self.stdin: IO[bytes] = process.stdin
         self.stdout: IO[bytes] = process.stdout
         self.ids = itertools.count(1)
+        self.answered = False
 
     def send(self, body: dict[str, Any]) -> None:
         self.stdin.write(json.dumps(body).encode() + b"\n")
@@ -502,7 +509,10 @@ class Lines:
         return ident
 
     def answer(self, ident: int, wait: float = 5.0) -> dict[str, Any] | None:
-        """The answer to ``ident`` within ``wait`` seconds (lines for other ids are skipped)."""
+        """The answer to ``ident`` within ``wait`` seconds (lines for other ids are skipped); the first answer of the
+        session also waits out the tap's start-up (bounded by :data:`STARTUP_S`)."""
+        if not self.answered:
+            wait, self.answered = max(wait, STARTUP_S), True
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.stdout], [], [], max(0.0, deadline - time.monotonic()))

@@ -334,3 +334,21 @@ def test_hs_10_disconnect_is_not_verified_when_nothing_follows_on_http(spec: Spe
     assert verdict.outcome is Outcome.NOT_VERIFIED and "sent nothing more" in verdict.reason
     known = post(initialize_body(ident=1), result_body(initialize_result("2025-06-18"), 1), start=0.0, headers=PLAIN)
     assert judge(log_of(known), spec, LEAVES).outcome is Outcome.NOT_VERIFIED
+
+
+def test_a_session_whose_result_names_no_revision_negotiated_no_capabilities_for_hs_15(spec: SpecSet) -> None:
+    """Spec-mandated (HS-15 read with HS-10): a client that went on after an unusable counter-offer is HS-10's
+    finding; the made-up result's capabilities were never negotiated."""
+    answer = {"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "x", "version": "0"}}
+    lines = [
+        tagged(client(initialize_body(ident=1), 0.0), COUNTER),
+        tagged(server(result_body(answer, 1), 0.01), COUNTER),
+        client(note("notifications/initialized"), 0.02),
+        client(legacy_req("tools/list", 2), 0.03),
+    ]
+    verdict = judge(log_of(lines), spec, "clients_use_only_negotiated_capabilities")
+    assert verdict.outcome is not Outcome.FAILED
+    assert judge(log_of(lines), spec, LEAVES).outcome is Outcome.FAILED
+    known = [client(initialize_body(ident=1), 0.0), server(result_body(initialize_result(capabilities={}), 1), 0.01),
+             client(note("notifications/initialized"), 0.02), client(legacy_req("tools/list", 2), 0.03)]  # fmt: skip
+    assert judge(log_of(known), spec, "clients_use_only_negotiated_capabilities").outcome is Outcome.FAILED

@@ -299,9 +299,13 @@ def _client_message_problem(message: Message, client: dict[str, Any], server: di
 
 @log_check(requirements="HS-15", level=Level.MUST, subject="capability-bound client messages", **HANDSHAKE)
 def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
-    """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared."""
+    """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared.
+
+    A session whose result names a version no revision defines negotiated nothing (the client was to
+    disconnect, HS-10), so there are no negotiated capabilities to keep to."""
+    known = known_versions(ctx)
     for session in all_sessions(ctx):
-        if session.answer is None or session.answer.kind is not Kind.RESULT:
+        if session.answer is None or session.answer.kind is not Kind.RESULT or session.negotiated not in known:
             continue
         client, server = _capabilities_of(session)
         for message in session.messages:

@@ -22,6 +22,7 @@ CORE = {
     "mcp_assay",
     "mcp_assay.audit",
     "mcp_assay.errors",
+    "mcp_assay.faults",
     "mcp_assay.inputs",
     "mcp_assay.jsonrpc",
     "mcp_assay.lines",

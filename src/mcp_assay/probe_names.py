@@ -1,11 +1,11 @@
 """Every probe mcp-assay sends, by name: the one place a probe is named.
 
 A probe is a request mcp-assay sends on purpose (the active suite, or the proxy probing a server
-on a live session), or an answer it makes up or reshapes on a server's behalf (the proxy's and the
-tap's ``--inject``); its name travels with the exchange in a :class:`~mcp_assay.wire.Probe` and in
-recordings. Rules that need to know which case produced an exchange compare names with these
-constants, never with string literals, and the suite refuses to send a probe whose name is not
-registered here (:func:`registered`). Names that carry a variant (a page number, the kind of a
+on a live session); its name travels with the exchange in a :class:`~mcp_assay.wire.Probe` and in
+recordings (an answer ``--inject`` makes up is named by its case, in the injection registry). Rules
+that need to know which case produced an exchange compare names with these constants, never with
+string literals, and the suite refuses to send a probe whose name is not registered here
+(:func:`registered`). Names that carry a variant (a page number, the kind of a
 metadata URL, a token variant, an HTTP verb) are built by the functions below.
 """
 
@@ -168,16 +168,6 @@ class ProbeName(StrEnum):
     AUTH_SCOPE_HEADER_ROUTED = "auth-scope-header-routed"
     AUTH_SCOPE_LACKING = "auth-scope-lacking"
     AUTH_STUB_CONTROL = "auth-stub-control"
-
-    # -- Faults the proxy and the tap inject toward a client (``--inject``) ----------------------------
-    INJECT_VERSION_REFUSAL = "inject-version-refusal"
-    INJECT_SESSION_EXPIRY = "inject-session-expiry"
-    INJECT_HELD_ANSWER = "inject-held-answer"
-    INJECT_HELD_INITIALIZE = "inject-held-initialize"
-    INJECT_HEADER_CASE = "inject-header-case"
-    INJECT_HEADER_REFUSAL = "inject-header-refusal"
-    INJECT_STREAM_CUT = "inject-stream-cut"
-    INJECT_STREAM_RESUME = "inject-stream-resume"
 
     # -- Behaviour cases -------------------------------------------------------------------------------
     BEH_RATE_LIMIT = "beh-rate-limit"

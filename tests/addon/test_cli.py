@@ -8,6 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from mcp_assay.addon.inject import family_names
 from mcp_assay.cli import cli
 from tests.peers.process import PYTHON
 
@@ -88,7 +89,7 @@ def test_an_unknown_injection_family_or_hold_is_a_usage_error(spec_path: Path) -
     upstream = ["proxy", "--spec-dir", str(spec_path), "--upstream", "http://127.0.0.1:9/mcp"]
     result = CliRunner().invoke(cli, [*upstream, "--inject", "version,bogus"])
     assert result.exit_code == 2
-    assert "--inject: bogus: unknown family; choose from version, session, hold, headers, cut, all" in result.output
+    assert f"--inject: bogus: unknown family; choose from {family_names()}, all" in result.output
     result = CliRunner().invoke(cli, [*upstream, "--inject", "hold", "--inject-hold-ms", "0"])
     assert result.exit_code == 2
     assert "--inject-hold-ms: expected a whole number of milliseconds from 1 to 600000 (got '0')" in result.output

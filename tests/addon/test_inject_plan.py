@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 import pytest
 
-from mcp_assay.addon.inject import ALL_CASES, STDIO_FAMILIES, InjectFamily, RequestFacts, build_plan, parse_families
-from mcp_assay.addon.inject.cut import RETRY_MS, cut_legacy, cut_modern
-from mcp_assay.addon.inject.headers import respelled
-from mcp_assay.addon.inject.version import refusal
+from mcp_assay.addon.inject import (
+    CASES,
+    FAMILIES,
+    STDIO_FAMILIES,
+    RequestFacts,
+    build_plan,
+    family_names,
+    parse_families,
+)
+from mcp_assay.addon.inject.actions import Respell
+from mcp_assay.addon.inject.facts import AnswerHead
+from mcp_assay.addon.inject.families import cut, headers, hold, session, version
+from mcp_assay.addon.inject.families.cut import RETRY_MS, cut_legacy, cut_modern
+from mcp_assay.addon.inject.families.version import refusal
 from mcp_assay.errors import ConfigError
-from mcp_assay.probe_names import ProbeName, registered
+from mcp_assay.faults import Fault, fault_of
 from mcp_assay.protocol import Era
 from mcp_assay.sse import parse_sse
+from mcp_assay.wire import Probe
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 WINDOW = ("2026-07-28", "2025-11-25")
@@ -42,17 +54,17 @@ def legacy(method: str, ident: Any = 1, *, session: str | None = "s-1") -> Reque
 
 def test_families_are_named_one_by_one_or_all_and_unknown_names_are_refused() -> None:
     """Tool-defined."""
-    assert parse_families("version, hold") == {InjectFamily.VERSION, InjectFamily.HOLD}
-    assert parse_families(["all"]) == frozenset(InjectFamily)
+    assert parse_families("version, hold") == {version.FAMILY, hold.FAMILY}
+    assert parse_families(["all"]) == frozenset(FAMILIES)
     assert parse_families(None) == frozenset()
-    with pytest.raises(ConfigError, match="unknown family; choose from version, session, hold, headers, cut, all"):
+    assert family_names().startswith("version, session, hold, headers, cut")  # the families' own ranks
+    with pytest.raises(ConfigError, match=f"unknown family; choose from {family_names()}, all"):
         parse_families("versions")
 
 
-def test_every_case_name_is_a_registered_probe_name_and_stdio_has_its_own_families() -> None:
-    """Tool-defined: injections are named in probe_names like every probe."""
-    assert all(registered(case.name) for case in ALL_CASES)
-    plan = build_plan(frozenset(InjectFamily), transport="stdio", window=WINDOW)
+def test_stdio_has_the_families_whose_actions_the_tap_can_apply() -> None:
+    """Tool-defined: a reply line and a held answer exist on stdio; statuses, headers and streams do not."""
+    plan = build_plan(frozenset(FAMILIES), transport="stdio", window=WINDOW)
     assert plan is not None and {case.family for case in plan.cases} == STDIO_FAMILIES
     assert build_plan(frozenset(), transport="http") is None
 
@@ -76,46 +88,44 @@ def test_the_facts_of_a_request_name_its_era_version_and_session() -> None:
 
 def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> None:
     """Tool-defined: the first 2026 request is refused, the next one is the client's reaction and left alone."""
-    plan = build_plan(frozenset(InjectFamily), transport="http", window=WINDOW)
+    plan = build_plan(frozenset(FAMILIES), transport="http", window=WINDOW)
     assert plan is not None
     first = plan.claim(modern("server/discover"), "http")
-    assert first is not None and first.name is ProbeName.INJECT_VERSION_REFUSAL
+    assert first is not None and first is version.REFUSAL
     assert plan.claim(legacy("initialize", session=None), "http") is None  # the reaction
     expiry = plan.claim(legacy("tools/list"), "http")
-    assert expiry is not None and expiry.name is ProbeName.INJECT_SESSION_EXPIRY
+    assert expiry is not None and expiry is session.EXPIRY
     assert plan.claim(legacy("initialize", session=None), "http") is None  # the reaction again
     held = plan.claim(legacy("initialize", session=None), "http")
-    assert held is not None and held.name is ProbeName.INJECT_HELD_INITIALIZE
+    assert held is not None and held is hold.HELD_INITIALIZE
     assert plan.claim(modern("tools/list"), "http") is None
     refused = plan.claim(modern("tools/call", name="add"), "http")
-    assert refused is not None and refused.name is ProbeName.INJECT_HEADER_REFUSAL
+    assert refused is not None and refused is headers.REFUSAL
     assert plan.claim(modern("server/discover"), "http") is None
     held_modern = plan.claim(modern("tools/list"), "http")
-    assert held_modern is not None and held_modern.name is ProbeName.INJECT_HELD_ANSWER
+    assert held_modern is not None and held_modern.name == "inject-held-answer"
     assert plan.claim(modern("tools/list"), "http") is None
-    cut = plan.claim(modern("tools/list"), "http")
-    assert cut is not None and cut.name is ProbeName.INJECT_STREAM_CUT
+    cut_modern_case = plan.claim(modern("tools/list"), "http")
+    assert cut_modern_case is cut.CUT_MODERN
     assert plan.claim(modern("tools/list"), "http") is None
     assert plan.claim(modern("tools/list"), "http") is None  # every 2026 request-time case has fired
-    unmet = {(case.name, case.era) for case in plan.unmet()}
-    assert (ProbeName.INJECT_VERSION_REFUSAL, Era.MODERN) not in unmet
-    assert (ProbeName.INJECT_STREAM_CUT, Era.HANDSHAKE) in unmet
+    unmet = plan.unmet()
+    assert version.REFUSAL not in unmet
+    assert cut.CUT_LEGACY in unmet
 
 
 def test_an_injected_exchange_names_the_handshake_era_legacy_as_recordings_always_have() -> None:
     """Tool-defined: the era is one enum inside mcp-assay; the recording keeps the tag it has always carried."""
-    tags = {case.name: case.probe().tags["era"] for case in ALL_CASES}
-    assert tags[ProbeName.INJECT_SESSION_EXPIRY] == "legacy"
-    assert tags[ProbeName.INJECT_VERSION_REFUSAL] == "modern"
-    assert {case.probe().tags["era"] for case in ALL_CASES} == {"modern", "legacy"}
+    assert session.EXPIRY.probe().tags["era"] == "legacy"
+    assert version.REFUSAL.probe().tags["era"] == "modern"
+    assert {case.probe().tags["era"] for case in CASES} == {"modern", "legacy"}
 
 
 def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:
     """Tool-defined: a 2025 stream cut and a header respelling need the answer's head."""
-    plan = build_plan({InjectFamily.CUT, InjectFamily.HEADERS}, transport="http", window=WINDOW)
+    plan = build_plan({cut.FAMILY, headers.FAMILY}, transport="http", window=WINDOW)
     assert plan is not None
-    names = {(case.name, case.era) for case in plan.candidates(legacy("tools/list"))}
-    assert names == {(ProbeName.INJECT_STREAM_CUT, Era.HANDSHAKE)}
+    assert plan.candidates(legacy("tools/list")) == (cut.CUT_LEGACY,)
     (case,) = plan.candidates(legacy("tools/list"))
     assert plan.confirm(case, "http") and not plan.confirm(case, "http")
     assert plan.candidates(legacy("tools/list")) == ()
@@ -123,7 +133,7 @@ def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> No
 
 def test_a_refusal_offers_the_servers_own_versions_else_the_window_without_the_requested_one() -> None:
     """Spec-mandated (VER-03 shape): data.supported lists what the client can fall back to; requested its version."""
-    plan = build_plan({InjectFamily.VERSION}, transport="http", window=WINDOW)
+    plan = build_plan({version.FAMILY}, transport="http", window=WINDOW)
     assert plan is not None
     assert plan.supported_for("2026-07-28") == ["2025-11-25"]
     plan.learn_discover({"supportedVersions": ["2026-07-28", "2025-11-25", "2025-06-18"]})
@@ -138,8 +148,8 @@ def test_a_refusal_offers_the_servers_own_versions_else_the_window_without_the_r
 
 def test_header_names_are_respelled_in_another_case() -> None:
     """Spec-mandated (HTTP-14): the same name, another legal spelling."""
-    assert respelled("Mcp-Session-Id") == "mCP-sESSION-iD"
-    assert respelled("Mcp-Session-Id").lower() == "mcp-session-id"
+    assert Respell.respelled("Mcp-Session-Id") == "mCP-sESSION-iD"
+    assert Respell.respelled("Mcp-Session-Id").lower() == "mcp-session-id"
 
 
 def test_a_2025_cut_keeps_the_answer_for_the_resumption_and_announces_retry() -> None:
@@ -162,3 +172,31 @@ def test_a_2025_cut_keeps_the_answer_for_the_resumption_and_announces_retry() ->
 def test_a_2026_cut_is_a_stream_with_no_answer() -> None:
     """Tool-defined."""
     assert [event.carries_message for event in parse_sse(cut_modern(), time=0.0)] == [False]
+
+
+def test_an_action_decided_at_the_answer_takes_only_the_answer_it_can_act_on() -> None:
+    """Tool-defined: a cut needs a 200 event stream; a respelling an HTTP/1 answer (and the header it is about)."""
+    stream = AnswerHead(status=200, content_type="text/event-stream", names=frozenset({"mcp-session-id"}))
+    assert cut.CUT_LEGACY.action.accepts(stream)
+    assert not cut.CUT_LEGACY.action.accepts(AnswerHead(status=200, content_type="application/json"))
+    assert not cut.CUT_LEGACY.action.accepts(AnswerHead(status=404, content_type="text/event-stream"))
+    assert headers.CASE_LEGACY.action.accepts(stream)
+    assert not headers.CASE_LEGACY.action.accepts(AnswerHead(status=200))  # no session id issued
+    assert not headers.CASE_MODERN.action.accepts(AnswerHead(status=200, http1=False))
+
+
+def test_a_case_the_tap_cannot_apply_or_nothing_judges_is_refused() -> None:
+    """Tool-defined: a line has no headers to respell, and a fault no check judges is noise."""
+    with pytest.raises(ValueError, match="cannot apply Respell"):
+        dataclasses.replace(headers.CASE_MODERN, transports=frozenset({"http", "stdio"}))
+    with pytest.raises(ValueError, match="nothing judges"):
+        dataclasses.replace(headers.CASE_MODERN, reactions=())
+
+
+def test_an_injected_exchange_says_what_was_done_to_it_and_older_recordings_are_read_by_name() -> None:
+    """Tool-defined: the rules select held and respelled exchanges by their fault, never by a case name."""
+    assert fault_of(hold.HELD_INITIALIZE.probe(hold_ms=5)) is Fault.HELD
+    assert fault_of(version.REFUSAL.probe()) is Fault.ANSWERED
+    assert fault_of(Probe(name="inject-header-case", injected=True)) is Fault.RESPELLED  # written before the tag
+    assert fault_of(Probe(name="inject-header-case")) is None  # a probe, not an injection
+    assert fault_of(None) is None

@@ -82,6 +82,17 @@ CAUGHT = [
     ("cut-broken-legacy", "client_waits_the_retry_interval", "HTTP-43", "injected"),
     ("stdio-version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
     ("stdio-hold-broken", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    # the clauses issue 21 added: each client below passed (or was not verified) before
+    ("version-broken-new-connection", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("version-broken-same-id", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("session-broken-carries-on", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
+    ("hold-broken-modern-notice", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    ("headers-broken-fallback", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
+    ("headers-broken-refusal-fallback", "http_clients_stay_modern_after_a_modern_refusal", "VER-13", "injected"),
+    ("stdio-hold-broken-loose", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    # the counter-offer no revision defines (a case of its own)
+    ("counter-offer-broken", "clients_leave_a_version_they_cannot_use", "HS-10", "injected"),
+    ("stdio-counter-offer-broken", "clients_leave_a_version_they_cannot_use", "HS-10", "injected"),
 ]
 
 
@@ -113,6 +124,8 @@ CORRECT = {
         "clients_retry_refused_versions_from_the_supported_list", "stdio_clients_stay_modern_after_a_modern_answer",
     ],
     "stdio-hold-correct": ["clients_cancel_requests_whose_answer_is_late"],
+    "counter-offer-correct": ["clients_leave_a_version_they_cannot_use"],
+    "stdio-counter-offer-correct": ["clients_leave_a_version_they_cannot_use"],
 }  # fmt: skip
 
 
@@ -144,7 +157,10 @@ def test_no_injected_answer_is_blamed_on_the_server(sessions: dict[str, Session]
     assert any(note.startswith("injected inject-") for note in session.report["notes"])
 
 
-@pytest.mark.parametrize("scenario", ["headers-correct", "cut-correct", "hold-broken-request", "stdio-version-broken"])
+AGAIN = ["headers-correct", "cut-correct", "hold-broken-request", "stdio-version-broken", "counter-offer-broken"]
+
+
+@pytest.mark.parametrize("scenario", AGAIN)
 def test_the_recording_judges_again_to_the_same_verdicts(
     sessions: dict[str, Session], scenario: str, spec_path: Path, tmp_path: Path
 ) -> None:

@@ -1,9 +1,11 @@
 """The reference clients under ``mcp-assay proxy --inject all --probe-server``, in front of the SDK server.
 
-Each reference client (the official Python SDK's and the TypeScript SDK v2's) connects three times
+Each reference client (the official Python SDK's and the TypeScript SDK v2's) connects four times
 through one proxy session: in ``auto`` mode the first connection meets the version refusal and
 falls back to 2025-11-25, where the 2025 faults wait for it; the second speaks 2026-07-28 and meets
-the 2026 ones; the third, in ``legacy`` mode, meets the held ``initialize``. Every call is made
+the 2026 ones; the third, in ``legacy`` mode, meets the held ``initialize``, and the fourth the
+counter-offer of a version no revision defines (a connect that fails is retried once, as an
+application would). Every call is made
 once, as an application would, with a one-second timeout (the hold is longer); a call that fails
 is recorded and the next one made. Meanwhile the proxy probes the server on each era the client
 opened, with the client's own credentials.
@@ -42,8 +44,9 @@ from tests.peers.process import free_port, http_server, sdk_server_command
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 TOKEN = "inject-e2e-bearer-5c1d9e"
-MODES = ("auto", "auto", "legacy")
-"""The 2025 fallback after the refusal, then 2026-07-28, then a legacy client (whose initialize is held)."""
+MODES = ("auto", "auto", "legacy", "legacy")
+"""The 2025 fallback after the refusal, then 2026-07-28, then a legacy client (whose initialize is held), then one
+whose initialize is answered with a counter-offer."""
 HOLD_MS = "1500"
 TIMEOUT_S = 1.0
 PROBES_DONE = 60.0
@@ -157,7 +160,7 @@ def test_every_family_fired_and_the_report_says_so(session: tuple[str, Session])
     fired = {note.split(":")[0] for note in run.report["notes"] if note.startswith("injected ")}
     for case in (
         "version-refusal", "session-expiry", "held-answer", "held-initialize", "header-refusal", "header-case",
-        "stream-cut",
+        "stream-cut", "version-counter-offer",
     ):  # fmt: skip
         assert f"injected inject-{case}" in fired, run.report["notes"]
 

@@ -4,8 +4,8 @@ Each scenario is a function that talks to a proxy (HTTP) or a tap (stdio) runnin
 family's injection, and does what a client does next: the correct one what the specification asks
 (retry from ``data.supported``, start over after a ``404``, cancel a request it gave up on, never
 its ``initialize``, read header names in any case, re-list tools after a ``-32020``, re-send a
-broken 2026 stream's work under a new id, wait ``retry`` ms before resuming a 2025 stream), the
-broken one the single mistake its requirement names.
+broken 2026 stream's work under a new id, wait ``retry`` ms before resuming a 2025 stream, leave a
+version it cannot use), the broken one the single mistake its requirement names.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import itertools
 import json
 import select
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ ACCEPT = "application/json, text/event-stream"
 INFO = {"name": "inject-scripted-client", "version": "1.0.0"}
 GIVE_UP_S = 0.3
 """How long the scripted clients wait for an answer before giving up (the hold is longer)."""
+STARTUP_S = 20.0
+"""How long a stdio client waits for its first answer: the tap and the server start first (slow on a busy machine)."""
 
 
 @dataclass
@@ -77,6 +80,11 @@ class Talk:
     def close(self) -> None:
         self.http.close()
 
+    def fresh(self) -> None:
+        """Go on over a new connection, as an HTTP stack may after a 4xx (or one that opens one per request)."""
+        self.http.close()
+        self.http = httpx.Client(timeout=10.0)
+
     # -- sending -----------------------------------------------------------------------------------
     def post(self, body: dict[str, Any], headers: dict[str, str], *, give_up: float | None = None) -> Answer:
         answer = Answer()
@@ -115,6 +123,11 @@ class Talk:
             headers["mcp-name"] = str((params or {}).get("name"))
         return body, self.post(body, headers, give_up=give_up)
 
+    def modern_notify(self, method: str, params: dict[str, Any]) -> Answer:
+        body = {"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": _meta()}}
+        headers = {"content-type": "application/json", "accept": ACCEPT, "mcp-protocol-version": MODERN}
+        return self.post(body, {**headers, "mcp-method": method})
+
     # -- 2025 -----------------------------------------------------------------------------------------
     def legacy_headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": ACCEPT, "mcp-protocol-version": LEGACY}
@@ -123,10 +136,15 @@ class Talk:
         return headers
 
     def initialize(
-        self, version: str = LEGACY, *, case_sensitive: bool = False, give_up: float | None = None
+        self, version: str = LEGACY, *, case_sensitive: bool = False, give_up: float | None = None, ident: Any = None
     ) -> tuple[dict[str, Any], Answer]:
         params = {"protocolVersion": version, "capabilities": {}, "clientInfo": INFO}
-        body = {"jsonrpc": "2.0", "id": next(self.ids), "method": "initialize", "params": params}
+        body = {
+            "jsonrpc": "2.0",
+            "id": next(self.ids) if ident is None else ident,
+            "method": "initialize",
+            "params": params,
+        }
         headers = {"content-type": "application/json", "accept": ACCEPT}
         answer = self.post(body, headers, give_up=give_up)
         self.session = answer.header("Mcp-Session-Id", case_sensitive=case_sensitive)
@@ -335,6 +353,109 @@ def cut_broken_legacy(url: str) -> None:
     talk.close()
 
 
+def version_broken_new_connection(url: str) -> None:
+    """VER-05: after its discover is refused, goes on to other work in the refused version, over a new connection."""
+    talk = Talk(url)
+    _, refused = talk.modern("server/discover")
+    assert refused.code == -32022, refused
+    talk.fresh()
+    talk.modern("tools/list")
+    talk.close()
+
+
+def version_broken_same_id(url: str) -> None:
+    """VER-05: retries from data.supported, but under the refused request's id."""
+    talk = Talk(url)
+    body, refused = talk.modern("tools/list")
+    supported = refused.final["error"]["data"]["supported"]  # type: ignore[index]
+    talk.initialize(supported[0], ident=body["id"])
+    talk.legacy("tools/list")
+    talk.close()
+
+
+def session_broken_carries_on(url: str) -> None:
+    """HS-22: after the 404 drops the session id, and carries on without a new initialize."""
+    talk = Talk(url)
+    talk.initialize()
+    _, gone = talk.legacy("tools/list")
+    assert gone.status == 404, gone
+    talk.session = None
+    talk.legacy("tools/list")
+    talk.close()
+
+
+def hold_broken_modern_notice(url: str) -> None:
+    """CAN-13: on 2026 HTTP gives up on a late answer by POSTing notifications/cancelled, and keeps the stream open."""
+    waiting, other = Talk(url), Talk(url)
+    sent = threading.Event()
+    waiting.http.close()
+    waiting.http = httpx.Client(timeout=10.0, event_hooks={"request": [lambda _: sent.set()]})
+    done: dict[str, Answer] = {}
+    ident = 41
+    thread = threading.Thread(target=lambda: done.update(late=waiting.modern("tools/list", ident=ident)[1]))
+    thread.start()
+    assert sent.wait(5.0)
+    time.sleep(GIVE_UP_S)
+    other.modern_notify("notifications/cancelled", {"requestId": ident, "reason": "timed out"})
+    thread.join(10)
+    assert done["late"].final is not None, done  # the answer came, late, on the stream it kept open
+    other.modern("prompts/list")
+    waiting.close()
+    other.close()
+
+
+def headers_broken_fallback(url: str) -> None:
+    """HTTP-14: looks Content-Type up case-sensitively, takes the respelled 2026 answer for none, falls back."""
+    talk = Talk(url)
+    _, answer = talk.modern("server/discover")
+    assert answer.header("content-type", case_sensitive=True) is None, answer.headers
+    talk.fresh()
+    talk.initialize()
+    talk.legacy("tools/list")
+    talk.close()
+
+
+def headers_broken_refusal_fallback(url: str) -> None:
+    """VER-13: takes the -32020 for an old server's refusal and falls back to initialize, on a new connection."""
+    talk = Talk(url)
+    talk.modern("tools/list")  # its answer comes with respelled names
+    talk.modern("prompts/list")
+    _, refused = talk.modern("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+    assert refused.code == -32020, refused
+    talk.fresh()
+    talk.initialize()
+    talk.legacy("tools/list")
+    talk.close()
+
+
+def _counter_offered(talk: Talk) -> Answer:
+    """An initialize the version family answers with a counter-offer (its refusal waits for a 2026 request)."""
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": INFO}
+    body = {"jsonrpc": "2.0", "id": next(talk.ids), "method": "initialize", "params": params}
+    answer = talk.post(body, {"content-type": "application/json", "accept": ACCEPT})
+    assert answer.final is not None and answer.final["result"]["protocolVersion"] == "1999-01-01", answer
+    return answer
+
+
+def counter_offer_correct(url: str) -> None:
+    """Cannot use 1999-01-01, so it disconnects; the application then starts over with a new initialize."""
+    talk = Talk(url)
+    _counter_offered(talk)
+    talk.fresh()
+    talk.initialize()
+    talk.legacy("tools/list")
+    talk.close()
+
+
+def counter_offer_broken(url: str) -> None:
+    """HS-10: goes on after a counter-offer it cannot use, as if the server had chosen its version."""
+    talk = Talk(url)
+    _counter_offered(talk)
+    talk.notify("notifications/initialized")
+    talk.legacy("tools/list")
+    talk.close()
+
+
 HTTP_SCENARIOS: dict[str, tuple[str, Callable[[str], None]]] = {
     "version-correct": ("version", version_correct),
     "version-broken": ("version", version_broken),
@@ -349,6 +470,14 @@ HTTP_SCENARIOS: dict[str, tuple[str, Callable[[str], None]]] = {
     "cut-correct": ("cut", cut_correct),
     "cut-broken-modern": ("cut", cut_broken_modern),
     "cut-broken-legacy": ("cut", cut_broken_legacy),
+    "version-broken-new-connection": ("version", version_broken_new_connection),
+    "version-broken-same-id": ("version", version_broken_same_id),
+    "session-broken-carries-on": ("session", session_broken_carries_on),
+    "hold-broken-modern-notice": ("hold", hold_broken_modern_notice),
+    "headers-broken-fallback": ("headers", headers_broken_fallback),
+    "headers-broken-refusal-fallback": ("headers", headers_broken_refusal_fallback),
+    "counter-offer-correct": ("version", counter_offer_correct),
+    "counter-offer-broken": ("version", counter_offer_broken),
 }
 """Scenario -> (the ``--inject`` family its proxy runs with, the client)."""
 
@@ -363,6 +492,7 @@ class Lines:
         self.stdin: IO[bytes] = process.stdin
         self.stdout: IO[bytes] = process.stdout
         self.ids = itertools.count(1)
+        self.answered = False
 
     def send(self, body: dict[str, Any]) -> None:
         self.stdin.write(json.dumps(body).encode() + b"\n")
@@ -379,7 +509,10 @@ class Lines:
         return ident
 
     def answer(self, ident: int, wait: float = 5.0) -> dict[str, Any] | None:
-        """The answer to ``ident`` within ``wait`` seconds (lines for other ids are skipped)."""
+        """The answer to ``ident`` within ``wait`` seconds (lines for other ids are skipped); the first answer of the
+        session also waits out the tap's start-up (bounded by :data:`STARTUP_S`)."""
+        if not self.answered:
+            wait, self.answered = max(wait, STARTUP_S), True
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.stdout], [], [], max(0.0, deadline - time.monotonic()))
@@ -435,9 +568,40 @@ def stdio_hold_broken(lines: Lines) -> None:
     lines.answer(lines.request("tools/list"))
 
 
+def stdio_hold_broken_loose(lines: Lines) -> None:
+    """CAN-13 (and CAN-03): cancels the late request, naming its id as a string."""
+    lines.answer(lines.request("server/discover"))
+    ident = lines.request("tools/list")
+    assert lines.answer(ident, wait=GIVE_UP_S) is None
+    params = {"requestId": str(ident), "_meta": _meta()}
+    lines.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+    lines.answer(lines.request("prompts/list"))
+
+
+def _stdio_counter_offered(lines: Lines) -> None:
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": INFO}
+    answer = lines.answer(lines.request("initialize", params, version=None))
+    assert answer is not None and answer["result"]["protocolVersion"] == "1999-01-01", answer
+
+
+def stdio_counter_offer_correct(lines: Lines) -> None:
+    """Cannot use 1999-01-01: closes the server's stdin (the test closes the tap after it)."""
+    _stdio_counter_offered(lines)
+
+
+def stdio_counter_offer_broken(lines: Lines) -> None:
+    """HS-10: goes on after a counter-offer it cannot use."""
+    _stdio_counter_offered(lines)
+    lines.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    lines.answer(lines.request("tools/list", version=None), wait=1.0)
+
+
 STDIO_SCENARIOS: dict[str, tuple[str, Callable[[Lines], None]]] = {
     "stdio-version-correct": ("version", stdio_version_correct),
     "stdio-version-broken": ("version", stdio_version_broken),
     "stdio-hold-correct": ("hold", stdio_hold_correct),
     "stdio-hold-broken": ("hold", stdio_hold_broken),
+    "stdio-hold-broken-loose": ("hold", stdio_hold_broken_loose),
+    "stdio-counter-offer-correct": ("version", stdio_counter_offer_correct),
+    "stdio-counter-offer-broken": ("version", stdio_counter_offer_broken),
 }

@@ -13,7 +13,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, check_hold_ms, parse_families
+from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, check_hold_ms, family_names, parse_families
 from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, readable_file
 from mcp_assay.errors import ConfigError
 from mcp_assay.report import ReportTarget, parse_report_option
@@ -168,9 +168,9 @@ def inject_options[F: Callable[..., Any]](func: F) -> F:
         show_envvar=True,
         metavar="FAMILY[,FAMILY]",
         type=Families(),
-        help="Inject faults toward the client on the server's behalf and judge its reactions: version, session, "
-        "hold, headers, cut, or all; repeatable. Off by default (forwarding is unchanged). Each case fires at "
-        "most once per era in a session, and is marked 'injected by mcp-assay' everywhere.",
+        help=f"Inject faults toward the client on the server's behalf and judge its reactions: {family_names()}, "
+        "or all; repeatable. Off by default (forwarding is unchanged). Each case fires at most once per era in a "
+        "session, and is marked 'injected by mcp-assay' everywhere.",
     )(func)
     return func
 
@@ -179,7 +179,7 @@ def parse_inject(values: Sequence[str], hold_ms: int) -> str:
     """``--inject`` values as the addon option (``version,hold``); unknown families or a bad hold are usage errors."""
     families = parse_families(values)
     check_hold_ms(hold_ms)
-    return ",".join(sorted(family.value for family in families))
+    return ",".join(sorted(family.name for family in families))
 
 
 def report_targets(values: Sequence[str], *, others: Mapping[str, Path | None] | None = None) -> list[ReportTarget]:

@@ -109,7 +109,7 @@ def tap_command(
     read_baseline(baseline, registered_checks())  # and a baseline with a mistake in it
     errors = Console(stderr=True)
     families = parse_families(parse_inject(inject, inject_hold_ms))
-    elsewhere = sorted(family.value for family in families - STDIO_FAMILIES)
+    elsewhere = sorted(family.name for family in families - STDIO_FAMILIES)
     if elsewhere:
         errors.print(f"mcp-assay tap: --inject {', '.join(elsewhere)}: no such fault on stdio", highlight=False)
     plan = build_plan(

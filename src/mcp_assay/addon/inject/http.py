@@ -17,24 +17,18 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcp_assay.addon.inject import (
-    DEFAULT_HOLD_MS,
-    Case,
-    build_plan,
-    cut,
-    headers,
-    hold,
-    parse_families,
-    session,
-    version,
-)
-from mcp_assay.addon.inject.plan import Plan, RequestFacts
+from mcp_assay.addon.inject.actions import CutStream, HoldBack, Reply, Respell
+from mcp_assay.addon.inject.case import Case
+from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
+from mcp_assay.addon.inject.families.cut import Resumable, cut_legacy
+from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan
+from mcp_assay.addon.inject.registry import build_plan, family_names, parse_families
 from mcp_assay.errors import ConfigError
-from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import Era, HeaderKey, MediaType
+from mcp_assay.faults import FAULT_TAG, Fault
+from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.recording import observation_record
 from mcp_assay.wire import Probe
 
@@ -55,10 +49,6 @@ ENDPOINT = "http"
 """Where a reaction is awaited: the next request to the proxied endpoint."""
 
 
-def _json(body: Mapping[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
-
-
 class Injector:
     """Injects the faults ``mcp_assay_inject`` names into the flows the plan chooses."""
 
@@ -75,16 +65,16 @@ class Injector:
         self.plan: Plan | None = None
         self._holding: dict[str, Case] = {}
         self._pending: dict[str, tuple[RequestFacts, tuple[Case, ...]]] = {}
-        self._cutting: dict[str, tuple[Case, RequestFacts]] = {}
-        self._resumable: dict[str, cut.Resumable] = {}
+        self._cutting: dict[str, tuple[Case, CutStream, RequestFacts]] = {}
+        self._resumable: dict[str, tuple[Resumable, Case, CutStream]] = {}
         self._count = 0
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
         loader.add_option(
             "mcp_assay_inject", str, "",
-            "Inject faults toward the client, on the server's behalf: a comma-separated list of version, "
-            "session, hold, headers, cut, or all (default: none; forwarding is unchanged).",
+            f"Inject faults toward the client, on the server's behalf: a comma-separated list of {family_names()}, "
+            "or all (default: none; forwarding is unchanged).",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_inject_hold_ms", int, DEFAULT_HOLD_MS,
@@ -177,47 +167,40 @@ class Injector:
         self._act(flow, case, facts, plan)
 
     def _act(self, flow: Any, case: Case, facts: RequestFacts, plan: Plan) -> None:
-        name = case.name
-        if name is ProbeName.INJECT_VERSION_REFUSAL:
+        action = case.action
+        if isinstance(action, Reply):
             if not plan.window:  # the observer loads the schemas after this addon was configured
                 plan.window = tuple(self.window())
-            supported = plan.supported_for(facts.version)
-            self._answer(flow, 400, _json(version.refusal(facts.ident, facts.version, supported)))
-            self._mark(flow, case.probe(supported=supported), f"refused {facts.method} {facts.version} with -32022")
-        elif name is ProbeName.INJECT_SESSION_EXPIRY:
-            self._answer(flow, 404, _json(session.expired(facts.ident)))
-            self._mark(flow, case.probe(), f"answered {facts.method} in session {facts.session_id!r} with 404")
-        elif name is ProbeName.INJECT_HEADER_REFUSAL:
-            self._answer(flow, 400, _json(headers.refusal(facts.ident)))
-            self._mark(flow, case.probe(), f"refused {facts.method} with -32020")
-        elif name is ProbeName.INJECT_STREAM_CUT:
-            self._answer(flow, 200, cut.cut_modern(), MediaType.EVENT_STREAM)
-            self._mark(flow, case.probe(), f"ended the event stream of {facts.method} before its answer")
-        elif case in hold.CASES:
+            made = action.make(facts, plan)
+            self._answer(flow, action.status, made.body, action.content_type)
+            self._mark(flow, case.probe(**made.tags), case.noted(facts))
+        elif isinstance(action, HoldBack):
             self._holding[str(flow.id)] = case
-            self._mark(flow, case.probe(hold_ms=plan.hold_ms), f"holding the answer to {facts.method} back")
+            self._mark(flow, case.probe(hold_ms=plan.hold_ms), case.noted(facts))
 
     def _decide(self, flow: Any, facts: RequestFacts, candidates: tuple[Case, ...]) -> None:
         plan = self.plan
         response = flow.response
         assert plan is not None
-        streamed_answer = response.headers.get(HeaderKey.CONTENT_TYPE, "").lower().startswith(MediaType.EVENT_STREAM)
+        head = AnswerHead(
+            status=response.status_code,
+            content_type=response.headers.get(HeaderKey.CONTENT_TYPE, ""),
+            http1=str(response.http_version).upper().startswith("HTTP/1"),
+            names=frozenset(name.lower() for name in response.headers.keys()),
+        )
         for case in candidates:
-            if case.name is ProbeName.INJECT_STREAM_CUT:
-                if response.status_code == 200 and streamed_answer and plan.confirm(case, ENDPOINT):
-                    self._cutting[str(flow.id)] = (case, facts)
-                    flow.metadata[WHOLE] = True
-                    self._mark(flow, case.probe(retry_ms=cut.RETRY_MS), f"cutting the event stream of {facts.method}")
-                    return
-            elif case.name is ProbeName.INJECT_HEADER_CASE:
-                if not str(response.http_version).upper().startswith("HTTP/1"):
-                    continue
-                if facts.method == "initialize" and HeaderKey.SESSION_ID not in response.headers:
-                    continue
-                if plan.confirm(case, ENDPOINT):
-                    response.headers.fields = tuple((name.swapcase(), value) for name, value in response.headers.fields)
-                    self._mark(flow, case.probe(), f"respelled the header names of the answer to {facts.method}")
-                    return
+            action = case.action
+            if not action.accepts(head) or not plan.confirm(case, ENDPOINT):
+                continue
+            if isinstance(action, CutStream):
+                self._cutting[str(flow.id)] = (case, action, facts)
+                flow.metadata[WHOLE] = True
+                self._mark(flow, case.probe(retry_ms=action.retry_ms), case.noted(facts))
+            elif isinstance(action, Respell):
+                fields = response.headers.fields
+                response.headers.fields = tuple((action.respelled(name), value) for name, value in fields)
+                self._mark(flow, case.probe(), case.noted(facts))
+            return
 
     # -- acting --------------------------------------------------------------------------------------
     @staticmethod
@@ -241,26 +224,27 @@ class Injector:
             await asyncio.sleep(POLL_S)
         flow.response.timestamp_start = time.time()
 
-    def _cut(self, flow: Any, case: Case, facts: RequestFacts) -> None:
+    def _cut(self, flow: Any, case: Case, action: CutStream, facts: RequestFacts) -> None:
         body = flow.response.get_content(strict=False) or b""
-        split = cut.cut_legacy(body, facts.ident)
+        split = cut_legacy(body, facts.ident, action.retry_ms)
         if split is None:
             log.info("mcp-assay: the event stream of %s carried no answer to keep back; passed on whole", facts.method)
             return
         sent, resumable = split
         flow.response.content = sent
-        self._resumable[resumable.event_id] = resumable
+        self._resumable[resumable.event_id] = (resumable, case, action)
 
     def _resume(self, flow: Any) -> None:
         last = flow.request.headers.get(HeaderKey.LAST_EVENT_ID)
-        resumable = self._resumable.pop(last, None) if last else None
-        if resumable is None:
+        kept = self._resumable.pop(last, None) if last else None
+        if kept is None:
             return
+        resumable, case, action = kept
         self._answer(flow, 200, resumable.rest, MediaType.EVENT_STREAM)
         probe = Probe(
-            name=ProbeName.INJECT_STREAM_RESUME, family="inject-cut", injected=True,
+            name=action.resumption, family=f"inject-{case.family.name}", injected=True,
             intent="the rest of the stream mcp-assay cut, handed to the client that resumed it",
-            tags={"era": Era.HANDSHAKE.recorded},
+            tags={"era": case.era.recorded, FAULT_TAG: Fault.RESUMED.value},
         )  # fmt: skip
         self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
 

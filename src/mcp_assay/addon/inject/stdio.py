@@ -1,8 +1,9 @@
 """The stdio tap's side of ``--inject``: answer or hold back lines on the server's behalf.
 
-On stdio the families that exist are the version refusal (the tap writes the ``-32022`` line
-itself and never passes the request on) and the held answers (the tap passes the request on and
-keeps the server's answer line back for ``--inject-hold-ms`` before writing it). A server restart
+On stdio the actions that exist are a reply (the tap writes the answer line itself, a ``-32022``
+say, and never passes the request on) and a hold (the tap passes the request on and keeps the
+server's answer line back for ``--inject-hold-ms`` before writing it); a case whose action needs a
+status, headers or an event stream has no stdio transport (:class:`~.case.Case` refuses it). A server restart
 is not injected: the tap *is* the process the client started, so a server that died would end
 the tap, and the client's restart would start another tap with a recording of its own.
 
@@ -20,9 +21,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.addon.inject import Case, Plan, RequestFacts, hold, version
+from mcp_assay.addon.inject.actions import HoldBack, Reply
+from mcp_assay.addon.inject.case import Case
+from mcp_assay.addon.inject.facts import RequestFacts
+from mcp_assay.addon.inject.plan import Plan
 from mcp_assay.jsonrpc import id_key
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.recording import observation_record
 from mcp_assay.wire import Probe
 
@@ -66,19 +69,18 @@ class StdioInjector:
         case = self.plan.claim(facts, "stdio")
         if case is None:
             return None
-        if case.name is ProbeName.INJECT_VERSION_REFUSAL:
-            supported = self.plan.supported_for(facts.version)
-            probe = case.probe(supported=supported)
-            body = version.refusal(facts.ident, facts.version, supported)
-            self._observe(case, f"refused {facts.method} {facts.version} with -32022")
-            return Answer(probe, json.dumps(body, separators=(",", ":")).encode() + b"\n")
-        if case in hold.CASES:
+        action = case.action
+        if isinstance(action, Reply):
+            made = action.make(facts, self.plan)
+            self._observe(case, case.noted(facts))
+            return Answer(case.probe(**made.tags), made.body + b"\n")
+        if isinstance(action, HoldBack):
             probe = case.probe(hold_ms=self.plan.hold_ms)
             with self._lock:
                 self._held[id_key(facts.ident)] = probe
-            self._observe(case, f"holding the answer to {facts.method} back")
+            self._observe(case, case.noted(facts))
             return Hold(probe)
-        return None
+        return None  # a case the tap cannot apply never gets here: it has no stdio transport
 
     def server_line(self, raw: bytes) -> Probe | None:
         """The hold's tag when this server line answers a held request (then it is to be delayed)."""
@@ -104,5 +106,5 @@ class StdioInjector:
             if unmet
             else f"injected {case.name}: {what}"
         )
-        data = {"case": case.name.value, "era": case.era.recorded, "detail": detail}
+        data = {"case": case.name, "era": case.era.recorded, "detail": detail}
         self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

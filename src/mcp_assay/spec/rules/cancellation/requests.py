@@ -12,31 +12,36 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_assay.faults import Fault, fault_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.envelopes import place_of
-from mcp_assay.spec.rules.shared.stream_facts import LISTEN
+from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, LISTEN, describe_id, request_id_of
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.traffic import message_key
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange, Probe, StdioLine
 
 
-def held_requests(ctx: Context, name: ProbeName) -> Iterator[tuple[Message, Probe]]:
-    """Client requests whose answer mcp-assay held back (``--inject hold``), with the injection's tag."""
+def held_requests(ctx: Context, *, initialize: bool) -> Iterator[tuple[Message, Probe]]:
+    """Client requests whose answer mcp-assay held back (``--inject hold``), with the injection's tag: the
+    ``initialize`` requests, or the others."""
     for exchange in ctx.log:
         probe = exchange.probe
-        if probe is None or not probe.injected or probe.name != name:
+        if probe is None or fault_of(probe) is not Fault.HELD:
             continue
         if isinstance(exchange, HttpExchange) and exchange.request_message is not None:
-            yield exchange.request_message, probe
+            request = exchange.request_message
         elif isinstance(exchange, StdioLine) and exchange.sender is Side.CLIENT:
-            yield exchange.message, probe
+            request = exchange.message
+        else:
+            continue
+        if (request.method == "initialize") is initialize:
+            yield request, probe
 
 
 def _hold_ms(probe: Probe) -> str:
@@ -66,7 +71,7 @@ def initialize_is_never_cancelled(ctx: Context) -> Iterator[Finding]:
             yield failed(notice, "the client cancelled its initialize request")
         else:
             yield passed(notice)
-    for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_INITIALIZE):
+    for request, probe in held_requests(ctx, initialize=True):
         if message_key(request) in cancelled or not ctx.in_scope(request):
             continue
         naming = _notice_naming(request, ctx)
@@ -230,16 +235,20 @@ def clients_cancel_requests_whose_answer_is_late(ctx: Context) -> Iterator[Findi
     """A client whose timeout passes while an answer is late cancels the request, in its era's way.
 
     The subjects are the requests whose answer ``--inject hold`` kept back: one the client
-    cancelled (2026 HTTP: it closed the stream; stdio and 2025: ``notifications/cancelled``)
-    passes; one it dropped on 2025 HTTP without the notice, or re-sent on stdio without
-    cancelling, fails; one whose answer the client waited for is not verified (its timeout, if
-    it has one, is longer than the hold)."""
+    cancelled (2026 HTTP: it closed the stream; stdio and 2025: ``notifications/cancelled`` naming
+    its id, type and value) passes. One it cancelled in another era's way fails: on 2026 HTTP a
+    POSTed notice with the stream kept open (the server may ignore the notice and keep working), on
+    2025 HTTP a dropped stream without the notice. So does a notice naming its id only as text
+    (``"2"`` for ``2``: it names no request), and the work re-sent without cancelling the first.
+    One whose answer the client waited for is not verified (its timeout, if it has one, is longer
+    than the hold)."""
     idx = index(ctx)
-    for request, probe in held_requests(ctx, ProbeName.INJECT_HELD_ANSWER):
+    for request, probe in held_requests(ctx, initialize=False):
         if not ctx.in_scope(request):
             continue
         cancellation = idx.cancel_of.get(message_key(request))
         exchange = http_exchange(request, ctx)
+        modern_http = exchange is not None and idx.revision_has(request, "per_request_version")
         if cancellation is not None:
             how = "closed its stream" if cancellation.how == "disconnect" else "sent notifications/cancelled"
             yield passed(request, f"the client gave up after {cancellation.time - request.time:.2f} s and {how}")
@@ -249,6 +258,18 @@ def clients_cancel_requests_whose_answer_is_late(ctx: Context) -> Iterator[Findi
                 f"the client dropped {request.describe()} without notifications/cancelled; in 2025 a disconnect "
                 "does not cancel",
             )
+        elif modern_http and (notice := _notice_naming(request, ctx)) is not None:
+            yield failed(
+                request,
+                f"the client POSTed {notice.describe()} but kept the stream of {request.describe()} open; on 2026 "
+                "HTTP closing the stream is the cancellation",
+            )
+        elif (loose := _notice_naming_loosely(request, idx)) is not None:
+            yield failed(
+                request,
+                f"the client's {loose.describe()} names id {describe_id(request_id_of(loose))}, not "
+                f"{describe_id(request.id)}: it cancels no request",
+            )
         elif (again := _resent(request, idx)) is not None:
             yield failed(request, f"the client re-sent the work ({again.describe()}) without cancelling the first")
         else:
@@ -257,6 +278,15 @@ def clients_cancel_requests_whose_answer_is_late(ctx: Context) -> Iterator[Findi
                 "is longer",
                 request,
             )
+
+
+def _notice_naming_loosely(request: Message, idx: StreamIndex) -> Message | None:
+    """A client notice after ``request`` in its place whose requestId equals its id only as text."""
+    for message in idx.following(request):
+        if message.sender is Side.CLIENT and message.method == CANCELLED and message.kind is Kind.NOTIFICATION:
+            if any(message_key(named) == message_key(request) for named in idx.requests_named_loosely(message)):
+                return message
+    return None
 
 
 def _resent(request: Message, idx: StreamIndex) -> Message | None:

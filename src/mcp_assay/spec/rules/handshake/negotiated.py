@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey
-from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import (
     HANDSHAKE,
@@ -22,8 +22,9 @@ from mcp_assay.spec.rules.handshake._sessions import (
     ended_sessions,
 )
 from mcp_assay.spec.rules.shared.common import error_code
-from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, meta_version
-from mcp_assay.spec.rules.versions._common import known_versions
+from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, is_probe, meta_version
+from mcp_assay.spec.rules.versions._common import known_versions, offered_version
+from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange, sent_by_assay
 
@@ -63,6 +64,64 @@ def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
                 yield passed(subject)
             else:
                 yield failed(subject, f"MCP-Protocol-Version is {header!r} in a session that negotiated {version}")
+
+
+@log_check(requirements="HS-10", level=Level.SHOULD, subject="initialize results naming a version no revision defines")
+def clients_leave_a_version_they_cannot_use(ctx: Context) -> Iterator[Finding]:
+    """A client whose initialize result names a version no revision defines goes no further with that server.
+
+    The lifecycle page has a client that does not support the version the server chose disconnect,
+    and no client supports a version no revision was published under (``--inject version``
+    counter-offers one). The client's next message to that place decides: a new ``initialize``
+    starts over and passes, anything else (``notifications/initialized``, a request in the session
+    or without one) fails; on stdio, closing the connection passes. Nothing more on HTTP is not
+    verified: a disconnect leaves no trace there. Requests in another session are another client's,
+    and 2026 requests another era's. Not gated on a revision: the session such an answer opens
+    belongs to none."""
+    known = known_versions(ctx)
+    for answer in ctx.log.messages():
+        if answer.kind is not Kind.RESULT or not isinstance(answer.result, dict):
+            continue
+        request = ctx.log.request_of(answer)
+        chosen = answer.result.get("protocolVersion")
+        if request is None or request.method != "initialize" or is_probe(request, ctx) or not isinstance(chosen, str):
+            continue
+        if chosen in known or chosen == offered_version(request):
+            continue
+        following, closed = _after(answer, ctx)
+        if following is not None and following.method == "initialize":
+            yield passed(request, f"after the server chose {chosen} the client started over ({following.describe()})")
+        elif following is not None:
+            yield failed(
+                request, f"the server chose {chosen}, which no revision defines, and the client went on "
+                f"({following.describe()}) instead of disconnecting",
+            )  # fmt: skip
+        elif closed:
+            yield passed(request, f"after the server chose {chosen} the client closed the connection")
+        else:
+            yield unverified(f"the client sent nothing more after the server chose {chosen}", request)
+
+
+def _after(answer: Message, ctx: Context) -> tuple[Message | None, bool]:
+    """The client's next message to the place ``answer`` came from, and whether a stdio connection closed first."""
+    exchange = ctx.log.get(answer.exchange)
+    if isinstance(exchange, HttpExchange):
+        issued = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response is not None else None
+        for other in ctx.log.http_exchanges():
+            message = other.request_message
+            if other.request.time <= answer.time or sent_by_assay(other) or message is None:
+                continue
+            if endpoint_of(other) != endpoint_of(exchange) or meta_version(message) is not None:
+                continue
+            if other.request.headers.get(HeaderKey.SESSION_ID) in (None, issued):
+                return message, False
+        return None, False
+    connection = getattr(exchange, "connection", None)
+    for line in ctx.log.stdio_lines():
+        if line.connection == connection and line.sender is Side.CLIENT and line.time > answer.time:
+            return line.message, False
+    closed = any(item.connection == connection and item.time >= answer.time for item in ctx.log.process_exits())
+    return None, closed
 
 
 @log_check(requirements="HS-11", level=Level.MUST, subject="requests in 2025 HTTP sessions", **HANDSHAKE)
@@ -240,9 +299,13 @@ def _client_message_problem(message: Message, client: dict[str, Any], server: di
 
 @log_check(requirements="HS-15", level=Level.MUST, subject="capability-bound client messages", **HANDSHAKE)
 def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
-    """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared."""
+    """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared.
+
+    A session whose result names a version no revision defines negotiated nothing (the client was to
+    disconnect, HS-10), so there are no negotiated capabilities to keep to."""
+    known = known_versions(ctx)
     for session in all_sessions(ctx):
-        if session.answer is None or session.answer.kind is not Kind.RESULT:
+        if session.answer is None or session.answer.kind is not Kind.RESULT or session.negotiated not in known:
             continue
         client, server = _capabilities_of(session)
         for message in session.messages:

@@ -171,9 +171,13 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
     """After a 404 to a request that carried a session id, the client starts over with initialize and no session id.
 
     The finding names the request that got the ``404`` (whether the server or mcp-assay's ``--inject
-    session`` sent it) and says what the client did next. A ``DELETE`` of the old session is no use
-    of it; a client that sent nothing more to the endpoint is not verified."""
+    session`` sent it) and says what the client did next: its next 2025 use of the endpoint is a new
+    ``initialize`` without a session id. A request with the ended id, or one with no id that is not
+    that ``initialize``, fails. A ``DELETE`` of the old session is no use of it; requests in another
+    session are another client's, and 2026 requests are another era's; a client that sent nothing
+    more to the endpoint is not verified."""
     exchanges = ctx.log.http_exchanges()
+    modern = modern_versions(ctx)
     for exchange in exchanges:
         sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
         if sid is None or exchange.response is None or exchange.response.status != 404 or sent_by_assay(exchange):
@@ -183,36 +187,41 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
         if any(error_code(m) == ErrorCode.METHOD_NOT_FOUND for m in exchange.response_messages):
             continue  # an unknown method, not an ended session
         after = exchange.response.time
-        later = sorted(
+        following = sorted(
             (
                 other
                 for other in exchanges
                 if other.request.time > after
                 and not sent_by_assay(other)
                 and endpoint_of(other) == endpoint_of(exchange)
+                and other.request.method != "DELETE"
+                and other.request.headers.get(HeaderKey.SESSION_ID) in (None, sid)
+                and not _modern(other, modern)
             ),
             key=lambda other: other.request.time,
         )
-        stale = [
-            other
-            for other in later
-            if other.request.headers.get(HeaderKey.SESSION_ID) == sid and other.request.method != "DELETE"
-        ]
-        fresh = [
-            other
-            for other in later
-            if other.request_message is not None
-            and other.request_message.method == "initialize"
-            and other.request.headers.get(HeaderKey.SESSION_ID) is None
-        ]
         subject = exchange.request_message or exchange
-        if stale and (not fresh or stale[0].request.time < fresh[0].request.time):
-            what = stale[0].request_message.describe() if stale[0].request_message else stale[0].request.method
-            yield failed(subject, f"after the 404 the client kept using session {sid!r}: {what} ({stale[0].id})")
-        elif fresh:
-            yield passed(subject, f"after the 404 the client started over with initialize (exchange {fresh[0].id})")
-        else:
+        if not following:
             yield unverified(f"the client sent nothing more to the endpoint after the 404 for session {sid!r}", subject)
+            continue
+        first = following[0]
+        message = first.request_message
+        what = message.describe() if message is not None else first.request.method
+        if first.request.headers.get(HeaderKey.SESSION_ID) == sid:
+            yield failed(subject, f"after the 404 the client kept using session {sid!r}: {what} ({first.id})")
+        elif message is not None and message.method == "initialize":
+            yield passed(subject, f"after the 404 the client started over with initialize (exchange {first.id})")
+        else:
+            yield failed(
+                subject, f"after the 404 the client went on without starting over with initialize: {what} ({first.id})"
+            )
+
+
+def _modern(exchange: HttpExchange, modern: frozenset[str]) -> bool:
+    request = exchange.request_message
+    if request is not None and meta_version(request) is not None:
+        return True
+    return exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION) in modern
 
 
 @log_check(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mcp_assay.faults import Fault, fault_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -33,7 +33,7 @@ from mcp_assay.spec.rules.http._common import (
 )
 from mcp_assay.spec.rules.http._header_audit import audit
 from mcp_assay.spec.rules.shared.common import params_of
-from mcp_assay.spec.rules.shared.envelopes import meta_version
+from mcp_assay.spec.rules.shared.envelopes import meta_version, same_client
 from mcp_assay.spec.rules.shared.header_mirroring import (
     decode_sentinel,
     encode_sentinel,
@@ -45,6 +45,7 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     needs_encoding,
     value_at,
 )
+from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange, sent_by_assay
 
@@ -340,24 +341,33 @@ def client_posts_one_request_or_notification(ctx: Context) -> Iterator[Finding]:
 def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
     """A client reads an answer whose header names come in another case (``cONTENT-tYPE``) as usual.
 
-    Triggered by ``--inject headers``, which respells the header names of one 2026 answer: a client
-    whose next request on that connection asks for the same work again took the answer for
-    unreadable."""
+    Triggered by ``--inject headers``, which respells the header names of one 2026 answer. The
+    client's next request to the endpoint (on any connection; one naming another ``clientInfo`` is
+    another client's) shows whether it read the answer: the same work asked again means it took the
+    answer for unreadable, and an ``initialize`` means it took a modern answer for no answer at all
+    (the fallback a dual-era client makes when it cannot read one). Nothing more is not verified."""
     for exchange, request in request_posts(ctx):
-        probe = exchange.probe
-        if probe is None or not probe.injected or probe.name != ProbeName.INJECT_HEADER_CASE:
+        if fault_of(exchange.probe) is not Fault.RESPELLED:
             continue
         if not modern_exchange(exchange, ctx):
             continue
         after = exchange.ending.time if exchange.ending is not None else request.time
-        connection = exchange.connection
-        later = [r for e, r in later_requests(ctx, after) if not connection or e.connection == connection]
+        later = [
+            r
+            for e, r in later_requests(ctx, after)
+            if endpoint_of(e) == endpoint_of(exchange) and same_client(r, request)
+        ]
         if not later:
             yield unverified(f"the client sent nothing more after the answer to {request.describe()}", request)
         elif later[0].method == request.method and _work(later[0]) == _work(request):
             yield failed(
                 request, f"the client asked again ({later[0].describe()}) after an answer whose header names were "
                 "respelled: it did not read them case-insensitively",
+            )  # fmt: skip
+        elif later[0].method == "initialize" and request.method != "initialize":
+            yield failed(
+                request, f"the client fell back to initialize ({later[0].describe()}) after a modern answer whose "
+                "header names were respelled: it did not read them case-insensitively",
             )  # fmt: skip
         else:
             yield passed(request, f"the client read the answer and went on ({later[0].describe()})")

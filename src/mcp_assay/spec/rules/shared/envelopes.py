@@ -24,6 +24,7 @@ __all__ = [
     "answer_to",
     "canonical",
     "client_capabilities",
+    "client_info",
     "http_status",
     "is_probe",
     "meta_key_problem",
@@ -31,6 +32,7 @@ __all__ = [
     "meta_version",
     "place_of",
     "request_meta",
+    "same_client",
 ]
 
 
@@ -84,6 +86,19 @@ def answer_to(request: Message, ctx: Context) -> Message | None:
 def is_probe(message: Message, ctx: Context) -> bool:
     """True when the active suite sent (or provoked) this message: such traffic says nothing about the client."""
     return sent_by_assay(ctx.log.get(message.exchange))
+
+
+def client_info(request: Message) -> Any:
+    """The ``clientInfo`` a 2026 request names in ``_meta``, or ``None``."""
+    return (request_meta(request) or {}).get(MetaKey.CLIENT_INFO)
+
+
+def same_client(a: Message, b: Message) -> bool:
+    """Whether two requests to one place may come from one client: not when each names another ``clientInfo`` in
+    ``_meta`` (two clients behind one proxy share an endpoint, and a 2026 HTTP client has no session to tell it by;
+    a 2025 ``initialize`` is not compared, since a client may name itself differently in each era)."""
+    first, second = client_info(a), client_info(b)
+    return first is None or second is None or first == second
 
 
 def place_of(message: Message, ctx: Context) -> str:

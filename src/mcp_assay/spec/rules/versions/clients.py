@@ -15,7 +15,7 @@ from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
-from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of
+from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of, same_client
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     MODERN_ERRORS,
@@ -114,14 +114,15 @@ def stdio_clients_stay_modern_after_a_modern_answer(ctx: Context) -> Iterator[Fi
                 )
 
 
-def _next_client_exchange(exchange: HttpExchange, ctx: Context) -> HttpExchange | None:
+def _next_client_exchange(exchange: HttpExchange, request: Message, ctx: Context) -> HttpExchange | None:
+    """The client's next request to the endpoint, on whatever connection its HTTP stack picks after a 4xx (one
+    naming another ``clientInfo`` is another client's)."""
     after = exchange.response.time if exchange.response is not None else exchange.request.time
     for other in ctx.log.http_exchanges():
-        if other.request.time <= after or sent_by_assay(other) or other.request_message is None:
+        message = other.request_message
+        if other.request.time <= after or sent_by_assay(other) or message is None:
             continue
-        if exchange.connection and other.connection != exchange.connection:
-            continue
-        if endpoint_of(other) != endpoint_of(exchange):
+        if endpoint_of(other) != endpoint_of(exchange) or not same_client(message, request):
             continue
         return other
     return None
@@ -136,7 +137,8 @@ def _next_client_exchange(exchange: HttpExchange, ctx: Context) -> HttpExchange 
 def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Finding]:
     """After a 400 with -32020/-32021/-32022 (or 404 with -32601) the HTTP client stays modern, no initialize.
 
-    The finding names the refused request (refused by the server, or by mcp-assay's ``--inject``).
+    The finding names the refused request (refused by the server, or by mcp-assay's ``--inject``) and
+    judges the client's next request to the endpoint, on any connection.
     An ``initialize`` offering a version from a ``-32022`` whose ``data.supported`` lists only
     handshake-era versions is the retry VER-05 asks for, not a fallback."""
     for exchange in ctx.log.http_exchanges():
@@ -152,7 +154,7 @@ def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Fi
         if not modern:
             continue
         refusal = f"HTTP {status} with {code_text(errors[0])}" if errors else f"HTTP {status}"
-        following = _next_client_exchange(exchange, ctx)
+        following = _next_client_exchange(exchange, request, ctx)
         if following is None or following.request_message is None:
             yield unverified(f"the client sent nothing more to the endpoint after {refusal}", request)
             continue

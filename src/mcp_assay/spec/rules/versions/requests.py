@@ -24,6 +24,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     meta_version,
     place_of,
     request_meta,
+    same_client,
 )
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
@@ -215,10 +216,13 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
 
     The finding names the refused request (refused by the server, or by mcp-assay's ``--inject
     version``) and says what the client did next. A retry in a handshake-era version from the list
-    is an ``initialize`` offering it. The refused version counts as sent again on the same
-    connection only: a client started afresh (a new connection) knows nothing of the refusal, which
-    is VER-14's concern. A client that sent nothing more to that server is not verified: it may
-    have stopped and reported the error, which is allowed, or the session ended first."""
+    is an ``initialize`` offering it, under a new id like any retry. The refused version must not come
+    back as the client's next request to that place (an HTTP endpoint on whatever connection the
+    client's stack picks after a 4xx, or the stdio connection), nor on the refused request's own
+    connection at all; requests naming another ``clientInfo`` are another client's, and a client
+    started afresh later on a connection of its own knows nothing of the refusal (VER-14's concern).
+    A client that sent nothing more to that server is not verified: it may have stopped and reported
+    the error, which is allowed, or the session ended first."""
     for answer in ctx.log.messages():
         if answer.kind is not Kind.ERROR or error_code(answer) != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION:
             continue
@@ -238,29 +242,32 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
             and message.time > answer.time
             and place_of(message, ctx) == place
             and not is_probe(message, ctx)
+            and same_client(message, request)
         ]
         if not later:
             yield unverified(f"the client sent nothing more after {rejected} was refused with -32022", request)
             continue
         connection = _connection(request, ctx)
         again = [m for m in later if meta_version(m) == rejected and _connection(m, ctx) == connection]
-        if again:
+        if again or meta_version(later[0]) == rejected:
+            resent = again[0] if again else later[0]
+            where = "" if _connection(resent, ctx) == connection else " (on another connection)"
             yield failed(
                 request,
-                f"the client sent {rejected} again after the server refused it with -32022: {again[0].describe()}",
+                f"the client sent {rejected} again{where} after the server refused it with -32022: {resent.describe()}",
             )
             continue
         retry = next((m for m in later if m.method in (request.method, "initialize")), None)
         if retry is None:
             yield passed(request, f"after the -32022 the client went on without {request.method}")
+        elif retry.id_key == request.id_key:
+            yield failed(request, f"the retry after -32022 reused the refused request's id ({retry.describe()})")
         elif retry.method == "initialize" and request.method != "initialize":
             offered = offered_version(retry)
             if supported and offered not in supported:
                 yield failed(request, f"the client fell back to initialize offering {offered}, not one of {supported}")
             else:
                 yield passed(request, f"the client retried in {offered} from data.supported, with initialize")
-        elif retry.id_key == request.id_key:
-            yield failed(request, f"the retry after -32022 reused the refused request's id ({retry.describe()})")
         elif supported and meta_version(retry) not in supported:
             yield failed(request, f"the retry named {meta_version(retry)}, which is not in data.supported {supported}")
         else:

@@ -19,36 +19,71 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.addon.inject.plan import Case, InjectFamily
-from mcp_assay.probe_names import ProbeName
-from mcp_assay.protocol import Era
+from mcp_assay.addon.inject.actions import CutStream, Made, Reply
+from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.facts import Point
+from mcp_assay.protocol import Era, MediaType
+from mcp_assay.spec.rules.http.legacy_streams import client_waits_the_retry_interval
+from mcp_assay.spec.rules.http.streams import client_reissues_broken_streams_as_new_requests
 from mcp_assay.sse import SseEvent, parse_sse
 
-__all__ = ["CASES", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern", "encode_event"]
+__all__ = ["CASES", "CUT_LEGACY", "CUT_MODERN", "FAMILY", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern"]
+
+FAMILY = Family("cut", 50, "end one event-stream answer before its final response (HTTP)")
 
 RETRY_MS = 500
 """The ``retry:`` a 2025 cut announces: how long the client must wait before resuming."""
 _HTTP = frozenset({"http"})
+_WORK = "the first request for ordinary work that accepts an event stream"
 
 CUT_MODERN = Case(
-    name=ProbeName.INJECT_STREAM_CUT,
-    family=InjectFamily.CUT,
+    name="inject-stream-cut",
+    family=FAMILY,
     era=Era.MODERN,
     transports=_HTTP,
-    intent="an event stream ended before its answer, on the server's behalf: the client re-sends the work under a "
+    point=Point(f"{_WORK} (the server never sees it)", lambda facts: facts.ordinary and facts.streams),
+    action=Reply(
+        status=200,
+        make=lambda facts, _: Made(cut_modern()),
+        content_type=MediaType.EVENT_STREAM,
+        does="answers, in the server's place, with an event stream that ends before any answer",
+    ),
+    expects="an event stream ended before its answer, on the server's behalf: the client re-sends the work under a "
     "new id, without resuming (HTTP-36)",
-    point=lambda facts: facts.ordinary and facts.streams,
+    reactions=(
+        Reaction(
+            client_reissues_broken_streams_as_new_requests,
+            "the client re-sends the same work as a new request under a new id; a `GET` or `Last-Event-ID` "
+            "resumption, the same id, or other work without the re-send fails; nothing more is not verified",
+        ),
+    ),
+    rank=50,
+    note="ended the event stream of {method} before its answer",
 )
 
 CUT_LEGACY = Case(
-    name=ProbeName.INJECT_STREAM_CUT,
-    family=InjectFamily.CUT,
+    name="inject-stream-cut",
+    family=FAMILY,
     era=Era.HANDSHAKE,
     transports=_HTTP,
-    intent=f"the server's event stream ended early after an event with an id and retry: {RETRY_MS}: the client "
+    point=Point(f"{_WORK}, when the server answers it with one", lambda facts: facts.ordinary and facts.streams),
+    action=CutStream(
+        retry_ms=RETRY_MS,
+        resumption="inject-stream-resume",
+        does=f"passes on the server's events before its final response, then an event with an `id` and "
+        f"`retry: {RETRY_MS}`, and ends the stream; a `GET` with that `Last-Event-ID` gets the rest",
+    ),
+    expects=f"the server's event stream ended early after an event with an id and retry: {RETRY_MS}: the client "
     f"waits at least {RETRY_MS} ms, then resumes with GET and Last-Event-ID (HTTP-43)",
-    point=lambda facts: facts.ordinary and facts.streams,
-    at_response=True,
+    reactions=(
+        Reaction(
+            client_waits_the_retry_interval,
+            "the client's `GET` that resumes the session comes at least `retry` ms after the stream ended; no "
+            "resumption is not verified",
+        ),
+    ),
+    rank=51,
+    note="cutting the event stream of {method}",
 )
 
 CASES = (CUT_MODERN, CUT_LEGACY)
@@ -68,14 +103,14 @@ class Resumable:
     """The rest of the server's stream, from its final response on."""
 
 
-def cut_legacy(body: bytes, request_id: Any) -> tuple[bytes, Resumable] | None:
+def cut_legacy(body: bytes, request_id: Any, retry_ms: int = RETRY_MS) -> tuple[bytes, Resumable] | None:
     """Split the server's stream: what the client gets (the events before the final response, then an event
     with an ``id`` and ``retry``) and what a resumption gets; ``None`` when no final response is there to keep."""
     events = list(parse_sse(body, time=0.0))
     for index, event in enumerate(events):
         if _answers(event, request_id):
             event_id = f"mcp-assay-cut-{secrets.token_hex(4)}"
-            marker = SseEvent(time=0.0, id=event_id, retry=RETRY_MS, data="")
+            marker = SseEvent(time=0.0, id=event_id, retry=retry_ms, data="")
             sent = b"".join(encode_event(item) for item in [*events[:index], marker])
             return sent, Resumable(event_id, b"".join(encode_event(item) for item in events[index:]))
     return None

@@ -1,0 +1,118 @@
+"""One injected fault, declared once: where it lands, what it does, and what the client is judged on.
+
+A :class:`Case` is a value in a family module (:mod:`mcp_assay.addon.inject.families`): its name,
+its :class:`Family`, the era and transports it exists in, its :class:`~.facts.Point`, the
+:class:`~.actions.Action` the transports apply, what the client is expected to do next, and the
+:class:`Reaction` s that judge it, each naming the registered check (a function of the rules) and
+what that check judges. The requirement IDs a case feeds are derived from those checks; the
+``--inject`` families, their help texts and the tables in ``docs/injection.md`` are derived from
+the cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_assay.addon.inject.actions import Action
+from mcp_assay.addon.inject.facts import Point, RequestFacts
+from mcp_assay.faults import FAULT_TAG
+from mcp_assay.protocol import Era
+from mcp_assay.spec.checks import REGISTRY, Check
+from mcp_assay.wire import Probe
+
+__all__ = ["Case", "Family", "Reaction"]
+
+TRANSPORTS = frozenset({"http", "stdio"})
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A group of cases ``--inject`` names together (``version``, ``hold`` ...)."""
+
+    name: str
+    rank: int
+    """Where the family is listed (help texts, docs), first lowest."""
+    summary: str
+    """What the family does, in one line."""
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """One check a case's fault feeds, and what it judges of the client's reaction, clause by clause."""
+
+    check: Callable[..., Any]
+    """The rule: a function registered with ``@log_check``, citing one requirement."""
+    judged: str
+
+    @property
+    def registered(self) -> Check:
+        found = REGISTRY.get(getattr(self.check, "__name__", ""))
+        if found is None or found.func is not self.check:
+            raise LookupError(f"{self.check!r} is not a registered check")
+        return found
+
+    @property
+    def requirement(self) -> str:
+        (requirement,) = self.registered.requirements
+        return requirement
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One injected fault: where it lands, what it does, and the reactions it is judged by."""
+
+    name: str
+    """The tag's name in recordings and reports (``inject-version-refusal``)."""
+    family: Family
+    era: Era
+    transports: frozenset[str]
+    point: Point
+    action: Action
+    expects: str
+    """What the client is expected to do next, for the report (the tag's ``intent``) and the docs."""
+    reactions: tuple[Reaction, ...]
+    rank: int
+    """The order a request is offered to the cases (the first whose point it meets takes it), first lowest."""
+    note: str
+    """The report's note when it fires, formatted with ``method``, ``version`` and ``session`` of the request."""
+
+    def __post_init__(self) -> None:
+        if not self.transports or not self.transports <= TRANSPORTS:
+            raise ValueError(f"{self.name}: transports must be some of {sorted(TRANSPORTS)}")
+        if "stdio" in self.transports and not self.action.on_stdio:
+            raise ValueError(f"{self.name}: the tap cannot apply {type(self.action).__name__} to a line")
+        if not self.reactions:
+            raise ValueError(f"{self.name}: a fault nothing judges is noise")
+
+    @property
+    def feeds(self) -> frozenset[str]:
+        """The requirement IDs whose checks judge the client's reaction to this case."""
+        return frozenset(reaction.requirement for reaction in self.reactions)
+
+    @property
+    def at_response(self) -> bool:
+        """Decided when the answer's head arrives; until then a matching request is only a candidate."""
+        return self.action.at_response
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.name, self.era.value)
+
+    def probe(self, **tags: Any) -> Probe:
+        """The tag the injected exchange carries in the recording and in every report."""
+        return Probe(
+            name=self.name, family=f"inject-{self.family.name}", intent=self.expects, injected=True,
+            tags={"era": self.era.recorded, FAULT_TAG: self.action.fault.value, **tags},
+        )  # fmt: skip
+
+    def matches(self, facts: RequestFacts) -> bool:
+        return facts.transport in self.transports and facts.era is self.era and self.point(facts)
+
+    def noted(self, facts: RequestFacts) -> str:
+        """What the report's note says this case did to the request."""
+        return self.note.format(method=facts.method, version=facts.version, session=facts.session_id)

@@ -12,7 +12,7 @@ from mcp_assay.addon.inject.cut import RETRY_MS, cut_legacy, cut_modern
 from mcp_assay.addon.inject.headers import respelled
 from mcp_assay.addon.inject.version import refusal
 from mcp_assay.errors import ConfigError
-from mcp_assay.probe_names import ProbeName, registered
+from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era
 from mcp_assay.sse import parse_sse
 
@@ -50,8 +50,8 @@ def test_families_are_named_one_by_one_or_all_and_unknown_names_are_refused() ->
 
 
 def test_every_case_name_is_a_registered_probe_name_and_stdio_has_its_own_families() -> None:
-    """Tool-defined: injections are named in probe_names like every probe."""
-    assert all(registered(case.name) for case in ALL_CASES)
+    """Tool-defined: injections are named in probe_names."""
+    assert all(case.name in set(ProbeName) for case in ALL_CASES)
     plan = build_plan(frozenset(InjectFamily), transport="stdio", window=WINDOW)
     assert plan is not None and {case.family for case in plan.cases} == STDIO_FAMILIES
     assert build_plan(frozenset(), transport="http") is None
@@ -104,10 +104,10 @@ def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> Non
 
 def test_an_injected_exchange_names_the_handshake_era_legacy_as_recordings_always_have() -> None:
     """Tool-defined: the era is one enum inside mcp-assay; the recording keeps the tag it has always carried."""
-    tags = {case.name: case.probe().tags["era"] for case in ALL_CASES}
+    tags = {case.name: case.probe().facts.era for case in ALL_CASES}
     assert tags[ProbeName.INJECT_SESSION_EXPIRY] == "legacy"
     assert tags[ProbeName.INJECT_VERSION_REFUSAL] == "modern"
-    assert {case.probe().tags["era"] for case in ALL_CASES} == {"modern", "legacy"}
+    assert {case.probe().facts.era for case in ALL_CASES} == {"modern", "legacy"}
 
 
 def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:

@@ -37,6 +37,7 @@ from typing import Any
 import httpx
 
 from mcp_assay.audit import audit_lines
+from mcp_assay.cases import handshake
 from mcp_assay.errors import (
     AssayError,
     ConfigError,
@@ -48,7 +49,6 @@ from mcp_assay.errors import (
     TransportFailure,
     Unreachable,
 )
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
@@ -242,7 +242,7 @@ class _Run:
             try:
                 await transport.send(
                     b"",
-                    probe=Probe(name=ProbeName.HANDSHAKE_CLOSE_SELECTION_SESSION, family="handshake", intent="cleanup"),
+                    probe=Probe.of(handshake.CLOSE_SELECTION_SESSION, "cleanup"),
                     expect=None,
                     headers={k: v for k, v in legacy.headers().items() if k.lower() != HeaderKey.CONTENT_TYPE},
                     method="DELETE",

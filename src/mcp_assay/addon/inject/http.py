@@ -31,7 +31,8 @@ from mcp_assay.addon.inject import (
     session,
     version,
 )
-from mcp_assay.addon.inject.plan import Plan, RequestFacts
+from mcp_assay.addon.inject.plan import Plan, RequestFacts, injected_case
+from mcp_assay.cases import Facts
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, HeaderKey, MediaType
@@ -257,10 +258,10 @@ class Injector:
         if resumable is None:
             return
         self._answer(flow, 200, resumable.rest, MediaType.EVENT_STREAM)
+        intent = "the rest of the stream mcp-assay cut, handed to the client that resumed it"
         probe = Probe(
-            name=ProbeName.INJECT_STREAM_RESUME, family="inject-cut", injected=True,
-            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it",
-            tags={"era": Era.HANDSHAKE.recorded},
+            case=injected_case(ProbeName.INJECT_STREAM_RESUME, "inject-cut", intent), intent=intent, injected=True,
+            facts=Facts(era=Era.HANDSHAKE.recorded),
         )  # fmt: skip
         self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
 
@@ -288,5 +289,5 @@ class Injector:
         if self.notify is None:
             return
         self._count += 1
-        data = {"case": probe.name, "era": probe.tag("era"), "exchange": exchange, "detail": detail}
+        data = {"case": probe.name, "era": probe.facts.era, "exchange": exchange, "detail": detail}
         self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

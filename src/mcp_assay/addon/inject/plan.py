@@ -23,8 +23,11 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
+from mcp_assay.cases import Case as SentCase
+from mcp_assay.cases import Facts
 from mcp_assay.errors import ConfigError
 from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, HeaderKey, MediaType, MetaKey
@@ -154,15 +157,22 @@ class Case:
     def key(self) -> tuple[str, str]:
         return (self.name.value, self.era.value)
 
-    def probe(self, **tags: Any) -> Probe:
-        """The tag the injected exchange carries in the recording and in every report."""
+    def probe(self, **facts: Any) -> Probe:
+        """The tag the injected exchange carries in the recording and in every report (``facts``: ``hold_ms``,
+        ``supported`` ..., as a recording keeps them)."""
+        case = injected_case(self.name, f"inject-{self.family.value}", self.intent)
         return Probe(
-            name=self.name, family=f"inject-{self.family.value}", intent=self.intent, injected=True,
-            tags={"era": self.era.recorded, **tags},
-        )  # fmt: skip
+            case=case, intent=self.intent, injected=True, facts=Facts.from_record({"era": self.era.recorded, **facts})
+        )
 
     def matches(self, facts: RequestFacts) -> bool:
         return facts.transport in self.transports and facts.era is self.era and self.point(facts)
+
+
+@cache
+def injected_case(name: str, family: str, expects: str) -> SentCase:
+    """The case an injected exchange's tag carries (one value per fault)."""
+    return SentCase(name=name, family=family, expects=expects, registered=False)
 
 
 @dataclass

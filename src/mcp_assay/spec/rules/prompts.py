@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_assay.cases import prompts as cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.answers import (
     answer_to,
@@ -173,7 +173,7 @@ def _unknown_prompt(request: Message, params: dict[str, Any], ctx: Context) -> s
         return None
     found = _prompt_definition(request, params, ctx)
     known_missing = found is not None and found[0] is None and found[1]
-    return name if known_missing or probe_named(request, ctx, ProbeName.UNKNOWN_PROMPT) else None
+    return name if known_missing or sent_as(request, ctx, cases.UNKNOWN_PROMPT) else None
 
 
 def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -> list[str] | None:
@@ -188,7 +188,7 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
                 name = argument.get("name")
                 if isinstance(name, str) and name not in arguments:
                     missing.append(name)
-    if missing or probe_named(request, ctx, ProbeName.MISSING_PROMPT_ARGUMENT):
+    if missing or sent_as(request, ctx, cases.MISSING_PROMPT_ARGUMENT):
         return missing
     return None
 
@@ -210,7 +210,7 @@ def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Findin
     name = _unknown_prompt(*got, ctx) if got is not None else None
     if name is None or refused_at_envelope(message):
         return None
-    if message.kind is Kind.RESULT and got is not None and not probe_named(got[0], ctx, ProbeName.UNKNOWN_PROMPT):
+    if message.kind is Kind.RESULT and got is not None and not sent_as(got[0], ctx, cases.UNKNOWN_PROMPT):
         return None
     return expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
 

@@ -130,8 +130,9 @@ class ServerProbe:
     def load(self, loader: Any) -> None:
         loader.add_option(
             "mcp_assay_probe_server", bool, False,
-            "While a real client is connected, send the suite's probe families to the server on the client's "
-            "revision and credentials (paced; the probes are marked and never held against the client).",
+            f"While a real client is connected, send the suite's probe families ({', '.join(PROBE_FAMILIES)}) to the "
+            "server on the client's revision and credentials (paced; the probes are marked and never held against "
+            "the client).",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_probe_config", Optional[str], None,  # noqa: UP045 - mitmproxy compares the typespec

@@ -19,11 +19,14 @@ __all__ = [
     "SCOPE_HEADER_ROUTED",
     "SCOPE_LACKING",
     "STUB_CONTROL",
+    "STUB_PREFIX",
     "STUB_TOKENS",
     "stub_token",
 ]
 
 declare = Declare("tokens")
+STUB_PREFIX = "auth-stub-"
+"""What a stub token case's name starts with, before the property it changes."""
 NOT_SERVED = "not served (401 expected; any refusal between two served controls counts)"
 
 STUB_CONTROL = declare(
@@ -35,7 +38,7 @@ STUB_CONTROL = declare(
 
 def _stub(variant: str, requirement: str, sends: str) -> Case:
     return declare(
-        f"auth-stub-{variant}", requirement, sends=f"the stub's control token, {sends}", expects=NOT_SERVED,
+        f"{STUB_PREFIX}{variant}", requirement, sends=f"the stub's control token, {sends}", expects=NOT_SERVED,
         invalid=True, judging=Judging.SELECTED, credential=Credential.INVALID, control=STUB_CONTROL,
     )  # fmt: skip
 
@@ -91,7 +94,7 @@ PASSTHROUGH = declare(
 
 CASES = tuple(declare.cases)
 
-_BY_VARIANT = {case.name.removeprefix("auth-stub-"): case for case in STUB_TOKENS}
+_BY_VARIANT = {case.name.removeprefix(STUB_PREFIX): case for case in STUB_TOKENS}
 
 
 def stub_token(variant: str) -> Case:

@@ -5,8 +5,9 @@ so that what the observer records is what the client gets. It acts only through 
 means: a response set in the ``request`` hook answers in the server's place (the request never
 goes upstream), an awaitable returned from ``responseheaders`` holds an answer back, a buffered
 answer's body is replaced in ``response``, and a header list is rewritten in place. Every flow it
-touches carries the case's :class:`~mcp_assay.wire.Probe` record in ``flow.metadata`` (which the
-observer writes into the recording), a comment and a mark.
+touches is marked in ``flow.metadata`` (the case's name: a flow file keeps it), with a comment and a
+mark; the observer asks :meth:`Injector.probe_of` for the :class:`~mcp_assay.wire.Probe` itself (one
+process: the object, not a record of it) and writes it into the recording.
 
 Without ``mcp_assay_inject`` the hooks return at their first line: forwarding is unchanged.
 """
@@ -44,7 +45,7 @@ __all__ = ["CLIENT_LEFT", "INJECTED", "Injector", "PENDING", "WHOLE"]
 log = logging.getLogger("mcp_assay.inject")
 
 INJECTED = "mcp_assay_injected"
-"""``flow.metadata`` key: the record of the :class:`Probe` of the case this flow carries."""
+"""``flow.metadata`` key: the name of the case this flow carries (the :class:`Probe` is :meth:`Injector.probe_of`'s)."""
 PENDING = "mcp_assay_inject_pending"
 """``flow.metadata`` key: a case may land on this flow once its answer's head is known."""
 CLIENT_LEFT = "mcp_assay_client_left"
@@ -78,6 +79,8 @@ class Injector:
         self._pending: dict[str, tuple[RequestFacts, tuple[Case, ...]]] = {}
         self._cutting: dict[str, tuple[Case, RequestFacts]] = {}
         self._resumable: dict[str, cut.Resumable] = {}
+        self._probes: dict[str, Probe] = {}
+        """The tag of every flow an injection touched, by flow id (at most one per case and era a session)."""
         self._count = 0
 
     # -- options -------------------------------------------------------------------------------------
@@ -279,8 +282,13 @@ class Injector:
         if isinstance(answer, dict):
             plan.learn_discover(answer.get("result"))
 
+    def probe_of(self, flow: Any) -> Probe | None:
+        """The tag of the injection that touched ``flow``, if one did."""
+        return self._probes.get(str(flow.id))
+
     def _mark(self, flow: Any, probe: Probe, what: str) -> None:
-        flow.metadata[INJECTED] = probe.to_record()
+        self._probes[str(flow.id)] = probe
+        flow.metadata[INJECTED] = probe.name
         flow.comment = f"injected by mcp-assay: {probe.name} ({what})"
         flow.marked = ":syringe:"
         self._observe(probe, str(flow.id), f"injected {probe.name}: {what}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.cases import Case
-from mcp_assay.cases.tokens import stub_token
+from mcp_assay.cases.tokens import STUB_PREFIX, STUB_TOKENS
 from mcp_assay.spec.rules.auth.facts import unsigned_jwt
 from mcp_assay.suite.stub.keys import SigningKey
 
@@ -97,7 +97,7 @@ class TokenVariant:
     @property
     def name(self) -> str:
         """The variant's short name (``expired``, ``jku`` ...)."""
-        return self.case.name.removeprefix("auth-stub-")
+        return self.case.name.removeprefix(STUB_PREFIX)
 
     @property
     def requirement(self) -> str:
@@ -109,44 +109,42 @@ class TokenVariant:
 def variants(
     key: SigningKey, foreign: SigningKey, issuer: str, audience: str, scopes: Sequence[str], foreign_jwks: str
 ) -> Iterator[TokenVariant]:
-    """The control token changed in one property each: lifetime, audience, issuer, then signature."""
+    """The control token changed in one property each, one per stub token case and in the registry's order
+    (lifetime, audience, issuer, then signature)."""
     claims = control_claims(issuer, audience, scopes)
     now = claims["iat"]
 
-    def signed(name: str, variant: str, changes: Mapping[str, Any]) -> TokenVariant:
-        changed = {k: v for k, v in {**claims, **changes}.items() if v is not None}
-        return TokenVariant(stub_token(name), variant, sign_rs256(changed, key))
+    def signed(changes: Mapping[str, Any]) -> str:
+        return sign_rs256({k: v for k, v in {**claims, **changes}.items() if v is not None}, key)
 
-    yield signed("expired", "exp an hour in the past", {"iat": now - 7200, "nbf": now - 7200, "exp": now - 3600})
-    yield signed("not-yet-valid", "nbf an hour in the future", {"nbf": now + 3600})
-    yield signed("no-expiry", "no exp claim (a token that never expires)", {"exp": None})
-    yield signed("foreign-audience", f"aud {FOREIGN_AUDIENCE}", {"aud": FOREIGN_AUDIENCE})
-    yield signed("no-audience", "no aud claim", {"aud": None})
-    yield signed("look-alike-audience", f"aud {audience}-evil", {"aud": f"{audience}-evil"})
-    yield signed("audience-list", f"aud [{FOREIGN_AUDIENCE}]", {"aud": [FOREIGN_AUDIENCE]})
-    yield signed("foreign-issuer", f"iss {FOREIGN_ISSUER}, signed by the trusted key", {"iss": FOREIGN_ISSUER})
-    yield signed("no-issuer", "no iss claim, signed by the trusted key", {"iss": None})
-    yield TokenVariant(
-        stub_token("foreign-key"),
-        "signed by an untrusted key under the trusted kid",
-        sign_rs256(claims, foreign, kid=key.kid),
-    )
-    yield TokenVariant(
-        stub_token("unknown-kid"), "signed by an untrusted key with its own kid", sign_rs256(claims, foreign)
-    )
-    yield TokenVariant(
-        stub_token("jku"), "signed by an untrusted key announced in a jku header",
-        sign_rs256(claims, foreign, jku=foreign_jwks),
-    )  # fmt: skip
-    yield TokenVariant(
-        stub_token("embedded-jwk"), "signed by an untrusted key embedded as a jwk header",
-        sign_rs256(claims, foreign, jwk=foreign.jwk()),
-    )  # fmt: skip
-    for alg in ("none", "None", "NONE"):
-        yield TokenVariant(
-            stub_token(f"alg-{alg}"), f"unsigned, alg {alg}", unsigned_jwt(claims, {"alg": alg, "typ": "at+jwt"})
-        )
-    yield TokenVariant(
-        stub_token("hs256-confusion"), "HS256 with the trusted public key as the HMAC secret",
-        _sign_hs256(claims, key.public_pem(), key.kid),
-    )  # fmt: skip
+    def unsigned(alg: str) -> tuple[str, str]:
+        return f"unsigned, alg {alg}", unsigned_jwt(claims, {"alg": alg, "typ": "at+jwt"})
+
+    built: dict[str, tuple[str, str]] = {
+        "expired": ("exp an hour in the past", signed({"iat": now - 7200, "nbf": now - 7200, "exp": now - 3600})),
+        "not-yet-valid": ("nbf an hour in the future", signed({"nbf": now + 3600})),
+        "no-expiry": ("no exp claim (a token that never expires)", signed({"exp": None})),
+        "foreign-audience": (f"aud {FOREIGN_AUDIENCE}", signed({"aud": FOREIGN_AUDIENCE})),
+        "no-audience": ("no aud claim", signed({"aud": None})),
+        "look-alike-audience": (f"aud {audience}-evil", signed({"aud": f"{audience}-evil"})),
+        "audience-list": (f"aud [{FOREIGN_AUDIENCE}]", signed({"aud": [FOREIGN_AUDIENCE]})),
+        "foreign-issuer": (f"iss {FOREIGN_ISSUER}, signed by the trusted key", signed({"iss": FOREIGN_ISSUER})),
+        "no-issuer": ("no iss claim, signed by the trusted key", signed({"iss": None})),
+        "foreign-key": ("signed by an untrusted key under the trusted kid", sign_rs256(claims, foreign, kid=key.kid)),
+        "unknown-kid": ("signed by an untrusted key with its own kid", sign_rs256(claims, foreign)),
+        "jku": ("signed by an untrusted key announced in a jku header", sign_rs256(claims, foreign, jku=foreign_jwks)),
+        "embedded-jwk": (
+            "signed by an untrusted key embedded as a jwk header",
+            sign_rs256(claims, foreign, jwk=foreign.jwk()),
+        ),
+        "alg-none": unsigned("none"),
+        "alg-None": unsigned("None"),
+        "alg-NONE": unsigned("NONE"),
+        "hs256-confusion": (
+            "HS256 with the trusted public key as the HMAC secret",
+            _sign_hs256(claims, key.public_pem(), key.kid),
+        ),
+    }
+    for case in STUB_TOKENS:
+        variant, token = built[case.name.removeprefix(STUB_PREFIX)]
+        yield TokenVariant(case, variant, token)

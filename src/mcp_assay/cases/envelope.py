@@ -105,6 +105,7 @@ WRONG_ACCEPT_HTML = declare(
 FOREIGN_ORIGIN = declare(
     "foreign-origin", "HTTP-35 AUTH-30",
     sends="Origin: https://mcp-assay.invalid", expects="403", invalid=True, judging=Judging.SELECTED,
+    also_recorded=(("foreign_origin", True),),
 )  # fmt: skip
 ORIGIN_CONTROL = declare(
     "origin-control", "HTTP-35",

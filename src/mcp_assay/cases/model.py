@@ -89,6 +89,8 @@ class Case:
     """Sent once per page of a walk: page ``n`` is :meth:`page` ``(n)``."""
     base: Case | None = None
     """The case this one is a page of."""
+    also_recorded: tuple[tuple[str, str | bool], ...] = ()
+    """Keys a recording also carries for readers from before the registry (a stub token's ``requirement``)."""
     registered: bool = True
     """``False`` for a case read from a recording that names none of the registry's (an older or foreign one)."""
     _pages: dict[int, Case] = field(default_factory=dict, repr=False)
@@ -127,6 +129,7 @@ class Case:
             fields["control"] = self.control.name
         if self.alone is not None:
             fields["alone"] = self.alone.name
+        fields.update(self.also_recorded)
         return fields
 
     @classmethod
@@ -181,12 +184,13 @@ class Declare:
         control: Case | None = None,
         alone: Case | None = None,
         paged: bool = False,
+        also_recorded: tuple[tuple[str, str | bool], ...] = (),
     ) -> Case:
         """One case of the family; ``feeds`` is a space-separated list of requirement IDs."""
         case = Case(
             name=name, family=self.family, feeds=ids(feeds), sends=sends, expects=expects, invalid=invalid,
             off_version=off_version, judging=judging, marker=marker, credential=credential, control=control,
-            alone=alone, paged=paged,
+            alone=alone, paged=paged, also_recorded=also_recorded,
         )  # fmt: skip
         self.cases.append(case)
         return case

@@ -40,6 +40,7 @@ def _stub(variant: str, requirement: str, sends: str) -> Case:
     return declare(
         f"{STUB_PREFIX}{variant}", requirement, sends=f"the stub's control token, {sends}", expects=NOT_SERVED,
         invalid=True, judging=Judging.SELECTED, credential=Credential.INVALID, control=STUB_CONTROL,
+        also_recorded=(("requirement", requirement),),
     )  # fmt: skip
 
 

@@ -477,7 +477,7 @@ def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Findin
     """A list request with an invalid cursor is answered with -32602.
 
     Triggered by a list request whose ``cursor`` is ``"mcp-assay-invalid-cursor"`` (or
-    ``"mcp-conformance-invalid-cursor"``), or any list request tagged with the probe name
+    ``"mcp-conformance-invalid-cursor"``), or any list request sent as the case
     ``invalid-cursor``."""
     request = ctx.log.request_of(message)
     if request is None or not _invalid_cursor_request(request, ctx):

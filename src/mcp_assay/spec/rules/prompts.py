@@ -1,8 +1,8 @@
 """Prompts (PRM-): prompt listings, prompts/get requests and results, and their errors.
 
 Whether a ``prompts/get`` names an unknown prompt or leaves out a required argument is read
-from the latest complete ``prompts/list`` captured for the same server, or from the probe names
-``unknown-prompt`` and ``missing-prompt-argument``.
+from the latest complete ``prompts/list`` captured for the same server, or from the cases the suite
+sent them as (``unknown-prompt``, ``missing-prompt-argument``).
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
 def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A prompts/get naming a prompt that does not exist gets -32602.
 
-    Triggered by a ``prompts/get`` tagged with the probe name ``unknown-prompt``, or one naming a
+    Triggered by a ``prompts/get`` sent as the case ``unknown-prompt``, or one naming a
     prompt absent from a complete captured ``prompts/list`` that the server does not serve (an
     unlisted prompt that works is hidden, not unknown)."""
     got = _get_of(message, ctx)
@@ -226,7 +226,7 @@ def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) 
     """A prompts/get that leaves out a required argument gets -32602.
 
     Triggered by a ``prompts/get`` without an argument its captured ``prompts/list`` entry marks
-    ``required: true``, or one tagged with the probe name ``missing-prompt-argument``."""
+    ``required: true``, or one sent as the case ``missing-prompt-argument``."""
     got = _get_of(message, ctx)
     missing = _missing_arguments(*got, ctx) if got is not None else None
     if missing is None or refused_at_envelope(message):

@@ -2,7 +2,7 @@
 
 A read "of a resource that does not exist" is recognised from the traffic when the server's own
 error says so, from the conventional probe URIs ``file:///mcp-assay/does-not-exist-…`` and
-``file:///mcp-conformance/does-not-exist-…``, or from the probe name ``missing-resource``; a
+``file:///mcp-conformance/does-not-exist-…``, or from the case ``missing-resource``; a
 malformed or escaping ``file://`` URI is recognised from the request itself.
 """
 
@@ -288,7 +288,7 @@ def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Find
 
     Triggered by a ``resources/read`` of a URI starting ``file:///mcp-assay/does-not-exist`` (or
     ``file:///mcp-conformance/does-not-exist``),
-    one tagged with the probe name ``missing-resource``, or one the server itself answers with a
+    one sent as the case ``missing-resource``, or one the server itself answers with a
     "not found" error."""
     read = _missing_read(message, ctx)
     if read is None or refused_at_envelope(message):
@@ -380,7 +380,7 @@ def malformed_uris_are_refused(message: Message, ctx: Context) -> Finding | None
     """A resources/read of a malformed uri gets a JSON-RPC error, not contents.
 
     Triggered by a ``resources/read`` whose ``uri`` is not an absolute RFC 3986 URI (e.g. ``"not a
-    uri"``), or one tagged with the probe name ``malformed-uri``."""
+    uri"``), or one sent as the case ``malformed-uri``."""
     read = _read_of(message, ctx)
     if read is None:
         return None

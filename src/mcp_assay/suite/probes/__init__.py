@@ -1,8 +1,9 @@
 """The probe families, in the order a run sends them.
 
-Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, the
-requirement IDs its traffic feeds, the eras, transports and capability it needs, and the
-coroutine that sends it. Probes never judge: the rules in :mod:`mcp_assay.spec.rules` do.
+Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, its cases
+(declared in :mod:`mcp_assay.cases`, which say what its traffic feeds), the eras, transports and
+capability it needs, and the coroutine that sends it. Probes never judge: the rules in
+:mod:`mcp_assay.spec.rules` do.
 """
 
 from __future__ import annotations
@@ -55,4 +56,5 @@ FAMILIES: tuple[Family, ...] = (
 
 
 def family_names() -> tuple[str, ...]:
+    """The families, in the order a run sends them (what ``--only`` and the help name)."""
     return tuple(family.name for family in FAMILIES)

@@ -108,7 +108,10 @@ async def run(ctx: SuiteContext) -> None:
             capabilities=capabilities, extra={"requestState": _tampered(state), "inputResponses": answers},
         )  # fmt: skip
     else:
-        ctx.skip("the input_required result carried no requestState to tamper with", requirements={"MRTR-15"})
+        ctx.skip(
+            "the input_required result carried no requestState to tamper with",
+            requirements=cases.MRTR_TAMPERED_STATE.feeds,
+        )
 
 
 FAMILY = Family(

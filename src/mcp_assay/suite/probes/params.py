@@ -31,7 +31,7 @@ __all__ = ["REQUIREMENTS", "run"]
 
 REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.CASES))
 """What these cases feed; HTTP-16 and HTTP-17 are also fed by the ``Mcp-Name`` cases."""
-PARAM_ONLY = frozenset({"HTTP-19", "HTTP-20", "HTTP-21"})
+PARAM_ONLY = cases.PARAM_MISSING.feeds | cases.PARAM_ABSENT.feeds | cases.PARAM_NUMERIC.feeds
 
 
 def _value_at(arguments: Mapping[str, Any], path: tuple[str, ...]) -> Any:
@@ -190,7 +190,7 @@ async def run(ctx: SuiteContext) -> None:
         ctx.skip(
             f"--tool-args gives {name} no value for any of its marked properties "
             f"({', '.join('.'.join(mark.path) for mark in marks)}), so no Mcp-Param header could be varied",
-            requirements={"HTTP-19", "HTTP-21"},
+            requirements=cases.PARAM_MISMATCH.feeds | cases.PARAM_NUMERIC.feeds,
             case="mcp-param",
         )
     integers = [(mark, value) for mark, value in present if isinstance(value, int) and not isinstance(value, bool)]
@@ -202,7 +202,7 @@ async def run(ctx: SuiteContext) -> None:
     elif present:
         ctx.skip(
             f"{name} has no integer marked property with a value in --tool-args",
-            requirements={"HTTP-21"},
+            requirements=cases.PARAM_NUMERIC.feeds,
             case="param-numeric",
         )
     await _absent(ctx, call, schema, marks, arguments, name)
@@ -233,6 +233,6 @@ async def _absent(
             return
     ctx.skip(
         f"every marked property of {name} is required and not nullable, so no valid call leaves one out",
-        requirements={"HTTP-20"},
+        requirements=cases.PARAM_ABSENT.feeds,
         case="param-absent",
     )

@@ -75,7 +75,11 @@ async def run(ctx: SuiteContext) -> None:
     )
     with_required = next((prompt for prompt in prompts if _required(prompt)), None)
     if with_required is None:
-        ctx.skip("no listed prompt has a required argument", requirements={"PRM-08"}, case="missing-argument")
+        ctx.skip(
+            "no listed prompt has a required argument",
+            requirements=cases.MISSING_PROMPT_ARGUMENT.feeds,
+            case="missing-argument",
+        )
         return
     await client.request(
         "prompts/get",

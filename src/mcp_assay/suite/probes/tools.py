@@ -316,12 +316,16 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
         ctx.skip(
             "no tool is known to fail: name one with --failing-tool (its arguments come from --tool-args) to see "
             "whether a tool failure comes back as a result with isError: true",
-            requirements={"TOOL-15"},
+            requirements=cases.FAILING_TOOL.feeds,
             case="failing-tool",
         )
         return
     if name not in by_name(tools):
-        ctx.skip(f"--failing-tool {name}: the server lists no such tool", requirements={"TOOL-15"}, case="failing-tool")
+        ctx.skip(
+            f"--failing-tool {name}: the server lists no such tool",
+            requirements=cases.FAILING_TOOL.feeds,
+            case="failing-tool",
+        )
         return
     arguments = dict(ctx.config.tool_args.get(name, {}))
     await call_tool(

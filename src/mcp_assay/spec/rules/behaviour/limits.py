@@ -19,7 +19,6 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.verdicts import Level
 
-"""The probe name the suite's burst carries (:mod:`mcp_assay.suite.probes.burst`)."""
 _LIMIT_WORDS = re.compile(r"rate.?limit|too many|throttl|quota|slow down", re.IGNORECASE)
 
 

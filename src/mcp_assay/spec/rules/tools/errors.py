@@ -42,7 +42,7 @@ from mcp_assay.verdicts import Level, Side
 def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A tools/call naming a tool that does not exist gets protocol error -32602 (not a tool result, not -32601).
 
-    Triggered by a tools/call that the active suite tags with the probe name ``unknown-tool``,
+    Triggered by a tools/call that the active suite sends as the case ``unknown-tool``,
     or by a call of a name absent from a complete captured ``tools/list`` that the server does
     not serve normally (an unlisted tool that works is hidden, not unknown). The reason names the
     channel the answer took. The HTTP status of a protocol error is recorded, not judged (200 and

@@ -21,6 +21,7 @@ __all__ = [
     "NO_VERSION_HEADER",
     "NO_VERSION_NO_SESSION",
     "PING",
+    "PUBLISHED_VERSION_HEADER",
     "SET_LEVEL",
     "SET_LEVEL_INVALID",
     "UNSUPPORTED_VERSION",
@@ -62,6 +63,13 @@ BAD_VERSION_HEADER = declare(
     "bad-version-header", "HS-12",
     sends="MCP-Protocol-Version 1900-01-01 on a ping in the session", expects="400",
     invalid=True, off_version=True,
+)  # fmt: skip
+PUBLISHED_VERSION_HEADER = declare(
+    "published-version-header", "HS-12",
+    sends="initialize offering 2024-11-05 (a published revision) on a new connection; when the server answers with "
+    "another version, a ping in the session naming 2024-11-05 in MCP-Protocol-Version",
+    expects="400 to the ping: a published revision the server does not support is an unsupported version",
+    invalid=True, off_version=True, judging=Judging.SELECTED,
 )  # fmt: skip
 NO_VERSION_HEADER = declare(
     "no-version-header", "HS-13",

@@ -5,9 +5,10 @@ handshake before any family runs (``notifications/initialized``, ``202`` on HTTP
 session carry other requests, and only from then on may the server send its own), and this family
 pings, offers an unsupported version on
 a new session (a counter-offer or a refusal, never an echo), and on HTTP probes the session rules:
-an invalid ``MCP-Protocol-Version`` (``400``), no version header (served as 2025-03-26 or refused),
-no ``Mcp-Session-Id`` (``400`` when the server requires sessions), neither of the two (served as
-``2025-03-26`` or refused, A22), ``GET`` (an event stream or
+an invalid ``MCP-Protocol-Version`` (``400``), and one naming a published revision the server
+declined when a new connection offered it in ``initialize`` (``400`` too), no version header
+(served as 2025-03-26 or refused), no ``Mcp-Session-Id`` (``400`` when the server requires
+sessions), neither of the two (served as ``2025-03-26`` or refused, A22), ``GET`` (an event stream or
 ``405``), and ``logging/setLevel`` where logging is advertised. The session is ended at the very end
 of the run (see :func:`teardown`), after which its id must get ``404``.
 """
@@ -23,6 +24,8 @@ from mcp_assay.suite.transports import StreamControl
 __all__ = ["FAMILY", "confirm", "teardown"]
 
 UNSUPPORTED = "1900-01-01"
+PUBLISHED = "2024-11-05"
+"""A published revision older than the window: one a server may well not support."""
 
 
 async def run(ctx: SuiteContext) -> None:
@@ -54,6 +57,7 @@ async def run(ctx: SuiteContext) -> None:
         headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
         probe=ctx.probe(cases.BAD_VERSION_HEADER),
     )
+    await _published_version(ctx, client)
     await client.request(
         "ping",
         version=False,
@@ -85,6 +89,23 @@ async def run(ctx: SuiteContext) -> None:
         method="GET",
         timeout=ctx.short_timeout,
     )  # type: ignore[call-arg]
+
+
+async def _published_version(ctx: SuiteContext, client: LegacyClient) -> None:
+    """HS-12 for a published revision: offer it on a new connection; declined, name it in the session's header."""
+    fresh = await ctx.fresh_client()
+    if client.session is None or not isinstance(fresh, LegacyClient):
+        return
+    offer = ctx.probe(cases.PUBLISHED_VERSION_HEADER, f"initialize offering {PUBLISHED}", invalid=False)
+    reply = await fresh.initialize(PUBLISHED, offer, adopt=False)
+    answered = reply.result.get("protocolVersion") if reply.ok else None
+    if not isinstance(answered, str) or answered == PUBLISHED:
+        return  # served (or not answered): the server supports it, or says nothing either way
+    await client.request(
+        "ping",
+        headers={Header.PROTOCOL_VERSION: PUBLISHED},
+        probe=ctx.probe(cases.PUBLISHED_VERSION_HEADER, f"MCP-Protocol-Version {PUBLISHED}, declined as {answered}"),
+    )
 
 
 async def confirm(ctx: SuiteContext) -> None:

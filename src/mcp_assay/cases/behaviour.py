@@ -9,7 +9,7 @@ after each write, refusal or read says whether it changed anything.
 from __future__ import annotations
 
 from mcp_assay.cases.facts import Refusal
-from mcp_assay.cases.model import Declare, Judging
+from mcp_assay.cases.model import Case, Declare, Judging
 
 __all__ = [
     "CANCEL_RACE",
@@ -65,38 +65,28 @@ WRITE_BASELINE = declare(
     sends="an accepted tools/call of a write tool (calibration)", expects="served, and the witness moves",
     judging=Judging.SELECTED,
 )  # fmt: skip
-REFUSED = "refused, and the witness does not move"
+
+
+def _refusal(kind: Refusal, feeds: str, sends: str, *, invalid: bool) -> Case:
+    return declare(
+        "refusal", feeds, sends=sends, expects="refused, and the witness does not move", invalid=invalid,
+        judging=Judging.SELECTED, marker=("refusal", kind.value),
+    )  # fmt: skip
+
+
 REFUSALS = {
-    Refusal.EXTRA_ARGUMENTS: declare(
-        "refusal", "BEH-05 BEH-03",
-        sends="tools/call of a write tool with arguments its inputSchema forbids", expects=REFUSED,
-        invalid=True, judging=Judging.SELECTED, marker=("refusal", Refusal.EXTRA_ARGUMENTS.value),
-    ),
-    Refusal.PRINCIPAL_WITHOUT_SCOPE: declare(
-        "refusal", "BEH-05 AUTH-24",
-        sends="tools/call of a write tool as a principal who must not be able to use it", expects=REFUSED,
-        judging=Judging.SELECTED, marker=("refusal", Refusal.PRINCIPAL_WITHOUT_SCOPE.value),
-    ),
-    Refusal.INVALID_TOKEN: declare(
-        "refusal", "BEH-05 AUTH-21",
-        sends="tools/call of a write tool with an invalid token (HTTP)", expects=REFUSED,
-        invalid=True, judging=Judging.SELECTED, marker=("refusal", Refusal.INVALID_TOKEN.value),
-    ),
-    Refusal.ANONYMOUS: declare(
-        "refusal", "BEH-05",
-        sends="tools/call of a write tool without credentials (HTTP)", expects=REFUSED,
-        invalid=True, judging=Judging.SELECTED, marker=("refusal", Refusal.ANONYMOUS.value),
-    ),
-    Refusal.MISMATCHED_NAME: declare(
-        "refusal", "BEH-05",
-        sends="tools/call of a write tool under an Mcp-Name header naming another tool (2026 HTTP)", expects=REFUSED,
-        invalid=True, judging=Judging.SELECTED, marker=("refusal", Refusal.MISMATCHED_NAME.value),
-    ),
-    Refusal.UNKNOWN_TOOL: declare(
-        "refusal", "BEH-05",
-        sends="tools/call of an unknown tool with a write tool's arguments", expects=REFUSED,
-        judging=Judging.SELECTED, marker=("refusal", Refusal.UNKNOWN_TOOL.value),
-    ),
+    kind: _refusal(kind, feeds, sends, invalid=invalid)
+    for kind, feeds, sends, invalid in (
+        (Refusal.EXTRA_ARGUMENTS, "BEH-05 BEH-03", "tools/call of a write tool with arguments its inputSchema forbids",
+         True),
+        (Refusal.PRINCIPAL_WITHOUT_SCOPE, "BEH-05 AUTH-24",
+         "tools/call of a write tool as a principal who must not be able to use it", False),
+        (Refusal.INVALID_TOKEN, "BEH-05 AUTH-21", "tools/call of a write tool with an invalid token (HTTP)", True),
+        (Refusal.ANONYMOUS, "BEH-05", "tools/call of a write tool without credentials (HTTP)", True),
+        (Refusal.MISMATCHED_NAME, "BEH-05",
+         "tools/call of a write tool under an Mcp-Name header naming another tool (2026 HTTP)", True),
+        (Refusal.UNKNOWN_TOOL, "BEH-05", "tools/call of an unknown tool with a write tool's arguments", False),
+    )
 }  # fmt: skip
 """One case per way a write is tried that must be refused (AUTH-AND-BEHAVIOUR §3.4, R1..R6)."""
 CANCEL_RACE = declare(

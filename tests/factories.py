@@ -36,7 +36,7 @@ def as_probe(tag: Probe | Mapping[str, Any] | str | None) -> Probe | None:
     if tag is None or isinstance(tag, Probe):
         return tag
     if isinstance(tag, str):
-        return Probe(name=tag)
+        return Probe.from_record({"name": tag})
     return Probe.from_record(tag)
 
 

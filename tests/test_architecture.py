@@ -1,6 +1,7 @@
 """The import graph keeps the intended shape: no cycle, and every arrow pointing inward.
 
-Tool-defined. The core (the wire model, parsing, the exchange log, recordings, verdicts) knows
+Tool-defined. The core (the wire model, parsing, the exchange log, recordings, verdicts, the case
+registry) knows
 nothing of the rest; ``spec/`` (revisions, the catalogue, the rules and the engine) builds on the
 core only; ``report/`` renders verdicts and builds on the core only; ``suite/`` and ``addon/``
 produce traffic and build on all three; the command line and the test helpers sit on top. Only
@@ -29,7 +30,6 @@ CORE = {
     "mcp_assay.logs",
     "mcp_assay.notes",
     "mcp_assay.presence",
-    "mcp_assay.probe_names",
     "mcp_assay.protocol",
     "mcp_assay.record_readers",
     "mcp_assay.recording",
@@ -54,7 +54,7 @@ ALLOWED = {
 
 
 def layer(module: str) -> str:
-    if module in CORE:
+    if module in CORE or module.startswith("mcp_assay.cases"):
         return "core"
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in ("spec", "report", "suite", "addon"):

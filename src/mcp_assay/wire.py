@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from mcp_assay.cases import NO_FACTS, Case, Explored, Facts, case_of_record
 from mcp_assay.jsonrpc import Message, parse_message
 from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.sse import SseEvent
@@ -24,7 +25,6 @@ from mcp_assay.verdicts import Side
 __all__ = [
     "Ending",
     "EVENTS_LOST",
-    "EXPLORED_TAG",
     "EndReason",
     "Exchange",
     "Headers",
@@ -45,14 +45,9 @@ __all__ = [
     "media_type",
     "oauth_kind",
     "oauth_request_kind",
-    "probe_name",
+    "probe_case",
     "sent_by_assay",
 ]
-
-
-EXPLORED_TAG = "explored"
-"""The probe tag of a call ``run --explore`` made (:mod:`mcp_assay.suite.explore`): an object saying how it came
-about, which the engine reads to give its findings the source ``explored`` and the evidence its input's story."""
 
 
 class Headers(tuple[tuple[str, str], ...]):
@@ -144,18 +139,17 @@ EVENTS_LOST = "the capture kept none of the stream's events"
 class Probe:
     """What mcp-assay itself did to an exchange: sent its request on purpose, or answered it.
 
-    The active suite (and the proxy, when asked to probe) tags every request it sends; an answer
-    mcp-assay makes up on the server's behalf (an injected fault) carries one too, with
-    ``injected`` set. Rules read the tag to tell traffic mcp-assay made from the peers' own:
-    a request malformed on purpose is never held against the client, an injected answer never
-    against the server. Names come from :mod:`mcp_assay.probe_names`."""
+    The active suite (and the proxy, when asked to probe) tags every request it sends with the
+    :class:`~mcp_assay.cases.Case` it belongs to; an answer mcp-assay makes up on the server's behalf
+    (an injected fault) carries one too, with ``injected`` set. Rules read the tag to tell traffic
+    mcp-assay made from the peers' own: a request malformed on purpose is never held against the
+    client, an injected answer never against the server; and they pick out the exchanges of a case
+    by the case itself (:meth:`of_case`)."""
 
-    name: str
-    """Which case made the exchange (a :class:`~mcp_assay.probe_names.ProbeName` value)."""
-    family: str = ""
-    """The probe family (``envelope``, ``tokens`` ...) or injection family that sent it."""
-    intent: str = "ordinary request"
-    """What the case expects, in words, for the report."""
+    case: Case
+    """Which case made the exchange."""
+    intent: str = ""
+    """What this sending expects, in words (the case's own words unless the sender said more), for the recording."""
     invalid: bool = False
     """The request is malformed on purpose."""
     injected: bool = False
@@ -164,55 +158,83 @@ class Probe:
     """The request speaks no revision under test: it names another version (an unsupported one, an older one, a
     header that disagrees with the body) or none at all. A server may serve it as another revision, so the
     exchange is evidence only for the checks that judge version negotiation itself (``Check.off_version``)."""
-    tags: Mapping[str, Any] = field(default_factory=dict)
-    """Facts of the case some rules read (``principal``, ``phase``, ``variant``, ``revision`` ...)."""
+    revision: str | None = None
+    """The revision the request was sent at."""
+    facts: Facts = NO_FACTS
+    """What only this sending knows (the principal, the tool, the step ...)."""
 
-    def tag(self, key: str) -> Any:
-        """One fact of the case, or ``None``."""
-        return self.tags.get(key)
+    @classmethod
+    def of(
+        cls, case: Case, intent: str | None = None, *, invalid: bool | None = None, injected: bool = False,
+        facts: Facts = NO_FACTS,
+    ) -> Probe:  # fmt: skip
+        """The tag of one sending of ``case`` (``invalid`` as the case declares it unless the sender knows better; a
+        marker that is also a fact, such as a refusal's kind, among the facts as a recording would give it)."""
+        if case.marker is not None:
+            facts = facts.with_recorded(*case.marker)
+        return cls(
+            case=case, intent=intent if intent is not None else f"{case.sends}: {case.expects}",
+            invalid=case.invalid if invalid is None else invalid, injected=injected, off_version=case.off_version,
+            facts=facts,
+        )  # fmt: skip
 
     @property
-    def explored(self) -> Mapping[str, Any] | None:
+    def name(self) -> str:
+        """The case's name, as recordings and reports carry it."""
+        return self.case.name
+
+    @property
+    def family(self) -> str:
+        return self.case.family
+
+    def of_case(self, *cases: Case) -> bool:
+        """Whether the exchange was made by one of ``cases`` (a page of a paged case counts as the case)."""
+        return self.case.is_one_of(*cases)
+
+    @property
+    def explored(self) -> Explored | None:
         """For a call ``run --explore`` made: how it came about (its tool, seed, role and arguments' kind)."""
-        found = self.tags.get(EXPLORED_TAG)
-        return found if isinstance(found, Mapping) else None
+        return self.facts.explored
 
     def at(self, revision: str | None) -> Probe:
         """The tag as sent: naming the revision the request was sent at."""
-        return self.with_tags(revision=revision) if revision is not None else self
+        return replace(self, revision=revision) if revision is not None else self
 
-    def with_tags(self, **tags: Any) -> Probe:
-        return Probe(
-            name=self.name, family=self.family, intent=self.intent, invalid=self.invalid, injected=self.injected,
-            off_version=self.off_version, tags={**self.tags, **tags},
-        )  # fmt: skip
+    def with_facts(self, **changes: Any) -> Probe:
+        """The tag with more facts of the sending (``None`` values change nothing)."""
+        return replace(self, facts=self.facts.merged(**changes))
 
     def to_record(self) -> dict[str, Any]:
-        """The tag as a recording stores it: one flat object."""
-        record: dict[str, Any] = {"name": self.name, "family": self.family, "invalid": self.invalid}
+        """The tag as a recording stores it: one flat object (the case's name and family, its marker, the facts)."""
+        record: dict[str, Any] = {"name": self.case.name, "family": self.case.family, "invalid": self.invalid}
         record["intent"] = self.intent
         if self.injected:
             record["injected"] = True
         if self.off_version:
             record["off_version"] = True
-        for key, value in self.tags.items():
+        for key, value in self.case.recorded().items():
+            record.setdefault(key, value)
+        if self.revision is not None:
+            record["revision"] = self.revision
+        for key, value in self.facts.to_record().items():
             record.setdefault(key, value)
         return record
 
     @classmethod
     def from_record(cls, value: Any) -> Probe | None:
-        """A tag read back from a recording; ``None`` when there is none (or it is not an object)."""
+        """A tag read back from a recording, to the registry's case when it names one; ``None`` when there is no
+        tag (or it is not an object)."""
         if not isinstance(value, Mapping):
             return None
-        known = {"name", "family", "intent", "invalid", "injected", "off_version"}
+        revision = value.get("revision")
         return cls(
-            name=str(value.get("name", "")),
-            family=str(value.get("family", "")),
+            case=case_of_record(value),
             intent=str(value.get("intent", "ordinary request")),
             invalid=value.get("invalid") is True,
             injected=value.get("injected") is True,
             off_version=value.get("off_version") is True,
-            tags={str(key): item for key, item in value.items() if key not in known},
+            revision=revision if isinstance(revision, str) else None,
+            facts=Facts.from_record(value),
         )
 
 
@@ -301,10 +323,10 @@ class HttpExchange:
         return self.ending is not None and self.ending.reason is EndReason.OPEN and EVENTS_LOST in self.ending.detail
 
 
-def probe_name(item: Exchange | None) -> str | None:
-    """The name of the probe an exchange carries; ``None`` for the peers' own traffic."""
+def probe_case(item: Exchange | None) -> Case | None:
+    """The case of the probe an exchange carries; ``None`` for the peers' own traffic."""
     probe = item.probe if item is not None else None
-    return probe.name if probe is not None else None
+    return probe.case if probe is not None else None
 
 
 def sent_by_assay(item: Exchange | None) -> bool:

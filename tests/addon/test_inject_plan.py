@@ -22,6 +22,7 @@ from mcp_assay.addon.inject.facts import AnswerHead
 from mcp_assay.addon.inject.families import cut, headers, hold, session, version
 from mcp_assay.addon.inject.families.cut import RETRY_MS, cut_legacy, cut_modern
 from mcp_assay.addon.inject.families.version import refusal
+from mcp_assay.cases import Facts
 from mcp_assay.errors import ConfigError
 from mcp_assay.faults import Fault, fault_of
 from mcp_assay.protocol import Era
@@ -116,9 +117,9 @@ def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> Non
 
 def test_an_injected_exchange_names_the_handshake_era_legacy_as_recordings_always_have() -> None:
     """Tool-defined: the era is one enum inside mcp-assay; the recording keeps the tag it has always carried."""
-    assert session.EXPIRY.probe().tags["era"] == "legacy"
-    assert version.REFUSAL.probe().tags["era"] == "modern"
-    assert {case.probe().tags["era"] for case in CASES} == {"modern", "legacy"}
+    assert session.EXPIRY.probe().facts.era == "legacy"
+    assert version.REFUSAL.probe().facts.era == "modern"
+    assert {case.probe().facts.era for case in CASES} == {"modern", "legacy"}
 
 
 def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:
@@ -195,8 +196,12 @@ def test_a_case_the_tap_cannot_apply_or_nothing_judges_is_refused() -> None:
 
 def test_an_injected_exchange_says_what_was_done_to_it_and_older_recordings_are_read_by_name() -> None:
     """Tool-defined: the rules select held and respelled exchanges by their fault, never by a case name."""
-    assert fault_of(hold.HELD_INITIALIZE.probe(hold_ms=5)) is Fault.HELD
+    held = hold.HELD_INITIALIZE.probe(Facts(hold_ms=5))
+    assert fault_of(held) is Fault.HELD and held.facts.hold_ms == 5
     assert fault_of(version.REFUSAL.probe()) is Fault.ANSWERED
-    assert fault_of(Probe(name="inject-header-case", injected=True)) is Fault.RESPELLED  # written before the tag
-    assert fault_of(Probe(name="inject-header-case")) is None  # a probe, not an injection
+    back = Probe.from_record(held.to_record())  # what the judging worker and a recording's reader get
+    assert back is not None and back.facts == held.facts and back.name == held.name and fault_of(back) is Fault.HELD
+    older = {"name": "inject-header-case", "family": "inject-headers"}  # written before the tag
+    assert fault_of(Probe.from_record({**older, "injected": True})) is Fault.RESPELLED
+    assert fault_of(Probe.from_record(older)) is None  # a probe, not an injection
     assert fault_of(None) is None

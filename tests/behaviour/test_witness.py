@@ -6,6 +6,7 @@ import asyncio
 import sys
 from typing import Any
 
+from mcp_assay.cases import Facts
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.behaviour.config import BehaviourConfig, Witness
 from mcp_assay.suite.behaviour.lanes import Lane
@@ -23,7 +24,7 @@ def read(spec: SpecSet, witness: Witness) -> tuple[Read, Observation]:
     lane = Lane(revision, "http", SuiteConfig(url="http://127.0.0.1:9/mcp"), BehaviourConfig(), _no_connection)
     recorded: list[Observation] = []
     reader = WitnessReader(lane, recorded.append, lambda prefix: f"{prefix}1")
-    result = asyncio.run(reader.read(witness, case="c1", read="before", tool="create_draft"))
+    result = asyncio.run(reader.read(witness, case="c1", read="before", step=Facts(tool="create_draft")))
     (observation,) = recorded
     return result, observation
 

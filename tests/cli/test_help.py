@@ -173,6 +173,19 @@ def test_validate_help_names_every_capture_format_it_reads() -> None:
         assert reader.name in flat, reader.name
 
 
+def test_the_help_lists_the_families_from_the_registry() -> None:
+    """Tool-defined (issue 20): the families ``run --only`` and ``proxy --probe-server`` name are the suite's own,
+    never typed again in the help."""
+    from mcp_assay.addon.server_probe import PROBE_FAMILIES
+    from mcp_assay.suite.probes import family_names
+
+    run = "".join(help_of("run").split())  # click may break a name at its hyphen
+    assert all(name in run for name in family_names()), run
+    assert set(PROBE_FAMILIES) <= set(family_names())
+    proxy = "".join(help_of("proxy").split())
+    assert f"({','.join(PROBE_FAMILIES)})" in proxy, proxy
+
+
 @pytest.mark.parametrize(
     ("args", "usage"),
     [

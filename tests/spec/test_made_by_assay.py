@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from mcp_assay.cases import Case, methods
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Finding, failed, log_check, message_check, passed
@@ -22,8 +23,8 @@ from mcp_assay.wire import Probe
 from tests.factories import error_body, http, legacy_call, legacy_session, log_of, modern_call, request_body
 
 TOOLS = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
-INJECTED = Probe(name="inject-version-refusal", family="inject-version", injected=True)
-PROBE = Probe(name="unknown-method", family="methods", invalid=False)
+INJECTED = Probe(case=Case(name="inject-version-refusal", family="inject-version", registered=False), injected=True)
+PROBE = Probe.of(methods.UNKNOWN_METHOD, invalid=False)
 
 
 @pytest.fixture()

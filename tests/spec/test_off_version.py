@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from mcp_assay.cases import handshake, versioning
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.context import OFF_VERSION
@@ -89,9 +90,7 @@ def test_a_message_check_bound_to_a_revision_does_not_see_an_off_version_answer(
     revision is that revision's answer, not a 2026 result missing its resultType; the same answer to an ordinary
     request fails."""
     bare = modern_call("tools/list", {}, {"tools": []}, bare=True)
-    off = dataclasses.replace(
-        bare, probe=Probe(name="body-header-mismatch", family="versioning", invalid=True, off_version=True)
-    )
+    off = dataclasses.replace(bare, probe=Probe.of(versioning.BODY_HEADER_MISMATCH))
     verdict = judge(log_of(off), spec, "results_name_their_result_type")
     assert verdict.outcome is Outcome.NOT_APPLICABLE and verdict.reason == OFF_VERSION
     assert judge(log_of(bare), spec, "results_name_their_result_type").outcome is Outcome.FAILED
@@ -99,7 +98,7 @@ def test_a_message_check_bound_to_a_revision_does_not_see_an_off_version_answer(
 
 def test_the_off_version_tag_survives_a_recording() -> None:
     """Tool-defined: `validate` of a recording judges as the run did, so the tag is written and read back."""
-    probe = Probe(name="unsupported-version", family="handshake", off_version=True)
-    assert Probe.from_record(probe.to_record()) == probe
-    assert probe.with_tags(revision="2025-11-25").off_version
+    probe = Probe.of(handshake.UNSUPPORTED_VERSION)
+    assert probe.off_version and Probe.from_record(probe.to_record()) == probe
+    assert probe.at("2025-11-25").off_version
     assert not Probe.from_record({"name": "x"}).off_version  # type: ignore[union-attr]

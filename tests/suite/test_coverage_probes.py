@@ -22,9 +22,15 @@ from mcp_assay.suite.judging import revision_of_items
 from mcp_assay.suite.runner import arun
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Outcome, Side, Verdict
-from mcp_assay.wire import probe_name
+from mcp_assay.wire import Exchange
 from tests.peers.broken_suite.core import LEGACY, SUB, TOOLS, Answer, Server, _error
 from tests.suite.scripted import Handler, mock, respond
+
+
+def probe_name(item: Exchange) -> str | None:
+    """The name the recording gives the case that made ``item``."""
+    return item.probe.name if item.probe is not None else None
+
 
 URL = "http://127.0.0.1:9/mcp"
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"

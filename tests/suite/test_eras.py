@@ -117,9 +117,9 @@ def test_an_exclusive_family_has_the_server_to_itself(spec: SpecSet, monkeypatch
         return run
 
     families = (
-        Family(name="tools", requirements=frozenset(), run=timed("first", 0.05)),
-        Family(name="prompts", requirements=frozenset(), run=timed("alone", 0.1), exclusive=lambda config: True),
-        Family(name="resources", requirements=frozenset(), run=timed("last", 0.05)),
+        Family(name="tools", cases=(), run=timed("first", 0.05)),
+        Family(name="prompts", cases=(), run=timed("alone", 0.1), exclusive=lambda config: True),
+        Family(name="resources", cases=(), run=timed("last", 0.05)),
     )
     monkeypatch.setattr(plan, "FAMILIES", families)
     run_suite(spec, respond(Server()))

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mcp_assay.cases import tools as tool_cases
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite import plan
@@ -81,10 +82,10 @@ def test_an_exception_inside_a_family_is_not_verified_and_the_run_goes_on(
     next family still runs and the report is written; the traceback goes to the log, not to the user."""
 
     async def broken(ctx: SuiteContext) -> None:
-        await ctx.client.request("tools/list", {}, probe=ctx.probe("list", "tools/list"))
+        await ctx.client.request("tools/list", {}, probe=ctx.probe(tool_cases.LIST, "tools/list"))
         raise IndexError("list index out of range")
 
-    tools = Family(name="tools", requirements=frozenset({"TOOL-09"}), run=broken, capability="tools")
+    tools = Family(name="tools", cases=(tool_cases.CALL,), run=broken, capability="tools")
     prompts = next(family for family in FAMILIES if family.name == "prompts")
     monkeypatch.setattr(plan, "FAMILIES", (tools, prompts))
     with caplog.at_level(logging.ERROR, logger="mcp_assay"):

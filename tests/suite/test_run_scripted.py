@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from mcp_assay.cases import tools as tool_cases
 from mcp_assay.jsonrpc import Kind
 from mcp_assay.recording import read_recording
 from mcp_assay.report.model import Report
@@ -204,9 +205,11 @@ def test_a_harness_defect_is_reported_as_such_and_never_as_a_server_failure(
 
     async def broken(ctx: SuiteContext) -> None:
         client = ctx.client
-        await client.request("tools/call", {}, probe=ctx.probe("broken", "a call without a name, not marked invalid"))
+        await client.request(
+            "tools/call", {}, probe=ctx.probe(tool_cases.CALL, "a call without a name, not marked invalid")
+        )
 
-    family = Family(name="tools", requirements=frozenset({"TOOL-09"}), run=broken, capability="tools")
+    family = Family(name="tools", cases=(tool_cases.CALL,), run=broken, capability="tools")
     monkeypatch.setattr(plan, "FAMILIES", (family,))
     report, _ = run_suite(spec, respond(Server()))
     blocked = verdict(report, "tool_results_match_the_schema")

@@ -28,7 +28,7 @@ With ``mcp_assay_probe_server`` the companion :attr:`Assay.server_probe` sends t
 families to the server on a live client's revision and credentials, into the same session.
 With ``mcp_assay_inject`` the companion :attr:`Assay.injector` (registered before this addon)
 answers, holds or reshapes a few flows on the server's behalf; this addon records each such flow
-as the client got it, tagged with the injection's probe (``flow.metadata``), so the recording
+as the client got it, tagged with the injection's probe (:meth:`Injector.probe_of`), so the recording
 and every report say "injected by mcp-assay" and the engine never judges that answer as the
 server's.
 """
@@ -59,7 +59,7 @@ from mcp_assay.addon.flows import (
     response_head,
     response_says_mcp,
 )
-from mcp_assay.addon.inject.http import CLIENT_LEFT, INJECTED, PENDING, WHOLE, Injector
+from mcp_assay.addon.inject.http import CLIENT_LEFT, PENDING, WHOLE, Injector
 from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
 from mcp_assay.addon.server_probe import ServerProbe
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
@@ -83,7 +83,7 @@ from mcp_assay.report.model import FailOn
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.sse import SseEvent, SseParser, parse_sse
-from mcp_assay.wire import EVENTS_LOST, EndReason, Probe
+from mcp_assay.wire import EVENTS_LOST, EndReason
 
 __all__ = ["ANSWER_LIMIT", "Assay"]
 
@@ -343,7 +343,7 @@ class Assay:
                 state.cut = f"the request body of {len(request.body)} bytes"
                 request = replace(request, body=b"")
             metadata = flow.metadata
-            probe = Probe.from_record(metadata.get(INJECTED))
+            probe = self.injector.probe_of(flow)
             record = http_record(state.ident, request, connection=str(flow.client_conn.id), probe=probe)
             state.awaiting_injection = bool(metadata.get(PENDING))
             if decision is Decision.MCP:
@@ -389,9 +389,9 @@ class Assay:
     def _injection_decided(self, state: _FlowState, flow: Any) -> None:
         """The injector has seen the answer's head: tag the held request with the case it chose, if any."""
         state.awaiting_injection = False
-        probe = flow.metadata.get(INJECTED)
+        probe = self.injector.probe_of(flow)
         if probe is not None and state.held and state.held[0].get("type") == "http":
-            state.held[0]["probe"] = probe
+            state.held[0]["probe"] = probe.to_record()  # the held records go to the judging worker as records
         if state.decision is Decision.MCP:
             held, state.held = state.held, []
             for record in held:

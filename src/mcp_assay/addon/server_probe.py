@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from mcp_assay.cases.elsewhere import SERVER_PROBE_DISCOVER, SERVER_PROBE_INITIALIZE
 from mcp_assay.errors import AssayError, CredentialsRefused, HarnessError, RateLimited, TransportFailure
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, MetaKey
 from mcp_assay.recording import observation_record, records_of
 from mcp_assay.redaction import Redactor
@@ -130,8 +130,9 @@ class ServerProbe:
     def load(self, loader: Any) -> None:
         loader.add_option(
             "mcp_assay_probe_server", bool, False,
-            "While a real client is connected, send the suite's probe families to the server on the client's "
-            "revision and credentials (paced; the probes are marked and never held against the client).",
+            f"While a real client is connected, send the suite's probe families ({', '.join(PROBE_FAMILIES)}) to the "
+            "server on the client's revision and credentials (paced; the probes are marked and never held against "
+            "the client).",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_probe_config", Optional[str], None,  # noqa: UP045 - mitmproxy compares the typespec
@@ -246,13 +247,15 @@ class ServerProbe:
             if opening.era is Era.MODERN:
                 client = ModernClient(transport(), revision)
                 reply = await client.request(
-                    "server/discover", {}, probe=_probe(ProbeName.DISCOVER, "the server probes begin with discover")
+                    "server/discover",
+                    {},
+                    probe=Probe.of(SERVER_PROBE_DISCOVER, "the server probes begin with discover"),
                 )
                 result = reply.result if reply.ok else None
             else:
                 legacy = LegacyClient(transport(), revision)
                 reply = await legacy.initialize(
-                    revision.name, _probe(ProbeName.INITIALIZE, "a session of the server probes' own")
+                    revision.name, Probe.of(SERVER_PROBE_INITIALIZE, "a session of the server probes' own")
                 )
                 result = legacy.initialize_result
                 client = legacy
@@ -305,7 +308,3 @@ class ServerProbe:
 
     def _note(self, detail: str) -> None:
         self.notify(observation_record(self._new_id("o"), time.time(), "server-probe", {"detail": detail}))
-
-
-def _probe(name: ProbeName, intent: str) -> Probe:
-    return Probe(name=name, family="probe-server", intent=intent)

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import click
 from rich.console import Console
 
-from mcp_assay.addon.server_probe import DEFAULT_RATE
+from mcp_assay.addon.server_probe import DEFAULT_RATE, PROBE_FAMILIES
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
     build_spec,
@@ -171,8 +171,8 @@ def _cannot_listen(host: str, port: int) -> str | None:
 )  # fmt: skip
 @click.option(
     "--probe-server", is_flag=True, envvar="MCP_ASSAY_PROBE_SERVER", show_envvar=True,
-    help="While a real client is connected, also send the suite's probe families to the server on the client's "
-    "revision and credentials (paced; marked as probes, never held against the client).",
+    help=f"While a real client is connected, also send the suite's probe families ({', '.join(PROBE_FAMILIES)}) to "
+    "the server on the client's revision and credentials (paced; marked as probes, never held against the client).",
 )  # fmt: skip
 @click.option(
     "--probe-config", type=readable_file(), envvar="MCP_ASSAY_PROBE_CONFIG",

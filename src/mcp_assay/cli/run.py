@@ -45,6 +45,7 @@ from mcp_assay.suite.events import (
     StderrLine,
 )
 from mcp_assay.suite.oauth import Line
+from mcp_assay.suite.probes import family_names
 
 __all__ = ["register"]
 
@@ -153,7 +154,8 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
     (("--stream-budget-ms",), "STREAM_BUDGET_MS", {"metavar": "MS"},
      "How long listen-stream cases keep a stream open.  [default: 1500]"),
     (("--only",), "ONLY", {"metavar": "PATTERN[,PATTERN]"},
-     "Run only probe families and checks matching a name or requirement-ID prefix (tools, VER, HTTP-2)."),
+     f"Run only probe families and checks matching a name or requirement-ID prefix (VER, HTTP-2); the families: "
+     f"{', '.join(family_names())}."),
     (("--verbose",), "VERBOSE", {"is_flag": True, "default": None}, "Also show the stdio server's stderr."),
     # -- explore (mcp_assay.suite.explore) --
     (("--explore",), "EXPLORE", {"is_flag": True, "default": None},

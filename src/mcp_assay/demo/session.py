@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases.elsewhere import DEMO_SESSION
 from mcp_assay.protocol import Era, HeaderKey
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.credentials import Credentials
@@ -115,7 +115,7 @@ async def _suite_session(url: str, token: str, revision: Revision, step: Steps) 
     transport = HttpTransport(
         url, credentials=Credentials(token=token), recorder=ignore, new_id=new_id, limiter=RateLimiter()
     )
-    probe = Probe(name=ProbeName.DEMO_SESSION, family="demo", intent="the demo's ordinary client session")
+    probe = Probe.of(DEMO_SESSION, "the demo's ordinary client session")
     try:
         client: ModernClient | LegacyClient
         if revision.era is Era.MODERN:

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_assay.cases import Explored
 from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
@@ -543,10 +544,10 @@ def _strongest(sources: set[Source | None], default: Source) -> Source:
     return default
 
 
-def _ranked(explored: Mapping[str, Any] | None, order: Order) -> Order:
+def _ranked(explored: Explored | None, order: Order) -> Order:
     """A finding's place among a check's evidence: an explored call made while searching or shrinking ranks after
     every other, so a verdict shows first the shrunk input ``run --explore`` reported (and the fixed cases')."""
-    if explored is not None and explored.get("role") != "reported":
+    if explored is not None and not explored.reported:
         return (math.inf, _AFTER_EVERY_WINDOW, order[2])
     return order
 

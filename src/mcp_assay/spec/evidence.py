@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import replace
 
 from mcp_assay import __version__
 from mcp_assay.jsonrpc import Kind, Message
@@ -193,7 +192,10 @@ def _explored(exchange: Exchange | None, message: Message | None, ctx: Context, 
         exchange = ctx.log.get(request.exchange) if request is not None else exchange
     probe = exchange.probe if exchange is not None else None
     story = probe.explored if probe is not None else None
-    if story is None or story.get("role") != "reported":
+    if story is None or not story.reported:
         return None
-    found = ExploredInput.from_json({**story, "generated": redactor.text(str(story.get("generated", "")))})
-    return replace(found, steps=tuple(redactor.text(step) for step in found.steps)) if found is not None else None
+    return ExploredInput(
+        tool=story.tool, seed=story.seed, kind=story.kind, origin=story.origin,
+        generated=redactor.text(story.generated), steps=tuple(redactor.text(step) for step in story.steps),
+        stopped=story.stopped,
+    )  # fmt: skip

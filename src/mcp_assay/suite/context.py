@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.errors import HarnessError, NoAnswer
-from mcp_assay.probe_names import registered
 from mcp_assay.protocol import Era
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.spec.revisions import Revision, SpecSet
@@ -135,11 +135,11 @@ class Router:
 
 @dataclass(frozen=True)
 class Family:
-    """A family of probes: what it feeds, when it applies, and the coroutine that sends it."""
+    """A family of probes: its cases, when it applies, and the coroutine that sends them."""
 
     name: str
-    requirements: frozenset[str]
-    """Requirement IDs whose checks judge this family's traffic (for blocked-by bookkeeping)."""
+    cases: tuple[Case, ...]
+    """The cases it sends (:mod:`mcp_assay.cases`), which say what it feeds."""
     run: Callable[[SuiteContext], Awaitable[None]]
     eras: frozenset[Era] = frozenset(Era)
     capability: str | None = None
@@ -151,6 +151,12 @@ class Family:
     exclusive: Callable[[SuiteConfig], bool] = lambda config: False
     """Whether, in this run, the family needs the server to itself: no other revision's cases run meanwhile (a
     witness read must see only its own writes, a burst only its own calls, the stub only its own tokens' fetches)."""
+
+    @property
+    def requirements(self) -> frozenset[str]:
+        """Requirement IDs whose checks judge this family's traffic: what its cases feed (for selection by
+        ``--only`` and for blocked-by bookkeeping)."""
+        return frozenset().union(*(case.feeds for case in self.cases))
 
 
 @dataclass
@@ -244,14 +250,13 @@ class SuiteContext:
 
     # -- probes ----------------------------------------------------------------------------------
     def probe(
-        self, name: str, intent: str = "ordinary request", *, invalid: bool = False, off_version: bool = False,
-        **tags: Any,
-    ) -> Probe:  # fmt: skip
-        """The tag for one request: ``name`` is the case (the rules key on some names), ``family`` the family;
-        ``off_version`` for a request that names another version than the one under test, or none."""
-        if not registered(name):
-            raise HarnessError(f"probe {name!r} is not named in mcp_assay.probe_names")
-        return Probe(name=name, family=self.family, intent=intent, invalid=invalid, off_version=off_version, tags=tags)
+        self, case: Case, intent: str | None = None, *, invalid: bool | None = None, facts: Facts = NO_FACTS
+    ) -> Probe:
+        """The tag for one request of ``case`` (the rules pick exchanges out by it): ``intent`` when this sending
+        says more than the case does, ``facts`` what only this sending knows."""
+        if not case.registered:
+            raise HarnessError(f"case {case.name!r} is not declared in mcp_assay.cases")
+        return Probe.of(case, intent, invalid=invalid, facts=facts)
 
     async def fresh_client(self) -> ModernClient | LegacyClient | None:
         """A client on a new connection (HTTP) for statelessness probes; ``None`` where there is none."""

@@ -16,8 +16,8 @@ import traceback
 from functools import partial
 from typing import Any
 
+from mcp_assay.cases import handshake as cases
 from mcp_assay.errors import CredentialsRefused, RateLimited, TransportFailure
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.context import SuiteContext
@@ -121,7 +121,7 @@ async def _abandon(state: RunState, legacy: LegacyClient) -> None:
         try:
             await transport.send(
                 b"",
-                probe=Probe(name=ProbeName.HANDSHAKE_CLOSE_SELECTION_SESSION, family="handshake", intent="cleanup"),
+                probe=Probe.of(cases.CLOSE_SELECTION_SESSION, "cleanup"),
                 expect=None,
                 headers={k: v for k, v in legacy.headers().items() if k.lower() != HeaderKey.CONTENT_TYPE},
                 method="DELETE",

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.cases import discover, handshake
 from mcp_assay.errors import (
     CredentialsRefused,
     HarnessError,
@@ -40,7 +41,6 @@ from mcp_assay.errors import (
     TransportFailure,
     Unreachable,
 )
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.session import LegacyClient, ModernClient
@@ -191,11 +191,7 @@ async def select_revision(
             selection.modern = client
             reply = await client.request(
                 "server/discover",
-                probe=Probe(
-                    name=ProbeName.DISCOVER,
-                    family="discover",
-                    intent=f"server/discover declaring {modern_rev.name} in _meta",
-                ),
+                probe=Probe.of(discover.DISCOVER, f"server/discover declaring {modern_rev.name} in _meta"),
             )
         except (NoAnswer, ServerExited) as exc:
             modern_answer = f"server/discover got no answer ({exc})"
@@ -219,9 +215,7 @@ async def select_revision(
             selection.legacy = legacy
             reply = await legacy.initialize(
                 handshake_rev.name,
-                Probe(
-                    name=ProbeName.INITIALIZE, family="handshake", intent=f"initialize offering {handshake_rev.name}"
-                ),
+                Probe.of(handshake.INITIALIZE, f"initialize offering {handshake_rev.name}"),
             )
         except (NoAnswer, ServerExited) as exc:
             handshake_answer = f"initialize got no answer ({exc})"
@@ -354,11 +348,7 @@ async def _try_modern(selection: Selection, client: ModernClient, revision: Revi
     A result counts when it carries ``resultType`` (which only modern results have) or when discover
     itself was answered with a result (the server speaks the modern era, whatever its list says)."""
     method = _try_method(selection)
-    probe = Probe(
-        name=ProbeName.TRY_MODERN,
-        family="discover",
-        intent=f"{method} naming {revision.name}, which server/discover did not list",
-    )
+    probe = Probe.of(discover.TRY_MODERN, f"{method} naming {revision.name}, which server/discover did not list")
     try:
         reply = await client.request(method, {}, probe=probe)
     except (CredentialsRefused, RateLimited, HarnessError, TransportFailure) as exc:

@@ -590,9 +590,10 @@ def test_a_served_query_token_proves_nothing_when_the_garbage_header_alone_is_se
     check = "query_string_tokens_are_refused"
     garbage = "Bearer not-a-jwt"
     with_header = query_probe(200, authorization=garbage, name="auth-query-with-garbage-header")
-    alone_served = served(authorization=garbage)
+    alone = tag("auth-not-a-jwt", "malformed")  # the case the garbage-header case names as its counterpart
+    alone_served = served(authorization=garbage, probe=alone)
     assert outcome(spec, check, refused(), alone_served, with_header) is Outcome.NOT_VERIFIED
-    alone_refused = refused(authorization=garbage)
+    alone_refused = refused(authorization=garbage, probe=alone)
     assert outcome(spec, check, refused(), alone_refused, with_header) is Outcome.FAILED
 
 

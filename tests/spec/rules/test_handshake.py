@@ -25,7 +25,11 @@ from tests.factories import (
     stdio,
     tick,
 )
+from tests.peers.broken_suite.core import Server
 from tests.spec.rules._envelope_builders import PROBE, TOOLS, initialize, legacy_post
+from tests.suite.scripted import respond
+from tests.suite.test_run_scripted import run_suite
+from tests.suite.test_run_scripted import verdict as verdict_of
 
 PLAIN = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
@@ -387,6 +391,71 @@ def test_an_invalid_version_header_served_fails_hs_12(spec: SpecSet) -> None:
 def test_hs_12_is_not_verified_without_an_invalid_header(spec: SpecSet) -> None:
     """Tool-defined."""
     assert judge(session_with(tools_list()), spec, "invalid_version_headers_get_400").outcome is Outcome.NOT_VERIFIED
+
+
+# HS-12 for a published revision the server does not support (the suite's published-version-header case)
+PUBLISHED = "2024-11-05"
+OFFER = {"name": "published-version-header", "family": "handshake", "invalid": False, "off_version": True}
+NAMED = {**OFFER, "invalid": True}
+
+
+def published_offer(answered: str) -> Any:
+    """The suite's initialize offering 2024-11-05 on a connection of its own, answered with ``answered``."""
+    body = initialize_body(PUBLISHED, ident=20)
+    return http(body, result_body(initialize_result(answered), 20), headers=PLAIN, probe=OFFER)
+
+
+def published_header(status: int) -> Any:
+    """A ping in the run's session naming 2024-11-05 in MCP-Protocol-Version."""
+    body = {"jsonrpc": "2.0", "id": 21, "method": "ping"}
+    headers = {**legacy_headers(), "mcp-protocol-version": PUBLISHED}
+    answer = error_body(-32600, "Unsupported protocol version", 21) if status == 400 else result_body({}, 21)
+    return http(body, answer, status=status, headers=headers, probe=NAMED)
+
+
+def test_a_declined_published_version_refused_with_400_passes_hs_12(spec: SpecSet) -> None:
+    """Spec-mandated (HS-12: "invalid or unsupported"): 2024-11-05 is published, and this server declined it."""
+    log = session_with(published_offer(LEGACY), published_header(400))
+    verdict = judge(log, spec, "invalid_version_headers_get_400")
+    assert verdict.outcome is Outcome.PASSED and verdict.judged == 1
+
+
+def test_a_declined_published_version_served_fails_hs_12(spec: SpecSet) -> None:
+    """Spec-mandated (HS-12): the server answered initialize with another version, then served a request naming
+    the one it declined."""
+    verdict = judge(
+        session_with(published_offer(LEGACY), published_header(200)), spec, "invalid_version_headers_get_400"
+    )
+    assert verdict.outcome is Outcome.FAILED
+    assert "MCP-Protocol-Version '2024-11-05' was answered with HTTP 200, expected 400" in verdict.reason
+
+
+def test_a_published_version_the_server_supports_is_not_judged(spec: SpecSet) -> None:
+    """Spec-mandated (HS-12 holds only for versions the server does not support): an echoed offer says it does."""
+    verdict = judge(
+        session_with(published_offer(PUBLISHED), published_header(200)), spec, "invalid_version_headers_get_400"
+    )
+    assert verdict.outcome is Outcome.NOT_VERIFIED and verdict.judged == 0
+
+
+class _Lenient(Server):
+    """The scripted server, serving a session request that names 2024-11-05 as if it named its own version."""
+
+    def handle_http(self, method: str, headers: dict[str, str], body: bytes) -> Any:
+        if headers.get("mcp-protocol-version") == PUBLISHED and headers.get("mcp-session-id"):
+            headers = {**headers, "mcp-protocol-version": LEGACY}
+        return super().handle_http(method, headers, body)
+
+
+def test_the_suite_sends_the_published_version_case_and_hs_12_judges_it(spec: SpecSet) -> None:
+    """Tool-defined, end to end through the suite: a server that declines 2024-11-05 in initialize must refuse it
+    in its session's header; the scripted server does (400), its lenient twin serves it and fails HS-12."""
+    settings = {"spec_version": LEGACY, "only": "HS-12"}
+    strict, _ = run_suite(spec, respond(Server()), **settings)
+    assert verdict_of(strict, "invalid_version_headers_get_400").outcome is Outcome.PASSED
+    lenient, _ = run_suite(spec, respond(_Lenient()), **settings)
+    failed = verdict_of(lenient, "invalid_version_headers_get_400")
+    assert failed.outcome is Outcome.FAILED and "'2024-11-05'" in failed.reason
 
 
 def headerless(status: int) -> Any:

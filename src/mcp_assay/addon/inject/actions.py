@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
+from mcp_assay.cases import NO_FACTS, Facts
 from mcp_assay.faults import Fault
 from mcp_assay.protocol import MediaType
 
@@ -33,12 +34,12 @@ class Made:
     """A body made on the server's behalf, and the facts the exchange's tag records about it."""
 
     body: bytes
-    tags: Mapping[str, Any] = field(default_factory=dict)
+    facts: Facts = NO_FACTS
 
     @classmethod
-    def json(cls, message: Mapping[str, Any], **tags: Any) -> Made:
+    def json(cls, message: Mapping[str, Any], facts: Facts = NO_FACTS) -> Made:
         """One JSON-RPC message, compact (one line: the tap writes it as is)."""
-        return cls(json.dumps(message, separators=(",", ":")).encode(), tags)
+        return cls(json.dumps(message, separators=(",", ":")).encode(), facts)
 
 
 def error_answer(ident: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:

@@ -6,18 +6,21 @@ its :class:`Family`, the era and transports it exists in, its :class:`~.facts.Po
 :class:`Reaction` s that judge it, each naming the registered check (a function of the rules) and
 what that check judges. The requirement IDs a case feeds are derived from those checks; the
 ``--inject`` families, their help texts and the tables in ``docs/injection.md`` are derived from
-the cases.
+the cases. An injected exchange's :class:`~mcp_assay.wire.Probe` carries the case as the registry of
+:mod:`mcp_assay.cases` knows cases (:attr:`Case.tag_case`: its name, ``inject-<family>``, what it feeds,
+does and expects), with what the fault did among its facts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Action
 from mcp_assay.addon.inject.facts import Point, RequestFacts
-from mcp_assay.faults import FAULT_TAG
+from mcp_assay.cases import NO_FACTS, Facts, Fault, Judging
+from mcp_assay.cases import Case as TagCase
 from mcp_assay.protocol import Era
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.wire import Probe
@@ -81,6 +84,9 @@ class Case:
     note: str
     """The report's note when it fires, formatted with ``method``, ``version`` and ``session`` of the request."""
 
+    tag_case: TagCase = field(init=False, repr=False, compare=False)
+    """The case the injected exchange's tag carries (not one the suite may send: ``registered`` is off)."""
+
     def __post_init__(self) -> None:
         if not self.transports or not self.transports <= TRANSPORTS:
             raise ValueError(f"{self.name}: transports must be some of {sorted(TRANSPORTS)}")
@@ -88,6 +94,14 @@ class Case:
             raise ValueError(f"{self.name}: the tap cannot apply {type(self.action).__name__} to a line")
         if not self.reactions:
             raise ValueError(f"{self.name}: a fault nothing judges is noise")
+        object.__setattr__(self, "tag_case", self.tag_case_named(self.name))
+
+    def tag_case_named(self, name: str, expects: str | None = None) -> TagCase:
+        """A case of this fault's family for the tag of an exchange it makes (its own, or a resumption's)."""
+        return TagCase(
+            name=name, family=f"inject-{self.family.name}", feeds=self.feeds, sends=self.action.does,
+            expects=self.expects if expects is None else expects, judging=Judging.SELECTED, registered=False,
+        )  # fmt: skip
 
     @property
     def feeds(self) -> frozenset[str]:
@@ -103,11 +117,13 @@ class Case:
     def key(self) -> tuple[str, str]:
         return (self.name, self.era.value)
 
-    def probe(self, **tags: Any) -> Probe:
-        """The tag the injected exchange carries in the recording and in every report."""
-        return Probe(
-            name=self.name, family=f"inject-{self.family.name}", intent=self.expects, injected=True,
-            tags={"era": self.era.recorded, FAULT_TAG: self.action.fault.value, **tags},
+    def probe(self, facts: Facts = NO_FACTS, *, fault: Fault | None = None, case: TagCase | None = None) -> Probe:
+        """The tag the injected exchange carries in the recording and in every report: this case (or ``case``, a
+        resumption's) and its fault (or ``fault``), with ``facts`` of this injection (``hold_ms``, ``supported``)."""
+        tagged = case if case is not None else self.tag_case
+        return Probe.of(
+            tagged, tagged.expects, injected=True,
+            facts=facts.merged(era=self.era.recorded, fault=fault or self.action.fault),
         )  # fmt: skip
 
     def matches(self, facts: RequestFacts) -> bool:

@@ -5,8 +5,9 @@ so that what the observer records is what the client gets. It acts only through 
 means: a response set in the ``request`` hook answers in the server's place (the request never
 goes upstream), an awaitable returned from ``responseheaders`` holds an answer back, a buffered
 answer's body is replaced in ``response``, and a header list is rewritten in place. Every flow it
-touches carries the case's :class:`~mcp_assay.wire.Probe` record in ``flow.metadata`` (which the
-observer writes into the recording), a comment and a mark.
+touches is marked in ``flow.metadata`` (the case's name: a flow file keeps it), with a comment and a
+mark; the observer asks :meth:`Injector.probe_of` for the :class:`~mcp_assay.wire.Probe` itself (one
+process: the object, not a record of it) and writes it into the recording.
 
 Without ``mcp_assay_inject`` the hooks return at their first line: forwarding is unchanged.
 """
@@ -26,8 +27,8 @@ from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
 from mcp_assay.addon.inject.families.cut import Resumable, cut_legacy
 from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan
 from mcp_assay.addon.inject.registry import build_plan, family_names, parse_families
+from mcp_assay.cases import Facts, Fault
 from mcp_assay.errors import ConfigError
-from mcp_assay.faults import FAULT_TAG, Fault
 from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.recording import observation_record
 from mcp_assay.wire import Probe
@@ -37,7 +38,7 @@ __all__ = ["CLIENT_LEFT", "INJECTED", "Injector", "PENDING", "WHOLE"]
 log = logging.getLogger("mcp_assay.inject")
 
 INJECTED = "mcp_assay_injected"
-"""``flow.metadata`` key: the record of the :class:`Probe` of the case this flow carries."""
+"""``flow.metadata`` key: the name of the case this flow carries (the :class:`Probe` is :meth:`Injector.probe_of`'s)."""
 PENDING = "mcp_assay_inject_pending"
 """``flow.metadata`` key: a case may land on this flow once its answer's head is known."""
 CLIENT_LEFT = "mcp_assay_client_left"
@@ -67,6 +68,8 @@ class Injector:
         self._pending: dict[str, tuple[RequestFacts, tuple[Case, ...]]] = {}
         self._cutting: dict[str, tuple[Case, CutStream, RequestFacts]] = {}
         self._resumable: dict[str, tuple[Resumable, Case, CutStream]] = {}
+        self._probes: dict[str, Probe] = {}
+        """The tag of every flow an injection touched, by flow id (at most one per case and era a session)."""
         self._count = 0
 
     # -- options -------------------------------------------------------------------------------------
@@ -173,10 +176,10 @@ class Injector:
                 plan.window = tuple(self.window())
             made = action.make(facts, plan)
             self._answer(flow, action.status, made.body, action.content_type)
-            self._mark(flow, case.probe(**made.tags), case.noted(facts))
+            self._mark(flow, case.probe(made.facts), case.noted(facts))
         elif isinstance(action, HoldBack):
             self._holding[str(flow.id)] = case
-            self._mark(flow, case.probe(hold_ms=plan.hold_ms), case.noted(facts))
+            self._mark(flow, case.probe(Facts(hold_ms=plan.hold_ms)), case.noted(facts))
 
     def _decide(self, flow: Any, facts: RequestFacts, candidates: tuple[Case, ...]) -> None:
         plan = self.plan
@@ -195,7 +198,7 @@ class Injector:
             if isinstance(action, CutStream):
                 self._cutting[str(flow.id)] = (case, action, facts)
                 flow.metadata[WHOLE] = True
-                self._mark(flow, case.probe(retry_ms=action.retry_ms), case.noted(facts))
+                self._mark(flow, case.probe(Facts(retry_ms=action.retry_ms)), case.noted(facts))
             elif isinstance(action, Respell):
                 fields = response.headers.fields
                 response.headers.fields = tuple((action.respelled(name), value) for name, value in fields)
@@ -241,11 +244,10 @@ class Injector:
             return
         resumable, case, action = kept
         self._answer(flow, 200, resumable.rest, MediaType.EVENT_STREAM)
-        probe = Probe(
-            name=action.resumption, family=f"inject-{case.family.name}", injected=True,
-            intent="the rest of the stream mcp-assay cut, handed to the client that resumed it",
-            tags={"era": case.era.recorded, FAULT_TAG: Fault.RESUMED.value},
-        )  # fmt: skip
+        resumption = case.tag_case_named(
+            action.resumption, "the rest of the stream mcp-assay cut, handed to the client that resumed it"
+        )
+        probe = case.probe(fault=Fault.RESUMED, case=resumption)
         self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
 
     def _learn(self, flow: Any) -> None:
@@ -262,8 +264,13 @@ class Injector:
         if isinstance(answer, dict):
             plan.learn_discover(answer.get("result"))
 
+    def probe_of(self, flow: Any) -> Probe | None:
+        """The tag of the injection that touched ``flow``, if one did."""
+        return self._probes.get(str(flow.id))
+
     def _mark(self, flow: Any, probe: Probe, what: str) -> None:
-        flow.metadata[INJECTED] = probe.to_record()
+        self._probes[str(flow.id)] = probe
+        flow.metadata[INJECTED] = probe.name
         flow.comment = f"injected by mcp-assay: {probe.name} ({what})"
         flow.marked = ":syringe:"
         self._observe(probe, str(flow.id), f"injected {probe.name}: {what}")
@@ -272,5 +279,5 @@ class Injector:
         if self.notify is None:
             return
         self._count += 1
-        data = {"case": probe.name, "era": probe.tag("era"), "exchange": exchange, "detail": detail}
+        data = {"case": probe.name, "era": probe.facts.era, "exchange": exchange, "detail": detail}
         self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

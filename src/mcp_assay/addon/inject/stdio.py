@@ -25,6 +25,7 @@ from mcp_assay.addon.inject.actions import HoldBack, Reply
 from mcp_assay.addon.inject.case import Case
 from mcp_assay.addon.inject.facts import RequestFacts
 from mcp_assay.addon.inject.plan import Plan
+from mcp_assay.cases import Facts
 from mcp_assay.jsonrpc import id_key
 from mcp_assay.recording import observation_record
 from mcp_assay.wire import Probe
@@ -73,9 +74,9 @@ class StdioInjector:
         if isinstance(action, Reply):
             made = action.make(facts, self.plan)
             self._observe(case, case.noted(facts))
-            return Answer(case.probe(**made.tags), made.body + b"\n")
+            return Answer(case.probe(made.facts), made.body + b"\n")
         if isinstance(action, HoldBack):
-            probe = case.probe(hold_ms=self.plan.hold_ms)
+            probe = case.probe(Facts(hold_ms=self.plan.hold_ms))
             with self._lock:
                 self._held[id_key(facts.ident)] = probe
             self._observe(case, case.noted(facts))

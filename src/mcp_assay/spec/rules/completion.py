@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from mcp_assay.cases import completion as cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.server_features import (
@@ -150,7 +150,7 @@ def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Findi
         return None
     params = request.params if isinstance(request.params, dict) else {}
     ref = params.get("ref")
-    probed = probe_named(request, ctx, ProbeName.COMPLETION_UNKNOWN_PROMPT)
+    probed = sent_as(request, ctx, cases.COMPLETION_UNKNOWN_PROMPT)
     unknown = probed
     if isinstance(ref, dict) and ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
         listing = listing_for(request, ctx, "prompts/list")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mcp_assay.cases import Case, sdk
 from mcp_assay.protocol import Era
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -29,11 +30,12 @@ __all__ = [
 OBSERVATION = "interop"
 
 
-def _cases(ctx: Context, case: str, era: Era | None = None) -> list[Observation]:
+def _cases(ctx: Context, case: Case, era: Era | None = None) -> list[Observation]:
+    """The ``interop`` observations the SDK case ``case`` recorded (in ``era``, when given)."""
     return [
         item
         for item in ctx.log.observations(OBSERVATION)
-        if item.data.get("case") == case and (era is None or item.data.get("era") == era)
+        if item.data.get("case") == case.name and (era is None or item.data.get("era") == era)
     ]
 
 
@@ -53,7 +55,7 @@ def a_stock_sdk_client_discovers_the_server(ctx: Context) -> Iterator[Finding]:
 
     Triggered by the active suite's ``interop`` case ``connect`` in a 2026-07-28 run; the SDK
     validates the DiscoverResult with its own models."""
-    for item in _cases(ctx, "connect", Era.MODERN):
+    for item in _cases(ctx, sdk.CONNECT, Era.MODERN):
         finding = _judge(item, "the official SDK client connecting in mode auto (server/discover first)")
         negotiated = item.data.get("negotiated")
         if finding.outcome is not Outcome.PASSED:
@@ -80,7 +82,7 @@ def a_stock_sdk_client_completes_the_handshake(ctx: Context) -> Iterator[Finding
     validates the InitializeResult with its own models and asks for its newest handshake revision,
     which a server that serves the revision under test echoes (HS-05)."""
     window = {revision.name for revision in ctx.spec.window}
-    for item in _cases(ctx, "connect", Era.HANDSHAKE):
+    for item in _cases(ctx, sdk.CONNECT, Era.HANDSHAKE):
         finding = _judge(item, "the official SDK client's initialize handshake")
         negotiated = item.data.get("negotiated")
         if finding.outcome is not Outcome.PASSED:
@@ -102,7 +104,7 @@ def a_stock_sdk_client_lists_the_tools(ctx: Context) -> Iterator[Finding]:
     Triggered by the active suite's ``interop`` case ``list-tools``: ``list_tools()`` validates the
     ListToolsResult with the SDK's models, so a clean round trip shows that no field of another
     revision leaks to a client of this one."""
-    for item in _cases(ctx, "list-tools"):
+    for item in _cases(ctx, sdk.LIST_TOOLS):
         listed = item.data.get("listed")
         finding = _judge(item, "the official SDK client's tools/list")
         yield (

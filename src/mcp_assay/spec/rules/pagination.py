@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.cases import pagination as cases
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode, HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -78,8 +78,8 @@ def credentials_of(message: Message, ctx: Context) -> str:
     The tag tells principals apart where the wire cannot: in a recording every credential reads
     ``[REDACTED]``, and over stdio a principal is the environment the server was started with."""
     probe = ctx.probe(message)
-    principal = probe.tag("principal") if probe is not None else None
-    tag = f" as {principal}" if isinstance(principal, str) else ""
+    principal = probe.facts.principal if probe is not None else None
+    tag = f" as {principal}" if principal is not None else ""
     exchange = http_exchange(message, ctx)
     if exchange is None:
         return tag
@@ -463,7 +463,7 @@ def _invalid_cursor_request(request: Message, ctx: Context) -> bool:
     if cursor is MISSING:
         return False
     probe = ctx.probe(request)
-    return cursor in INVALID_CURSORS or (probe is not None and probe.name == ProbeName.INVALID_CURSOR)
+    return cursor in INVALID_CURSORS or (probe is not None and probe.case is cases.INVALID_CURSOR)
 
 
 @message_check(
@@ -477,7 +477,7 @@ def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Findin
     """A list request with an invalid cursor is answered with -32602.
 
     Triggered by a list request whose ``cursor`` is ``"mcp-assay-invalid-cursor"`` (or
-    ``"mcp-conformance-invalid-cursor"``), or any list request tagged with the probe name
+    ``"mcp-conformance-invalid-cursor"``), or any list request sent as the case
     ``invalid-cursor``."""
     request = ctx.log.request_of(message)
     if request is None or not _invalid_cursor_request(request, ctx):

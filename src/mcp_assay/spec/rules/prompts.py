@@ -1,8 +1,8 @@
 """Prompts (PRM-): prompt listings, prompts/get requests and results, and their errors.
 
 Whether a ``prompts/get`` names an unknown prompt or leaves out a required argument is read
-from the latest complete ``prompts/list`` captured for the same server, or from the probe names
-``unknown-prompt`` and ``missing-prompt-argument``.
+from the latest complete ``prompts/list`` captured for the same server, or from the cases the suite
+sent them as (``unknown-prompt``, ``missing-prompt-argument``).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_assay.cases import prompts as cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.answers import (
     answer_to,
@@ -173,7 +173,7 @@ def _unknown_prompt(request: Message, params: dict[str, Any], ctx: Context) -> s
         return None
     found = _prompt_definition(request, params, ctx)
     known_missing = found is not None and found[0] is None and found[1]
-    return name if known_missing or probe_named(request, ctx, ProbeName.UNKNOWN_PROMPT) else None
+    return name if known_missing or sent_as(request, ctx, cases.UNKNOWN_PROMPT) else None
 
 
 def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -> list[str] | None:
@@ -188,7 +188,7 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
                 name = argument.get("name")
                 if isinstance(name, str) and name not in arguments:
                     missing.append(name)
-    if missing or probe_named(request, ctx, ProbeName.MISSING_PROMPT_ARGUMENT):
+    if missing or sent_as(request, ctx, cases.MISSING_PROMPT_ARGUMENT):
         return missing
     return None
 
@@ -203,14 +203,14 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
 def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A prompts/get naming a prompt that does not exist gets -32602.
 
-    Triggered by a ``prompts/get`` tagged with the probe name ``unknown-prompt``, or one naming a
+    Triggered by a ``prompts/get`` sent as the case ``unknown-prompt``, or one naming a
     prompt absent from a complete captured ``prompts/list`` that the server does not serve (an
     unlisted prompt that works is hidden, not unknown)."""
     got = _get_of(message, ctx)
     name = _unknown_prompt(*got, ctx) if got is not None else None
     if name is None or refused_at_envelope(message):
         return None
-    if message.kind is Kind.RESULT and got is not None and not probe_named(got[0], ctx, ProbeName.UNKNOWN_PROMPT):
+    if message.kind is Kind.RESULT and got is not None and not sent_as(got[0], ctx, cases.UNKNOWN_PROMPT):
         return None
     return expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
 
@@ -226,7 +226,7 @@ def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) 
     """A prompts/get that leaves out a required argument gets -32602.
 
     Triggered by a ``prompts/get`` without an argument its captured ``prompts/list`` entry marks
-    ``required: true``, or one tagged with the probe name ``missing-prompt-argument``."""
+    ``required: true``, or one sent as the case ``missing-prompt-argument``."""
     got = _get_of(message, ctx)
     missing = _missing_arguments(*got, ctx) if got is not None else None
     if missing is None or refused_at_envelope(message):

@@ -2,7 +2,7 @@
 
 A read "of a resource that does not exist" is recognised from the traffic when the server's own
 error says so, from the conventional probe URIs ``file:///mcp-assay/does-not-exist-…`` and
-``file:///mcp-conformance/does-not-exist-…``, or from the probe name ``missing-resource``; a
+``file:///mcp-conformance/does-not-exist-…``, or from the case ``missing-resource``; a
 malformed or escaping ``file://`` URI is recognised from the request itself.
 """
 
@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from mcp_assay.cases import resources as cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.shared.answers import (
     answer_to,
     expects_invalid_params,
@@ -52,7 +52,7 @@ def _read_of(message: Message, ctx: Context) -> tuple[Message, Any] | None:
 
 
 def _known_missing(message: Message, request: Message, uri: Any, ctx: Context) -> bool:
-    if probe_named(request, ctx, ProbeName.MISSING_RESOURCE):
+    if sent_as(request, ctx, cases.MISSING_RESOURCE):
         return True
     if isinstance(uri, str) and uri.startswith(MISSING_RESOURCE_PREFIXES):
         return True
@@ -288,7 +288,7 @@ def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Find
 
     Triggered by a ``resources/read`` of a URI starting ``file:///mcp-assay/does-not-exist`` (or
     ``file:///mcp-conformance/does-not-exist``),
-    one tagged with the probe name ``missing-resource``, or one the server itself answers with a
+    one sent as the case ``missing-resource``, or one the server itself answers with a
     "not found" error."""
     read = _missing_read(message, ctx)
     if read is None or refused_at_envelope(message):
@@ -380,12 +380,12 @@ def malformed_uris_are_refused(message: Message, ctx: Context) -> Finding | None
     """A resources/read of a malformed uri gets a JSON-RPC error, not contents.
 
     Triggered by a ``resources/read`` whose ``uri`` is not an absolute RFC 3986 URI (e.g. ``"not a
-    uri"``), or one tagged with the probe name ``malformed-uri``."""
+    uri"``), or one sent as the case ``malformed-uri``."""
     read = _read_of(message, ctx)
     if read is None:
         return None
     request, uri = read
-    if is_uri(uri) and not probe_named(request, ctx, ProbeName.MALFORMED_URI):
+    if is_uri(uri) and not sent_as(request, ctx, cases.MALFORMED_URI):
         return None
     if message.kind is Kind.ERROR:
         return passed(message)
@@ -408,10 +408,6 @@ def _escapes(uri: Any) -> bool:
     return False
 
 
-def _has_dot_dot(uri: Any) -> bool:
-    return isinstance(uri, str) and uri.lower().startswith("file:") and ".." in unquote(urlsplit(uri).path)
-
-
 @message_check(
     requirements="RSRC-13",
     level=Level.MUST,
@@ -424,13 +420,13 @@ def file_uris_cannot_escape_the_served_tree(message: Message, ctx: Context) -> F
     """A file:// read that climbs out of the served tree with .. (or %2e%2e) fails with an error.
 
     Triggered by a ``resources/read`` of a ``file://`` URI whose ``..`` segments climb above the
-    root of its path (e.g. ``file:///../../etc/passwd``), or a ``file://`` URI with ``..`` that
-    the active suite tags with the probe name ``path-traversal``."""
+    root of its path (e.g. ``file:///../../etc/passwd``). The active suite sends no such read: it cannot tell a
+    refused escape from a missing file without reading something it should not."""
     read = _read_of(message, ctx)
     if read is None:
         return None
     request, uri = read
-    if not (_escapes(uri) or (_has_dot_dot(uri) and probe_named(request, ctx, ProbeName.PATH_TRAVERSAL))):
+    if not _escapes(uri):
         return None
     if message.kind is Kind.ERROR:
         return passed(message)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import envelope
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine, probe_name
+from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine, probe_case
 
 __all__ = [
     "STAYS_UP",
@@ -62,7 +62,7 @@ STAYS_UP = server_stays_available_through_the_run.__name__
 """The check a run names as the blocker of the cases a server that stopped serving kept from running."""
 
 
-MALFORMED_PROBES = {ProbeName.INVALID_JSON, ProbeName.JSONRPC_1_0, ProbeName.NO_METHOD}
+MALFORMED_PROBES = envelope.HOSTILE
 """Probes whose silence is a JSON-RPC violation (RPC-12, RPC-13); a silently dropped batch is not (RPC-14)."""
 
 
@@ -113,11 +113,11 @@ def malformed_input_gets_an_error_answer(ctx: Context) -> Iterator[Finding]:
         return
     unanswered = _unanswered(ctx)
     for item in ctx.log:
-        name = probe_name(item)
-        if name not in MALFORMED_PROBES or (isinstance(item, StdioLine) and item.sender is not Side.CLIENT):
+        case = probe_case(item)
+        if case not in MALFORMED_PROBES or (isinstance(item, StdioLine) and item.sender is not Side.CLIENT):
             continue
         if item.id in unanswered:
-            expected = "-32700" if name == ProbeName.INVALID_JSON else "-32600"
-            yield failed(item, f"the server ignored the {name} probe: no error came back (expected {expected})")
+            expected = "-32700" if case is envelope.INVALID_JSON else "-32600"
+            yield failed(item, f"the server ignored the {case.name} probe: no error came back (expected {expected})")
         else:
             yield passed(item)

@@ -1,9 +1,10 @@
 """The behaviour cases of one lane: lists per principal, refusals, handles, reads, and the cancel race.
 
 Each case only produces traffic and witness reads; the rules in
-:mod:`mcp_assay.spec.rules.behaviour.principals` judge them. Every exchange a case sends carries a probe tag
-naming the case (``case``), its era and transport, the principal and tool, and every witness read
-is an observation with the same ``case``, so a recording of the run is judged exactly as the run.
+:mod:`mcp_assay.spec.rules.behaviour.principals` judge them. Every exchange a case sends carries its
+:mod:`mcp_assay.cases.behaviour` case and the facts of the step (:class:`~mcp_assay.cases.Facts`: the
+behaviour case it belongs to, its era and transport, the principal and tool), and every witness read is
+an observation with the same facts, so a recording of the run is judged exactly as the run.
 
 A write tool is first *calibrated*: one accepted call (with the cancellation delay, if any) must
 move its witness, or nothing about that tool can be proved. Then each refusal is sent between two
@@ -18,12 +19,13 @@ import asyncio
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
+from mcp_assay.cases import NO_FACTS, Facts, Phase, Refusal
+from mcp_assay.cases import behaviour as cases
 from mcp_assay.errors import CredentialsRefused, NoAnswer
 from mcp_assay.jsonrpc import id_key
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Header
 from mcp_assay.suite.behaviour.config import Handle, ReadTool, Witness, WriteTool
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
@@ -38,12 +40,12 @@ from mcp_assay.wire import Probe
 
 __all__ = ["LaneRun", "RACE_REQUIREMENTS", "REFUSAL_REQUIREMENTS"]
 
-REFUSAL_REQUIREMENTS = frozenset({"BEH-05", "BEH-03", "AUTH-21", "AUTH-24"})
-RACE_REQUIREMENTS = frozenset({"BEH-06"})
-SESSION_REQUIREMENTS = frozenset({"AUTH-33"})
-LIST_REQUIREMENTS = frozenset({"BEH-04", "AUTH-25"})
-HANDLE_REQUIREMENTS = frozenset({"BEH-07", "AUTH-35"})
-READ_REQUIREMENTS = frozenset({"BEH-08"})
+REFUSAL_REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.REFUSALS.values()))
+RACE_REQUIREMENTS = cases.CANCEL_RACE.feeds
+SESSION_REQUIREMENTS = cases.SESSION_OTHER_PRINCIPAL.feeds
+LIST_REQUIREMENTS = cases.PRINCIPAL_LIST.feeds
+HANDLE_REQUIREMENTS = cases.HANDLE_USE.feeds
+READ_REQUIREMENTS = cases.READ_TOOL.feeds
 DEFAULT_SETTLE_FLOOR_MS = 1_000
 SETTLE_CEILING_MS = 10_000
 CANARY_PREFIX = "mcp-assay-canary-"
@@ -66,7 +68,7 @@ class Calibration:
 
 @dataclass(frozen=True)
 class RaceCall:
-    """The call a race gives up on: the tool and arguments, its time budget, and the tags its traffic carries."""
+    """The call a race gives up on: the tool and arguments, its time budget, and the step its traffic belongs to."""
 
     tool: WriteTool
     arguments: Mapping[str, Any]
@@ -76,26 +78,24 @@ class RaceCall:
     token: str
     """The call's progress token."""
     case: str
-    tags: Mapping[str, Any]
+    step: Facts
 
 
 @dataclass(frozen=True)
-class Refusal:
+class Attempt:
     """One call that must be refused: who sends it, how, and what the report calls it."""
 
-    kind: str
-    """The case's ``refusal`` tag, which BEH-05 names the refusal by."""
+    kind: Refusal
+    """Which refusal it is (its case, and the name BEH-05 gives it)."""
     what: str
     client: Client
     principal: str | None
     arguments: Mapping[str, Any]
-    invalid: bool = False
-    """Sent wrong on purpose: malformed, or with a forged credential or none (never held against the client)."""
-    extra: list[str] | None = None
+    extra: tuple[str, ...] | None = None
     called: str | None = None
     """The tool named in the body, when it is not the write tool."""
     headers: Mapping[str, str] | None = None
-    tags: Mapping[str, Any] = field(default_factory=dict)
+    mcp_name: str | None = None
 
 
 def _remember_tools(client: Client, reply: Reply) -> None:
@@ -162,8 +162,8 @@ class LaneRun:
             params["_meta"] = {"progressToken": progress}
         return client.build("tools/call", params)
 
-    async def witness_read(self, witness: Witness, case: str, read: str, **tags: Any) -> Read:
-        return await self.reader.read(witness, case=case, read=read, **tags)
+    async def witness_read(self, witness: Witness, case: str, read: str, step: Facts = NO_FACTS) -> Read:
+        return await self.reader.read(witness, case=case, read=read, step=step)
 
     def witness(self, name: str | None, owner: str, requirements: frozenset[str], case: str) -> Witness | None:
         if name is None:
@@ -250,11 +250,9 @@ class LaneRun:
                 if params is None and self.lane.modern:
                     params = {}
                 probe = self.lane.probe(
-                    ProbeName.PRINCIPAL_LIST,
+                    cases.PRINCIPAL_LIST,
                     f"tools/list as {name} (page {page})",
-                    case=case,
-                    principal=name,
-                    page=page,
+                    Facts(case=case, principal=name, page=page),
                 )
                 reply = await client.request("tools/list", params, probe=probe, **refusable(client))
                 if not reply.ok:
@@ -280,8 +278,8 @@ class LaneRun:
             return
         client = await self.lane.impostor(owner, self.lane.credentials(other), f"2025-session-{other}")
         probe = self.lane.probe(
-            ProbeName.SESSION_OTHER_PRINCIPAL, f"tools/list as {other} inside the session {owner} opened: refused",
-            case=self.case("session", owner), principal=other, owner=owner,
+            cases.SESSION_OTHER_PRINCIPAL, f"tools/list as {other} inside the session {owner} opened: refused",
+            Facts(case=self.case("session", owner), principal=other, owner=owner),
         )  # fmt: skip
         await client.request("tools/list", None, probe=probe, **refusable(client))
 
@@ -329,8 +327,8 @@ class LaneRun:
         self.listed.add(tool.principal)
         client = await self.client(tool.principal)
         params: dict[str, Any] | None = {} if self.lane.modern else None
-        probe = self.lane.probe(ProbeName.BEHAVIOUR_LIST, f"tools/list for the inputSchema of {tool.name}",
-                                principal=tool.principal)  # fmt: skip
+        probe = self.lane.probe(cases.SCHEMA_LIST, f"tools/list for the inputSchema of {tool.name}",
+                                Facts(principal=tool.principal))  # fmt: skip
         _remember_tools(client, await client.request("tools/list", params, probe=probe, **refusable(client)))
 
     def _arguments(self, tool: WriteTool, racing: bool) -> dict[str, Any]:
@@ -341,16 +339,16 @@ class LaneRun:
 
     async def calibrate(self, tool: WriteTool, witness: Witness, racing: bool) -> Calibration:
         case = self.case("write", tool.name, "calibrate")
-        tags = {"tool": tool.name, "phase": "calibrate"}
+        step = Facts(tool=tool.name, phase=Phase.CALIBRATE)
         client = await self.client(tool.principal)
-        before = await self.witness_read(witness, case, "before", **tags)
-        name = ProbeName.CANCEL_RACE if racing else ProbeName.WRITE_BASELINE
-        probe = self.lane.probe(name, f"calibrate: an accepted tools/call {tool.name} must move the witness",
-                                case=case, principal=tool.principal, **tags)  # fmt: skip
+        before = await self.witness_read(witness, case, "before", step)
+        called = cases.CANCEL_RACE if racing else cases.WRITE_BASELINE
+        probe = self.lane.probe(called, f"calibrate: an accepted tools/call {tool.name} must move the witness",
+                                step.merged(case=case, principal=tool.principal))  # fmt: skip
         started = time.monotonic()
         reply: Reply | None = await self.call(client, tool.name, self._arguments(tool, racing), probe)
         duration = time.monotonic() - started
-        after = await self.witness_read(witness, case, "after", **tags)
+        after = await self.witness_read(witness, case, "after", step)
         return Calibration(before=before, after=after, duration=duration, reply=reply)
 
     async def refusals(self, tool: WriteTool, witness: Witness) -> None:
@@ -358,38 +356,38 @@ class LaneRun:
         refusals = tool.refusals
         own = await self.client(tool.principal)
         if refusals.extra_arguments:
-            extra = sorted(refusals.extra_arguments)
+            extra = tuple(sorted(refusals.extra_arguments))
             what = f"tools/call {tool.name} with arguments its inputSchema forbids ({', '.join(extra)})"
             arguments = {**tool.arguments, **refusals.extra_arguments}
-            refusal = Refusal("extra_arguments", what, own, tool.principal, arguments, invalid=True, extra=extra)
-            await self.refusal(tool, witness, refusal)
+            attempt = Attempt(Refusal.EXTRA_ARGUMENTS, what, own, tool.principal, arguments, extra=extra)
+            await self.refusal(tool, witness, attempt)
         else:
             self.skip(f"no forbidden argument configured for {tool.name} "
                       f"(write_tools.{tool.name}.refusals.extra_arguments)", frozenset({"BEH-03"}),
-                      self.case("write", tool.name, "refusal", "extra_arguments"))  # fmt: skip
+                      self.case("write", tool.name, "refusal", Refusal.EXTRA_ARGUMENTS))  # fmt: skip
         if refusals.principal_without_scope:
             other = refusals.principal_without_scope
             try:
                 client = await self.client(other, distinct=True)
             except Unavailable as exc:
                 self.skip(str(exc), frozenset({"BEH-05"}),
-                          self.case("write", tool.name, "refusal", "principal_without_scope"))  # fmt: skip
+                          self.case("write", tool.name, "refusal", Refusal.PRINCIPAL_WITHOUT_SCOPE))  # fmt: skip
             else:
                 what = f"tools/call {tool.name} as {other}, who must not be able to use it"
-                refusal = Refusal("principal_without_scope", what, client, other, tool.arguments)
-                await self.refusal(tool, witness, refusal)
+                attempt = Attempt(Refusal.PRINCIPAL_WITHOUT_SCOPE, what, client, other, tool.arguments)
+                await self.refusal(tool, witness, attempt)
         await self.credential_refusals(tool, witness)
         if self.lane.transport == "http" and self.lane.modern:
             named = self._another_tool(tool, own)
             what = f"tools/call {tool.name} under an Mcp-Name header naming {named}"
             headers: dict[str, str] = {Header.NAME: encode_header_value(named)}
-            refusal = Refusal("mismatched_name", what, own, tool.principal, tool.arguments, invalid=True,
-                              headers=headers, tags={"mcp_name": named})  # fmt: skip
-            await self.refusal(tool, witness, refusal)
+            attempt = Attempt(Refusal.MISMATCHED_NAME, what, own, tool.principal, tool.arguments, headers=headers,
+                              mcp_name=named)  # fmt: skip
+            await self.refusal(tool, witness, attempt)
         unknown = f"{tool.name}_mcp_assay_unknown"
         what = f"tools/call of the unknown tool {unknown} with {tool.name}'s arguments"
-        refusal = Refusal("unknown_tool", what, own, tool.principal, tool.arguments, called=unknown)
-        await self.refusal(tool, witness, refusal)
+        attempt = Attempt(Refusal.UNKNOWN_TOOL, what, own, tool.principal, tool.arguments, called=unknown)
+        await self.refusal(tool, witness, attempt)
 
     async def credential_refusals(self, tool: WriteTool, witness: Witness) -> None:
         """R3 and R4 over HTTP: the write with a forged credential, and with none (stdio has no credential)."""
@@ -402,12 +400,12 @@ class LaneRun:
                       "one or none prove nothing and were not sent")  # fmt: skip
             return
         for kind, presented, principal, what in (
-            ("invalid_token", forged, tool.principal, f"tools/call {tool.name} with an invalid token"),
-            ("anonymous", credentials.anonymous(), None, f"tools/call {tool.name} without credentials"),
+            (Refusal.INVALID_TOKEN, forged, tool.principal, f"tools/call {tool.name} with an invalid token"),
+            (Refusal.ANONYMOUS, credentials.anonymous(), None, f"tools/call {tool.name} without credentials"),
         ):
             client = await self.lane.impostor(tool.principal, presented, f"{self.lane.era[:4]}-{kind}")
-            # a deliberate credential probe: the client-side rules (AUTH-36) must leave it out
-            await self.refusal(tool, witness, Refusal(kind, what, client, principal, tool.arguments, invalid=True))
+            # a deliberate credential probe (its case is invalid): the client-side rules (AUTH-36) must leave it out
+            await self.refusal(tool, witness, Attempt(kind, what, client, principal, tool.arguments))
 
     def _another_tool(self, tool: WriteTool, client: Client) -> str:
         """A tool name for the ``Mcp-Name`` header that is not the write tool: a read tool when one is known."""
@@ -415,22 +413,19 @@ class LaneRun:
         known = [*self.behaviour.read_tools, *sorted(listed), *sorted(self.lane.tools)]
         return next((name for name in known if name != tool.name), "mcp_assay_other_tool")
 
-    async def refusal(self, tool: WriteTool, witness: Witness, refusal: Refusal) -> None:
-        case = self.case("write", tool.name, "refusal", refusal.kind)
-        tags = {"tool": tool.name, "phase": "refusal", "refusal": refusal.kind}
-        before = await self.witness_read(witness, case, "before", **tags)
-        probe = Probe(
-            name=ProbeName.REFUSAL,
-            family=self.lane.family,
-            intent=f"{refusal.what}: must be refused and change nothing",
-            invalid=refusal.invalid,
-            tags=self.lane.tags(case=case, principal=refusal.principal, extra=refusal.extra, **refusal.tags, **tags),
-        )
-        options: dict[str, Any] = {"headers": refusal.headers} if refusal.headers else {}
-        await self.call(refusal.client, refusal.called or tool.name, refusal.arguments, probe, **options)
+    async def refusal(self, tool: WriteTool, witness: Witness, attempt: Attempt) -> None:
+        case = self.case("write", tool.name, "refusal", attempt.kind)
+        step = Facts(tool=tool.name, phase=Phase.REFUSAL, refusal=attempt.kind)
+        before = await self.witness_read(witness, case, "before", step)
+        probe = self.lane.probe(
+            cases.REFUSALS[attempt.kind], f"{attempt.what}: must be refused and change nothing",
+            step.merged(case=case, principal=attempt.principal, extra=attempt.extra, mcp_name=attempt.mcp_name),
+        )  # fmt: skip
+        options: dict[str, Any] = {"headers": attempt.headers} if attempt.headers else {}
+        await self.call(attempt.client, attempt.called or tool.name, attempt.arguments, probe, **options)
         await asyncio.sleep(tool.settle_ms / 1000)
         if before.ok:
-            await self.witness_read(witness, case, "after", **tags)
+            await self.witness_read(witness, case, "after", step)
 
     # -- the race --------------------------------------------------------------------------------
     async def race(self, tool: WriteTool, witness: Witness, calibration: Calibration, attempt: int | None) -> None:
@@ -442,16 +437,16 @@ class LaneRun:
         settle_ms = cancellation.settle_ms
         if settle_ms is None:
             settle_ms = min(SETTLE_CEILING_MS, max(DEFAULT_SETTLE_FLOOR_MS, round(3 * duration_ms)))
-        tags = {"tool": tool.name, "phase": "race", "timeout_ms": timeout_ms, "settle_ms": settle_ms,
-                "calibrated_ms": round(duration_ms), "attempt": attempt}  # fmt: skip
+        step = Facts(tool=tool.name, phase=Phase.RACE, timeout_ms=timeout_ms, settle_ms=settle_ms,
+                     calibrated_ms=round(duration_ms), attempt=attempt)  # fmt: skip
         client = await self.client(tool.principal)
-        before = await self.witness_read(witness, case, "before", **tags)
+        before = await self.witness_read(witness, case, "before", step)
         arguments = self._arguments(tool, True)
         token = f"mcp-assay-race-{uuid.uuid4().hex[:8]}"
         intent = f"tools/call {tool.name} given up after {timeout_ms} ms: no late write may follow"
-        probe = self.lane.probe(ProbeName.CANCEL_RACE, intent, case=case, principal=tool.principal, **tags)
+        probe = self.lane.probe(cases.CANCEL_RACE, intent, step.merged(case=case, principal=tool.principal))
         timeout = timeout_ms / 1000
-        race_call = RaceCall(tool, arguments, probe, timeout, token, case, tags)
+        race_call = RaceCall(tool, arguments, probe, timeout, token, case, step)
         sent = time.time()
         if self.lane.transport == "http" and self.lane.modern:
             gave_up, how = await self._race_by_closing(race_call)
@@ -462,7 +457,7 @@ class LaneRun:
         remaining = settle_ms / 1000 - (time.time() - gave_up)
         if remaining > 0:
             await asyncio.sleep(remaining)
-        after = await self.witness_read(witness, case, "after", **tags)
+        after = await self.witness_read(witness, case, "after", step)
         self.note(self._timeline(tool, witness, sent, gave_up, how, before, after, attempt))
 
     def _timeline(
@@ -543,8 +538,8 @@ class LaneRun:
         await client.notify(
             "notifications/cancelled",
             {"requestId": request_id, "reason": "mcp-assay gave up (client timeout)"},
-            probe=self.lane.probe(ProbeName.CANCEL_RACE, "cancel the timed-out call", case=race_call.case,
-                                  principal=race_call.tool.principal, **{**race_call.tags, "phase": "cancel"}),
+            probe=self.lane.probe(cases.CANCEL_RACE, "cancel the timed-out call", replace(
+                race_call.step, case=race_call.case, principal=race_call.tool.principal, phase=Phase.CANCEL)),
         )  # fmt: skip
         return gave_up, "sent notifications/cancelled"
 
@@ -557,12 +552,12 @@ class LaneRun:
         arguments = dict(handle.create.arguments)
         if handle.canary_argument:
             arguments[handle.canary_argument] = canary
-        tags = {"handle": handle.name}
+        planted = canary if handle.canary_argument else None
         created = await self.call(
             owner, handle.create.tool, arguments,
-            self.lane.probe(ProbeName.HANDLE_CREATE, f"{handle.create.principal} creates a {handle.name} with a canary",
-                            case=case, principal=handle.create.principal, tool=handle.create.tool,
-                            canary=canary if handle.canary_argument else None, **tags),
+            self.lane.probe(cases.HANDLE_CREATE, f"{handle.create.principal} creates a {handle.name} with a canary",
+                            Facts(case=case, principal=handle.create.principal, tool=handle.create.tool,
+                                  canary=planted, handle=handle.name)),
         )  # fmt: skip
         result = created.result
         if not created.ok or result.get("isError") is True:
@@ -577,9 +572,9 @@ class LaneRun:
         used = {key: _substitute(item, value) for key, item in handle.use.arguments.items()}
         await self.call(
             other, handle.use.tool, used,
-            self.lane.probe(ProbeName.HANDLE_USE, f"{handle.use.principal} presents {handle.create.principal}'s handle",
-                            case=case, principal=handle.use.principal, tool=handle.use.tool,
-                            owner=handle.create.principal, canary=canary if handle.canary_argument else None, **tags),
+            self.lane.probe(cases.HANDLE_USE, f"{handle.use.principal} presents {handle.create.principal}'s handle",
+                            Facts(case=case, principal=handle.use.principal, tool=handle.use.tool,
+                                  owner=handle.create.principal, canary=planted, handle=handle.name)),
         )  # fmt: skip
 
     # -- BEH-08 ----------------------------------------------------------------------------------
@@ -588,15 +583,15 @@ class LaneRun:
         witness = self.witness(read.witness, f"read_tools.{read.name}", READ_REQUIREMENTS, case)
         if witness is None:
             return
-        tags = {"tool": read.name, "phase": "read"}
+        step = Facts(tool=read.name, phase=Phase.READ)
         client = await self.client(read.principal)
-        before = await self.witness_read(witness, case, "before", **tags)
-        probe = self.lane.probe(ProbeName.READ_TOOL, f"tools/call {read.name}, used as a read: must change nothing",
-                                case=case, principal=read.principal, **tags)  # fmt: skip
+        before = await self.witness_read(witness, case, "before", step)
+        probe = self.lane.probe(cases.READ_TOOL, f"tools/call {read.name}, used as a read: must change nothing",
+                                step.merged(case=case, principal=read.principal))  # fmt: skip
         await self.call(client, read.name, read.arguments, probe)
         await asyncio.sleep(read.settle_ms / 1000)
         if before.ok:
-            await self.witness_read(witness, case, "after", **tags)
+            await self.witness_read(witness, case, "after", step)
 
 
 def _substitute(template: Any, handle: Any) -> Any:

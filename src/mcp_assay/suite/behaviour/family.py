@@ -7,6 +7,7 @@ A run tests each revision the server serves on its own, so the cases run once pe
 
 from __future__ import annotations
 
+from mcp_assay.cases import behaviour as cases
 from mcp_assay.suite.behaviour.cases import LaneRun
 from mcp_assay.suite.behaviour.lanes import Lane
 from mcp_assay.suite.behaviour.witness import WitnessReader
@@ -15,9 +16,7 @@ from mcp_assay.suite.session import ModernClient
 
 __all__ = ["EXPECTATION", "FAMILY", "REQUIREMENTS"]
 
-REQUIREMENTS = frozenset(
-    {"BEH-03", "BEH-04", "BEH-05", "BEH-06", "BEH-07", "BEH-08", "AUTH-21", "AUTH-24", "AUTH-25", "AUTH-33", "AUTH-35"}
-)
+REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.CASES))
 EXPECTATION = "expectation"
 """Observation kind carrying the user's expected tool table, so a recording is judged like the run."""
 
@@ -47,7 +46,6 @@ async def run(ctx: SuiteContext) -> None:
         config=ctx.config,
         behaviour=behaviour,
         connect=connect,
-        family=ctx.family or "behaviour",
         tools=tools,
         main=ctx.client,
     )
@@ -63,7 +61,7 @@ async def run(ctx: SuiteContext) -> None:
 
 FAMILY = Family(
     name="behaviour",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     capability="tools",
     description="principals' tool lists, refusals proved with a witness, handles, and the cancel race",

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcp_assay.errors import HarnessError
-from mcp_assay.probe_names import ProbeName, registered
+from mcp_assay.cases import NO_FACTS, Case, Facts
+from mcp_assay.cases import behaviour as cases
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.behaviour.config import BehaviourConfig, Principal
 from mcp_assay.suite.config import SuiteConfig
@@ -53,7 +53,6 @@ class Lane:
     config: SuiteConfig
     behaviour: BehaviourConfig
     connect: Connect
-    family: str = "behaviour"
     tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Tool definitions, for the ``Mcp-Param-*`` headers of 2026 HTTP calls."""
     main: Client | None = None
@@ -74,13 +73,13 @@ class Lane:
     def label(self) -> str:
         return f"{self.era} over {self.transport}"
 
-    def tags(self, **extra: Any) -> dict[str, Any]:
-        return {"era": self.era, "transport": self.transport, **{k: v for k, v in extra.items() if v is not None}}
+    def facts(self, step: Facts = NO_FACTS) -> Facts:
+        """The facts of one step of a case in this lane: the step's own, with the lane's era and transport."""
+        return replace(step, era=self.era, transport=self.transport)
 
-    def probe(self, name: ProbeName, intent: str, **tags: Any) -> Probe:
-        if not registered(name):
-            raise HarnessError(f"probe {name!r} is not named in mcp_assay.probe_names")
-        return Probe(name=name, family=self.family, intent=intent, tags=self.tags(**tags))
+    def probe(self, case: Case, intent: str, step: Facts = NO_FACTS) -> Probe:
+        """The tag of one request of ``case`` in this lane."""
+        return Probe.of(case, intent, facts=self.facts(step))
 
     # -- identities ------------------------------------------------------------------------------
     def _principal(self, name: str) -> Principal:
@@ -166,13 +165,11 @@ class Lane:
         legacy = LegacyClient(transport, self.revision)
         reply = await legacy.initialize(
             self.revision.name,
-            self.probe(ProbeName.BEHAVIOUR_INITIALIZE, f"initialize a {self.era} session as {who}", principal=key),
+            self.probe(cases.INITIALIZE, f"initialize a {self.era} session as {who}", Facts(principal=key)),
         )
         if not reply.ok:
             raise Unavailable(f"initialize as {who} answered {reply.describe()}")
-        await legacy.initialized(
-            self.probe(ProbeName.BEHAVIOUR_INITIALIZED, "notifications/initialized", principal=key)
-        )
+        await legacy.initialized(self.probe(cases.INITIALIZED, "notifications/initialized", Facts(principal=key)))
         return legacy
 
     def keep(self, transport: Transport) -> None:

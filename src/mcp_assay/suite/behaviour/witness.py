@@ -18,15 +18,16 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
 
+from mcp_assay.cases import NO_FACTS, Facts
+from mcp_assay.cases import behaviour as cases
 from mcp_assay.errors import CredentialsRefused, TransportFailure
 from mcp_assay.jsonrpc import MISSING
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.behaviour.config import Witness
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, fingerprint, parse_extract
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable, refusable
@@ -67,12 +68,13 @@ class WitnessReader:
         self.record = record
         self.new_id = new_id
 
-    async def read(self, witness: Witness, *, case: str, read: str, **tags: Any) -> Read:
-        """Read ``witness`` for ``case`` (``read`` says which: before, after, first, second)."""
+    async def read(self, witness: Witness, *, case: str, read: str, step: Facts = NO_FACTS) -> Read:
+        """Read ``witness`` for ``case`` (``read`` says which: before, after, first, second) at ``step`` of it."""
         exchange: str | None = None
+        facts = self.lane.facts(replace(step, case=case, read=read, witness=witness.name))
         try:
             if witness.kind == "mcp":
-                raw, exchange = await self._mcp(witness, case=case, read=read, tags=tags)
+                raw, exchange = await self._mcp(witness, facts)
                 default: Callable[[Any], Any] = lambda value: fingerprint(value_of_result(value))  # noqa: E731
             elif witness.kind == "http":
                 raw = await self._http(witness)
@@ -86,13 +88,8 @@ class WitnessReader:
             result = Read(error=str(exc), time=time.time())
         except ExtractError as exc:
             result = Read(error=f"extract {witness.extract!r}: {exc}", time=time.time())
-        data: dict[str, Any] = {
-            "case": case,
-            "read": read,
-            "witness": witness.name,
-            "via": witness.kind,
-            **self.lane.tags(**tags),
-        }
+        data: dict[str, Any] = {"case": case, "read": read, "witness": witness.name, "via": witness.kind}
+        data.update((key, value) for key, value in facts.to_record().items() if key not in data)
         if result.ok:
             data["value"] = result.value
         else:
@@ -103,18 +100,14 @@ class WitnessReader:
         return result
 
     # -- the three kinds -------------------------------------------------------------------------
-    async def _mcp(self, witness: Witness, *, case: str, read: str, tags: Mapping[str, Any]) -> tuple[Any, str | None]:
+    async def _mcp(self, witness: Witness, facts: Facts) -> tuple[Any, str | None]:
         assert witness.tool is not None
         try:
             client = await self.lane.client(witness.principal)
             probe = self.lane.probe(
-                ProbeName.WITNESS_READ,
-                f"witness {witness.name}: tools/call {witness.tool} ({read})",
-                case=case,
-                read=read,
-                witness=witness.name,
-                principal=witness.principal,
-                **{key: value for key, value in tags.items() if key not in ("principal",)},
+                cases.WITNESS_READ,
+                f"witness {witness.name}: tools/call {witness.tool} ({facts.read})",
+                replace(facts, principal=witness.principal),
             )
             reply = await client.request(
                 "tools/call",

@@ -26,6 +26,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_assay.cases import ExploreRole
+from mcp_assay.cases import explore as cases
 from mcp_assay.errors import RateLimited, ServerExited, Unreachable
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.engine import select_checks
@@ -44,10 +46,8 @@ from mcp_assay.suite.explore.witness import guard_for
 from mcp_assay.suite.probes._common import by_name, walk
 from mcp_assay.wire import HttpExchange, StdioLine, body_text
 
-__all__ = ["FAMILY", "REQUIREMENTS"]
+__all__ = ["FAMILY"]
 
-REQUIREMENTS = frozenset({"TOOL-09", "TOOL-10", "TOOL-11", "TOOL-14", "TOOL-15", "TOOL-19", "BEH-03", "RPC-05"})
-"""What explored calls feed most (every check judges them; these are the ones exploring is for)."""
 WHY_A_NOTE = {
     INTERNAL_ERROR: "the catalogue only notes a -32603 answer to tools/call (TOOL-15)",
     SERVER_ERROR: "no requirement of the catalogue judges an HTTP 5xx to a tools/call by itself",
@@ -128,12 +128,12 @@ async def run(ctx: SuiteContext) -> None:
     if not config.explore:
         return  # the runner leaves the family out of such a run (Family.wanted); a caller of its own may not
     if not draws.available():
-        ctx.skip(f"not explored: {draws.EXTRA} adds what --explore needs", requirements=(), case="explore")
+        ctx.skip(f"not explored: {draws.EXTRA} adds what --explore needs", requirements=(), case=cases.EXPLORE.name)
         return
     seed = config.seed if config.seed is not None else 0
     listing = ctx.listings.get("tools/list")
     if listing is None or not listing.ok:
-        listing = await walk(ctx, "tools/list")
+        listing = await walk(ctx, "tools/list", cases.LIST)
     if not listing.ok:
         ctx.observe("note", detail=f"explore {revision}: tools/list gave no tools to explore")
         return
@@ -195,7 +195,8 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
     store = ExampleStore(explore_cache(), f"{ctx.config.target} {ctx.revision.name}", run.name, run.schema)
     base = plain(run.schema)
     if base is not None:
-        verdict, _ = await run.send(Candidate(base, INSIDE, "plain", "the plainest valid arguments"), "search")
+        plainest = Candidate(base, INSIDE, "plain", "the plainest valid arguments")
+        verdict, _ = await run.send(plainest, ExploreRole.SEARCH)
         run.baseline = verdict.names
     queue = await _candidates(ctx, run, store.load())
     if writes:
@@ -253,7 +254,7 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
 
 FAMILY = Family(
     name="explore",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     capability="tools",
     description="tools called with arguments drawn from their inputSchema (--explore), failures shrunk",

@@ -1,7 +1,7 @@
 """Exploring one tool: sending candidates, telling new failures from known ones, shrinking each and reporting it.
 
 A :class:`ToolRun` sends every call through the suite's own ``tools/call`` (so the rate limit, the
-answer cap and the recording apply), tags it with how it came about (:data:`~mcp_assay.wire.EXPLORED_TAG`:
+answer cap and the recording apply), tags it with how it came about (:class:`~mcp_assay.cases.Explored`:
 the tool, its seed, its role — ``search``, ``shrink`` or ``reported`` — and the arguments' kind), and
 asks the :class:`~mcp_assay.suite.explore.oracle.Oracle` what failed. :mod:`.family` decides what to send.
 """
@@ -14,15 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_assay.cases import Explored, ExploreRole, Facts
+from mcp_assay.cases import explore as cases
 from mcp_assay.errors import NoAnswer, ServerExited, Unreachable
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.explore.oracle import NO_ANSWER, Failure, Oracle, Verdict
 from mcp_assay.suite.explore.schemas import inside, violations
 from mcp_assay.suite.explore.shrink import Shrunk, shrink
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
-from mcp_assay.wire import EXPLORED_TAG
 
 __all__ = ["HANG_SHRINK_CALLS", "INSIDE", "MAX_FAILURES", "SHRINK_CALLS", "Candidate", "Found", "ToolRun", "as_json"]
 
@@ -89,18 +89,20 @@ class ToolRun:
     """Search calls outside the schema, and how many of them were refused (an error, or a result with isError)."""
 
     # -- one call ----------------------------------------------------------------------------------
-    async def send(self, candidate: Candidate, role: str, **story: Any) -> tuple[Verdict, Reply | None]:
+    async def send(self, candidate: Candidate, role: ExploreRole, **story: Any) -> tuple[Verdict, Reply | None]:
+        """Call the tool with ``candidate``'s arguments, tagged with how they came about (``story``: more fields of
+        :class:`~mcp_assay.cases.Explored`), and judge the call."""
         ctx = self.ctx
         recorded = len(ctx.router.recorded(ctx.buffer))
-        tag = {"tool": self.name, "seed": self.seed, "role": role, "kind": candidate.kind, **story}
+        tag = Explored(tool=self.name, seed=self.seed, role=role, kind=candidate.kind, **story)
         what = "inside its inputSchema" if candidate.kind == INSIDE else f"breaking its inputSchema ({candidate.kind})"
         reply: Reply | None
         self.calls += 1
         try:
             reply = await call_tool(
-                ctx, self.name, candidate.arguments, probe_name=ProbeName.EXPLORE,
+                ctx, self.name, candidate.arguments, case=cases.EXPLORE,
                 intent=f"tools/call {self.name} with arguments {what}, drawn by --explore",
-                invalid=candidate.kind != INSIDE, extra_tags={EXPLORED_TAG: tag},
+                invalid=candidate.kind != INSIDE, facts=Facts(explored=tag),
             )  # fmt: skip
         except NoAnswer as exc:
             ctx.observe("no-answer", detail=str(exc), exchange=exc.exchange, family=ctx.family)
@@ -117,7 +119,7 @@ class ToolRun:
         for candidate in queue:
             if self.calls >= self.budget or time.monotonic() >= self.deadline:
                 return
-            verdict, reply = await self.send(candidate, "search", origin=candidate.origin)
+            verdict, reply = await self.send(candidate, ExploreRole.SEARCH, origin=candidate.origin)
             if candidate.kind != INSIDE:
                 self.outside_sent += 1
                 self.outside_refused += _refused(reply)
@@ -147,7 +149,7 @@ class ToolRun:
             async def still_fails(
                 arguments: dict[str, Any], first: Candidate = found.first, name: str = found.failure.name
             ) -> bool:
-                verdict, _ = await self.send(replace(first, arguments=arguments), "shrink")
+                verdict, _ = await self.send(replace(first, arguments=arguments), ExploreRole.SHRINK)
                 return name in verdict.names
 
             hang = found.failure.name == NO_ANSWER  # each try of a hang costs a whole --timeout
@@ -155,21 +157,13 @@ class ToolRun:
                 found.first.arguments, still_fails, allowed=self._allowed(found.first),
                 max_calls=HANG_SHRINK_CALLS if hang else SHRINK_CALLS, deadline=self.deadline,
             )  # fmt: skip
-            story = {
-                "origin": found.first.origin,
-                "found": [failure.name for failure in found.failures],
-                "generated": as_json(found.first.arguments),
-                "steps": list(found.shrunk.steps),
-                "shrink_calls": found.shrunk.calls,
-            }
-            if found.shrunk.stopped:
-                story["stopped"] = found.shrunk.stopped
-            if found.first.words:
-                story["words"] = found.first.words
             recorded = len(self.ctx.router.recorded(self.ctx.buffer))
             found.reported, found.reply = await self.send(
-                replace(found.first, arguments=found.shrunk.arguments), "reported", **story
-            )
+                replace(found.first, arguments=found.shrunk.arguments), ExploreRole.REPORTED,
+                origin=found.first.origin, found=tuple(failure.name for failure in found.failures),
+                generated=as_json(found.first.arguments), steps=tuple(found.shrunk.steps),
+                shrink_calls=found.shrunk.calls, stopped=found.shrunk.stopped, words=found.first.words,
+            )  # fmt: skip
             calls = [item for item in self.ctx.router.recorded(self.ctx.buffer)[recorded:] if item.probe is not None]
             found.exchange = calls[0].id if calls else None
 

@@ -69,7 +69,7 @@ def guard_for(ctx: SuiteContext, tool: str) -> tuple[WriteGuard | None, str]:
     tools = dict(ctx.client.tools) if isinstance(ctx.client, ModernClient) else {}
     lane = Lane(
         revision=ctx.revision, transport=ctx.transport.kind, config=ctx.config, behaviour=behaviour,
-        connect=ctx.connect, family=ctx.family, tools=tools, main=ctx.client,
+        connect=ctx.connect, tools=tools, main=ctx.client,
     )  # fmt: skip
     reader = WitnessReader(lane, ctx.recorder(), ctx.new_id)
     return WriteGuard(tool, witness, reader, lane, write.settle_ms), ""

@@ -1,10 +1,10 @@
 """The probe families, in the order a run sends them.
 
-Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, the
-requirement IDs its traffic feeds, the eras, transports and capability it needs, and the
-coroutine that sends it. :data:`OPENING` and :data:`CLOSING` are the steps sent around them on
-each revision's session (the handshake completed, the session ended), declared the same way.
-Probes never judge: the rules in :mod:`mcp_assay.spec.rules` do.
+Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, its cases
+(declared in :mod:`mcp_assay.cases`, which say what its traffic feeds), the eras, transports and
+capability it needs, and the coroutine that sends it. :data:`OPENING` and :data:`CLOSING` are the
+steps sent around them on each revision's session (the handshake completed, the session ended),
+declared the same way. Probes never judge: the rules in :mod:`mcp_assay.spec.rules` do.
 """
 
 from __future__ import annotations
@@ -64,4 +64,5 @@ CLOSING: tuple[Family, ...] = (handshake.CLOSING,)
 
 
 def family_names() -> tuple[str, ...]:
+    """The families, in the order a run sends them (what ``--only`` and the help name)."""
     return tuple(family.name for family in FAMILIES)

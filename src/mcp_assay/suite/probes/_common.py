@@ -6,8 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
-from mcp_assay.probe_names import page as page_name
+from mcp_assay.cases import Case
 from mcp_assay.suite.context import Listing, SuiteContext
 from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.session import LegacyClient, ModernClient
@@ -38,32 +37,28 @@ def list_params(ctx: SuiteContext, cursor: str | None = None) -> dict[str, Any] 
     return {} if ctx.modern else None
 
 
-async def list_again(ctx: SuiteContext, method: str) -> None:
+async def list_again(ctx: SuiteContext, method: str, case: Case) -> None:
     """Walk ``method`` a second time, on a new connection where there is one (HTTP): what TOOL-03/04, PRM-03 and
     RSRC-03 compare. Those are 2026 requirements; in 2025-11-25 a list may depend on the session, and no
     requirement compares two (cursor stability is the pagination family's), so a handshake run lists once."""
     if not ctx.modern:
         return
     fresh = await ctx.fresh_client()
-    await walk(ctx, method, client=fresh or ctx.client, label=ProbeName.LIST_AGAIN)
+    await walk(ctx, method, case, client=fresh or ctx.client)
 
 
 async def walk(
-    ctx: SuiteContext,
-    method: str,
-    *,
-    client: ModernClient | LegacyClient | None = None,
-    label: ProbeName = ProbeName.LIST,
+    ctx: SuiteContext, method: str, case: Case, *, client: ModernClient | LegacyClient | None = None
 ) -> Listing:
-    """Follow ``nextCursor`` from the first page to the end, at most ``--page-limit`` pages."""
+    """Follow ``nextCursor`` from the first page to the end, at most ``--page-limit`` pages (each page sent as
+    that page of the paged ``case``)."""
     client = client or ctx.client
     key = LIST_KEYS[method]
     listing = Listing(method)
     cursor: str | None = None
     for page in range(1, ctx.config.page_limit + 1):
-        name = page_name(label, page)
         intent = f"{method} page {page}" + (" (following nextCursor)" if cursor is not None else "")
-        reply = await client.request(method, list_params(ctx, cursor), probe=ctx.probe(name, intent))
+        reply = await client.request(method, list_params(ctx, cursor), probe=ctx.probe(case.page(page), intent))
         if not reply.ok:
             listing.error = reply
             return listing

@@ -26,9 +26,10 @@ signature, scope) are not here. In the order of a run:
 7. the run's own token in the query string (``?access_token=``, ``?token=``, and next to a garbage
    ``Authorization``), only when the run has a bearer token of its own.
 
-The run's own token is only ever sent to the target. Every probe is tagged
-``{"name": "auth-…", "invalid": True, "credential": …, "variant": …}``; the rules in
-:mod:`mcp_assay.spec.rules.auth.metadata` judge the answers.
+The run's own token is only ever sent to the target. Every case is a credential case of
+:mod:`mcp_assay.cases.auth` (its :attr:`~mcp_assay.cases.Case.credential` says what it presents), sent
+with the words for what it presents (``variant``); the rules in :mod:`mcp_assay.spec.rules.auth` judge
+the answers.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcp_assay.cases import Case, Facts
+from mcp_assay.cases import auth as cases
 from mcp_assay.errors import TransportFailure
-from mcp_assay.probe_names import ProbeName, prm_fetch
 from mcp_assay.protocol import Header, HeaderKey, MediaType
 from mcp_assay.redaction import SECRET_PARAMS
 from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, prm_candidates, unsigned_jwt
@@ -59,10 +61,8 @@ GARBAGE = "bm90LWEtdG9rZW4.Z2FyYmFnZQ.c2lnbmF0dXJl"
 """Three base64url segments that decode to no JSON at all."""
 BASIC = "Basic " + base64.b64encode(b"mcp-assay:not-a-password").decode("ascii")
 ISSUER = "https://mcp-assay.invalid"
-REQUIREMENTS = frozenset(
-    {f"AUTH-{number:02d}" for number in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 20, 28, 29, 32, 34, 48)}
-)
-TOKEN_PROBES = frozenset({"AUTH-13", "AUTH-20", "AUTH-28"})
+TOKEN_PROBES = cases.CONTROL.feeds
+"""What the credential cases after the first group feed (the control brackets them)."""
 
 
 def _without_secrets(url: str, credentials: Credentials) -> str:
@@ -123,9 +123,7 @@ async def control(ctx: SuiteContext, method: str) -> Reply:
     return await ctx.client.request(
         method,
         list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None),
-        probe=ctx.probe(
-            ProbeName.AUTH_CONTROL, "the same request with the run's own credentials: served", credential="own"
-        ),
+        probe=ctx.probe(cases.CONTROL),
         allow_refusal=True,
     )
 
@@ -134,25 +132,22 @@ async def ask(
     ctx: SuiteContext,
     client: ModernClient | LegacyClient,
     method: str,
-    name: str,
+    case: Case,
     intent: str,
     *,
-    credential: str,
     variant: str,
     authorization: str | None = None,
-    invalid: bool = True,
-    **tags: Any,
 ) -> Reply:
     params: dict[str, Any] | None = list_params(ctx) if method.endswith("/list") else ({} if ctx.modern else None)
     headers = {Header.AUTHORIZATION: authorization} if authorization is not None else None
-    probe = ctx.probe(name, intent, invalid=invalid, credential=credential, variant=variant, **tags)
+    probe = ctx.probe(case, intent, facts=Facts(variant=variant))
     return await client.request(method, params, probe=probe, headers=headers, allow_refusal=True)
 
 
-async def _fetch(ctx: SuiteContext, prober: Prober, url: str, name: str, kind: str) -> Reply | None:
+async def _fetch(ctx: SuiteContext, prober: Prober, url: str, kind: str) -> Reply | None:
     """``GET`` a metadata URL without any credential; a failure to connect is a note, not a finding."""
     transport = prober.transport(prober.own.anonymous(), url)
-    probe = ctx.probe(name, f"Protected Resource Metadata ({kind}): 200 and a JSON object", prm=kind)
+    probe = ctx.probe(cases.PRM_FETCHES[kind], f"Protected Resource Metadata ({kind}): 200 and a JSON object")
     try:
         return await transport.send(
             b"",
@@ -173,17 +168,17 @@ def _prm_served(reply: Reply | None) -> bool:
     return reply is not None and reply.status == 200 and reply.content_type == MediaType.JSON
 
 
-def _jwts(endpoint: str) -> Iterator[tuple[str, str, str]]:
-    """(probe name, variant, token) for tokens built here without any key; none may be accepted."""
+def _jwts(endpoint: str) -> Iterator[tuple[Case, str, str]]:
+    """(case, variant, token) for tokens built here without any key; none may be accepted."""
     now = int(time.time())
     claims = {"iss": ISSUER, "aud": canonical_uri(endpoint), "sub": "mcp-assay-probe", "iat": now}
     yield (
-        ProbeName.AUTH_ALG_NONE,
+        cases.ALG_NONE,
         "an unsigned alg:none JWT",
         unsigned_jwt({**claims, "exp": now + 600}, {"alg": "none", "typ": "JWT"}),
     )
     yield (
-        ProbeName.AUTH_EXPIRED_JWT,
+        cases.EXPIRED_JWT,
         "an expired JWT with a garbage signature",
         unsigned_jwt(
             {**claims, "iat": now - 7200, "exp": now - 3600},
@@ -210,24 +205,21 @@ async def _run(ctx: SuiteContext, prober: Prober) -> None:
     fetched: set[str] = set()
     for kind, url in prm_candidates(prober.endpoint):
         fetched.add(url)
-        found = _prm_served(await _fetch(ctx, prober, url, prm_fetch(kind), kind)) or found
+        found = _prm_served(await _fetch(ctx, prober, url, kind)) or found
     session = " inside the run's session" if isinstance(anonymous, LegacyClient) and anonymous.session else ""
     intent = f"{method} without credentials{session}: 401 with a Bearer challenge"
-    first = await ask(
-        ctx, anonymous, method, ProbeName.AUTH_NO_TOKEN, intent, credential="none", variant="no credentials"
-    )
+    first = await ask(ctx, anonymous, method, cases.NO_TOKEN, intent, variant="no credentials")
     if ctx.modern and method != "server/discover":
         await ask(
-            ctx, anonymous, "server/discover", ProbeName.AUTH_NO_TOKEN_DISCOVER,
-            "server/discover without credentials: 401, or served (allowed before a token)",
-            credential="none", variant="no credentials",
+            ctx, anonymous, "server/discover", cases.NO_TOKEN_DISCOVER,
+            "server/discover without credentials: 401, or served (allowed before a token)", variant="no credentials",
         )  # fmt: skip
     bearer = challenges_of(first.headers).bearer
     advertised = bearer.get("resource_metadata") if bearer is not None else None
     if advertised and advertised not in fetched:
         refusal = may_fetch(advertised, prober.endpoint)
         if refusal is None:
-            found = _prm_served(await _fetch(ctx, prober, advertised, ProbeName.AUTH_PRM_HEADER, "header")) or found
+            found = _prm_served(await _fetch(ctx, prober, advertised, "header")) or found
         else:
             ctx.observe(
                 "note", detail=f"authorization: the challenge's resource_metadata URL was not fetched ({refusal})"
@@ -256,25 +248,25 @@ async def _run(ctx: SuiteContext, prober: Prober) -> None:
         return
     await _malformed(ctx, anonymous, method)
     await control(ctx, method)
-    for name, variant, token in _jwts(prober.endpoint):
+    for case, variant, token in _jwts(prober.endpoint):
         await ask(
-            ctx, anonymous, method, name, f"{method} with {variant}: 401",
-            credential="invalid", variant=variant, authorization=f"Bearer {token}",
+            ctx, anonymous, method, case, f"{method} with {variant}: 401", variant=variant,
+            authorization=f"Bearer {token}",
         )  # fmt: skip
     await control(ctx, method)
     await _query(ctx, prober, method)
 
 
 async def _malformed(ctx: SuiteContext, client: ModernClient | LegacyClient, method: str) -> None:
-    for name, variant, value in (
-        (ProbeName.AUTH_EMPTY_BEARER, "a bare Bearer scheme without a token", "Bearer"),
-        (ProbeName.AUTH_NOT_A_JWT, "a bearer string that is no JWT", f"Bearer {NOT_A_JWT}"),
-        (ProbeName.AUTH_BASIC, "Basic credentials", BASIC),
-        (ProbeName.AUTH_GARBAGE_TOKEN, "a garbage three-part bearer token", f"Bearer {GARBAGE}"),
+    for case, value in (
+        (cases.EMPTY_BEARER, "Bearer"),
+        (cases.NOT_A_JWT, f"Bearer {NOT_A_JWT}"),
+        (cases.BASIC, BASIC),
+        (cases.GARBAGE_TOKEN, f"Bearer {GARBAGE}"),
     ):
         await ask(
-            ctx, client, method, name, f"{method} with {variant}: 401 (400 accepted), never served",
-            credential="malformed", variant=variant, authorization=value,
+            ctx, client, method, case, f"{method} with {case.sends}: {case.expects}", variant=case.sends,
+            authorization=value,
         )  # fmt: skip
 
 
@@ -284,30 +276,28 @@ async def _query(ctx: SuiteContext, prober: Prober, method: str) -> None:
         ctx.skip(
             "the run has no bearer token of its own in the Authorization header (-t), so a token in the query "
             "string cannot be tried",
-            requirements={"AUTH-28"},
+            requirements=cases.QUERY_TOKEN.feeds,
         )
         return
     bare = own.anonymous()
-    for name, parameter, authorization, variant in (
-        (ProbeName.AUTH_QUERY_ACCESS_TOKEN, "access_token", None, "the run's token only in ?access_token="),
-        (ProbeName.AUTH_QUERY_TOKEN, "token", None, "the run's token only in ?token="),
-        (ProbeName.AUTH_QUERY_WITH_GARBAGE_HEADER, "access_token", f"Bearer {NOT_A_JWT}",
-         "the run's token in ?access_token= next to a garbage bearer header"),
-    ):  # fmt: skip
+    for case, parameter, authorization in (
+        (cases.QUERY_ACCESS_TOKEN, "access_token", None),
+        (cases.QUERY_TOKEN, "token", None),
+        (cases.QUERY_WITH_GARBAGE_HEADER, "access_token", f"Bearer {NOT_A_JWT}"),
+    ):
         credentials = Credentials(token=own.token, auth_mode="query", auth_query_param=parameter, headers=bare.headers)
         client = prober.client(credentials)
-        # the rules compare the garbage-header variant with the same header alone (auth-not-a-jwt)
-        extra: dict[str, Any] = {"alone": ProbeName.AUTH_NOT_A_JWT} if authorization is not None else {}
+        # the rules compare the garbage-header case with the same header alone (its case's ``alone``)
         await ask(
-            ctx, client, method, name, f"{method} with {variant}: refused (401), MCP forbids query tokens",
-            credential="query", variant=variant, authorization=authorization, **extra,
+            ctx, client, method, case, f"{method} with {case.sends}: refused (401), MCP forbids query tokens",
+            variant=case.sends, authorization=authorization,
         )  # fmt: skip
     await control(ctx, method)
 
 
 FAMILY = Family(
     name="auth",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     transports=frozenset({"http"}),
     description="authorization: metadata discovery, challenges, missing, malformed and query-string credentials",

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mcp_assay.cases import Facts
+from mcp_assay.cases import burst as cases
 from mcp_assay.errors import NoAnswer
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_params
 from mcp_assay.suite.session import ModernClient
@@ -22,7 +23,7 @@ from mcp_assay.suite.transports import Reply
 
 __all__ = ["FAMILY"]
 
-REQUIREMENTS = frozenset({"BEH-11"})
+REQUIREMENTS = cases.RATE_LIMIT.feeds
 
 
 async def _call(ctx: SuiteContext, index: int, delay: float) -> Reply | None:
@@ -32,7 +33,7 @@ async def _call(ctx: SuiteContext, index: int, delay: float) -> Reply | None:
     client = ctx.client
     params = call_params(ctx, probe_config.tool, dict(probe_config.arguments))
     probe = ctx.probe(
-        ProbeName.BEH_RATE_LIMIT, f"call {index + 1} of a burst of {probe_config.burst}", burst=probe_config.burst
+        cases.RATE_LIMIT, f"call {index + 1} of a burst of {probe_config.burst}", facts=Facts(burst=probe_config.burst)
     )
     options: dict[str, Any] = {"answer_rate_limits": True} if ctx.http else {}
     try:
@@ -63,7 +64,7 @@ async def run(ctx: SuiteContext) -> None:
 
 FAMILY = Family(
     name="burst",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     capability="tools",
     description="an opt-in burst of calls to one safe tool, looking for a rate limit (BEH-11)",

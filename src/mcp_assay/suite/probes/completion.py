@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import completion as cases
 from mcp_assay.suite.context import Family, SuiteContext
 
 __all__ = ["FAMILY"]
@@ -47,20 +47,18 @@ async def run(ctx: SuiteContext) -> None:
         await client.request(
             "completion/complete",
             {"ref": ref, "argument": {"name": argument, "value": ""}},
-            probe=ctx.probe(ProbeName.COMPLETE, f"completion for argument {argument!r}"),
+            probe=ctx.probe(cases.COMPLETE, f"completion for argument {argument!r}"),
         )
     await client.request(
         "completion/complete",
         {"ref": {"type": "ref/prompt", "name": "mcp-assay-no-such-prompt"}, "argument": {"name": "x", "value": ""}},
-        probe=ctx.probe(
-            ProbeName.COMPLETION_UNKNOWN_PROMPT, "completion for a prompt that does not exist: -32602", invalid=True
-        ),
+        probe=ctx.probe(cases.COMPLETION_UNKNOWN_PROMPT),
     )
 
 
 FAMILY = Family(
     name="completion",
-    requirements=frozenset({"COMP-01", "COMP-03", "COMP-04", "COMP-05", "COMP-06"}),
+    cases=cases.CASES,
     run=run,
     capability="completions",
     description="completion/complete",

@@ -13,7 +13,7 @@ versions must be the same, or the answer depends on what came before (VER-09, VE
 
 from __future__ import annotations
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import discover as cases
 from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import ModernClient
@@ -26,20 +26,13 @@ UNSUPPORTED = "1900-01-01"
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
-    await client.request(
-        "server/discover", probe=ctx.probe(ProbeName.AGAIN, "a second discover to compare with the first")
-    )
+    await client.request("server/discover", probe=ctx.probe(cases.AGAIN))
     _skip_without_ttl(ctx)
     meta = client.meta(**{MetaKey.PROTOCOL_VERSION: UNSUPPORTED})
     await client.request(
         "server/discover",
         meta=meta,
-        probe=ctx.probe(
-            ProbeName.UNSUPPORTED_VERSION,
-            f"server/discover declaring {UNSUPPORTED}: a discover result or -32022 (A20)",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.UNSUPPORTED_VERSION),
         headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
     )
 
@@ -69,18 +62,16 @@ async def last(ctx: SuiteContext) -> None:
         return
     await client.request(
         "server/discover",
-        probe=ctx.probe(
-            ProbeName.DISCOVER_LAST,
-            "server/discover after every other family: within ttlMs, the same versions and capabilities",
-        ),
+        probe=ctx.probe(cases.DISCOVER_LAST),
     )
 
 
-STABILITY = frozenset({"VER-09", "VER-16"})
+STABILITY = cases.DISCOVER_LAST.feeds
+"""What the stability cases feed, left unjudged when the first answer promises no stability."""
 
 FAMILY = Family(
     name="discover",
-    requirements=frozenset({"VER-06", "VER-07", "VER-08", "VER-09"}),
+    cases=cases.CASES,
     run=run,
     eras=frozenset({Era.MODERN}),
     description="server/discover: fields, identity, cache hints, stability",
@@ -88,7 +79,7 @@ FAMILY = Family(
 
 LATER = Family(
     name="discover-last",
-    requirements=STABILITY,
+    cases=cases.LATER_CASES,
     run=last,
     eras=frozenset({Era.MODERN}),
     description="server/discover once more after the other families: the answer has not moved within its ttl",

@@ -33,7 +33,8 @@ import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import envelope as cases
+from mcp_assay.cases import params as param_cases
 from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode
@@ -47,7 +48,7 @@ NO_SUCH_TOOL = "mcp-assay-no-such-tool"
 NEEDS_SENTINEL = " mcp-assay-no-such-tool-\u00e9"
 """A name with a leading space and a non-ASCII letter: only the =?base64?…?= form can carry it."""
 NO_SUCH_REQUEST = "mcp-assay-no-such-request"
-WRONG_ACCEPT = (MediaType.JSON, "text/html")
+WRONG_ACCEPT = ((MediaType.JSON, cases.WRONG_ACCEPT_JSON), ("text/html", cases.WRONG_ACCEPT_HTML))
 
 
 def _safe_method(ctx: SuiteContext) -> str:
@@ -81,7 +82,7 @@ async def jsonrpc(ctx: SuiteContext) -> None:
     await ctx.tolerant(
         client.send(
             good,
-            ctx.probe(ProbeName.INVALID_JSON, "a body that is not valid JSON: -32700 without id", invalid=True),
+            ctx.probe(cases.INVALID_JSON),
             raw=truncated,
             timeout=short,
         )
@@ -91,21 +92,17 @@ async def jsonrpc(ctx: SuiteContext) -> None:
     await ctx.tolerant(
         client.send(
             wrong_version,
-            ctx.probe(ProbeName.JSONRPC_1_0, 'jsonrpc "1.0": -32600 with the request id', invalid=True),
+            ctx.probe(cases.JSONRPC_1_0),
             timeout=short,
         )
     )
     no_method = {"jsonrpc": "2.0", "id": client.ids()}
-    await ctx.tolerant(
-        client.send(
-            no_method, ctx.probe(ProbeName.NO_METHOD, "a request without method: -32600", invalid=True), timeout=short
-        )
-    )
+    await ctx.tolerant(client.send(no_method, ctx.probe(cases.NO_METHOD), timeout=short))
     batch = [client.build(method, _params(ctx))]
     await ctx.tolerant(
         client.send(
             batch[0],
-            ctx.probe(ProbeName.BATCH, "a JSON array (batch) of one request: rejected, not processed", invalid=True),
+            ctx.probe(cases.BATCH),
             raw=encode(batch),
             timeout=short,
         )
@@ -114,34 +111,24 @@ async def jsonrpc(ctx: SuiteContext) -> None:
     body = client.build(
         "notifications/cancelled", {"requestId": "mcp-assay-never-sent", "reason": "probe"}, notification=True
     )
-    probe = ctx.probe(
-        ProbeName.CANCEL_UNKNOWN_REQUEST,
-        "notifications/cancelled for a request id never sent: ignored, no JSON-RPC answer",
-        invalid=True,
-    )
+    probe = ctx.probe(cases.CANCEL_UNKNOWN_REQUEST)
     if ctx.http:
         await client.send(body, probe)
     else:
         await ctx.transport.send(encode(body), probe=probe.at(ctx.revision.name), expect=None, wait=False)
         await _quiet(ctx)
-    still = await client.request(
-        method, _params(ctx), probe=ctx.probe(ProbeName.STILL_SERVING, "an ordinary request after the above")
-    )
+    still = await client.request(method, _params(ctx), probe=ctx.probe(cases.STILL_SERVING))
     if still.request is not None and still.response is not None:
         finished = client.build(
             "notifications/cancelled", {"requestId": still.request.id, "reason": "already answered"}, notification=True
         )
-        probe = ctx.probe(ProbeName.CANCEL_FINISHED_REQUEST, "notifications/cancelled for an answered request: ignored")
+        probe = ctx.probe(cases.CANCEL_FINISHED_REQUEST)
         if ctx.http:
             await client.send(finished, probe)
         else:
             await ctx.transport.send(encode(finished), probe=probe.at(ctx.revision.name), expect=None, wait=False)
             await _quiet(ctx)
-        await client.request(
-            method,
-            _params(ctx),
-            probe=ctx.probe(ProbeName.AFTER_CANCELLATION, "an ordinary request after the cancellation"),
-        )
+        await client.request(method, _params(ctx), probe=ctx.probe(cases.AFTER_CANCELLATION))
 
 
 async def _client_response(ctx: SuiteContext) -> None:
@@ -151,11 +138,7 @@ async def _client_response(ctx: SuiteContext) -> None:
     2025-11-25 a client may POST responses, HTTP-05/06 judge the status), so what came back is
     recorded as a note."""
     body = {"jsonrpc": "2.0", "id": NO_SUCH_REQUEST, "result": {}}
-    probe = ctx.probe(
-        ProbeName.CLIENT_RESPONSE,
-        "a JSON-RPC response to a request the server never sent: refused or ignored",
-        invalid=True,
-    )
+    probe = ctx.probe(cases.CLIENT_RESPONSE)
     if ctx.http:
         reply = await ctx.tolerant(ctx.client.send(body, probe, timeout=ctx.short_timeout))
         answer = reply.describe() if reply is not None else "no answer in time"
@@ -178,13 +161,8 @@ async def _accept(ctx: SuiteContext) -> None:
     """POSTs whose Accept does not list both media types; HTTP-03 binds the client, so these are notes."""
     client = ctx.client
     method = _safe_method(ctx)
-    for accept in WRONG_ACCEPT:
-        probe = ctx.probe(
-            ProbeName.WRONG_ACCEPT,
-            f"Accept: {accept} only: the server may refuse (406) or answer",
-            invalid=True,
-            accept=accept,
-        )
+    for accept, case in WRONG_ACCEPT:
+        probe = ctx.probe(case, f"Accept: {accept} only: the server may refuse (406) or answer")
         reply = await ctx.tolerant(
             client.request(
                 method, _params(ctx), headers={Header.ACCEPT: accept}, probe=probe, timeout=ctx.short_timeout
@@ -208,18 +186,13 @@ async def _origin(ctx: SuiteContext) -> None:
         method,
         _params(ctx),
         headers={Header.ORIGIN: "https://mcp-assay.invalid"},
-        probe=ctx.probe(
-            ProbeName.FOREIGN_ORIGIN,
-            "a request from a foreign Origin: 403 Forbidden",
-            invalid=True,
-            foreign_origin=True,
-        ),
+        probe=ctx.probe(cases.FOREIGN_ORIGIN),
         allow_refusal=True,
     )
     await client.request(
         method,
         _params(ctx),
-        probe=ctx.probe(ProbeName.ORIGIN_CONTROL, "the same request without Origin: served (makes a 403 attributable)"),
+        probe=ctx.probe(cases.ORIGIN_CONTROL),
         allow_refusal=True,
     )
 
@@ -234,11 +207,7 @@ async def _host(ctx: SuiteContext) -> None:
         method,
         _params(ctx),
         headers={Header.HOST: FOREIGN_HOST},
-        probe=ctx.probe(
-            ProbeName.FOREIGN_HOST,
-            f"a request naming the foreign Host {FOREIGN_HOST}: refused by a server that guards against DNS rebinding",
-            invalid=True,
-        ),
+        probe=ctx.probe(cases.FOREIGN_HOST),
         allow_refusal=True,
     )
     host = (urlsplit(ctx.config.url or "").hostname or "").lower()
@@ -266,21 +235,19 @@ async def headers(ctx: SuiteContext) -> None:
         method,
         {},
         headers={Header.METHOD: None},
-        probe=ctx.probe(ProbeName.NO_MCP_METHOD, "no Mcp-Method header: 400 and -32020", invalid=True),
+        probe=ctx.probe(cases.NO_MCP_METHOD),
     )
     await client.request(
         method,
         {},
         headers={Header.METHOD: "prompts/get" if method != "prompts/get" else "tools/list"},
-        probe=ctx.probe(ProbeName.MCP_METHOD_MISMATCH, "Mcp-Method names another method: 400 and -32020", invalid=True),
+        probe=ctx.probe(cases.MCP_METHOD_MISMATCH),
     )
     await client.request(
         method,
         {},
         headers={Header.METHOD: method.upper()},
-        probe=ctx.probe(
-            ProbeName.MCP_METHOD_CASE, "Mcp-Method differs from the body only in case: 400 and -32020", invalid=True
-        ),
+        probe=ctx.probe(cases.MCP_METHOD_CASE),
     )
     body = client.build(method, {})
     spelled = {
@@ -291,7 +258,7 @@ async def headers(ctx: SuiteContext) -> None:
     }
     await client.send(
         body,
-        ctx.probe(ProbeName.HEADER_NAME_CASE, "standard header names in other spellings are accepted"),
+        ctx.probe(cases.HEADER_NAME_CASE),
         headers=spelled,
         replace_headers=True,
     )
@@ -299,17 +266,13 @@ async def headers(ctx: SuiteContext) -> None:
         method,
         {},
         headers={Header.SESSION_ID: "mcp-assay-not-a-session"},
-        probe=ctx.probe(
-            ProbeName.SESSION_ID_IGNORED,
-            "an Mcp-Session-Id header is ignored, and no Mcp-Session-Id comes back",
-            invalid=True,
-        ),
+        probe=ctx.probe(cases.SESSION_ID_IGNORED),
     )
     await client.request(
         method,
         {},
         headers={Header.LAST_EVENT_ID: "mcp-assay-0"},
-        probe=ctx.probe(ProbeName.LAST_EVENT_ID_IGNORED, "Last-Event-ID is ignored: no replay", invalid=True),
+        probe=ctx.probe(cases.LAST_EVENT_ID_IGNORED),
     )
     await _origin(ctx)
     await _host(ctx)
@@ -356,7 +319,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         method,
         params,
         headers={Header.NAME: None},
-        probe=ctx.probe(ProbeName.NO_MCP_NAME, f"{method} without Mcp-Name: 400 and -32020", invalid=True),
+        probe=ctx.probe(cases.NO_MCP_NAME, f"{method} without Mcp-Name: 400 and -32020"),
     )
     for method, field, value, params in targets:
         other = _listed_name(ctx, method, value)
@@ -365,10 +328,9 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
             params,
             headers={Header.NAME: other},
             probe=ctx.probe(
-                ProbeName.MCP_NAME_MISMATCH,
+                cases.MCP_NAME_MISMATCH,
                 f"Mcp-Name {other!r} differs from params.{field} {value!r}: 400 and -32020, not an answer about "
                 f"params.{field}",
-                invalid=True,
             ),
         )
     method, field, value, params = targets[0]
@@ -376,30 +338,20 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         method,
         params,
         headers={Header.NAME: encode_header_value(value, force=True)},
-        probe=ctx.probe(
-            ProbeName.MCP_NAME_BASE64, "Mcp-Name in the =?base64?…?= form decoding to the body's value is accepted"
-        ),
+        probe=ctx.probe(cases.MCP_NAME_BASE64),
     )
     raw_value = value + "-\u00e9"
     await client.request(
         method,
         {**params, field: raw_value},
         headers={Header.NAME: raw_value.encode("utf-8")},
-        probe=ctx.probe(
-            ProbeName.HEADER_INVALID_CHARACTERS,
-            "Mcp-Name carrying raw non-ASCII bytes instead of the base64 form: 400",
-            invalid=True,
-        ),
+        probe=ctx.probe(cases.HEADER_INVALID_CHARACTERS),
     )
     await client.request(
         method,
         params,
         headers={Header.NAME: encode_header_value(value + "-other", force=True)},
-        probe=ctx.probe(
-            ProbeName.MCP_NAME_BASE64_MISMATCH,
-            "Mcp-Name in base64 form decoding to another value: 400 and -32020",
-            invalid=True,
-        ),
+        probe=ctx.probe(cases.MCP_NAME_BASE64_MISMATCH),
     )
     named = [(m, f, p) for m, f, _, p in targets if f == "name"]
     if named:
@@ -408,7 +360,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
             method,
             {**params, field: NEEDS_SENTINEL},
             probe=ctx.probe(
-                ProbeName.MCP_NAME_NEEDS_SENTINEL,
+                cases.MCP_NAME_NEEDS_SENTINEL,
                 f"params.{field} {NEEDS_SENTINEL!r} (a leading space, non-ASCII) sent as a =?base64?…?= Mcp-Name: "
                 "accepted as a match",
             ),
@@ -427,33 +379,7 @@ async def run(ctx: SuiteContext) -> None:
 
 FAMILY = Family(
     name="envelope",
-    requirements=frozenset(
-        {
-            "RPC-09",
-            "RPC-11",
-            "RPC-12",
-            "RPC-13",
-            "RPC-14",
-            "HTTP-05",
-            "HTTP-06",
-            "HTTP-12",
-            "HTTP-13",
-            "HTTP-14",
-            "HTTP-16",
-            "HTTP-17",
-            "HTTP-19",
-            "HTTP-20",
-            "HTTP-21",
-            "BEH-02",
-            "BEH-09",
-            "HTTP-33",
-            "HTTP-34",
-            "HTTP-35",
-            "HTTP-37",
-            "CAN-02",
-            "CAN-09",
-        }
-    ),  # fmt: skip
+    cases=(*cases.CASES, *param_cases.CASES),
     run=run,
     description="JSON-RPC envelope and 2026 HTTP request headers",
 )

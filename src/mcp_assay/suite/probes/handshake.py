@@ -5,16 +5,17 @@ handshake before any family runs (``notifications/initialized``, ``202`` on HTTP
 session carry other requests, and only from then on may the server send its own), and this family
 pings, offers an unsupported version on
 a new session (a counter-offer or a refusal, never an echo), and on HTTP probes the session rules:
-an invalid ``MCP-Protocol-Version`` (``400``), no version header (served as 2025-03-26 or refused),
-no ``Mcp-Session-Id`` (``400`` when the server requires sessions), neither of the two (served as
-``2025-03-26`` or refused, A22), ``GET`` (an event stream or
+an invalid ``MCP-Protocol-Version`` (``400``), and one naming a published revision the server
+declined when a new connection offered it in ``initialize`` (``400`` too), no version header
+(served as 2025-03-26 or refused), no ``Mcp-Session-Id`` (``400`` when the server requires
+sessions), neither of the two (served as ``2025-03-26`` or refused, A22), ``GET`` (an event stream or
 ``405``), and ``logging/setLevel`` where logging is advertised. The session is ended at the very end
 of the run (see :func:`teardown`), after which its id must get ``404``.
 """
 
 from __future__ import annotations
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import handshake as cases
 from mcp_assay.protocol import Era, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient
@@ -23,80 +24,60 @@ from mcp_assay.suite.transports import StreamControl
 __all__ = ["CLOSING", "FAMILY", "OPENING", "confirm", "teardown"]
 
 UNSUPPORTED = "1900-01-01"
+PUBLISHED = "2024-11-05"
+"""A published revision older than the window: one a server may well not support."""
 
 
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, LegacyClient)
-    await client.request("ping", probe=ctx.probe(ProbeName.PING, "ping is answered with an empty result"))
+    await client.request("ping", probe=ctx.probe(cases.PING))
     fresh = await ctx.fresh_client()
     if isinstance(fresh, LegacyClient):
         await fresh.initialize(
             UNSUPPORTED,
-            ctx.probe(
-                ProbeName.UNSUPPORTED_VERSION,
-                f"initialize offering {UNSUPPORTED}: a counter-offer, not an echo",
-                off_version=True,
-            ),
+            ctx.probe(cases.UNSUPPORTED_VERSION),
             adopt=False,
         )
     if ctx.advertises("logging"):
         await client.request(
             "logging/setLevel",
             {"level": "warning"},
-            probe=ctx.probe(ProbeName.SET_LEVEL, "logging/setLevel answers {}"),
+            probe=ctx.probe(cases.SET_LEVEL),
         )
         await client.request(
             "logging/setLevel",
             {"level": "verbose"},
-            probe=ctx.probe(
-                ProbeName.SET_LEVEL_INVALID, "logging/setLevel with an unknown level: -32602", invalid=True
-            ),
+            probe=ctx.probe(cases.SET_LEVEL_INVALID),
         )
     if not ctx.http:
         return
     await client.request(
         "ping",
         headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
-        probe=ctx.probe(
-            ProbeName.BAD_VERSION_HEADER,
-            f"MCP-Protocol-Version {UNSUPPORTED} in the session: 400",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.BAD_VERSION_HEADER),
     )
+    await _published_version(ctx, client)
     await client.request(
         "ping",
         version=False,
-        probe=ctx.probe(
-            ProbeName.NO_VERSION_HEADER,
-            "no MCP-Protocol-Version header: served as 2025-03-26 or refused (A22)",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.NO_VERSION_HEADER),
     )
     if client.session is not None:
         await client.request(
             "ping",
             session=False,
-            probe=ctx.probe(ProbeName.NO_SESSION_ID, "a request without the session id: 400", invalid=True),
+            probe=ctx.probe(cases.NO_SESSION_ID),
         )
     await client.request(
         "ping",
         session=False,
         version=False,
-        probe=ctx.probe(
-            ProbeName.NO_VERSION_NO_SESSION,
-            "neither MCP-Protocol-Version nor a session: served as 2025-03-26 or refused with 400 (A22)",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.NO_VERSION_NO_SESSION),
     )
     await client.transport.send(
         b"",
-        probe=ctx.probe(ProbeName.GET_STREAM, "GET with Accept: text/event-stream: an event stream or 405").at(
-            ctx.revision.name
-        ),
+        probe=ctx.probe(cases.GET_STREAM).at(ctx.revision.name),
         expect=None,
         headers={
             **{
@@ -110,15 +91,30 @@ async def run(ctx: SuiteContext) -> None:
     )  # type: ignore[call-arg]
 
 
+async def _published_version(ctx: SuiteContext, client: LegacyClient) -> None:
+    """HS-12 for a published revision: offer it on a new connection; declined, name it in the session's header."""
+    fresh = await ctx.fresh_client()
+    if client.session is None or not isinstance(fresh, LegacyClient):
+        return
+    offer = ctx.probe(cases.PUBLISHED_VERSION_HEADER, f"initialize offering {PUBLISHED}", invalid=False)
+    reply = await fresh.initialize(PUBLISHED, offer, adopt=False)
+    answered = reply.result.get("protocolVersion") if reply.ok else None
+    if not isinstance(answered, str) or answered == PUBLISHED:
+        return  # served (or not answered): the server supports it, or says nothing either way
+    await client.request(
+        "ping",
+        headers={Header.PROTOCOL_VERSION: PUBLISHED},
+        probe=ctx.probe(cases.PUBLISHED_VERSION_HEADER, f"MCP-Protocol-Version {PUBLISHED}, declined as {answered}"),
+    )
+
+
 async def confirm(ctx: SuiteContext) -> None:
     """Send ``notifications/initialized`` on the session selection opened, before the families run."""
     client = ctx.client
     if not isinstance(client, LegacyClient) or client.initialize_result is None:
         return
     ctx.family = "handshake"
-    await client.initialized(
-        ctx.probe(ProbeName.INITIALIZED, "notifications/initialized completes the handshake (202 on HTTP, no answer)")
-    )
+    await client.initialized(ctx.probe(cases.INITIALIZED))
 
 
 async def teardown(ctx: SuiteContext) -> None:
@@ -129,7 +125,7 @@ async def teardown(ctx: SuiteContext) -> None:
     ctx.family = "handshake"
     reply = await client.transport.send(
         b"",
-        probe=ctx.probe(ProbeName.DELETE_SESSION, "DELETE ends the session (or 405)").at(ctx.revision.name),
+        probe=ctx.probe(cases.DELETE_SESSION).at(ctx.revision.name),
         expect=None,
         headers={k: v for k, v in client.headers().items() if k.lower() != HeaderKey.CONTENT_TYPE},
         method="DELETE",
@@ -138,16 +134,14 @@ async def teardown(ctx: SuiteContext) -> None:
     if reply.status is not None and 200 <= reply.status < 300:
         await client.request(
             "ping",
-            probe=ctx.probe(ProbeName.ENDED_SESSION, "a request with the id of an ended session: 404", invalid=True),
+            probe=ctx.probe(cases.ENDED_SESSION),
             timeout=ctx.short_timeout,
         )
 
 
 FAMILY = Family(
     name="handshake",
-    requirements=frozenset(
-        {"HS-04", "HS-05", "HS-06", "HS-09", "HS-12", "HS-13", "HS-17", "HS-20", "HS-21", "HTTP-38", "LOG-08"}
-    ),
+    cases=cases.CASES,
     run=run,
     eras=frozenset({Era.HANDSHAKE}),
     description="initialize, ping, session rules",
@@ -155,7 +149,7 @@ FAMILY = Family(
 
 OPENING = Family(
     name="handshake",
-    requirements=frozenset({"HS-08", "HS-09"}),
+    cases=(cases.INITIALIZED,),
     run=confirm,
     eras=frozenset({Era.HANDSHAKE}),
     description="notifications/initialized on the session selection opened, before any family",
@@ -164,7 +158,7 @@ OPENING = Family(
 
 CLOSING = Family(
     name="handshake",
-    requirements=frozenset({"HS-21"}),
+    cases=(cases.DELETE_SESSION, cases.ENDED_SESSION),
     run=teardown,
     eras=frozenset({Era.HANDSHAKE}),
     description="DELETE ends the session after every family; its id then gets 404",

@@ -27,6 +27,8 @@ import importlib.util
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from mcp_assay.cases import Case
+from mcp_assay.cases import sdk as cases
 from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.credentials import Credentials
@@ -37,7 +39,7 @@ if TYPE_CHECKING:  # httpx2 comes with the SDK, which may not be installed
 
 __all__ = ["FAMILY", "REQUIREMENTS", "sdk_available"]
 
-REQUIREMENTS = frozenset({"VER-07", "HS-04", "HS-05", "TOOL-05"})
+REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.CASES))
 OBSERVATION = "interop"
 SETTLE_TIMEOUT = 3.0
 """Seconds, times --timeout, one SDK case may take in all."""
@@ -79,7 +81,7 @@ def _classify(exc: BaseException) -> tuple[str, str]:
 
 async def _attempt(
     ctx: SuiteContext,
-    case: str,
+    case: Case,
     era: str,
     mode: str,
     body: Callable[[], Awaitable[dict[str, Any]]],
@@ -89,7 +91,7 @@ async def _attempt(
 
     A case that fails after its client stopped reading an answer (a limit, a transport failure) is not
     verified with that reason, whatever the SDK made of it."""
-    data: dict[str, Any] = {"case": case, "era": era, "mode": mode}
+    data: dict[str, Any] = {"case": case.name, "era": era, "mode": mode}
     limit = ctx.config.timeout * SETTLE_TIMEOUT
     mark = len(stops.items)
     try:
@@ -148,13 +150,13 @@ async def run(ctx: SuiteContext) -> None:
                 negotiated = str(client.protocol_version)
                 found: dict[str, Any] = {"negotiated": negotiated}
                 if tools:
-                    await _attempt(ctx, "list-tools", era, mode, lambda: _list(client), stops)
+                    await _attempt(ctx, cases.LIST_TOOLS, era, mode, lambda: _list(client), stops)
                 return found
 
-    await _attempt(ctx, "connect", era, mode, configured, stops)
+    await _attempt(ctx, cases.CONNECT, era, mode, configured, stops)
     if not tools:
         ctx.skip("the server does not advertise tools, so the SDK client had no tools/list to validate",
-                 requirements={"TOOL-05"}, case="interop-list-tools")  # fmt: skip
+                 requirements=cases.LIST_TOOLS.feeds, case="interop-list-tools")  # fmt: skip
     await _unconfigured(ctx, url, credentials)
 
 
@@ -183,7 +185,7 @@ async def _unconfigured(ctx: SuiteContext, url: str, credentials: Credentials) -
             async with Client(streamable_http_client(credentials.url(url), http_client=http), mode="auto") as client:
                 return {"negotiated": str(client.protocol_version)}
 
-    found, why = await _attempt(ctx, "unconfigured", "auto", "auto", bare, stops)
+    found, why = await _attempt(ctx, cases.UNCONFIGURED, "auto", "auto", bare, stops)
     if found is None:
         ctx.observe("note", detail=f"stock client: an unconfigured SDK client (mode auto, no headers) did not get "
                                    f"through: {why}")  # fmt: skip
@@ -196,7 +198,7 @@ async def _unconfigured(ctx: SuiteContext, url: str, credentials: Credentials) -
 
 FAMILY = Family(
     name="sdk",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     transports=frozenset({"http", "stdio"}),
     description="the official SDK's own client: connect, list tools, and an unconfigured client",

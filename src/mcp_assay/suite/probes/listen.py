@@ -23,8 +23,9 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mcp_assay.cases import Case
+from mcp_assay.cases import listen as cases
 from mcp_assay.jsonrpc import Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
@@ -61,8 +62,8 @@ def _one_type(ctx: SuiteContext) -> str:
 
 async def _listen(
     ctx: SuiteContext,
-    name: ProbeName,
-    intent: str,
+    case: Case,
+    intent: str | None,
     notifications: dict[str, Any],
     *,
     ident: Any = None,
@@ -76,7 +77,7 @@ async def _listen(
         "subscriptions/listen",
         {"notifications": notifications},
         ident=ident,
-        probe=ctx.probe(name, intent),
+        probe=ctx.probe(case, intent),
         stream=StreamControl(budget=budget + linger, stop=_acknowledged, linger=linger),
     )
     transport = ctx.transport
@@ -85,7 +86,7 @@ async def _listen(
         await client.notify(
             "notifications/cancelled",
             {"requestId": ident, "reason": "mcp-assay closes the subscription"},
-            probe=ctx.probe(ProbeName.CANCEL_LISTEN, "end the subscription: any teardown must be conformant"),
+            probe=ctx.probe(cases.CANCEL_LISTEN),
         )
         await transport.observe(0.2)
     return reply
@@ -95,37 +96,18 @@ async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
     kind = _one_type(ctx)
-    first = await _listen(
-        ctx, ProbeName.ONE_TYPE, f"listen opting into {kind} only: the ack grants no more", {kind: True}
-    )
+    first = await _listen(ctx, cases.ONE_TYPE, f"listen opting into {kind} only: the ack grants no more", {kind: True})
     if not _acknowledged(first.messages) and first.response is None:
         ctx.observe("note", detail=f"subscriptions/listen was not acknowledged within {ctx.config.stream_budget_ms} ms")
     silence = min(0.5, ctx.config.stream_budget_ms / 3000)
-    await _listen(
-        ctx,
-        ProbeName.EMPTY_FILTER,
-        "listen with an empty filter: an ack granting nothing, then silence",
-        {},
-        linger=silence,
-    )
-    await _listen(
-        ctx,
-        ProbeName.STRING_ID,
-        "listen with a string request id: the ack carries the same string",
-        {kind: True},
-        ident="mcp-assay-listen",
-    )
+    await _listen(ctx, cases.EMPTY_FILTER, None, {}, linger=silence)
+    await _listen(ctx, cases.STRING_ID, None, {kind: True}, ident="mcp-assay-listen")
     everything: dict[str, Any] = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
     resources = ctx.listings.get("resources/list")
     uris = [item["uri"] for item in resources.items if isinstance(item.get("uri"), str)] if resources else []
     if uris:
         everything["resourceSubscriptions"] = uris[:1]
-    await _listen(
-        ctx,
-        ProbeName.EVERYTHING,
-        "listen asking for every type: types the capabilities cannot back are dropped",
-        everything,
-    )
+    await _listen(ctx, cases.EVERYTHING, None, everything)
     await _concurrent(ctx, uris)
 
 
@@ -174,7 +156,7 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
             {"notifications": notifications},
             ident=idents[number],
             probe=ctx.probe(
-                ProbeName.CONCURRENT,
+                cases.CONCURRENT,
                 f"listen for {label} while another subscription listens for {other}: "
                 "each notification goes only to a subscription that asked for it",
             ),
@@ -204,7 +186,7 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
                 await client.notify(
                     "notifications/cancelled",
                     {"requestId": ident, "reason": "mcp-assay closes the subscription"},
-                    probe=ctx.probe(ProbeName.CANCEL_LISTEN, "end the subscription: any teardown must be conformant"),
+                    probe=ctx.probe(cases.CANCEL_LISTEN),
                 )
         await transport.observe(0.2)
     for outcome in outcomes:
@@ -217,33 +199,26 @@ async def _while_listening(ctx: SuiteContext, client: ModernClient) -> None:
     methods = [method for capability, _, method in LISTS if ctx.flag(capability, "listChanged")]
     for method in methods:
         await client.request(
-            method, {}, probe=ctx.probe(ProbeName.LIST_WHILE_LISTENING, f"{method} while two subscriptions are open")
+            method, {}, probe=ctx.probe(cases.LIST_WHILE_LISTENING, f"{method} while two subscriptions are open")
         )
     called: dict[str, Any] = {}
     for name, arguments, _reply in ctx.tool_calls:
         called.setdefault(name, arguments)
     for name, arguments in called.items():
         await call_tool(
-            ctx, name, arguments, probe_name=ProbeName.CALL_WHILE_LISTENING,
+            ctx, name, arguments, case=cases.CALL_WHILE_LISTENING,
             intent=f"tools/call {name} again (as already called) while two subscriptions are open: "
             "a list change it causes goes only to the subscription that asked for it",
         )  # fmt: skip
     for method in methods:
         await client.request(
-            method, {}, probe=ctx.probe(ProbeName.LIST_WHILE_LISTENING, f"{method} again: a changed list was announced")
+            method, {}, probe=ctx.probe(cases.LIST_WHILE_LISTENING, f"{method} again: a changed list was announced")
         )
 
 
-REQUIREMENTS = frozenset(
-    {
-        "SUB-02", "SUB-03", "SUB-04", "SUB-05", "SUB-06", "SUB-07", "SUB-08", "SUB-09", "SUB-10", "SUB-11", "SUB-14",
-        "SUB-15", "CAN-06", "CAN-07",
-    }
-)  # fmt: skip
-
 FAMILY = Family(
     name="listen",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     eras=frozenset({Era.MODERN}),
     description="subscriptions/listen",

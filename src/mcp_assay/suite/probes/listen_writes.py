@@ -17,8 +17,9 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mcp_assay.cases import Facts
+from mcp_assay.cases import listen as cases
 from mcp_assay.jsonrpc import Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import Era
 from mcp_assay.suite.behaviour.config import WriteTool
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable
@@ -30,7 +31,7 @@ from mcp_assay.suite.transports.stdio import StdioTransport
 __all__ = ["FAMILY"]
 
 ACK = "notifications/subscriptions/acknowledged"
-REQUIREMENTS = frozenset({"SUB-07", "SUB-08", "SUB-09", "SUB-10"})
+REQUIREMENTS = cases.LISTEN_WRITES.feeds
 SETTLE = 0.5
 """Seconds the stream stays open after the write's answer, for a notification sent after it."""
 CALL_ALLOWANCE = 2.0
@@ -75,7 +76,7 @@ async def run(ctx: SuiteContext) -> None:
         return
     lane = Lane(
         revision=ctx.revision, transport=ctx.transport.kind, config=ctx.config, behaviour=ctx.config.behaviour,
-        connect=ctx.connect, family=ctx.family, tools={}, main=ctx.client,
+        connect=ctx.connect, tools={}, main=ctx.client,
     )  # fmt: skip
     try:
         await _watch_a_write(ctx, lane, tool)
@@ -104,7 +105,7 @@ async def _watch_a_write(ctx: SuiteContext, lane: Lane, tool: WriteTool) -> None
             {"notifications": notifications},
             ident=ident,
             probe=ctx.probe(
-                ProbeName.LISTEN_WRITES,
+                cases.LISTEN_WRITES,
                 f"listen for updates of {shown} while {tool.name} changes them: every notification names this "
                 "subscription",
             ),
@@ -124,9 +125,9 @@ async def _watch_a_write(ctx: SuiteContext, lane: Lane, tool: WriteTool) -> None
                 "tools/call",
                 {"name": tool.name, "arguments": dict(tool.arguments)},
                 probe=ctx.probe(
-                    ProbeName.WRITE_WHILE_LISTENING,
+                    cases.WRITE_WHILE_LISTENING,
                     f"tools/call {tool.name} (the configured write) while a subscription to {shown} is open",
-                    principal=tool.principal,
+                    facts=Facts(principal=tool.principal),
                 ),
                 timeout=min(ctx.config.timeout, CALL_ALLOWANCE),
             )
@@ -137,7 +138,7 @@ async def _watch_a_write(ctx: SuiteContext, lane: Lane, tool: WriteTool) -> None
         await client.notify(
             "notifications/cancelled",
             {"requestId": ident, "reason": "mcp-assay closes the subscription"},
-            probe=ctx.probe(ProbeName.CANCEL_LISTEN, "end the subscription: any teardown must be conformant"),
+            probe=ctx.probe(cases.WRITES_CANCEL_LISTEN),
         )
     if called is None:
         return
@@ -155,7 +156,7 @@ async def _watch_a_write(ctx: SuiteContext, lane: Lane, tool: WriteTool) -> None
 
 FAMILY = Family(
     name="listen-writes",
-    requirements=REQUIREMENTS,
+    cases=cases.WRITES_CASES,
     run=run,
     eras=frozenset({Era.MODERN}),
     capability="resources",

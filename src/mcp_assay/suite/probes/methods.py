@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName, http_verb
+from mcp_assay.cases import methods as cases
 from mcp_assay.protocol import Header, MediaType
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.session import LegacyClient, ModernClient
@@ -63,7 +63,7 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         UNKNOWN,
         params,
-        probe=ctx.probe(ProbeName.UNKNOWN_METHOD, "an unknown method: -32601 (404 on 2026 HTTP)", invalid=True),
+        probe=ctx.probe(cases.UNKNOWN_METHOD),
     )
     if isinstance(client, ModernClient):
         for method, method_params in _removed(ctx):
@@ -71,9 +71,7 @@ async def run(ctx: SuiteContext) -> None:
                 method,
                 method_params,
                 probe=ctx.probe(
-                    ProbeName.REMOVED_METHOD,
-                    f"{method} does not exist in {ctx.revision.name}: -32601 (404 on HTTP)",
-                    invalid=True,
+                    cases.REMOVED_METHOD, f"{method} does not exist in {ctx.revision.name}: -32601 (404 on HTTP)"
                 ),
             )
     for capability, method, method_params in CAPABILITY_METHODS:
@@ -84,23 +82,17 @@ async def run(ctx: SuiteContext) -> None:
         await client.request(
             method,
             dict(method_params) if ctx.modern or method_params else None,
-            probe=ctx.probe(
-                ProbeName.NO_CAPABILITY,
-                f"{method} without an advertised {capability} capability: -32601",
-                invalid=True,
-            ),
+            probe=ctx.probe(cases.NO_CAPABILITY, f"{method} without an advertised {capability} capability: -32601"),
         )
     if ctx.http and isinstance(client, ModernClient):
-        for verb in ("GET", "DELETE"):
+        for verb, case in cases.HTTP_VERBS.items():
             headers: dict[str, str] = {
                 Header.ACCEPT: MediaType.EVENT_STREAM,
                 Header.PROTOCOL_VERSION: ctx.revision.name,
             }
             await client.transport.send(
                 b"",
-                probe=ctx.probe(
-                    http_verb(verb), f"{verb} on the MCP endpoint: 405 Method Not Allowed", invalid=True
-                ).at(ctx.revision.name),
+                probe=ctx.probe(case).at(ctx.revision.name),
                 expect=None,
                 headers=headers,
                 stream=StreamControl(budget=0.5, stop=lambda messages: True),
@@ -113,7 +105,7 @@ async def run(ctx: SuiteContext) -> None:
 
 FAMILY = Family(
     name="methods",
-    requirements=frozenset({"HTTP-25", "RPC-15", "VER-20", "VER-21", "COMP-02", "HTTP-32", "HTTP-01"}),
+    cases=cases.CASES,
     run=run,
     description="unknown, removed and capability-less methods; GET and DELETE",
 )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import mrtr as cases
 from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
@@ -22,7 +22,8 @@ from mcp_assay.suite.transports import Reply
 
 __all__ = ["FAMILY"]
 
-RETRY_REQUIREMENTS = frozenset({"MRTR-12", "MRTR-13", "MRTR-14", "MRTR-15"})
+RETRY_REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.CASES if case is not cases.WITH_CAPABILITIES))
+"""What the retries feed: left unjudged when no call asked for input."""
 
 
 def _answer(request: Any) -> dict[str, Any]:
@@ -53,7 +54,7 @@ async def run(ctx: SuiteContext) -> None:
     if not ctx.tool_calls:
         ctx.skip(
             "no tool was called, so no multi round-trip request could be started",
-            requirements=RETRY_REQUIREMENTS | {"MRTR-05", "MRTR-06"},
+            requirements=RETRY_REQUIREMENTS | cases.WITH_CAPABILITIES.feeds,
         )
         return
     interim: list[tuple[str, Mapping[str, Any], Mapping[str, Any], Reply]] = [
@@ -67,7 +68,7 @@ async def run(ctx: SuiteContext) -> None:
         if not isinstance(required, dict):
             continue
         again = await call_tool(
-            ctx, name, arguments, probe_name=ProbeName.WITH_CAPABILITIES,
+            ctx, name, arguments, case=cases.WITH_CAPABILITIES,
             intent=f"tools/call {name} declaring the capabilities its -32021 asked for", capabilities=required,
         )  # fmt: skip
         if _interim(again):
@@ -89,34 +90,33 @@ async def run(ctx: SuiteContext) -> None:
     answers = {key: _answer(request) for key, request in requests.items()}
     if requests:
         await call_tool(
-            ctx, name, arguments, probe_name=ProbeName.MRTR_INCOMPLETE_RETRY,
-            intent="a retry that answers nothing: a new input_required, not an error",
+            ctx, name, arguments, case=cases.MRTR_INCOMPLETE_RETRY,
             capabilities=capabilities, extra={**base, "inputResponses": {}},
         )  # fmt: skip
     await call_tool(
-        ctx, name, arguments, probe_name=ProbeName.MRTR_EXTRA_RESPONSES,
-        intent="a retry with an answer nobody asked for: the extra key is ignored",
+        ctx, name, arguments, case=cases.MRTR_EXTRA_RESPONSES,
         capabilities=capabilities,
         extra={**base, "inputResponses": {**answers, "mcp-assay-extra": {"action": "cancel"}}},
     )  # fmt: skip
     await call_tool(
-        ctx, name, arguments, probe_name=ProbeName.MRTR_MALFORMED_RESPONSES,
-        intent="a retry whose inputResponses is not an object: -32602", invalid=True,
+        ctx, name, arguments, case=cases.MRTR_MALFORMED_RESPONSES,
         capabilities=capabilities, extra={**base, "inputResponses": "mcp-assay"},
     )  # fmt: skip
     if state:
         await call_tool(
-            ctx, name, arguments, probe_name=ProbeName.MRTR_TAMPERED_STATE,
-            intent="a retry whose requestState was changed by one character: rejected", invalid=True,
+            ctx, name, arguments, case=cases.MRTR_TAMPERED_STATE,
             capabilities=capabilities, extra={"requestState": _tampered(state), "inputResponses": answers},
         )  # fmt: skip
     else:
-        ctx.skip("the input_required result carried no requestState to tamper with", requirements={"MRTR-15"})
+        ctx.skip(
+            "the input_required result carried no requestState to tamper with",
+            requirements=cases.MRTR_TAMPERED_STATE.feeds,
+        )
 
 
 FAMILY = Family(
     name="mrtr",
-    requirements=frozenset({"MRTR-05", "MRTR-06"}) | RETRY_REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     eras=frozenset({Era.MODERN}),
     capability="tools",

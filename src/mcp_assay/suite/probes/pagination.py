@@ -9,7 +9,7 @@ connection: a continuation must not depend on the connection it arrives on (VER-
 
 from __future__ import annotations
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import pagination as cases
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import list_params
 
@@ -38,7 +38,7 @@ async def run(ctx: SuiteContext) -> None:
             await client.request(
                 method,
                 list_params(ctx, listing.cursors[0]),
-                probe=ctx.probe(ProbeName.SAME_CURSOR, f"{method} with an issued cursor again: the same page"),
+                probe=ctx.probe(cases.SAME_CURSOR, f"{method} with an issued cursor again: the same page"),
             )
             fresh = await ctx.fresh_client() if elsewhere else None
             if fresh is not None:
@@ -47,29 +47,26 @@ async def run(ctx: SuiteContext) -> None:
                     method,
                     list_params(ctx, listing.cursors[0]),
                     probe=ctx.probe(
-                        ProbeName.CURSOR_NEW_CONNECTION,
+                        cases.CURSOR_NEW_CONNECTION,
                         f"{method} continued with an issued cursor on a new connection: served the same",
                     ),
                 )
         await client.request(
             method,
             {"cursor": INVENTED},
-            probe=ctx.probe(
-                ProbeName.INVALID_CURSOR, f"{method} with a cursor the server never issued: -32602", invalid=True
-            ),
+            probe=ctx.probe(cases.INVALID_CURSOR, f"{method} with a cursor the server never issued: -32602"),
         )
         sent += 1
     if not sent:
         ctx.skip(
             "no list method was advertised and answered, so there was nothing to paginate",
-            requirements=FAMILY_REQUIREMENTS,
+            requirements=FAMILY.requirements,
         )
 
 
-FAMILY_REQUIREMENTS = frozenset({"PAGE-01", "PAGE-04", "PAGE-05", "RES-10", "VER-17"})
 FAMILY = Family(
     name="pagination",
-    requirements=FAMILY_REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     description="cursor stability and invented cursors",
 )

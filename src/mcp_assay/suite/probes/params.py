@@ -19,7 +19,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import Case
+from mcp_assay.cases import params as cases
 from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, mirror
 from mcp_assay.suite.context import SuiteContext
@@ -28,9 +29,9 @@ from mcp_assay.suite.session import ModernClient, encode_header_value
 
 __all__ = ["REQUIREMENTS", "run"]
 
-REQUIREMENTS = frozenset({"HTTP-16", "HTTP-17", "HTTP-19", "HTTP-20", "HTTP-21"})
+REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.CASES))
 """What these cases feed; HTTP-16 and HTTP-17 are also fed by the ``Mcp-Name`` cases."""
-PARAM_ONLY = frozenset({"HTTP-19", "HTTP-20", "HTTP-21"})
+PARAM_ONLY = cases.PARAM_MISSING.feeds | cases.PARAM_ABSENT.feeds | cases.PARAM_NUMERIC.feeds
 
 
 def _value_at(arguments: Mapping[str, Any], path: tuple[str, ...]) -> Any:
@@ -87,7 +88,7 @@ def _other(value: Any) -> Any:
 async def _tools(ctx: SuiteContext, client: ModernClient) -> list[dict[str, Any]] | None:
     listing = ctx.listings.get("tools/list")
     if listing is None:
-        listing = await walk(ctx, "tools/list", label=ProbeName.LIST_FOR_PARAM_HEADERS)
+        listing = await walk(ctx, "tools/list", cases.LIST_FOR_PARAM_HEADERS)
         ctx.listings["tools/list"] = listing
     if not listing.ok:
         return None
@@ -140,14 +141,12 @@ async def run(ctx: SuiteContext) -> None:
     present = [(mark, _value_at(arguments, mark.path)) for mark in marks]
     present = [(mark, value) for mark, value in present if value is not None and mirror(value) is not None]
 
-    async def call(
-        args: Mapping[str, Any], case: ProbeName, intent: str, headers: Mapping[str, Any], invalid: bool
-    ) -> None:
+    async def call(args: Mapping[str, Any], case: Case, intent: str, headers: Mapping[str, Any]) -> None:
         await client.request(
             "tools/call",
             {"name": name, "arguments": dict(args)},
             headers=dict(headers),
-            probe=ctx.probe(case, f"tools/call {name}: {intent}", invalid=invalid),
+            probe=ctx.probe(case, f"tools/call {name}: {intent}"),
         )
 
     if present:
@@ -159,44 +158,39 @@ async def run(ctx: SuiteContext) -> None:
         where = "arguments." + ".".join(mark.path)
         await call(
             arguments,
-            ProbeName.PARAM_MISSING,
+            cases.PARAM_MISSING,
             f"{header} left out although {where} is set: 400 and -32020",
             {header: None},
-            True,
         )
         await call(
             arguments,
-            ProbeName.PARAM_MISMATCH,
+            cases.PARAM_MISMATCH,
             f"{header} {other!r} while {where} is {text!r}: 400 and -32020",
             {header: encode_header_value(other)},
-            True,
         )
         await call(
             arguments,
-            ProbeName.PARAM_INVALID_CHARACTERS,
+            cases.PARAM_INVALID_CHARACTERS,
             f"{header} carrying raw non-ASCII bytes: 400",
             {header: (text + "-\u00e9").encode("utf-8")},
-            True,
         )
         await call(
             arguments,
-            ProbeName.PARAM_BASE64,
+            cases.PARAM_BASE64,
             f"{header} as a =?base64?…?= sentinel of {text!r}: accepted",
             {header: encode_header_value(text, force=True)},
-            False,
         )
         await call(
             arguments,
-            ProbeName.PARAM_BASE64_MISMATCH,
+            cases.PARAM_BASE64_MISMATCH,
             f"{header} as a sentinel decoding to {other!r}: 400 and -32020",
             {header: encode_header_value(other, force=True)},
-            True,
         )
     else:
         ctx.skip(
             f"--tool-args gives {name} no value for any of its marked properties "
             f"({', '.join('.'.join(mark.path) for mark in marks)}), so no Mcp-Param header could be varied",
-            requirements={"HTTP-19", "HTTP-21"},
+            requirements=cases.PARAM_MISMATCH.feeds | cases.PARAM_NUMERIC.feeds,
             case="mcp-param",
         )
     integers = [(mark, value) for mark, value in present if isinstance(value, int) and not isinstance(value, bool)]
@@ -204,11 +198,11 @@ async def run(ctx: SuiteContext) -> None:
         mark, value = integers[0]
         header = f"{Header.PARAM_PREFIX}{mark.name}"
         intent = f"{header} {value}.0 for the integer {value}: accepted (compared as numbers)"
-        await call(arguments, ProbeName.PARAM_NUMERIC, intent, {header: f"{value}.0"}, True)
+        await call(arguments, cases.PARAM_NUMERIC, intent, {header: f"{value}.0"})
     elif present:
         ctx.skip(
             f"{name} has no integer marked property with a value in --tool-args",
-            requirements={"HTTP-21"},
+            requirements=cases.PARAM_NUMERIC.feeds,
             case="param-numeric",
         )
     await _absent(ctx, call, schema, marks, arguments, name)
@@ -224,23 +218,21 @@ async def _absent(
         if not _required(schema, mark.path):
             await call(
                 _without(arguments, mark.path, null=False),
-                ProbeName.PARAM_ABSENT,
+                cases.PARAM_ABSENT,
                 f"{where} left out, so {header} is omitted: served, not -32020",
                 {},
-                False,
             )
             return
         if _nullable(mark):
             await call(
                 _without(arguments, mark.path, null=True),
-                ProbeName.PARAM_NULL,
+                cases.PARAM_NULL,
                 f"{where} is null, so {header} is omitted: not -32020",
                 {},
-                False,
             )
             return
     ctx.skip(
         f"every marked property of {name} is required and not nullable, so no valid call leaves one out",
-        requirements={"HTTP-20"},
+        requirements=cases.PARAM_ABSENT.feeds,
         case="param-absent",
     )

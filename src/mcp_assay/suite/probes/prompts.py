@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import prompts as cases
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
 
-GET_REQUIREMENTS = frozenset({"PRM-05", "PRM-06", "PRM-07", "PRM-08", "PRM-09", "PRM-10", "PRM-11"})
+GET_REQUIREMENTS = cases.GET.feeds | cases.UNKNOWN_PROMPT.feeds | cases.MISSING_PROMPT_ARGUMENT.feeds
+"""What the gets feed: left unjudged when there is no prompt to get."""
 
 
 def _required(prompt: dict[str, Any]) -> list[str]:
@@ -31,18 +32,18 @@ def _required(prompt: dict[str, Any]) -> list[str]:
 
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
-    listing = await walk(ctx, "prompts/list")
+    listing = await walk(ctx, "prompts/list", cases.LIST)
     ctx.listings["prompts/list"] = listing
     if not listing.ok:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"prompts/list answered {answer}, so there was no prompt to get",
-            requirements=GET_REQUIREMENTS | {"PRM-03"},
+            requirements=GET_REQUIREMENTS | cases.LIST_AGAIN.feeds,
             blocked_by="PRM-02",
         )
         return
     prompts = [prompt for prompt in listing.items if isinstance(prompt.get("name"), str)]
-    await list_again(ctx, "prompts/list")
+    await list_again(ctx, "prompts/list", cases.LIST_AGAIN)
     fetched = 0
     for prompt in prompts:
         name = prompt["name"]
@@ -54,7 +55,7 @@ async def run(ctx: SuiteContext) -> None:
         if given:
             params["arguments"] = dict(given)
         why = "with the arguments given in --prompt-args" if given else "needs no arguments"
-        await client.request("prompts/get", params, probe=ctx.probe(ProbeName.GET, f"prompts/get {name} ({why})"))
+        await client.request("prompts/get", params, probe=ctx.probe(cases.GET, f"prompts/get {name} ({why})"))
         fetched += 1
         if fetched >= max(1, ctx.config.resource_sample):
             break
@@ -70,26 +71,29 @@ async def run(ctx: SuiteContext) -> None:
     await client.request(
         "prompts/get",
         {"name": "mcp-assay-no-such-prompt"},
-        probe=ctx.probe(ProbeName.UNKNOWN_PROMPT, "a prompt that does not exist: -32602", invalid=True),
+        probe=ctx.probe(cases.UNKNOWN_PROMPT),
     )
     with_required = next((prompt for prompt in prompts if _required(prompt)), None)
     if with_required is None:
-        ctx.skip("no listed prompt has a required argument", requirements={"PRM-08"}, case="missing-argument")
+        ctx.skip(
+            "no listed prompt has a required argument",
+            requirements=cases.MISSING_PROMPT_ARGUMENT.feeds,
+            case="missing-argument",
+        )
         return
     await client.request(
         "prompts/get",
         {"name": with_required["name"]},
         probe=ctx.probe(
-            ProbeName.MISSING_PROMPT_ARGUMENT,
+            cases.MISSING_PROMPT_ARGUMENT,
             f"prompts/get {with_required['name']} without its required argument(s): -32602",
-            invalid=True,
         ),
     )
 
 
 FAMILY = Family(
     name="prompts",
-    requirements=frozenset({"PRM-01", "PRM-02", "PRM-03", "PRM-04"}) | GET_REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     capability="prompts",
     description="prompts/list and prompts/get",

@@ -17,29 +17,29 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import resources as cases
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
 
-READ_REQUIREMENTS = frozenset({"RSRC-05", "RSRC-06", "RSRC-07", "RSRC-10", "RSRC-14"})
+READ_REQUIREMENTS = cases.READ.feeds
 
 
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
-    listing = await walk(ctx, "resources/list")
+    listing = await walk(ctx, "resources/list", cases.LIST)
     ctx.listings["resources/list"] = listing
-    templates = await walk(ctx, "resources/templates/list", label=ProbeName.TEMPLATES)
+    templates = await walk(ctx, "resources/templates/list", cases.TEMPLATES)
     ctx.listings["resources/templates/list"] = templates
     _note_shared_names(ctx, templates.items)
     if listing.ok:
-        await list_again(ctx, "resources/list")
+        await list_again(ctx, "resources/list", cases.LIST_AGAIN)
         uris = [item["uri"] for item in listing.items if isinstance(item.get("uri"), str)]
         sample = uris[: ctx.config.resource_sample]
         for uri in sample:
             reply = await client.request(
-                "resources/read", {"uri": uri}, probe=ctx.probe(ProbeName.READ, f"read listed resource {uri}")
+                "resources/read", {"uri": uri}, probe=ctx.probe(cases.READ, f"read listed resource {uri}")
             )
             if not reply.ok:
                 ctx.observe(
@@ -57,32 +57,30 @@ async def run(ctx: SuiteContext) -> None:
             )
         if uris and ctx.flag("resources", "subscribe") and ctx.revision.has("resource_subscribe"):
             await client.request(
-                "resources/subscribe", {"uri": uris[0]}, probe=ctx.probe(ProbeName.SUBSCRIBE, f"subscribe to {uris[0]}")
+                "resources/subscribe", {"uri": uris[0]}, probe=ctx.probe(cases.SUBSCRIBE, f"subscribe to {uris[0]}")
             )
             await client.request(
                 "resources/unsubscribe",
                 {"uri": uris[0]},
-                probe=ctx.probe(ProbeName.UNSUBSCRIBE, f"unsubscribe {uris[0]}"),
+                probe=ctx.probe(cases.UNSUBSCRIBE, f"unsubscribe {uris[0]}"),
             )
     else:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"resources/list answered {answer}, so there was nothing to read",
-            requirements=READ_REQUIREMENTS | {"RSRC-03"},
+            requirements=READ_REQUIREMENTS | cases.LIST_AGAIN.feeds,
             blocked_by="RSRC-02",
         )
     missing = f"file:///mcp-assay/does-not-exist-{uuid.uuid4().hex[:12]}"
     await client.request(
         "resources/read",
         {"uri": missing},
-        probe=ctx.probe(
-            ProbeName.MISSING_RESOURCE, "a resource that does not exist: an error (-32602 in 2026)", invalid=True
-        ),
+        probe=ctx.probe(cases.MISSING_RESOURCE),
     )
     await client.request(
         "resources/read",
         {"uri": "not a uri"},
-        probe=ctx.probe(ProbeName.MALFORMED_URI, "a malformed URI: a JSON-RPC error, not a read", invalid=True),
+        probe=ctx.probe(cases.MALFORMED_URI),
     )
     ctx.skip(
         "the suite does not try to read files outside a server's tree (it cannot tell a refused escape "
@@ -110,10 +108,7 @@ def _note_shared_names(ctx: SuiteContext, templates: list[dict[str, Any]]) -> No
 
 FAMILY = Family(
     name="resources",
-    requirements=frozenset(
-        {"RSRC-01", "RSRC-02", "RSRC-03", "RSRC-04", "RSRC-08", "RSRC-09", "RSRC-11", "RSRC-12", "RSRC-13", "SUB-17"}
-    )
-    | READ_REQUIREMENTS,  # fmt: skip
+    cases=cases.CASES,
     run=run,
     capability="resources",
     description="resources/list, templates, reads",

@@ -13,9 +13,9 @@ last (:class:`~mcp_assay.suite.stub.session.StubSession`). The family:
 3. reads what the stub noted: a fetch of the untrusted key set a ``jku`` header pointed to is
    recorded as a ``stub-fetch`` observation, evidence on its own.
 
-Every variant is tagged ``{"name": "auth-stub-<variant>", "credential": "invalid", "requirement":
-..., "control": "auth-stub-control"}``; the rules in :mod:`mcp_assay.spec.rules.auth.tokens` judge
-it (and AUTH-13 its status). Tokens are redacted like any credential.
+Every variant is a stub token case of :mod:`mcp_assay.cases.tokens`, which names the requirement its
+refusal establishes and the control it sits between; the rules in :mod:`mcp_assay.spec.rules.auth.tokens`
+judge it (and AUTH-13 its status). Tokens are redacted like any credential.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName, stub_token
+from mcp_assay.cases import Case, Facts
+from mcp_assay.cases import tokens as cases
 from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.context import Family, SuiteContext
@@ -40,12 +41,13 @@ from mcp_assay.suite.transports import Reply
 
 __all__ = ["CONTROL", "FAMILY", "REQUIREMENTS"]
 
-VALIDATION_REQUIREMENTS = frozenset({"AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19"})
-CONTROL = ProbeName.AUTH_STUB_CONTROL
-SCOPE_CONTROL = ProbeName.AUTH_SCOPE_CONTROL
-SCOPE_REQUIREMENTS = frozenset({"AUTH-15", "AUTH-22", "AUTH-23", "AUTH-26"})
-PASSTHROUGH_REQUIREMENTS = frozenset({"AUTH-27"})
-REQUIREMENTS = VALIDATION_REQUIREMENTS | SCOPE_REQUIREMENTS | PASSTHROUGH_REQUIREMENTS
+CONTROL = cases.STUB_CONTROL
+SCOPE_CONTROL = cases.SCOPE_CONTROL
+SCOPE_REQUIREMENTS = frozenset().union(
+    *(case.feeds for case in (cases.SCOPE_LACKING, cases.SCOPE_HEADER_ROUTED, cases.SCOPE_BROAD))
+)
+PASSTHROUGH_REQUIREMENTS = cases.PASSTHROUGH.feeds
+REQUIREMENTS = frozenset().union(*(case.feeds for case in cases.CASES))
 SINK_SETTLE_S = 0.3
 """How long after the passthrough call's answer the sink's notes are read (an upstream call may trail it)."""
 STUB_HINT = (
@@ -86,9 +88,8 @@ async def _run(ctx: SuiteContext, prober: Prober, stub: StubConfig, foreign: Sig
     for _, group in groupby(probes, key=lambda variant: variant.requirement):
         for variant in group:
             await ask(
-                ctx, client, method, stub_token(variant.name), f"{method} with a stub token, {variant.variant}: "
-                "not served", credential="invalid", variant=variant.variant, authorization=f"Bearer {variant.token}",
-                requirement=variant.requirement, control=CONTROL,
+                ctx, client, method, variant.case, f"{method} with a stub token, {variant.variant}: not served",
+                variant=variant.variant, authorization=f"Bearer {variant.token}",
             )  # fmt: skip
         await _control(ctx, client, method, stub, audience)
     await _passthrough(ctx, client, stub, audience)
@@ -112,16 +113,13 @@ class _ToolCall:
     arguments: Mapping[str, Any]
 
     async def send(
-        self, name: str, scopes: tuple[str, ...], intent: str, *, mcp_name: str | None = None, **tags: Any
+        self, case: Case, scopes: tuple[str, ...], intent: str, *, mcp_name: str | None = None, broad: str | None = None
     ) -> Reply:
         """``tools/call`` of the tool with a token holding ``scopes``; ``mcp_name`` puts another tool in the header."""
         token = control_token(self.stub.key, self.stub.issuer, self.audience, scopes)
-        named: dict[str, Any] = {"mcp_name": mcp_name} if mcp_name else {}
-        probe = self.ctx.probe(
-            name, intent, invalid=mcp_name is not None, credential="stub",
-            variant=f"scope {' '.join(scopes) or '(none)'}", tool=self.tool, needs=list(self.needed),
-            control=SCOPE_CONTROL, **named, **tags,
-        )  # fmt: skip
+        variant = f"scope {' '.join(scopes) or '(none)'}"
+        facts = Facts(variant=variant, tool=self.tool, needs=tuple(self.needed), mcp_name=mcp_name, broad=broad)
+        probe = self.ctx.probe(case, intent, facts=facts)
         params = {"name": self.tool, "arguments": dict(self.arguments)}
         headers = {Header.AUTHORIZATION: f"Bearer {token}"}
         if mcp_name is not None:
@@ -143,20 +141,19 @@ async def _scopes(ctx: SuiteContext, client: ModernClient | LegacyClient, stub: 
         await call.send(SCOPE_CONTROL, everything, control)
         lacking = tuple(scope for scope in everything if scope not in needed)
         intent = f"tools/call {tool} without {' '.join(needed)}: not performed"
-        await call.send(ProbeName.AUTH_SCOPE_LACKING, lacking, intent, requirement="AUTH-22")
+        await call.send(cases.SCOPE_LACKING, lacking, intent)
         allowed = _callable_with(ctx, stub, lacking, tool)
         if isinstance(client, ModernClient) and allowed is not None:
             intent = f"tools/call {tool} under Mcp-Name {allowed}, which the token may call: refused"
-            await call.send(
-                ProbeName.AUTH_SCOPE_HEADER_ROUTED, lacking, intent, mcp_name=allowed, requirement="AUTH-26"
-            )
+            await call.send(cases.SCOPE_HEADER_ROUTED, lacking, intent, mcp_name=allowed)
         elif isinstance(client, ModernClient):
             ctx.skip(f"no other tool the token lacking {' '.join(needed)} may call is known, to name in Mcp-Name "
-                     f"(list it in stub.tool_scopes or --tool-args)", requirements=frozenset({"AUTH-26"}))  # fmt: skip
+                     f"(list it in stub.tool_scopes or --tool-args)",
+                     requirements=cases.SCOPE_HEADER_ROUTED.feeds)  # fmt: skip
         for broad, narrow in stub.implies.items():
             if broad not in needed and set(needed) <= set(narrow):
                 intent = f"tools/call {tool} holding only {broad}, which implies {' '.join(needed)}: served"
-                await call.send(ProbeName.AUTH_SCOPE_BROAD, (broad,), intent, requirement="AUTH-23", broad=broad)
+                await call.send(cases.SCOPE_BROAD, (broad,), intent, broad=broad)
         await call.send(SCOPE_CONTROL, everything, control)
 
 
@@ -181,7 +178,7 @@ async def _passthrough(ctx: SuiteContext, client: ModernClient | LegacyClient, s
     token = control_token(stub.key, stub.issuer, audience, stub.all_scopes)
     started = len(session.notes())
     intent = f"tools/call {tool}: its upstream request carries no copy of the token"
-    probe = ctx.probe(ProbeName.AUTH_PASSTHROUGH, intent, credential="stub", tool=tool)
+    probe = ctx.probe(cases.PASSTHROUGH, intent, facts=Facts(tool=tool))
     params = {"name": tool, "arguments": dict(ctx.config.tool_args[tool])}
     await client.request("tools/call", params, probe=probe, headers={Header.AUTHORIZATION: f"Bearer {token}"},
                          allow_refusal=True)  # fmt: skip
@@ -201,13 +198,13 @@ async def _control(
     token = control_token(stub.key, stub.issuer, audience, stub.all_scopes)
     return await ask(
         ctx, client, method, CONTROL, f"{method} with the stub's valid control token: served",
-        credential="stub", variant="a valid token from the stub", authorization=f"Bearer {token}", invalid=False,
+        variant="a valid token from the stub", authorization=f"Bearer {token}",
     )  # fmt: skip
 
 
 FAMILY = Family(
     name="tokens",
-    requirements=REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     transports=frozenset({"http"}),
     description="token validation with a stand-in authorization server: audience, issuer, signature, lifetime",

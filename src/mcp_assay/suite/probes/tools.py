@@ -28,7 +28,8 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import NO_FACTS, Case, Facts
+from mcp_assay.cases import tools as cases
 from mcp_assay.protocol import MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
@@ -49,17 +50,13 @@ __all__ = ["FAMILY", "call_tool"]
 NO_SUCH_TOOL = "mcp-assay-no-such-tool"
 CANCEL_WATCH = 1.2
 """Seconds to watch for anything the server still sends about a call the suite cancelled."""
-LIST_REQUIREMENTS = frozenset(
-    {"TOOL-01", "TOOL-02", "TOOL-03", "TOOL-04", "TOOL-05", "TOOL-06", "TOOL-07", "TOOL-08", "TOOL-16", "TOOL-18"}
+CALL_REQUIREMENTS = frozenset().union(
+    *(case.feeds for case in (cases.CALL, cases.CANCEL_CALL, cases.CANCEL, cases.CALL_LOGGED, cases.FAILING_TOOL))
 )
-CALL_REQUIREMENTS = frozenset(
-    {
-        "TOOL-09", "TOOL-10", "TOOL-11", "TOOL-15", "TOOL-19", "TOOL-20", "TOOL-21", "HTTP-18", "HTTP-19",
-        "HTTP-20", "HTTP-21", "HTTP-27", "HTTP-29", "LOG-01", "LOG-02", "LOG-03", "LOG-05", "LOG-07", "PROG-01",
-        "PROG-02", "PROG-03", "PROG-04", "PROG-05", "PROG-06", "PROG-07", "META-09", "CAN-01", "CAN-08",
-    }
-)  # fmt: skip
-ERROR_REQUIREMENTS = frozenset({"TOOL-12", "TOOL-13", "TOOL-14", "TOOL-15", "BEH-01", "BEH-03"})
+"""What the calls feed: left unjudged when there is no tool to call."""
+ERROR_REQUIREMENTS = frozenset().union(
+    *(case.feeds for case in (cases.UNKNOWN_TOOL, cases.NO_NAME, cases.MISSING_REQUIRED, cases.FAILING_TOOL))
+)
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_MESSAGE = "notifications/message"
 EXTRA_PROPERTY = "mcp_assay_unexpected"
@@ -78,20 +75,21 @@ async def call_tool(
     name: str,
     arguments: Any,
     *,
-    probe_name: ProbeName,
-    intent: str,
-    invalid: bool = False,
+    case: Case,
+    intent: str | None = None,
+    invalid: bool | None = None,
+    facts: Facts = NO_FACTS,
     progress: str | None = None,
     log_level: str | None = None,
     capabilities: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
-    extra_tags: Mapping[str, Any] | None = None,
 ) -> Any:
-    """One tools/call in the era's shape (progress token and log level in ``_meta`` where given)."""
+    """One tools/call of ``case`` in the era's shape (progress token and log level in ``_meta`` where given);
+    ``invalid`` and ``facts`` for a sending that knows more than its case (:meth:`SuiteContext.probe`)."""
     client = ctx.client
     params = call_params(ctx, name, arguments, progress=progress)
     params.update(extra or {})
-    probe = ctx.probe(probe_name, intent, invalid=invalid, **dict(extra_tags or {}))
+    probe = ctx.probe(case, intent, invalid=invalid, facts=facts)
     if isinstance(client, ModernClient):
         meta_extra: dict[str, Any] = {}
         if progress is not None:
@@ -126,20 +124,20 @@ def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, d
 
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
-    listing = await walk(ctx, "tools/list")
+    listing = await walk(ctx, "tools/list", cases.LIST)
     ctx.listings["tools/list"] = listing
     if not listing.ok:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"tools/list answered {answer}, so there was no tool to call",
-            requirements=CALL_REQUIREMENTS | ERROR_REQUIREMENTS | {"TOOL-03", "TOOL-04"},
+            requirements=CALL_REQUIREMENTS | ERROR_REQUIREMENTS | cases.LIST_AGAIN.feeds,
             blocked_by="TOOL-02",
         )
         return
     tools = listing.items
     if isinstance(client, ModernClient):
         client.tools = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
-    await list_again(ctx, "tools/list")
+    await list_again(ctx, "tools/list", cases.LIST_AGAIN)
     unknown = sorted(set(ctx.config.tool_args) - set(by_name(tools)))
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")
@@ -156,7 +154,7 @@ async def run(ctx: SuiteContext) -> None:
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
         reply = await call_tool(
-            ctx, name, arguments, probe_name=ProbeName.CALL, intent=f"tools/call {name} ({why})",
+            ctx, name, arguments, case=cases.CALL, intent=f"tools/call {name} ({why})",
             progress=f"mcp-assay-progress-{number}",
         )  # fmt: skip
         ctx.tool_calls.append((name, arguments, reply))
@@ -164,22 +162,12 @@ async def run(ctx: SuiteContext) -> None:
         await _cancelled_call(ctx, chosen[0][0], chosen[0][1])
     if chosen and ctx.modern:
         await _logged_calls(ctx, chosen)
-    await call_tool(
-        ctx,
-        NO_SUCH_TOOL,
-        {},
-        probe_name=ProbeName.UNKNOWN_TOOL,
-        intent="a tool that does not exist: -32602",
-        invalid=True,
-    )
+    await call_tool(ctx, NO_SUCH_TOOL, {}, case=cases.UNKNOWN_TOOL)
     body = client.build("tools/call", {"arguments": {}})
-    await client.send(body, ctx.probe(ProbeName.NO_NAME, "tools/call without a name: a JSON-RPC error", invalid=True))
+    await client.send(body, ctx.probe(cases.NO_NAME))
     target = chosen[0][0] if chosen else (tools[0]["name"] if tools and isinstance(tools[0].get("name"), str) else None)
     if target is not None:
-        await call_tool(
-            ctx, target, "mcp-assay", probe_name=ProbeName.ARGUMENTS_NOT_OBJECT,
-            intent="tools/call whose arguments are a string: a JSON-RPC error", invalid=True,
-        )  # fmt: skip
+        await call_tool(ctx, target, "mcp-assay", case=cases.ARGUMENTS_NOT_OBJECT)
     await _bad_arguments(ctx, tools)
     await _extra_property(ctx, by_name(tools), allowed_arguments(ctx, tools))
     await _failing_tool(ctx, tools)
@@ -206,7 +194,7 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
     chatty: tuple[str, dict[str, Any]] | None = None
     for number, (name, arguments, why) in enumerate(chosen, start=1):
         reply = await call_tool(
-            ctx, name, arguments, probe_name=ProbeName.CALL_LOGGED,
+            ctx, name, arguments, case=cases.CALL_LOGGED,
             intent=f"tools/call {name} ({why}) asking for every log message (logLevel debug) and progress: "
             "log messages and progress only on its own stream, before its answer",
             progress=f"mcp-assay-progress-logged-{number}", log_level="debug",
@@ -223,7 +211,7 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
         return
     name, arguments = chatty
     await call_tool(
-        ctx, name, arguments, probe_name=ProbeName.CALL_LOG_ERROR,
+        ctx, name, arguments, case=cases.CALL_LOG_ERROR,
         intent=f"tools/call {name} asking only for error-level log messages: nothing below error",
         log_level="error",
     )  # fmt: skip
@@ -239,9 +227,7 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
         body = client.build("tools/call", params, meta=meta)
     else:
         body = client.build("tools/call", params)
-    probe = ctx.probe(
-        ProbeName.CANCEL_CALL, f"tools/call {name}, cancelled right away: nothing more about it afterwards"
-    )
+    probe = ctx.probe(cases.CANCEL_CALL, f"tools/call {name}, cancelled right away: nothing more about it afterwards")
     transport = ctx.transport
     if isinstance(transport, StdioTransport):
         validate_outgoing(ctx.revision, encode(body), invalid=False)
@@ -250,7 +236,7 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
         await client.notify(
             "notifications/cancelled",
             {"requestId": body["id"], "reason": "mcp-assay cancels the call"},
-            probe=ctx.probe(ProbeName.CANCEL, f"cancel the tools/call {name} just sent"),
+            probe=ctx.probe(cases.CANCEL, f"cancel the tools/call {name} just sent"),
         )
         await transport.observe(CANCEL_WATCH)
         return
@@ -260,7 +246,7 @@ async def _cancelled_call(ctx: SuiteContext, name: str, arguments: Mapping[str, 
         await client.notify(
             "notifications/cancelled",
             {"requestId": body["id"], "reason": "mcp-assay cancels the call"},
-            probe=ctx.probe(ProbeName.CANCEL, f"cancel the tools/call {name} whose stream was closed"),
+            probe=ctx.probe(cases.CANCEL, f"cancel the tools/call {name} whose stream was closed"),
         )
 
 
@@ -293,9 +279,8 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
     name, arguments, required = candidates[0]
     broken = {key: value for key, value in arguments.items() if key != required[0]}
     await call_tool(
-        ctx, name, broken, probe_name=ProbeName.INVALID_TOOL_ARGUMENTS,
+        ctx, name, broken, case=cases.MISSING_REQUIRED,
         intent=f"tools/call {name} without its required argument {required[0]!r}: isError (or -32602)",
-        invalid=True, extra_tags={"case": "missing-required"},
     )  # fmt: skip
 
 
@@ -321,10 +306,9 @@ async def _extra_property(
         return
     name, arguments = strict[0]
     await call_tool(
-        ctx, name, {**arguments, EXTRA_PROPERTY: True}, probe_name=ProbeName.INVALID_TOOL_ARGUMENTS,
+        ctx, name, {**arguments, EXTRA_PROPERTY: True}, case=cases.EXTRA_PROPERTY,
         intent=f"tools/call {name} with {EXTRA_PROPERTY!r}, which its strict inputSchema does not allow: "
         "isError (or -32602)",
-        invalid=True, extra_tags={"case": "extra-property"},
     )  # fmt: skip
 
 
@@ -335,23 +319,27 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
         ctx.skip(
             "no tool is known to fail: name one with --failing-tool (its arguments come from --tool-args) to see "
             "whether a tool failure comes back as a result with isError: true",
-            requirements={"TOOL-15"},
+            requirements=cases.FAILING_TOOL.feeds,
             case="failing-tool",
         )
         return
     if name not in by_name(tools):
-        ctx.skip(f"--failing-tool {name}: the server lists no such tool", requirements={"TOOL-15"}, case="failing-tool")
+        ctx.skip(
+            f"--failing-tool {name}: the server lists no such tool",
+            requirements=cases.FAILING_TOOL.feeds,
+            case="failing-tool",
+        )
         return
     arguments = dict(ctx.config.tool_args.get(name, {}))
     await call_tool(
-        ctx, name, arguments, probe_name=ProbeName.FAILING_TOOL,
+        ctx, name, arguments, case=cases.FAILING_TOOL,
         intent=f"tools/call {name}, which the user says fails: a result with isError: true",
     )  # fmt: skip
 
 
 FAMILY = Family(
     name="tools",
-    requirements=LIST_REQUIREMENTS | CALL_REQUIREMENTS | ERROR_REQUIREMENTS,
+    cases=cases.CASES,
     run=run,
     capability="tools",
     description="tools/list and tools/call",

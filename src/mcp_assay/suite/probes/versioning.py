@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import versioning as cases
 from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
@@ -51,67 +51,50 @@ async def run(ctx: SuiteContext) -> None:
     assert isinstance(client, ModernClient)
     method, params = baseline_method(ctx)
     name = ctx.revision.name
-    await client.request(method, params, probe=ctx.probe(ProbeName.ACCEPTED, f"{method} declaring {name} in _meta"))
+    await client.request(method, params, probe=ctx.probe(cases.ACCEPTED, f"{method} declaring {name} in _meta"))
     await client.request(
         method,
         params,
         meta=client.meta(drop=[MetaKey.CLIENT_INFO]),
-        probe=ctx.probe(
-            ProbeName.NO_CLIENT_INFO,
-            "clientInfo is optional (a SHOULD): a request without it must be served",
-            invalid=True,
-        ),
+        probe=ctx.probe(cases.NO_CLIENT_INFO),
     )
     await client.request(
         method,
         params,
         meta=client.meta(**{MetaKey.CLIENT_INFO: {"name": "mcp-assay-other-client", "version": "9.9.9"}}),
-        probe=ctx.probe(ProbeName.OTHER_CLIENT_INFO, "the same request with another clientInfo gets the same answer"),
+        probe=ctx.probe(cases.OTHER_CLIENT_INFO),
     )
     await client.request(
         method,
         params,
         meta=client.meta(drop=[MetaKey.CLIENT_CAPABILITIES]),
-        probe=ctx.probe(
-            ProbeName.NO_CLIENT_CAPABILITIES, "_meta without clientCapabilities: 400 and -32602", invalid=True
-        ),
+        probe=ctx.probe(cases.NO_CLIENT_CAPABILITIES),
     )
     await client.request(
         method,
         params,
         meta=client.meta(drop=[MetaKey.PROTOCOL_VERSION]),
-        probe=ctx.probe(
-            ProbeName.NO_META_VERSION,
-            "_meta without protocolVersion while the header names one: 400 and -32602 or -32020 (A7)",
-            invalid=True,
-        ),
+        probe=ctx.probe(cases.NO_META_VERSION),
     )
     body = client.build(method, params)
     body["params"] = {key: value for key, value in body["params"].items() if key != "_meta"}
-    await client.send(body, ctx.probe(ProbeName.NO_META, "params without _meta: 400 and -32602", invalid=True))
+    await client.send(body, ctx.probe(cases.NO_META))
     body = client.build(method, params)
     del body["params"]
-    await client.send(body, ctx.probe(ProbeName.NO_PARAMS, "a request without params: 400 and -32602", invalid=True))
+    await client.send(body, ctx.probe(cases.NO_PARAMS))
     await client.request(
         method,
         params,
         meta=client.meta(**{MetaKey.PROTOCOL_VERSION: UNSUPPORTED}),
         headers={Header.PROTOCOL_VERSION: UNSUPPORTED},
-        probe=ctx.probe(
-            ProbeName.UNSUPPORTED_VERSION,
-            f"{UNSUPPORTED} in the header and in _meta: 400 and -32022 with data.supported and data.requested",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.UNSUPPORTED_VERSION),
     )
     await client.request(
         method,
         params,
         meta=client.meta(**{MetaKey.LOG_LEVEL: UNKNOWN_LOG_LEVEL}),
         probe=ctx.probe(
-            ProbeName.LOG_LEVEL_UNKNOWN,
-            f"{method} with logLevel {UNKNOWN_LOG_LEVEL!r}, not a defined level: -32602",
-            invalid=True,
+            cases.LOG_LEVEL_UNKNOWN, f"{method} with logLevel {UNKNOWN_LOG_LEVEL!r}, not a defined level: -32602"
         ),
     )
     if not ctx.http:
@@ -124,34 +107,19 @@ async def run(ctx: SuiteContext) -> None:
         params,
         meta=client.meta(**{MetaKey.PROTOCOL_VERSION: other}),
         headers={Header.PROTOCOL_VERSION: name},
-        probe=ctx.probe(
-            ProbeName.HEADER_BODY_MISMATCH,
-            f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.HEADER_BODY_MISMATCH, f"MCP-Protocol-Version {name}, _meta {other}: 400 and -32020"),
     )
     await client.request(
         method,
         params,
         headers={Header.PROTOCOL_VERSION: other},
-        probe=ctx.probe(
-            ProbeName.BODY_HEADER_MISMATCH,
-            f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.BODY_HEADER_MISMATCH, f"MCP-Protocol-Version {other}, _meta {name}: 400 and -32020"),
     )
     await client.request(
         method,
         params,
         headers={Header.PROTOCOL_VERSION: None},
-        probe=ctx.probe(
-            ProbeName.NO_VERSION_HEADER,
-            "no MCP-Protocol-Version header: 400 and -32020, or served as 2025-03-26 (HTTP-26)",
-            invalid=True,
-            off_version=True,
-        ),
+        probe=ctx.probe(cases.NO_VERSION_HEADER),
     )
     await _old_initialize(ctx)
     fresh = await ctx.fresh_client()
@@ -159,9 +127,7 @@ async def run(ctx: SuiteContext) -> None:
         await fresh.request(
             "tools/list",
             {},
-            probe=ctx.probe(
-                ProbeName.FRESH_CONNECTION, "tools/list as the first request on a new connection, no discover"
-            ),
+            probe=ctx.probe(cases.FRESH_CONNECTION),
         )
     if not ctx.handshake_offered or ctx.config.modern_only:
         body = {
@@ -176,12 +142,7 @@ async def run(ctx: SuiteContext) -> None:
         }
         await client.send(
             body,
-            ctx.probe(
-                ProbeName.LEGACY_INITIALIZE,
-                "a 2025-style initialize with no 2026 headers to a modern-only server: an error naming its versions",
-                invalid=True,
-                off_version=True,
-            ),
+            ctx.probe(cases.LEGACY_INITIALIZE),
             headers={Header.PROTOCOL_VERSION: None, Header.METHOD: None},
         )
 
@@ -205,22 +166,14 @@ async def _old_initialize(ctx: SuiteContext) -> None:
         validate_outgoing(handshake, encode(body), invalid=False)
     await client.send(
         body,
-        ctx.probe(
-            ProbeName.OLD_INITIALIZE,
-            f"initialize offering {BEFORE_VERSION_HEADER} without 2026 headers: its answer says whether a POST "
-            "without MCP-Protocol-Version may be taken for 2025-03-26 (HTTP-26)",
-            invalid=True,
-            off_version=True,
-        ),
+        ctx.probe(cases.OLD_INITIALIZE),
         headers={Header.PROTOCOL_VERSION: None, Header.METHOD: None},
     )
 
 
 FAMILY = Family(
     name="versioning",
-    requirements=frozenset(
-        {"VER-02", "VER-03", "VER-04", "VER-15", "VER-16", "HTTP-09", "HTTP-26", "META-10", "HTTP-37", "LOG-04"}
-    ),
+    cases=cases.CASES,
     run=run,
     eras=frozenset({Era.MODERN}),
     description="per-request versioning: version in _meta, mismatches, unsupported versions",

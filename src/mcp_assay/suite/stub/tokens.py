@@ -2,7 +2,8 @@
 
 Every variant is the control token with exactly one thing changed (AUTH-AND-BEHAVIOUR §2.5,
 P03..P08), so a server that serves the control and refuses the variant refused it for that
-thing. Each variant names the requirement its refusal establishes.
+thing. Each variant is a stub token case of :mod:`mcp_assay.cases.tokens`, which names the requirement
+its refusal establishes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_assay.cases import Case
+from mcp_assay.cases.tokens import STUB_PREFIX, STUB_TOKENS
 from mcp_assay.spec.rules.auth.facts import unsigned_jwt
 from mcp_assay.suite.stub.keys import SigningKey
 
@@ -85,60 +88,63 @@ def control_token(
 
 @dataclass(frozen=True)
 class TokenVariant:
-    """One probe token: what it changes, which requirement its refusal establishes, and the token."""
+    """One probe token: its case (which says the requirement its refusal establishes), what it changes, the token."""
 
-    name: str
-    requirement: str
+    case: Case
     variant: str
     token: str
+
+    @property
+    def name(self) -> str:
+        """The variant's short name (``expired``, ``jku`` ...)."""
+        return self.case.name.removeprefix(STUB_PREFIX)
+
+    @property
+    def requirement(self) -> str:
+        """The one requirement its refusal establishes."""
+        (requirement,) = self.case.feeds
+        return requirement
 
 
 def variants(
     key: SigningKey, foreign: SigningKey, issuer: str, audience: str, scopes: Sequence[str], foreign_jwks: str
 ) -> Iterator[TokenVariant]:
-    """The control token changed in one property each: lifetime, audience, issuer, then signature."""
+    """The control token changed in one property each, one per stub token case and in the registry's order
+    (lifetime, audience, issuer, then signature)."""
     claims = control_claims(issuer, audience, scopes)
     now = claims["iat"]
 
-    def signed(name: str, requirement: str, variant: str, changes: Mapping[str, Any]) -> TokenVariant:
-        changed = {k: v for k, v in {**claims, **changes}.items() if v is not None}
-        return TokenVariant(name, requirement, variant, sign_rs256(changed, key))
+    def signed(changes: Mapping[str, Any]) -> str:
+        return sign_rs256({k: v for k, v in {**claims, **changes}.items() if v is not None}, key)
 
-    yield signed(
-        "expired", "AUTH-19", "exp an hour in the past", {"iat": now - 7200, "nbf": now - 7200, "exp": now - 3600}
-    )
-    yield signed("not-yet-valid", "AUTH-19", "nbf an hour in the future", {"nbf": now + 3600})
-    yield signed("no-expiry", "AUTH-19", "no exp claim (a token that never expires)", {"exp": None})
-    yield signed("foreign-audience", "AUTH-16", f"aud {FOREIGN_AUDIENCE}", {"aud": FOREIGN_AUDIENCE})
-    yield signed("no-audience", "AUTH-16", "no aud claim", {"aud": None})
-    yield signed("look-alike-audience", "AUTH-16", f"aud {audience}-evil", {"aud": f"{audience}-evil"})
-    yield signed("audience-list", "AUTH-16", f"aud [{FOREIGN_AUDIENCE}]", {"aud": [FOREIGN_AUDIENCE]})
-    yield signed(
-        "foreign-issuer", "AUTH-17", f"iss {FOREIGN_ISSUER}, signed by the trusted key", {"iss": FOREIGN_ISSUER}
-    )
-    yield signed("no-issuer", "AUTH-17", "no iss claim, signed by the trusted key", {"iss": None})
-    yield TokenVariant(
-        "foreign-key",
-        "AUTH-18",
-        "signed by an untrusted key under the trusted kid",
-        sign_rs256(claims, foreign, kid=key.kid),
-    )
-    yield TokenVariant(
-        "unknown-kid", "AUTH-18", "signed by an untrusted key with its own kid", sign_rs256(claims, foreign)
-    )
-    yield TokenVariant(
-        "jku", "AUTH-18", "signed by an untrusted key announced in a jku header",
-        sign_rs256(claims, foreign, jku=foreign_jwks),
-    )  # fmt: skip
-    yield TokenVariant(
-        "embedded-jwk", "AUTH-18", "signed by an untrusted key embedded as a jwk header",
-        sign_rs256(claims, foreign, jwk=foreign.jwk()),
-    )  # fmt: skip
-    for alg in ("none", "None", "NONE"):
-        yield TokenVariant(
-            f"alg-{alg}", "AUTH-18", f"unsigned, alg {alg}", unsigned_jwt(claims, {"alg": alg, "typ": "at+jwt"})
-        )
-    yield TokenVariant(
-        "hs256-confusion", "AUTH-18", "HS256 with the trusted public key as the HMAC secret",
-        _sign_hs256(claims, key.public_pem(), key.kid),
-    )  # fmt: skip
+    def unsigned(alg: str) -> tuple[str, str]:
+        return f"unsigned, alg {alg}", unsigned_jwt(claims, {"alg": alg, "typ": "at+jwt"})
+
+    built: dict[str, tuple[str, str]] = {
+        "expired": ("exp an hour in the past", signed({"iat": now - 7200, "nbf": now - 7200, "exp": now - 3600})),
+        "not-yet-valid": ("nbf an hour in the future", signed({"nbf": now + 3600})),
+        "no-expiry": ("no exp claim (a token that never expires)", signed({"exp": None})),
+        "foreign-audience": (f"aud {FOREIGN_AUDIENCE}", signed({"aud": FOREIGN_AUDIENCE})),
+        "no-audience": ("no aud claim", signed({"aud": None})),
+        "look-alike-audience": (f"aud {audience}-evil", signed({"aud": f"{audience}-evil"})),
+        "audience-list": (f"aud [{FOREIGN_AUDIENCE}]", signed({"aud": [FOREIGN_AUDIENCE]})),
+        "foreign-issuer": (f"iss {FOREIGN_ISSUER}, signed by the trusted key", signed({"iss": FOREIGN_ISSUER})),
+        "no-issuer": ("no iss claim, signed by the trusted key", signed({"iss": None})),
+        "foreign-key": ("signed by an untrusted key under the trusted kid", sign_rs256(claims, foreign, kid=key.kid)),
+        "unknown-kid": ("signed by an untrusted key with its own kid", sign_rs256(claims, foreign)),
+        "jku": ("signed by an untrusted key announced in a jku header", sign_rs256(claims, foreign, jku=foreign_jwks)),
+        "embedded-jwk": (
+            "signed by an untrusted key embedded as a jwk header",
+            sign_rs256(claims, foreign, jwk=foreign.jwk()),
+        ),
+        "alg-none": unsigned("none"),
+        "alg-None": unsigned("None"),
+        "alg-NONE": unsigned("NONE"),
+        "hs256-confusion": (
+            "HS256 with the trusted public key as the HMAC secret",
+            _sign_hs256(claims, key.public_pem(), key.kid),
+        ),
+    }
+    for case in STUB_TOKENS:
+        variant, token = built[case.name.removeprefix(STUB_PREFIX)]
+        yield TokenVariant(case, variant, token)

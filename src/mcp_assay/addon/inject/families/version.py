@@ -22,6 +22,7 @@ from typing import Any
 from mcp_assay.addon.inject.actions import Answering, Made, Reply, error_answer
 from mcp_assay.addon.inject.case import Case, Family, Reaction
 from mcp_assay.addon.inject.facts import Point, RequestFacts
+from mcp_assay.cases import Facts
 from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.rules.handshake.negotiated import clients_leave_a_version_they_cannot_use
 from mcp_assay.spec.rules.versions.clients import (
@@ -54,7 +55,7 @@ def refusal(ident: Any, requested: str | None, supported: list[str]) -> dict[str
 
 def _refuse(facts: RequestFacts, plan: Answering) -> Made:
     supported = plan.supported_for(facts.version)
-    return Made.json(refusal(facts.ident, facts.version, supported), supported=supported)
+    return Made.json(refusal(facts.ident, facts.version, supported), Facts(supported=tuple(supported)))
 
 
 def counter_offer(ident: Any) -> dict[str, Any]:
@@ -108,7 +109,7 @@ COUNTER_OFFER = Case(
     ),
     action=Reply(
         status=200,
-        make=lambda facts, _: Made.json(counter_offer(facts.ident), offered=UNUSABLE),
+        make=lambda facts, _: Made.json(counter_offer(facts.ident), Facts(offered=UNUSABLE)),
         does=f"answers `initialize` in the server's place with a result whose `protocolVersion` is `{UNUSABLE}`, a "
         "version no revision defines",
     ),

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.probe_names import ProbeName
+from mcp_assay.cases import Credential
+from mcp_assay.cases import behaviour as behaviour_cases
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.redaction import fingerprint
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
@@ -32,7 +33,7 @@ from mcp_assay.spec.rules.auth.use import (
 )
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, probe_name
+from mcp_assay.wire import HttpExchange, probe_case
 
 PUBLIC_METHODS = frozenset({"server/discover", "initialize"})
 """Methods a client may need before it holds a token: served anonymously, they are only noted (AUTH-29)."""
@@ -69,10 +70,10 @@ def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
         if not token:
             continue
         tag = credential_tag(exchange)
-        if exchange.probe is not None and tag not in ("malformed", "invalid"):
+        if exchange.probe is not None and tag not in (Credential.MALFORMED, Credential.INVALID):
             continue  # the suite's other requests carry the run's own token, which is not on trial here
         expired = _expired_when_sent(token, exchange)
-        if tag not in ("malformed", "invalid") and not expired and not _refused_token(exchange):
+        if tag not in (Credential.MALFORMED, Credential.INVALID) and not expired and not _refused_token(exchange):
             continue
         status = status_of(exchange)
         if tag is not None:
@@ -97,7 +98,7 @@ def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
 def malformed_credentials_are_not_served(ctx: Context) -> Iterator[Finding]:
     """Malformed credentials (a non-JWT or empty bearer, Basic auth, a garbage token) are never served.
 
-    Triggered by the suite's ``auth-*`` probes tagged ``credential: malformed`` and by any request
+    Triggered by the suite's credential cases that present a malformed credential and by any request
     with a bare ``Authorization: Bearer``. 401 is expected; 400/403/404 or a JSON-RPC error still
     refuse; a 5xx is a failure (the server broke instead of refusing)."""
     requests, reason = protected_requests(ctx)
@@ -106,7 +107,7 @@ def malformed_credentials_are_not_served(ctx: Context) -> Iterator[Finding]:
         return
     for exchange, request, credentials in requests:
         tag = credential_tag(exchange)
-        if tag != "malformed" and credentials.bearer != "":
+        if tag is not Credential.MALFORMED and credentials.bearer != "":
             continue
         variant = variant_of(exchange, "an empty bearer token")
         status = status_of(exchange)
@@ -126,10 +127,10 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
     """Whether a request like ``like`` (same endpoint, method and ``Authorization``, or none) but without
     query-string credentials was refused (True) or served (False); ``None`` when there was none.
 
-    A suite probe names its counterpart in its ``alone`` tag (a recording has the garbage header redacted,
-    so its value cannot be compared there)."""
+    A suite case names its counterpart (:attr:`~mcp_assay.cases.Case.alone`: a recording has the garbage header
+    redacted, so its value cannot be compared there)."""
     endpoint, authorization = endpoint_of(like), like.request.headers.get(HeaderKey.AUTHORIZATION)
-    alone = like.probe.tag("alone") if like.probe is not None else None
+    alone = like.probe.case.alone if like.probe is not None else None
     verdict: bool | None = None
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
@@ -137,7 +138,7 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
             continue
         credentials = presented(exchange.request)
         if alone is not None:
-            if probe_name(exchange) != alone:
+            if probe_case(exchange) is not alone:
                 continue
         elif credentials.query or credentials.other or credentials.authorization != authorization:
             continue
@@ -165,7 +166,9 @@ def query_string_tokens_are_refused(ctx: Context) -> Iterator[Finding]:
         return
     for exchange, request, credentials in requests:
         tag = credential_tag(exchange)
-        if tag != "query" and not (credentials.query and credentials.authorization is None and not credentials.other):
+        if tag is not Credential.QUERY and not (
+            credentials.query and credentials.authorization is None and not credentials.other
+        ):
             continue
         names = ", ".join(sorted({name for name, _ in credentials.query})) or "the query"
         if not served_with_result(exchange):
@@ -261,10 +264,10 @@ def sessions_are_bound_to_their_principal(ctx: Context) -> Iterator[Finding]:
     for exchange in gated_http_exchanges(ctx):
         probe = exchange.probe
         request = exchange.request_message
-        if probe is None or probe.name != ProbeName.SESSION_OTHER_PRINCIPAL or request is None:
+        if probe is None or probe.case is not behaviour_cases.SESSION_OTHER_PRINCIPAL or request is None:
             continue
         found = True
-        who, owner = probe.tag("principal") or "another principal", probe.tag("owner") or "its owner"
+        who, owner = probe.facts.principal or "another principal", probe.facts.owner or "its owner"
         if served_with_result(exchange):
             yield failed(request, f"{request.method} as {who} was served inside the session {owner} opened")
         else:

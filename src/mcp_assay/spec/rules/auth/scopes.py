@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mcp_assay.cases import Case
+from mcp_assay.cases import tokens as cases
 from mcp_assay.jsonrpc import Kind
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import challenges_of
@@ -44,8 +45,8 @@ NO_SCOPE_PROBES = (
 Probed = tuple[HttpExchange, Probe]
 
 
-def _subjects(ctx: Context, name: str, none: str, *, several: bool = False) -> tuple[list[Probed], Finding | None]:
-    """The scope probes called ``name`` (``several``: only for tools needing more than one scope), or the
+def _subjects(ctx: Context, case: Case, none: str, *, several: bool = False) -> tuple[list[Probed], Finding | None]:
+    """The exchanges of the scope case ``case`` (``several``: only for tools needing more than one scope), or the
     finding that says why there are none: authorization not in use, else ``none``."""
     _, not_in_use = protected_requests(ctx)
     if not_in_use is not None:
@@ -53,7 +54,7 @@ def _subjects(ctx: Context, name: str, none: str, *, several: bool = False) -> t
     found = []
     for exchange in gated_http_exchanges(ctx):
         probe = exchange.probe
-        if probe is not None and probe.name == name and exchange.request_message is not None:
+        if probe is not None and probe.case is case and exchange.request_message is not None:
             if not several or len(_needs(probe)) > 1:
                 found.append((exchange, probe))
     return found, (None if found else unverified(none))
@@ -85,20 +86,19 @@ def _not_performed(exchange: HttpExchange, ctx: Context, what: str, consequence:
 
 
 def _needs(probe: Probe) -> list[str]:
-    needs = probe.tag("needs")
-    return [str(item) for item in needs] if isinstance(needs, list) else []
+    return list(probe.facts.needs or ())
 
 
 @log_check(requirements="AUTH-22", level=Level.MUST,
            subject="tool calls with a token lacking the tool's scopes")  # fmt: skip
 def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Iterator[Finding]:
     """A tool called with a token that lacks the scopes the tool needs is not performed."""
-    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_LACKING, NO_SCOPE_PROBES)
+    probes, reason = _subjects(ctx, cases.SCOPE_LACKING, NO_SCOPE_PROBES)
     if reason is not None:
         yield reason
         return
     for exchange, probe in probes:
-        what = f"tools/call {probe.tag('tool')} with a token lacking {' '.join(_needs(probe))}"
+        what = f"tools/call {probe.facts.tool} with a token lacking {' '.join(_needs(probe))}"
         yield _not_performed(exchange, ctx, what, "")
 
 
@@ -107,7 +107,7 @@ def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Itera
 def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> Iterator[Finding]:
     """For an operation needing several scopes, the one 403 challenge names all of them (not one per retry)."""
     none = "no operation needing several scopes was called without them (map one in stub.tool_scopes)"
-    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_LACKING, none, several=True)
+    probes, reason = _subjects(ctx, cases.SCOPE_LACKING, none, several=True)
     if reason is not None:
         yield reason
         return
@@ -117,17 +117,17 @@ def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> 
         response = exchange.response
         bearer = challenges_of(response.headers).bearer if response is not None else None
         if response is None or response.status != 403 or bearer is None:
-            yield unverified(f"tools/call {probe.tag('tool')} got no 403 scope challenge "
+            yield unverified(f"tools/call {probe.facts.tool} got no 403 scope challenge "
                              f"({_answer(exchange)}); AUTH-14 judges the refusal's form", request)  # fmt: skip
             continue
         named = str(bearer.get("scope") or "").split()
         missing = [scope for scope in needs if scope not in named]
         if missing:
             scope = " ".join(named) or "(none)"
-            yield failed(request, f"the 403 for tools/call {probe.tag('tool')} names scope {scope}, not "
+            yield failed(request, f"the 403 for tools/call {probe.facts.tool} names scope {scope}, not "
                          f"{' '.join(missing)}: a client would need one retry per scope")  # fmt: skip
         else:
-            yield passed(request, f"the 403 for tools/call {probe.tag('tool')} names {' '.join(needs)}")
+            yield passed(request, f"the 403 for tools/call {probe.facts.tool} names {' '.join(needs)}")
 
 
 @log_check(requirements="AUTH-23", level=Level.MUST,
@@ -135,13 +135,13 @@ def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> 
 def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Finding]:
     """A token holding only a broad scope is served for an operation needing a narrower scope it implies."""
     none = "no tool was called holding only a broad scope: name the hierarchy in stub.implies"
-    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_BROAD, none)
+    probes, reason = _subjects(ctx, cases.SCOPE_BROAD, none)
     if reason is not None:
         yield reason
         return
     for exchange, probe in probes:
         request = exchange.request_message or exchange
-        what = f"tools/call {probe.tag('tool')} holding only {probe.tag('broad')}"
+        what = f"tools/call {probe.facts.tool} holding only {probe.facts.broad}"
         if served_with_result(exchange):
             yield passed(request, f"{what} was served")
             continue
@@ -162,13 +162,13 @@ def tokens_lacking_a_scope_cannot_borrow_another_tools_name(ctx: Context) -> Ite
     """Authorization cannot be steered by Mcp-Name: a body naming a tool the token lacks the scope for is refused
     (400 with -32020, or a scope refusal), whatever tool the header names."""
     none = "no tool was called under an Mcp-Name naming another tool the token may call (2026 HTTP, stub.tool_scopes)"
-    probes, reason = _subjects(ctx, ProbeName.AUTH_SCOPE_HEADER_ROUTED, none)
+    probes, reason = _subjects(ctx, cases.SCOPE_HEADER_ROUTED, none)
     if reason is not None:
         yield reason
         return
     for exchange, probe in probes:
         what = (
-            f"tools/call {probe.tag('tool')} with a token lacking {' '.join(_needs(probe))}, under Mcp-Name "
-            f"{probe.tag('mcp_name')},"
+            f"tools/call {probe.facts.tool} with a token lacking {' '.join(_needs(probe))}, under Mcp-Name "
+            f"{probe.facts.mcp_name},"
         )
         yield _not_performed(exchange, ctx, what, ": authorization followed the header")

@@ -1,8 +1,8 @@
 """Token handling (AUTH-16..19, AUTH-27): a token changed in one property is refused, and none is passed on.
 
-Triggered by the suite's stub-token probes (``auth-stub-*``, :mod:`mcp_assay.suite.probes.tokens`):
-each carries a token minted by a stand-in authorization server the target trusts, identical to the
-control token except for one property, and names the requirement its refusal establishes. Being
+Triggered by the suite's stub token cases (:data:`mcp_assay.cases.tokens.STUB_TOKENS`): each carries a
+token minted by a stand-in authorization server the target trusts, identical to the control token
+except for one property, and its case feeds the requirement its refusal establishes. Being
 served with a result fails. Any refusal passes (401, 403, 400, a JSON-RPC error, even a 5xx: the
 token was not honoured; AUTH-13 judges the status) provided the stub's control token was served on
 both sides of it, else it is not verified. Without stub-token probes these requirements are not
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.probe_names import STUB_TOKEN_PREFIX, ProbeName, stub_token
+from mcp_assay.cases import tokens as cases
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import (
@@ -26,7 +26,7 @@ from mcp_assay.spec.rules.auth.use import (
     variant_of,
 )
 from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, probe_name
+from mcp_assay.wire import HttpExchange, probe_case
 
 __all__ = [
     "tokens_are_not_passed_upstream",
@@ -44,11 +44,14 @@ NO_STUB = (
 
 
 def _stub_probes(ctx: Context, requirement: str) -> list[HttpExchange]:
+    """The exchanges of the stub token cases whose refusal establishes ``requirement``."""
     found = []
     for exchange in gated_http_exchanges(ctx):
-        probe = exchange.probe
-        if probe is not None and probe.name.startswith(STUB_TOKEN_PREFIX) and probe.tag("requirement") == requirement:
-            found.append(exchange)
+        case = probe_case(exchange)
+        if case is None or requirement not in case.feeds:
+            continue
+        if case in cases.STUB_TOKENS or (not case.registered and case.control is cases.STUB_CONTROL):
+            found.append(exchange)  # an older recording's stub token names its requirement and control itself
     return found
 
 
@@ -92,7 +95,7 @@ def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Fin
     (alg none in any case) or HMAC-signed with the public key are refused, and the key set a jku header names is
     never fetched."""
     yield from _judge(ctx, "AUTH-18")
-    jku = next((item for item in _stub_probes(ctx, "AUTH-18") if probe_name(item) == stub_token("jku")), None)
+    jku = next((item for item in _stub_probes(ctx, "AUTH-18") if probe_case(item) is cases.stub_token("jku")), None)
     for fetch in ctx.log.observations("stub-fetch"):
         if FOREIGN_KEYS in str(fetch.data.get("path", "")):
             agent = fetch.data.get("user_agent") or "no user agent"
@@ -122,7 +125,7 @@ def tokens_are_not_passed_upstream(ctx: Context) -> Iterator[Finding]:
     if reason is not None:
         yield reason
         return
-    calls = [item for item in gated_http_exchanges(ctx) if probe_name(item) == ProbeName.AUTH_PASSTHROUGH]
+    calls = [item for item in gated_http_exchanges(ctx) if probe_case(item) is cases.PASSTHROUGH]
     if not calls:
         yield unverified("no passthrough call was made: name a tool that calls an upstream API in "
                          "stub.passthrough_tool and point the target's upstream at the stub's /sink/")  # fmt: skip

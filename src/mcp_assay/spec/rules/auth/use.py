@@ -28,8 +28,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp_assay.cases import Case, Credential
+from mcp_assay.cases import auth as auth_cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, grading, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import (
@@ -43,7 +44,7 @@ from mcp_assay.spec.rules.auth.documents import (
 from mcp_assay.spec.rules.auth.facts import Challenges, Presented, challenges_of, presented, prm_candidates, prm_kind
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Severity
-from mcp_assay.wire import HttpExchange, is_well_known, probe_name
+from mcp_assay.wire import HttpExchange, is_well_known
 
 __all__ = [
     "AuthUse",
@@ -65,7 +66,7 @@ __all__ = [
     "variant_of",
 ]
 
-CONTROL = ProbeName.AUTH_CONTROL
+CONTROL = auth_cases.CONTROL
 """Probe name of the suite's control requests (the run's own credentials)."""
 
 
@@ -195,12 +196,10 @@ def deliberate(exchange: HttpExchange) -> bool:
     return exchange.probe is not None and exchange.probe.invalid
 
 
-def credential_tag(exchange: HttpExchange) -> str | None:
+def credential_tag(exchange: HttpExchange) -> Credential | None:
+    """What a credential case presented (``None`` for any other exchange)."""
     probe = exchange.probe
-    if probe is None or not probe.name.startswith("auth-"):
-        return None
-    value = probe.tag("credential")
-    return str(value) if value is not None else None
+    return probe.case.credential if probe is not None else None
 
 
 def gated_http_exchanges(ctx: Context) -> Iterator[HttpExchange]:
@@ -233,8 +232,8 @@ def _requests_at(ctx: Context, use: AuthUse) -> Iterator[ProtectedRequest]:
             yield exchange, request, presented(exchange.request)
 
 
-def _controls(ctx: Context, name: str) -> list[HttpExchange]:
-    return [item for item in ctx.log.http_exchanges() if probe_name(item) == name]
+def _controls(ctx: Context, control: Case) -> list[HttpExchange]:
+    return [item for item in ctx.log.http_exchanges() if item.probe is not None and item.probe.case is control]
 
 
 def unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
@@ -242,11 +241,10 @@ def unattributable(exchange: HttpExchange, ctx: Context) -> str | None:
     probe = exchange.probe
     if probe is None:
         return None
-    name = probe.name
-    control = str(probe.tag("control") or CONTROL)  # the stub-token probes bracket with a stub-minted control
-    if not name.startswith("auth-") or name == control:
+    control = probe.case.control or CONTROL  # the stub-token cases bracket with a stub-minted control
+    if probe.case.credential is None or probe.case is control:
         return None
-    which = "with the run's own credentials" if control == CONTROL else "with a valid token from the stub"
+    which = "with the run's own credentials" if control is CONTROL else "with a valid token from the stub"
     controls = _controls(ctx, control)
     sent = exchange.request.time
     before = [item for item in controls if item.request.time < sent]
@@ -274,7 +272,7 @@ def refusal_finding(exchange: HttpExchange, ctx: Context, subject: Message | Htt
 
 def anonymous_refusal(exchange: HttpExchange, ctx: Context, subject: Message | HttpExchange, detail: str) -> Finding:
     """A pass for a 401 to a request without credentials: the controls, where there are some, only add to it."""
-    if exchange.probe is None or not exchange.probe.name.startswith("auth-"):
+    if exchange.probe is None or exchange.probe.case.credential is None:
         return passed(subject, detail)
     if unattributable(exchange, ctx) is None:
         return passed(subject, f"{detail}; the same request with the run's own credentials was served")
@@ -282,9 +280,9 @@ def anonymous_refusal(exchange: HttpExchange, ctx: Context, subject: Message | H
 
 
 def variant_of(exchange: HttpExchange, default: str) -> str:
-    """What a suite probe sent (its ``variant`` tag), for findings."""
-    variant = exchange.probe.tag("variant") if exchange.probe is not None else None
-    return str(variant or default)
+    """The words for what a credential case presented, for findings."""
+    variant = exchange.probe.facts.variant if exchange.probe is not None else None
+    return variant or default
 
 
 def status_of(exchange: HttpExchange) -> int:

@@ -1,7 +1,8 @@
 """The behaviour cases the active suite recorded, and how a case's witness moved.
 
-The suite (:mod:`mcp_assay.suite.behaviour`) tags the exchanges of each case with a ``case`` and
-records ``witness`` observations around them (a user-named read — an MCP tool, an HTTP route, a
+The suite (:mod:`mcp_assay.suite.behaviour`) sends each case's exchanges with the facts of the step
+(:class:`~mcp_assay.cases.Facts`: the behaviour case they belong to, the lane, the principal, the tool) and
+records ``witness`` observations around them, carrying the same facts (a user-named read — an MCP tool, an HTTP route, a
 shell command — whose value moves when a write lands). Storage, not the server's word, is the
 evidence.
 
@@ -14,12 +15,13 @@ a recording is judged exactly as the run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_assay.cases import NO_FACTS, Case, Facts, Phase
+from mcp_assay.cases import behaviour as behaviour_cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
@@ -28,7 +30,7 @@ from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
 
 __all__ = [
     "Answer",
-    "Case",
+    "BehaviourCase",
     "Cases",
     "Movement",
     "answer_of",
@@ -45,33 +47,47 @@ WITNESS = "witness"
 EXPECTATION = "expectation"
 
 
+SHARED = ("era", "transport", "tool", "phase", "refusal", "principal", "witness", "handle", "attempt")
+"""The facts a behaviour case takes from the first of its requests or witness reads that carries them."""
+
+
 @dataclass
-class Case:
-    """One behaviour case: its tagged client messages and its witness reads."""
+class BehaviourCase:
+    """One behaviour case: its client messages and its witness reads."""
 
     id: str
-    tags: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = NO_FACTS
+    """What its requests and reads say of it (:data:`SHARED`)."""
     messages: list[tuple[Message, Probe]] = field(default_factory=list)
     """Client requests and notifications the case sent (witness reads left out), with their probe tags."""
     reads: dict[str, Observation] = field(default_factory=dict)
 
-    def sent(self, name: str, phase: str | None = None) -> list[Message]:
+    def sent(self, *cases: Case, phase: Phase | None = None) -> list[Message]:
+        """What the behaviour case sent as one of ``cases`` (at ``phase`` of it, when given)."""
         return [
             message
             for message, probe in self.messages
-            if probe.name == name and (phase is None or probe.tag("phase") == phase)
+            if probe.of_case(*cases) and (phase is None or probe.facts.phase is phase)
         ]
 
-    def probe_of(self, request: Message) -> Probe:
+    def probe_of(self, request: Message) -> Probe | None:
         """The probe tag the case sent ``request`` with."""
-        return next((probe for message, probe in self.messages if message is request), _UNTAGGED)
+        return next((probe for message, probe in self.messages if message is request), None)
 
     def read(self, which: str) -> Observation | None:
         return self.reads.get(which)
 
     @property
     def lane(self) -> str:
-        return f"{self.tags.get('era', '?')} over {self.tags.get('transport', '?')}"
+        return f"{self.facts.era or '?'} over {self.facts.transport or '?'}"
+
+    @property
+    def tool(self) -> str:
+        return self.facts.tool or "?"
+
+    @property
+    def principal(self) -> str:
+        return self.facts.principal or "?"
 
 
 class Cases:
@@ -79,26 +95,25 @@ class Cases:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.by_id: dict[str, Case] = {}
+        self.by_id: dict[str, BehaviourCase] = {}
         self.expected: dict[str, list[str]] | None = None
         for item in ctx.log:
             if isinstance(item, Observation):
                 self._observation(item)
                 continue
             probe = item.probe
-            if probe is None or not isinstance(probe.tag("case"), str) or probe.name == ProbeName.WITNESS_READ:
+            if probe is None or probe.facts.case is None or probe.case is behaviour_cases.WITNESS_READ:
                 continue
             for message in _client_messages(item):
-                case = self._case(str(probe.tag("case")), probe.tags)
+                case = self._case(probe.facts.case, probe.facts)
                 case.messages.append((message, probe))
 
-    def _case(self, ident: str, tags: Mapping[str, Any]) -> Case:
+    def _case(self, ident: str, facts: Facts) -> BehaviourCase:
         case = self.by_id.get(ident)
         if case is None:
-            case = self.by_id[ident] = Case(ident)
-        for key in ("era", "transport", "tool", "phase", "refusal", "principal", "witness", "handle", "attempt"):
-            if key in tags and key not in case.tags:
-                case.tags[key] = tags[key]
+            case = self.by_id[ident] = BehaviourCase(ident)
+        missing = {key: getattr(facts, key) for key in SHARED if getattr(case.facts, key) is None}
+        case.facts = replace(case.facts, **{key: value for key, value in missing.items() if value is not None})
         return case
 
     def _observation(self, item: Observation) -> None:
@@ -107,28 +122,24 @@ class Cases:
             table = data["tools_by_principal"]
             self.expected = {str(k): [str(t) for t in v] for k, v in table.items() if isinstance(v, list)}
         elif item.kind == WITNESS and isinstance(data.get("case"), str) and isinstance(data.get("read"), str):
-            case = self._case(data["case"], data)
+            case = self._case(data["case"], Facts.from_record(data))
             case.reads[data["read"]] = item
 
-    def with_phase(self, phase: str) -> list[Case]:
-        return [case for case in self.by_id.values() if case.tags.get("phase") == phase and case.messages]
+    def with_phase(self, phase: Phase) -> list[BehaviourCase]:
+        return [case for case in self.by_id.values() if case.facts.phase is phase and case.messages]
 
-    def calibration(self, case: Case) -> Case | None:
+    def calibration(self, case: BehaviourCase) -> BehaviourCase | None:
         """The calibration of the write tool ``case`` concerns, in the same era and transport."""
         for other in self.by_id.values():
-            if other.tags.get("phase") != "calibrate":
+            if other.facts.phase is not Phase.CALIBRATE:
                 continue
-            if all(other.tags.get(key) == case.tags.get(key) for key in ("era", "transport", "tool")):
+            if all(getattr(other.facts, key) == getattr(case.facts, key) for key in ("era", "transport", "tool")):
                 return other
         return None
 
-    def stability(self, case: Case, witness: str) -> Case | None:
-        ident = f"{case.tags.get('era')}/{case.tags.get('transport')}/stability/{witness}"
+    def stability(self, case: BehaviourCase, witness: str) -> BehaviourCase | None:
+        ident = f"{case.facts.era}/{case.facts.transport}/stability/{witness}"
         return self.by_id.get(ident)
-
-
-_UNTAGGED = Probe(name="")
-"""What :meth:`Case.probe_of` answers for a message the case did not send."""
 
 
 def _client_messages(item: Exchange) -> list[Message]:
@@ -177,7 +188,7 @@ class Movement:
         return f"witness {self.witness} {verb} {shown(self.before)} → {shown(self.after)}"
 
 
-def movement(case: Case, index: Cases) -> Movement:
+def movement(case: BehaviourCase, index: Cases) -> Movement:
     """The witness reads of ``case``, with the checks every witness-based verdict rests on."""
     before_read, after_read = case.read("before"), case.read("after")
     some = before_read or after_read
@@ -205,9 +216,9 @@ def movement(case: Case, index: Cases) -> Movement:
     return result
 
 
-def baseline_problem(case: Case, index: Cases) -> str | None:
+def baseline_problem(case: BehaviourCase, index: Cases) -> str | None:
     """Why the write tool's calibration cannot carry ``case`` (``None`` when it can)."""
-    tool = case.tags.get("tool", "?")
+    tool = case.tool
     calibration = index.calibration(case)
     if calibration is None:
         return f"no calibration call of {tool} was made in {case.lane}"

@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_assay.cases import Case
+from mcp_assay.cases import tools as tool_cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -42,7 +43,7 @@ __all__ = [
     "argument_violation",
     "channel_of",
     "invalid_arguments_answer",
-    "probe_named",
+    "sent_as",
     "tool_call",
     "tool_definition",
 ]
@@ -126,10 +127,10 @@ def tool_call(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] 
     return request, params if isinstance(params, dict) else {}
 
 
-def probe_named(message: Message, ctx: Context, *names: str) -> bool:
-    """The exchange carrying ``message`` is an active-suite probe with one of ``names``."""
+def sent_as(message: Message, ctx: Context, *cases: Case) -> bool:
+    """The exchange carrying ``message`` was made by one of ``cases``."""
     probe = ctx.probe(message)
-    return probe is not None and probe.name in names
+    return probe is not None and probe.of_case(*cases)
 
 
 def tool_definition(request: Message, params: dict[str, Any], ctx: Context) -> tuple[Any, bool] | None:
@@ -150,7 +151,7 @@ def argument_violation(request: Message, params: dict[str, Any], ctx: Context) -
     arguments = params.get("arguments", {})
     found = tool_definition(request, params, ctx)
     tool = found[0] if found is not None else None
-    probed = probe_named(request, ctx, ProbeName.INVALID_TOOL_ARGUMENTS)
+    probed = sent_as(request, ctx, tool_cases.MISSING_REQUIRED, tool_cases.EXTRA_PROPERTY)
     if isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
         review = validate_instance(tool["inputSchema"], arguments, "arguments")
         if review.issues:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from mcp_assay.cases import burst
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.verdicts import Level
 
-"""The probe name the suite's burst carries (:mod:`mcp_assay.suite.probes.burst`)."""
 _LIMIT_WORDS = re.compile(r"rate.?limit|too many|throttl|quota|slow down", re.IGNORECASE)
 
 
@@ -28,7 +27,7 @@ def _burst_requests(ctx: Context) -> list[Message]:
     for message in ctx.log.messages():
         exchange = ctx.log.get(message.exchange)
         probe = exchange.probe if exchange is not None else None
-        if message.kind is Kind.REQUEST and probe is not None and probe.name == ProbeName.BEH_RATE_LIMIT:
+        if message.kind is Kind.REQUEST and probe is not None and probe.case is burst.RATE_LIMIT:
             requests.append(message)
     return requests
 

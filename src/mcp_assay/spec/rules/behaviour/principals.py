@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from mcp_assay.cases import NO_FACTS, Facts, Phase, Refusal
+from mcp_assay.cases import behaviour as behaviour_cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import protected_requests
 from mcp_assay.spec.rules.behaviour.cases import (
-    Case,
+    BehaviourCase,
     answer_of,
     baseline_problem,
     cases,
@@ -80,9 +81,13 @@ def _forbidden(extra: list[str], schema: Mapping[str, Any] | None) -> tuple[bool
     return True, ""
 
 
-def _extra(request: Message, case: Case) -> list[str]:
-    extra = case.probe_of(request).tag("extra")
-    return [str(item) for item in extra] if isinstance(extra, list) else []
+def _facts(request: Message, case: BehaviourCase) -> Facts:
+    probe = case.probe_of(request)
+    return probe.facts if probe is not None else NO_FACTS
+
+
+def _extra(request: Message, case: BehaviourCase) -> list[str]:
+    return list(_facts(request, case).extra or ())
 
 
 @log_check(
@@ -115,10 +120,10 @@ def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding
     index = cases(ctx)
     expected = index.expected or {}
     for case in index.by_id.values():
-        requests = case.sent(ProbeName.PRINCIPAL_LIST)
+        requests = case.sent(behaviour_cases.PRINCIPAL_LIST)
         if not requests:
             continue
-        principal = str(case.tags.get("principal", "?"))
+        principal = case.principal
         wanted = expected.get(principal)
         if wanted is None:
             continue
@@ -144,29 +149,29 @@ def _principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding
             yield passed(subject, f"{case.lane}: {principal} is offered {', '.join(sorted(offered)) or 'no tools'}")
 
 
-def _refusal_cases(ctx: Context) -> Iterator[tuple[Case, Message]]:
-    for case in cases(ctx).with_phase("refusal"):
-        for request in case.sent(ProbeName.REFUSAL):
+def _refusal_cases(ctx: Context) -> Iterator[tuple[BehaviourCase, Message]]:
+    for case in cases(ctx).with_phase(Phase.REFUSAL):
+        for request in case.sent(*behaviour_cases.REFUSALS.values()):
             if request.kind is Kind.REQUEST:
                 yield case, request
 
 
-def _what(case: Case, request: Message) -> str:
-    tool = case.tags.get("tool", "?")
-    kind = case.tags.get("refusal")
-    if kind == "extra_arguments":
+def _what(case: BehaviourCase, request: Message) -> str:
+    tool = case.tool
+    kind = case.facts.refusal
+    if kind is Refusal.EXTRA_ARGUMENTS:
         return f"tools/call {tool} with the forbidden argument(s) {', '.join(_extra(request, case)) or '?'}"
-    if kind == "invalid_token":
+    if kind is Refusal.INVALID_TOKEN:
         return f"tools/call {tool} with an invalid token"
-    if kind == "anonymous":
+    if kind is Refusal.ANONYMOUS:
         return f"tools/call {tool} without credentials"
-    if kind == "mismatched_name":
-        header = case.probe_of(request).tag("mcp_name") or "another tool"
+    if kind is Refusal.MISMATCHED_NAME:
+        header = _facts(request, case).mcp_name or "another tool"
         return f"tools/call {tool} under an Mcp-Name header naming {header}"
-    if kind == "unknown_tool":
+    if kind is Refusal.UNKNOWN_TOOL:
         called = request.params.get("name") if isinstance(request.params, dict) else None
         return f"tools/call of the unknown tool {called or '?'} with {tool}'s arguments"
-    return f"tools/call {tool} as {case.tags.get('principal', '?')}, who must not be able to use it"
+    return f"tools/call {tool} as {case.principal}, who must not be able to use it"
 
 
 @log_check(
@@ -189,19 +194,19 @@ def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
     return summarised(_refused_calls_change_nothing(ctx))
 
 
-def _refused_calls_change_nothing(ctx: Context, kinds: frozenset[str] | None = None) -> Iterator[Finding]:
+def _refused_calls_change_nothing(ctx: Context, kinds: frozenset[Refusal] | None = None) -> Iterator[Finding]:
     index = cases(ctx)
     for case, request in _refusal_cases(ctx):
-        if kinds is not None and case.tags.get("refusal") not in kinds:
+        if kinds is not None and case.facts.refusal not in kinds:
             continue
         problem = baseline_problem(case, index)
         if problem is not None:
             yield unverified(f"{case.lane}: {problem}", request)
             continue
-        if case.tags.get("refusal") == "extra_arguments":
-            forbidden, why = _forbidden(_extra(request, case), _advertised_schema(str(case.tags.get("tool")), ctx))
+        if case.facts.refusal is Refusal.EXTRA_ARGUMENTS:
+            forbidden, why = _forbidden(_extra(request, case), _advertised_schema(case.tool, ctx))
             if not forbidden:
-                yield unverified(f"{case.lane}: {case.tags.get('tool')}: {why}", request)
+                yield unverified(f"{case.lane}: {case.tool}: {why}", request)
                 continue
         moved = movement(case, index)
         answer = answer_of(request, ctx)
@@ -231,7 +236,7 @@ def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
     _, not_in_use = protected_requests(ctx)
     if not_in_use is not None:
         return iter([not_in_use])
-    findings = list(summarised(_refused_calls_change_nothing(ctx, frozenset({"invalid_token"}))))
+    findings = list(summarised(_refused_calls_change_nothing(ctx, frozenset({Refusal.INVALID_TOKEN}))))
     if not findings:
         findings = [unverified(NO_FORGED_CALL)]
     return iter(findings)
@@ -259,14 +264,14 @@ def per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
 def _per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
     lanes: dict[tuple[Any, Any], list[tuple[str, list[str], list[Message]]]] = {}
     for case in cases(ctx).by_id.values():
-        requests = case.sent(ProbeName.PRINCIPAL_LIST)
+        requests = case.sent(behaviour_cases.PRINCIPAL_LIST)
         revision = ctx.revision(requests[0]) if requests else None
         if revision is None or not revision.has("cache_hints"):
             continue  # an older era's lists have no cache scope
         offered, refused = _offered(requests, ctx)
         if refused is None:
-            key = (case.tags.get("era"), case.tags.get("transport"))
-            lanes.setdefault(key, []).append((str(case.tags.get("principal", "?")), offered, requests))
+            key = (case.facts.era, case.facts.transport)
+            lanes.setdefault(key, []).append((case.principal, offered, requests))
     for (era, transport), listed in lanes.items():
         if len({frozenset(offered) for _, offered, _ in listed}) < 2:
             continue
@@ -303,20 +308,20 @@ def hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
 
 def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
-    listings: dict[tuple[Any, Any, Any], Case] = {}
+    listings: dict[tuple[Any, Any, Any], BehaviourCase] = {}
     for case in index.by_id.values():
-        if case.sent(ProbeName.PRINCIPAL_LIST):
-            listings[(case.tags.get("era"), case.tags.get("transport"), case.tags.get("principal"))] = case
+        if case.sent(behaviour_cases.PRINCIPAL_LIST):
+            listings[(case.facts.era, case.facts.transport, case.facts.principal)] = case
     for case, request in _refusal_cases(ctx):
-        if case.tags.get("refusal") != "principal_without_scope":
+        if case.facts.refusal is not Refusal.PRINCIPAL_WITHOUT_SCOPE:
             continue
-        tool, principal = case.tags.get("tool", "?"), case.tags.get("principal", "?")
-        listing = listings.get((case.tags.get("era"), case.tags.get("transport"), principal))
+        tool, principal = case.tool, case.principal
+        listing = listings.get((case.facts.era, case.facts.transport, case.facts.principal))
         if listing is None:
             yield unverified(f"{case.lane}: no tools/list as {principal} was captured (name {principal} in "
                              "expect.tools_by_principal)", request)  # fmt: skip
             continue
-        offered, refused = _offered(listing.sent(ProbeName.PRINCIPAL_LIST), ctx)
+        offered, refused = _offered(listing.sent(behaviour_cases.PRINCIPAL_LIST), ctx)
         if refused is not None and not offered:
             yield unverified(f"{case.lane}: tools/list as {principal} answered {refused}", request)
             continue
@@ -353,12 +358,12 @@ def forbidden_arguments_are_not_accepted(ctx: Context) -> Iterator[Finding]:
 def _forbidden_arguments_are_not_accepted(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
     for case, request in _refusal_cases(ctx):
-        if case.tags.get("refusal") != "extra_arguments":
+        if case.facts.refusal is not Refusal.EXTRA_ARGUMENTS:
             continue
         extra = _extra(request, case)
-        forbidden, why = _forbidden(extra, _advertised_schema(str(case.tags.get("tool")), ctx))
+        forbidden, why = _forbidden(extra, _advertised_schema(case.tool, ctx))
         if not forbidden:
-            yield unverified(f"{case.lane}: {case.tags.get('tool')}: {why}", request)
+            yield unverified(f"{case.lane}: {case.tool}: {why}", request)
             continue
         answer = answer_of(request, ctx)
         if answer.kind == "none":

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_assay.cases import NO_FACTS, Phase
+from mcp_assay.cases import behaviour as behaviour_cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import protected_requests
 from mcp_assay.spec.rules.behaviour.cases import (
-    Case,
+    BehaviourCase,
     Cases,
     answer_of,
     baseline_problem,
@@ -50,7 +51,7 @@ MIN_RACE_MS = 60
 class Race:
     """The timeline of one cancel race, read from the traffic and the witness reads."""
 
-    case: Case
+    case: BehaviourCase
     request: Message
     timeout_ms: int | None
     gave_up: float | None = None
@@ -61,13 +62,13 @@ class Race:
         return f"+{round((moment - self.request.time) * 1000)} ms"
 
 
-def _race(case: Case, request: Message, ctx: Context) -> Race:
-    timeout = case.probe_of(request).tag("timeout_ms")
-    race = Race(case, request, timeout if isinstance(timeout, int) else None)
+def _race(case: BehaviourCase, request: Message, ctx: Context) -> Race:
+    probe = case.probe_of(request)
+    race = Race(case, request, probe.facts.timeout_ms if probe is not None else None)
     exchange = ctx.log.get(request.exchange)
     if isinstance(exchange, HttpExchange) and exchange.client_disconnected and exchange.ending is not None:
         race.gave_up, race.how = exchange.ending.time, "closed the response stream"
-    for notice in case.sent(ProbeName.CANCEL_RACE, "cancel"):
+    for notice in case.sent(behaviour_cases.CANCEL_RACE, phase=Phase.CANCEL):
         if notice.method == "notifications/cancelled" and notice.time >= request.time:
             race.gave_up, race.how = notice.time, "sent notifications/cancelled"
             break
@@ -75,13 +76,11 @@ def _race(case: Case, request: Message, ctx: Context) -> Race:
     return race
 
 
-def _calibrated_ms(case: Case, ctx: Context) -> float | None:
+def _calibrated_ms(case: BehaviourCase, ctx: Context) -> float | None:
     calibration = cases(ctx).calibration(case)
     if calibration is None:
         return None
-    for request in calibration.sent(ProbeName.CANCEL_RACE, "calibrate") + calibration.sent(
-        ProbeName.WRITE_BASELINE, "calibrate"
-    ):
+    for request in calibration.sent(behaviour_cases.CANCEL_RACE, behaviour_cases.WRITE_BASELINE, phase=Phase.CALIBRATE):
         answer = first_answer(request, ctx)
         if answer is not None:
             return (answer.time - request.time) * 1000
@@ -107,15 +106,15 @@ def timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
 
 def _timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
-    for case in index.with_phase("race"):
-        for request in case.sent(ProbeName.CANCEL_RACE, "race"):
+    for case in index.with_phase(Phase.RACE):
+        for request in case.sent(behaviour_cases.CANCEL_RACE, phase=Phase.RACE):
             if request.kind is Kind.REQUEST:
                 yield _judge_race(case, request, index, ctx)
 
 
-def _judge_race(case: Case, request: Message, index: Cases, ctx: Context) -> Finding:
-    attempt = case.tags.get("attempt")
-    head = f"{case.lane}, {case.tags.get('tool', '?')}" + (f" #{attempt}" if isinstance(attempt, int) else "")
+def _judge_race(case: BehaviourCase, request: Message, index: Cases, ctx: Context) -> Finding:
+    attempt = case.facts.attempt
+    head = f"{case.lane}, {case.tool}" + (f" #{attempt}" if attempt is not None else "")
 
     def pending(reason: str) -> Finding:
         return unverified(f"{head}: {reason}", request)
@@ -199,17 +198,18 @@ def handle_possession_is_not_authentication(ctx: Context) -> Iterator[Finding]:
 
 def _handles_do_not_authenticate(ctx: Context, feature: str | None = None) -> Iterator[Finding]:
     for case in cases(ctx).by_id.values():
-        for request in case.sent(ProbeName.HANDLE_USE):
+        for request in case.sent(behaviour_cases.HANDLE_USE):
             if request.kind is not Kind.REQUEST:
                 continue
             revision = ctx.revision(request)
             if feature is not None and (revision is None or not revision.has(feature)):
                 continue
             probe = case.probe_of(request)
-            owner, principal = probe.tag("owner") or "?", probe.tag("principal") or "?"
+            facts = probe.facts if probe is not None else NO_FACTS
+            owner, principal = facts.owner or "?", facts.principal or "?"
             answer = answer_of(request, ctx)
-            leaked = _contains(answer.message, probe.tag("canary"))
-            what = f"{case.lane}: {principal} presented {owner}'s handle to {probe.tag('tool') or '?'}"
+            leaked = _contains(answer.message, facts.canary)
+            what = f"{case.lane}: {principal} presented {owner}'s handle to {facts.tool or '?'}"
             if answer.kind == "none":
                 yield unverified(f"{what} and got no answer", request)
             elif answer.succeeded or leaked:
@@ -233,10 +233,10 @@ def reads_change_nothing(ctx: Context) -> Iterator[Finding]:
 
 def _reads_change_nothing(ctx: Context) -> Iterator[Finding]:
     index = cases(ctx)
-    for case in index.with_phase("read"):
-        for request in case.sent(ProbeName.READ_TOOL):
+    for case in index.with_phase(Phase.READ):
+        for request in case.sent(behaviour_cases.READ_TOOL):
             moved = movement(case, index)
-            tool = case.tags.get("tool", "?")
+            tool = case.tool
             if moved.problem is not None:
                 yield unverified(f"{case.lane}: {moved.problem}", request)
             elif moved.moved:

@@ -45,8 +45,8 @@ def held_requests(ctx: Context, *, initialize: bool) -> Iterator[tuple[Message, 
 
 
 def _hold_ms(probe: Probe) -> str:
-    value = probe.tag("hold_ms")
-    return f"{value} ms" if isinstance(value, int) else "its hold"
+    value = probe.facts.hold_ms
+    return f"{value} ms" if value is not None else "its hold"
 
 
 @log_check(

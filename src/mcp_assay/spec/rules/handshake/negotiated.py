@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_assay.cases import handshake
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
@@ -147,12 +148,15 @@ def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]
     off_version=True,
 )
 def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
-    """A session request whose MCP-Protocol-Version names no published revision gets HTTP 400.
+    """A session request whose MCP-Protocol-Version names no published revision, or one the server does not
+    support, gets HTTP 400.
 
-    Triggered by such a request inside a live session (the active suite sends ``1900-01-01``)."""
+    Triggered by such a request inside a live session: the active suite sends ``1900-01-01``, and (its
+    ``published-version-header`` case) a published revision the server declined when a new connection
+    offered it in ``initialize``."""
     issued = {session.session_id for session in all_sessions(ctx) if session.session_id is not None}
     ended = ended_sessions(ctx)
-    known = known_versions(ctx)
+    known = known_versions(ctx) - _declined(ctx)
     for exchange in ctx.log.http_exchanges():
         sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
         header = exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION)
@@ -168,6 +172,23 @@ def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
                 subject,
                 f"MCP-Protocol-Version {header!r} was answered with HTTP {exchange.response.status}, expected 400",
             )
+
+
+def _declined(ctx: Context) -> frozenset[str]:
+    """Published revisions the server declined: offered in the suite's ``published-version-header`` initialize
+    and answered with another version."""
+    declined = set()
+    for exchange in ctx.log.http_exchanges():
+        request = exchange.request_message
+        if exchange.probe is None or not exchange.probe.of_case(handshake.PUBLISHED_VERSION_HEADER):
+            continue
+        if request is None or request.method != "initialize" or not isinstance(request.params, dict):
+            continue
+        offered = request.params.get("protocolVersion")
+        answered = [m.result.get("protocolVersion") for m in exchange.response_messages if isinstance(m.result, dict)]
+        if isinstance(offered, str) and any(isinstance(item, str) and item != offered for item in answered):
+            declined.add(offered)
+    return frozenset(declined)
 
 
 @log_check(

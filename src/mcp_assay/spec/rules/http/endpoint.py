@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+from mcp_assay.cases import envelope
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -31,7 +31,7 @@ from mcp_assay.spec.rules.http._header_audit import answer_text, audit
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, is_well_known, probe_name
+from mcp_assay.wire import HttpExchange, is_well_known, probe_case
 
 MODERN_CODES = MCP_DEFINED_CODES | {ErrorCode.METHOD_NOT_FOUND, ErrorCode.INVALID_PARAMS}
 """Error codes a 2026 server uses for its mandated 400/404 rejections."""
@@ -129,7 +129,7 @@ def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]
     reaches the MCP endpoint (``421``, or ``400`` from a trusted-host filter), as the rebinding defence should."""
     for exchange, request in request_posts(ctx):
         response = exchange.response
-        if response is None or probe_name(exchange) == ProbeName.FOREIGN_HOST:
+        if response is None or probe_case(exchange) is envelope.FOREIGN_HOST:
             continue
         has_body = bool((response.body or b"").strip()) or response.is_event_stream
         if 300 <= response.status < 400 or (response.status >= 400 and not has_body):
@@ -288,7 +288,7 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
         if exchange.request.headers.get(HeaderKey.ORIGIN) is None and exchange.response is not None:
             if exchange.response.status < 400:
                 served_plain.add(endpoint_of(exchange))
-            if probe_name(exchange) == ProbeName.ORIGIN_CONTROL:
+            if probe_case(exchange) is envelope.ORIGIN_CONTROL:
                 controls[endpoint_of(exchange)] = exchange.response.status
     for exchange in ctx.log.http_exchanges():
         origin = exchange.request.headers.get(HeaderKey.ORIGIN)
@@ -314,7 +314,7 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
         probe = exchange.probe
         origin_host = _host_of(origin) if origin != "null" else "null"
         rebinding = _loopback(_host_of(exchange.request.url)) and not _loopback(origin_host)
-        if probe is not None and probe.tag("foreign_origin"):
+        if probe is not None and probe.case is envelope.FOREIGN_ORIGIN:
             yield failed(
                 subject, f"a request with the disallowed Origin {origin!r} got HTTP {response.status}, not 403"
             )

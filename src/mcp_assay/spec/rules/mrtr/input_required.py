@@ -4,8 +4,8 @@ Only ``tools/call``, ``resources/read`` and ``prompts/get`` may be answered with
 ``InputRequiredResult``; it asks for something (``inputRequests``, ``requestState`` or both),
 its embedded requests are well formed under unique keys, and it never asks for input the
 request's ``clientCapabilities`` do not cover: lacking a capability, a server answers ``-32021``
-or completes. The active suite provokes the capability rule with retries tagged
-``mrtr-missing-capability``.
+or completes. The active suite provokes the capability rule by calling again, declaring the capabilities
+a ``-32021`` asked for, a tool that answered one (``with-capabilities``).
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ import json
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import probe_named
 from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS, MRTR_METHODS
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities
@@ -226,9 +224,7 @@ def missing_capabilities_get_minus_32021_or_a_completion(message: Message, ctx: 
     """Lacking a client capability it needs, a server answers -32021 (with data.requiredCapabilities) or completes.
 
     Triggered by every ``-32021`` answer and every ``input_required`` answer to a request whose
-    ``clientCapabilities`` do not cover what is asked; the active suite provokes it by calling the
-    input-needing tool or prompt with ``clientCapabilities: {}`` (probe name
-    ``mrtr-missing-capability``)."""
+    ``clientCapabilities`` do not cover what is asked (a completion says nothing either way)."""
     answered = answered_method(message, ctx)
     if answered is None or answered[1] not in MRTR_METHODS:
         return None
@@ -252,6 +248,4 @@ def missing_capabilities_get_minus_32021_or_a_completion(message: Message, ctx: 
                 f"instead of -32021 or a completion, the server asked for input the client cannot give: {uncovered[0]}",
             )
         return None
-    if probe_named(request, ctx, ProbeName.MRTR_MISSING_CAPABILITY):
-        return passed(message)
     return None

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_assay.cases import mrtr as cases
 from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import probe_named
+from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.mrtr._common import Original, is_retry, original_of, retry_and_original, target_of
 from mcp_assay.spec.rules.shared.answers import expects_invalid_params, refused_at_envelope
 from mcp_assay.spec.rules.shared.common import error_code, params_of
@@ -71,7 +71,7 @@ def incomplete_retries_get_a_new_input_required_result(message: Message, ctx: Co
     provided = _provided(retry)
     asked = set(original.input_requests or {})
     missing = asked - set(provided) if isinstance(provided, dict) else set()
-    if not missing and not probe_named(retry, ctx, ProbeName.MRTR_INCOMPLETE_RETRY):
+    if not missing and not sent_as(retry, ctx, cases.MRTR_INCOMPLETE_RETRY):
         return None
     if is_input_required(message):
         return passed(message)
@@ -101,7 +101,7 @@ def extra_input_responses_are_ignored(message: Message, ctx: Context) -> Finding
     asked = set(original.input_requests or {})
     extra = set(provided) - asked
     complete = asked <= set(provided)
-    if not (extra and complete) and not probe_named(retry, ctx, ProbeName.MRTR_EXTRA_RESPONSES):
+    if not (extra and complete) and not sent_as(retry, ctx, cases.MRTR_EXTRA_RESPONSES):
         return None
     if message.kind is Kind.ERROR:
         return failed(
@@ -147,7 +147,7 @@ def malformed_input_responses_get_invalid_params(message: Message, ctx: Context)
         return None
     original = original_of(request, ctx)
     reason = _malformed_responses(request, original if original is None or original.same_request else None, ctx)
-    if reason is None and not probe_named(request, ctx, ProbeName.MRTR_MALFORMED_RESPONSES):
+    if reason is None and not sent_as(request, ctx, cases.MRTR_MALFORMED_RESPONSES):
         return None
     reason = reason or "the probe's malformed inputResponses"
     answered = f"a retry with malformed inputResponses ({reason}) was answered with a result"[:400]
@@ -172,7 +172,7 @@ def tampered_request_state_is_rejected(message: Message, ctx: Context) -> Findin
     issued = original.result.get("requestState")
     sent = params_of(retry).get("requestState")
     tampered = isinstance(issued, str) and isinstance(sent, str) and sent != issued
-    if not tampered and not probe_named(retry, ctx, ProbeName.MRTR_TAMPERED_STATE):
+    if not tampered and not sent_as(retry, ctx, cases.MRTR_TAMPERED_STATE):
         return None
     result = message.result
     if message.kind is Kind.RESULT and not is_input_required(message):

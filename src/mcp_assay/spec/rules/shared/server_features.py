@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
+from mcp_assay.cases import behaviour
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, ErrorCode
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
@@ -55,7 +55,7 @@ PROTOCOL_CODES = (
 """Codes that report a protocol-level problem rather than a failure inside a tool or a handler."""
 NEUTRAL_CODES = PROTOCOL_CODES | {ErrorCode.REQUEST_CANCELLED, ErrorCode.REQUEST_TIMEOUT}
 """Also not a handler failure: request cancelled (-32800) and request timeout (-32001), as SDKs use them."""
-REFUSED_ON_PURPOSE = frozenset({ProbeName.SESSION_OTHER_PRINCIPAL})
+REFUSED_ON_PURPOSE = (behaviour.SESSION_OTHER_PRINCIPAL,)
 """Well-formed probes sent where a refusal is the expected answer (AUTH-33: another principal inside a session);
 their refusal says nothing about whether the method is served."""
 BLOCK_DEFS = {
@@ -167,7 +167,7 @@ def declared_capability_is_served(message: Message, ctx: Context, capability: st
         return None
     request = answered[0]
     probe = ctx.probe(request)
-    if probe is not None and (probe.invalid or probe.name in REFUSED_ON_PURPOSE):
+    if probe is not None and (probe.invalid or probe.of_case(*REFUSED_ON_PURPOSE)):
         return None
     if isinstance(request.params, dict) and "cursor" in request.params:
         return None  # a cursor the server may reject is PAGE-05's concern

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_assay.cases import tools as cases
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.probe_names import ProbeName
 from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
@@ -22,7 +22,7 @@ from mcp_assay.spec.rules.behaviour.channels import (
     channel_of,
     invalid_arguments_answer,
     malformed_call,
-    probe_named,
+    sent_as,
     tool_call,
     tool_definition,
 )
@@ -42,7 +42,7 @@ from mcp_assay.verdicts import Level, Side
 def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A tools/call naming a tool that does not exist gets protocol error -32602 (not a tool result, not -32601).
 
-    Triggered by a tools/call that the active suite tags with the probe name ``unknown-tool``,
+    Triggered by a tools/call that the active suite sends as the case ``unknown-tool``,
     or by a call of a name absent from a complete captured ``tools/list`` that the server does
     not serve normally (an unlisted tool that works is hidden, not unknown). The reason names the
     channel the answer took. The HTTP status of a protocol error is recorded, not judged (200 and
@@ -54,7 +54,7 @@ def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding 
     name = params.get("name")
     if not isinstance(name, str):
         return None
-    probed = probe_named(request, ctx, ProbeName.UNKNOWN_TOOL)
+    probed = sent_as(request, ctx, cases.UNKNOWN_TOOL)
     found = tool_definition(request, params, ctx)
     known_missing = found is not None and found[0] is None and found[1]
     if not known_missing and not probed:
@@ -171,7 +171,7 @@ def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> F
     request, params = call
     channel = channel_of(message, ctx)
     name = str(params.get("name"))[:60]
-    if probe_named(request, ctx, ProbeName.FAILING_TOOL):
+    if sent_as(request, ctx, cases.FAILING_TOOL):
         what = f"the failing tool {name!r} (--failing-tool) answered with a {channel}"
         if channel.kind == "tool-error":
             return passed(message, f"{what}, the channel the spec asks for")

@@ -206,31 +206,23 @@ REVISION = _Text("a revision such as 2025-11-25", empty=False, dates=True)
 
 
 @dataclass(frozen=True, slots=True)
-class _Token:
-    """A credential sent in a header: printable ASCII without spaces."""
+class _Matching:
+    """A string the whole of which ``pattern`` matches."""
 
-    wanted: str = "printable ASCII without spaces or control characters"
+    wanted: str
+    pattern: re.Pattern[str]
 
     def __call__(self, value: Any) -> str:
-        if not isinstance(value, str) or not all("!" <= char <= "~" for char in value):
+        if not isinstance(value, str) or not self.pattern.fullmatch(value):
             raise _refuse(self, value)
         return value
 
 
-TOKEN = _Token()
+TOKEN = _Matching("printable ASCII without spaces or control characters", re.compile(r"[!-~]*"))
+"""A credential sent in a header."""
 
 
-@dataclass(frozen=True, slots=True)
-class _HeaderName:
-    wanted: str = "a header name (letters, digits and !#$%&'*+.^_`|~-)"
-
-    def __call__(self, value: Any) -> str:
-        if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
-            raise _refuse(self, value)
-        return value
-
-
-HEADER_NAME = _HeaderName()
+HEADER_NAME = _Matching("a header name (letters, digits and !#$%&'*+.^_`|~-)", _HEADER_NAME)
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,19 +270,8 @@ class _Headers:
 HEADERS = _Headers()
 
 
-@dataclass(frozen=True, slots=True)
-class _Host:
-    """A host name or an IP address to listen on or come back to."""
-
-    wanted: str = "a host name or an IP address"
-
-    def __call__(self, value: Any) -> str:
-        if not isinstance(value, str) or not _HOST.fullmatch(value):
-            raise _refuse(self, value)
-        return value
-
-
-HOST = _Host()
+HOST = _Matching("a host name or an IP address", _HOST)
+"""A host name or an IP address to listen on or come back to."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,7 +109,8 @@ def demo_command(
     \b
     mcp-assay demo              the naive drafts server: the behaviour cases catch it
     mcp-assay demo --hardened   the hardened build: the same cases pass
-    Exit 0 once the demo ran, whatever the example server's verdict; 2 usage error; 3 it could not run.
+    Exits with the verdict it prints, as `run` does: 0 conformant, 1 a MUST failed (the naive build does;
+    the hardened build keeps the SDK's own findings), 2 usage error, 3 it could not run.
     """
     from mcp_assay.demo.orchestrate import DemoSettings
     from mcp_assay.demo.session import choose_client, sdk_client_available
@@ -157,7 +158,7 @@ def demo_command(
     print_terminal(outcome.report, console, show=show, trailer=trailer)
     if outcome.unjudged is not None:
         raise SystemExit(TARGET_ERROR_EXIT)
-    raise SystemExit(0)
+    raise SystemExit(int(outcome.report.exit_code()))  # one value: the verdict line, the report and the status
 
 
 class _Display:

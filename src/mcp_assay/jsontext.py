@@ -17,11 +17,12 @@ a value that is not clean (a lone surrogate, ``inf`` from ``1e400``) gets ``None
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Final
 
 import msgspec
 
-__all__ = ["NESTING_CHECKED", "UNSETTLED", "decode_message", "fingerprint", "loads"]
+__all__ = ["NESTING_CHECKED", "UNSETTLED", "decode_message", "dumps_line", "fingerprint", "loads"]
 
 _decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
@@ -105,3 +106,33 @@ def fingerprint(value: Any) -> bytes | None:
         except (TypeError, ValueError, RecursionError):
             return None
     return text
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in ``value`` is finite (strings are not looked into)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return True
+
+
+def dumps_line(value: Any) -> bytes:
+    """``value`` as one line of JSON text and its newline, read back by :func:`loads` as ``value``.
+
+    ``msgspec`` writes it unless the value holds a lone surrogate (written as the surrogate's bytes, which
+    :func:`json.loads` reads back) or a non-finite number (``msgspec`` would write ``null``): those the
+    standard library writes, as it always did."""
+    try:
+        text = _encoder.encode(value)
+    except Exception:
+        text = b""
+    if not text or (b"null" in text and not _finite(value)):
+        return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+    return text + b"\n"

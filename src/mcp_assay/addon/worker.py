@@ -4,8 +4,9 @@ Checks are CPU work (schema validation above all) and Python threads share one i
 lock: judging on a thread inside mitmproxy or the stdio tap would hold back the event loop or
 the relay threads for milliseconds per exchange. So the proxy and the tap only describe what
 they see as records and hand them to a worker process (``python -m mcp_assay.addon.worker``):
-a writer thread sends them as JSON lines on the worker's stdin, and the worker records, judges,
-prints live findings and, at end of input, writes the reports.
+a writer thread sends them in batches as JSON lines on the worker's stdin, and the worker records,
+judges, prints live findings and, at end of input, writes the reports. While the traffic flows the
+worker yields the CPU to it with a bounded delay (:mod:`mcp_assay.addon.sharing`).
 
 The worker runs in its own process group and ignores SIGINT/SIGTERM: a Ctrl-C aimed at the
 proxy, or a client killing the tap's process group, must not cost the report. How it stops is

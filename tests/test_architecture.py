@@ -26,6 +26,7 @@ CORE = {
     "mcp_assay.faults",
     "mcp_assay.inputs",
     "mcp_assay.jsonrpc",
+    "mcp_assay.jsontext",
     "mcp_assay.lines",
     "mcp_assay.logs",
     "mcp_assay.notes",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from mcp_assay.jsontext import UNSETTLED, decode_message
 from mcp_assay.verdicts import Side
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "id_key",
     "parse_message",
     "parser_limit",
+    "read_json",
 ]
 
 
@@ -255,17 +257,9 @@ def classify(payload: Any) -> tuple[Kind, tuple[Problem, ...]]:
     return Kind.INVALID, (Problem("shape", "neither a request, a notification nor a response"),)
 
 
-def parse_message(
-    raw: bytes | str,
-    *,
-    sender: Side,
-    time: float,
-    exchange: str = "",
-    index: int = 0,
-    transport: str = "",
-) -> Message:
-    """Parse and classify one message. Never raises; every defect becomes a problem string."""
-    data = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw)
+def read_json(data: bytes) -> tuple[Any, tuple[Problem, ...]]:
+    """The standard library's reading of a message's bytes: the value (:data:`MISSING` when they are
+    not JSON) and every problem of the bytes themselves, the reference the fast reader is held to."""
     problems: list[Problem] = []
     try:
         text = data.decode("utf-8")
@@ -280,28 +274,43 @@ def parse_message(
         payload = json.loads(text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         problems.append(_limit(exc) or Problem("syntax", f"not valid JSON: {exc}"))
-        return Message(
-            raw=data,
-            payload=MISSING,
-            kind=Kind.UNPARSEABLE,
-            sender=sender,
-            time=time,
-            problems=tuple(problems),
-            exchange=exchange,
-            index=index,
-            transport=transport,
-        )
+        return MISSING, tuple(problems)
     if duplicates:
         problems.append(Problem("duplicate-keys", ", ".join(sorted(set(duplicates)))))
-    kind, shape = classify(payload)
-    problems.extend(shape)
+    return payload, tuple(problems)
+
+
+def parse_message(
+    raw: bytes | str,
+    *,
+    sender: Side,
+    time: float,
+    exchange: str = "",
+    index: int = 0,
+    transport: str = "",
+) -> Message:
+    """Parse and classify one message. Never raises; every defect becomes a problem string.
+
+    Bytes the fast reader settles (:func:`~mcp_assay.jsontext.decode_message`: sound UTF-8 JSON without
+    a duplicate key) have no problem of their own; all others are read by :func:`read_json`, which
+    finds and names each problem."""
+    data = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw)
+    payload = decode_message(data)
+    problems: tuple[Problem, ...] = ()
+    if payload is UNSETTLED:
+        payload, problems = read_json(data)
+    if payload is MISSING:
+        kind = Kind.UNPARSEABLE
+    else:
+        kind, shape = classify(payload)
+        problems += shape
     return Message(
         raw=data,
         payload=payload,
         kind=kind,
         sender=sender,
         time=time,
-        problems=tuple(problems),
+        problems=problems,
         exchange=exchange,
         index=index,
         transport=transport,

@@ -92,6 +92,8 @@ def payload_bytes(text: str) -> bytes:
 
 
 def _is_unicode(text: str) -> bool:
+    if text.isascii():
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -212,12 +214,18 @@ class Fields:
         value = self._get(key)
         if value is _ABSENT:
             return Headers()
-        if not isinstance(value, list) or not all(
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and _is_unicode(p) for p in pair)
-            for pair in value
-        ):
-            raise BadRecord(key, value, "a list of [name, value] string pairs")
-        return Headers((pair[0], pair[1]) for pair in value)
+        pairs: list[tuple[str, str]] = []
+        if isinstance(value, list):  # a plain loop: every record of a long capture has a dozen of these
+            for pair in value:
+                if not isinstance(pair, list) or len(pair) != 2:
+                    break
+                name, text = pair
+                if not (isinstance(name, str) and isinstance(text, str) and _is_unicode(name) and _is_unicode(text)):
+                    break
+                pairs.append((name, text))
+            else:
+                return Headers(pairs)
+        raise BadRecord(key, value, "a list of [name, value] string pairs")
 
     def mapping(self, key: str) -> dict[str, Any] | None:
         value = self._get(key)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from mcp_assay import __version__
+from mcp_assay import __version__, jsontext
 from mcp_assay.errors import RecordingError
 from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.record_readers import (
@@ -467,7 +467,7 @@ def iter_records(handle: IO[str], note: Callable[[str], None]) -> Iterator[tuple
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = jsontext.loads(line)
         except (ValueError, RecursionError) as exc:
             note(f"line {number}: not JSON ({str(exc)[:80]})")
             continue

@@ -1,16 +1,18 @@
 """What judging costs as the traffic grows, and what the proxy costs a client (run by hand; not a test).
 
     .venv/bin/python tests/bench/bench_scale.py [--sizes 10000,100000,1000000] [--proxy 1000,10000,100000]
-                                                [--latency 300] [--conformance DIR]
+                                                [--latency 300] [--repeat 3] [--conformance DIR]
 
 Prints, in one run, every figure docs/performance.md shows:
 
 1. ``validate`` on recordings of growing size (the recorded Python SDK sessions, copied with fresh
    request and session ids): wall time, messages per second, peak RSS, and the ratio to the time
-   plain ``json.loads`` takes over the same records and the messages inside them;
+   plain ``json.loads`` takes over the same records and the messages inside them; and how much of
+   that reading the recording into exchanges takes (records and messages parsed, nothing judged);
 2. the proxy's latency for JSON and SSE answers: direct, through plain ``mitmdump``, through
    ``mitmdump -s`` with the addon and through ``mcp-assay proxy``, as p50 and p95 and as ratios to
-   plain mitmdump;
+   plain mitmdump, with the CPU each request costs the proxy process and its judging worker; in
+   ``--repeat`` consecutive runs, each printed (on a shared machine a single run proves little);
 3. the memory of ``mcp-assay proxy`` (its process and its judging worker) after growing numbers of
    exchanges;
 4. the wall time of ``mcp-assay run`` against the SDK server, and of the official conformance
@@ -101,6 +103,17 @@ def parse_time(path: Path) -> float:
     return time.perf_counter() - started
 
 
+def read_time(path: Path) -> float:
+    """Seconds mcp-assay takes to read a recording into exchanges (records parsed, bodies parsed into messages),
+    before any judging: the share of ``validate`` that reading takes."""
+    from mcp_assay.recording import stream_recording
+
+    started = time.perf_counter()
+    for _ in stream_recording(path, []):
+        pass
+    return time.perf_counter() - started
+
+
 def run_measured(command: list[str]) -> tuple[float, int, int]:
     """Wall seconds, peak RSS (KiB) and exit code of a command."""
     started = time.perf_counter()
@@ -111,17 +124,19 @@ def run_measured(command: list[str]) -> tuple[float, int, int]:
 
 def bench_validate(sizes: list[int], folder: Path) -> None:
     print("\n## validate: judging recordings of growing size")
-    print(f"{'messages':>10}{'seconds':>10}{'msg/s':>9}{'peak RSS MiB':>14}{'parse s':>9}{'x parse':>9}")
+    print(f"{'messages':>10}{'seconds':>10}{'msg/s':>9}{'peak RSS MiB':>14}{'parse s':>9}{'x parse':>9}"
+          f"{'read s':>9}{'read x parse':>14}")  # fmt: skip
     for size in sizes:
         path = folder / f"recording-{size}.jsonl"
         count = write_recording(path, size)
         parsing = parse_time(path)
+        reading = read_time(path)
         command = [PYTHON, "-m", "mcp_assay", "validate", str(path), "--spec-dir", str(SPEC_DIR)]
         command += ["--report", f"json:{folder / f'validate-{size}.json'}", "--fail-on", "never"]
         seconds, rss, code = run_measured(command)
         note = "" if code == 0 else f"  (exit {code})"
         print(f"{count:>10}{seconds:>10.1f}{count / seconds:>9.0f}{rss / 1024:>14.0f}{parsing:>9.2f}"
-              f"{seconds / parsing:>9.1f}{note}")  # fmt: skip
+              f"{seconds / parsing:>9.1f}{reading:>9.2f}{reading / parsing:>14.1f}{note}")  # fmt: skip
         path.unlink()
 
 
@@ -151,45 +166,98 @@ KINDS = {
 }
 
 
-def latencies(url: str, count: int, method: str, params: dict[str, Any]) -> list[float]:
+def latencies(
+    url: str, count: int, method: str, params: dict[str, Any], pid: int | None = None
+) -> tuple[list[float], float, float]:
+    """Sorted latencies (ms) of ``count`` requests after a warm-up, and the CPU ms per request they cost the
+    process ``pid`` and its children."""
     found: list[float] = []
     with httpx2.Client(timeout=10) as client:
         for ident in range(20):
             _post(client, url, ident, method, params)
+        before = _settled_cpu(pid) if pid else (0.0, 0.0)
         started = time.perf_counter()
         for ident in range(count):
             found.append(_post(client, url, 1000 + ident, method, params))
             if time.perf_counter() - started > LIMIT_S / 4:
                 break
-    return sorted(found)
+        after = _settled_cpu(pid) if pid else (0.0, 0.0)
+    own, children = ((after[i] - before[i]) * 1000 / len(found) for i in (0, 1))
+    return sorted(found), own, children
 
 
 def _p(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(len(values) * share))]
 
 
-def bench_latency(count: int, folder: Path) -> None:
-    print(f"\n## proxy latency: {count} sequential requests per path, one keep-alive connection")
-    results: dict[tuple[str, str], list[float]] = {}
+def _cpu_s(pid: int) -> tuple[float, float]:
+    """CPU seconds (user and system) of a process, and of its children (the judging worker)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    own = children = 0.0
+    pending = [(pid, True)]
+    while pending:
+        current, is_own = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            used = (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [(int(child), False) for child in (task / "children").read_text().split()]
+        except (OSError, IndexError, ValueError):
+            continue
+        if is_own:
+            own += used
+        else:
+            children += used
+    return own, children
+
+
+def _settled_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds once the worker has judged what it was sent (its CPU time stops growing; at most 5 s)."""
+    last = _cpu_s(pid)
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = _cpu_s(pid)
+        if now[1] - last[1] < 0.005:
+            return now
+        last = now
+    return last
+
+
+PATHS = ("direct", "plain mitmdump", "mitmdump -s addon", "mcp-assay proxy")
+
+
+def bench_latency(count: int, folder: Path, repeat: int = 1) -> None:
+    """Each run starts every path afresh and measures them in turn; ratios are to plain mitmdump in the same run.
+    CPU columns are milliseconds of CPU per request in the proxy process and in its judging worker."""
+    print(f"\n## proxy latency: {count} sequential requests per path, one keep-alive connection, {repeat} run(s)")
     with sdk_http_server() as server:
         origin = server.url.removesuffix("/mcp")
-        paths = {
-            "direct": _direct(server.url),
-            "plain mitmdump": plain_mitmdump(origin),
-            "mitmdump -s addon": _addon(origin, folder),
-            "mcp-assay proxy": _proxy(server.url, folder),
-        }
-        for name, where in paths.items():
-            with where as url:
-                for kind, (method, params) in KINDS.items():
-                    results[(name, kind)] = latencies(url, count, method, params)
-    for kind in KINDS:
-        base = results[("plain mitmdump", kind)]
-        print(f"\n{kind} answers{'':<12}{'p50 ms':>8}{'p95 ms':>8}{'p50 x mitmdump':>16}{'p95 x mitmdump':>16}")
-        for name in paths:
-            values = results[(name, kind)]
-            print(f"{name:<24}{_p(values, 0.5):>8.2f}{_p(values, 0.95):>8.2f}"
-                  f"{_p(values, 0.5) / _p(base, 0.5):>16.2f}{_p(values, 0.95) / _p(base, 0.95):>16.2f}")  # fmt: skip
+        for run in range(1, repeat + 1):
+            load = os.getloadavg()[0]
+            results: dict[tuple[str, str], tuple[list[float], float, float]] = {}
+            for name in PATHS:
+                where = {
+                    "direct": _direct(server.url),
+                    "plain mitmdump": plain_mitmdump(origin),
+                    "mitmdump -s addon": _addon(origin, folder),
+                    "mcp-assay proxy": _proxy(server.url, folder),
+                }[name]
+                with where as url:
+                    pid = _proxy_pid(url) if name != "direct" else None
+                    for kind, (method, params) in KINDS.items():
+                        results[(name, kind)] = latencies(url, count, method, params, pid)
+            print(f"\nrun {run} of {repeat} (load average {load:.1f} on {os.cpu_count()} cores at its start)")
+            for kind in KINDS:
+                base = results[("plain mitmdump", kind)][0]
+                print(f"{kind} answers{'':<12}{'p50 ms':>8}{'p95 ms':>8}{'p50 x mitmdump':>16}{'p95 x mitmdump':>16}"
+                      f"{'proxy CPU ms':>14}{'worker CPU ms':>15}")  # fmt: skip
+                for name in PATHS:
+                    values, proxy_cpu, worker_cpu = results[(name, kind)]
+                    cpu = f"{proxy_cpu:>14.2f}{worker_cpu:>15.2f}" if name != "direct" else ""
+                    p50, p95 = _p(values, 0.5), _p(values, 0.95)
+                    ratios = f"{p50 / _p(base, 0.5):>16.2f}{p95 / _p(base, 0.95):>16.2f}"
+                    print(f"{name:<24}{p50:>8.2f}{p95:>8.2f}{ratios}{cpu}")
 
 
 @contextmanager
@@ -291,6 +359,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--proxy", default="1000,10000,100000")
     parser.add_argument("--latency", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of the latency section, each printed")
     parser.add_argument("--conformance", type=Path, default=None)
     parser.add_argument("--only", default="validate,latency,memory,suite")
     args = parser.parse_args()
@@ -300,7 +369,7 @@ def main() -> None:
     if "validate" in wanted:
         bench_validate([int(size) for size in args.sizes.split(",")], folder)
     if "latency" in wanted:
-        bench_latency(args.latency, folder)
+        bench_latency(args.latency, folder, args.repeat)
     if "memory" in wanted:
         bench_proxy_memory([int(size) for size in args.proxy.split(",")], folder)
     if "suite" in wanted:

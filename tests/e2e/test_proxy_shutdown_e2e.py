@@ -167,8 +167,9 @@ def test_a_soak_of_thousands_of_exchanges_with_disconnects_reports_exactly_what_
 def test_a_second_interrupt_still_leaves_a_report_and_nothing_behind(tmp_path: Path, spec_path: Path) -> None:
     """Tool-defined: Ctrl-C twice in a row after a long session: the proxy exits with a report and leaves no
     process behind. Judging in windows leaves only the last window to judge at the end, so the report is
-    usually complete; if the second interrupt did cut it short, the report says so and the checks it
-    did not run are not verified (the worker tests force that path with a deadline)."""
+    usually complete; if the second interrupt did cut it short (the worker, yielding to the traffic, may
+    be up to about a second behind it), the report says so and the checks it did not run are not
+    verified (the worker tests force that path with a deadline)."""
     port = free_port()
     with http_server([PYTHON, str(PEERS / "soak_server.py"), str(port)], port) as server:
         with _proxy(server.url, tmp_path, spec_path) as running:
@@ -179,8 +180,10 @@ def test_a_second_interrupt_still_leaves_a_report_and_nothing_behind(tmp_path: P
             assert _session_members(running.process.pid) == []
     assert code == 0, running.output
     report = json.loads((tmp_path / "soak.json").read_text())
-    assert report["stats"]["exchanges"] == 1500
     cut = [note for note in report["notes"] if "cut short" in note]
+    if report["stats"]["exchanges"] != 1500:  # the worker yields to the traffic, so it may be behind it
+        assert 0 < report["stats"]["exchanges"] < 1500 and cut, report["notes"]
+        assert "record(s) that arrived after that were not read" in cut[0]
     not_run = [result for result in report["results"] if "judging was cut short" in result["reason"]]
     assert bool(cut) == bool(not_run)
     assert all(result["outcome"] == "not_verified" for result in not_run)

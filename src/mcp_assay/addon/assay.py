@@ -119,6 +119,18 @@ def _decoder(encoding: str) -> Callable[[bytes], bytes] | None:
     return None
 
 
+def _log_level(options: Any) -> int | None:
+    """The level the judging worker logs at: what the proxy shows. mitmdump sets its root logger to DEBUG and
+    lets its terminal log filter at ``termlog_verbosity``, so there that option says it; ``mcp-assay proxy``
+    (no terminal log) configures the root logger itself, and ``None`` keeps that."""
+    try:
+        verbosity = options.termlog_verbosity
+    except (AttributeError, KeyError):
+        return None
+    level = logging.getLevelName(str(verbosity).upper())
+    return level if isinstance(level, int) else None
+
+
 @dataclass
 class _FlowState:
     """What the addon keeps about one flow while it is in flight."""
@@ -288,7 +300,8 @@ class Assay:
         record = str(Path(options.mcp_assay_record).expanduser()) if options.mcp_assay_record else None
         if not self._in_process:
             self.session = RemoteSession(
-                WorkerSettings(
+                log_level=_log_level(options),
+                settings=WorkerSettings(
                     spec_dir=options.mcp_assay_spec_dir,
                     spec_paths=list(options.mcp_assay_spec_path),
                     record=record,
@@ -302,7 +315,7 @@ class Assay:
                     show=sorted(self._show),
                     write_baseline=options.mcp_assay_write_baseline,
                     target=target.to_json(),
-                )
+                ),
             )
             return self.session
         if self._spec is None:
@@ -364,8 +377,10 @@ class Assay:
             self._injection_decided(state, flow)
         if flow.metadata.get(CLIENT_LEFT) is not None:
             return  # the client left while mcp-assay held this answer back: it never got it
+        head = None
         try:
-            _, _, headers, _ = response_head(flow)
+            head = response_head(flow)
+            headers = head[2]
             if is_event_stream(headers) and not flow.metadata.get(WHOLE):
                 # first of all: an event stream that is not streamed would be held back until it ends
                 self._tee(state, flow, headers.get("content-encoding") or "")
@@ -374,7 +389,7 @@ class Assay:
             if not flow.response.stream and not flow.metadata.get(WHOLE):
                 flow.response.stream = True
         try:
-            status, reason, headers, started = response_head(flow)
+            status, reason, headers, started = head if head is not None else response_head(flow)
             state.response_started = True
             record = response_record(state.ident, status, reason, headers, started)
             if state.streamed and state.decision is Decision.MAYBE:

@@ -4,8 +4,9 @@ Checks are CPU work (schema validation above all) and Python threads share one i
 lock: judging on a thread inside mitmproxy or the stdio tap would hold back the event loop or
 the relay threads for milliseconds per exchange. So the proxy and the tap only describe what
 they see as records and hand them to a worker process (``python -m mcp_assay.addon.worker``):
-a writer thread sends them as JSON lines on the worker's stdin, and the worker records, judges,
-prints live findings and, at end of input, writes the reports.
+a writer thread sends them in batches as JSON lines on the worker's stdin, and the worker records,
+judges, prints live findings and, at end of input, writes the reports. While the traffic flows the
+worker yields the CPU to it with a bounded delay (:mod:`mcp_assay.addon.sharing`).
 
 The worker runs in its own process group and ignores SIGINT/SIGTERM: a Ctrl-C aimed at the
 proxy, or a client killing the tap's process group, must not cost the report. How it stops is
@@ -29,11 +30,12 @@ killed finishes the whole report (``orphaned="finish"``) instead of hurrying.
 
 from __future__ import annotations
 
+import collections
 import io
 import json
 import logging
 import os
-import queue
+import select
 import signal
 import subprocess
 import sys
@@ -46,13 +48,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from mcp_assay import jsontext
+from mcp_assay.addon.sharing import Sharing
 from mcp_assay.report.about import Target
 
-__all__ = ["HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main", "say"]
+__all__ = ["BATCH_DELAY", "HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main", "say"]
 
 log = logging.getLogger("mcp_assay.worker")
 
 _STOP = object()
+BATCH_DELAY = 0.02
+"""Seconds the feeding thread rests after sending a batch while the next one gathers (it sends sooner when
+:data:`BATCH_RECORDS` have gathered, and a record after a quiet spell goes at once)."""
+BATCH_RECORDS = 64
+"""Records that make a batch worth sending before :data:`BATCH_DELAY` is over."""
 HURRY_GRACE = 10.0
 """Seconds a worker asked to hurry has to write its report before it is killed."""
 PROGRESS_AFTER = 2.0
@@ -63,6 +72,10 @@ _REASONS = {
     b"": "the process that fed it ended",
 }
 """Why a worker hurries, by what the parent wrote on the control pipe (nothing: the pipe ended)."""
+_ENDING = b"e"
+"""Control byte: the traffic has ended (the input is being closed), so the worker stops yielding to it."""
+WATCH_EVERY = 0.25
+"""Seconds between two looks at whether yielding has let judging fall behind (:mod:`mcp_assay.addon.sharing`)."""
 _PROGRESS = {
     b"p": "mcp-assay: judging the session for the report…",
     b"q": "mcp-assay: judging the session for the report… (interrupt to write it from what has been judged so far)",
@@ -190,33 +203,56 @@ class _Lenient(io.TextIOBase):
 class _Hurry:
     """Set when the parent asks the worker to hurry (or dies); says why."""
 
-    def __init__(self, orphaned: str = "hurry", say: Callable[[str], None] = lambda text: None) -> None:
+    def __init__(
+        self,
+        orphaned: str = "hurry",
+        say: Callable[[str], None] = lambda text: None,
+        sharing: Sharing | None = None,
+        backlog: Callable[[], bool] = lambda: False,
+    ) -> None:
         self.event = threading.Event()
         self.reason = ""
         self.orphaned = orphaned
         self.say = say
         """Prints a status line the parent asked for."""
+        self.sharing = sharing
+        """The judging thread's scheduling, watched between control bytes."""
+        self.backlog = backlog
+        """Whether records wait in the input."""
 
     def __call__(self) -> str:
         """Why to hurry; empty while there is no reason to."""
         return self.reason if self.event.is_set() else ""
 
     def listen(self, fd: int) -> None:
-        """Read the control pipe (on a thread) until it ends: status lines to print, or a reason to hurry."""
+        """Read the control pipe (on a thread) until it ends: status lines to print, the end of the traffic, or a
+        reason to hurry; between bytes, watch whether judging falls behind."""
+        sharing = self.sharing
         while True:
             try:
-                data = os.read(fd, 64)
-            except OSError:
+                ready = select.select([fd], [], [], WATCH_EVERY)[0] if sharing is not None else [fd]
+                data = os.read(fd, 64) if ready else None
+            except (OSError, ValueError):
                 data = b""
+            if data is None:
+                assert sharing is not None
+                sharing.watch(self.backlog())
+                continue
             for byte in data:
                 key = bytes([byte])
                 if key in _PROGRESS:
                     self.say(_PROGRESS[key])
+                elif key == _ENDING and sharing is not None:
+                    sharing.ordinary(for_good=True)
                 elif key in _REASONS and not self.event.is_set():
                     self.reason = _REASONS[key]
                     self.event.set()
+                    if sharing is not None:
+                        sharing.ordinary(for_good=True)
             if data:
                 continue
+            if sharing is not None:
+                sharing.ordinary(for_good=True)
             if self.orphaned == "finish":
                 return  # judge everything, however long it takes: nobody is waiting, but the report is wanted
             if not self.event.is_set():
@@ -247,8 +283,17 @@ class _StatusLines:
             self.reporting = True
 
 
+def _readable(source: IO[bytes]) -> bool:
+    """Whether bytes wait in the worker's input pipe (not yet read into its buffer)."""
+    try:
+        return bool(select.select([source], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
+
+
 def main() -> None:
-    # the worker keeps the proxy's scheduling priority: at a lower one (tried: nice 10) a loaded machine
+    # while traffic flows the judging thread yields to it with a bounded delay (sharing.py); once the traffic
+    # ends it judges at the proxy's priority again: at a lower one for good (tried: nice 10) a loaded machine
     # starved it, and the report took 7 to 15 s after Ctrl-C instead of about one
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, signal.SIG_IGN)
@@ -269,10 +314,13 @@ def main() -> None:
     redactor = Redactor(secrets=settings.secrets)
     configure_logs(settings.log_level, redactor)  # the session's redactor: it learns credentials from the traffic
     status = _StatusLines()
-    hurry = _Hurry(settings.orphaned, status.say)
+    sharing = Sharing() if settings.control_fd is not None else None
+    hurry = _Hurry(settings.orphaned, status.say, sharing, lambda: _readable(source))
     if settings.control_fd is not None:
         listener = threading.Thread(target=hurry.listen, args=(settings.control_fd,), name="control", daemon=True)
-        listener.start()
+        listener.start()  # before the judging thread yields: the listener keeps the ordinary share
+    if sharing is not None:
+        sharing.yield_to_traffic()
     stream = sys.stderr if settings.stream == "stderr" else sys.stdout
     result = Finished(exit_code=3)
     try:
@@ -296,11 +344,15 @@ def main() -> None:
                 unread += 1  # keep reading, so the parent's writes end, but judge nothing more
                 continue
             try:
-                record = json.loads(line)
+                record = jsontext.loads(line)
             except ValueError:
                 continue
             if isinstance(record, dict):
                 session.feed(record)
+                if sharing is not None:
+                    sharing.judged(record.get("t"))
+        if sharing is not None:
+            sharing.ordinary(for_good=True)  # the input ended: the report at the ordinary share
         if hurry():
             session.cut_short(hurry.reason, unread)
         result = finish(
@@ -348,14 +400,22 @@ def _interrupts(handler: Callable[[], None]) -> Iterator[None]:
 class RemoteSession:
     """Feeds records to a worker process; :meth:`feed` never blocks and never raises."""
 
-    def __init__(self, settings: WorkerSettings, *, python: str = sys.executable) -> None:
+    def __init__(
+        self,
+        settings: WorkerSettings,
+        *,
+        python: str = sys.executable,
+        batch_delay: float = BATCH_DELAY,
+        log_level: int | None = None,
+    ) -> None:
+        """``log_level``: the level the worker logs at (default: this process's root logger's)."""
         handle, result = tempfile.mkstemp(prefix="mcp-assay-worker-", suffix=".json")
         os.close(handle)
         self.result_path = Path(result)
         settings.result = str(self.result_path)
         control, self._control = os.pipe()
         settings.control_fd = control
-        settings.log_level = logging.getLogger().getEffectiveLevel()
+        settings.log_level = log_level if log_level is not None else logging.getLogger().getEffectiveLevel()
         try:
             self.process = subprocess.Popen(
                 [python, "-m", "mcp_assay.addon.worker"],
@@ -367,8 +427,12 @@ class RemoteSession:
             )
         finally:
             os.close(control)
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._queue.put(asdict(settings))
+        self.batch_delay = batch_delay
+        self._pending: collections.deque[Any] = collections.deque([asdict(settings)])
+        self._wake = threading.Event()
+        self._wake.set()
+        self._full = threading.Event()
+        self._stopping = False
         self._broken = False
         self._closed = False
         self._hurried = False
@@ -380,25 +444,45 @@ class RemoteSession:
 
     def feed(self, record: Mapping[str, Any]) -> None:
         if not self._closed and not self._broken:
-            self._queue.put(record)
+            pending = self._pending
+            pending.append(record)
+            if not self._wake.is_set():
+                self._wake.set()
+            if len(pending) >= BATCH_RECORDS and not self._full.is_set():
+                self._full.set()
 
     def _write(self) -> None:
+        """Send what was fed in batches: the writer sends all it has at once, then rests :attr:`batch_delay`
+        while the records that follow gather, so under steady traffic the proxy's thread hands the interpreter
+        lock over once per batch instead of once per record (a record after a quiet spell goes at once)."""
         pipe = self.process.stdin
         assert pipe is not None
-        while True:
-            item = self._queue.get()
-            if item is _STOP:
-                break
-            if self._broken or self._hurried:
-                self.dropped += 1
+        pending = self._pending
+        stopping = False
+        while not stopping:
+            self._wake.wait()
+            self._wake.clear()
+            lines: list[bytes] = []
+            while pending:
+                item = pending.popleft()
+                if item is _STOP:
+                    stopping = True
+                    break
+                if self._broken or self._hurried:
+                    self.dropped += 1
+                    continue
+                lines.append(jsontext.dumps_line(item))
+            if not lines or self._broken:
                 continue
             try:
-                pipe.write(json.dumps(item, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n")
-                if self._queue.empty():
-                    pipe.flush()
+                pipe.write(b"".join(lines))
+                pipe.flush()
             except (OSError, ValueError):
                 self._broken = True
                 log.warning("mcp-assay: the judging process went away; traffic keeps flowing unjudged")
+            if not stopping and not self._stopping:
+                self._full.wait(self.batch_delay)  # rest, unless a batch's worth gathers sooner
+                self._full.clear()
         try:
             pipe.close()
         except OSError:
@@ -431,7 +515,11 @@ class RemoteSession:
         no report was written."""
         if not self._closed:
             self._closed = True
-            self._queue.put(_STOP)
+            self._tell(_ENDING)  # first: the worker stops yielding to traffic that has ended
+            self._stopping = True
+            self._pending.append(_STOP)
+            self._wake.set()
+            self._full.set()
         started = time.monotonic()
         hurried_at: float | None = None
         seen = 0  # interrupts counted when the worker was hurried

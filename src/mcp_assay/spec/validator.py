@@ -10,6 +10,9 @@ maps are read from the schema itself.
 Integers are checked strictly (``1.0`` is not an integer id), formats are enforced (``uri``,
 ``uri-template``, and base64 ``byte``), and the registry is empty, so no ``$ref`` is ever
 retrieved from the network.
+
+A compiled validator (:mod:`mcp_assay.spec.fastschema`) is asked first and only its *valid* is
+taken; every issue a report shows comes from :mod:`jsonschema`.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
+from mcp_assay import jsontext
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.errata import REQUIRED_MARK
+from mcp_assay.spec.fastschema import FastValidators
 from mcp_assay.verdicts import Side
 
 __all__ = ["FORMAT_CHECKER", "MessageValidator", "SchemaIssue", "StrictValidator", "Validation"]
@@ -151,7 +156,8 @@ class MessageValidator:
     def __init__(self, revision: str, document: Mapping[str, Any]) -> None:
         self.revision = revision
         self.document = document
-        self._issues: dict[tuple[str, str, str | None], tuple[SchemaIssue, ...]] = {}
+        self._issues: dict[tuple[str, str, bytes | str | None], tuple[SchemaIssue, ...]] = {}
+        self._fast = FastValidators(document, FORMAT_CHECKER)
         defs: Mapping[str, Any] = document.get("$defs", {})
         self.defs = defs
         self.request_defs: dict[str, str] = {}
@@ -256,12 +262,16 @@ class MessageValidator:
         type written as a placeholder of that type, which no schema tells apart."""
         if definition not in self.defs:
             return (SchemaIssue(prefix, f"the schema has no definition {definition!r}"),)
-        key = (definition, prefix, _fingerprint(instance))
+        text = _fingerprint(instance)
+        key = (definition, prefix, text)
         memo = self._issues
-        found = memo.get(key) if key[2] is not None else None
+        found = memo.get(key) if text is not None else None
         if found is None:
-            found = self._validate_def(definition, instance, prefix)
-            if key[2] is not None:
+            if isinstance(text, bytes) and self._fast.valid(definition, instance):
+                found = ()  # a clean value the compiled validator passes (see fastschema)
+            else:
+                found = self._validate_def(definition, instance, prefix)
+            if text is not None:
                 if len(memo) >= MEMO_SIZE:
                     memo.clear()
                 memo[key] = found
@@ -360,10 +370,17 @@ MEMO_SIZE = 4096
 _PLACEHOLDER_IDS = {int: 0, str: ""}
 
 
-def _fingerprint(instance: Any) -> str | None:
-    """The text a validation is remembered by; ``None`` for what cannot be written as JSON text."""
+def _fingerprint(instance: Any) -> bytes | str | None:
+    """The text a validation is remembered by: bytes for a clean value (:func:`~mcp_assay.jsontext.fingerprint`),
+    else the standard library's text; ``None`` for what cannot be written as JSON text."""
+    clean = True
     if isinstance(instance, dict) and "jsonrpc" in instance and type(instance.get("id")) in _PLACEHOLDER_IDS:
-        instance = {**instance, "id": _PLACEHOLDER_IDS[type(instance["id"])]}
+        ident = instance["id"]
+        clean = not isinstance(ident, str) or ident.isascii() or jsontext.fingerprint(ident) is not None
+        instance = {**instance, "id": _PLACEHOLDER_IDS[type(ident)]}
+    fast = jsontext.fingerprint(instance) if clean else None
+    if fast is not None:
+        return fast
     try:
         return json.dumps(instance, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):

@@ -1,0 +1,138 @@
+"""JSON text read and written fast, with the standard library's reading as the reference.
+
+Every message and every recording record is JSON, and reading it is a fixed share of what judging
+costs. ``msgspec`` parses it several times faster than :mod:`json`, but it reads a few things
+differently: it keeps the last of two equal keys without saying so, refuses integers longer than
+4,300 digits and numbers past the float range, and nests one level deeper. So the fast reader is
+trusted only where it provably reads what :func:`json.loads` reads; everywhere else (an error of any
+kind, a message that might hold a duplicate key, a value nested near the parser's limit) the caller
+takes the standard library's path, which decides exactly as it always did, limits included
+(:data:`mcp_assay.jsonrpc.LIMIT`).
+
+A value read by the fast reader is *clean*: valid Unicode, finite numbers. ``msgspec`` writes such a
+value as the same JSON text whatever the value's origin, so :func:`fingerprint` can key caches by it;
+a value that is not clean (a lone surrogate, ``inf`` from ``1e400``) gets ``None``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final
+
+import msgspec
+
+__all__ = ["NESTING_CHECKED", "UNSETTLED", "decode_message", "dumps_line", "fingerprint", "loads"]
+
+_decoder: Final = msgspec.json.Decoder()
+_encoder: Final = msgspec.json.Encoder()
+_BOM: Final = b"\xef\xbb\xbf"
+UNSETTLED: Final = object()
+"""What :func:`decode_message` returns when the bytes must be read the standard library's way."""
+NESTING_CHECKED: Final = 1000
+"""Nesting up to which the fast reader's value is taken as is; the standard library reads about 1,500
+levels and ``msgspec`` one more, so a value nested deeper is read again the standard library's way."""
+
+
+def _depth(value: Any) -> int:
+    """How deep containers nest in ``value`` (1 for a flat object or array)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
+def _shallow(data: bytes | str, value: Any) -> bool:
+    """Whether ``value`` nests no deeper than :data:`NESTING_CHECKED` (counted only when its text could)."""
+    if isinstance(data, str):
+        brackets = data.count("[") + data.count("{")
+    else:
+        brackets = data.count(b"[") + data.count(b"{")
+    return brackets <= NESTING_CHECKED or _depth(value) <= NESTING_CHECKED
+
+
+def loads(text: bytes | str) -> Any:
+    """``json.loads(text)``, read by ``msgspec`` wherever it reads the same value.
+
+    Raises what :func:`json.loads` raises (``ValueError``, ``RecursionError``) for text it refuses."""
+    try:
+        value = _decoder.decode(text)
+    except Exception:  # msgspec's errors, and the UnicodeEncodeError of text with lone surrogates
+        return json.loads(text)
+    return value if _shallow(text, value) else json.loads(text)
+
+
+def decode_message(data: bytes) -> Any:
+    """The value of one message's bytes when the fast reader settles it, else :data:`UNSETTLED`.
+
+    Settled means: valid UTF-8 without a byte-order mark, JSON the standard library reads to the same
+    value, no duplicate key, nesting within :data:`NESTING_CHECKED`. A duplicate key is ruled out by
+    counting colons: outside strings a colon only separates a key from its value, and ``msgspec``
+    writes every string's colons as they are, so the value written back has as many colons as the
+    bytes exactly when no member was dropped (text escaping a colon as ``\\u003a`` is read the slow
+    way)."""
+    if data.startswith(_BOM):
+        return UNSETTLED
+    try:
+        value = _decoder.decode(data)
+    except Exception:
+        return UNSETTLED
+    if isinstance(value, dict | list):
+        if b"\\u003" in data or _encoder.encode(value).count(b":") != data.count(b":"):
+            return UNSETTLED
+        if not _shallow(data, value):
+            return UNSETTLED
+    return value
+
+
+def fingerprint(value: Any) -> bytes | None:
+    """Compact JSON text that tells clean values apart (see the module); ``None`` for any other value.
+
+    ``msgspec`` writes ``inf`` and ``nan`` as ``null``, so a text holding ``null`` is trusted only once
+    the standard library, which refuses non-finite numbers, has written the value too."""
+    try:
+        text = _encoder.encode(value)
+    except Exception:  # a lone surrogate, an object JSON has no text for
+        return None
+    if b"null" in text:
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            return None
+    return text
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in ``value`` is finite (strings are not looked into)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return True
+
+
+def dumps_line(value: Any) -> bytes:
+    """``value`` as one line of JSON text and its newline, read back by :func:`loads` as ``value``.
+
+    ``msgspec`` writes it unless the value holds a lone surrogate (written as the surrogate's bytes, which
+    :func:`json.loads` reads back) or a non-finite number (``msgspec`` would write ``null``): those the
+    standard library writes, as it always did."""
+    try:
+        text = _encoder.encode(value)
+    except Exception:
+        text = b""
+    if not text or (b"null" in text and not _finite(value)):
+        return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
+    return text + b"\n"

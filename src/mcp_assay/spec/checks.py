@@ -12,7 +12,11 @@ and must be one the catalogue gives.
 Two shapes exist:
 
 * :func:`message_check` functions see one message at a time (schema validity, envelopes, error
-  codes); the engine runs them as each exchange finishes, which is also what the proxy prints live;
+  codes); the engine runs them as each exchange finishes, which is also what the proxy prints live.
+  Besides the sender and the kinds of message it judges, one declares the ``methods`` it judges (a
+  request's or notification's own, an answer's request's): the engine routes each message only to the
+  checks that asked for it, and ``tests/spec/test_dispatch.py`` runs every body on every recorded
+  message to prove that a declaration keeps nothing away that its body would have judged;
 * :func:`log_check` functions see the exchange log (correlation, ordering, cancellation).
 
 Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
@@ -50,12 +54,14 @@ __all__ = [
     "Grade",
     "Grading",
     "Result",
+    "accepts_method",
     "failed",
     "grading",
     "log_check",
     "message_check",
     "not_applicable",
     "passed",
+    "routed_method",
     "unverified",
 ]
 
@@ -184,6 +190,9 @@ class Check:
     graded: tuple[str, ...] = ()
     """The :class:`Grading` names every requirement the check cites carries: conditions under which a failure
     of it counts lower (a failure of a requirement that carries none counts in full)."""
+    methods: frozenset[str] | None = None
+    """The methods a message check judges (:func:`routed_method`): it is never called on a message of another
+    method (``None``: any); a name ending in ``/*`` stands for a family (``notifications/*``)."""
     off_version: bool = False
     """The check judges version negotiation itself (how a server answers a version it does not serve, or none):
     the suite's off-version probes are its evidence. Any other check bound to a revision's features never sees
@@ -191,6 +200,26 @@ class Check:
 
 
 REGISTRY: dict[str, Check] = {}
+
+
+def routed_method(message: Message, request_of: Callable[[Message], Message | None]) -> str | None:
+    """The method a message is routed by: its own for a request or a notification, its request's for an answer
+    (``request_of`` finds it in the log); ``None`` when unknown (an answer to no captured request, anything
+    else), and a message of unknown method visits every check its kind and sender allow."""
+    kind = message.kind
+    if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
+        return message.method
+    if kind is Kind.RESULT or kind is Kind.ERROR:
+        request = request_of(message)
+        return request.method if request is not None else None
+    return None
+
+
+def accepts_method(methods: frozenset[str] | None, method: str | None) -> bool:
+    """Whether a check declaring ``methods`` is called on a message routed by ``method``."""
+    if methods is None or method is None or method in methods:
+        return True
+    return any(name.endswith("/*") and method.startswith(name[:-1]) for name in methods)
 
 
 def catalogue_side(entries: Iterable[Requirement]) -> Side:
@@ -245,6 +274,7 @@ def _declare(
     capability: str | None = None,
     sent_by: Side | None = None,
     kinds: Iterable[Kind] | None = None,
+    methods: Iterable[str] | None = None,
     area: str | None = None,
     tags: Iterable[str] = (),
     off_version: bool = False,
@@ -259,6 +289,8 @@ def _declare(
         if level not in entry.levels:
             given = ", ".join(x.value for x in entry.levels)
             raise CatalogueError(f"check cites {entry.id} as {level.value}, but the catalogue gives {given}")
+    if methods is not None and scope != "message":
+        raise CatalogueError("only a message check declares the methods it judges")
     unknown_features = {name.lstrip("!") for name in features} - set(FEATURES)
     if unknown_features:
         raise CatalogueError(f"unknown revision features {sorted(unknown_features)}")
@@ -285,6 +317,7 @@ def _declare(
             subject=subject,
             sent_by=sent_by,
             kinds=frozenset(kinds) if kinds is not None else None,
+            methods=frozenset(methods) if methods is not None else None,
             tags=tuple(tags),
             narrowed=because.strip() if because else None,
             graded=graded,

@@ -5,8 +5,10 @@ The engine alone decides what applies. A caller says what it wants judged with a
 the proxy, the tap and ``validate``: everything the traffic carries), hands exchanges to a
 :class:`Judge` as they finish and asks for the verdicts at the end:
 
-* message checks run on each message once, when its exchange is added; a failure among them is
-  what the proxy prints live, and what the report counts;
+* message checks run on each message once, when its exchange is added, and only the checks whose
+  declaration asks for it (sender, kinds, methods, gates): one dispatch index, built as messages of a
+  new gate key, sender, kind and method are met; a failure among them is what the proxy prints live,
+  and what the report counts;
 * log checks run over the exchange log when the verdicts are asked for;
 * every finding is folded into a tally of bounded size per check (how many passed and failed,
   the first failures with their evidence, the last pass, the first open question), in the order
@@ -34,7 +36,18 @@ from mcp_assay.cases import Explored
 from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
-from mcp_assay.spec.checks import GRADINGS, REGISTRY, Check, Finding, Grade, Result, not_applicable, unverified
+from mcp_assay.spec.checks import (
+    GRADINGS,
+    REGISTRY,
+    Check,
+    Finding,
+    Grade,
+    Result,
+    accepts_method,
+    not_applicable,
+    routed_method,
+    unverified,
+)
 from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
@@ -121,7 +134,8 @@ class _Gated:
 
     count: int = 0
     first: Order = (math.inf, 0, 0)
-    runs: dict[tuple[Side, Kind], list[Check]] = field(default_factory=dict)
+    runs: dict[tuple[Side, Kind, str | None], list[Check]] = field(default_factory=dict)
+    """The message checks a message of this gate key, sender, kind and (routed) method visits."""
 
 
 class Judge:
@@ -176,6 +190,8 @@ class Judge:
         self.observations_seen = 0
         """Exchanges that carried traffic (observations left out), over every window."""
         self.messages_seen = 0
+        self.check_calls = 0
+        """Message checks called, over every window (counted work: what the dispatch index leaves to run)."""
 
     # -- feeding ---------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:
@@ -256,15 +272,18 @@ class Judge:
             for check in self.checks:  # once per gate key: a handful in any capture
                 self._admissions[(check.name, key)] = ctx.admission(check, message)
         gated.count += 1
-        runs = gated.runs.get((message.sender, message.kind))
-        if runs is None:
-            runs = gated.runs[(message.sender, message.kind)] = [
+        route = (message.sender, message.kind, routed_method(message, self.log.request_of))
+        runs = gated.runs.get(route)
+        if runs is None:  # the dispatch index: built once per gate key, sender, kind and method met
+            runs = gated.runs[route] = [
                 check
                 for check in self._message_checks
                 if self._admissions[(check.name, key)][0]
                 and (check.sent_by is None or message.sender is check.sent_by)
                 and (check.kinds is None or message.kind in check.kinds)
+                and accepts_method(check.methods, route[2])
             ]
+        self.check_calls += len(runs)
         invalid: bool | None = None
         for check in runs:
             tally = self._tallies[check.name]

@@ -211,6 +211,7 @@ def unknown_log_levels_are_rejected(ctx: Context) -> Iterator[Finding]:
     subject="log messages",
     sent_by=Side.SERVER,
     kinds={Kind.NOTIFICATION},
+    methods={LOG_MESSAGE},
 )
 def log_messages_need_the_logging_capability(message: Message, ctx: Context) -> Finding | None:
     """A server that sends notifications/message declares the logging capability."""

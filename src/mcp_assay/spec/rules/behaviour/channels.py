@@ -199,6 +199,7 @@ def malformed_call(params: Any) -> str | None:
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
     tags=(EXPLAIN,),
+    methods={"tools/call"},
 )
 def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -> Finding | None:
     """Arguments that break a tool's inputSchema come back as a tool result with isError: true.

@@ -106,6 +106,7 @@ def list_changes_reach_listeners(ctx: Context) -> Iterator[Finding]:
     subject="list-changed notifications",
     sent_by=Side.SERVER,
     kinds={Kind.NOTIFICATION},
+    methods=CHANGE_FILTERS,
 )
 def list_changed_needs_the_list_changed_capability(message: Message, ctx: Context) -> Finding | None:
     """No list-changed notification for a list whose capability lacks listChanged: true."""

@@ -46,6 +46,7 @@ from mcp_assay.verdicts import Level, Side
     features=LISTEN_FEATURES,
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods={LISTEN},
 )
 def listen_requests_carry_a_typed_filter(message: Message, ctx: Context) -> Finding | None:
     """A subscriptions/listen request carries a notifications filter with correctly typed members."""

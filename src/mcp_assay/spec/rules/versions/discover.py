@@ -80,7 +80,13 @@ def version_identifier(value: str) -> bool:
 _DISCOVER_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}, "features": {"discover"}}
 
 
-@message_check(requirements="VER-07", level=Level.MUST, subject="discover results", **_DISCOVER_RESULTS)
+@message_check(
+    requirements="VER-07",
+    level=Level.MUST,
+    subject="discover results",
+    **_DISCOVER_RESULTS,
+    methods={"server/discover"},
+)
 def discover_results_carry_versions_capabilities_and_cache_hints(message: Message, ctx: Context) -> Finding | None:
     """A DiscoverResult has resultType complete, supportedVersions, capabilities, ttlMs and cacheScope."""
     request = ctx.log.request_of(message)
@@ -119,7 +125,13 @@ def discover_results_carry_versions_capabilities_and_cache_hints(message: Messag
     return passed(message)
 
 
-@message_check(requirements="VER-08", level=Level.SHOULD, subject="discover results", **_DISCOVER_RESULTS)
+@message_check(
+    requirements="VER-08",
+    level=Level.SHOULD,
+    subject="discover results",
+    **_DISCOVER_RESULTS,
+    methods={"server/discover"},
+)
 def discover_results_identify_the_server(message: Message, ctx: Context) -> Finding | None:
     """A DiscoverResult names the server in _meta serverInfo, with string name and version."""
     request = ctx.log.request_of(message)

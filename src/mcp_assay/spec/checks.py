@@ -17,7 +17,9 @@ Two shapes exist:
   request's or notification's own, an answer's request's): the engine routes each message only to the
   checks that asked for it, and ``tests/spec/test_dispatch.py`` runs every body on every recorded
   message to prove that a declaration keeps nothing away that its body would have judged;
-* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation).
+* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation). One that
+  declares what it ``follows`` (the methods of the requests or notifications it reads, stdio lines,
+  process exits, observations of a kind) runs only over the windows that hold some of it.
 
 Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
 :func:`not_applicable`, for a reason only the traffic shows, when nothing else was found). The
@@ -42,11 +44,13 @@ from mcp_assay.spec.features import FEATURES
 from mcp_assay.spec.requirements import Requirement, catalogue
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.verdicts import Level, Outcome, Severity, Side
-from mcp_assay.wire import Exchange
+from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine
 
 __all__ = [
     "GRADINGS",
+    "PROCESS_EXITS",
     "REGISTRY",
+    "STDIO_LINES",
     "TRANSPORTS",
     "Check",
     "Finding",
@@ -56,13 +60,16 @@ __all__ = [
     "Result",
     "accepts_method",
     "failed",
+    "follows_any",
     "grading",
     "log_check",
     "message_check",
     "not_applicable",
+    "observed",
     "passed",
     "routed_method",
     "unverified",
+    "window_follows",
 ]
 
 TRANSPORTS = frozenset({"http", "stdio"})
@@ -193,6 +200,10 @@ class Check:
     methods: frozenset[str] | None = None
     """The methods a message check judges (:func:`routed_method`): it is never called on a message of another
     method (``None``: any); a name ending in ``/*`` stands for a family (``notifications/*``)."""
+    follows: frozenset[str] | None = None
+    """What a log check follows (:func:`window_follows`): methods (requests of a method with their answers, or
+    notifications; ``x/*`` a family), :data:`STDIO_LINES`, :data:`PROCESS_EXITS` or :func:`observed` kinds. It
+    runs only over a window holding some of it (``None``: every window with anything in its scope)."""
     off_version: bool = False
     """The check judges version negotiation itself (how a server answers a version it does not serve, or none):
     the suite's off-version probes are its evidence. Any other check bound to a revision's features never sees
@@ -213,6 +224,40 @@ def routed_method(message: Message, request_of: Callable[[Message], Message | No
         request = request_of(message)
         return request.method if request is not None else None
     return None
+
+
+STDIO_LINES = "stdio lines"
+PROCESS_EXITS = "process exits"
+
+
+def observed(kind: str) -> str:
+    """What a log check that reads observations of ``kind`` follows."""
+    return f"observations of {kind}"
+
+
+def window_follows(log: Iterable[Exchange], request_of: Callable[[Message], Message | None]) -> frozenset[str]:
+    """Everything a log check may follow that a window holds: one pass over the window, shared by every check."""
+    found: set[str] = set()
+    for exchange in log:
+        if isinstance(exchange, StdioLine):
+            found.add(STDIO_LINES)
+        elif isinstance(exchange, ProcessExit):
+            found.add(PROCESS_EXITS)
+        elif isinstance(exchange, Observation):
+            found.add(observed(exchange.kind))
+        for message in exchange.messages:
+            method = routed_method(message, request_of)
+            if method is not None:
+                found.add(method)
+    return frozenset(found)
+
+
+def follows_any(follows: frozenset[str] | None, present: frozenset[str]) -> bool:
+    """Whether a window holding ``present`` has anything a log check following ``follows`` reads."""
+    if follows is None or not follows.isdisjoint(present):
+        return True
+    families = [name[:-1] for name in follows if name.endswith("/*")]
+    return bool(families) and any(item.startswith(tuple(families)) for item in present)
 
 
 def accepts_method(methods: frozenset[str] | None, method: str | None) -> bool:
@@ -275,6 +320,7 @@ def _declare(
     sent_by: Side | None = None,
     kinds: Iterable[Kind] | None = None,
     methods: Iterable[str] | None = None,
+    follows: Iterable[str] | None = None,
     area: str | None = None,
     tags: Iterable[str] = (),
     off_version: bool = False,
@@ -291,6 +337,8 @@ def _declare(
             raise CatalogueError(f"check cites {entry.id} as {level.value}, but the catalogue gives {given}")
     if methods is not None and scope != "message":
         raise CatalogueError("only a message check declares the methods it judges")
+    if follows is not None and scope != "log":
+        raise CatalogueError("only a log check declares what it follows")
     unknown_features = {name.lstrip("!") for name in features} - set(FEATURES)
     if unknown_features:
         raise CatalogueError(f"unknown revision features {sorted(unknown_features)}")
@@ -318,6 +366,7 @@ def _declare(
             sent_by=sent_by,
             kinds=frozenset(kinds) if kinds is not None else None,
             methods=frozenset(methods) if methods is not None else None,
+            follows=frozenset(follows) if follows is not None else None,
             tags=tuple(tags),
             narrowed=because.strip() if because else None,
             graded=graded,

@@ -9,7 +9,8 @@ the proxy, the tap and ``validate``: everything the traffic carries), hands exch
   declaration asks for it (sender, kinds, methods, gates): one dispatch index, built as messages of a
   new gate key, sender, kind and method are met; a failure among them is what the proxy prints live,
   and what the report counts;
-* log checks run over the exchange log when the verdicts are asked for;
+* log checks run over the exchange log when the verdicts are asked for (at the end of each window),
+  each only where the window holds something it follows (one pass over the window finds what);
 * every finding is folded into a tally of bounded size per check (how many passed and failed,
   the first failures with their evidence, the last pass, the first open question), in the order
   the messages crossed the wire, so a verdict never needs the findings again.
@@ -44,9 +45,11 @@ from mcp_assay.spec.checks import (
     Grade,
     Result,
     accepts_method,
+    follows_any,
     not_applicable,
     routed_method,
     unverified,
+    window_follows,
 )
 from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
@@ -192,6 +195,8 @@ class Judge:
         self.messages_seen = 0
         self.check_calls = 0
         """Message checks called, over every window (counted work: what the dispatch index leaves to run)."""
+        self.log_check_calls = 0
+        """Log checks run, over every window (one that follows nothing a window holds does not run there)."""
 
     # -- feeding ---------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:
@@ -427,6 +432,7 @@ class Judge:
 
     def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         left = [check for check in self.checks if check.scope == "log"]
+        present = window_follows(self.log, self.log.request_of)
         for number, check in enumerate(left):
             why = stop() if stop is not None else None
             if why:
@@ -436,18 +442,21 @@ class Judge:
                 return
             tally = self._tallies[check.name]
             if tally.broken is None:
-                self._run_log_check(check, tally, self._windows)
+                self._run_log_check(check, tally, self._windows, present)
 
     @property
     def excluded_failures(self) -> list[Verdict]:
         """Failed verdicts of checks the scope's sides leave out (the suite reports them as its own defects)."""
         return list(self._excluded)
 
-    def _run_log_check(self, check: Check, tally: _Tally, window: int) -> None:
+    def _run_log_check(self, check: Check, tally: _Tally, window: int, present: frozenset[str]) -> None:
         exchanges_in_scope = 0 if check.gate.capability else self._exchanges_in_scope(check)
         if not (self._in_scope(check)[0] or exchanges_in_scope):
             return
         tally.exchanges_in_scope = exchanges_in_scope
+        if not follows_any(check.follows, present):
+            return  # the window holds nothing the check follows
+        self.log_check_calls += 1
         self.ctx.check = check
         try:
             found = _normalise(check.func(self.ctx))

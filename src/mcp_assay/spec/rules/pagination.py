@@ -374,6 +374,7 @@ def clients_send_only_cursors_the_server_issued(message: Message, ctx: Context) 
     level=Level.MUST_NOT,
     subject="empty-string cursors",
     features={"per_request_version"},
+    follows=ITEMS,
 )
 def clients_follow_empty_string_cursors(ctx: Context) -> Iterator[Finding]:
     """An empty-string nextCursor is followed like any other cursor, not taken as the end of the list."""
@@ -410,7 +411,7 @@ def _item_keys(page: Page) -> list[str]:
     ]
 
 
-@log_check(requirements="PAGE-04", level=Level.SHOULD, subject="paginated walks")
+@log_check(requirements="PAGE-04", level=Level.SHOULD, subject="paginated walks", follows=ITEMS)
 def cursors_are_stable_and_walks_terminate(ctx: Context) -> Iterator[Finding]:
     """A walk never revisits a cursor or repeats an item, and the same cursor gives the same page."""
     for method in ITEMS:

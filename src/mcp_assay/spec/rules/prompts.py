@@ -89,6 +89,7 @@ def declared_prompts_are_listed(message: Message, ctx: Context) -> Finding | Non
     level=Level.MUST_NOT,
     subject="repeated prompt listings",
     features={"per_request_version"},
+    follows={"prompts/list"},
 )
 def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
     """The set of prompts does not change with the connection or earlier requests (same credentials).

@@ -106,6 +106,7 @@ def declared_resources_are_listed(message: Message, ctx: Context) -> Finding | N
     level=Level.MUST_NOT,
     subject="repeated resource listings",
     features={"per_request_version"},
+    follows={"resources/list"},
 )
 def resource_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
     """The set of resources does not change with the connection or earlier requests (same credentials).

@@ -115,7 +115,7 @@ def output_schemas_are_valid_schemas(message: Message, ctx: Context) -> Iterator
     yield from _tool_schemas(message, ctx, "outputSchema", object_only=object_only)
 
 
-@log_check(requirements="TOOL-08", level=Level.SHOULD, subject="tool listings")
+@log_check(requirements="TOOL-08", level=Level.SHOULD, subject="tool listings", follows={"tools/list"})
 def tool_names_are_well_formed_and_unique(ctx: Context) -> Iterator[Finding]:
     """Tool names are 1-128 characters of [A-Za-z0-9_.-] and unique within the server's list."""
     for walk in walks(ctx, "tools/list"):
@@ -169,6 +169,7 @@ def declared_tools_are_listed(message: Message, ctx: Context) -> Finding | None:
     level=Level.MUST_NOT,
     subject="repeated tool listings",
     features={"per_request_version"},
+    follows={"tools/list"},
 )
 def tool_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
     """The set of tools does not change with the connection or earlier requests (same credentials).
@@ -184,6 +185,7 @@ def tool_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding
     level=Level.SHOULD,
     subject="repeated tool listings",
     features={"per_request_version"},
+    follows={"tools/list"},
 )
 def tool_list_order_is_deterministic(ctx: Context) -> Iterator[Finding]:
     """Identical tools/list requests over an unchanged tool set return the tools in the same order."""

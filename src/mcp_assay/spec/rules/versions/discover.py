@@ -41,7 +41,14 @@ from mcp_assay.spec.rules.versions._common import (
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN, off_version=True)
+@log_check(
+    requirements="VER-06",
+    level=Level.MUST,
+    subject="discover requests",
+    **MODERN,
+    off_version=True,
+    follows={"server/discover"},
+)
 def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
     """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
     for request in modern_requests(ctx):
@@ -183,7 +190,9 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
                 yield passed(answer)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, subject="repeated discover results", **MODERN)
+@log_check(
+    requirements="VER-09", level=Level.MUST, subject="repeated discover results", **MODERN, follows={"server/discover"}
+)
 def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
     """Two discover answers within the first one's ttlMs list the same supportedVersions.
 
@@ -226,7 +235,13 @@ def _asked_alike(result: Message, ctx: Context) -> str:
     return canonical([place_of(result, ctx), credential, meta])
 
 
-@log_check(requirements="VER-16", level=Level.MUST_NOT, subject="repeated discover results", **MODERN)
+@log_check(
+    requirements="VER-16",
+    level=Level.MUST_NOT,
+    subject="repeated discover results",
+    **MODERN,
+    follows={"server/discover"},
+)
 def discover_capabilities_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
     """The same discover asked again within the first answer's ttlMs names the same capabilities.
 

@@ -22,7 +22,9 @@ Two shapes exist:
   process exits, observations of a kind) runs only over the windows that hold some of it.
 
 Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
-:func:`not_applicable`, for a reason only the traffic shows, when nothing else was found). The
+:func:`not_applicable`, for a reason only the traffic shows, when nothing else was found); a rule
+that passes many subjects at once hands them over with :func:`passed_each`, counted without a
+finding each. The
 engine (:mod:`mcp_assay.spec.engine`) applies the gates and turns findings into verdicts.
 
 Where the catalogue's gate grades a requirement lower for some targets (AUTH-AND-BEHAVIOUR §0.3.3:
@@ -57,6 +59,7 @@ __all__ = [
     "Gate",
     "Grade",
     "Grading",
+    "Passes",
     "Result",
     "accepts_method",
     "failed",
@@ -67,6 +70,7 @@ __all__ = [
     "not_applicable",
     "observed",
     "passed",
+    "passed_each",
     "routed_method",
     "unverified",
     "window_follows",
@@ -96,8 +100,23 @@ class Finding:
     """Set by the engine on a failure a :class:`Grading` of the check's requirements holds for."""
 
 
+@dataclass(frozen=True, slots=True)
+class Passes:
+    """Subjects that passed, handed over at once: the engine counts them and makes a :class:`Finding` only for
+    the pass a verdict keeps (the latest), so a rule over a long log builds no object per pass."""
+
+    subjects: tuple[Message | Exchange, ...]
+    detail: str = ""
+    outcome = Outcome.PASSED
+
+
 def passed(subject: Message | Exchange | None = None, detail: str = "") -> Finding:
     return Finding(Outcome.PASSED, detail, subject)
+
+
+def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:
+    """Every one of ``subjects`` passed (in the order given): as many passes as ``passed`` for each, counted."""
+    return Passes(tuple(subjects), detail)
 
 
 def failed(subject: Message | Exchange | None, detail: str) -> Finding:
@@ -114,7 +133,7 @@ def not_applicable(reason: str) -> Finding:
     return Finding(Outcome.NOT_APPLICABLE, reason)
 
 
-Result = Finding | Iterable[Finding] | None
+Result = Finding | Passes | Iterable[Finding | Passes] | None
 
 
 # -- gradings ------------------------------------------------------------------------------------

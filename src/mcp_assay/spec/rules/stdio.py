@@ -25,10 +25,12 @@ from mcp_assay.spec.checks import (
     PROCESS_EXITS,
     STDIO_LINES,
     Finding,
+    Passes,
     failed,
     log_check,
     message_check,
     passed,
+    passed_each,
     unverified,
 )
 from mcp_assay.spec.context import Context
@@ -158,8 +160,9 @@ def _pipe(side: Side) -> str:
 
 # == framing ======================================================================================
 @log_check(requirements="STDIO-01", level=Level.MUST_NOT, subject="stdio messages", follows={STDIO_LINES})
-def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding]:
+def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding | Passes]:
     """Each stdio message is one newline-terminated line; no message is spread over several lines."""
+    passes: list[Message] = []
     frames = framing(ctx)
     for group in frames.groups:
         first = group[0]
@@ -174,10 +177,12 @@ def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding]:
         if frames.classes.get(line.id) is LineClass.MESSAGE and (
             line.sender is Side.SERVER or _judged(line, line.sender)
         ):
-            yield passed(line.message)
+            passes.append(line.message)
+    yield passed_each(passes)
 
 
-def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
+def _only_messages(ctx: Context, side: Side) -> Iterator[Finding | Passes]:
+    passes: list[Message] = []
     frames = framing(ctx)
     who, pipe = _who(side), _pipe(side)
     for line in ctx.log.stdio_lines():
@@ -186,7 +191,7 @@ def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
         kind = frames.classes.get(line.id)
         excerpt = body_text(line.raw, 160).rstrip("\n")
         if kind is LineClass.MESSAGE:
-            yield passed(line.message)
+            passes.append(line.message)
         elif kind is LineClass.TEXT:
             yield failed(line.message, f"the {who} wrote a line to {pipe} that is not an MCP message: {excerpt!r}")
         elif kind is LineClass.BLANK:
@@ -195,16 +200,17 @@ def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
             yield failed(line.message, f"the {who}'s output on {pipe} ends with an incomplete line: {excerpt!r}")
         elif kind is LineClass.NOT_JSONRPC:
             yield failed(line.message, f"the {who} wrote JSON that is not a JSON-RPC message to {pipe}: {excerpt!r}")
+    yield passed_each(passes)
 
 
 @log_check(requirements="STDIO-02", level=Level.MUST_NOT, subject="lines on the server's stdout", follows={STDIO_LINES})
-def server_stdout_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding]:
+def server_stdout_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding | Passes]:
     """The server writes nothing but MCP messages to stdout: no banner, log line, blank or partial line."""
     return _only_messages(ctx, Side.SERVER)
 
 
 @log_check(requirements="STDIO-03", level=Level.MUST_NOT, subject="lines on the server's stdin", follows={STDIO_LINES})
-def client_stdin_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding]:
+def client_stdin_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding | Passes]:
     """The client writes nothing but MCP messages to the server's stdin."""
     return _only_messages(ctx, Side.CLIENT)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import (
@@ -155,11 +155,12 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
 
 
 @log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN, off_version=True)
-def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding]:
+def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding | Passes]:
     """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not.
 
     The refusal's own ``data.supported`` is what the server says it supports as well: a -32022 that lists
     the very version it refuses contradicts itself, discover or no discover."""
+    passes: list[Message] = []
     for request in modern_requests(ctx):
         if request.method == "server/discover":
             continue  # discover may answer any version (A20)
@@ -178,7 +179,7 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
             continue
         if answer.kind is Kind.RESULT:
             if version in supported:
-                yield passed(answer)
+                passes.append(answer)
             else:
                 yield failed(
                     answer, f"the server served a request naming {version}, but supportedVersions is {supported}"
@@ -187,7 +188,8 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
             if version in supported:
                 yield failed(answer, f"the server refused {version} with -32022, but supportedVersions lists it")
             else:
-                yield passed(answer)
+                passes.append(answer)
+    yield passed_each(passes)
 
 
 @log_check(

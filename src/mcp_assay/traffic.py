@@ -162,6 +162,10 @@ class ExchangeLog:
         self._initialize: dict[str, Message] = {}
         self._exchange_revision: dict[str, str] = {}
         self._oauth: set[str] = set()
+        self._http: list[HttpExchange] = []
+        self._stdio: list[StdioLine] = []
+        """The MCP HTTP exchanges and the stdio lines, in capture order: kept as they are added, since many
+        rules read them whole (an index built once, not a scan of every exchange per rule)."""
         self._waiting = 0
         for item in items:
             self.add(item)
@@ -175,8 +179,10 @@ class ExchangeLog:
         if isinstance(item, HttpExchange) and oauth_kind(item.request) is not None:
             self._oauth.add(item.id)
         elif isinstance(item, HttpExchange):
+            self._http.append(item)
             self._add_http(item)
         elif isinstance(item, StdioLine):
+            self._stdio.append(item)
             self._add_stdio(item)
 
     def _add_http(self, exchange: HttpExchange) -> None:
@@ -360,7 +366,7 @@ class ExchangeLog:
 
     def http_exchanges(self) -> list[HttpExchange]:
         """HTTP exchanges with an MCP server (its metadata documents included), not OAuth flow steps."""
-        return [item for item in self._items if isinstance(item, HttpExchange) and item.id not in self._oauth]
+        return list(self._http)
 
     def is_oauth_step(self, exchange: HttpExchange) -> bool:
         """Whether ``exchange`` is one of a client's OAuth flow steps (decided once, when it was added)."""
@@ -371,7 +377,7 @@ class ExchangeLog:
         return [item for item in self._items if isinstance(item, HttpExchange) and item.id in self._oauth]
 
     def stdio_lines(self) -> list[StdioLine]:
-        return [item for item in self._items if isinstance(item, StdioLine)]
+        return list(self._stdio)
 
     def process_exits(self) -> list[ProcessExit]:
         return [item for item in self._items if isinstance(item, ProcessExit)]

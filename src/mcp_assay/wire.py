@@ -50,6 +50,17 @@ __all__ = [
 ]
 
 
+_LOWER: dict[str, str] = {}
+"""Header names as looked up, lower-cased (the names rules ask for are few: lowering them once is cheaper)."""
+
+
+def _lower(name: str) -> str:
+    lowered = name.lower()
+    if len(_LOWER) < 256:
+        _LOWER[name] = lowered
+    return lowered
+
+
 class Headers(tuple[tuple[str, str], ...]):
     """Header fields in wire order; names compare case-insensitively, values exactly."""
 
@@ -69,7 +80,8 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, or ``default``."""
-        values = self._by_name().get(name.lower())
+        index = self.__dict__.get("_index") or self._by_name()
+        values = index.get(_LOWER.get(name) or _lower(name))
         return values[0] if values else default
 
     def get_all(self, name: str) -> list[str]:
@@ -86,7 +98,15 @@ def media_type(content_type: str | None) -> str | None:
     """``application/json; charset=utf-8`` -> ``application/json``; ``None`` when absent."""
     if content_type is None:
         return None
-    return content_type.split(";", 1)[0].strip().lower() or None
+    known = _MEDIA_TYPES.get(content_type)
+    if known is None:
+        known = content_type.split(";", 1)[0].strip().lower()
+        if len(_MEDIA_TYPES) < 256:  # a capture names few Content-Types, read many times each
+            _MEDIA_TYPES[content_type] = known
+    return known or None
+
+
+_MEDIA_TYPES: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

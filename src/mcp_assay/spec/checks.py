@@ -12,11 +12,19 @@ and must be one the catalogue gives.
 Two shapes exist:
 
 * :func:`message_check` functions see one message at a time (schema validity, envelopes, error
-  codes); the engine runs them as each exchange finishes, which is also what the proxy prints live;
-* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation).
+  codes); the engine runs them as each exchange finishes, which is also what the proxy prints live.
+  Besides the sender and the kinds of message it judges, one declares the ``methods`` it judges (a
+  request's or notification's own, an answer's request's): the engine routes each message only to the
+  checks that asked for it, and ``tests/spec/test_dispatch.py`` runs every body on every recorded
+  message to prove that a declaration keeps nothing away that its body would have judged;
+* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation). One that
+  declares what it ``follows`` (the methods of the requests or notifications it reads, stdio lines,
+  process exits, observations of a kind) runs only over the windows that hold some of it.
 
 Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
-:func:`not_applicable`, for a reason only the traffic shows, when nothing else was found). The
+:func:`not_applicable`, for a reason only the traffic shows, when nothing else was found); a rule
+that passes many subjects at once hands them over with :func:`passed_each`, counted without a
+finding each. The
 engine (:mod:`mcp_assay.spec.engine`) applies the gates and turns findings into verdicts.
 
 Where the catalogue's gate grades a requirement lower for some targets (AUTH-AND-BEHAVIOUR §0.3.3:
@@ -38,25 +46,34 @@ from mcp_assay.spec.features import FEATURES
 from mcp_assay.spec.requirements import Requirement, catalogue
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.verdicts import Level, Outcome, Severity, Side
-from mcp_assay.wire import Exchange
+from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine
 
 __all__ = [
     "GRADINGS",
+    "PROCESS_EXITS",
     "REGISTRY",
+    "STDIO_LINES",
     "TRANSPORTS",
     "Check",
     "Finding",
     "Gate",
     "Grade",
     "Grading",
+    "Passes",
     "Result",
+    "accepts_method",
     "failed",
+    "follows_any",
     "grading",
     "log_check",
     "message_check",
     "not_applicable",
+    "observed",
     "passed",
+    "passed_each",
+    "routed_method",
     "unverified",
+    "window_follows",
 ]
 
 TRANSPORTS = frozenset({"http", "stdio"})
@@ -83,8 +100,23 @@ class Finding:
     """Set by the engine on a failure a :class:`Grading` of the check's requirements holds for."""
 
 
+@dataclass(frozen=True, slots=True)
+class Passes:
+    """Subjects that passed, handed over at once: the engine counts them and makes a :class:`Finding` only for
+    the pass a verdict keeps (the latest), so a rule over a long log builds no object per pass."""
+
+    subjects: tuple[Message | Exchange, ...]
+    detail: str = ""
+    outcome = Outcome.PASSED
+
+
 def passed(subject: Message | Exchange | None = None, detail: str = "") -> Finding:
     return Finding(Outcome.PASSED, detail, subject)
+
+
+def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:
+    """Every one of ``subjects`` passed (in the order given): as many passes as ``passed`` for each, counted."""
+    return Passes(tuple(subjects), detail)
 
 
 def failed(subject: Message | Exchange | None, detail: str) -> Finding:
@@ -101,7 +133,7 @@ def not_applicable(reason: str) -> Finding:
     return Finding(Outcome.NOT_APPLICABLE, reason)
 
 
-Result = Finding | Iterable[Finding] | None
+Result = Finding | Passes | Iterable[Finding | Passes] | None
 
 
 # -- gradings ------------------------------------------------------------------------------------
@@ -184,6 +216,13 @@ class Check:
     graded: tuple[str, ...] = ()
     """The :class:`Grading` names every requirement the check cites carries: conditions under which a failure
     of it counts lower (a failure of a requirement that carries none counts in full)."""
+    methods: frozenset[str] | None = None
+    """The methods a message check judges (:func:`routed_method`): it is never called on a message of another
+    method (``None``: any); a name ending in ``/*`` stands for a family (``notifications/*``)."""
+    follows: frozenset[str] | None = None
+    """What a log check follows (:func:`window_follows`): methods (requests of a method with their answers, or
+    notifications; ``x/*`` a family), :data:`STDIO_LINES`, :data:`PROCESS_EXITS` or :func:`observed` kinds. It
+    runs only over a window holding some of it (``None``: every window with anything in its scope)."""
     off_version: bool = False
     """The check judges version negotiation itself (how a server answers a version it does not serve, or none):
     the suite's off-version probes are its evidence. Any other check bound to a revision's features never sees
@@ -191,6 +230,60 @@ class Check:
 
 
 REGISTRY: dict[str, Check] = {}
+
+
+def routed_method(message: Message, request_of: Callable[[Message], Message | None]) -> str | None:
+    """The method a message is routed by: its own for a request or a notification, its request's for an answer
+    (``request_of`` finds it in the log); ``None`` when unknown (an answer to no captured request, anything
+    else), and a message of unknown method visits every check its kind and sender allow."""
+    kind = message.kind
+    if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
+        return message.method
+    if kind is Kind.RESULT or kind is Kind.ERROR:
+        request = request_of(message)
+        return request.method if request is not None else None
+    return None
+
+
+STDIO_LINES = "stdio lines"
+PROCESS_EXITS = "process exits"
+
+
+def observed(kind: str) -> str:
+    """What a log check that reads observations of ``kind`` follows."""
+    return f"observations of {kind}"
+
+
+def window_follows(log: Iterable[Exchange], request_of: Callable[[Message], Message | None]) -> frozenset[str]:
+    """Everything a log check may follow that a window holds: one pass over the window, shared by every check."""
+    found: set[str] = set()
+    for exchange in log:
+        if isinstance(exchange, StdioLine):
+            found.add(STDIO_LINES)
+        elif isinstance(exchange, ProcessExit):
+            found.add(PROCESS_EXITS)
+        elif isinstance(exchange, Observation):
+            found.add(observed(exchange.kind))
+        for message in exchange.messages:
+            method = routed_method(message, request_of)
+            if method is not None:
+                found.add(method)
+    return frozenset(found)
+
+
+def follows_any(follows: frozenset[str] | None, present: frozenset[str]) -> bool:
+    """Whether a window holding ``present`` has anything a log check following ``follows`` reads."""
+    if follows is None or not follows.isdisjoint(present):
+        return True
+    families = [name[:-1] for name in follows if name.endswith("/*")]
+    return bool(families) and any(item.startswith(tuple(families)) for item in present)
+
+
+def accepts_method(methods: frozenset[str] | None, method: str | None) -> bool:
+    """Whether a check declaring ``methods`` is called on a message routed by ``method``."""
+    if methods is None or method is None or method in methods:
+        return True
+    return any(name.endswith("/*") and method.startswith(name[:-1]) for name in methods)
 
 
 def catalogue_side(entries: Iterable[Requirement]) -> Side:
@@ -245,6 +338,8 @@ def _declare(
     capability: str | None = None,
     sent_by: Side | None = None,
     kinds: Iterable[Kind] | None = None,
+    methods: Iterable[str] | None = None,
+    follows: Iterable[str] | None = None,
     area: str | None = None,
     tags: Iterable[str] = (),
     off_version: bool = False,
@@ -259,6 +354,10 @@ def _declare(
         if level not in entry.levels:
             given = ", ".join(x.value for x in entry.levels)
             raise CatalogueError(f"check cites {entry.id} as {level.value}, but the catalogue gives {given}")
+    if methods is not None and scope != "message":
+        raise CatalogueError("only a message check declares the methods it judges")
+    if follows is not None and scope != "log":
+        raise CatalogueError("only a log check declares what it follows")
     unknown_features = {name.lstrip("!") for name in features} - set(FEATURES)
     if unknown_features:
         raise CatalogueError(f"unknown revision features {sorted(unknown_features)}")
@@ -285,6 +384,8 @@ def _declare(
             subject=subject,
             sent_by=sent_by,
             kinds=frozenset(kinds) if kinds is not None else None,
+            methods=frozenset(methods) if methods is not None else None,
+            follows=frozenset(follows) if follows is not None else None,
             tags=tuple(tags),
             narrowed=because.strip() if because else None,
             graded=graded,

@@ -138,7 +138,9 @@ class Context:
         Messages mcp-assay itself made malformed on purpose are left out for checks that judge
         the client side."""
         wanted = frozenset(kinds) if kinds is not None else None
-        judging_client = self.check is not None and self.check.side is not Side.SERVER
+        check = self.check
+        judging_client = check is not None and check.side is not Side.SERVER
+        gate_keys, admissions = self._gate_keys, self._admissions  # the gates, looked up inline: a hot loop
         for message in self.log.messages():
             if sent_by is not None and message.sender is not sent_by:
                 continue
@@ -146,7 +148,14 @@ class Context:
                 continue
             if judging_client and self.deliberately_invalid(message):
                 continue
-            if self.in_scope(message):
+            if check is None:
+                yield message
+                continue
+            key = gate_keys.get((message.exchange, message.index))
+            admitted = admissions.get((check.name, key)) if key is not None else None
+            if admitted is None:
+                admitted = self.admission(check, message)
+            if admitted[0]:
                 yield message
 
     def exchanges(self) -> Iterator[Exchange]:

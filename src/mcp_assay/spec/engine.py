@@ -5,12 +5,17 @@ The engine alone decides what applies. A caller says what it wants judged with a
 the proxy, the tap and ``validate``: everything the traffic carries), hands exchanges to a
 :class:`Judge` as they finish and asks for the verdicts at the end:
 
-* message checks run on each message once, when its exchange is added; a failure among them is
-  what the proxy prints live, and what the report counts;
-* log checks run over the exchange log when the verdicts are asked for;
+* message checks run on each message once, when its exchange is added, and only the checks whose
+  declaration asks for it (sender, kinds, methods, gates): one dispatch index, built as messages of a
+  new gate key, sender, kind and method are met; a failure among them is what the proxy prints live,
+  and what the report counts;
+* log checks run over the exchange log when the verdicts are asked for (at the end of each window),
+  each only where the window holds something it follows (one pass over the window finds what);
 * every finding is folded into a tally of bounded size per check (how many passed and failed,
   the first failures with their evidence, the last pass, the first open question), in the order
-  the messages crossed the wire, so a verdict never needs the findings again.
+  the messages crossed the wire, so a verdict never needs the findings again. Passes are counted:
+  what folding needs of a subject is worked out once for every check that judges it, and passes a
+  rule hands over at once (:class:`~mcp_assay.spec.checks.Passes`) get a finding only if kept.
 
 The gates (revision features, transport, server capability) run before a check and alone make a
 verdict *not applicable*; an exception inside a check makes it *not verified*, never a crash. A
@@ -34,7 +39,21 @@ from mcp_assay.cases import Explored
 from mcp_assay.jsonrpc import Kind, Message, parser_limit
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import rules
-from mcp_assay.spec.checks import GRADINGS, REGISTRY, Check, Finding, Grade, Result, not_applicable, unverified
+from mcp_assay.spec.checks import (
+    GRADINGS,
+    REGISTRY,
+    Check,
+    Finding,
+    Grade,
+    Passes,
+    Result,
+    accepts_method,
+    follows_any,
+    not_applicable,
+    routed_method,
+    unverified,
+    window_follows,
+)
 from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
@@ -121,7 +140,24 @@ class _Gated:
 
     count: int = 0
     first: Order = (math.inf, 0, 0)
-    runs: dict[tuple[Side, Kind], list[Check]] = field(default_factory=dict)
+    runs: dict[tuple[Side, Kind, str | None], list[Check]] = field(default_factory=dict)
+    """The message checks a message of this gate key, sender, kind and (routed) method visits."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """A finding's subject as folding sees it (the same for every check that judges it)."""
+
+    subject: Message | Exchange | None
+    """Held, so that the id the facts are cached under stays this subject's."""
+    exchange: Exchange | None
+    probed: bool
+    """The exchange carries mcp-assay's own tag (only then may the subject say nothing of a check's side)."""
+    carried: bool
+    """Judged in the window before, or waiting for the next: context here."""
+    source: Source | None
+    explored: Explored | None
+    revision: str | None
 
 
 class Judge:
@@ -176,6 +212,11 @@ class Judge:
         self.observations_seen = 0
         """Exchanges that carried traffic (observations left out), over every window."""
         self.messages_seen = 0
+        self._facts: dict[int, _Facts] = {}
+        self.check_calls = 0
+        """Message checks called, over every window (counted work: what the dispatch index leaves to run)."""
+        self.log_check_calls = 0
+        """Log checks run, over every window (one that follows nothing a window holds does not run there)."""
 
     # -- feeding ---------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:
@@ -246,6 +287,7 @@ class Judge:
             self._exchanges_by_gate[(exchange.transport, self.log.exchange_revision(exchange.id))] += 1
 
     def _judge_message(self, message: Message) -> None:
+        self._facts.clear()
         position = self._position
         self._position += 1
         ctx = self.ctx
@@ -256,15 +298,18 @@ class Judge:
             for check in self.checks:  # once per gate key: a handful in any capture
                 self._admissions[(check.name, key)] = ctx.admission(check, message)
         gated.count += 1
-        runs = gated.runs.get((message.sender, message.kind))
-        if runs is None:
-            runs = gated.runs[(message.sender, message.kind)] = [
+        route = (message.sender, message.kind, routed_method(message, self.log.request_of))
+        runs = gated.runs.get(route)
+        if runs is None:  # the dispatch index: built once per gate key, sender, kind and method met
+            runs = gated.runs[route] = [
                 check
                 for check in self._message_checks
                 if self._admissions[(check.name, key)][0]
                 and (check.sent_by is None or message.sender is check.sent_by)
                 and (check.kinds is None or message.kind in check.kinds)
+                and accepts_method(check.methods, route[2])
             ]
+        self.check_calls += len(runs)
         invalid: bool | None = None
         for check in runs:
             tally = self._tallies[check.name]
@@ -283,8 +328,13 @@ class Judge:
                 continue
             finally:
                 ctx.check = None
-            for rank, finding in enumerate(found):
+            rank = 0
+            for finding in found:
+                if isinstance(finding, Passes):
+                    rank = self._fold_passes(check, tally, finding, message.time, position, rank)
+                    continue
                 self._fold(check, tally, finding, (message.time, position, rank))
+                rank += 1
                 if finding.outcome is Outcome.FAILED and self.on_failure is not None:
                     self.on_failure(check, message, finding)
 
@@ -307,16 +357,56 @@ class Judge:
         tally.broken = f"the check itself failed ({self.redactor.text(f'{type(exc).__name__}: {exc}')})"
 
     # -- folding ---------------------------------------------------------------------------------
+    def _fold_passes(self, check: Check, tally: _Tally, passes: Passes, first: float, second: int, rank: int) -> int:
+        """Count passes handed over at once (a finding is made only for the one kept); the next free rank."""
+        latest: tuple[Order, _Facts] | None = None
+        for subject in passes.subjects:
+            order = (first, second, rank)
+            rank += 1
+            facts = self._judged_facts(check, tally, subject, order)
+            if facts is not None:
+                order = self._counted(tally, facts, order)
+                if latest is None or order > latest[0]:
+                    latest = (order, facts)
+        if latest is not None and (tally.last_pass is None or latest[0] > tally.last_pass.order):
+            tally.last_pass = _Ranked(latest[0], Finding(Outcome.PASSED, passes.detail, latest[1].subject))
+        return rank
+
+    def _judged_facts(
+        self, check: Check, tally: _Tally, subject: Message | Exchange | None, order: Order
+    ) -> _Facts | None:
+        """The facts of a finding's subject, or ``None`` when the finding is not this window's to count."""
+        facts = self._facts_of(subject)
+        if facts.probed:  # only an exchange mcp-assay had a hand in can be foreign to a check
+            foreign = self.ctx.not_theirs(check, subject) or self.ctx.off_version(check, subject)
+            if foreign:  # mcp-assay's own part of the traffic says nothing of the side (or revision) this check judges
+                if tally.inapplicable is None or order < tally.inapplicable.order:
+                    tally.inapplicable = _Ranked(order, not_applicable(foreign))
+                return None
+        if facts.carried:
+            return None  # judged in the window it crossed the wire in, or waiting to be judged in the next
+        return facts
+
+    @staticmethod
+    def _counted(tally: _Tally, facts: _Facts, order: Order) -> Order:
+        """Count one pass (where it came from, its revision); where it ranks among the check's findings."""
+        tally.sources.add(facts.source)
+        if facts.revision:
+            tally.revisions.add(facts.revision)
+        tally.passes += 1
+        return _ranked(facts.explored, order)
+
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
         subject = finding.subject
-        foreign = self.ctx.not_theirs(check, subject) or self.ctx.off_version(check, subject)
-        if foreign:  # mcp-assay's own part of the traffic says nothing of the side (or revision) this check judges
-            if tally.inapplicable is None or order < tally.inapplicable.order:
-                tally.inapplicable = _Ranked(order, not_applicable(foreign))
+        facts = self._judged_facts(check, tally, subject, order)
+        if facts is None:
             return
-        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
-        if exchange is not None and (exchange.id in self._context or exchange.id in self._deferred):
-            return  # judged in the window it crossed the wire in, or waiting to be judged in the next
+        if finding.outcome is Outcome.PASSED:  # most findings: counted, and kept only while the latest
+            order = self._counted(tally, facts, order)
+            if tally.last_pass is None or order > tally.last_pass.order:
+                tally.last_pass = _Ranked(order, finding)
+            return
+        exchange = facts.exchange
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
@@ -328,15 +418,10 @@ class Judge:
                 )
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
-        probe = self._probe(exchange, subject)
-        explored = probe.explored if probe is not None else None
-        source = Source.EXPLORED if explored is not None else _source_of(probe)
-        order = _ranked(explored, order)
-        tally.sources.add(source)
-        if isinstance(subject, Message):
-            revision = self.log.revision(subject)
-            if revision:
-                tally.revisions.add(revision)
+        order = _ranked(facts.explored, order)
+        tally.sources.add(facts.source)
+        if facts.revision:
+            tally.revisions.add(facts.revision)
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
             tally.failed += 1
@@ -344,7 +429,7 @@ class Judge:
                 tally.graded += 1
                 if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
                     tally.grade = finding.grade
-            tally.failed_sources.add(source)
+            tally.failed_sources.add(facts.source)
             if tally.first_failure is None or order < tally.first_failure.order:
                 tally.first_failure = ranked
             if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
@@ -360,6 +445,25 @@ class Judge:
                 tally.pending = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+
+    def _facts_of(self, subject: Message | Exchange | None) -> _Facts:
+        """What folding needs to know of a finding's subject, worked out once however many checks judge it (the
+        cache lives while one message is judged, or one window's log checks run: the log does not change then)."""
+        facts = self._facts.get(id(subject))
+        if facts is None:
+            exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+            probe = self._probe(exchange, subject)
+            explored = probe.explored if probe is not None else None
+            facts = self._facts[id(subject)] = _Facts(
+                subject=subject,
+                exchange=exchange,
+                probed=exchange is not None and exchange.probe is not None,
+                carried=exchange is not None and (exchange.id in self._context or exchange.id in self._deferred),
+                source=Source.EXPLORED if explored is not None else _source_of(probe),
+                explored=explored,
+                revision=self.log.revision(subject) if isinstance(subject, Message) else None,
+            )
+        return facts
 
     def _probe(self, exchange: Exchange | None, subject: Message | Exchange | None) -> Probe | None:
         """Why mcp-assay had a hand in the exchange a finding is about: its own tag, or over stdio, where a server's
@@ -408,6 +512,14 @@ class Judge:
 
     def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         left = [check for check in self.checks if check.scope == "log"]
+        present = window_follows(self.log, self.log.request_of)
+        self._facts.clear()
+        try:
+            self._run_each(left, present, stop)
+        finally:
+            self._facts.clear()
+
+    def _run_each(self, left: list[Check], present: frozenset[str], stop: Callable[[], str | None] | None) -> None:
         for number, check in enumerate(left):
             why = stop() if stop is not None else None
             if why:
@@ -417,18 +529,21 @@ class Judge:
                 return
             tally = self._tallies[check.name]
             if tally.broken is None:
-                self._run_log_check(check, tally, self._windows)
+                self._run_log_check(check, tally, self._windows, present)
 
     @property
     def excluded_failures(self) -> list[Verdict]:
         """Failed verdicts of checks the scope's sides leave out (the suite reports them as its own defects)."""
         return list(self._excluded)
 
-    def _run_log_check(self, check: Check, tally: _Tally, window: int) -> None:
+    def _run_log_check(self, check: Check, tally: _Tally, window: int, present: frozenset[str]) -> None:
         exchanges_in_scope = 0 if check.gate.capability else self._exchanges_in_scope(check)
         if not (self._in_scope(check)[0] or exchanges_in_scope):
             return
         tally.exchanges_in_scope = exchanges_in_scope
+        if not follows_any(check.follows, present):
+            return  # the window holds nothing the check follows
+        self.log_check_calls += 1
         self.ctx.check = check
         try:
             found = _normalise(check.func(self.ctx))
@@ -437,8 +552,13 @@ class Judge:
             return
         finally:
             self.ctx.check = None
-        for rank, finding in enumerate(found):
-            self._fold(check, tally, finding, (float("inf"), window, rank))
+        rank = 0
+        for finding in found:
+            if isinstance(finding, Passes):
+                rank = self._fold_passes(check, tally, finding, math.inf, window, rank)
+            else:
+                self._fold(check, tally, finding, (math.inf, window, rank))
+                rank += 1
 
     def _exchanges_in_scope(self, check: Check) -> int:
         """Exchanges carrying traffic that pass the check's transport and revision gates (observations carry none)."""
@@ -576,12 +696,13 @@ def _redacted(evidence: Evidence, redact: Callable[[str], str]) -> Evidence:
     )
 
 
-def _normalise(result: Result) -> list[Finding]:
+def _normalise(result: Result) -> list[Finding | Passes]:
+    """A check's findings as a list (passes of nothing left out)."""
     if result is None:
         return []
-    if isinstance(result, Finding):
-        return [result]
-    return [item for item in result if item is not None]
+    if isinstance(result, Finding | Passes):
+        result = (result,)
+    return [item for item in result if item is not None and not (isinstance(item, Passes) and not item.subjects)]
 
 
 def _verdict(check: Check, outcome: Outcome, source: Source, reason: str, **extra: Any) -> Verdict:

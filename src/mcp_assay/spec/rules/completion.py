@@ -34,6 +34,7 @@ def _completion_request(message: Message, ctx: Context) -> Message | None:
     subject="completion results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={METHOD},
 )
 def servers_serving_completions_declare_completions(message: Message, ctx: Context) -> Finding | None:
     """A server that answers completion/complete with a result declares the completions capability."""
@@ -46,6 +47,7 @@ def servers_serving_completions_declare_completions(message: Message, ctx: Conte
     subject="completion requests to servers without completions",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={METHOD},
 )
 def completion_without_the_capability_is_method_not_found(message: Message, ctx: Context) -> Finding | None:
     """Without the completions capability, completion/complete gets -32601 (HTTP 404 in 2026).
@@ -83,6 +85,7 @@ def completion_without_the_capability_is_method_not_found(message: Message, ctx:
     subject="completion requests",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods={METHOD},
 )
 def completion_requests_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """completion/complete params have a ref/prompt or ref/resource ref, a string argument and string context."""
@@ -99,6 +102,7 @@ def completion_requests_match_the_schema(message: Message, ctx: Context) -> Find
     subject="completion results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={METHOD},
 )
 def completion_results_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """completion.values is an array of at most 100 strings, with an integer total and a boolean hasMore."""
@@ -113,6 +117,7 @@ def completion_results_match_the_schema(message: Message, ctx: Context) -> Findi
     subject="completion results with a total",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={METHOD},
 )
 def completion_totals_cover_the_values(message: Message, ctx: Context) -> Finding | None:
     """A completion total, when given, is at least the number of values returned."""
@@ -135,6 +140,7 @@ def completion_totals_cover_the_values(message: Message, ctx: Context) -> Findin
     subject="completion errors",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={METHOD},
 )
 def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Finding | None:
     """Unknown prompts in a completion ref get -32602; internal failures get -32603.

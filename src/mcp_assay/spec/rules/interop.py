@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from mcp_assay.cases import Case, sdk
 from mcp_assay.protocol import Era
-from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.checks import Finding, failed, log_check, observed, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Outcome
 from mcp_assay.wire import Observation
@@ -49,7 +49,13 @@ def _judge(item: Observation, what: str) -> Finding:
     return unverified(f"{what}: {detail or 'no outcome recorded'}", item)
 
 
-@log_check(requirements="VER-07", level=Level.MUST, subject="stock SDK client connections", features={"discover"})
+@log_check(
+    requirements="VER-07",
+    level=Level.MUST,
+    subject="stock SDK client connections",
+    features={"discover"},
+    follows={observed(OBSERVATION)},
+)
 def a_stock_sdk_client_discovers_the_server(ctx: Context) -> Iterator[Finding]:
     """The official SDK's client, in its discover-first mode, accepts the server's DiscoverResult and stays modern.
 
@@ -73,7 +79,11 @@ def a_stock_sdk_client_discovers_the_server(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements=("HS-04", "HS-05"), level=Level.MUST, subject="stock SDK client handshakes", features={"handshake"}
+    requirements=("HS-04", "HS-05"),
+    level=Level.MUST,
+    subject="stock SDK client handshakes",
+    features={"handshake"},
+    follows={observed(OBSERVATION)},
 )
 def a_stock_sdk_client_completes_the_handshake(ctx: Context) -> Iterator[Finding]:
     """The official SDK's client completes the initialize handshake and settles on a revision in the window.
@@ -97,7 +107,13 @@ def a_stock_sdk_client_completes_the_handshake(ctx: Context) -> Iterator[Finding
             yield passed(item, f"the official SDK client completed the handshake on {negotiated}")
 
 
-@log_check(requirements="TOOL-05", level=Level.MUST, subject="stock SDK client tool listings", capability="tools")
+@log_check(
+    requirements="TOOL-05",
+    level=Level.MUST,
+    subject="stock SDK client tool listings",
+    capability="tools",
+    follows={observed(OBSERVATION)},
+)
 def a_stock_sdk_client_lists_the_tools(ctx: Context) -> Iterator[Finding]:
     """The official SDK's client lists the tools without its own validation refusing the answer.
 

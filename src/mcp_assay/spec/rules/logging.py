@@ -111,6 +111,7 @@ def _quiet_http_requests(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST_NOT,
     subject="log messages for requests that set a level",
     features=PER_REQUEST,
+    follows={LOG_MESSAGE},
 )
 def log_messages_respect_the_requested_level(ctx: Context) -> Iterator[Finding]:
     """Log messages are at or above the level the request asked for.
@@ -149,6 +150,7 @@ def log_messages_respect_the_requested_level(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST_NOT,
     subject="log messages",
     features=PER_REQUEST,
+    follows={LOG_MESSAGE},
 )
 def log_messages_stay_on_their_request_stream(ctx: Context) -> Iterator[Finding]:
     """Log messages travel only on the stream of the request that set the level, before its final response."""
@@ -211,6 +213,7 @@ def unknown_log_levels_are_rejected(ctx: Context) -> Iterator[Finding]:
     subject="log messages",
     sent_by=Side.SERVER,
     kinds={Kind.NOTIFICATION},
+    methods={LOG_MESSAGE},
 )
 def log_messages_need_the_logging_capability(message: Message, ctx: Context) -> Finding | None:
     """A server that sends notifications/message declares the logging capability."""
@@ -268,6 +271,7 @@ def _leak(text: str, credentials: list[str]) -> str | None:
     requirements="LOG-07",
     level=Level.MUST_NOT,
     subject="log messages",
+    follows={LOG_MESSAGE},
 )
 def log_messages_leak_no_secrets(ctx: Context) -> Iterator[Finding]:
     """Log messages contain no credentials, secrets or personal data (heuristic scan).
@@ -295,6 +299,7 @@ def _empty(message: Message) -> bool:
     level=Level.SHOULD,
     subject="logging/setLevel requests",
     features={"set_log_level"},
+    follows={"logging/setLevel"},
 )
 def set_level_requests_are_answered_as_specified(ctx: Context) -> Iterator[Finding]:
     """logging/setLevel with a known level returns {}; an unknown level gets -32602."""
@@ -341,6 +346,7 @@ def _session_level(message: Message, idx: StreamIndex) -> tuple[int, Message] | 
     level=Level.SHOULD,
     subject="log messages after logging/setLevel",
     features={"set_log_level"},
+    follows={LOG_MESSAGE},
 )
 def log_messages_respect_the_session_level(ctx: Context) -> Iterator[Finding]:
     """After logging/setLevel, a 2025 server logs only at or above that level."""
@@ -364,6 +370,7 @@ def log_messages_respect_the_session_level(ctx: Context) -> Iterator[Finding]:
     subject="discover results",
     features=PER_REQUEST,
     because="the server's half of a requirement binding both sides (its client half is a check of its own)",
+    follows={"server/discover"},
 )
 def servers_do_not_adopt_deprecated_logging(ctx: Context) -> Iterator[Finding]:
     """A 2026 server advertising the deprecated logging capability is noted (information only)."""

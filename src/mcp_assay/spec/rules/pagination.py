@@ -295,6 +295,7 @@ def _is_paginated_request(message: Message) -> bool:
     level=Level.MUST,
     subject="paginated requests and results",
     kinds={Kind.REQUEST, Kind.RESULT},
+    methods=ITEMS,
 )
 def cursors_are_strings(message: Message, ctx: Context) -> Finding | None:
     """On the four list methods, params.cursor and nextCursor are strings when present."""
@@ -345,6 +346,7 @@ def _issued(ctx: Context, request: Message, cursor: str) -> tuple[list[Message],
     subject="paginated requests with a cursor",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods=ITEMS,
 )
 def clients_send_only_cursors_the_server_issued(message: Message, ctx: Context) -> Finding | None:
     """A client sends back only a nextCursor the server gave it for the same method, unaltered."""
@@ -372,6 +374,7 @@ def clients_send_only_cursors_the_server_issued(message: Message, ctx: Context) 
     level=Level.MUST_NOT,
     subject="empty-string cursors",
     features={"per_request_version"},
+    follows=ITEMS,
 )
 def clients_follow_empty_string_cursors(ctx: Context) -> Iterator[Finding]:
     """An empty-string nextCursor is followed like any other cursor, not taken as the end of the list."""
@@ -408,7 +411,7 @@ def _item_keys(page: Page) -> list[str]:
     ]
 
 
-@log_check(requirements="PAGE-04", level=Level.SHOULD, subject="paginated walks")
+@log_check(requirements="PAGE-04", level=Level.SHOULD, subject="paginated walks", follows=ITEMS)
 def cursors_are_stable_and_walks_terminate(ctx: Context) -> Iterator[Finding]:
     """A walk never revisits a cursor or repeats an item, and the same cursor gives the same page."""
     for method in ITEMS:
@@ -472,6 +475,7 @@ def _invalid_cursor_request(request: Message, ctx: Context) -> bool:
     subject="answers to invalid cursors",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods=ITEMS,
 )
 def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A list request with an invalid cursor is answered with -32602.
@@ -497,6 +501,7 @@ def invalid_cursors_get_invalid_params(message: Message, ctx: Context) -> Findin
     features={"handshake"},
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods=ITEMS,
 )
 def cursors_stay_in_their_session(message: Message, ctx: Context) -> Finding | None:
     """A 2025 client does not carry a cursor from one session into another."""

@@ -130,6 +130,7 @@ def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterato
     side=Side.BOTH,
     subject="progress notifications",
     because="in 2025-11-25 either side may report progress on the other's request",
+    follows={PROGRESS},
 )
 def progress_names_a_request_in_flight(ctx: Context) -> Iterator[Finding]:
     """Each notifications/progress quotes (type and value) the token of a request still in flight."""
@@ -162,6 +163,7 @@ def _unknown_token(progress: Message, idx: StreamIndex) -> Finding:
     side=Side.BOTH,
     subject="progress sequences",
     because="in 2025-11-25 either side may report progress on the other's request",
+    follows={PROGRESS},
 )
 def progress_increases_with_every_notification(ctx: Context) -> Iterator[Finding]:
     """For one request's token, params.progress strictly increases from notification to notification."""
@@ -194,6 +196,7 @@ def progress_increases_with_every_notification(ctx: Context) -> Iterator[Finding
     side=Side.BOTH,
     subject="progress notifications",
     because="in 2025-11-25 either side may report progress on the other's request",
+    follows={PROGRESS},
 )
 def no_progress_after_the_final_response(ctx: Context) -> Iterator[Finding]:
     """No progress for a token after its request's final response (2025 task requests excepted)."""
@@ -221,6 +224,7 @@ def _late_progress(progress: Message, idx: StreamIndex) -> Finding | None:
     level=Level.MUST,
     subject="progress notifications on HTTP",
     features={"per_request_version"},
+    follows={PROGRESS},
 )
 def progress_travels_on_its_request_stream(ctx: Context) -> Iterator[Finding]:
     """On 2026 HTTP a request's progress travels only on that request's own SSE stream."""

@@ -61,6 +61,7 @@ def _prompt_blocks(message: Message, ctx: Context) -> Iterator[tuple[str, dict[s
     subject="prompt results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"prompts/list", "prompts/get"},
 )
 def servers_serving_prompts_declare_prompts(message: Message, ctx: Context) -> Finding | None:
     """A server that serves prompts/list or prompts/get declares the prompts capability."""
@@ -74,6 +75,7 @@ def servers_serving_prompts_declare_prompts(message: Message, ctx: Context) -> F
     capability="prompts",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"prompts/list"},
 )
 def declared_prompts_are_listed(message: Message, ctx: Context) -> Finding | None:
     """A server declaring prompts answers prompts/list with a result.
@@ -87,6 +89,7 @@ def declared_prompts_are_listed(message: Message, ctx: Context) -> Finding | Non
     level=Level.MUST_NOT,
     subject="repeated prompt listings",
     features={"per_request_version"},
+    follows={"prompts/list"},
 )
 def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
     """The set of prompts does not change with the connection or earlier requests (same credentials).
@@ -102,6 +105,7 @@ def prompt_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Findi
     subject="prompts/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"prompts/list"},
 )
 def prompt_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """prompts/list results hold Prompt objects (name required; arguments with name and boolean required)."""
@@ -114,6 +118,7 @@ def prompt_lists_match_the_schema(message: Message, ctx: Context) -> Finding | N
     subject="prompts/get requests",
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods={"prompts/get"},
 )
 def prompt_requests_carry_string_arguments(message: Message, ctx: Context) -> Finding | None:
     """prompts/get params carry a string name and arguments whose values are all strings."""
@@ -128,6 +133,7 @@ def prompt_requests_carry_string_arguments(message: Message, ctx: Context) -> Fi
     subject="prompts/get results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"prompts/get"},
 )
 def prompt_results_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """prompts/get results hold messages with role "user" or "assistant" and one content block each."""
@@ -199,6 +205,7 @@ def _missing_arguments(request: Message, params: dict[str, Any], ctx: Context) -
     subject="answers to unknown prompts",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"prompts/get"},
 )
 def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A prompts/get naming a prompt that does not exist gets -32602.
@@ -221,6 +228,7 @@ def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Findin
     subject="answers to prompts/get missing required arguments",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"prompts/get"},
 )
 def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A prompts/get that leaves out a required argument gets -32602.
@@ -241,6 +249,7 @@ def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) 
     subject="failed prompts/get requests",
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
+    methods={"prompts/get"},
 )
 def failed_prompts_report_internal_errors(message: Message, ctx: Context) -> Finding | None:
     """A failure inside the server while producing a prompt is reported as -32603.
@@ -258,6 +267,7 @@ def failed_prompts_report_internal_errors(message: Message, ctx: Context) -> Fin
     subject="prompt messages with image or audio",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"prompts/get"},
 )
 def prompt_media_is_base64_with_a_mime_type(message: Message, ctx: Context) -> Iterator[Finding]:
     """Image and audio content in prompt messages has base64 data and a valid MIME type."""
@@ -279,6 +289,7 @@ def prompt_media_is_base64_with_a_mime_type(message: Message, ctx: Context) -> I
     subject="embedded resources in prompt messages",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"prompts/get"},
 )
 def prompt_embedded_resources_are_complete(message: Message, ctx: Context) -> Iterator[Finding]:
     """Embedded resources in prompt messages have a valid uri, a mimeType, and text or base64 blob."""

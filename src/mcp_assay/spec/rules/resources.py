@@ -78,6 +78,7 @@ def _served_missing(uri: Any) -> str:
     subject="resource results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods=RESOURCE_METHODS,
 )
 def servers_serving_resources_declare_resources(message: Message, ctx: Context) -> Finding | None:
     """A server that serves resources/list, resources/read or resources/templates/list declares resources."""
@@ -91,6 +92,7 @@ def servers_serving_resources_declare_resources(message: Message, ctx: Context) 
     capability="resources",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"resources/list"},
 )
 def declared_resources_are_listed(message: Message, ctx: Context) -> Finding | None:
     """A server declaring resources answers resources/list with a result.
@@ -104,6 +106,7 @@ def declared_resources_are_listed(message: Message, ctx: Context) -> Finding | N
     level=Level.MUST_NOT,
     subject="repeated resource listings",
     features={"per_request_version"},
+    follows={"resources/list"},
 )
 def resource_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
     """The set of resources does not change with the connection or earlier requests (same credentials).
@@ -119,6 +122,7 @@ def resource_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Fin
     subject="resources/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"resources/list"},
 )
 def resource_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/list results hold a resources array of Resource objects (uri and name required)."""
@@ -148,6 +152,7 @@ def contents_issues(item: Any, revision: Revision, path: str) -> list[str]:
     subject="resources/read results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"resources/read"},
 )
 def resource_reads_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/read results hold a contents array of {uri, text} or {uri, blob} items."""
@@ -263,6 +268,7 @@ def _uris(message: Message, ctx: Context) -> list[tuple[str, Any]]:
     subject="resource URIs",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.NOTIFICATION},
+    methods={"notifications/resources/updated", "resources/list", "resources/read", "tools/call", "prompts/get"},
 )
 def resource_uris_are_valid_uris(message: Message, ctx: Context) -> Finding | None:
     """Resource URIs in listings, contents, links and resource-updated notifications are valid RFC 3986 URIs."""
@@ -282,6 +288,7 @@ def resource_uris_are_valid_uris(message: Message, ctx: Context) -> Finding | No
     features={"per_request_version"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"resources/read"},
 )
 def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A read of a resource that does not exist gets -32602 (2026).
@@ -303,6 +310,7 @@ def missing_resources_get_invalid_params(message: Message, ctx: Context) -> Find
     features={"handshake"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"resources/read"},
 )
 def missing_resources_get_resource_not_found(message: Message, ctx: Context) -> Finding | None:
     """A read of a resource that does not exist gets -32002 (2025).
@@ -326,6 +334,7 @@ def missing_resources_get_resource_not_found(message: Message, ctx: Context) -> 
     features={"per_request_version"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"resources/read"},
 )
 def missing_resources_are_not_empty_contents(message: Message, ctx: Context) -> Finding | None:
     """A read of a resource that does not exist is never answered with "contents": [].
@@ -346,6 +355,7 @@ def missing_resources_are_not_empty_contents(message: Message, ctx: Context) -> 
     subject="failed resource reads",
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
+    methods={"resources/read"},
 )
 def failed_reads_report_internal_errors(message: Message, ctx: Context) -> Finding | None:
     """A failure inside the server while reading a resource is reported as -32603.
@@ -363,6 +373,7 @@ def failed_reads_report_internal_errors(message: Message, ctx: Context) -> Findi
     subject="resources/templates/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"resources/templates/list"},
 )
 def resource_templates_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """resources/templates/list results hold ResourceTemplate objects with an RFC 6570 uriTemplate and a name."""
@@ -375,6 +386,7 @@ def resource_templates_match_the_schema(message: Message, ctx: Context) -> Findi
     subject="answers to reads of malformed URIs",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"resources/read"},
 )
 def malformed_uris_are_refused(message: Message, ctx: Context) -> Finding | None:
     """A resources/read of a malformed uri gets a JSON-RPC error, not contents.
@@ -415,6 +427,7 @@ def _escapes(uri: Any) -> bool:
     features={"per_request_version"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"resources/read"},
 )
 def file_uris_cannot_escape_the_served_tree(message: Message, ctx: Context) -> Finding | None:
     """A file:// read that climbs out of the served tree with .. (or %2e%2e) fails with an error.

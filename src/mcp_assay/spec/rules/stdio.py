@@ -21,7 +21,18 @@ from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
 from mcp_assay.protocol import MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.checks import (
+    PROCESS_EXITS,
+    STDIO_LINES,
+    Finding,
+    Passes,
+    failed,
+    log_check,
+    message_check,
+    passed,
+    passed_each,
+    unverified,
+)
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import ProcessExit, StdioLine, body_text, sent_by_assay
@@ -148,9 +159,10 @@ def _pipe(side: Side) -> str:
 
 
 # == framing ======================================================================================
-@log_check(requirements="STDIO-01", level=Level.MUST_NOT, subject="stdio messages")
-def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding]:
+@log_check(requirements="STDIO-01", level=Level.MUST_NOT, subject="stdio messages", follows={STDIO_LINES})
+def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding | Passes]:
     """Each stdio message is one newline-terminated line; no message is spread over several lines."""
+    passes: list[Message] = []
     frames = framing(ctx)
     for group in frames.groups:
         first = group[0]
@@ -165,10 +177,12 @@ def stdio_messages_take_exactly_one_line(ctx: Context) -> Iterator[Finding]:
         if frames.classes.get(line.id) is LineClass.MESSAGE and (
             line.sender is Side.SERVER or _judged(line, line.sender)
         ):
-            yield passed(line.message)
+            passes.append(line.message)
+    yield passed_each(passes)
 
 
-def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
+def _only_messages(ctx: Context, side: Side) -> Iterator[Finding | Passes]:
+    passes: list[Message] = []
     frames = framing(ctx)
     who, pipe = _who(side), _pipe(side)
     for line in ctx.log.stdio_lines():
@@ -177,7 +191,7 @@ def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
         kind = frames.classes.get(line.id)
         excerpt = body_text(line.raw, 160).rstrip("\n")
         if kind is LineClass.MESSAGE:
-            yield passed(line.message)
+            passes.append(line.message)
         elif kind is LineClass.TEXT:
             yield failed(line.message, f"the {who} wrote a line to {pipe} that is not an MCP message: {excerpt!r}")
         elif kind is LineClass.BLANK:
@@ -186,16 +200,17 @@ def _only_messages(ctx: Context, side: Side) -> Iterator[Finding]:
             yield failed(line.message, f"the {who}'s output on {pipe} ends with an incomplete line: {excerpt!r}")
         elif kind is LineClass.NOT_JSONRPC:
             yield failed(line.message, f"the {who} wrote JSON that is not a JSON-RPC message to {pipe}: {excerpt!r}")
+    yield passed_each(passes)
 
 
-@log_check(requirements="STDIO-02", level=Level.MUST_NOT, subject="lines on the server's stdout")
-def server_stdout_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding]:
+@log_check(requirements="STDIO-02", level=Level.MUST_NOT, subject="lines on the server's stdout", follows={STDIO_LINES})
+def server_stdout_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding | Passes]:
     """The server writes nothing but MCP messages to stdout: no banner, log line, blank or partial line."""
     return _only_messages(ctx, Side.SERVER)
 
 
-@log_check(requirements="STDIO-03", level=Level.MUST_NOT, subject="lines on the server's stdin")
-def client_stdin_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding]:
+@log_check(requirements="STDIO-03", level=Level.MUST_NOT, subject="lines on the server's stdin", follows={STDIO_LINES})
+def client_stdin_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding | Passes]:
     """The client writes nothing but MCP messages to the server's stdin."""
     return _only_messages(ctx, Side.CLIENT)
 
@@ -282,9 +297,12 @@ def _scope_of(notification: Message, open_: _Open) -> str | None:
 
 
 @log_check(
-    requirements="STDIO-07", level=Level.MUST, subject="server notifications on stdout",
+    requirements="STDIO-07",
+    level=Level.MUST,
+    subject="server notifications on stdout",
     **MODERN_STDIO,
-)  # fmt: skip
+    follows={STDIO_LINES},
+)
 def stdio_notifications_belong_to_a_request_or_listen(ctx: Context) -> Iterator[Finding]:
     """Every 2026 server notification on stdout is request-scoped, tagged for an open listen, or ends one.
 
@@ -357,7 +375,7 @@ def _connection_revision(ctx: Context, connection: str) -> Any:
     return None
 
 
-@log_check(requirements="STDIO-08", level=Level.SHOULD, subject="stdin closures")
+@log_check(requirements="STDIO-08", level=Level.SHOULD, subject="stdin closures", follows={PROCESS_EXITS})
 def stdio_servers_exit_promptly_after_stdin_closes(ctx: Context) -> Iterator[Finding]:
     """Once its stdin reaches end-of-file the server exits promptly (default limit 5 s, ``stdio_exit_limit_s``)."""
     limit = _limit(ctx)
@@ -379,7 +397,7 @@ def stdio_servers_exit_promptly_after_stdin_closes(ctx: Context) -> Iterator[Fin
             yield passed(exit_, f"the server exited {elapsed:.2f} s after its stdin closed")
 
 
-@log_check(requirements="STDIO-09", level=Level.SHOULD, subject="server shutdowns")
+@log_check(requirements="STDIO-09", level=Level.SHOULD, subject="server shutdowns", follows={PROCESS_EXITS})
 def clients_close_stdin_before_signalling(ctx: Context) -> Iterator[Finding]:
     """A client ends a stdio server by closing its stdin first, then escalates (2025: SIGTERM before SIGKILL)."""
     for exit_ in ctx.log.process_exits():
@@ -414,7 +432,13 @@ def _same_work(a: Message, b: Message) -> bool:
     return strip(a) == strip(b)
 
 
-@log_check(requirements="STDIO-10", level=Level.SHOULD, subject="unexpected server deaths", **MODERN_STDIO)
+@log_check(
+    requirements="STDIO-10",
+    level=Level.SHOULD,
+    subject="unexpected server deaths",
+    **MODERN_STDIO,
+    follows={PROCESS_EXITS},
+)
 def clients_restart_dead_servers_and_resend(ctx: Context) -> Iterator[Finding]:
     """After the server dies unexpectedly the client restarts it and re-sends in-flight requests and listens."""
     for exit_ in ctx.log.process_exits():

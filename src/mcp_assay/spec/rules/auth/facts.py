@@ -209,6 +209,23 @@ class Presented:
 
 
 def presented(request: HttpRequest) -> Presented:
+    """The credentials ``request`` carried (worked out once per request: many authorization rules ask)."""
+    known = _PRESENTED.get(id(request))
+    if known is not None and known[0] is request:
+        return known[1]
+    found = _presented(request)
+    if len(_PRESENTED) >= _KEPT:
+        _PRESENTED.clear()
+    _PRESENTED[id(request)] = (request, found)
+    return found
+
+
+_KEPT = 4096
+_PRESENTED: dict[int, tuple[HttpRequest, Presented]] = {}
+"""The latest requests asked about (held, so that an id stays its request's), at most :data:`_KEPT`."""
+
+
+def _presented(request: HttpRequest) -> Presented:
     value = request.headers.get(HeaderKey.AUTHORIZATION)
     scheme, _, credential = (value or "").strip().partition(" ")
     query = tuple(

@@ -34,6 +34,7 @@ from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES
 from mcp_assay.spec.toolschema import validate_instance
+from mcp_assay.traffic import MessageKey, message_key
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
 
@@ -143,11 +144,29 @@ def tool_definition(request: Message, params: dict[str, Any], ctx: Context) -> t
     return (listing.items.get(name) if isinstance(name, str) else None), listing.complete
 
 
+class _Violations:
+    """What :func:`argument_violation` found per call, for the log as it is (three rules ask about each answer)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.found: dict[MessageKey, str | None] = {}
+
+    def advance(self, ctx: Context) -> None:
+        self.found.clear()  # a listing captured since may name the tool: asked again
+
+
 def argument_violation(request: Message, params: dict[str, Any], ctx: Context) -> str | None:
     """How a call's ``arguments`` break the tool's ``inputSchema`` (``None``: they do not, or it is unknown).
 
     The schema comes from the captured ``tools/list``; a call the active suite tagged as a bad-arguments
-    probe counts even when the schema could not be read."""
+    probe counts even when the schema could not be read. ``params`` are the request's own (an object)."""
+    found = ctx.view(_Violations).found
+    key = message_key(request)
+    if key not in found:
+        found[key] = _argument_violation(request, params, ctx)
+    return found[key]
+
+
+def _argument_violation(request: Message, params: dict[str, Any], ctx: Context) -> str | None:
     arguments = params.get("arguments", {})
     found = tool_definition(request, params, ctx)
     tool = found[0] if found is not None else None
@@ -199,6 +218,7 @@ def malformed_call(params: Any) -> str | None:
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
     tags=(EXPLAIN,),
+    methods={"tools/call"},
 )
 def invalid_arguments_come_back_as_tool_errors(message: Message, ctx: Context) -> Finding | None:
     """Arguments that break a tool's inputSchema come back as a tool result with isError: true.

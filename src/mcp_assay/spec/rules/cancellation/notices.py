@@ -16,7 +16,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
-from mcp_assay.spec.rules.shared.stream_facts import describe_id, request_id_of, same_id
+from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, LISTEN, describe_id, request_id_of, same_id
 from mcp_assay.spec.rules.shared.streams import index
 from mcp_assay.verdicts import Level, Side
 
@@ -28,6 +28,7 @@ from mcp_assay.verdicts import Level, Side
     subject="cancellation notices POSTed on 2026 HTTP",
     features={"per_request_version"},
     because="the server's half over HTTP: a POSTed notifications/cancelled is accepted or refused",
+    follows={CANCELLED},
 )
 def http_cancel_notices_are_accepted_or_refused(ctx: Context) -> Iterator[Finding]:
     """A POSTed notifications/cancelled is answered 202 (accepted) or with a 4xx refusal, never a response."""
@@ -74,6 +75,7 @@ def http_clients_cancel_by_closing_the_stream(ctx: Context) -> Iterator[Finding]
     level=Level.MUST,
     subject="stdio cancellations",
     features={"per_request_version"},
+    follows={CANCELLED},
 )
 def stdio_cancellations_repeat_the_request_id_exactly(ctx: Context) -> Iterator[Finding]:
     """A stdio cancellation names the request id with the same JSON type and value (1 is not "1")."""
@@ -100,6 +102,7 @@ def stdio_cancellations_repeat_the_request_id_exactly(ctx: Context) -> Iterator[
     side=Side.BOTH,
     subject="cancellation notices",
     because="in 2025-11-25 either side may cancel a request it issued",
+    follows={CANCELLED},
 )
 def cancellations_name_requests_their_sender_issued(ctx: Context) -> Iterator[Finding]:
     """A notifications/cancelled names a request its sender issued earlier (2025: in the same direction).
@@ -131,6 +134,7 @@ def cancellations_name_requests_their_sender_issued(ctx: Context) -> Iterator[Fi
     level=Level.MUST,
     subject="cancellation notices",
     features={"handshake"},
+    follows={CANCELLED},
 )
 def legacy_cancellations_name_a_request(ctx: Context) -> Iterator[Finding]:
     """A 2025 notifications/cancelled carries requestId (only tasks go without, and tasks use tasks/cancel)."""
@@ -146,6 +150,7 @@ def legacy_cancellations_name_a_request(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST_NOT,
     subject="server cancellation notices",
     features={"per_request_version"},
+    follows={CANCELLED},
 )
 def servers_cancel_only_listen_requests(ctx: Context) -> Iterator[Finding]:
     """A 2026 server sends notifications/cancelled only to end an open subscriptions/listen."""
@@ -178,6 +183,7 @@ def _as_client(notice: Message) -> Message:
     level=Level.SHOULD,
     subject="subscriptions the server ended",
     features={"listen_subscriptions"},
+    follows={LISTEN},
 )
 def servers_end_subscriptions_explicitly(ctx: Context) -> Iterator[Finding]:
     """A server ending a subscription sends the listen result or notifications/cancelled first (A2: either)."""

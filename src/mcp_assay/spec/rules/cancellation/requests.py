@@ -102,6 +102,7 @@ def _task_augmented(request: Message) -> bool:
     level=Level.MUST,
     subject="cancellations",
     features={"tasks"},
+    follows={CANCELLED, "tasks/cancel"},
 )
 def task_requests_are_cancelled_with_tasks_cancel(ctx: Context) -> Iterator[Finding]:
     """Task-augmented requests are cancelled with tasks/cancel, never with notifications/cancelled."""
@@ -128,6 +129,7 @@ def task_requests_are_cancelled_with_tasks_cancel(ctx: Context) -> Iterator[Find
     subject="cancellation notices POSTed on 2025 HTTP",
     features={"handshake"},
     because="the server's half: a POSTed notifications/cancelled is answered 202",
+    follows={CANCELLED},
 )
 def legacy_http_cancellations_are_accepted(ctx: Context) -> Iterator[Finding]:
     """A 2025 HTTP server accepts a POSTed notifications/cancelled with 202."""

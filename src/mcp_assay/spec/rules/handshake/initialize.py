@@ -66,6 +66,7 @@ def _implementation_problem(value: Any, what: str) -> str | None:
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
     **HANDSHAKE,
+    methods={"initialize"},
 )
 def initialize_names_version_capabilities_and_client(message: Message, ctx: Context) -> Finding | None:
     """initialize params hold a string protocolVersion, a capabilities object and clientInfo {name, version}."""
@@ -93,6 +94,7 @@ def initialize_names_version_capabilities_and_client(message: Message, ctx: Cont
     kinds={Kind.RESULT},
     **HANDSHAKE,
     off_version=True,
+    methods={"initialize"},
 )
 def initialize_results_name_version_capabilities_and_server(message: Message, ctx: Context) -> Finding | None:
     """The initialize result holds a string protocolVersion, a capabilities object and serverInfo {name, version}."""

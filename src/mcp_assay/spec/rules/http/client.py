@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from mcp_assay.faults import Fault, fault_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MediaType
-from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     MODERN_HTTP,
@@ -267,16 +267,18 @@ def _post_messages(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
     level=Level.MUST,
     subject="client messages",
 )
-def client_messages_are_posted(ctx: Context) -> Iterator[Finding]:
+def client_messages_are_posted(ctx: Context) -> Iterator[Finding | Passes]:
     """Every JSON-RPC message from the client travels in its own POST to the MCP endpoint."""
+    passes: list[Message] = []
     for exchange in ctx.log.http_exchanges():
         message = exchange.request_message
         if message is None or not judged_as_client(exchange):
             continue
         if exchange.request.method == "POST":
-            yield passed(message)
+            passes.append(message)
         else:
             yield failed(message, f"the client sent {message.describe()} in a {exchange.request.method} request")
+    yield passed_each(passes)
 
 
 @log_check(
@@ -284,8 +286,9 @@ def client_messages_are_posted(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="client POSTs",
 )
-def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding]:
+def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding | Passes]:
     """Every POST's Accept header lists application/json and text/event-stream (wildcards are HTTP-03's SHOULD)."""
+    passes: list[Message] = []
     for exchange, message in _post_messages(ctx):
         header = exchange.request.headers.get(HeaderKey.ACCEPT)
         kinds = accepted_types(header)
@@ -299,7 +302,8 @@ def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding
         elif missing:
             yield failed(message, f"Accept {header!r} does not list {' or '.join(missing)}")
         else:
-            yield passed(message)
+            passes.append(message)
+    yield passed_each(passes)
 
 
 @log_check(
@@ -307,17 +311,19 @@ def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding
     level=Level.SHOULD,
     subject="client POSTs",
 )
-def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Finding]:
+def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Finding | Passes]:
     """The POST Accept header names both media types literally rather than through wildcards (⚠A28)."""
+    passes: list[Message] = []
     for exchange, message in _post_messages(ctx):
         header = exchange.request.headers.get(HeaderKey.ACCEPT)
         kinds = accepted_types(header)
         literal = {MediaType.JSON, MediaType.EVENT_STREAM} <= kinds
         covered_by_wildcard = not literal and bool(kinds & {"*/*", "application/*", "text/*"})
         if literal:
-            yield passed(message)
+            passes.append(message)
         elif covered_by_wildcard:
             yield failed(message, f"Accept {header!r} relies on wildcards instead of naming both media types")
+    yield passed_each(passes)
 
 
 @log_check(requirements="HTTP-04", level=Level.MUST_NOT, subject="client POST bodies", **MODERN_HTTP)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from mcp_assay.cases import envelope
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey, MediaType
-from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     MODERN_HTTP,
@@ -43,8 +43,9 @@ LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
     level=Level.MUST,
     subject="request POSTs",
 )
-def the_mcp_endpoint_accepts_post(ctx: Context) -> Iterator[Finding]:
+def the_mcp_endpoint_accepts_post(ctx: Context) -> Iterator[Finding | Passes]:
     """The MCP endpoint accepts POST: a POSTed JSON-RPC message is never answered 405."""
+    passes: list[Message] = []
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
         if exchange.request.method != "POST" or request is None or exchange.response is None:
@@ -54,7 +55,8 @@ def the_mcp_endpoint_accepts_post(ctx: Context) -> Iterator[Finding]:
         if exchange.response.status == 405:
             yield failed(request, f"POST {exchange.request.path} was answered 405 Method Not Allowed")
         else:
-            yield passed(request)
+            passes.append(request)
+    yield passed_each(passes)
 
 
 def _notification_posts(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
@@ -122,11 +124,12 @@ AUTH_LAYER_STATUSES = frozenset({401, 403, 407, 429})
     level=Level.MUST,
     subject="answers to requests",
 )
-def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]:
+def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding | Passes]:
     """Answers to request POSTs are application/json or text/event-stream, error answers with a body included.
 
     The suite's foreign-``Host`` probe is left out: a request naming another host is refused before it
     reaches the MCP endpoint (``421``, or ``400`` from a trusted-host filter), as the rebinding defence should."""
+    passes: list[Message] = []
     for exchange, request in request_posts(ctx):
         response = exchange.response
         if response is None or probe_case(exchange) is envelope.FOREIGN_HOST:
@@ -137,10 +140,11 @@ def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding]
         if response.status in AUTH_LAYER_STATUSES:
             continue
         if response.content_type in ACCEPTED_CONTENT:
-            yield passed(request)
+            passes.append(request)
             continue
         shown = response.headers.get(HeaderKey.CONTENT_TYPE) or "no Content-Type"
         yield failed(request, f"{request.describe()} was answered HTTP {response.status} with {shown}")
+    yield passed_each(passes)
 
 
 @log_check(requirements="HTTP-25", level=Level.MUST, subject="method-not-found answers", **MODERN_HTTP)

@@ -20,7 +20,7 @@ from mcp_assay.protocol import (
     SERVER_ERRORS,
     ErrorCode,
 )
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.verdicts import Level, Side
@@ -73,11 +73,12 @@ def error_responses_repeat_the_request_id(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(requirements="RPC-09", level=Level.SHOULD, subject="error responses")
-def error_responses_never_carry_a_null_id(ctx: Context) -> Iterator[Finding]:
+def error_responses_never_carry_a_null_id(ctx: Context) -> Iterator[Finding | Passes]:
     """Errors carry the request id or no id at all, not JSON-RPC 2.0's "id": null (A1).
 
     The MCP schema types an id as a string or an integer; JSON-RPC 2.0 answers an unreadable request
     with null, so a null id is a SHOULD-level finding rather than a failure."""
+    passes: list[Message] = []
     for message in ctx.messages(kinds={Kind.ERROR}, sent_by=Side.SERVER):
         if _id_exempt(message, ctx):
             continue
@@ -86,7 +87,8 @@ def error_responses_never_carry_a_null_id(ctx: Context) -> Iterator[Finding]:
             readable = f"; the request id {request.id!r} was readable" if request is not None else ""
             yield failed(message, f'the error carries "id": null{readable}')
         else:
-            yield passed(message)
+            passes.append(message)
+    yield passed_each(passes)
 
 
 def _errors(ctx: Context) -> Iterator[tuple[Message, int]]:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange, is_int
 from mcp_assay.verdicts import Level, Side
@@ -126,8 +126,9 @@ def _answers_an_unreadable_request(message: Message, ctx: Context) -> bool:
 
 
 @log_check(requirements="RPC-05", level=Level.MUST, subject="requests and responses")
-def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
+def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding | Passes]:
     """Each request gets exactly one response with the same id; nothing answers an id never sent."""
+    passes: list[Message] = []
     for message in ctx.messages(kinds={Kind.RESULT, Kind.ERROR}):
         if message.id is MISSING or message.id is None:
             continue  # errors about unreadable requests carry no id (RPC-09)
@@ -140,7 +141,7 @@ def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
         if len(answers) > 1:
             yield failed(answers[1], f"{request.describe()} was answered {len(answers)} times")
         elif len(answers) == 1:
-            yield passed(request)
+            passes.append(request)
         elif request.method == "subscriptions/listen" or _cancelled(request, ctx):
             continue
         else:
@@ -148,6 +149,7 @@ def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding]:
             if exchange is not None and exchange.ending is not None and exchange.ending.reason is EndReason.COMPLETE:
                 if exchange.response is not None and exchange.response.status < 400:
                     yield failed(request, f"the response stream for {request.describe()} ended without an answer")
+    yield passed_each(passes)
 
 
 @message_check(

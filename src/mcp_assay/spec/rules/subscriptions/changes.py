@@ -106,6 +106,7 @@ def list_changes_reach_listeners(ctx: Context) -> Iterator[Finding]:
     subject="list-changed notifications",
     sent_by=Side.SERVER,
     kinds={Kind.NOTIFICATION},
+    methods=CHANGE_FILTERS,
 )
 def list_changed_needs_the_list_changed_capability(message: Message, ctx: Context) -> Finding | None:
     """No list-changed notification for a list whose capability lacks listChanged: true."""
@@ -131,6 +132,7 @@ def _empty_result(message: Message) -> bool:
     level=Level.SHOULD,
     subject="resources/subscribe and resources/unsubscribe answers",
     features={"resource_subscribe"},
+    follows={"resources/subscribe", "resources/unsubscribe"},
 )
 def legacy_subscribe_requests_return_empty_results(ctx: Context) -> Iterator[Finding]:
     """A server advertising resources.subscribe answers resources/subscribe and unsubscribe with {}."""
@@ -173,6 +175,7 @@ def _subscribed(idx: StreamIndex, update: Message) -> list[Any]:
     level=Level.SHOULD,
     subject="resource update notifications",
     features={"resource_subscribe"},
+    follows={RESOURCE_UPDATED},
 )
 def legacy_resource_updates_follow_subscriptions(ctx: Context) -> Iterator[Finding]:
     """2025 resource updates cover only subscribed URIs and carry no subscriptionId."""

@@ -46,6 +46,7 @@ from mcp_assay.verdicts import Level, Side
     features=LISTEN_FEATURES,
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods={LISTEN},
 )
 def listen_requests_carry_a_typed_filter(message: Message, ctx: Context) -> Finding | None:
     """A subscriptions/listen request carries a notifications filter with correctly typed members."""
@@ -73,6 +74,7 @@ def listen_requests_carry_a_typed_filter(message: Message, ctx: Context) -> Find
     level=Level.MUST,
     subject="HTTP listen requests",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def http_listen_answers_are_event_streams(ctx: Context) -> Iterator[Finding]:
     """Over HTTP a listen request is answered with an SSE stream (or refused with a JSON-RPC error)."""
@@ -115,6 +117,7 @@ def _watched_until(listen: Listen, idx: StreamIndex) -> float:
     level=Level.MUST,
     subject="listen streams",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def listen_streams_start_with_the_acknowledgement(ctx: Context) -> Iterator[Finding]:
     """The first message for a subscription is notifications/subscriptions/acknowledged."""
@@ -148,6 +151,7 @@ def listen_streams_start_with_the_acknowledgement(ctx: Context) -> Iterator[Find
     level=Level.MUST,
     subject="subscription acknowledgements",
     features=LISTEN_FEATURES,
+    follows={ACKNOWLEDGED},
 )
 def acknowledgements_name_their_listen_request(ctx: Context) -> Iterator[Finding]:
     """The acknowledgement's subscriptionId is the listen request id, with the same JSON type."""
@@ -185,6 +189,7 @@ def acknowledgements_name_their_listen_request(ctx: Context) -> Iterator[Finding
     level=Level.MUST,
     subject="subscription acknowledgements",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def acknowledgements_grant_no_more_than_requested(ctx: Context) -> Iterator[Finding]:
     """The acknowledged filter is a subset of the requested one."""
@@ -217,6 +222,7 @@ def acknowledgements_grant_no_more_than_requested(ctx: Context) -> Iterator[Find
     level=Level.SHOULD,
     subject="subscription acknowledgements",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def acknowledgements_drop_unsupported_types(ctx: Context) -> Iterator[Finding]:
     """The acknowledgement leaves out types the advertised capabilities cannot back.

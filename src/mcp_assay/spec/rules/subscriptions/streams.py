@@ -21,6 +21,7 @@ from mcp_assay.spec.rules.shared.stream_facts import (
     CANCELLED,
     CHANGE_FILTERS,
     CHANGE_NOTIFICATIONS,
+    LISTEN,
     LOG_MESSAGE,
     PROGRESS,
     RESOURCE_UPDATED,
@@ -51,6 +52,7 @@ def _judged_on_stream(message: Message) -> bool:
     level=Level.MUST_NOT,
     subject="listen stream notifications",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def listen_streams_carry_only_requested_types(ctx: Context) -> Iterator[Finding]:
     """A listen stream carries only the notification types (and resource URIs) the client asked for.
@@ -123,6 +125,7 @@ def listen_notifications_carry_the_subscription_id(ctx: Context) -> Iterator[Fin
     level=Level.MUST_NOT,
     subject="listen streams",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def listen_streams_carry_no_progress_or_log(ctx: Context) -> Iterator[Finding]:
     """notifications/progress and notifications/message never travel on a listen stream."""
@@ -151,6 +154,7 @@ def listen_streams_carry_no_progress_or_log(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="change notifications",
     features=LISTEN_FEATURES,
+    follows=CHANGE_NOTIFICATIONS,
 )
 def change_notifications_travel_only_on_listen_streams(ctx: Context) -> Iterator[Finding]:
     """List-changed and resource-updated notifications appear only on listen streams (stdio: tagged)."""
@@ -178,6 +182,7 @@ def change_notifications_travel_only_on_listen_streams(ctx: Context) -> Iterator
     level=Level.SHOULD,
     subject="listen results",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def listen_results_close_the_subscription_cleanly(ctx: Context) -> Iterator[Finding]:
     """A listen result is complete, names the subscription in _meta, carries nothing else and ends the stream."""
@@ -213,6 +218,7 @@ def listen_results_close_the_subscription_cleanly(ctx: Context) -> Iterator[Find
     level=Level.MUST,
     subject="subscriptions the client ended",
     features=LISTEN_FEATURES,
+    follows={LISTEN},
 )
 def clients_end_subscriptions_by_closing_or_cancelling(ctx: Context) -> Iterator[Finding]:
     """Clients end a subscription by closing its SSE stream (HTTP) or cancelling its id (stdio)."""
@@ -242,6 +248,7 @@ def clients_end_subscriptions_by_closing_or_cancelling(ctx: Context) -> Iterator
     level=Level.MUST,
     subject="notifications delivered while several subscriptions were open",
     features=LISTEN_FEATURES,
+    follows=CHANGE_NOTIFICATIONS,
 )
 def notifications_reach_only_subscriptions_that_asked(ctx: Context) -> Iterator[Finding]:
     """With several subscriptions open, each notification goes to (and names) one that asked for it."""

@@ -38,6 +38,7 @@ TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
     subject="tools/list results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/list"},
 )
 def tool_lists_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """tools/list results hold a tools array of Tool objects (name and inputSchema required)."""
@@ -92,6 +93,7 @@ def _tool_schemas(message: Message, ctx: Context, member: str, object_only: bool
     subject="tool input schemas",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/list"},
 )
 def input_schemas_are_object_schemas(message: Message, ctx: Context) -> Iterator[Finding]:
     """Each inputSchema is an object with "type": "object" that is a valid schema in its dialect."""
@@ -104,6 +106,7 @@ def input_schemas_are_object_schemas(message: Message, ctx: Context) -> Iterator
     subject="tool output schemas",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/list"},
 )
 def output_schemas_are_valid_schemas(message: Message, ctx: Context) -> Iterator[Finding]:
     """Each outputSchema is a valid schema in its dialect (2025: an object schema with "type": "object")."""
@@ -112,7 +115,7 @@ def output_schemas_are_valid_schemas(message: Message, ctx: Context) -> Iterator
     yield from _tool_schemas(message, ctx, "outputSchema", object_only=object_only)
 
 
-@log_check(requirements="TOOL-08", level=Level.SHOULD, subject="tool listings")
+@log_check(requirements="TOOL-08", level=Level.SHOULD, subject="tool listings", follows={"tools/list"})
 def tool_names_are_well_formed_and_unique(ctx: Context) -> Iterator[Finding]:
     """Tool names are 1-128 characters of [A-Za-z0-9_.-] and unique within the server's list."""
     for walk in walks(ctx, "tools/list"):
@@ -138,6 +141,7 @@ def tool_names_are_well_formed_and_unique(ctx: Context) -> Iterator[Finding]:
     subject="tools/list and tools/call results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/list", "tools/call"},
 )
 def servers_serving_tools_declare_tools(message: Message, ctx: Context) -> Finding | None:
     """A server that serves tools/list or tools/call declares the tools capability."""
@@ -151,6 +155,7 @@ def servers_serving_tools_declare_tools(message: Message, ctx: Context) -> Findi
     capability="tools",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"tools/list"},
 )
 def declared_tools_are_listed(message: Message, ctx: Context) -> Finding | None:
     """A server declaring tools answers tools/list with a result.
@@ -164,6 +169,7 @@ def declared_tools_are_listed(message: Message, ctx: Context) -> Finding | None:
     level=Level.MUST_NOT,
     subject="repeated tool listings",
     features={"per_request_version"},
+    follows={"tools/list"},
 )
 def tool_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding]:
     """The set of tools does not change with the connection or earlier requests (same credentials).
@@ -179,6 +185,7 @@ def tool_lists_do_not_depend_on_the_connection(ctx: Context) -> Iterator[Finding
     level=Level.SHOULD,
     subject="repeated tool listings",
     features={"per_request_version"},
+    follows={"tools/list"},
 )
 def tool_list_order_is_deterministic(ctx: Context) -> Iterator[Finding]:
     """Identical tools/list requests over an unchanged tool set return the tools in the same order."""

@@ -38,6 +38,7 @@ from mcp_assay.verdicts import Level, Side
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR, Kind.UNPARSEABLE},
     tags=(EXPLAIN,),
+    methods={"tools/call"},
 )
 def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A tools/call naming a tool that does not exist gets protocol error -32602 (not a tool result, not -32601).
@@ -84,6 +85,7 @@ def unknown_tools_get_invalid_params(message: Message, ctx: Context) -> Finding 
     subject="answers to malformed tool calls",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods={"tools/call"},
 )
 def malformed_tool_calls_get_an_error(message: Message, ctx: Context) -> Finding | None:
     """A tools/call that breaks CallToolRequest (no name, arguments not an object) gets a JSON-RPC error.
@@ -108,6 +110,7 @@ def malformed_tool_calls_get_an_error(message: Message, ctx: Context) -> Finding
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
     tags=(EXPLAIN,),
+    methods={"tools/call"},
 )
 def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Finding | None:
     """Arguments that break the tool's inputSchema get -32602 or a result with isError: true.
@@ -156,6 +159,7 @@ def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Contex
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
     tags=(EXPLAIN,),
+    methods={"tools/call"},
 )
 def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> Finding | None:
     """Failures inside a tool come back as results with isError: true, not as JSON-RPC errors.

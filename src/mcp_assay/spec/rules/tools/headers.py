@@ -44,6 +44,7 @@ def _annotated_tools(message: Message, ctx: Context) -> Iterator[tuple[str, list
     features={"per_request_version"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/list"},
 )
 def x_mcp_header_annotations_are_valid(message: Message, ctx: Context) -> Iterator[Finding]:
     """x-mcp-header values are unique RFC 9110 tokens on integer/string/boolean properties reached via properties."""
@@ -61,6 +62,7 @@ def x_mcp_header_annotations_are_valid(message: Message, ctx: Context) -> Iterat
     features={"per_request_version"},
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods={"tools/call"},
 )
 def mirrored_integers_are_safe_integers(message: Message, ctx: Context) -> Iterator[Finding]:
     """Integer arguments mirrored into Mcp-Param-* headers lie within ±(2^53-1)."""
@@ -124,6 +126,7 @@ def _sensitive(name: str, header: str, node: dict[str, Any]) -> str | None:
     features={"per_request_version"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/list"},
 )
 def x_mcp_header_is_not_on_sensitive_parameters(message: Message, ctx: Context) -> Iterator[Finding]:
     """x-mcp-header is not put on parameters that look sensitive (passwords, secrets, tokens, keys)."""

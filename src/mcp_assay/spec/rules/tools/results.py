@@ -32,6 +32,7 @@ def _call_of(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] |
     subject="tools/call results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/call"},
 )
 def tool_results_match_the_schema(message: Message, ctx: Context) -> Finding | None:
     """A complete tools/call result has a content array, an optional boolean isError and a valid structuredContent."""
@@ -52,6 +53,7 @@ def tool_results_match_the_schema(message: Message, ctx: Context) -> Finding | N
     subject="results of tools with an outputSchema",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/call"},
 )
 def structured_content_matches_the_output_schema(message: Message, ctx: Context) -> Finding | None:
     """A tool with an outputSchema returns structuredContent that validates against it (isError results aside)."""
@@ -87,6 +89,7 @@ def structured_content_matches_the_output_schema(message: Message, ctx: Context)
     subject="results with structuredContent",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/call"},
 )
 def structured_content_is_mirrored_as_text(message: Message, ctx: Context) -> Finding | None:
     """A result with structuredContent also carries it serialised as JSON in a text block."""
@@ -112,6 +115,7 @@ def structured_content_is_mirrored_as_text(message: Message, ctx: Context) -> Fi
     subject="tools/call results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/call"},
 )
 def tool_content_blocks_are_well_formed(message: Message, ctx: Context) -> Finding | None:
     """Content blocks match their type (base64 data decoded, annotations in range, lastModified ISO 8601)."""
@@ -137,6 +141,7 @@ def tool_content_blocks_are_well_formed(message: Message, ctx: Context) -> Findi
     subject="tool results with embedded resources",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods={"tools/call"},
 )
 def embedded_resources_come_with_the_resources_capability(message: Message, ctx: Context) -> Finding | None:
     """A server whose tools return embedded resources declares the resources capability."""

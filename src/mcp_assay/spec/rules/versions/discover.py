@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import (
@@ -41,7 +41,14 @@ from mcp_assay.spec.rules.versions._common import (
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="VER-06", level=Level.MUST, subject="discover requests", **MODERN, off_version=True)
+@log_check(
+    requirements="VER-06",
+    level=Level.MUST,
+    subject="discover requests",
+    **MODERN,
+    off_version=True,
+    follows={"server/discover"},
+)
 def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
     """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
     for request in modern_requests(ctx):
@@ -80,7 +87,13 @@ def version_identifier(value: str) -> bool:
 _DISCOVER_RESULTS: dict[str, Any] = {"sent_by": Side.SERVER, "kinds": {Kind.RESULT}, "features": {"discover"}}
 
 
-@message_check(requirements="VER-07", level=Level.MUST, subject="discover results", **_DISCOVER_RESULTS)
+@message_check(
+    requirements="VER-07",
+    level=Level.MUST,
+    subject="discover results",
+    **_DISCOVER_RESULTS,
+    methods={"server/discover"},
+)
 def discover_results_carry_versions_capabilities_and_cache_hints(message: Message, ctx: Context) -> Finding | None:
     """A DiscoverResult has resultType complete, supportedVersions, capabilities, ttlMs and cacheScope."""
     request = ctx.log.request_of(message)
@@ -119,7 +132,13 @@ def discover_results_carry_versions_capabilities_and_cache_hints(message: Messag
     return passed(message)
 
 
-@message_check(requirements="VER-08", level=Level.SHOULD, subject="discover results", **_DISCOVER_RESULTS)
+@message_check(
+    requirements="VER-08",
+    level=Level.SHOULD,
+    subject="discover results",
+    **_DISCOVER_RESULTS,
+    methods={"server/discover"},
+)
 def discover_results_identify_the_server(message: Message, ctx: Context) -> Finding | None:
     """A DiscoverResult names the server in _meta serverInfo, with string name and version."""
     request = ctx.log.request_of(message)
@@ -136,11 +155,12 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
 
 
 @log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN, off_version=True)
-def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding]:
+def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding | Passes]:
     """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not.
 
     The refusal's own ``data.supported`` is what the server says it supports as well: a -32022 that lists
     the very version it refuses contradicts itself, discover or no discover."""
+    passes: list[Message] = []
     for request in modern_requests(ctx):
         if request.method == "server/discover":
             continue  # discover may answer any version (A20)
@@ -159,7 +179,7 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
             continue
         if answer.kind is Kind.RESULT:
             if version in supported:
-                yield passed(answer)
+                passes.append(answer)
             else:
                 yield failed(
                     answer, f"the server served a request naming {version}, but supportedVersions is {supported}"
@@ -168,10 +188,13 @@ def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding
             if version in supported:
                 yield failed(answer, f"the server refused {version} with -32022, but supportedVersions lists it")
             else:
-                yield passed(answer)
+                passes.append(answer)
+    yield passed_each(passes)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, subject="repeated discover results", **MODERN)
+@log_check(
+    requirements="VER-09", level=Level.MUST, subject="repeated discover results", **MODERN, follows={"server/discover"}
+)
 def discover_versions_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
     """Two discover answers within the first one's ttlMs list the same supportedVersions.
 
@@ -214,7 +237,13 @@ def _asked_alike(result: Message, ctx: Context) -> str:
     return canonical([place_of(result, ctx), credential, meta])
 
 
-@log_check(requirements="VER-16", level=Level.MUST_NOT, subject="repeated discover results", **MODERN)
+@log_check(
+    requirements="VER-16",
+    level=Level.MUST_NOT,
+    subject="repeated discover results",
+    **MODERN,
+    follows={"server/discover"},
+)
 def discover_capabilities_hold_for_their_ttl(ctx: Context) -> Iterator[Finding]:
     """The same discover asked again within the first answer's ttlMs names the same capabilities.
 

@@ -69,9 +69,11 @@ def measure(url: str, count: int) -> list[float]:
 
 @contextmanager
 def plain_mitmdump(origin: str) -> Iterator[str]:
-    """mitmdump without the addon, as the baseline for what mitmproxy itself costs."""
+    """mitmdump without the addon, as the baseline for what mitmproxy itself costs: the command
+    tests/peers/assay.py's ``mitmdump`` runs, options included, but ``-s``."""
     port = free_port()
-    command = [MITMDUMP, "--mode", f"reverse:{origin}", "--listen-host", "127.0.0.1", "-p", str(port), "-q"]
+    command = [MITMDUMP, "--mode", f"reverse:{origin}", "--listen-host", "127.0.0.1", "-p", str(port)]
+    command += ["--set", "flow_detail=0"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, process)

@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -166,24 +166,34 @@ KINDS = {
 }
 
 
-def latencies(
-    url: str, count: int, method: str, params: dict[str, Any], pid: int | None = None
-) -> tuple[list[float], float, float]:
-    """Sorted latencies (ms) of ``count`` requests after a warm-up, and the CPU ms per request they cost the
-    process ``pid`` and its children."""
-    found: list[float] = []
-    with httpx2.Client(timeout=10) as client:
+def interleaved(
+    urls: dict[str, str], pids: dict[str, int | None], count: int, method: str, params: dict[str, Any]
+) -> dict[str, tuple[list[float], float, float]]:
+    """Per path: sorted latencies (ms) of ``count`` requests after a warm-up, and the CPU ms per request they
+    cost the path's process and its children. The paths take turns request by request (the first of each round
+    moves on by one), so a change in the machine's load falls on all of them alike instead of on whichever path
+    was being measured when it came."""
+    names = list(urls)
+    found: dict[str, list[float]] = {name: [] for name in names}
+    with ExitStack() as stack:
+        clients = {name: stack.enter_context(httpx2.Client(timeout=10)) for name in names}
         for ident in range(20):
-            _post(client, url, ident, method, params)
-        before = _settled_cpu(pid) if pid else (0.0, 0.0)
+            for name in names:
+                _post(clients[name], urls[name], ident, method, params)
+        before = {name: _settled_cpu(pid) if pid else (0.0, 0.0) for name, pid in pids.items()}
         started = time.perf_counter()
         for ident in range(count):
-            found.append(_post(client, url, 1000 + ident, method, params))
+            for offset in range(len(names)):
+                name = names[(ident + offset) % len(names)]
+                found[name].append(_post(clients[name], urls[name], 1000 + ident, method, params))
             if time.perf_counter() - started > LIMIT_S / 4:
                 break
-        after = _settled_cpu(pid) if pid else (0.0, 0.0)
-    own, children = ((after[i] - before[i]) * 1000 / len(found) for i in (0, 1))
-    return sorted(found), own, children
+        after = {name: _settled_cpu(pid) if pid else (0.0, 0.0) for name, pid in pids.items()}
+    results: dict[str, tuple[list[float], float, float]] = {}
+    for name in names:
+        own, children = ((after[name][i] - before[name][i]) * 1000 / len(found[name]) for i in (0, 1))
+        results[name] = (sorted(found[name]), own, children)
+    return results
 
 
 def _p(values: list[float], share: float) -> float:
@@ -228,25 +238,26 @@ PATHS = ("direct", "plain mitmdump", "mitmdump -s addon", "mcp-assay proxy")
 
 
 def bench_latency(count: int, folder: Path, repeat: int = 1) -> None:
-    """Each run starts every path afresh and measures them in turn; ratios are to plain mitmdump in the same run.
-    CPU columns are milliseconds of CPU per request in the proxy process and in its judging worker."""
-    print(f"\n## proxy latency: {count} sequential requests per path, one keep-alive connection, {repeat} run(s)")
+    """Each run starts every path afresh, all four at once, and measures them taking turns request by request;
+    ratios are to plain mitmdump in the same run, which runs with the options of the addon's mitmdump but the
+    addon. CPU columns are milliseconds of CPU per request in the proxy process and in its judging worker."""
+    print(f"\n## proxy latency: {count} sequential requests per path, the paths taking turns, {repeat} run(s)")
     with sdk_http_server() as server:
         origin = server.url.removesuffix("/mcp")
         for run in range(1, repeat + 1):
             load = os.getloadavg()[0]
             results: dict[tuple[str, str], tuple[list[float], float, float]] = {}
-            for name in PATHS:
-                where = {
-                    "direct": _direct(server.url),
-                    "plain mitmdump": plain_mitmdump(origin),
-                    "mitmdump -s addon": _addon(origin, folder),
-                    "mcp-assay proxy": _proxy(server.url, folder),
-                }[name]
-                with where as url:
-                    pid = _proxy_pid(url) if name != "direct" else None
-                    for kind, (method, params) in KINDS.items():
-                        results[(name, kind)] = latencies(url, count, method, params, pid)
+            with ExitStack() as stack:
+                urls = {
+                    "direct": server.url,
+                    "plain mitmdump": stack.enter_context(plain_mitmdump(origin)),
+                    "mitmdump -s addon": stack.enter_context(_addon(origin, folder)),
+                    "mcp-assay proxy": stack.enter_context(_proxy(server.url, folder)),
+                }
+                pids = {name: _proxy_pid(url) if name != "direct" else None for name, url in urls.items()}
+                for kind, (method, params) in KINDS.items():
+                    for name, measured in interleaved(urls, pids, count, method, params).items():
+                        results[(name, kind)] = measured
             print(f"\nrun {run} of {repeat} (load average {load:.1f} on {os.cpu_count()} cores at its start)")
             for kind in KINDS:
                 base = results[("plain mitmdump", kind)][0]
@@ -258,11 +269,6 @@ def bench_latency(count: int, folder: Path, repeat: int = 1) -> None:
                     p50, p95 = _p(values, 0.5), _p(values, 0.95)
                     ratios = f"{p50 / _p(base, 0.5):>16.2f}{p95 / _p(base, 0.95):>16.2f}"
                     print(f"{name:<24}{p50:>8.2f}{p95:>8.2f}{ratios}{cpu}")
-
-
-@contextmanager
-def _direct(url: str) -> Iterator[str]:
-    yield url
 
 
 @contextmanager

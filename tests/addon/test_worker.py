@@ -102,6 +102,13 @@ def test_a_worker_cut_short_writes_the_report_from_what_it_judged_and_says_so(tm
     not_run = [result for result in report["results"] if "judging was cut short" in result["reason"]]
     assert not_run and {result["outcome"] for result in not_run} == {"not_verified"}
     assert report["verdict"]["code"] != "conformant"
+    # what was not judged is still evidence: every exchange fed is in the recording, redacted
+    recording = (tmp_path / "worker.jsonl").read_text(encoding="utf-8")
+    records = [json.loads(line) for line in recording.splitlines()]
+    assert sum(1 for record in records if record.get("type") == "http") == 600
+    assert "worker-secret-123" not in recording
+    if report["stats"]["exchanges"] < 600:
+        assert any("were not judged (they are in the recording)" in note for note in report["notes"])
 
 
 def test_a_worker_that_does_not_finish_in_its_grace_is_killed_and_no_report_claimed(

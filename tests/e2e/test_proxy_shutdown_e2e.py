@@ -169,7 +169,8 @@ def test_a_second_interrupt_still_leaves_a_report_and_nothing_behind(tmp_path: P
     process behind. Judging in windows leaves only the last window to judge at the end, so the report is
     usually complete; if the second interrupt did cut it short (the worker, yielding to the traffic, may
     be up to about a second behind it), the report says so and the checks it did not run are not
-    verified (the worker tests force that path with a deadline)."""
+    verified (the worker tests force that path with a deadline), and the recording still holds every
+    exchange."""
     port = free_port()
     with http_server([PYTHON, str(PEERS / "soak_server.py"), str(port)], port) as server:
         with _proxy(server.url, tmp_path, spec_path) as running:
@@ -183,7 +184,9 @@ def test_a_second_interrupt_still_leaves_a_report_and_nothing_behind(tmp_path: P
     cut = [note for note in report["notes"] if "cut short" in note]
     if report["stats"]["exchanges"] != 1500:  # the worker yields to the traffic, so it may be behind it
         assert 0 < report["stats"]["exchanges"] < 1500 and cut, report["notes"]
-        assert "record(s) that arrived after that were not read" in cut[0]
+        assert "record(s) that arrived after that were not judged (they are in the recording)" in cut[0]
+    # judged or not, every exchange the client made is evidence in the recording
+    assert len(read_recording(tmp_path / "soak.jsonl").log.http_exchanges()) == 1500
     not_run = [result for result in report["results"] if "judging was cut short" in result["reason"]]
     assert bool(cut) == bool(not_run)
     assert all(result["outcome"] == "not_verified" for result in not_run)

@@ -321,12 +321,23 @@ class LiveSession:
             self.judge.add(exchange)
 
     # -- the end ---------------------------------------------------------------------------------------
+    def keep_only(self, record: Mapping[str, Any]) -> None:
+        """Write a record to the recording without judging it: what arrives once judging was cut short
+        (see :mod:`mcp_assay.addon.worker`) stays evidence a later ``mcp-assay validate`` can judge."""
+        if self.recorder is None or self._closed:
+            return
+        try:
+            self.recorder.write(redact_record(record, self.redactor))
+        except Exception:  # the report comes first; a record that cannot be written is left out
+            log.exception("mcp-assay could not record a %s record", record.get("type"))
+
     def cut_short(self, reason: str, unread: int = 0) -> None:
         """Judging stops early (see :mod:`mcp_assay.addon.worker`): exchanges still open are left out, since
         their ends may be among the records not read, and the report says so."""
         self._cut_short = True
+        kept = " (they are in the recording)" if unread and self.recorder is not None else ""
         self.notes.add(
-            f"judging was cut short by {reason}: {unread} record(s) that arrived after that were not read, "
+            f"judging was cut short by {reason}: {unread} record(s) that arrived after that were not judged{kept}, "
             "and exchanges still in flight were left out"
         )
 

@@ -15,8 +15,9 @@ defined whatever the session's length (:meth:`RemoteSession.close`):
 * at end of input it judges everything and writes the reports, however long that takes; the
   parent waits for it and never exits before it;
 * asked to *hurry* (a second Ctrl-C or SIGTERM while the report is being written, or the finish
-  timeout passing) it reads no more records, runs no further check, and writes the report from
-  what it has judged, which says so: the checks it did not run are *not verified*, with that reason;
+  timeout passing) it judges no more records (it still writes them to the recording, which stays
+  whole), runs no further check, and writes the report from what it has judged, which says so: the
+  checks it did not run are *not verified*, with that reason;
 * if that takes longer than :data:`HURRY_GRACE` seconds, or on a third signal, the parent kills
   it and says that no report was written;
 * if the parent itself dies (SIGKILL), the end of the control pipe tells the worker, which hurries
@@ -340,12 +341,15 @@ def main() -> None:
         )
         unread = 0
         for line in source:
-            if hurry():
-                unread += 1  # keep reading, so the parent's writes end, but judge nothing more
-                continue
+            hurried = bool(hurry())
             try:
                 record = jsontext.loads(line)
             except ValueError:
+                continue
+            if hurried:  # keep reading, so the parent's writes end, and recording, but judge nothing more
+                unread += 1
+                if isinstance(record, dict):
+                    session.keep_only(record)
                 continue
             if isinstance(record, dict):
                 session.feed(record)
@@ -468,7 +472,7 @@ class RemoteSession:
                 if item is _STOP:
                     stopping = True
                     break
-                if self._broken or self._hurried:
+                if self._broken:  # a hurried worker still takes records: it records them, unjudged
                     self.dropped += 1
                     continue
                 lines.append(jsontext.dumps_line(item))

@@ -22,7 +22,16 @@ from typing import Any, Final
 
 import msgspec
 
-__all__ = ["NESTING_CHECKED", "UNSETTLED", "decode_message", "dumps_line", "fingerprint", "loads"]
+__all__ = [
+    "NESTING_CHECKED",
+    "UNSETTLED",
+    "decode_message",
+    "dumps_line",
+    "fingerprint",
+    "is_clean",
+    "is_unicode",
+    "loads",
+]
 
 _decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
@@ -108,17 +117,32 @@ def fingerprint(value: Any) -> bytes | None:
     return text
 
 
-def _finite(value: Any) -> bool:
-    """Whether every number in ``value`` is finite (strings are not looked into)."""
+def is_unicode(text: str) -> bool:
+    """Whether a string is valid Unicode (no lone surrogate): what UTF-8 can carry."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def is_clean(value: Any) -> bool:
+    """Whether nested JSON data can be written into a report: valid Unicode strings, finite numbers."""
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, float):
+        if isinstance(item, str):
+            if not is_unicode(item):
+                return False
+        elif isinstance(item, float):
             if not math.isfinite(item):
                 return False
         elif isinstance(item, dict):
+            stack.extend(item.keys())
             stack.extend(item.values())
-        elif isinstance(item, list | tuple):
+        elif isinstance(item, list):
             stack.extend(item)
     return True
 
@@ -133,6 +157,6 @@ def dumps_line(value: Any) -> bytes:
         text = _encoder.encode(value)
     except Exception:
         text = b""
-    if not text or (b"null" in text and not _finite(value)):
+    if not text or (b"null" in text and not is_clean(value)):
         return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
     return text + b"\n"

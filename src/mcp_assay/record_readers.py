@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcp_assay.jsontext import is_clean, is_unicode
 from mcp_assay.sse import SseEvent
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Ending, EndReason, Headers, HttpRequest, Observation, Probe, ProcessExit, StdioLine
@@ -91,35 +92,6 @@ def payload_bytes(text: str) -> bytes:
         return text.encode("utf-8", "surrogatepass")
 
 
-def _is_unicode(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _is_clean(value: Any) -> bool:
-    """Whether nested JSON data can be written into a report: valid Unicode strings, finite numbers."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if not _is_unicode(item):
-                return False
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return False
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return True
-
-
 class Fields:
     """Typed access to one record's fields; a present field of the wrong type raises :class:`BadRecord`."""
 
@@ -136,7 +108,7 @@ class Fields:
         value = self._get("x")
         if value is _ABSENT:
             return ""
-        if isinstance(value, str) and _is_unicode(value):
+        if isinstance(value, str) and is_unicode(value):
             return value
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**18:
             return str(value)
@@ -147,7 +119,7 @@ class Fields:
         value = self._get(key)
         if value is _ABSENT:
             return default
-        if not isinstance(value, str) or not _is_unicode(value):
+        if not isinstance(value, str) or not is_unicode(value):
             raise BadRecord(key, value, "a string")
         return value
 
@@ -206,7 +178,7 @@ class Fields:
         value = self._get(key)
         if value is _ABSENT:
             return ()
-        if not isinstance(value, list) or not all(isinstance(item, str) and _is_unicode(item) for item in value):
+        if not isinstance(value, list) or not all(isinstance(item, str) and is_unicode(item) for item in value):
             raise BadRecord(key, value, "a list of strings")
         return tuple(value)
 
@@ -220,7 +192,7 @@ class Fields:
                 if not isinstance(pair, list) or len(pair) != 2:
                     break
                 name, text = pair
-                if not (isinstance(name, str) and isinstance(text, str) and _is_unicode(name) and _is_unicode(text)):
+                if not (isinstance(name, str) and isinstance(text, str) and is_unicode(name) and is_unicode(text)):
                     break
                 pairs.append((name, text))
             else:
@@ -231,7 +203,7 @@ class Fields:
         value = self._get(key)
         if value is _ABSENT:
             return None
-        if not isinstance(value, dict) or not _is_clean(value):
+        if not isinstance(value, dict) or not is_clean(value):
             raise BadRecord(key, value, "an object")
         return value
 
@@ -257,7 +229,7 @@ class Fields:
         value = self._get(key)
         if value is _ABSENT:
             return {}
-        if not _is_clean(value):
+        if not is_clean(value):
             raise BadRecord(key, value, "JSON data of valid Unicode text")
         return value if isinstance(value, dict) else {"value": value}
 

@@ -457,16 +457,16 @@ class Assay:
                 self._feed(end_record(state.ident, EndReason.CLIENT_DISCONNECT, float(left), "left while held"))
                 return
             body = None if state.streamed else response_body(flow)
+            headers = response_head(flow)[2] if body or state.decision is Decision.MAYBE else None
             if state.decision is Decision.MAYBE:
-                _, _, headers, _ = response_head(flow)
-                if not response_says_mcp(headers, body):
+                if headers is None or not response_says_mcp(headers, body):
                     return
                 self._decide(state, flow)
             end = float(flow.response.timestamp_end or time.time())
             if body and len(body) > ANSWER_LIMIT:
                 state.cut = state.cut or f"the response body of {len(body)} bytes"
                 body = None
-            if body and is_event_stream(response_head(flow)[2]):
+            if body and headers is not None and is_event_stream(headers):
                 for event in parse_sse(body, time=end):  # an event stream read whole (an injected one)
                     self._feed(event_record(state.ident, event))
             elif body:

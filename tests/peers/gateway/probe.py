@@ -150,8 +150,9 @@ class Probe:
         body = {"jsonrpc": "2.0", "id": next(self.ids) if ident is None else ident, "method": method,
                 "params": {**(params or {}), "_meta": meta}}  # fmt: skip
         head = {"mcp-protocol-version": MODERN, "mcp-method": method}
-        if method == "tools/call" and params is not None:
-            head["mcp-name"] = str(params.get("name"))
+        named = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(method)
+        if named is not None and params is not None and named in params:
+            head["mcp-name"] = str(params[named])
         return self.send(body, {**head, **(headers or {})}, **options)
 
     # -- 2025-11-25 ----------------------------------------------------------------------------------------

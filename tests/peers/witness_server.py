@@ -70,6 +70,7 @@ for tool in (
     sdk_server.touch_tools,
 ):
     mcp.tool()(tool)
+mcp.prompt()(sdk_server.summarize)
 
 
 @mcp.tool()

@@ -116,7 +116,7 @@ class HttpUpstream:
     async def end(self, headers: dict[str, str], session: BackSession) -> Answer:
         return await self._send("DELETE", headers, session, None)
 
-    async def cancelled(self, session: BackSession | None, notification: dict[str, Any] | None) -> None:
+    async def cancelled(self, session: BackSession | None, back_id: Any, notification: dict[str, Any] | None) -> None:
         """Nothing to write: dropping the upstream request (done by the caller) is the HTTP signal."""
 
     def new_session(self, answer: Answer) -> BackSession | None:
@@ -136,27 +136,34 @@ class Waiter:
 
     queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
     progress: Any = None
+    listen: bool = False
+
+
+CANCELLED: dict[str, Any] = {}
+"""What a request's waiter gets once its cancellation went to the child: the stream ends with no answer."""
 
 
 class StdioAnswer(Answer):
-    """The child's answer: JSON when the response comes first, an event stream when a notification does."""
+    """The child's answer: JSON when the response comes first, an event stream when a notification does (or when
+    the request was cancelled first: a stream that ends without an answer, as the client asked)."""
 
     def __init__(self, child: Child, back_id: Any, waiter: Waiter, first: dict[str, Any] | None) -> None:
         self.child, self.back_id, self.waiter, self.first = child, back_id, waiter, first
         self.status = 200 if first is not None else 502
-        self.streaming = first is not None and not _is_answer(first)
+        self.streaming = first is CANCELLED or (first is not None and not _is_answer(first))
         self.headers = {"content-type": "text/event-stream" if self.streaming else "application/json"}
 
     async def body(self) -> bytes:
         self.child.forget(self.back_id)
         if self.first is None:
-            return b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"upstream process ended"}}'
+            failure = {"code": -32603, "message": "the upstream process ended"}
+            return json.dumps({"jsonrpc": "2.0", "id": self.back_id, "error": failure}).encode()
         return json.dumps(self.first, separators=(",", ":")).encode()
 
     async def messages(self) -> AsyncIterator[dict[str, Any]]:
         try:
             message = self.first
-            while message is not None:
+            while message is not None and message is not CANCELLED:
                 yield message
                 if _is_answer(message) and message.get("id") == self.back_id:
                     return
@@ -221,13 +228,18 @@ class Child:
 
     async def request(self, message: dict[str, Any], progress: Any) -> StdioAnswer:
         key = json.dumps(message["id"])
-        waiter = Waiter(progress=progress)
+        waiter = Waiter(progress=progress, listen=message.get("method") == "subscriptions/listen")
         self.waiters[key] = waiter
         if progress is not None:
             self.by_progress[json.dumps(progress)] = key
         await self.write(message)
         first = await waiter.queue.get()
         return StdioAnswer(self, message["id"], waiter, first)
+
+    def cancelled(self, back_id: Any) -> None:
+        waiter = self.waiters.get(json.dumps(back_id))
+        if waiter is not None:
+            waiter.queue.put_nowait(CANCELLED)
 
     def forget(self, back_id: Any) -> None:
         waiter = self.waiters.pop(json.dumps(back_id), None)
@@ -263,8 +275,10 @@ class Child:
         subscription = meta.get("io.modelcontextprotocol/subscriptionId") if isinstance(meta, dict) else None
         if key is None and subscription is not None and json.dumps(subscription) in self.waiters:
             key = json.dumps(subscription)
-        if key is None and "id" not in message and len(self.waiters) == 1:
-            key = next(iter(self.waiters))  # the one request in flight: what it causes rides its stream
+        if key is None and "id" not in message:
+            # stdio says nothing of which request a log message belongs to: the latest call still in flight
+            calls = [name for name, waiter in self.waiters.items() if not waiter.listen]
+            key = calls[-1] if calls else None
         if key is not None and key in self.waiters:
             self.waiters[key].queue.put_nowait(message)
         else:
@@ -310,7 +324,11 @@ class StdioUpstream:
         return await self._child(session).request(message, progress)
 
     async def post(self, message: dict[str, Any], headers: dict[str, str], session: BackSession | None) -> Answer:
-        await self._child(session).write(message)
+        child = self._child(session)
+        await child.write(message)
+        params = message.get("params")
+        if message.get("method") == "notifications/cancelled" and isinstance(params, dict):
+            child.cancelled(params.get("requestId"))
         return Reply(202)
 
     async def stream(self, headers: dict[str, str], session: BackSession) -> Answer:
@@ -322,9 +340,11 @@ class StdioUpstream:
             await child.aclose()
         return Reply(200)
 
-    async def cancelled(self, session: BackSession | None, notification: dict[str, Any] | None) -> None:
+    async def cancelled(self, session: BackSession | None, back_id: Any, notification: dict[str, Any] | None) -> None:
+        child = self._child(session)
+        child.forget(back_id)
         if notification is not None:
-            await self._child(session).write(notification)
+            await child.write(notification)
 
     def new_session(self, answer: Answer) -> BackSession | None:
         index = answer.headers.get("x-bridge-child")

@@ -330,7 +330,7 @@ class Gateway:
             await work
         notice = {"jsonrpc": "2.0", "method": "notifications/cancelled",
                   "params": {"requestId": exchange.back_id, "reason": "the client went away"}}  # fmt: skip
-        await self.upstream.cancelled(session and session.back, self.faults.cancel(notice, exchange))
+        await self.upstream.cancelled(session and session.back, exchange.back_id, self.faults.cancel(notice, exchange))
 
     async def _forward(self, front: Front, outgoing: dict[str, Any], headers: dict[str, str],
                        exchange: Exchange) -> None:  # fmt: skip
@@ -352,20 +352,23 @@ class Gateway:
             await front.start(answer.status, "text/event-stream", extra)
         held: list[dict[str, Any]] = []
         final: dict[str, Any] | None = None
-        async for message in answer.messages():
-            is_final = _is_answer(message) and _key(message.get("id")) == _key(exchange.back_id)
-            if exchange.method == "initialize" and is_final and isinstance(message.get("result"), dict):
-                self._remember_initialize(exchange, message["result"])
-            out = self.to_client(message, exchange)
-            if out is not None:
-                if mode == "relay":
-                    await front.chunk(sse.frame(out))
-                elif mode == "hold" or is_final:
-                    held.append(out)
-            if is_final:
-                final = out
-                break
-        await answer.close()
+        try:
+            async with contextlib.aclosing(answer.messages()) as messages:
+                async for message in messages:
+                    is_final = _is_answer(message) and _key(message.get("id")) == _key(exchange.back_id)
+                    if exchange.method == "initialize" and is_final and isinstance(message.get("result"), dict):
+                        self._remember_initialize(exchange, message["result"])
+                    out = self.to_client(message, exchange)
+                    if out is not None:
+                        if mode == "relay":
+                            await front.chunk(sse.frame(out))
+                        elif mode == "hold" or is_final:
+                            held.append(out)
+                    if is_final:
+                        final = out
+                        break
+        finally:
+            await answer.close()
         if mode == "relay":
             await front.chunk(b"", more=False)
         elif mode == "strip" and final is not None:

@@ -8,7 +8,8 @@ must not land, a text and a binary resource, and (2026-07-28) a ``subscriptions/
 upstream is ``witness_server.py`` (directly or on stdio behind a bridge); ``--prefix`` names the tools
 as a prefixing gateway shows them.
 
-usage: python -m tests.peers.gateway.sdk_drive URL MODE [--prefix P]
+usage: python -m tests.peers.gateway.sdk_drive URL MODE [--prefix P] [--upstream witness|sdk]
+(``--upstream sdk``: the server behind is ``sdk_server.py``, which has no witness tool, no blob and no pages)
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ async def step(name: str, work: Callable[[], Awaitable[tuple[bool, Any]]]) -> No
     say(name, ok, detail)
 
 
-async def drive(url: str, mode: str, prefix: str) -> None:
+async def drive(url: str, mode: str, prefix: str, witness: bool) -> None:
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
@@ -59,7 +60,7 @@ async def drive(url: str, mode: str, prefix: str) -> None:
                 cursor = page.next_cursor
                 if not cursor:
                     break
-            return f"{prefix}witness" in names and f"{prefix}add" in names, names
+            return f"{prefix}add" in names and (not witness or f"{prefix}witness" in names), names
 
         async def add() -> tuple[bool, Any]:
             result = await client.call_tool(f"{prefix}add", {"a": 40, "b": 2})
@@ -104,9 +105,11 @@ async def drive(url: str, mode: str, prefix: str) -> None:
                 if not cursor:
                     break
             text = (await client.read_resource("greeting://gateway")).contents[0]
-            blob = (await client.read_resource("blob://raw")).contents[0]
-            ok = "blob://raw" in uris and getattr(text, "text", None) == "Hello, gateway!"
-            return ok and getattr(blob, "blob", None) == BLOB.decode(), uris
+            ok = "info://static" in uris and getattr(text, "text", None) == "Hello, gateway!"
+            if witness:
+                blob = (await client.read_resource("blob://raw")).contents[0]
+                ok = ok and "blob://raw" in uris and getattr(blob, "blob", None) == BLOB.decode()
+            return ok, uris
 
         async def listen() -> tuple[bool, Any]:
             if client.protocol_version != "2026-07-28":
@@ -141,9 +144,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("url")
     parser.add_argument("mode")
     parser.add_argument("--prefix", default="")
+    parser.add_argument("--upstream", choices=["witness", "sdk"], default="witness")
     args = parser.parse_args(argv)
     try:
-        anyio.run(drive, args.url, args.mode, args.prefix)
+        anyio.run(drive, args.url, args.mode, args.prefix, args.upstream == "witness")
     except Exception as failure:  # noqa: BLE001 - a connect that fails is a step too
         say("connect", False, f"{type(failure).__name__}: {_innermost(failure)}")
     return 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -254,3 +256,64 @@ class Listening:
             self.loop.call_soon_threadsafe(self.task.cancel)
         self.thread.join(5.0)
         return self.answer
+
+
+class StdioProbe:
+    """Raw JSON-RPC lines to a stdio peer (an HTTP-to-stdio bridge), every wait bounded."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+        )  # fmt: skip
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for raw in self.process.stdout:
+            with self.changed:
+                self.lines.append(raw.decode("utf-8", "replace").strip())
+                self.changed.notify_all()
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        assert self.process.stdin is not None
+        line = message if isinstance(message, str) else json.dumps(message)
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        found = []
+        for line in list(self.lines):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                found.append(value)
+        return found
+
+    def answer(self, ident: Any, timeout: float = 15.0) -> dict[str, Any] | None:
+        """The answer to request ``ident`` (None when none comes within ``timeout``)."""
+
+        def find() -> dict[str, Any] | None:
+            return next((m for m in self.messages if m.get("id") == ident and "method" not in m), None)
+
+        with self.changed:
+            self.changed.wait_for(lambda: find() is not None, timeout)
+            return find()
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:  # a bridge that ignores EOF is killed
+            self.process.kill()
+            self.process.wait(5)
+        self.reader.join(5)
+        if self.process.stdout is not None:
+            self.process.stdout.close()

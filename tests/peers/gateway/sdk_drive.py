@@ -8,7 +8,8 @@ must not land, a text and a binary resource, and (2026-07-28) a ``subscriptions/
 upstream is ``witness_server.py`` (directly or on stdio behind a bridge); ``--prefix`` names the tools
 as a prefixing gateway shows them.
 
-usage: python -m tests.peers.gateway.sdk_drive URL MODE [--prefix P] [--upstream witness|sdk]
+usage: python -m tests.peers.gateway.sdk_drive URL MODE[,MODE...] [--prefix P] [--upstream witness|sdk]
+       python -m tests.peers.gateway.sdk_drive stdio MODE[,MODE...] --command 'CMD ...' [--upstream ...]
 (``--upstream sdk``: the server behind is ``sdk_server.py``, which has no witness tool, no blob and no pages)
 """
 
@@ -17,6 +18,8 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
+import shlex
 import sys
 import uuid
 import warnings
@@ -24,13 +27,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 BLOB = base64.b64encode(bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE, 0x80, 0xC3, 0x28]))
 
 
+MODE: list[str] = ["auto"]
+
+
 def say(step: str, ok: bool, detail: Any = "") -> None:
-    print(json.dumps({"step": step, "ok": ok, "detail": str(detail)[:300]}), flush=True)
+    print(json.dumps({"mode": MODE[0], "step": step, "ok": ok, "detail": str(detail)[:300]}), flush=True)
 
 
 async def step(name: str, work: Callable[[], Awaitable[tuple[bool, Any]]]) -> None:
@@ -41,14 +47,14 @@ async def step(name: str, work: Callable[[], Awaitable[tuple[bool, Any]]]) -> No
     say(name, ok, detail)
 
 
-async def drive(url: str, mode: str, prefix: str, witness: bool) -> None:
+async def drive(target: str | StdioServerParameters, mode: str, prefix: str, witness: bool) -> None:
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
         logs.append(params.data)
 
     warnings.simplefilter("ignore")
-    async with Client(url, mode=mode, logging_callback=on_log, log_level="info", cache=None) as client:  # type: ignore[arg-type]
+    async with Client(target, mode=mode, logging_callback=on_log, log_level="info", cache=None) as client:  # type: ignore[arg-type]
         say("connect", True, client.protocol_version)
 
         async def all_tools() -> tuple[bool, Any]:
@@ -141,15 +147,22 @@ def _innermost(failure: BaseException) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("url")
-    parser.add_argument("mode")
+    parser.add_argument("url", help="the front's URL, or 'stdio' with --command")
+    parser.add_argument("modes", help="auto, legacy, 2026-07-28, or several joined by commas")
     parser.add_argument("--prefix", default="")
     parser.add_argument("--upstream", choices=["witness", "sdk"], default="witness")
+    parser.add_argument("--command", help="a stdio front (an HTTP-to-stdio bridge): its command line")
     args = parser.parse_args(argv)
-    try:
-        anyio.run(drive, args.url, args.mode, args.prefix, args.upstream == "witness")
-    except Exception as failure:  # noqa: BLE001 - a connect that fails is a step too
-        say("connect", False, f"{type(failure).__name__}: {_innermost(failure)}")
+    target: str | StdioServerParameters = args.url
+    if args.url == "stdio":
+        command = shlex.split(args.command or "")
+        target = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    for mode in args.modes.split(","):
+        MODE[0] = mode
+        try:
+            anyio.run(drive, target, mode, args.prefix, args.upstream == "witness")
+        except Exception as failure:  # noqa: BLE001 - a connect that fails is a step too
+            say("connect", False, _innermost(failure))
     return 0
 
 

@@ -94,7 +94,8 @@ def notifications(url: str, witness: bool) -> dict[str, Any]:
     }
 
 
-def cancellation(url: str, witness: bool) -> dict[str, Any]:
+def cancellation(url: str, witness: bool, patience: float = 5.0) -> dict[str, Any]:
+    """A 2026 call dropped by its client, and a 2025 call cancelled by notice (its answer awaited ``patience`` s)."""
     found: dict[str, Any] = {}
     with Probe(url) as probe:
         tag = f"m-{uuid.uuid4().hex[:6]}"
@@ -113,7 +114,7 @@ def cancellation(url: str, witness: bool) -> dict[str, Any]:
 
         def work() -> None:
             try:
-                done["answer"] = caller.legacy("tools/call", call, ident=5, give_up=5.0)
+                done["answer"] = caller.legacy("tools/call", call, ident=5, give_up=patience)
             except httpx.HTTPError as failure:
                 done["failure"] = type(failure).__name__
             done["after_s"] = round(time.monotonic() - started, 2)
@@ -123,7 +124,7 @@ def cancellation(url: str, witness: bool) -> dict[str, Any]:
         worker.start()
         time.sleep(0.25)
         notice = probe.notify("notifications/cancelled", {"requestId": 5, "reason": "survey"})
-        worker.join(8)
+        worker.join(patience + 3)
         time.sleep(1.0)
         answer = done.get("answer")
         found["2025 notice"] = {

@@ -61,14 +61,6 @@ def witnessed(answer: Answer) -> dict[str, Any]:
     return structured
 
 
-def writes(url: str) -> list[str]:
-    with Probe(url) as probe:
-        result: list[str] = probe.modern("tools/call", {"name": "get_writes", "arguments": {}}).result[
-            "structuredContent"
-        ]["result"]
-        return result
-
-
 def test_every_fault_is_listed_with_what_it_does() -> None:
     """The registry is the list the report names faults by: 14 the issue names, each with its summary."""
     assert len(FAULTS) >= 14
@@ -144,36 +136,59 @@ def test_progress_token_unmapped_shows_the_gateways_own_token(upstream: RunningS
 # -- cancellation ---------------------------------------------------------------------------------------------
 
 
-def _legacy_cancel(url: str) -> tuple[Answer, str]:
-    """A 2025 call, cancelled by notice while its stream stays open."""
+DELAY_MS = 1500
+"""How long a tracked write sleeps before it lands: longer than any wait for a cancellation to cross the gateway."""
+
+
+def _call_names(upstream_url: str, tool: str) -> list[str]:
+    """A list tool's answer, asked of the upstream directly (not through the gateway under test)."""
+    with Probe(upstream_url) as probe:
+        result: list[str] = probe.modern("tools/call", {"name": tool, "arguments": {}}).result["structuredContent"][
+            "result"
+        ]
+        return result
+
+
+def _wait_started(upstream_url: str, name: str) -> None:
+    deadline = time.monotonic() + 20
+    while name not in _call_names(upstream_url, "started"):
+        assert time.monotonic() < deadline, f"{name} never started upstream"
+        time.sleep(0.05)
+
+
+def _landed(upstream_url: str, name: str, expected: bool) -> bool:
+    """Whether the write landed: awaited (bounded) where it should, given its full delay and more where not."""
+    deadline = time.monotonic() + (15 if expected else DELAY_MS / 1000 + 1.0)
+    while time.monotonic() < deadline:
+        if name in _call_names(upstream_url, "get_writes") and expected:
+            return True
+        time.sleep(0.1)
+    return name in _call_names(upstream_url, "get_writes")
+
+
+def _legacy_cancel(url: str, upstream_url: str) -> tuple[Answer, str]:
+    """A 2025 call, cancelled by notice once it runs upstream, its stream kept open for whatever answer comes."""
     name = tag()
     done: dict[str, Answer] = {}
-    with Probe(url) as probe:
+    call = {"name": "tracked_write", "arguments": {"tag": name, "delay_ms": DELAY_MS}}
+    with Probe(url) as probe, Probe(url) as caller:
         probe.initialize()
-        worker = threading.Thread(
-            target=lambda: done.setdefault(
-                "call",
-                probe.legacy(
-                    "tools/call", {"name": "slow_write", "arguments": {"tag": name, "delay_ms": 700}}, ident=5
-                ),
-            )
-        )
+        caller.session, caller.version = probe.session, probe.version
+        worker = threading.Thread(target=lambda: done.setdefault("call", caller.legacy("tools/call", call, ident=5)))
         worker.start()
-        time.sleep(0.3)
+        _wait_started(upstream_url, name)
         assert probe.notify("notifications/cancelled", {"requestId": 5, "reason": "test"}).status == 202
-        worker.join(10)
+        worker.join(20)
     return done["call"], name
 
 
 def test_cancel_client_id_cancels_nothing_upstream(upstream: RunningServer, faithful: str, tmp_path: Path) -> None:
-    call, name = _legacy_cancel(faithful)
-    assert call.code == -32800 and name not in writes(faithful)  # cancelled upstream: the write never landed
+    call, name = _legacy_cancel(faithful, upstream.url)
+    assert call.code == -32800 and not _landed(upstream.url, name, False)  # cancelled upstream: no write
     log = tmp_path / "gateway.jsonl"
     with faulty(upstream, "cancel-client-id", log=log) as url:
-        call, name = _legacy_cancel(url)
-        time.sleep(0.2)
-        landed = writes(url)
-    assert call.result["content"][0]["text"] == f"wrote {name}" and name in landed
+        call, name = _legacy_cancel(url, upstream.url)
+    assert call.result["content"][0]["text"] == f"wrote {name}" and _landed(upstream.url, name, True)
     events = [line for line in _log(log) if line["event"] == "cancel"]
     assert events and events[0]["forwarded"] == 5 and events[0]["back_id"] != 5
 
@@ -183,26 +198,23 @@ def _log(path: Path) -> list[dict[str, Any]]:
 
 
 def _modern_give_up(url: str) -> str:
-    """A 2026 call the client abandons by closing its stream (the 2026 cancellation on HTTP)."""
+    """A 2026 call the client abandons by closing its stream (the 2026 cancellation on HTTP): whenever the gateway
+    learns of it, the upstream has not finished (its write waits DELAY_MS)."""
     name = tag()
+    call = {"name": "tracked_write", "arguments": {"tag": name, "delay_ms": DELAY_MS}}
     with Probe(url) as probe:
-        answer = probe.modern(
-            "tools/call", {"name": "slow_write", "arguments": {"tag": name, "delay_ms": 600}}, give_up=0.2
-        )
-    assert answer.gave_up
-    time.sleep(1.0)
+        assert probe.modern("tools/call", call, give_up=0.5).gave_up
     return name
 
 
 def test_drop_cancel_lets_the_abandoned_work_land(upstream: RunningServer, faithful: str) -> None:
-    assert _modern_give_up(faithful) not in writes(faithful)
-    call, name = _legacy_cancel(faithful)
-    assert call.code == -32800
+    assert not _landed(upstream.url, _modern_give_up(faithful), False)
+    call, name = _legacy_cancel(faithful, upstream.url)
+    assert call.code == -32800 and not _landed(upstream.url, name, False)
     with faulty(upstream, "drop-cancel") as url:
-        modern = _modern_give_up(url)
-        assert modern in writes(url)
-        call, name = _legacy_cancel(url)
-        assert call.result["content"][0]["text"] == f"wrote {name}"
+        assert _landed(upstream.url, _modern_give_up(url), True)
+        call, name = _legacy_cancel(url, upstream.url)
+    assert call.result["content"][0]["text"] == f"wrote {name}" and _landed(upstream.url, name, True)
 
 
 # -- what the client receives ---------------------------------------------------------------------------------

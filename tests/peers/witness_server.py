@@ -6,6 +6,8 @@ in-band, so a test talking to the gateway's front can prove what reached the bac
 - ``witness`` answers with what arrived here: the request id, the protocol version, the session id
   and the MCP headers (a rewritten id, a dropped ``MCP-Protocol-Version``, a stale ``Mcp-Name``,
   two users on one upstream session);
+- ``tracked_write`` notes that it started (``started``) before it sleeps and writes: a test cancels a call
+  known to be running, whatever the machine's load;
 - ``gate`` sends a progress notification, then waits until ``release`` opens its gate (or a bound
   passes): a notification held to the end of the call cannot reach the client before the release;
 - ``announce`` sends a session-level log message (2025-11-25: the standalone GET stream) or a
@@ -83,6 +85,25 @@ async def witness(ctx: Context) -> dict[str, Any]:
         "sessionId": headers.get("mcp-session-id"),
         "headers": {name: headers[name] for name in WITNESSED_HEADERS if name in headers},
     }
+
+
+STARTED: list[str] = []
+
+
+@mcp.tool()
+async def tracked_write(tag: str, delay_ms: int = 1500) -> str:
+    """Note that the call started (``started``), sleep, then append tag to the writes (``get_writes``): a test
+    cancels once the call is known to run, and then sees whether the write landed."""
+    STARTED.append(tag)
+    await anyio.sleep(delay_ms / 1000)
+    sdk_server.WRITES.append(tag)
+    return f"wrote {tag}"
+
+
+@mcp.tool()
+def started() -> list[str]:
+    """The tags whose tracked writes have started."""
+    return list(STARTED)
 
 
 @mcp.tool()

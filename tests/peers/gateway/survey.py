@@ -94,46 +94,70 @@ def notifications(url: str, witness: bool) -> dict[str, Any]:
     }
 
 
+def _landed(probe: Probe, legacy: bool, tag: str, delay_s: float) -> bool:
+    """Whether ``tag`` was written: looked for until the write's delay and two more seconds have passed."""
+    deadline = time.monotonic() + delay_s + 2.0
+    while time.monotonic() < deadline:
+        if tag in _writes(probe, legacy):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _wait_started(probe: Probe, legacy: bool, tag: str, bound: float = 5.0) -> bool:
+    """Whether the tracked write ``tag`` is known to run upstream (asked through the front, bounded)."""
+    call = {"name": "started", "arguments": {}}
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        answer = probe.legacy("tools/call", call) if legacy else probe.modern("tools/call", call)
+        if answer.final is not None and tag in (answer.final.get("result") or {}).get("structuredContent", {}).get(
+            "result", []
+        ):
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def cancellation(url: str, witness: bool, patience: float = 5.0) -> dict[str, Any]:
-    """A 2026 call dropped by its client, and a 2025 call cancelled by notice (its answer awaited ``patience`` s)."""
+    """A 2026 call dropped by its client, and a 2025 call cancelled by notice once it runs (with the witness
+    upstream: ``tracked_write``; else ``slow_write`` and a short wait); the cancelled call's answer is awaited
+    ``patience`` s, and whether the write had landed when it came and whether it landed at all."""
+    tool, delay_ms = ("tracked_write", 1500) if witness else ("slow_write", 700)
     found: dict[str, Any] = {}
-    with Probe(url) as probe:
+    with Probe(url) as probe, Probe(url) as caller:
         tag = f"m-{uuid.uuid4().hex[:6]}"
-        started = time.monotonic()
-        gone = probe.modern(
-            "tools/call", {"name": "slow_write", "arguments": {"tag": tag, "delay_ms": 700}}, give_up=0.2
-        )
-        time.sleep(1.2)
-        found["2026 disconnect"] = {**brief(gone), "landed": tag in _writes(probe, False)}
+        gone = probe.modern("tools/call", {"name": tool, "arguments": {"tag": tag, "delay_ms": delay_ms}}, give_up=0.5)
+        found["2026 disconnect"] = {**brief(gone), "landed": _landed(probe, False, tag, delay_ms / 1000)}
         probe.initialize()
+        caller.session, caller.version = probe.session, probe.version
         tag = f"l-{uuid.uuid4().hex[:6]}"
         done: dict[str, Any] = {}
-        caller = Probe(url)
-        caller.session, caller.version = probe.session, probe.version
-        call = {"name": "slow_write", "arguments": {"tag": tag, "delay_ms": 700}}
+        call = {"name": tool, "arguments": {"tag": tag, "delay_ms": delay_ms}}
 
         def work() -> None:
             try:
                 done["answer"] = caller.legacy("tools/call", call, ident=5, give_up=patience)
+                done["landed_when_answered"] = tag in _writes(caller, True)
             except httpx.HTTPError as failure:
                 done["failure"] = type(failure).__name__
-            done["after_s"] = round(time.monotonic() - started, 2)
 
         worker = threading.Thread(target=work, daemon=True)
-        started = time.monotonic()
         worker.start()
-        time.sleep(0.25)
+        if witness:
+            running = _wait_started(probe, True, tag)
+        else:
+            time.sleep(0.25)
+            running = None  # not known without the witness server
         notice = probe.notify("notifications/cancelled", {"requestId": 5, "reason": "survey"})
         worker.join(patience + 3)
-        time.sleep(1.0)
         answer = done.get("answer")
         found["2025 notice"] = {
+            "running when cancelled": running,
             "notice": notice.status,
             "call": brief(answer) if isinstance(answer, Answer) else done.get("failure", "no answer"),
-            "answered_after_s": done.get("after_s"),
-            "landed": tag in _writes(probe, True),
+            "landed_when_answered": done.get("landed_when_answered"),
+            "landed": _landed(probe, True, tag, delay_ms / 1000),
         }
-        caller.close()
     return found
 
 

@@ -11,12 +11,14 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.peers.assay import assay_proxy
 from tests.peers.process import PYTHON
-from tests.peers.topology import ROOT, Chain, gateway_chain
+from tests.peers.topology import ROOT, Chain, gateway_chain, tap_command
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -65,3 +67,22 @@ def test_a_prefixing_gateway_is_crossed_under_the_prefixed_names() -> None:
     failed = [line for line in lines if not line["ok"]]
     assert not failed and len(lines) == SDK_STEPS, lines
     assert "up_witness" in lines[1]["detail"]
+
+
+def test_the_launcher_puts_mcp_assays_proxy_on_both_hops_and_its_tap_on_a_bridges_back(tmp_path: Path) -> None:
+    """The topology gateway tests use: client, mcp-assay proxy, gateway, mcp-assay proxy, server (and for a bridge,
+    mcp-assay tap around the stdio server); the SDK client crosses it and both proxies saw the traffic."""
+    records = {hop: tmp_path / f"{hop}.jsonl" for hop in ("front", "back", "tap")}
+
+    def proxy(hop: str) -> Any:
+        return lambda url: assay_proxy(url, "--record", str(records[hop]))
+
+    with gateway_chain(front=proxy("front"), back=proxy("back")) as running:
+        lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.url, "auto", "--steps", "smoke"])
+        assert running.url != running.gateway.url and running.upstream_url not in (None, running.url)
+    assert all(line["ok"] for line in lines) and len(lines) == 4, lines
+    with gateway_chain(stdio=True, stdio_back=tap_command("--record", str(records["tap"]), "--live", "off")) as bridge:
+        lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", bridge.url, "legacy", "--steps", "smoke"])
+    assert all(line["ok"] for line in lines) and len(lines) == 4, lines
+    for hop, record in records.items():
+        assert record.exists() and "tools/call" in record.read_text(encoding="utf-8"), hop

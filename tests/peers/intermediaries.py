@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.peers.process import HERE, free_port, http_server
-from tests.peers.topology import upstream_command, upstream_server
+from tests.peers.topology import Hop, StdioHop, upstream_command, upstream_server, url_of
 
 INSTALLED = HERE / "intermediaries"
 NODE = INSTALLED / "node" / "node_modules"
@@ -122,22 +122,33 @@ def installed(recipe: Intermediary) -> None:
 
 
 @contextmanager
-def running(name: str, upstream: str = "sdk", config_dir: Path | None = None) -> Iterator[Running]:
-    """The upstream server (``sdk`` or ``witness``) and ``name`` in front of it, until the block ends."""
+def running(
+    name: str,
+    upstream: str = "sdk",
+    config_dir: Path | None = None,
+    *,
+    front: Hop | None = None,
+    back: Hop | None = None,
+    stdio_back: StdioHop | None = None,
+) -> Iterator[Running]:
+    """The upstream server (``sdk`` or ``witness``) and ``name`` in front of it, until the block ends; ``front``,
+    ``back`` and ``stdio_back`` put a watcher on a hop, as in ``topology.gateway_chain``."""
     recipe = RECIPES[name]
     installed(recipe)
     with ExitStack() as stack:
         env = {"MCP_REMOTE_CONFIG_DIR": str(config_dir)} if config_dir is not None else {}
+        upstream_url: str | None = None
         if recipe.direction == "stdio-to-http":
-            port = free_port()
-            command = recipe.command(port, shlex.join(upstream_command(upstream)))
-            front = stack.enter_context(http_server(command, port, env=env))
-            yield Running(recipe, front.url, None, None, env)
-            return
-        server = stack.enter_context(upstream_server(upstream))
+            command = upstream_command(upstream)
+            target = shlex.join(stdio_back(command) if stdio_back is not None else command)
+        else:
+            upstream_url = stack.enter_context(upstream_server(upstream)).url
+            target = url_of(stack.enter_context(back(upstream_url))) if back is not None else upstream_url
         if recipe.direction == "http-to-stdio":
-            yield Running(recipe, None, recipe.command(0, server.url), server.url, env)
+            yield Running(recipe, None, recipe.command(0, target), upstream_url, env)
             return
         port = free_port()
-        front = stack.enter_context(http_server(recipe.command(port, server.url), port, env=env))
-        yield Running(recipe, front.url, None, server.url, env)
+        url = stack.enter_context(http_server(recipe.command(port, target), port, env=env)).url
+        if front is not None:
+            url = url_of(stack.enter_context(front(url)))
+        yield Running(recipe, url, None, upstream_url, env)

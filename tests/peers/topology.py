@@ -5,8 +5,9 @@ default, or ``sdk_server.py``; over HTTP or, for a bridge, as a stdio command th
 the project's own gateway (``tests.peers.gateway``, faithful unless faults are named) and, when
 asked, something on each hop: ``back`` wraps the upstream's URL before the gateway is pointed at it,
 ``front`` wraps the gateway's URL before clients get it (for instance
-``lambda url: tests.peers.assay.assay_proxy(url)``, whose ``.url`` is then used). Every start is
-bounded and everything is stopped when the block ends, in reverse order.
+``lambda url: tests.peers.assay.assay_proxy(url)``, whose ``.url`` is then used), and for a bridge
+``stdio_back`` wraps the command it spawns (``tap_command(...)``: ``mcp-assay tap`` on that hop).
+Every start is bounded and everything is stopped when the block ends, in reverse order.
 
 ``intermediary_chain`` does the same with a published intermediary (``tests.peers.intermediaries``).
 """
@@ -25,6 +26,8 @@ from tests.peers.process import HERE, PYTHON, RunningServer, free_port, http_ser
 
 ROOT = HERE.parents[1]
 Hop = Callable[[str], AbstractContextManager[Any]]
+StdioHop = Callable[[list[str]], list[str]]
+"""Wraps the stdio server command a bridge spawns (the back hop of a stdio-to-HTTP gateway), e.g. ``tap_command``."""
 UPSTREAMS = {"witness": HERE / "witness_server.py", "sdk": HERE / "sdk_server.py"}
 
 
@@ -54,7 +57,16 @@ def upstream_command(kind: str = "witness", *flags: str, port: int | None = None
     return [PYTHON, script, "stdio"] if port is None else [PYTHON, script, "http", str(port), *flags]
 
 
-def _url(running: Any) -> str:
+def tap_command(*options: str) -> StdioHop:
+    """A ``stdio_back`` that puts ``mcp-assay tap OPTIONS --`` in front of the stdio server (its judge on that hop)."""
+
+    def wrap(command: list[str]) -> list[str]:
+        return [PYTHON, "-m", "mcp_assay", "tap", *options, "--", *command]
+
+    return wrap
+
+
+def url_of(running: Any) -> str:
     return running if isinstance(running, str) else str(running.url)
 
 
@@ -110,6 +122,7 @@ def gateway_chain(
     log: Path | None = None,
     front: Hop | None = None,
     back: Hop | None = None,
+    stdio_back: StdioHop | None = None,
     extra: Sequence[str] = (),
 ) -> Iterator[Chain]:
     """Upstream server, then the gateway (faults by name), then the hops' watchers, all stopped at the end."""
@@ -120,17 +133,19 @@ def gateway_chain(
         hops: dict[str, Any] = {}
         if stdio:
             command = upstream_command(upstream)
+            if stdio_back is not None:
+                command = stdio_back(command)
         else:
             server = stack.enter_context(upstream_server(upstream, *server_flags))
             upstream_url = server.url
             if back is not None:
                 hops["back"] = stack.enter_context(back(upstream_url))
-                upstream_url = _url(hops["back"])
+                upstream_url = url_of(hops["back"])
         running = stack.enter_context(
             gateway(upstream_url, stdio=command, faults=faults, prefix=prefix, log=log, extra=extra)
         )
         url = running.url
         if front is not None:
             hops["front"] = stack.enter_context(front(url))
-            url = _url(hops["front"])
+            url = url_of(hops["front"])
         yield Chain(url, running, server, server.url if server else None, command, log, hops)

@@ -86,3 +86,17 @@ def test_the_launcher_puts_mcp_assays_proxy_on_both_hops_and_its_tap_on_a_bridge
     assert all(line["ok"] for line in lines) and len(lines) == 4, lines
     for hop, record in records.items():
         assert record.exists() and "tools/call" in record.read_text(encoding="utf-8"), hop
+
+
+@pytest.mark.parametrize(("flags", "mode"), [("--json", "auto"), ("--stateless", "legacy")])
+def test_an_upstream_servers_own_faults_cross_the_faithful_gateway_unchanged(flags: str, mode: str) -> None:
+    """The server's faults, not the gateway's: a json_response server sends no notifications during a call and lets a
+    2026 call whose client left finish; a stateless one lets a 2025 call cancelled by notice finish. The same steps
+    fail through the faithful gateway as against the server directly (a gateway test blames the server for them)."""
+    with gateway_chain(server_flags=[flags]) as running:
+        assert running.upstream_url is not None
+        via = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.url, mode])
+        direct = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.upstream_url, mode])
+    failed_via = {line["step"] for line in via if not line["ok"]}
+    failed_direct = {line["step"] for line in direct if not line["ok"]}
+    assert "tools/call cancelled" in failed_direct and failed_via == failed_direct, (via, direct)

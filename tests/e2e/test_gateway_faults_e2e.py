@@ -133,6 +133,30 @@ def test_progress_token_unmapped_shows_the_gateways_own_token(upstream: RunningS
     assert len(tokens) == 1 and tokens != {"mine"} and next(iter(tokens)).startswith("gw-progress-")
 
 
+def _listen_ids(url: str) -> list[Any]:
+    """Listen for tools list-changed as "L1", touch the tools once acknowledged: the subscription ids of the events."""
+    toucher = Probe(url)
+
+    def on_message(message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/subscriptions/acknowledged":
+            toucher.modern("tools/call", {"name": "touch_tools", "arguments": {}})
+
+    with Probe(url) as probe:
+        filters = {"notifications": {"toolsListChanged": True}}
+        answer = probe.modern("subscriptions/listen", filters, ident="L1", on_message=on_message, give_up=1.5)
+    toucher.close()
+    methods = [m.get("method") for m in answer.messages]
+    assert methods[:2] == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"], methods
+    return [m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] for m in answer.messages[:2]]
+
+
+def test_subscription_id_unmapped_shows_the_gateways_listen_id(upstream: RunningServer, faithful: str) -> None:
+    assert _listen_ids(faithful) == ["L1", "L1"]
+    with faulty(upstream, "subscription-id-unmapped") as url:
+        ids = _listen_ids(url)
+    assert ids[0] == ids[1] and ids[0] != "L1" and int(ids[0]) >= 1001
+
+
 # -- cancellation ---------------------------------------------------------------------------------------------
 
 

@@ -1,8 +1,9 @@
 """The faithful build of the test gateway is crossed by the official clients: the Python SDK client (mcp 2.3.0) in
 its three modes and the TypeScript SDK v2 client, over an HTTP upstream and over a stdio upstream the gateway
 spawns (a bridge), with pages, structured content, progress, logs, a cancelled call whose write must not land,
-text and binary resources and, in 2026-07-28, a ``subscriptions/listen`` event. A gateway test that blames the
-gateway for a failure can lean on this: the faithful build gives the official clients no failure.
+text and binary resources and, in 2026-07-28, a ``subscriptions/listen`` event (the TypeScript client: pages, structured
+content, progress, a cancelled call, a blob). A gateway test that blames the gateway for a failure can lean on this:
+the faithful build gives the official clients no failure.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from tests.peers.topology import ROOT, Chain, gateway_chain, tap_command
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(120)]
 
-TS_CLIENT = ROOT / "tests" / "peers" / "ts_client.mjs"
+TS_DRIVE = ROOT / "tests" / "peers" / "gateway" / "ts_drive.mjs"
 SDK_STEPS = 8
-TS_STEPS = 7
+TS_STEPS = 6
 
 
 @pytest.fixture(scope="module", params=["http", "stdio"])
@@ -56,7 +57,7 @@ def test_the_python_sdk_client_crosses_the_faithful_gateway(chain: Chain, mode: 
 def test_the_typescript_sdk_client_crosses_the_faithful_gateway(chain: Chain, mode: str) -> None:
     if not (ROOT / "tests" / "peers" / "node" / "node_modules" / "@modelcontextprotocol" / "client").exists():
         pytest.skip("TypeScript SDK client missing: run `bash tests/peers/setup.sh`")
-    lines = steps(["node", str(TS_CLIENT), chain.url, mode, "5000"])
+    lines = steps(["node", str(TS_DRIVE), chain.url, mode])
     failed = [line for line in lines if not line["ok"]]
     assert not failed and len(lines) == TS_STEPS, lines
 

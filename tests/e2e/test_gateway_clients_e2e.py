@@ -24,7 +24,7 @@ from tests.peers.topology import ROOT, Chain, gateway_chain, tap_command
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(120)]
 
 TS_DRIVE = ROOT / "tests" / "peers" / "gateway" / "ts_drive.mjs"
-SDK_STEPS = 8
+SDK_STEPS = 9
 TS_STEPS = 6
 
 

@@ -283,8 +283,9 @@ class Child:
         subscription = meta.get("io.modelcontextprotocol/subscriptionId") if isinstance(meta, dict) else None
         if key is None and subscription is not None and json.dumps(subscription) in self.waiters:
             key = json.dumps(subscription)
-        if key is None and "id" not in message:
-            # stdio says nothing of which request a log message belongs to: the latest call still in flight
+        if key is None:
+            # stdio says nothing of which request a log message (or a server request) belongs to: the latest call
+            # still in flight
             calls = [name for name, waiter in self.waiters.items() if not waiter.listen]
             key = calls[-1] if calls else None
         if key is not None and key in self.waiters:

@@ -29,6 +29,7 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.types import ElicitResult
 
 BLOB = base64.b64encode(bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE, 0x80, 0xC3, 0x28]))
 
@@ -57,8 +58,13 @@ async def drive(target: str | StdioServerParameters, mode: str, prefix: str, wit
     async def on_log(params: Any) -> None:
         logs.append(params.data)
 
+    async def on_elicit(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"name": "gateway"})
+
     warnings.simplefilter("ignore")
-    async with Client(target, mode=mode, logging_callback=on_log, log_level="info", cache=None) as client:  # type: ignore[arg-type]
+    async with Client(
+        target, mode=mode, logging_callback=on_log, log_level="info", cache=None, elicitation_callback=on_elicit
+    ) as client:  # type: ignore[arg-type]
         say("connect", True, client.protocol_version)
 
         async def all_tools() -> tuple[bool, Any]:
@@ -105,6 +111,13 @@ async def drive(target: str | StdioServerParameters, mode: str, prefix: str, wit
             landed = tag in (written or {}).get("result", [])
             return not landed, f"write landed: {landed}"
 
+        async def elicited() -> tuple[bool, Any]:
+            if not witness or client.protocol_version == "2026-07-28":
+                return True, "a 2025-11-25 server request (ctx.elicit), with the witness server"
+            result = await client.call_tool(f"{prefix}ask", {})
+            text = getattr(result.content[0], "text", "") if result.content else ""
+            return text == "hello gateway", text
+
         async def resources() -> tuple[bool, Any]:
             uris: list[str] = []
             cursor = None
@@ -137,6 +150,7 @@ async def drive(target: str | StdioServerParameters, mode: str, prefix: str, wit
             ("tools/call progress", progress),
             ("tools/call logs", logged),
             ("tools/call cancelled", cancelled),
+            ("tools/call elicitation", elicited),
             ("resources", resources),
             ("subscriptions/listen", listen),
         ]:

@@ -28,6 +28,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from mcp_assay.report.model import Report, sort_results
+from mcp_assay.report.sdks import sdk_line
 from mcp_assay.shell import one_line, quote
 from mcp_assay.verdicts import ExploredInput, Outcome, Severity, Verdict
 
@@ -189,6 +190,9 @@ def _result_lines(
         return
     if result.known is not None:
         console.print(Text(f"        baseline: {printable(result.known, newlines=False)}", style="yellow"))
+    sdk = sdk_line(result)
+    if sdk is not None:
+        console.print(Text(f"        sdk: {printable(sdk, newlines=False)}", style="cyan"), highlight=False)
     if result.reason:
         console.print(Text(f"        {printable(result.reason, newlines=False)}"), highlight=False)
     if result.blocked_by:

@@ -48,6 +48,8 @@ def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[s
         data["reason"] = _line(result.reason)
     if result.blocked_by:
         data["blocked_by"] = _line(result.blocked_by)
+    if result.sdk is not None:
+        data["sdk"] = {key: _line(value) for key, value in result.sdk.to_json().items() if value}
     evidence = []
     for item in result.evidence:
         entry: dict[str, Any] = {"summary": _line(item.summary)}
@@ -107,7 +109,9 @@ def render_tap(report: Report) -> str:
     if report.window:
         lines.append(f"# supported: {', '.join(report.window)}")
     lines.append(f"# fail on: {report.fail_on.value}")
-    baseline_rows = [(label, value) for label, value in report.target_rows() if label in ("baseline", "unconfirmed")]
+    baseline_rows = [
+        (label, value) for label, value in report.target_rows() if label in ("sdk", "baseline", "unconfirmed")
+    ]
     lines += [f"# {label}: {_line(value)}" for label, value in baseline_rows]
     lines += [f"# note: {_line(note)}" for note in report.notes]
     if report.unjudged is not None:

@@ -341,3 +341,24 @@ def test_build_report_recognizes_the_sdk_from_the_traffic() -> None:
     off = build_report([failure("HTTP-09")], target=Target(kind="suite"), schemas=[], signs=signs,
                        sdk=parse_sdk(["none"]))  # fmt: skip
     assert off.sdks == [] and off.results[0].sdk is None
+
+
+def test_a_written_baseline_fills_in_the_reason_of_an_sdk_finding(tmp_path: Any) -> None:
+    """Tool-defined: --write-baseline names whose failure each SDK finding is; the server's own stays to fill in,
+    and the file loads as a baseline that accepts both once that reason is given."""
+    import yaml
+
+    from mcp_assay.report.baseline import apply_baseline, baseline_text, load_baseline
+
+    report = report_of(failure("RPC-12", check="unparseable_lines_get_parse_error"), failure("TOOL-10"))
+    attribute(report, AUTO, [python_server(("stdio",))])
+    text = baseline_text(report.results)
+    entries = yaml.safe_load(text)["known"]
+    assert entries[0]["reason"].startswith(f"known in mcp {PYTHON.version} (Python SDK); upstream https://")
+    assert entries[1]["reason"] == ""
+    path = tmp_path / "baseline.yaml"
+    path.write_text(text.replace('reason: ""', 'reason: "our ticket 7"'), encoding="utf-8")
+    baseline = load_baseline(path, checks={"unparseable_lines_get_parse_error", "some_check"},
+                             requirements={"RPC-12", "TOOL-10"})  # fmt: skip
+    apply_baseline(report, baseline)
+    assert report.exit_code() is ExitCode.CONFORMANT

@@ -181,7 +181,12 @@ def _listing() -> str:
 def parse_sdk(values: Iterable[str], *, accept: bool = False) -> SdkChoice:
     """``--sdk`` values (repeatable, or separated by commas): ``NAME@VERSION`` or ``none``; a malformed or unknown
     one is a :class:`ConfigError` naming what is known."""
-    items = [item.strip() for value in values for item in value.split(",") if item.strip()]
+    items: list[str] = []
+    for value in values:
+        found = [item.strip() for item in value.split(",") if item.strip()]
+        if not found or re.search(r"[\x00-\x1f\x7f-\x9f]", value):
+            raise ConfigError(f"--sdk {value!r}: expected NAME@VERSION (e.g. mcp@2.3.0) or none; known: {_listing()}")
+        items += found
     if any(item.lower() == "none" for item in items):
         if len(items) > 1:
             raise ConfigError("--sdk none turns SDK attribution off; it cannot be combined with an SDK")

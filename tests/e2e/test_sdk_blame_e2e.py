@@ -83,6 +83,13 @@ def test_a_server_on_the_python_sdk_shows_its_own_bug_apart_from_the_sdks_findin
     assert output.index("✗ TOOL-10") < output.index("✗ HTTP-09")  # the server's own first
     assert "--accept-sdk-findings accepts them" in output
     assert output.rstrip().endswith(f"2 known in {MCP}, 1 in the server's own code.")
+    again = tmp_path / "again.json"  # the recording judged again: the same signs, the same attribution
+    result = CliRunner().invoke(
+        cli, ["validate", str(tmp_path / "own.jsonl"), "--spec-dir", str(spec_path), "--report", f"json:{again}"]
+    )
+    offline = json.loads(again.read_text(encoding="utf-8"))
+    assert result.exit_code == 1 and offline["verdict"]["text"] == report["verdict"]["text"]
+    assert [item["name"] for item in offline["sdks"]] == ["mcp"]
 
 
 def test_accepting_the_sdk_findings_leaves_the_exit_status_to_the_servers_own(spec_path: Path, tmp_path: Path) -> None:

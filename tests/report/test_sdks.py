@@ -362,3 +362,28 @@ def test_a_written_baseline_fills_in_the_reason_of_an_sdk_finding(tmp_path: Any)
                              requirements={"RPC-12", "TOOL-10"})  # fmt: skip
     apply_baseline(report, baseline)
     assert report.exit_code() is ExitCode.CONFORMANT
+
+
+def test_report_re_renders_the_attribution_and_takes_the_flags_again(tmp_path: Any) -> None:
+    """Tool-defined: `mcp-assay report` reads Verdict.sdk and the recognition back; --accept-sdk-findings and
+    --sdk none apply to a report read back, and a malformed --sdk is one usage error."""
+    from click.testing import CliRunner
+
+    from mcp_assay.cli import cli
+
+    report = report_of(failure("HTTP-09"), failure("TOOL-10"))
+    attribute(report, AUTO, [python_server()])
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(report.to_json()), encoding="utf-8")
+    plain = CliRunner().invoke(cli, ["report", str(path)])
+    assert (
+        plain.exit_code == 1
+        and f"known in mcp {PYTHON.version} (Python SDK), not the server's own code" in plain.output
+    )
+    accepted = CliRunner().invoke(cli, ["report", str(path), "--accept-sdk-findings", "--report", "json:-"])
+    data = json.loads(accepted.output[: accepted.output.rindex("}") + 1])
+    assert accepted.exit_code == 1 and data["summary"]["known"] == 1  # TOOL-10 is the server's own: still 1
+    off = CliRunner().invoke(cli, ["report", str(path), "--sdk", "none"])
+    assert off.exit_code == 1 and "known in mcp" not in off.output
+    bad = CliRunner().invoke(cli, ["report", str(path), "--sdk", "mcp"])
+    assert bad.exit_code == 2 and "--sdk" in bad.output and "NAME@VERSION" in bad.output

@@ -387,3 +387,15 @@ def test_report_re_renders_the_attribution_and_takes_the_flags_again(tmp_path: A
     assert off.exit_code == 1 and "known in mcp" not in off.output
     bad = CliRunner().invoke(cli, ["report", str(path), "--sdk", "mcp"])
     assert bad.exit_code == 2 and "--sdk" in bad.output and "NAME@VERSION" in bad.output
+
+
+def test_merged_reports_keep_one_recognition_per_side_and_sdk() -> None:
+    from mcp_assay.report.model import merge_reports
+
+    first, second = report_of(failure("HTTP-09")), report_of(failure("RPC-13", LEGACY))
+    attribute(first, AUTO, [python_server()])
+    attribute(second, AUTO, [replace(python_server(("stdio",)), signs=("another sign",))])
+    merged = merge_reports([first, second])
+    (recognition,) = merged.sdks
+    assert recognition.signs == ("a sign", "another sign") and recognition.transports == ("http", "stdio")
+    assert all(result.sdk is not None for result in merged.results)

@@ -647,8 +647,26 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
         unjudged=None if judged else "; ".join(unjudged),
-        sdks=list(dict.fromkeys(recognition for report in reports for recognition in report.sdks)),
+        sdks=_merged_sdks(recognition for report in reports for recognition in report.sdks),
     )
+
+
+def _merged_sdks(recognitions: Iterable[SdkRecognition]) -> list[SdkRecognition]:
+    """One recognition per side and SDK: the signs and transports each report saw, together."""
+    merged: dict[tuple[str, str, str, str], SdkRecognition] = {}
+    for item in recognitions:
+        key = (item.side, item.name, item.version, item.how)
+        kept = merged.get(key)
+        merged[key] = (
+            item
+            if kept is None
+            else replace(
+                kept,
+                signs=tuple(dict.fromkeys((*kept.signs, *item.signs))),
+                transports=tuple(sorted({*kept.transports, *item.transports})),
+            )
+        )
+    return list(merged.values())
 
 
 def revision_order(names: Iterable[str], order: Sequence[str]) -> list[str]:

@@ -399,3 +399,16 @@ def test_merged_reports_keep_one_recognition_per_side_and_sdk() -> None:
     (recognition,) = merged.sdks
     assert recognition.signs == ("a sign", "another sign") and recognition.transports == ("http", "stdio")
     assert all(result.sdk is not None for result in merged.results)
+
+
+def test_a_failure_the_flag_accepted_says_so_where_a_baseline_would() -> None:
+    from mcp_assay.report import render
+
+    report = report_of(failure("HTTP-09"))
+    attribute(report, parse_sdk([], accept=True), [python_server()])
+    assert f"accepted: known in mcp {PYTHON.version} (Python SDK); accepted with {ACCEPT_FLAG}" in render_markdown(
+        report
+    )
+    assert f"known finding, accepted by the {ACCEPT_FLAG}: " in render(report, "junit")
+    assert f"known, accepted by the {ACCEPT_FLAG}: " in render(report, "tap")
+    assert "KNOWN (1) — failures a baseline (or --accept-sdk-findings) accepts" in render(report, "terminal")

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from mcp_assay.report.console import by_area, sections
 from mcp_assay.report.model import Report
 from mcp_assay.report.plain import evidence_lines, one_line
-from mcp_assay.report.sdks import sdk_line
+from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.verdicts import Verdict
 
 __all__ = ["render_junit"]
@@ -78,7 +78,9 @@ def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
         return "failure"
     if key == "known":
         ET.SubElement(
-            case, "skipped", {"message": one_line(f"known finding, accepted by the baseline: {result.known}")}
+            case,
+            "skipped",
+            {"message": one_line(f"known finding, accepted by the {accepted_by(result)}: {result.known}")},
         )
         ET.SubElement(case, "system-out").text = _details(result)
         return "skipped"

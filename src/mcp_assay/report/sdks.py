@@ -35,6 +35,7 @@ __all__ = [
     "AUTO",
     "KnownSdk",
     "SdkChoice",
+    "accepted_by",
     "attribute",
     "known_sdk",
     "known_sdks",
@@ -282,6 +283,11 @@ def _match(result: Verdict, report: Report, by_name: dict[str, KnownSdk]) -> Sdk
                         recognized=recognition.describe(short=True),
                     )
     return None
+
+
+def accepted_by(result: Verdict) -> str:
+    """Who accepted a known failure, for the word before its reason: ``--accept-sdk-findings`` or the baseline."""
+    return ACCEPT_FLAG if result.sdk is not None and (result.known or "").endswith(ACCEPTED) else "baseline"
 
 
 def sdk_line(result: Verdict, *, short: bool = False) -> str | None:

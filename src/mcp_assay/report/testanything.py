@@ -16,6 +16,7 @@ import yaml
 
 from mcp_assay.report.console import by_area, explored_lines, printable, sections, summary_lines
 from mcp_assay.report.model import Report
+from mcp_assay.report.sdks import accepted_by
 from mcp_assay.verdicts import Verdict
 
 __all__ = ["render_tap"]
@@ -82,7 +83,7 @@ def _point(number: int, result: Verdict, key: str, *, several: bool = False) -> 
         todo = _description(f"SHOULD-level, does not fail the run unless --fail-on should: {result.reason}")
         return [f"not ok {number} - {description} # TODO {todo}", *_diagnostics(result)]
     if key == "known":
-        todo = _description(f"known, accepted by the baseline: {result.known}")
+        todo = _description(f"known, accepted by the {accepted_by(result)}: {result.known}")
         return [f"not ok {number} - {description} # TODO {todo}", *_diagnostics(result)]
     if key == "notes":
         return [f"ok {number} - {description}", *_diagnostics(result, {"note": "informational finding"})]

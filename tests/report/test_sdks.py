@@ -21,6 +21,7 @@ from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import (
     ACCEPT_FLAG,
     AUTO,
+    KnownSdkFinding,
     attribute,
     known_sdk,
     known_sdks,
@@ -239,15 +240,17 @@ def test_a_known_finding_matches_only_its_revisions_and_the_recognized_sdk() -> 
 
 def test_an_explored_finding_matches_only_the_kind_of_input_it_was_pinned_with() -> None:
     """Tool-defined: the SDK's lax coercion is TOOL-14 with a wrong type; a bound the tool ignores is the server's."""
+    pinned = KnownSdkFinding(side="server", requirement="TOOL-14", check="invalid_tool_arguments_never_succeed",
+                             source="explored", kind="type")  # fmt: skip
 
-    def explored(kind: str) -> Verdict:
+    def explored(kind: str, source: Source = Source.EXPLORED) -> Verdict:
         evidence = Evidence(summary="tools/call", explored=ExploredInput(tool="add", kind=kind))
-        return failure("TOOL-14", check="invalid_tool_arguments_never_succeed", source=Source.EXPLORED,
-                       evidence=(evidence,))  # fmt: skip
+        return failure("TOOL-14", check="invalid_tool_arguments_never_succeed", source=source, evidence=(evidence,))
 
-    report = report_of(explored("type"), explored("bound"))
-    attribute(report, AUTO, [python_server()])
-    assert [result.sdk is not None for result in report.results] == [True, False]
+    assert pinned.matches(explored("type"), ("http",))
+    assert not pinned.matches(explored("bound"), ("http",))
+    assert not pinned.matches(explored("type", Source.ACTIVE), ("http",))  # the suite's own probe: another finding
+    assert not pinned.matches(replace(explored("type"), check="another_check"), ("http",))
 
 
 def test_accepting_the_sdk_findings_leaves_the_exit_status_to_the_servers_own() -> None:

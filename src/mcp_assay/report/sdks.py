@@ -34,6 +34,7 @@ __all__ = [
     "ACCEPT_FLAG",
     "AUTO",
     "KnownSdk",
+    "KnownSdkFinding",
     "SdkChoice",
     "accepted_by",
     "attribute",

@@ -464,24 +464,31 @@ def sdk_verdict_part(report: Report) -> str:
                 deciding[ident].append(result)
         elif result.outcome is Outcome.FAILED and result.known is not None and result.sdk is not None:
             accepted[result.sdk.named].update(dict.fromkeys(result.requirements))
-    known: dict[str, dict[str, None]] = {recognition.named: {} for recognition in report.sdks}
-    own: dict[str, dict[str, None]] = {recognition.side: {} for recognition in report.sdks}
+    known: dict[str, dict[str, None]] = defaultdict(dict)
+    own: dict[str, dict[str, None]] = defaultdict(dict)
     for ident, results in deciding.items():
         named = [result.sdk.named for result in results if result.sdk is not None]
         if len(named) == len(results):
-            known.setdefault(named[0], {})[ident] = None
+            known[named[0]][ident] = None
         else:
             for result in results:
                 if result.sdk is None:
-                    own.setdefault(_party(result.side), {})[ident] = None
-    parts = [f"{len(ids)} known in {named}" for named, ids in known.items()]
-    parts += [f"{len(ids)} in the {side}'s own code" if side != "peers" else f"{len(ids)} in the peers' own code"
-              for side, ids in own.items()]  # fmt: skip
+                    own[_party(result.side)][ident] = None
+    # a count of zero is said once for each kind, so the reader sees what was weighed: the SDK, the peer's own code
+    sides = list(dict.fromkeys(recognition.side for recognition in report.sdks))
+    parts = [f"{len(ids)} known in {named}" for named, ids in known.items()] or [f"0 known in {report.sdks[0].named}"]
+    parts += [f"{len(ids)} in {_own_code(side)}" for side, ids in own.items()] or [
+        f"0 in {_own_code(sides[0] if len(sides) == 1 else 'peers')}"
+    ]
     text = ", ".join(parts) if deciding else ""
     taken = [
         f"{len(ids)} failure{'s' if len(ids) != 1 else ''} known in {named} accepted" for named, ids in accepted.items()
     ]
     return "; ".join(part for part in (text, ", ".join(taken)) if part)
+
+
+def _own_code(party: str) -> str:
+    return "the peers' own code" if party == "peers" else f"the {party}'s own code"
 
 
 def _party(side: Side) -> str:

@@ -129,3 +129,36 @@ def test_a_stdio_server_flooding_stderr_costs_a_bounded_tail(mode: str) -> None:
     assert all(len(line) <= STDERR_LINE_LIMIT + 1 for line in transport.stderr)
     assert transport.stderr_bytes == size
     assert any(f"{size} bytes of stderr" in note for note in _notes(recorded)), _notes(recorded)
+
+
+_SLOW_START = """
+import json, sys, time
+time.sleep(float(sys.argv[1]))
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "slow":
+        time.sleep(float(sys.argv[1]))
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {}}), flush=True)
+"""
+
+
+def test_a_stdio_servers_first_answer_may_take_its_start_up_and_later_answers_only_the_timeout() -> None:
+    """Tool-defined: a server importing its SDK for 1.5 s is not silent under a 0.5 s --timeout (its first
+    answer is awaited up to STARTUP_GRACE from its start); once it has answered, a 1.5 s answer is NoAnswer."""
+    recorded: list[Exchange] = []
+
+    async def scenario() -> None:
+        transport = StdioTransport(
+            [PYTHON, "-c", _SLOW_START, "1.5"], recorder=recorded.append, new_id=_ids(), connection="p1", timeout=0.5
+        )
+        await transport.start()
+        try:
+            assert (await transport.send(_request(1), probe=PROBE, expect=id_key(1))).ok
+            assert (await transport.send(_request(2), probe=PROBE, expect=id_key(2))).ok
+            slow = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "slow"}).encode()
+            with pytest.raises(NoAnswer, match=r"within 0\.5 s$"):
+                await transport.send(slow, probe=PROBE, expect=id_key(3))
+        finally:
+            await transport.close(grace=0.5)
+
+    asyncio.run(scenario())

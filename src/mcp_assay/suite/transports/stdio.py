@@ -43,6 +43,10 @@ STDERR_TAIL = 200
 STDERR_LINE_LIMIT = 4000
 """Bytes of one stderr line kept; the rest of the line is counted, not kept."""
 _READ = 64 * 1024
+STARTUP_GRACE = 10.0
+"""Seconds from the process's start within which its first answer is awaited, whatever the time allowed
+per answer: an interpreter importing its SDK on a busy machine can take longer than ``--timeout``, and a
+server that is still starting has not failed to answer."""
 
 
 @dataclass
@@ -93,6 +97,8 @@ class StdioTransport:
         self._signals: list[str] = []
         self._write_lock = asyncio.Lock()
         self.started_at = 0.0
+        self._started_clock = 0.0
+        self._heard = False
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -110,6 +116,7 @@ class StdioTransport:
         except OSError as exc:
             raise start_failure(exc, self.argv, cwd=self.cwd) from exc
         self.started_at = time.time()
+        self._started_clock = time.monotonic()
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())
 
@@ -179,6 +186,7 @@ class StdioTransport:
                 id=self.new_id("s"), connection=self.connection, sender=Side.SERVER, time=time.time(), raw=raw
             )
             self.recorder(line)
+            self._heard = True
             for waiter in self._waiters:
                 if self._belongs(line.message, waiter):
                     waiter.messages.append(line.message)
@@ -285,6 +293,9 @@ class StdioTransport:
                 return Reply(exchange=line.id, request=line.message)
             budget = stream.budget if stream is not None else (timeout or self.timeout)
             deadline = time.monotonic() + budget
+            starting = stream is None and not self._heard
+            if starting:
+                deadline = max(deadline, self._started_clock + STARTUP_GRACE)
             stop_at: float | None = None
             while True:
                 if stream is None and expect is not None and final_response(waiter.messages, expect) is not None:
@@ -305,7 +316,8 @@ class StdioTransport:
                 if remaining <= 0:
                     if stream is not None:
                         break
-                    raise NoAnswer(f"the server never answered {line.message.describe()} within {budget:g} s", line.id)
+                    allowed = f"{budget:g} s" + (f" ({STARTUP_GRACE:g} s from its start)" if starting else "")
+                    raise NoAnswer(f"the server never answered {line.message.describe()} within {allowed}", line.id)
                 waiter.changed.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(waiter.changed.wait(), timeout=remaining)

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
 from tests.peers.gateway.probe import Probe
-from tests.peers.topology import gateway_chain, upstream_server
+from tests.peers.topology import gateway_chain
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -24,11 +25,14 @@ NARROW = ["--timeout", "3", "--stream-budget-ms", "800"]
 opens spawns a stdio server, which takes seconds on a busy machine."""
 
 
+SDK_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}, "progress_tool": {"steps": 3}, "chatty": {}}']
+"""As test_suite_e2e.py calls the SDK server's tools, so the pinned set is what the same run finds alone."""
+
+
 def must_failures(url: str, spec_path: Path, report: Path, narrow: bool = True) -> set[tuple[str, str]]:
     options = NARROW if narrow else []
-    result = CliRunner().invoke(
-        cli, ["run", "-u", url, *options, "--spec-dir", str(spec_path), "--report", f"json:{report}"]
-    )
+    command = ["run", "-u", url, *options, *SDK_ARGS, "--spec-dir", str(spec_path), "--report", f"json:{report}"]
+    result = CliRunner().invoke(cli, command)
     assert result.exit_code in (0, 1), result.output
     found: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return {
@@ -39,15 +43,22 @@ def must_failures(url: str, spec_path: Path, report: Path, narrow: bool = True) 
     }
 
 
-def test_the_faithful_gateway_and_bridge_fail_nothing_the_server_alone_passes(spec_path: Path, tmp_path: Path) -> None:
-    with upstream_server("sdk") as server:
-        alone = must_failures(server.url, spec_path, tmp_path / "alone.json")
-    with gateway_chain(upstream="sdk") as gateway:
-        relayed = must_failures(gateway.url, spec_path, tmp_path / "gateway.json")
-    with gateway_chain(upstream="sdk", stdio=True) as bridge:
-        with Probe(bridge.url) as probe:  # the shared 2026 server is spawned before the run's clock starts
-            assert probe.modern("tools/list").status == 200
-        bridged = must_failures(bridge.url, spec_path, tmp_path / "bridge.json", narrow=False)
-    assert alone, "the SDK server's own known failures (pinned by the SDK baseline) make the comparison meaningful"
+PINNED = yaml.safe_load(Path(__file__).with_name("suite_expected.yaml").read_text("utf-8"))["python-sdk-http"]
+"""The SDK server's own MUST failures over HTTP, per revision: pinned, and held true by test_suite_e2e.py."""
+
+
+@pytest.mark.parametrize("build", ["gateway", "bridge"])
+def test_the_faithful_gateway_and_bridge_fail_nothing_the_server_alone_passes(
+    build: str, spec_path: Path, tmp_path: Path
+) -> None:
+    alone = {(str(revision), ident) for revision, ids in PINNED.items() for ident in ids}
+    assert alone, "the SDK server's own known failures make the comparison meaningful"
+    if build == "gateway":
+        with gateway_chain(upstream="sdk") as gateway:
+            relayed = must_failures(gateway.url, spec_path, tmp_path / "gateway.json")
+    else:
+        with gateway_chain(upstream="sdk", stdio=True) as bridge:
+            with Probe(bridge.url) as probe:  # the shared 2026 server is spawned before the run's clock starts
+                assert probe.modern("tools/list").status == 200
+            relayed = must_failures(bridge.url, spec_path, tmp_path / "bridge.json", narrow=False)
     assert relayed - alone == set(), sorted(relayed - alone)
-    assert bridged - alone == set(), sorted(bridged - alone)

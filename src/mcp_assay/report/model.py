@@ -20,6 +20,7 @@ from typing import Any
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.untried import Generated, Untried, coverage_json, generated_from_json, untried_from_json
 from mcp_assay.verdicts import (
     Evidence,
     ExitCode,
@@ -131,6 +132,10 @@ class Report:
     """Why there was nothing to judge (no MCP peer there: missing, dead, not MCP, only revisions outside the
     window; a session with no traffic). The report then makes no conformance statement: its verdict is
     ``not-judged`` and its exit code 3, whatever results it holds."""
+    untried: list[Untried] = field(default_factory=list)
+    """Listed tools, prompts and resources a suite run did not call, get or read, and the setting that would."""
+    generated: list[Generated] = field(default_factory=list)
+    """Tools a suite run called with arguments drawn from their inputSchema."""
 
     # -- views -----------------------------------------------------------------------------------
     @property
@@ -324,6 +329,7 @@ class Report:
             "audit": [asdict(line) for line in self.audit],
             "notes": self.notes,
             "stats": self.stats.to_json(),
+            "coverage": coverage_json(self.untried, self.generated, self.results),
         }
 
     @classmethod
@@ -338,6 +344,7 @@ class Report:
         unjudged = verdict.get("unjudged") if isinstance(verdict, Mapping) else None
         under_test = revisions.get("under_test")
         tested = revisions.get("tested", [under_test] if isinstance(under_test, str) else [])
+        coverage = data.get("coverage")
         return cls(
             results=[_result_from_json(item) for item in data.get("results", [])],
             target=Target.from_json(data.get("target", {})),
@@ -354,6 +361,8 @@ class Report:
             baseline=_baseline_from_json(data.get("baseline")),
             glossary=_glossary_from_json(data.get("requirements", [])),
             unjudged=unjudged if isinstance(unjudged, str) else None,
+            untried=untried_from_json(coverage.get("untried")) if isinstance(coverage, Mapping) else [],
+            generated=generated_from_json(coverage.get("generated")) if isinstance(coverage, Mapping) else [],
         )
 
 
@@ -514,6 +523,8 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
         unjudged=None if judged else "; ".join(unjudged),
+        untried=list(dict.fromkeys(item for report in reports for item in report.untried)),
+        generated=list(dict.fromkeys(item for report in reports for item in report.generated)),
     )
 
 

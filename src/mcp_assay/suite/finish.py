@@ -30,6 +30,7 @@ from mcp_assay.suite.judging import judge_suite_log, revision_of_items
 from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.selection import Selection
 from mcp_assay.suite.state import RunState
+from mcp_assay.suite.untried import coverage_of
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Observation
 
@@ -124,6 +125,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
         state.writer.close()
     notes += _notes(state, selection, contexts)
     log = state.log
+    tested = tuple(revision.name for revision in selection.tested) if selection is not None else ()
+    untried, generated = coverage_of(log, verdicts, tested)
     return RunFinished(
         verdicts=tuple(verdicts),
         target=JudgedTarget(
@@ -133,7 +136,7 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             credentials=state.credentials.describe(),
             offered=dict(selection.offered) if selection is not None else {},
         ),
-        tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
+        tested=tested,
         revision_note=selection.note if selection is not None else "",
         notes=tuple(notes),
         audit=tuple(audit_lines(log)),
@@ -145,6 +148,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             duration_ms=round((time.perf_counter() - state.started) * 1000),
         ),
         unjudged=state.unjudged,
+        untried=tuple(untried),
+        generated=tuple(generated),
     )
 
 
@@ -152,7 +157,7 @@ def report_of(
     finished: RunFinished, spec: SpecSet, *, fail_on: FailOn = FailOn.MUST, baseline: Baseline | None = None
 ) -> Report:
     """The report of a finished run."""
-    return build_report(
+    report = build_report(
         finished.verdicts,
         target=finished.target,
         schemas=spec.schema_infos(),
@@ -166,3 +171,5 @@ def report_of(
         baseline=baseline,
         unjudged=finished.unjudged,
     )
+    report.untried, report.generated = list(finished.untried), list(finished.generated)
+    return report

@@ -25,6 +25,7 @@ asking for ``error`` and above only (LOG-02).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,12 +33,15 @@ from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
 from mcp_assay.protocol import MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import (
     allowed_arguments,
     by_name,
     callable_without_arguments,
+    destructive,
     list_again,
+    read_only,
     required_arguments,
     walk,
 )
@@ -110,16 +114,46 @@ def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, d
     given = [name for name in ctx.config.tool_args if name in allowed]
     chosen = [
         (name, allowed[name], "with the arguments given in --tool-args" if name in ctx.config.tool_args
-         else "with arguments generated from its inputSchema (--generate-args)")
+         else "with arguments generated from its inputSchema")
         for name in [*given, *(name for name in allowed if name not in ctx.config.tool_args)]
         if name in names and name != failing
     ]  # fmt: skip
     free = [
         tool for tool in callable_without_arguments(tools) if tool["name"] not in allowed and tool["name"] != failing
     ]
-    if free:
-        chosen.append((free[0]["name"], {}, "needs no arguments"))
+    listed = by_name(tools)
+    if free and not any(read_only(listed[name]) for name, _, _ in chosen if name in listed):
+        chosen.append((free[0]["name"], {}, "needs no arguments"))  # a read-only call already makes the call cases
     return chosen
+
+
+def _note_untried(ctx: SuiteContext, tools: list[dict[str, Any]], called: set[str]) -> None:
+    """Say which listed tools the calls leave out, grouped by why, each group with the setting that calls them
+    (``NAME`` stands for the group's first tool)."""
+    config = ctx.config
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, tool in by_name(tools).items():
+        if name in called or name == config.failing_tool:
+            continue
+        if destructive(tool):
+            why, step = "annotated destructiveHint", "only --tool-args '{NAME: {…}}' calls it"
+        elif not required_arguments(tool.get("inputSchema")):
+            why, step = "need no arguments, but one such call was enough", "--tool-args '{NAME: {}}' calls one too"
+        elif read_only(tool) and not config.generate_args_read_only:
+            why, step = "need arguments", "--generate-args-read-only draws them for read-only tools"
+        elif read_only(tool) or name in config.generate_args:
+            reason = generate_arguments(tool.get("inputSchema")).reason or "its inputSchema gives no plain value"
+            why, step = f"need arguments no plain value satisfies ({reason})", "--tool-args '{NAME: {…}}'"
+        else:
+            why = "need arguments, not annotated readOnlyHint"
+            step = "--generate-args NAME_ (plain values from its inputSchema) or --tool-args '{NAME: {…}}'"
+        groups.setdefault((why, step), []).append(name)
+    for (why, step), names in groups.items():
+        step = step.replace("NAME_", names[0]).replace("NAME", json.dumps(names[0]))
+        if len(names) == 1:
+            why = why.replace("need ", "needs ", 1)
+        reaches = "one such call was enough" not in why
+        ctx.observe("untried", what="tools", names=names, why=why, step=step, reaches=reaches)
 
 
 async def run(ctx: SuiteContext) -> None:
@@ -142,15 +176,17 @@ async def run(ctx: SuiteContext) -> None:
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")
     chosen = _chosen(ctx, tools)
+    _note_untried(ctx, tools, {name for name, _, _ in chosen})
     if not chosen:
         ctx.skip(
-            "every listed tool needs arguments (or is annotated destructive), and neither --tool-args nor "
-            "--generate-args names one of them; the suite does not invent arguments for a tool you did not allow — "
+            "every listed tool needs arguments the suite may not invent (it draws them only for a tool annotated "
+            "readOnlyHint) or is annotated destructive, and neither --tool-args nor --generate-args names one — "
             "pass --tool-args '{\"<tool>\": {...}}' or --generate-args <tool>"
             if tools
             else "the server lists no tools, so no call could be made",
             requirements=CALL_REQUIREMENTS,
             case="call",
+            untried="tools" if tools else None,
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
         reply = await call_tool(
@@ -274,6 +310,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
             "(its arguments are then varied) or annotate one readOnlyHint",
             requirements={"TOOL-14"},
             case="bad-arguments",
+            untried="tools",
         )
         return
     name, arguments, required = candidates[0]

@@ -344,6 +344,9 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
     heading = Text(f"{title} ({count})", style="bold")
     heading.append(f" — {explanation}", style="")
     console.print(heading)
+    caveat = report.target.replay_caveat
+    if caveat and any(item.reproduction for result in results for item in result.evidence):
+        _lines(console, f"  {caveat}", "yellow")
     for members in grouped:
         lead = members[0]
         line = Text("  ")

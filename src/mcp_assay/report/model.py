@@ -285,6 +285,8 @@ class Report:
             rows.append(("window", f"{', '.join(self.window)} (the revisions mcp-assay judges)"))
         if self.revision_note:
             rows.append(("revision", self.revision_note))
+        if target.replay_caveat:
+            rows.append(("replays", target.replay_caveat))
         if self.baseline is not None:
             status = self.baseline
             text = f"{status.path}: {status.known} known failure(s) accepted"

@@ -61,11 +61,14 @@ class Untried:
     revisions: tuple[str, ...] = ()
     """The revisions this holds in; empty: every revision the run tested."""
     count: int = 0
-    """How many there are (``names`` keeps at most :data:`NAMES_KEPT`); 0: as many as ``names``."""
+    """How many there are (``names`` keeps at most :data:`NAMES_KEPT`); never fewer than ``names``."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "count", max(self.count, len(self.names)))
 
     @property
     def total(self) -> int:
-        return max(self.count, len(self.names))
+        return self.count
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "names": list(self.names), "requirements": list(self.requirements),
@@ -188,7 +191,7 @@ def coverage_rows(
     rows += [("not tried", f"{kind}: {text}") for kind, text in untried_lines(untried)]
     needed = settings_text([result for result in results if result.outcome is Outcome.NOT_VERIFIED])
     if needed:
-        rows.append(("settings", f"not verified for want of {needed}"))
+        rows.append(("settings", f"needed by not-verified results: {needed}"))
     return rows
 
 

@@ -22,8 +22,8 @@ _MINOR = re.compile(r"(?<=,) (?=\S)|(?= \()")
 """Where a smaller phrase ends: after a comma, before an opening parenthesis."""
 
 
-_QUOTED = re.compile(r"'[^']*'|`[^`]*`")
-"""A shell-quoted argument or a code span: one unit, whatever its punctuation."""
+_QUOTED = re.compile(r"'[^']*'|`[^`]*`|\{(?:[^{}]|\{[^{}]*\})*\}")
+"""A shell-quoted argument, a code span or a JSON object (two levels deep): one unit, whatever its punctuation."""
 
 
 def _split(text: str, boundary: re.Pattern[str]) -> list[str]:
@@ -39,6 +39,20 @@ def _split(text: str, boundary: re.Pattern[str]) -> list[str]:
             start = match.start()
     pieces.append(text[start:])
     return [piece for piece in pieces if piece]
+
+
+def _words(phrase: str) -> list[str]:
+    """``phrase``'s words, each with the spaces before it; a quoted argument or a JSON object is one word."""
+    quoted = [match.span() for match in _QUOTED.finditer(phrase)]
+    words: list[str] = []
+    start = 0
+    for match in re.finditer(r"(?<=\S)\s+(?=\S)", phrase):
+        if any(low < match.start() < high for low, high in quoted):
+            continue
+        words.append(phrase[start : match.start()])
+        start = match.start()
+    words.append(phrase[start:])
+    return [word for word in words if word]
 
 
 def phrase_lines(text: str, width: int, *, first: int = 0, indent: int = 0) -> list[str]:
@@ -62,7 +76,7 @@ def phrase_lines(text: str, width: int, *, first: int = 0, indent: int = 0) -> l
             lines.append(current.rstrip())
             current = phrase.lstrip()
             continue
-        for word in re.findall(r"\s*\S+", phrase):  # a phrase longer than a line: cut at spaces
+        for word in _words(phrase):  # a phrase longer than a line: cut at spaces
             if current.strip() and cell_len(current + word) > room():
                 lines.append(current.rstrip())
                 current = word.lstrip()

@@ -10,6 +10,7 @@ server never sent one usable answer, no case ran, or the sign-in failed.
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Sequence
 
@@ -135,6 +136,7 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             transport="streamable-http" if state.config.url else "stdio",
             credentials=state.credentials.describe(),
             offered=dict(selection.offered) if selection is not None else {},
+            served=state.redactor.text(shlex.join(state.config.serve)) if state.config.serve else None,
         ),
         tested=tested,
         revision_note=selection.note if selection is not None else "",

@@ -129,8 +129,9 @@ def emit_reports(
 
     Files are written first, each path said on ``notices``, so that the terminal report can end with the
     verdict. A file report adds to the terminal report, never replaces it: the terminal report is left out only
-    when another report is written to standard output, and the verdict line then goes to ``notices``. ``show`` names the listings the terminal report gives in
-    full (:mod:`mcp_assay.report.brief`); ``write_baseline`` is a baseline file accepting every failure."""
+    when another report is written to standard output, and the verdict line then goes to ``notices``. ``show``
+    names the listings the terminal report gives in full (:mod:`mcp_assay.report.brief`); ``write_baseline`` is
+    a baseline file accepting every failure."""
     from mcp_assay.report.brief import known_findings_hint, print_terminal
     from mcp_assay.report.console import print_verdict
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -14,7 +15,8 @@ from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
 from mcp_assay.cli.params import Checked, readable_file
-from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
+from mcp_assay.errors import ConfigError, RecordingError
+from mcp_assay.inputs import Inputs, load_inputs, reader_for, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.report import emit_reports
@@ -80,6 +82,7 @@ def validate_command(
     mcp-assay validate export.har      a HAR file: browser developer tools, mitmdump --set hardump=FILE
     """
     targets = report_targets(reports)
+    _check_recordings(recordings)
     known = read_baseline(baseline, registered_checks())
     checks = select_checks(only)
     if checks is not None and not checks:
@@ -143,6 +146,25 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         glossary=glossary(verdicts),
         unjudged=presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
     )
+
+
+SCRIPTS = (".py", ".js", ".mjs", ".ts", ".sh")
+"""What a server's own source looks like: ``validate server.py`` is someone who meant ``run -c``."""
+
+
+def _check_recordings(recordings: Sequence[str]) -> None:
+    """A file none of the readers reads is the user's mistake: one line under the usage, exit 2, before any work
+    (a server's source gets the ``run -c`` line that tests the server it starts)."""
+    for raw in recordings:
+        path = Path(raw)
+        try:
+            reader_for(path, READERS)
+        except RecordingError as exc:
+            hint = ""
+            if path.suffix in SCRIPTS:
+                runner = {".py": "python", ".sh": "sh"}.get(path.suffix, "node")
+                hint = f"; to test the server it starts: mcp-assay run -c {shlex.quote(f'{runner} {raw}')}"
+            raise ConfigError(f"{exc}{hint}") from None
 
 
 def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:

@@ -65,9 +65,9 @@ def test_what_was_not_tried_is_one_line_per_kind_with_its_step_and_what_it_reach
                 revisions=("2025-11-25",), count=3),
     ]  # fmt: skip
     assert untried_lines(untried) == [
-        ("tools", "a, b, c, d (and 1 more) need arguments, not annotated readOnlyHint: --generate-args a; "
-                  "f is annotated destructiveHint: only --tool-args '{\"f\": {…}}' calls it "
-                  "— 2 requirements wait on such a call (TOOL-10, TOOL-11)"),
+        ("tools", "a, b, c, d (and 1 more) need arguments, not annotated readOnlyHint: --generate-args a "
+                  "— 2 requirements wait on such a call (TOOL-10, TOOL-11); "
+                  "f is annotated destructiveHint: only --tool-args '{\"f\": {…}}' calls it"),
         ("resources", "file:///x past the --resource-sample of 5 (in 2025-11-25): --resource-sample 6"),
     ]  # fmt: skip
 

@@ -206,23 +206,26 @@ def _where(revisions: Sequence[str]) -> str:
 
 
 def untried_lines(untried: Sequence[Untried]) -> list[tuple[str, str]]:
-    """One ``(kind, text)`` per kind that has items the run did not try: names, why, the step, what it reaches."""
+    """One ``(kind, text)`` per kind that has items the run did not try: names, why, the step, and (after the first
+    step that would make the missing call) how many requirements wait on it."""
     lines = []
     for kind in [*KINDS, *sorted({item.kind for item in untried} - set(KINDS))]:
         items = [item for item in untried if item.kind == kind]
         if not items:
             continue
         parts = []
+        counted: set[str] = set()
         for item in items:
             text = f"{_names(item.names, item.total)} {item.why}{_where(item.revisions)}"
-            parts.append(f"{text}: {item.step}" if item.step else text)
-        reached = list(dict.fromkeys(ident for item in items for ident in item.requirements))
-        text = "; ".join(parts)
-        if reached:
-            noun = "requirement" if len(reached) == 1 else "requirements"
-            shown = ", ".join(reached[:4]) + (", …" if len(reached) > 4 else "")
-            text += f" — {len(reached)} {noun} wait on such a call ({shown})"
-        lines.append((kind, text))
+            text = f"{text}: {item.step}" if item.step else text
+            reached = [ident for ident in dict.fromkeys(item.requirements) if ident not in counted]
+            if reached:
+                counted.update(reached)
+                noun = "requirement waits" if len(reached) == 1 else "requirements wait"
+                shown = ", ".join(reached[:4]) + (", …" if len(reached) > 4 else "")
+                text += f" — {len(reached)} {noun} on such a call ({shown})"
+            parts.append(text)
+        lines.append((kind, "; ".join(parts)))
     return lines
 
 

@@ -11,6 +11,7 @@ under the text it continues. A word longer than the line (a URL, a command) is n
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from rich.cells import cell_len
 
@@ -59,29 +60,35 @@ def phrase_lines(text: str, width: int, *, first: int = 0, indent: int = 0) -> l
     """``text`` as lines of at most ``width`` cells: the first after ``first`` cells (a label), the others after
     ``indent``; the returned lines hold the text only (the caller adds the label and the indent).
 
-    Lines are filled phrase by phrase and end only between phrases; a phrase longer than a line of its own is
-    cut at its spaces (a word longer than a line stays whole)."""
+    A sentence-level phrase goes whole onto the line, or whole onto the next one where it fits there; one longer
+    than a line is placed clause by clause (its commas) the same way, and a clause longer than a line is cut at
+    its spaces (a word longer than a line stays whole)."""
     lines: list[str] = []
     current = ""
 
     def room() -> int:
         return max(20, width - (first if not lines else indent))
 
-    phrases = [part for major in _split(text, _MAJOR) for part in _split(major, _MINOR)]
-    for phrase in phrases:
-        if cell_len(current + phrase) <= room():
-            current += phrase
-            continue
-        if current.strip() and cell_len(phrase.lstrip()) <= max(20, width - indent):
+    def place(piece: str, finer: Sequence[re.Pattern[str]]) -> None:
+        nonlocal current
+        if cell_len(current + piece) <= room():
+            current += piece
+        elif current.strip() and cell_len(piece.lstrip()) <= max(20, width - indent):
             lines.append(current.rstrip())
-            current = phrase.lstrip()
-            continue
-        for word in _words(phrase):  # a phrase longer than a line: cut at spaces
-            if current.strip() and cell_len(current + word) > room():
-                lines.append(current.rstrip())
-                current = word.lstrip()
-            else:
-                current += word if current.strip() else word.lstrip()
+            current = piece.lstrip()
+        elif finer:
+            for part in _split(piece, finer[0]):
+                place(part, finer[1:])
+        else:
+            for word in _words(piece):  # a clause longer than a line: cut at spaces
+                if current.strip() and cell_len(current + word) > room():
+                    lines.append(current.rstrip())
+                    current = word.lstrip()
+                else:
+                    current += word if current.strip() else word.lstrip()
+
+    for phrase in _split(text, _MAJOR):
+        place(phrase, [_MINOR])
     if current.strip():
         lines.append(current.rstrip())
     return lines or [""]

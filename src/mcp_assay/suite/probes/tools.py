@@ -1,12 +1,15 @@
 """Tools: the list, calls the suite is allowed to make, and the error paths.
 
 ``tools/list`` is walked to the end and asked again (on a new connection over HTTP) so the rules
-can compare the two. The suite never invents arguments for a tool the user did not allow: it calls
-the tools named in ``--tool-args`` with the arguments given, those ``--generate-args`` allows (by
-name, or every ``readOnlyHint`` tool when the user trusts the annotation) with arguments drawn from
-their ``inputSchema`` (:mod:`mcp_assay.suite.generate`; the report names them and the arguments),
-and otherwise one tool that needs no arguments (read-only ones first, never one annotated
-destructive); with none of these, the call cases are not verified and say why. Error paths use a
+can compare the two. The suite invents arguments only for a tool the server says is safe to call:
+it calls the tools named in ``--tool-args`` with the arguments given, those ``--generate-args``
+names and (unless ``--no-generate-args-read-only``) every tool annotated ``readOnlyHint`` and not
+``destructiveHint`` with plain arguments drawn from their ``inputSchema``
+(:mod:`mcp_assay.suite.generate`; the report names them and the arguments, ``docs/run.md`` says why
+read-only tools are called by default), and, when no read-only tool was called, one tool that needs
+no arguments (never one annotated destructive); with none of these, the call cases are not verified
+and say why. Every listed tool left out is named in the report with why and the setting that calls
+it (an ``untried`` observation, :mod:`mcp_assay.suite.untried`). Error paths use a
 tool name that cannot exist, a call without a name, ``arguments`` that are not an object, and —
 only for a tool the user allowed arguments for, or one annotated read-only — arguments missing a
 required property; for an allowed tool whose ``inputSchema`` sets ``additionalProperties: false``,

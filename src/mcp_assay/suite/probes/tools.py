@@ -34,6 +34,7 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
+from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.generate import generate_arguments
@@ -108,6 +109,48 @@ async def call_tool(
             meta[MetaKey.CLIENT_CAPABILITIES] = dict(capabilities)
         return await client.request("tools/call", params, meta=meta, probe=probe)
     return await client.request("tools/call", params, probe=probe)
+
+
+async def _call_or_give_up(
+    ctx: SuiteContext,
+    name: str,
+    arguments: Any,
+    *,
+    case: Case,
+    intent: str,
+    progress: str | None = None,
+    log_level: str | None = None,
+) -> Reply | None:
+    """An ordinary call of a tool; one still running after ``--timeout`` is cancelled and noted, not failed.
+
+    How long a tool runs is its own business: the specification leaves the timeout to the caller and asks
+    it to cancel what it stops waiting for (notifications/cancelled; in 2026-07-28 over HTTP the closed
+    stream is the cancellation). A long-running read-only tool, called because it is read-only, must not
+    become an unanswered request (RPC-05), nor stop the calls of the other tools."""
+    client = ctx.client
+    params = call_params(ctx, name, arguments, progress=progress)
+    if isinstance(client, ModernClient):
+        extra: dict[str, Any] = {} if progress is None else {"progressToken": progress}
+        if log_level is not None:
+            extra[MetaKey.LOG_LEVEL] = log_level
+        body = client.build("tools/call", params, meta=client.meta(**extra))
+    else:
+        body = client.build("tools/call", params)
+    try:
+        return await client.send(body, ctx.probe(case, intent))
+    except NoAnswer:
+        if not ctx.modern or isinstance(ctx.transport, StdioTransport):
+            await client.notify(
+                "notifications/cancelled",
+                {"requestId": body["id"], "reason": "mcp-assay stopped waiting (--timeout)"},
+                probe=ctx.probe(cases.CANCEL, f"cancel the tools/call {name} still running after --timeout"),
+            )
+        detail = (
+            f"tools/call {name} was still running after --timeout {ctx.config.timeout:g} s: the run cancelled it "
+            "and went on (a long-running tool is no violation; a longer --timeout waits it out)"
+        )
+        ctx.observe("note", detail=detail)
+        return None
 
 
 def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
@@ -192,11 +235,12 @@ async def run(ctx: SuiteContext) -> None:
             untried="tools" if tools else None,
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
-        reply = await call_tool(
+        reply = await _call_or_give_up(
             ctx, name, arguments, case=cases.CALL, intent=f"tools/call {name} ({why})",
             progress=f"mcp-assay-progress-{number}",
         )  # fmt: skip
-        ctx.tool_calls.append((name, arguments, reply))
+        if reply is not None:
+            ctx.tool_calls.append((name, arguments, reply))
     if chosen:
         await _cancelled_call(ctx, chosen[0][0], chosen[0][1])
     if chosen and ctx.modern:
@@ -232,12 +276,14 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
     suite would not call anyway."""
     chatty: tuple[str, dict[str, Any]] | None = None
     for number, (name, arguments, why) in enumerate(chosen, start=1):
-        reply = await call_tool(
+        reply = await _call_or_give_up(
             ctx, name, arguments, case=cases.CALL_LOGGED,
             intent=f"tools/call {name} ({why}) asking for every log message (logLevel debug) and progress: "
             "log messages and progress only on its own stream, before its answer",
             progress=f"mcp-assay-progress-logged-{number}", log_level="debug",
         )  # fmt: skip
+        if reply is None:
+            continue
         if chatty is None and _levels_below(reply, "error"):
             chatty = (name, arguments)
     if chatty is None:

@@ -82,7 +82,10 @@ def test_a_plain_first_run_calls_the_read_only_tool_finds_tool_10_and_says_the_a
 def test_with_the_opt_out_the_first_screen_names_the_tool_not_tried_and_the_flag_that_tries_it(tmp_path: Path) -> None:
     """Issue 27: the tool that needs arguments is never called, and the header says so, with the flag and the
     count of requirements it would reach; the need-settings count says which settings."""
-    code, stdout, stderr, report = run(tmp_path, "--no-generate-args-read-only", "--spec-version", "2026-07-28")
+    recording = tmp_path / "first.jsonl"
+    code, stdout, stderr, report = run(
+        tmp_path, "--no-generate-args-read-only", "--spec-version", "2026-07-28", "--record", str(recording)
+    )
     assert code == 1, stdout + stderr  # the SDK's own RPC-12/13 over stdio
     top = header(stdout)
     found = re.search(r"not tried tools: forecast needs arguments: --generate-args-read-only draws them for "
@@ -93,9 +96,14 @@ def test_with_the_opt_out_the_first_screen_names_the_tool_not_tried_and_the_flag
     assert {"TOOL-10", "TOOL-11"} <= set(untried["requirements"])
     tool_10 = next(result for result in report["results"] if "TOOL-10" in result["requirements"])
     assert tool_10["outcome"] == "not_verified" and "--generate-args" in tool_10["reason"]
-    settings = next(line for line in stdout.splitlines() if line.startswith("need settings: "))
-    assert "--failing-tool for 2 (TOOL-15)" in settings.replace("\n  ", " ") or "--failing-tool for" in stdout
+    flat = " ".join(stdout.split())
+    assert re.search(r"need settings: .*--failing-tool for 1 \(TOOL-15\)", flat), stdout
     assert {item["setting"] for item in report["coverage"]["settings"]} >= {"--failing-tool"}
+    validated = subprocess.run(
+        [sys.executable, "-m", "mcp_assay", "validate", str(recording)], capture_output=True, text=True,
+        timeout=120, cwd=ROOT, env={**os.environ, "COLUMNS": "100"}, check=False,
+    )  # fmt: skip
+    assert found.group(0) in header(validated.stdout), validated.stdout  # judged again, it says the same
 
 
 @pytest.mark.slow

@@ -29,6 +29,7 @@ from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
+from mcp_assay.suite.untried import coverage_of
 from mcp_assay.values import TEXT
 from mcp_assay.verdicts import Source
 from mcp_assay.wire import Observation
@@ -173,17 +174,20 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
     runs = log.observations(RUN_OBSERVATION)
     note = str(runs[-1].data.get("note", "")) if runs else ""
-    return build_report(
+    tested = tested_revisions(log)
+    report = build_report(
         verdicts,
         target=_target(recordings, log.transports(), kinds),
         schemas=spec.schema_infos(),
-        tested=tested_revisions(log),
+        tested=tested,
         revision_note=note or PER_MESSAGE,
         notes=[*problems, *notes],
         audit=audit_lines(log),
         stats=replace(traffic_stats(log), messages=len(log.messages())),
         glossary=glossary(verdicts),
     )
+    report.untried, report.generated = coverage_of(log, verdicts, tested)  # what the run did not try, as it said
+    return report
 
 
 def register(group: click.Group) -> None:

@@ -73,8 +73,8 @@ def phrase_lines(text: str, width: int, *, first: int = 0, indent: int = 0) -> l
         nonlocal current
         if cell_len(current + piece) <= room():
             current += piece
-        elif current.strip() and cell_len(piece.lstrip()) <= max(20, width - indent):
-            lines.append(current.rstrip())
+        elif cell_len(current) > room() // 4 and cell_len(piece.lstrip()) <= max(20, width - indent):
+            lines.append(current.rstrip())  # whole on the next line (a line is not left a few words long)
             current = piece.lstrip()
         elif finer:
             for part in _split(piece, finer[0]):

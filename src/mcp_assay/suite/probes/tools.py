@@ -36,6 +36,7 @@ from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
 from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
+from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.outgoing import encode, validate_outgoing
@@ -173,13 +174,30 @@ def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, d
     return chosen
 
 
+def _called_elsewhere(config: SuiteConfig, tool: Mapping[str, Any]) -> bool:
+    """Whether another part of the run calls ``tool``: the behaviour cases, the rate-limit burst, the failing-tool
+    case, or the exploration."""
+    name = tool.get("name")
+    named: set[Any] = {config.failing_tool}
+    behaviour = config.behaviour
+    if behaviour is not None:
+        named |= set(behaviour.write_tools) | {item.name for item in behaviour.read_tools.values()}
+        named |= {witness.tool for witness in behaviour.witnesses.values()}
+        named |= {call.tool for handle in behaviour.handles.values() for call in (handle.create, handle.use)}
+    if config.rate_limit_probe is not None:
+        named.add(config.rate_limit_probe.tool)
+    if config.explore:
+        named |= set(config.explore_tool)
+    return name in named or (config.explore and read_only(tool))
+
+
 def _note_untried(ctx: SuiteContext, tools: list[dict[str, Any]], called: set[str]) -> None:
-    """Say which listed tools the calls leave out, grouped by why, each group with the setting that calls them
+    """Say which listed tools the run leaves out, grouped by why, each group with the setting that calls them
     (``NAME`` stands for the group's first tool)."""
     config = ctx.config
     groups: dict[tuple[str, str], list[str]] = {}
     for name, tool in by_name(tools).items():
-        if name in called or name == config.failing_tool:
+        if name in called or _called_elsewhere(config, tool):
             continue
         if destructive(tool):
             why, step = "annotated destructiveHint", "only --tool-args '{NAME: {…}}' calls it"

@@ -122,12 +122,21 @@ async def _call_or_give_up(
     progress: str | None = None,
     log_level: str | None = None,
 ) -> Reply | None:
-    """An ordinary call of a tool; one still running after ``--timeout`` is cancelled and noted, not failed.
+    """An ordinary call of a tool. One the run chose itself, with generated arguments, that is still running
+    after ``--timeout`` is cancelled and noted, not failed; any other call's silence stays a finding.
 
     How long a tool runs is its own business: the specification leaves the timeout to the caller and asks
     it to cancel what it stops waiting for (notifications/cancelled; in 2026-07-28 over HTTP the closed
-    stream is the cancellation). A long-running read-only tool, called because it is read-only, must not
-    become an unanswered request (RPC-05), nor stop the calls of the other tools."""
+    stream is the cancellation). A long-running read-only tool (server-everything's
+    trigger-long-running-operation runs 10 s), called only because it is read-only, must not become an
+    unanswered request (RPC-05), nor stop the calls of the other tools. A tool the user named, with the
+    arguments the user gave, is expected to answer within the timeout the user set."""
+    generated = ctx.generated or {}
+    if name not in generated or name in ctx.config.tool_args:
+        reply: Reply = await call_tool(
+            ctx, name, arguments, case=case, intent=intent, progress=progress, log_level=log_level
+        )  # fmt: skip
+        return reply
     client = ctx.client
     params = call_params(ctx, name, arguments, progress=progress)
     if isinstance(client, ModernClient):

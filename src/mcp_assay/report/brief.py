@@ -41,7 +41,7 @@ from mcp_assay.report.console import (
     sections,
 )
 from mcp_assay.report.model import Report
-from mcp_assay.report.untried import generated_lines, settings_text, untried_lines
+from mcp_assay.report.untried import OTHER, generated_lines, not_verified_kind, settings_text, untried_lines
 from mcp_assay.report.wrap import phrase_lines
 from mcp_assay.verdicts import ExitCode, Outcome, Source, Verdict
 
@@ -81,16 +81,6 @@ _OBSERVATION = re.compile(
     r"|tools called with arguments generated|no plain arguments could be drawn|the audit list keeps)"
 )
 _NO_REQUIREMENT = ("no requirement names this", "no requirement asks")
-_NOT_VERIFIED_KINDS = (
-    (re.compile(r" (?:observed|appears) in the traffic"), "not seen in the traffic"),
-    (
-        re.compile(r"--config|--failing-tool|--tool-args|--serve\b|`stub`|config file|configured|opt-in"),
-        "need settings",
-    ),  # fmt: skip
-    (re.compile(r"^(?:the server lists no |no listed |no tool |no write tool )"), "nothing on the server to try"),
-)
-"""What most not-verified reasons come down to, by their wording (a reason matching none counts as other)."""
-OTHER = "other"
 _HTTP_REPLAY = re.compile(r"^(?:\w+=\$\()?curl ")
 """A replay over HTTP (a curl command, perhaps opening a session first); any other is a line for stdin."""
 _MORE = re.compile(r"\s*\(and \d+ more\)$")
@@ -156,20 +146,8 @@ def not_verified_reasons(results: Iterable[Verdict]) -> list[tuple[str, int]]:
     """Why results were not verified, as a few kinds with their counts, most frequent first."""
     kinds: Counter[str] = Counter()
     for result in results:
-        kinds[_not_verified_kind(result)] += 1
+        kinds[not_verified_kind(result)] += 1
     return kinds.most_common()
-
-
-def _not_verified_kind(result: Verdict) -> str:
-    if result.blocked_by:
-        return "blocked by an earlier failure"
-    reason = " ".join(result.reason.split())
-    for pattern, kind in _NOT_VERIFIED_KINDS:
-        if pattern.search(reason):
-            return kind
-    if reason.startswith("not run: "):
-        return "not run: " + re.split(r" \(|; |: ", reason.removeprefix("not run: "), maxsplit=1)[0]
-    return OTHER
 
 
 def counts_line(report: Report, hidden_notes: int = 0) -> str:

@@ -29,7 +29,9 @@ __all__ = [
     "coverage_json",
     "generated_from_json",
     "generated_lines",
-    "needs_setting",
+    "NEED_SETTINGS",
+    "OTHER",
+    "not_verified_kind",
     "coverage_rows",
     "settings_text",
     "settings_needed",
@@ -141,14 +143,31 @@ _SETTINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 """What a not-verified reason asks for, by the first setting it names (the reasons are mcp-assay's own words)."""
-_NEEDS_SETTING = re.compile(r"--config|--failing-tool|--tool-args|--serve\b|`stub`|config file|configured|opt-in")
-"""A not-verified reason that a setting would change (the counts line's "need settings")."""
+NEED_SETTINGS = "need settings"
+_NOT_VERIFIED_KINDS = (
+    (re.compile(r" (?:observed|appears) in the traffic"), "not seen in the traffic"),
+    (
+        re.compile(r"--config|--failing-tool|--tool-args|--serve\b|`stub`|config file|configured|opt-in"),
+        NEED_SETTINGS,
+    ),  # fmt: skip
+    (re.compile(r"^(?:the server lists no |no listed |no tool |no write tool )"), "nothing on the server to try"),
+)
+"""What most not-verified reasons come down to, by their wording (a reason matching none counts as other)."""
+OTHER = "other"
 OTHER_SETTINGS = "other settings"
 
 
-def needs_setting(reason: str) -> bool:
-    """Whether a not-verified reason comes down to a setting the user has not given."""
-    return bool(_NEEDS_SETTING.search(" ".join(reason.split())))
+def not_verified_kind(result: Verdict) -> str:
+    """What a not-verified result's reason comes down to: the counts line's kinds (``need settings`` …)."""
+    if result.blocked_by:
+        return "blocked by an earlier failure"
+    reason = " ".join(result.reason.split())
+    for pattern, kind in _NOT_VERIFIED_KINDS:
+        if pattern.search(reason):
+            return kind
+    if reason.startswith("not run: "):
+        return "not run: " + re.split(r" \(|; |: ", reason.removeprefix("not run: "), maxsplit=1)[0]
+    return OTHER
 
 
 def _setting(reason: str) -> str:
@@ -163,7 +182,7 @@ def settings_needed(results: Iterable[Verdict]) -> list[tuple[str, list[str], in
     the setting reaching most results first."""
     found: dict[str, tuple[dict[str, None], list[int]]] = {}
     for result in results:
-        if result.outcome is not Outcome.NOT_VERIFIED or result.blocked_by or not needs_setting(result.reason):
+        if result.outcome is not Outcome.NOT_VERIFIED or not_verified_kind(result) != NEED_SETTINGS:
             continue
         ids, count = found.setdefault(_setting(" ".join(result.reason.split())), ({}, [0]))
         ids.update(dict.fromkeys(result.requirements))

@@ -53,6 +53,7 @@ def test_the_settings_the_not_verified_results_need_are_named_each_with_what_it_
     }
     brief = " ".join(render_brief(sample_report(results=[*needing(), passed()])).split())
     assert "4 need settings" in brief
+    assert sum(count for _, _, count in settings_needed(needing())) == 4  # the settings named add up to the count
     assert "need settings: --failing-tool for 1 (TOOL-15); --tool-args or --generate-args for 1 (TOOL-10);" in brief
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from mcp_assay.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.untried import Generated, Untried
 from mcp_assay.suite.oauth.steps import Line
 from mcp_assay.verdicts import Verdict
@@ -103,6 +104,8 @@ class RunFinished:
     """Listed tools, prompts and resources the run did not call, get or read, and what would."""
     generated: tuple[Generated, ...] = ()
     """Tools the run called with arguments drawn from their inputSchema."""
+    signs: SdkSigns | None = field(default=None, compare=False)
+    """What the server showed of the SDK it is built on (its error texts, its tool schemas ...)."""
 
 
 Event = (

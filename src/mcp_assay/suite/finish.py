@@ -20,6 +20,8 @@ from mcp_assay.report.about import Target as JudgedTarget
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdks import AUTO, SdkChoice
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
@@ -128,6 +130,9 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
     log = state.log
     tested = tuple(revision.name for revision in selection.tested) if selection is not None else ()
     untried, generated = coverage_of(log, verdicts, tested)
+    signs = SdkSigns()
+    for item in log:
+        signs.see(item)
     return RunFinished(
         verdicts=tuple(verdicts),
         target=JudgedTarget(
@@ -152,11 +157,17 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
         unjudged=state.unjudged,
         untried=tuple(untried),
         generated=tuple(generated),
+        signs=signs,
     )
 
 
 def report_of(
-    finished: RunFinished, spec: SpecSet, *, fail_on: FailOn = FailOn.MUST, baseline: Baseline | None = None
+    finished: RunFinished,
+    spec: SpecSet,
+    *,
+    fail_on: FailOn = FailOn.MUST,
+    baseline: Baseline | None = None,
+    sdk: SdkChoice = AUTO,
 ) -> Report:
     """The report of a finished run."""
     report = build_report(
@@ -172,6 +183,8 @@ def report_of(
         glossary=glossary(finished.verdicts),
         baseline=baseline,
         unjudged=finished.unjudged,
+        sdk=sdk,
+        signs=finished.signs,
     )
     report.untried, report.generated = list(finished.untried), list(finished.generated)
     return report

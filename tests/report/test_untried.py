@@ -21,7 +21,7 @@ from mcp_assay.report.console import render_text
 from mcp_assay.report.html import render_html
 from mcp_assay.report.markdown import render_markdown
 from mcp_assay.report.model import Report
-from mcp_assay.report.untried import Untried, settings_needed, untried_lines
+from mcp_assay.report.untried import EXPLORE_STEP, Generated, Untried, generated_lines, settings_needed, untried_lines
 from mcp_assay.report.wrap import phrase_lines
 from tests.report.sample import eras_report, not_verified, passed, sample_report
 
@@ -71,6 +71,17 @@ def test_what_was_not_tried_is_one_line_per_kind_with_its_step_and_what_it_reach
                   "f is annotated destructiveHint: only --tool-args '{\"f\": {…}}' calls it"),
         ("resources", "file:///x past the --resource-sample of 5 (in 2025-11-25): --resource-sample 6"),
     ]  # fmt: skip
+
+
+def test_read_only_tools_not_explored_are_said_on_the_generated_line_not_a_row_of_their_own() -> None:
+    """Issue 27: the step past one plain call is --explore; the header says so in the line naming the call."""
+    generated = [Generated("lookup", '{"id": "mcp-assay"}', "readOnlyHint"), Generated("echo", "{}", "--generate-args")]
+    plain = Untried("tools", ("lookup",), "had one plain call, not explored", EXPLORE_STEP)
+    lines = generated_lines(generated, [plain])
+    assert lines[0].endswith("the inputSchema (--explore tries many); --no-generate-args-read-only turns this off")
+    assert "--explore" not in lines[1] and untried_lines([plain]) == []
+    assert "--explore" not in " ".join(generated_lines(generated)), "an explored run has no such entry"
+    assert Report.from_json(json.loads(json.dumps(sample_report(untried=[plain]).to_json()))).untried == [plain]
 
 
 def test_coverage_is_in_the_json_report_and_reads_back() -> None:

@@ -16,6 +16,7 @@ import pytest
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.brief import render_brief
 from mcp_assay.report.model import Report
+from mcp_assay.report.untried import EXPLORE_STEP
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
@@ -78,6 +79,20 @@ def test_by_default_every_read_only_tool_is_called_with_plain_valid_arguments_an
         ("echo", '{"message": "mcp-assay"}', "readOnlyHint")
     ]
     assert "--no-generate-args-read-only turns this off" in render_brief(report)
+
+
+def test_a_read_only_tool_called_once_is_named_with_the_step_that_explores_it(spec: SpecSet) -> None:
+    """Issue 27: the one plain call is not the whole story; the header names --explore as the step that tries many
+    (no requirements counted: what exploring finds is not known before it runs). `ask` was not called plainly."""
+    report, _ = run(spec)
+    (echo,) = [item for item in report.untried if "echo" in item.names]
+    assert (echo.why, echo.step, echo.requirements) == ("had one plain call, not explored", EXPLORE_STEP, ())
+    assert "ask" not in echo.names
+    brief = " ".join(render_brief(report).split())
+    assert "drawn from the inputSchema (--explore tries many); --no-generate-args-read-only turns this off" in brief
+    assert "not explored" not in brief, "the generated line says it; no not-tried row repeats it"
+    explored, _ = run(spec, explore=True)
+    assert not [item for item in explored.untried if item.step == EXPLORE_STEP]
 
 
 def test_a_tool_annotated_destructive_is_never_called_with_generated_arguments_though_read_only(

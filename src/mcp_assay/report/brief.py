@@ -293,7 +293,7 @@ def _header(report: Report, console: Console, *, every_note: bool) -> int:
         print_row(console, "baseline", text)
         for entry in status.stale:
             print_row(console, "stale", entry, "yellow")
-    for line in generated_lines(report.generated):
+    for line in generated_lines(report.generated, report.untried):
         print_row(console, "generated", line)
     for kind, line in untried_lines(report.untried):
         print_row(console, "not tried", f"{kind}: {line}", "cyan")

@@ -23,6 +23,7 @@ from typing import Any
 from mcp_assay.verdicts import Outcome, Verdict
 
 __all__ = [
+    "EXPLORE_STEP",
     "KINDS",
     "Generated",
     "Untried",
@@ -45,6 +46,9 @@ NAMES_SHOWN = 4
 """Names a line gives before ``(and N more)``."""
 NAMES_KEPT = 100
 """Names an entry keeps (a server may list thousands of resources)."""
+EXPLORE_STEP = "--explore"
+"""The step of the read-only tools a plain run called once with generated arguments: exploring calls them many times
+(on the inputSchema's edges, one constraint broken at a time). Their entry is folded into the ``generated`` line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +210,7 @@ def coverage_rows(
 ) -> list[tuple[str, str]]:
     """(label, text) rows every human format shows near the top: the calls made with generated arguments, one
     row per kind of item not tried, and the settings the not-verified results need."""
-    rows = [("generated", line) for line in generated_lines(generated)]
+    rows = [("generated", line) for line in generated_lines(generated, untried)]
     rows += [("not tried", f"{kind}: {text}") for kind, text in untried_lines(untried)]
     needed = settings_text([result for result in results if result.outcome is Outcome.NOT_VERIFIED])
     if needed:
@@ -229,7 +233,7 @@ def untried_lines(untried: Sequence[Untried]) -> list[tuple[str, str]]:
     step that would make the missing call) how many requirements wait on it."""
     lines = []
     for kind in [*KINDS, *sorted({item.kind for item in untried} - set(KINDS))]:
-        items = [item for item in untried if item.kind == kind]
+        items = [item for item in untried if item.kind == kind and item.step != EXPLORE_STEP]
         if not items:
             continue
         parts = []
@@ -248,8 +252,9 @@ def untried_lines(untried: Sequence[Untried]) -> list[tuple[str, str]]:
     return lines
 
 
-def generated_lines(generated: Sequence[Generated]) -> list[str]:
-    """The calls made with generated arguments, read-only ones with the flag that turns them off; ``[]`` for none."""
+def generated_lines(generated: Sequence[Generated], untried: Sequence[Untried] = ()) -> list[str]:
+    """The calls made with generated arguments, read-only ones with the flag that turns them off (and, when the run
+    did not explore them, the flag that calls them many times); ``[]`` for none."""
     if not generated:
         return []
     by_default = [item for item in generated if item.because == "readOnlyHint"]
@@ -258,9 +263,11 @@ def generated_lines(generated: Sequence[Generated]) -> list[str]:
     if by_default:
         calls = ", ".join(f"{item.tool} {item.arguments}{_where(item.revisions)}" for item in by_default[:NAMES_SHOWN])
         more = f" (and {len(by_default) - NAMES_SHOWN} more)" if len(by_default) > NAMES_SHOWN else ""
+        unexplored = {name for item in untried if item.step == EXPLORE_STEP for name in item.names}
+        explore = f" ({EXPLORE_STEP} tries many)" if any(item.tool in unexplored for item in by_default) else ""
         lines.append(
-            f"{calls}{more} — annotated readOnlyHint, so called with plain arguments drawn from the inputSchema; "
-            "--no-generate-args-read-only turns this off"
+            f"{calls}{more} — annotated readOnlyHint, so called with plain arguments drawn from the inputSchema"
+            f"{explore}; --no-generate-args-read-only turns this off"
         )
     if named:
         calls = ", ".join(f"{item.tool} {item.arguments}{_where(item.revisions)}" for item in named[:NAMES_SHOWN])

@@ -36,6 +36,7 @@ from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
 from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
+from mcp_assay.report.untried import EXPLORE_STEP
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.generate import generate_arguments
@@ -227,6 +228,29 @@ def _note_untried(ctx: SuiteContext, tools: list[dict[str, Any]], called: set[st
             why = why.replace("need ", "needs ", 1)
         reaches = "one such call was enough" not in why
         ctx.observe("untried", what="tools", names=names, why=why, step=step, reaches=reaches)
+    _note_unexplored(ctx, tools, called)
+
+
+def _takes_arguments(tool: Mapping[str, Any]) -> bool:
+    """Whether ``tool``'s inputSchema names any property (an optional one too: exploring varies it)."""
+    schema = tool.get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    return isinstance(properties, Mapping) and bool(properties)
+
+
+def _note_unexplored(ctx: SuiteContext, tools: list[dict[str, Any]], called: set[str]) -> None:
+    """Say which read-only tools that take arguments had only the one plain call with generated arguments, and that
+    ``--explore`` tries many (what it would find is not known before it runs, so no requirements are counted)."""
+    if ctx.config.explore:
+        return
+    generated = ctx.generated or {}
+    plain = [
+        name for name, tool in by_name(tools).items()
+        if name in called and name in generated and read_only(tool) and _takes_arguments(tool)
+    ]  # fmt: skip
+    if plain:
+        why = "had one plain call, not explored" if len(plain) == 1 else "had one plain call each, not explored"
+        ctx.observe("untried", what="tools", names=plain, why=why, step=EXPLORE_STEP, reaches=False)
 
 
 async def run(ctx: SuiteContext) -> None:

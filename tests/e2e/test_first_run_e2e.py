@@ -63,6 +63,7 @@ def test_a_plain_first_run_calls_the_read_only_tool_finds_tool_10_and_says_the_a
     top = header(stdout)
     assert 'generated forecast {"city": "mcp-assay"} — annotated readOnlyHint' in top, top
     assert "--no-generate-args-read-only turns this off" in top
+    assert "(--explore tries many)" in top  # the step past the one plain call
     assert "not tried" not in top  # the one tool was called, the one resource read
     failures = stdout[stdout.index("FAILED") : stdout.index("SHOULD (")]
     tool_10 = re.search(

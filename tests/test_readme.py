@@ -144,7 +144,7 @@ def test_the_first_screen_goes_from_what_it_is_to_a_run_against_your_own_server(
         "Python 3.12 or newer",
         "not on PyPI",
         "git clone",
-        "pip install -e .",
+        "pip install -e '.[explore]'",  # issue 27: the README shows --explore, so the install brings its extra
         "mcp-assay spec pull",
         "MCP_ASSAY_SPEC_DIR",
         "mcp-assay demo",

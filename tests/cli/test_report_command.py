@@ -43,7 +43,7 @@ def test_report_merges_two_files_and_renders_markdown_to_stdout(clean: Path, bro
     assert markdown.startswith("# MCP conformance report — 2026-07-28")
     for title in (passed().title, failed_should().title, failed_must().title, passed_tools().title):
         assert title.replace("_", "\\_") in markdown
-    assert "## FAILED (1)" in markdown and "## RECOMMENDED (1)" in markdown and "## PASSED (2)" in markdown
+    assert "## FAILED (1)" in markdown and "## SHOULD (1)" in markdown and "## PASSED (2)" in markdown
     assert f"| target | {clean.stem}" not in markdown
     assert "| kind | merged |" in markdown
 
@@ -249,3 +249,16 @@ def test_with_every_report_in_a_file_the_verdict_still_ends_the_output(broken: P
     to_stdout = CliRunner().invoke(cli, ["report", str(broken), "--report", "json:-"])
     assert json.loads(to_stdout.stdout)["verdict"]["code"] == "not-conformant"  # stdout stays JSON
     assert "Verdict: not conformant" in to_stdout.stderr
+
+
+def test_a_file_report_adds_to_the_terminal_report_and_never_replaces_it(broken: Path, tmp_path: Path) -> None:
+    """Issue 27: `--report html:F` printed only the verdict line; the short report stays on the screen, the file
+    is written, and only a format sent to standard output (`json:-`) leaves the terminal report out."""
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["report", str(broken), "--report", f"html:{out}"], env={"COLUMNS": "200"})
+    assert out.is_file() and f"html report written to {out}" in " ".join(result.stderr.split())
+    assert result.stdout.startswith("MCP conformance report"), result.stdout
+    assert "FAILED (1)" in result.stdout and result.stdout.rstrip().splitlines()[-1].startswith("Verdict: ")
+    piped = CliRunner().invoke(cli, ["report", str(broken), "--report", "json:-", "--report", f"html:{out}"])
+    assert json.loads(piped.stdout)["verdict"]["code"] == "not-conformant"
+    assert "MCP conformance report" not in piped.stderr and "Verdict: not conformant" in piped.stderr

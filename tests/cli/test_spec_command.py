@@ -178,3 +178,18 @@ def test_the_spec_dir_variable_is_named_from_the_command_line(tmp_path: Path) ->
         "",
         f"Error: Invalid value for MCP_ASSAY_SPEC_DIR: Directory '{tmp_path / 'nowhere'}' does not exist.",
     ]
+
+
+def test_spec_pull_that_cannot_reach_the_schemas_says_the_ways_forward(tmp_path: Path) -> None:
+    """Issue 27: `spec pull` with no network gave no way forward; like the demo's message it names an internal
+    mirror and a folder of schemas one already has (MCP_ASSAY_SPEC_DIR). Nothing listens on the mirror's port."""
+    from tests.peers.process import free_port
+
+    unreachable = f"http://127.0.0.1:{free_port()}/{{revision}}/schema.json"
+    result = CliRunner().invoke(
+        cli, ["spec", "pull", "--cache-dir", str(tmp_path), "--mirror", unreachable, "--timeout", "3"]
+    )
+    assert result.exit_code == 3
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("mcp-assay: some schemas could not be downloaded and verified (see above): ")
+    assert "--mirror URL_TEMPLATE" in last and "MCP_ASSAY_SPEC_DIR" in last and "--spec-dir" in last

@@ -109,17 +109,22 @@ def test_validate_rejects_an_unknown_format_before_reading_anything(spec_path: P
     assert "unknown format 'docx'" in result.stderr
 
 
-def test_a_file_that_is_not_a_recording_exits_3_with_one_line(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined: an unreadable input is one line on stderr and exit 3."""
+def test_a_file_that_is_not_a_recording_is_a_usage_error(spec_path: Path, tmp_path: Path) -> None:
+    """Issue 27 (the README's rule for bad input): a file no reader reads is one line under the usage, exit 2,
+    before any work; a server's own source gets the `run -c` line that tests the server it starts."""
     junk = tmp_path / "junk.txt"
     junk.write_text("hello")
     result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(junk)])
-    assert result.exit_code == 3
-    (line,) = result.stderr.strip().splitlines()
-    assert line == (
-        f"mcp-assay: {junk}: not a recording mcp-assay can read "
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"Error: {junk}: not a recording mcp-assay can read "
         "(an mcp-assay JSONL recording, a mitmproxy flow file or a HAR file expected)"
     )
+    server = tmp_path / "server.py"
+    server.write_text("from mcp.server import MCPServer\n")
+    result = CliRunner().invoke(cli, ["validate", "--spec-dir", str(spec_path), str(server)])
+    assert result.exit_code == 2 and result.stderr.startswith("Usage: ")
+    assert result.stderr.strip().endswith(f"; to test the server it starts: mcp-assay run -c 'python {server}'")
 
 
 def test_only_flag_wins_over_its_environment_twin(spec_path: Path, broken_recording: Path) -> None:

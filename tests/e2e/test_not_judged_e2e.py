@@ -277,3 +277,16 @@ def test_a_serve_command_that_dies_writes_a_not_judged_report(tmp_path: Path) ->
     why = not_judged(run(tmp_path, "-u", f"http://127.0.0.1:{port}/mcp", "--serve", dying))
     assert why.startswith("--serve ") and f"exited with code 7 before 127.0.0.1:{port} accepted connections" in why
     assert why.endswith("its last output: no config file")
+
+
+def test_a_stdio_command_that_starts_an_http_server_says_so_with_the_command_to_use(tmp_path: Path) -> None:
+    """Issue 27: `run -c` given an HTTP server waited 16 s and blamed an exit code though its stderr said
+    "Uvicorn running on http://127.0.0.1:PORT"; it stops as soon as that line shows, naming `-u URL --serve`.
+    A --timeout far longer than the subprocess bound proves the run did not wait for an answer."""
+    port = free_port()
+    command = stdio("tests/peers/first_server.py", "http", str(port))
+    why = not_judged(run(tmp_path, "-c", command, "--timeout", "600"))
+    assert why.startswith(f"this command started an HTTP server at http://127.0.0.1:{port}, not a stdio server")
+    assert f"Uvicorn running on http://127.0.0.1:{port}" in why
+    assert why.endswith(f"— use -u http://127.0.0.1:{port}/mcp --serve {shlex.quote(command)} "
+                        "(MCP endpoints are usually at /mcp)")  # fmt: skip

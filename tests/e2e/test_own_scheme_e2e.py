@@ -53,7 +53,7 @@ def test_a_static_token_server_gets_the_oauth_profile_as_recommendations(spec_pa
     )  # AUTH-10: the plain Bearer challenge is there, and the requirement keeps its level
     assert challenge["outcome"] == "passed" and challenge["severity"] == "must"
     assert "\nFAILED" not in result.output, result.output
-    recommended = result.output.split("\nRECOMMENDED", 1)[1].split("\nPASSED", 1)[0]
+    recommended = result.output.split("\nSHOULD (", 1)[1].split("\nPASSED", 1)[0]
     assert "[AUTH-13 · server · active]" in recommended and "got HTTP 403, not 401" in recommended
     assert "[AUTH-01 · server · active]" in recommended and "(graded SHOULD: " in recommended
     assert TOKEN not in result.output and TOKEN not in report.read_text(encoding="utf-8")

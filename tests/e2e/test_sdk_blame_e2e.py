@@ -78,7 +78,7 @@ def test_a_server_on_the_python_sdk_shows_its_own_bug_apart_from_the_sdks_findin
     assert http_09 is not None and (http_09["name"], http_09["version"]) == ("mcp", PYTHON.version)
     assert http_09["clause"].startswith("basic/transports/streamable-http") and http_09["behaviour"]
     assert report["verdict"]["text"].endswith(f"; 2 known in {MCP}, 1 in the server's own code.")
-    assert "sdk       server: Python SDK (mcp) recognized from" in output
+    assert "sdk server: Python SDK (mcp) recognized from" in " ".join(output.split())  # a row cut between phrases
     assert f"known in {MCP} (Python SDK), not the server's own code · spec: " in output
     assert output.index("✗ TOOL-10") < output.index("✗ HTTP-09")  # the server's own first
     assert "--accept-sdk-findings accepts them" in output

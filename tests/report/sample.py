@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.untried import Generated, Untried
 from mcp_assay.verdicts import Evidence, ExploredInput, Level, Outcome, Severity, Side, Source, Verdict
 
 GENERATED_AT = "2026-01-02T03:04:05+00:00"
@@ -217,6 +218,16 @@ def eras_report(**extra: Any) -> Report:
         "tested": [modern, legacy],
         "revision_note": f"{modern} and {legacy}: every revision in the window this server serves",
         "notes": [],
+        "untried": [
+            Untried(
+                kind="tools",
+                names=("search",),
+                why="needs arguments, not annotated readOnlyHint",
+                step="--generate-args search (plain values from its inputSchema) or --tool-args '{\"search\": {…}}'",
+                requirements=("TOOL-10", "TOOL-11"),
+            ),
+        ],
+        "generated": [Generated(tool="lookup", arguments='{"id": "mcp-assay"}', because="readOnlyHint")],
         **extra,
     }
     return sample_report(results=fields.pop("results", results), **fields)

@@ -23,9 +23,9 @@ def test_terminal_report_matches_its_golden_file() -> None:
 
 
 def test_sections_come_in_the_documented_order() -> None:
-    """Tool-defined: FAILED, NOT VERIFIED, RECOMMENDED, NOTES, PASSED, then the summary and verdict."""
+    """Tool-defined: FAILED, NOT VERIFIED, SHOULD, NOTES, PASSED, then the summary and verdict."""
     text = render_text(sample_report())
-    order = ["FAILED (1)", "NOT VERIFIED (1)", "RECOMMENDED (1)", "NOTES (1)", "PASSED (2)", "Summary", "Verdict:"]
+    order = ["FAILED (1)", "NOT VERIFIED (1)", "SHOULD (1)", "NOTES (1)", "PASSED (2)", "Summary", "Verdict:"]
     positions = [text.index(heading) for heading in order]
     assert positions == sorted(positions)
 
@@ -41,7 +41,7 @@ def test_empty_sections_are_not_printed() -> None:
     """Tool-defined: a report with only a pass shows PASSED and nothing else."""
     text = render_text(sample_report(results=[passed()]))
     assert "PASSED (1)" in text
-    for heading in ("FAILED", "NOT VERIFIED", "RECOMMENDED", "NOTES"):
+    for heading in ("FAILED (", "NOT VERIFIED (", "SHOULD (", "NOTES ("):
         assert heading not in text
     assert "Verdict: conformant to 2026-07-28" in text
 
@@ -91,7 +91,7 @@ def test_more_occurrences_than_evidence_are_announced() -> None:
 def test_summary_lines_match_the_report_counts() -> None:
     """Tool-defined: the summary is built from Report.counts()."""
     counts_line, applied_line = summary_lines(sample_report())
-    assert counts_line == "2 passed  1 failed  1 recommended  1 not verified  1 notes"
+    assert counts_line == "2 passed  1 failed  1 should  1 not verified  1 note"
     assert applied_line.startswith("6 checks applied to 17 messages in 9 exchanges, in 412 ms")
 
 

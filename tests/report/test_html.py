@@ -155,7 +155,7 @@ def test_the_run_notes_and_the_informational_findings_are_folded() -> None:
     folded = [attrs for attrs in page.named("details") if attrs.get("class") == "folded"]
     assert len(folded) == 3 and not any("open" in attrs for attrs in folded)  # run notes, notes, passed
     text = " ".join("".join(page.text).split())
-    assert "RUN NOTES (16)" in text and "show 16 run notes" in text and "show 1 notes" in text
+    assert "RUN NOTES (16)" in text and "show 16 run notes" in text and re.search(r"show 1 note(?!s)", text)
     assert "observation 15: <b>15</b>" in text and "<b>15</b>" not in html
     failed_part = html[html.index('<section id="failed">') : html.index('<section id="run-notes">')]
     assert "<details" not in failed_part.replace('<details class="evidence"', "")

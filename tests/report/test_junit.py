@@ -74,7 +74,7 @@ def test_a_should_finding_passes_with_a_note_unless_fail_on_should() -> None:
     case = cases(parse(render_junit(sample_report())))[failed_should().check]
     assert case.find("failure") is None
     note = case.find("system-out")
-    assert note is not None and note.text is not None and note.text.startswith("RECOMMENDED")
+    assert note is not None and note.text is not None and note.text.startswith("SHOULD")
     strict = cases(parse(render_junit(sample_report(FailOn.SHOULD))))[failed_should().check]
     assert strict.find("failure") is not None
 

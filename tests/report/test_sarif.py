@@ -87,7 +87,7 @@ def test_the_tool_has_one_rule_per_check_with_its_requirements_and_help() -> Non
 
 
 def test_one_result_per_failed_recommended_or_informational_finding_with_its_level() -> None:
-    """Tool-defined: FAILED is error, RECOMMENDED warning, a note a note; passes and skips are not results."""
+    """Tool-defined: FAILED is error, SHOULD warning, a note a note; passes and skips are not results."""
     document = sarif(catalogued_report())
     results = results_by_rule(document)
     assert len(document["runs"][0]["results"]) == 3

@@ -86,3 +86,12 @@ def test_every_requirement_without_a_check_says_why() -> None:
     stale = [entry.id for entry in entries if entry.deferred and entry.id in cited]
     assert not stale, f"these requirements have a check now; drop their deferred reason: {stale}"
     assert not missing_reason, f"requirements with neither a check nor a deferred reason: {missing_reason}"
+
+
+def test_every_check_title_is_a_whole_sentence() -> None:
+    """Issue 27: HS-12's title was an unfinished sentence ("... or one the server does not"): a title is the
+    docstring's whole first paragraph, never its first line."""
+    unfinished = [(check.name, check.title) for check in REGISTRY.values() if not check.title.endswith((".", ")"))]
+    assert not unfinished
+    (hs_12,) = [check for check in REGISTRY.values() if check.requirements == ("HS-12",)]
+    assert hs_12.title.endswith("or one the server does not support, gets HTTP 400.")

@@ -126,8 +126,9 @@ def test_without_failing_tool_the_failure_channel_is_not_verified(spec: SpecSet)
 
 
 def test_without_tool_args_for_a_marked_tool_the_param_cases_are_not_verified(spec: SpecSet) -> None:
-    """Tool-defined: lookup marks parameters but the suite may not call it, so nothing is sent and it says why."""
-    report = run(spec, None, tool_args={"echo": {"message": "hi"}})
+    """Tool-defined: lookup marks parameters but the suite may not call it (--no-generate-args-read-only), so
+    nothing is sent and it says why."""
+    report = run(spec, None, tool_args={"echo": {"message": "hi"}}, generate_args_read_only=False)
     checks = ("missing_or_mismatched_parameter_headers_are_rejected", "integer_parameter_headers_compare_numerically")
     for check in checks:
         item = verdict(report, check)

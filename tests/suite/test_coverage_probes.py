@@ -272,10 +272,10 @@ def test_a_server_that_logs_below_the_requested_level_is_failed(spec: SpecSet) -
 
 
 def test_when_no_callable_tool_logs_the_level_floor_is_not_probed(spec: SpecSet, tmp_path: Path) -> None:
-    """Tool-defined: only the tool that needs no arguments is called and it logs nothing, so no error-only
-    call is made and the log rules stay not verified."""
+    """Tool-defined: only the tool that needs no arguments is called (no read-only tool with generated
+    arguments) and it logs nothing, so no error-only call is made and the log rules stay not verified."""
     record = tmp_path / "run.jsonl"
-    report = run(spec, CoverageServer(), tool_args={}, record=str(record))
+    report = run(spec, CoverageServer(), tool_args={}, generate_args_read_only=False, record=str(record))
     assert [body["params"]["name"] for body in requests(record, "call-logged")] == ["now"]
     assert requests(record, "call-log-error") == []
     assert verdict(report, "log_messages_stay_on_their_request_stream").outcome is Outcome.NOT_VERIFIED

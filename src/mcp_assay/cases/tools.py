@@ -1,7 +1,9 @@
 """The ``tools`` cases: the list, the calls the suite may make, and the error paths.
 
-The suite never invents arguments: it calls the tools ``--tool-args`` names, those ``--generate-args``
-allows, and otherwise one tool that needs none; progress and logging ride on those calls.
+The suite invents arguments only for a tool annotated read-only: it calls the tools ``--tool-args``
+names, those ``--generate-args`` names and every ``readOnlyHint`` tool (unless
+``--no-generate-args-read-only``) with plain arguments drawn from the inputSchema, and otherwise one
+tool that needs none; progress and logging ride on those calls.
 """
 
 from __future__ import annotations

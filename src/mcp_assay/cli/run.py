@@ -142,10 +142,13 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      'Arguments per tool, e.g. \'{"search": {"query": "x"}}\'; only named tools are called with arguments.'),
     (("--prompt-args",), "PROMPT_ARGS", {"metavar": "JSON|@FILE"}, "Arguments per prompt, same shape (strings)."),
     (("--generate-args", "generate_args"), "GENERATE_ARGS", {"multiple": True, "metavar": "TOOL"},
-     "Call this tool with arguments drawn from its inputSchema (valid, plain values); repeatable, or names "
-     "separated by commas. Never a tool not named here or in --tool-args."),
-    (("--generate-args-read-only",), "GENERATE_ARGS_READ_ONLY", {"is_flag": True, "default": None},
-     "Also generate arguments for every tool the server annotates readOnlyHint: true (trusting the annotation)."),
+     "Call this tool with arguments drawn from its inputSchema (valid, plain values), whatever its annotations; "
+     "repeatable, or names separated by commas."),
+    (("--generate-args-read-only/--no-generate-args-read-only",), "GENERATE_ARGS_READ_ONLY",
+     {"is_flag": True, "default": None},
+     "Call every tool the server annotates readOnlyHint: true (never one annotated destructiveHint) with plain "
+     "valid arguments drawn from its inputSchema; the report names each call. --no-generate-args-read-only: call "
+     "no tool with arguments you did not give or name.  [default: on]"),
     (("--failing-tool",), "FAILING_TOOL", {"metavar": "NAME"},
      "A tool that fails (arguments from --tool-args): called once to see whether its failure comes back as a "
      "result with isError: true."),

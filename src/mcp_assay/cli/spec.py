@@ -164,7 +164,11 @@ def pull_command(cache_dir: str | None, mirror: str | None, force: bool, timeout
             f"[{colour}]{result.status:<10}[/] {result.revision}  {result.path}  {result.detail}", highlight=False
         )
     if any(result.status == "failed" for result in results):
-        raise SpecError("some schemas could not be downloaded and verified (see above)")
+        raise SpecError(
+            "some schemas could not be downloaded and verified (see above): where GitHub is out of reach, fetch "
+            f"from an internal mirror (--mirror URL_TEMPLATE, or {MIRROR_ENV}), or point {SPEC_DIR_ENV} (or "
+            "--spec-dir) at a folder of <revision>/schema.json files you already have"
+        )
 
 
 def register(group: click.Group) -> None:

@@ -98,7 +98,10 @@ def tap_command(
 
     \b
     mcp-assay tap --record session.jsonl --report json:report.json -- python server.py
-    The terminal report goes to stderr; the exit code is the server's.
+    mcp-assay tap --spec-dir /abs/spec --record /abs/s.jsonl -- python /abs/server.py
+    The terminal report goes to stderr; the exit code is the server's. In a client's config,
+    give --spec-dir and whole paths: clients pass on only a few variables (HOME, PATH ...),
+    so MCP_ASSAY_SPEC_DIR from your shell never reaches the tap.
     """
     from mcp_assay.addon.descriptors import standard_streams
     from mcp_assay.addon.inject import STDIO_FAMILIES, build_plan, parse_families

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -22,7 +23,8 @@ from mcp_assay.cli.options import (
     write_baseline_option,
 )
 from mcp_assay.cli.params import Checked, readable_file
-from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
+from mcp_assay.errors import ConfigError, RecordingError
+from mcp_assay.inputs import Inputs, load_inputs, reader_for, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.report import emit_reports
@@ -37,6 +39,7 @@ from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
+from mcp_assay.suite.untried import coverage_of
 from mcp_assay.values import TEXT
 from mcp_assay.verdicts import Source
 from mcp_assay.wire import Observation
@@ -93,6 +96,7 @@ def validate_command(
     mcp-assay validate export.har      a HAR file: browser developer tools, mitmdump --set hardump=FILE
     """
     targets = report_targets(reports)
+    _check_recordings(recordings)
     known = read_baseline(baseline, registered_checks())
     checks = select_checks(only)
     if checks is not None and not checks:
@@ -164,6 +168,25 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     )
 
 
+SCRIPTS = (".py", ".js", ".mjs", ".ts", ".sh")
+"""What a server's own source looks like: ``validate server.py`` is someone who meant ``run -c``."""
+
+
+def _check_recordings(recordings: Sequence[str]) -> None:
+    """A file none of the readers reads is the user's mistake: one line under the usage, exit 2, before any work
+    (a server's source gets the ``run -c`` line that tests the server it starts)."""
+    for raw in recordings:
+        path = Path(raw)
+        try:
+            reader_for(path, READERS)
+        except RecordingError as exc:
+            hint = ""
+            if path.suffix in SCRIPTS:
+                runner = {".py": "python", ".sh": "sh"}.get(path.suffix, "node")
+                hint = f"; to test the server it starts: mcp-assay run -c {shlex.quote(f'{runner} {raw}')}"
+            raise ConfigError(f"{exc}{hint}") from None
+
+
 def _judge_suite_recordings(
     recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice
 ) -> Report:
@@ -175,11 +198,12 @@ def _judge_suite_recordings(
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
     runs = log.observations(RUN_OBSERVATION)
     note = str(runs[-1].data.get("note", "")) if runs else ""
-    return build_report(
+    tested = tested_revisions(log)
+    report = build_report(
         verdicts,
         target=_target(recordings, log.transports(), kinds),
         schemas=spec.schema_infos(),
-        tested=tested_revisions(log),
+        tested=tested,
         revision_note=note or PER_MESSAGE,
         notes=[*problems, *notes],
         audit=audit_lines(log),
@@ -188,6 +212,8 @@ def _judge_suite_recordings(
         sdk=sdk,
         signs=signs,
     )
+    report.untried, report.generated = coverage_of(log, verdicts, tested)  # what the run did not try, as it said
+    return report
 
 
 def register(group: click.Group) -> None:

@@ -7,8 +7,9 @@ gets the same timestamped name inside it. A folder of PATH that does not exist y
 the report is written. ``-`` as a path means standard output.
 
 On a terminal the report is the short one (:mod:`mcp_assay.report.brief`), with the listings
-``--show`` names; a ``terminal:PATH`` file holds the full listing, like every other file. Whatever
-goes where, a run ends with its verdict line.
+``--show`` names; a ``terminal:PATH`` file holds the full listing, like every other file. A file
+report adds to the terminal report (it is left out only when another format is written to
+standard output). Whatever goes where, a run ends with its verdict line.
 """
 
 from __future__ import annotations
@@ -127,9 +128,10 @@ def emit_reports(
     """Render to every target; return the files written. Terminal goes to ``stdout`` with colour.
 
     Files are written first, each path said on ``notices``, so that the terminal report can end with the
-    verdict; without a terminal report the verdict line is printed anyway (on ``stdout``, or on ``notices``
-    when a report is written to standard output). ``show`` names the listings the terminal report gives in
-    full (:mod:`mcp_assay.report.brief`); ``write_baseline`` is a baseline file accepting every failure."""
+    verdict. A file report adds to the terminal report, never replaces it: the terminal report is left out only
+    when another report is written to standard output, and the verdict line then goes to ``notices``. ``show``
+    names the listings the terminal report gives in full (:mod:`mcp_assay.report.brief`); ``write_baseline`` is
+    a baseline file accepting every failure."""
     from mcp_assay.report.brief import known_findings_hint, print_terminal
     from mcp_assay.report.console import print_verdict
     from mcp_assay.report.sdks import sdk_hint
@@ -137,7 +139,9 @@ def emit_reports(
     stdout = stdout or Console()
     notices = notices or Console(stderr=True)
     written: list[Path] = []
-    targets = list(targets) or [ReportTarget("terminal", None)]
+    targets = list(targets)
+    if not any(_on_terminal(target) or target.stdout for target in targets):
+        targets.append(ReportTarget("terminal", None))  # a file adds to the screen, never replaces it
     terminal = [target for target in targets if _on_terminal(target)]
     json_report: Path | None = None
     for target in targets:

@@ -59,6 +59,15 @@ class Target(_JsonFields):
     """The demo's client."""
     recording: str | None = None
     """Where the traffic was recorded."""
+    served: str | None = None
+    """The command ``run --serve`` started, and stopped when the run ended: a replay needs it started again."""
+
+    @property
+    def replay_caveat(self) -> str | None:
+        """What a reader must know before pasting a replay of this report, or ``None``."""
+        if not self.served:
+            return None
+        return f"--serve stopped the server when the run ended: start it again before pasting a replay ({self.served})"
 
     @property
     def shown_kind(self) -> str:

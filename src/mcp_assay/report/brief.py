@@ -28,11 +28,13 @@ from rich.text import Text
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.console import (
+    SHOULD_EXPLAINED,
     SHOW_ALL,
     by_area,
     explored_lines,
     print_replay,
     print_report,
+    print_row,
     print_section,
     print_verdict,
     printable,
@@ -40,6 +42,8 @@ from mcp_assay.report.console import (
 )
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import sdk_line
+from mcp_assay.report.untried import OTHER, generated_lines, not_verified_kind, settings_text, untried_lines
+from mcp_assay.report.wrap import phrase_lines
 from mcp_assay.verdicts import ExitCode, Outcome, Source, Verdict
 
 __all__ = [
@@ -54,6 +58,7 @@ __all__ = [
     "print_brief",
     "print_terminal",
     "render_brief",
+    "target_text",
 ]
 
 SHOW_CHOICES = {
@@ -74,19 +79,9 @@ _OBSERVATION = re.compile(
     r"^(?:\d{4}-\d{2}-\d{2}: )?(?:observation \(|capabilities per |read \d+ of \d+ listed resources"
     r"|stock client: an unconfigured SDK client (?:\(.*\) just works|was not tried)|cancel race "
     r"|authorization: the target does not implement it"
-    r"|tools called with arguments generated|the audit list keeps)"
+    r"|tools called with arguments generated|no plain arguments could be drawn|the audit list keeps)"
 )
 _NO_REQUIREMENT = ("no requirement names this", "no requirement asks")
-_NOT_VERIFIED_KINDS = (
-    (re.compile(r" (?:observed|appears) in the traffic"), "not seen in the traffic"),
-    (
-        re.compile(r"--config|--failing-tool|--tool-args|--serve\b|`stub`|config file|configured|opt-in"),
-        "need settings",
-    ),  # fmt: skip
-    (re.compile(r"^(?:the server lists no |no listed |no tool |no write tool )"), "nothing on the server to try"),
-)
-"""What most not-verified reasons come down to, by their wording (a reason matching none counts as other)."""
-OTHER = "other"
 _HTTP_REPLAY = re.compile(r"^(?:\w+=\$\()?curl ")
 """A replay over HTTP (a curl command, perhaps opening a session first); any other is a line for stdin."""
 _MORE = re.compile(r"\s*\(and \d+ more\)$")
@@ -152,20 +147,8 @@ def not_verified_reasons(results: Iterable[Verdict]) -> list[tuple[str, int]]:
     """Why results were not verified, as a few kinds with their counts, most frequent first."""
     kinds: Counter[str] = Counter()
     for result in results:
-        kinds[_not_verified_kind(result)] += 1
+        kinds[not_verified_kind(result)] += 1
     return kinds.most_common()
-
-
-def _not_verified_kind(result: Verdict) -> str:
-    if result.blocked_by:
-        return "blocked by an earlier failure"
-    reason = " ".join(result.reason.split())
-    for pattern, kind in _NOT_VERIFIED_KINDS:
-        if pattern.search(reason):
-            return kind
-    if reason.startswith("not run: "):
-        return "not run: " + re.split(r" \(|; |: ", reason.removeprefix("not run: "), maxsplit=1)[0]
-    return OTHER
 
 
 def counts_line(report: Report, hidden_notes: int = 0) -> str:
@@ -261,41 +244,62 @@ def print_brief(
             _failures(report, console, title, explanation, results)
         elif key == "recommended":
             _one_line_each(report, console, results)
-    console.print(Text(counts_line(report, hidden), style="bold"), highlight=False)
+    _lines(console, counts_line(report, hidden), "bold")
+    needed = settings_text(report.with_outcome(Outcome.NOT_VERIFIED))
+    if needed:
+        _lines(console, f"need settings: {needed}", "dim")
     listings = [name for name, key in SHOW_CHOICES.items() if key not in show]
     if listings:
-        console.print(
-            Text(f"every result: --show all (or some of: {', '.join(listings)})", style="dim"),
-            highlight=False,
-        )
+        _lines(console, f"every result: --show all (or some of: {', '.join(listings)})", "dim")
     for line in trailer:
         console.print(Text(line) if isinstance(line, str) else line, soft_wrap=True, highlight=False)
     print_verdict(report, console, hint=hint)
 
 
-def _header(report: Report, console: Console, *, every_note: bool) -> int:
-    """At most four lines on what was judged, then the notes that matter; returns how many notes it left out."""
-    console.print(Text(report.title, style="bold"))
+def _lines(console: Console, text: str, style: str = "") -> None:
+    """A line of the report's end, cut between phrases to the console's width (continuations indented)."""
+    for number, line in enumerate(phrase_lines(text, console.width, indent=2)):
+        console.print(Text(("  " if number else "") + line, style=style), highlight=False, soft_wrap=True)
+
+
+def target_text(report: Report) -> str:
+    """What was judged and how it was reached, in one parenthesis: ``http://… (reverse proxy, http)``, not a
+    description's own parenthesis followed by another saying the same word again."""
     target = report.target
-    over = ", ".join(value for value in (target.kind, target.transport) if value)
-    described = printable(target.shown_description, newlines=False)
-    console.print(f"target    {described}" + (f" ({over})" if over else ""), highlight=False, markup=False)
+    described = target.shown_description
+    over = [value for value in (target.kind, target.transport) if value]
+    own = re.match(r"^(.*\S) \(([^()]*)\)$", described)
+    if own is None:
+        return described + (f" ({', '.join(over)})" if over else "")
+    head, inside = own.groups()
+    extra = [value for value in over if value.lower() not in inside.lower()]
+    return f"{head} ({', '.join([inside, *extra])})"
+
+
+def _header(report: Report, console: Console, *, every_note: bool) -> int:
+    """A few lines on what was judged, then what the run called on its own and did not try, then the notes
+    that matter; returns how many notes it left out."""
+    console.print(Text(report.title, style="bold"))
+    print_row(console, "target", target_text(report))
     if report.revision_note:
-        console.print(f"revision  {printable(report.revision_note, newlines=False)}", highlight=False, markup=False)
+        print_row(console, "revision", report.revision_note)
     for recognition in report.sdks:
-        text = printable(recognition.describe(short=True), newlines=False)
-        console.print(f"sdk       {text}", highlight=False, markup=False)
+        print_row(console, "sdk", recognition.describe(short=True))
     status = report.baseline
     if status is not None:
         text = f"{status.path}: {status.known} known failure(s) accepted"
         if status.unconfirmed:
             text += f", {len(status.unconfirmed)} entr{'y' if len(status.unconfirmed) == 1 else 'ies'} not confirmed"
-        console.print(f"baseline  {printable(text, newlines=False)}", highlight=False, markup=False)
+        print_row(console, "baseline", text)
         for entry in status.stale:
-            console.print(Text(f"stale     {printable(entry, newlines=False)}", style="yellow"), highlight=False)
+            print_row(console, "stale", entry, "yellow")
+    for line in generated_lines(report.generated, report.untried):
+        print_row(console, "generated", line)
+    for kind, line in untried_lines(report.untried):
+        print_row(console, "not tried", f"{kind}: {line}", "cyan")
     shown = [note for note in report.notes if every_note or not is_observation(note)]
     for note in shown:
-        console.print(Text(f"note      {printable(note, newlines=False)}", style="yellow"), highlight=False)
+        print_row(console, "note", note, "yellow")
     console.print()
     return len(report.notes) - len(shown)
 
@@ -323,6 +327,9 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
     heading = Text(f"{title} ({count})", style="bold")
     heading.append(f" — {explanation}", style="")
     console.print(heading)
+    caveat = report.target.replay_caveat
+    if caveat and any(item.reproduction for result in results for item in result.evidence):
+        _lines(console, f"  {caveat}", "yellow")
     for members in grouped:
         lead = members[0]
         line = Text("  ")
@@ -361,7 +368,7 @@ def _one_line_each(report: Report, console: Console, results: Sequence[Verdict])
     """SHOULD findings: one line per cause, cut to the width (the full text is one ``--show should`` away)."""
     grouped = causes(_ordered(report, results))
     heading = Text(f"SHOULD ({len(results)})", style="bold")
-    heading.append(" — recommended; they do not change the verdict unless --fail-on should")
+    heading.append(f" — {SHOULD_EXPLAINED}")
     console.print(heading)
     for members in grouped:
         line = Text("  ")

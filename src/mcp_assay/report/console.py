@@ -4,7 +4,7 @@ This is the layout of a ``terminal:PATH`` file and of ``--show all``; a terminal
 report of :mod:`mcp_assay.report.brief` by default, which lists a section the way it is listed
 here when ``--show`` names it. Layout, top to bottom: a header naming the target and revisions;
 FAILED (MUST-level findings that decide the verdict); NOT VERIFIED (applicable but not
-established — a skip is not a pass, so these come before the passes); RECOMMENDED (SHOULD-level
+established — a skip is not a pass, so these come before the passes); SHOULD (SHOULD-level
 findings); NOTES (informational findings); KNOWN (failures a baseline accepts, with its reason);
 PASSED; the summary; the verdict. Not-applicable results are left out entirely: a requirement the
 revision or transport does not have is not a result. When the results come from several revisions
@@ -24,11 +24,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.report.sdks import accepted_by, sdk_line
+from mcp_assay.report.untried import coverage_rows
+from mcp_assay.report.wrap import phrase_lines
 from mcp_assay.shell import one_line, quote
 from mcp_assay.verdicts import ExploredInput, Outcome, Severity, Verdict
 
@@ -115,12 +116,7 @@ def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
             "applicable, but this run could not establish it; a skip is not a pass",
             report.with_outcome(Outcome.NOT_VERIFIED),
         ),
-        (
-            "recommended",
-            "RECOMMENDED",
-            "SHOULD-level findings; they do not change the verdict unless --fail-on should",
-            recommended,
-        ),
+        ("recommended", "SHOULD", SHOULD_EXPLAINED, recommended),
         ("notes", "NOTES", "informational findings", notes),
         (
             "known",
@@ -157,12 +153,26 @@ def _tag(result: Verdict) -> str:
     return f"[{', '.join(result.requirements)} · {result.side.value} · {result.source.value}]"
 
 
+LABEL = 10
+"""The width of a header row's label column (``revision  ``)."""
+
+
+def print_row(console: Console, label: str, text: str, style: str = "") -> None:
+    """One labelled header row, cut between phrases to the console's width, continuations under the text."""
+    lines = phrase_lines(printable(text, newlines=False), console.width, first=LABEL, indent=LABEL)
+    for number, line in enumerate(lines):
+        head = label.ljust(LABEL) if number == 0 else " " * LABEL
+        console.print(Text(head + line, style=style), highlight=False, soft_wrap=True)
+
+
 def _header(report: Report, console: Console) -> None:
     console.print(Text(report.title, style="bold"))
     for label, value in report.target_rows():
-        console.print(f"{label:<10}{escape(printable(value, newlines=False))}", highlight=False)
+        print_row(console, label, value)
     for note in report.notes:
-        console.print(Text(f"note      {printable(note, newlines=False)}", style="yellow"))
+        print_row(console, "note", note, "yellow")
+    for label, text in coverage_rows(report.untried, report.generated, report.results):
+        print_row(console, label, text, "cyan")
     console.print()
 
 
@@ -249,8 +259,11 @@ def print_verdict(report: Report, console: Console, *, hint: Sequence[str] = ())
         console.print(Text(f"mcp-assay: {report.verdict()[1]}", style="bold yellow"), soft_wrap=True)
         return
     for line in hint:
-        command = line.startswith("    ")  # a command to paste: whole on one line, like a replay
-        console.print(Text(line, style="cyan"), soft_wrap=command, crop=not command, highlight=False)
+        if line.startswith("    "):  # a command to paste: whole on one line, like a replay
+            console.print(Text(line, style="cyan"), soft_wrap=True, highlight=False)
+            continue
+        for part in phrase_lines(line, console.width):  # cut between phrases, never inside one
+            console.print(Text(part, style="cyan"), soft_wrap=True, highlight=False)
     code, text = report.verdict()
     style = {"not-conformant": "bold red", "conformant": "bold green"}.get(code, "bold yellow")
     console.print(Text(f"Verdict: {text}", style=style), soft_wrap=True)  # one line, for a reader and for grep
@@ -280,17 +293,32 @@ def print_report(
     print_verdict(report, console, hint=hint)
 
 
+COUNT_WORDS = {
+    "passed": "passed",
+    "failed": "failed",
+    "recommended": "should",
+    "not_verified": "not verified",
+    "notes": "note",
+    "known": "known",
+}
+"""The word each human format puts after a count (the terminal's words; ``counted`` makes ``note`` plural)."""
+SHOULD_EXPLAINED = "recommended; they do not change the verdict unless --fail-on should"
+
+
+def counted(count: int, key: str) -> str:
+    """``3 should``, ``1 note``, ``2 notes``: a count with its word, the same in every format."""
+    word = COUNT_WORDS[key]
+    return f"{count} {word}{'s' if key == 'notes' and count != 1 else ''}"
+
+
 def summary_lines(report: Report) -> tuple[str, str]:
     """The two summary lines every human format shows: the counts, and what was applied to what."""
     counts = report.counts()
-    summary = (
-        f"{counts['passed']} passed  {counts['failed']} failed  {counts['recommended']} recommended  "
-        f"{counts['not_verified']} not verified"
-    )
+    summary = "  ".join(counted(counts[key], key) for key in ("passed", "failed", "recommended", "not_verified"))
     if counts["notes"]:
-        summary += f"  {counts['notes']} notes"
+        summary += f"  {counted(counts['notes'], 'notes')}"
     if counts["known"]:
-        summary += f"  {counts['known']} known"
+        summary += f"  {counted(counts['known'], 'known')}"
     stats = report.stats
     detail = f"{len(report.applied())} checks applied"
     if stats.exchanges is not None:

@@ -25,8 +25,10 @@ from collections.abc import Iterable
 from html import escape
 
 from mcp_assay.report.console import (
+    COUNT_WORDS,
     MARKS,
     by_area,
+    counted,
     explained,
     explored_lines,
     hidden_occurrences,
@@ -36,6 +38,7 @@ from mcp_assay.report.console import (
 )
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by, sdk_line
+from mcp_assay.report.untried import coverage_rows
 from mcp_assay.verdicts import Evidence, Verdict
 
 __all__ = ["render_html"]
@@ -145,7 +148,7 @@ _FOLDED = {"notes": "notes", "passed": "passed"}
 _OUTCOME_LABELS = {
     "failed": "failed",
     "not_verified": "not verified",
-    "recommended": "recommended",
+    "recommended": "should",
     "notes": "notes",
     "known": "known",
     "passed": "passed",
@@ -238,16 +241,16 @@ def _header(report: Report) -> list[str]:
     counts = report.counts()
     lines.append(f'<p class="verdict {_e(code)}">Verdict: {_e(verdict)}</p>')
     lines.append('<ul class="counts">')
-    for key, label in (
-        ("passed", "passed"),
-        ("failed", "failed"),
-        ("recommended", "recommended"),
-        ("not_verified", "not verified"),
-        ("notes", "notes"),
-        ("known", "known"),
-    ):
-        lines.append(f'<li class="{key}"><b>{counts[key]}</b> {label}</li>')
-    lines += ["</ul>", "</header>"]
+    for key in ("passed", "failed", "recommended", "not_verified", "notes", "known"):
+        number, _, label = counted(counts[key], key).partition(" ")
+        lines.append(f'<li class="{key}"><b>{number}</b> {label}</li>')
+    lines.append("</ul>")
+    rows = coverage_rows(report.untried, report.generated, report.results)
+    if rows:
+        lines.append('<table class="target coverage">')
+        lines += [f"<tr><th>{_e(label)}</th><td>{_e(value)}</td></tr>" for label, value in rows]
+        lines.append("</table>")
+    lines.append("</header>")
     return lines
 
 
@@ -342,7 +345,8 @@ def render_html(report: Report) -> str:
         note = f' <span class="explanation">{_e(explanation)}</span>' if explanation else ""
         lines += [f'<section id="{key}">', f"<h2>{heading} ({len(results)}){note}</h2>"]
         if key in _FOLDED:
-            lines += ['<details class="folded">', f"<summary>show {len(results)} {_FOLDED[key]}</summary>"]
+            shown_as = counted(len(results), key) if key in COUNT_WORDS else f"{len(results)} {_FOLDED[key]}"
+            lines += ['<details class="folded">', f"<summary>show {shown_as}</summary>"]
         for area, members in by_area(results, report.result_revisions()).items():
             lines += [f"<h3>{_e(area)}</h3>", '<ul class="results">']
             for result in members:

@@ -22,7 +22,7 @@ from mcp_assay.verdicts import Verdict
 __all__ = ["render_junit"]
 
 _PREFIX = {
-    "recommended": "RECOMMENDED (SHOULD-level; fails the run only with --fail-on should)",
+    "recommended": "SHOULD (recommended; fails the run only with --fail-on should)",
     "notes": "NOTE (informational; never fails the run)",
 }
 

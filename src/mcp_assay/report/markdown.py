@@ -24,6 +24,7 @@ from mcp_assay.report.console import (
 )
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by, sdk_line
+from mcp_assay.report.untried import coverage_rows
 from mcp_assay.verdicts import Evidence, Verdict
 
 __all__ = ["render_markdown"]
@@ -119,6 +120,10 @@ def _header(report: Report) -> list[str]:
     lines.append("")
     for note in report.notes:
         lines += [f"> **Note:** {text(note)}", ""]
+    rows = coverage_rows(report.untried, report.generated, report.results)
+    if rows:
+        lines += [f"- **{label}**: {text(value)}" for label, value in rows]
+        lines.append("")
     _, verdict = report.verdict()
     lines += [f"**Verdict: {text(verdict)}**", ""]
     return lines

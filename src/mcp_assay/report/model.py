@@ -20,6 +20,7 @@ from typing import Any
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.untried import Generated, Untried, coverage_json, generated_from_json, untried_from_json
 from mcp_assay.verdicts import (
     Evidence,
     ExitCode,
@@ -204,6 +205,10 @@ class Report:
     """Why there was nothing to judge (no MCP peer there: missing, dead, not MCP, only revisions outside the
     window; a session with no traffic). The report then makes no conformance statement: its verdict is
     ``not-judged`` and its exit code 3, whatever results it holds."""
+    untried: list[Untried] = field(default_factory=list)
+    """Listed tools, prompts and resources a suite run did not call, get or read, and the setting that would."""
+    generated: list[Generated] = field(default_factory=list)
+    """Tools a suite run called with arguments drawn from their inputSchema."""
     sdks: list[SdkRecognition] = field(default_factory=list)
     """The SDKs the peers are built on, recognized or named; empty when none was (or ``--sdk none``)."""
 
@@ -357,6 +362,8 @@ class Report:
             rows.append(("window", f"{', '.join(self.window)} (the revisions mcp-assay judges)"))
         if self.revision_note:
             rows.append(("revision", self.revision_note))
+        if target.replay_caveat:
+            rows.append(("replays", target.replay_caveat))
         rows += [("sdk", recognition.describe()) for recognition in self.sdks]
         if self.baseline is not None:
             status = self.baseline
@@ -402,6 +409,7 @@ class Report:
             "audit": [asdict(line) for line in self.audit],
             "notes": self.notes,
             "stats": self.stats.to_json(),
+            "coverage": coverage_json(self.untried, self.generated, self.results),
             **({"sdks": [recognition.to_json() for recognition in self.sdks]} if self.sdks else {}),
         }
 
@@ -417,6 +425,7 @@ class Report:
         unjudged = verdict.get("unjudged") if isinstance(verdict, Mapping) else None
         under_test = revisions.get("under_test")
         tested = revisions.get("tested", [under_test] if isinstance(under_test, str) else [])
+        coverage = data.get("coverage")
         return cls(
             results=[_result_from_json(item) for item in data.get("results", [])],
             target=Target.from_json(data.get("target", {})),
@@ -433,6 +442,8 @@ class Report:
             baseline=_baseline_from_json(data.get("baseline")),
             glossary=_glossary_from_json(data.get("requirements", [])),
             unjudged=unjudged if isinstance(unjudged, str) else None,
+            untried=untried_from_json(coverage.get("untried")) if isinstance(coverage, Mapping) else [],
+            generated=generated_from_json(coverage.get("generated")) if isinstance(coverage, Mapping) else [],
             sdks=_sdks_from_json(data.get("sdks")),
         )
 
@@ -654,6 +665,8 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
         unjudged=None if judged else "; ".join(unjudged),
+        untried=list(dict.fromkeys(item for report in reports for item in report.untried)),
+        generated=list(dict.fromkeys(item for report in reports for item in report.generated)),
         sdks=_merged_sdks(recognition for report in reports for recognition in report.sdks),
     )
 

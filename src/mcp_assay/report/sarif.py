@@ -3,7 +3,7 @@
 One run per report. Its tool names one rule per check the report holds (id = check name, with
 the requirement IDs it cites, their level and, from the catalogue, our paraphrase of each and
 where the specification says it), and one result per finding: a FAILED result is an ``error``, a
-RECOMMENDED one a ``warning``, an informational note a ``note``, and a failure the baseline
+SHOULD one a ``warning``, an informational note a ``note``, and a failure the baseline
 accepts keeps its level and carries an ``external`` suppression with the baseline's reason.
 Passes and results that could not be verified are not findings and stay out (they are in the run's
 ``properties.summary`` counts and in the JSON report).

@@ -369,7 +369,10 @@ def _declare(
         name = func.__name__
         if name in REGISTRY and REGISTRY[name].func is not func:
             raise CatalogueError(f"two checks are named {name}")
-        doc = (func.__doc__ or name.replace("_", " ")).strip().splitlines()[0].strip()
+        # the title is the docstring's first paragraph, whole: a sentence cut at its first line break reads
+        # as unfinished ("... one the server does not")
+        paragraph = (func.__doc__ or name.replace("_", " ")).strip().split("\n\n")[0]
+        doc = " ".join(paragraph.split())
         REGISTRY[name] = Check(
             name=name,
             title=doc,

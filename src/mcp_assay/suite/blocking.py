@@ -37,9 +37,13 @@ class Skip:
     """A requirement ID (resolved to the check that failed it) or a check name."""
     everything: bool = False
     """The skip covers every check (a refused credential, an unreachable target)."""
+    untried: str | None = None
+    """The kind of listed item (``tools``, ``prompts``, ``resources``) whose not being called caused the skip: the
+    report counts what it left unverified as what calling one would reach (:mod:`mcp_assay.report.untried`)."""
 
     def data(self) -> dict[str, Any]:
         return {
+            "untried": self.untried,
             "family": self.family,
             "case": self.case,
             "requirements": sorted(self.requirements),
@@ -58,6 +62,7 @@ def skip_from_observation(data: Mapping[str, Any]) -> Skip:
         case=data.get("case") if isinstance(data.get("case"), str) else None,
         blocked_by=data.get("blocked_by") if isinstance(data.get("blocked_by"), str) else None,
         everything=bool(data.get("everything", False)),
+        untried=data.get("untried") if isinstance(data.get("untried"), str) else None,
     )
 
 

@@ -119,8 +119,10 @@ class SuiteConfig:
     """A tool the user says fails; called once (arguments from ``tool_args``) to see its error channel."""
     generate_args: tuple[str, ...] = ()
     """Tools the suite may call with arguments drawn from their inputSchema (``--generate-args``)."""
-    generate_args_read_only: bool = False
-    """Also every tool the server annotates ``readOnlyHint: true`` (the user trusts the annotation)."""
+    generate_args_read_only: bool = True
+    """Also every tool the server annotates ``readOnlyHint: true`` and not ``destructiveHint: true``: on by
+    default (a plain valid call is what any client makes of a read-only tool; ``docs/run.md`` says why),
+    ``--no-generate-args-read-only`` turns it off."""
     resource_sample: int = 5
     page_limit: int = 10
     only: str | None = None

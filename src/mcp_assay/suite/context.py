@@ -291,6 +291,7 @@ class SuiteContext:
         case: str | None = None,
         blocked_by: str | None = None,
         family: str | None = None,
+        untried: str | None = None,
     ) -> None:
         skip = Skip(
             family=family or self.family,
@@ -298,6 +299,7 @@ class SuiteContext:
             reason=reason,
             case=case,
             blocked_by=blocked_by,
+            untried=untried,
         )
         self.skips.append(skip)
         self.observe("skip", **skip.data())

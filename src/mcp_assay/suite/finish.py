@@ -10,6 +10,7 @@ server never sent one usable answer, no case ran, or the sign-in failed.
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Sequence
 
@@ -32,6 +33,7 @@ from mcp_assay.suite.judging import judge_suite_log, revision_of_items
 from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.selection import Selection
 from mcp_assay.suite.state import RunState
+from mcp_assay.suite.untried import coverage_of
 from mcp_assay.verdicts import Outcome, Verdict
 from mcp_assay.wire import Observation
 
@@ -126,6 +128,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
         state.writer.close()
     notes += _notes(state, selection, contexts)
     log = state.log
+    tested = tuple(revision.name for revision in selection.tested) if selection is not None else ()
+    untried, generated = coverage_of(log, verdicts, tested)
     signs = SdkSigns()
     for item in log:
         signs.see(item)
@@ -137,8 +141,9 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             transport="streamable-http" if state.config.url else "stdio",
             credentials=state.credentials.describe(),
             offered=dict(selection.offered) if selection is not None else {},
+            served=state.redactor.text(shlex.join(state.config.serve)) if state.config.serve else None,
         ),
-        tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
+        tested=tested,
         revision_note=selection.note if selection is not None else "",
         notes=tuple(notes),
         audit=tuple(audit_lines(log)),
@@ -150,6 +155,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             duration_ms=round((time.perf_counter() - state.started) * 1000),
         ),
         unjudged=state.unjudged,
+        untried=tuple(untried),
+        generated=tuple(generated),
         signs=signs,
     )
 
@@ -163,7 +170,7 @@ def report_of(
     sdk: SdkChoice = AUTO,
 ) -> Report:
     """The report of a finished run."""
-    return build_report(
+    report = build_report(
         finished.verdicts,
         target=finished.target,
         schemas=spec.schema_infos(),
@@ -179,3 +186,5 @@ def report_of(
         sdk=sdk,
         signs=finished.signs,
     )
+    report.untried, report.generated = list(finished.untried), list(finished.generated)
+    return report

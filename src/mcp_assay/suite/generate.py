@@ -3,7 +3,8 @@
 Many requirements are about what a server does *while* a tool runs: the ``Mcp-Param-*`` mirror of
 marked arguments, log levels, progress, the request stream. They stay not verified when the suite
 may call no tool, and a tool with required arguments is never called with invented ones unless the
-user says so: by naming the tool, or by saying to trust the server's ``readOnlyHint``.
+server annotates it ``readOnlyHint`` (the default, ``--no-generate-args-read-only`` turns it off)
+or the user names it (``--generate-args``).
 
 The values are the plainest the schema accepts, chosen the same way every time (no randomness,
 no dependency): a ``const``, else the first ``enum`` value, else ``default``, else the first of

@@ -194,10 +194,12 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
     schema sent first, between two reads of its witness (:mod:`.witness`)."""
     store = ExampleStore(explore_cache(), f"{ctx.config.target} {ctx.revision.name}", run.name, run.schema)
     base = plain(run.schema)
+    already: list[str] = []
     if base is not None:
         plainest = Candidate(base, INSIDE, "plain", "the plainest valid arguments")
         verdict, _ = await run.send(plainest, ExploreRole.SEARCH)
         run.baseline = verdict.names
+        already = list(dict.fromkeys(ident for failure in verdict.failures for ident in failure.requirements))
     queue = await _candidates(ctx, run, store.load())
     if writes:
         guard, why = guard_for(ctx, run.name)
@@ -220,6 +222,12 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
             ctx.observe("note", detail=f"explore {ctx.revision.name}: {run.name}: {problem}")
     shrunk = sum(1 for found in run.found if found.shrunk is not None)
     text = f"{run.name}: {run.calls} calls, {len(run.found)} distinct failure(s) found by exploring, {shrunk} shrunk"
+    if already:  # what the plainest call fails is reported (found by --explore where no fixed case called the
+        # tool), not counted again as a failure found by exploring: say so, or the two lines disagree
+        text = (
+            f"{run.name}: {run.calls} calls; its plainest valid call already fails {', '.join(already)} (reported "
+            f"from that call); {len(run.found)} other distinct failure(s) found by exploring, {shrunk} shrunk"
+        )
     ctx.router.emit(ExploreProgress(ctx.revision.name, f"explore {ctx.revision.name}: {text}"))
     return text
 

@@ -16,8 +16,10 @@ __all__ = [
     "allowed_arguments",
     "by_name",
     "callable_without_arguments",
+    "destructive",
     "list_again",
     "list_params",
+    "read_only",
     "required_arguments",
     "walk",
 ]
@@ -119,8 +121,19 @@ def callable_without_arguments(tools: list[dict[str, Any]]) -> list[dict[str, An
     return sorted(usable, key=lambda tool: 0 if _hint(tool, "readOnlyHint") is True else 1)
 
 
+def read_only(tool: Mapping[str, Any]) -> bool:
+    """Whether the server annotates ``tool`` read-only and not destructive: what the run calls with generated
+    arguments unless ``--no-generate-args-read-only``."""
+    return _hint(tool, "readOnlyHint") is True and _hint(tool, "destructiveHint") is not True
+
+
+def destructive(tool: Mapping[str, Any]) -> bool:
+    return _hint(tool, "destructiveHint") is True
+
+
 def _generated(ctx: SuiteContext, tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Arguments drawn from the inputSchema of each tool ``--generate-args`` allows, with notes saying which."""
+    """Arguments drawn from the inputSchema of each tool ``--generate-args`` names, and (unless
+    ``--no-generate-args-read-only``) of each tool annotated read-only, with notes saying which."""
     config = ctx.config
     named = set(config.generate_args)
     listed = {tool["name"]: tool for tool in tools if isinstance(tool.get("name"), str)}
@@ -133,7 +146,8 @@ def _generated(ctx: SuiteContext, tools: list[dict[str, Any]]) -> dict[str, dict
             continue
         made = generate_arguments(tool.get("inputSchema"))
         if made.arguments is None:
-            ctx.observe("note", detail=f"--generate-args: no arguments could be drawn for {name}: {made.reason}")
+            asked = "--generate-args" if name in named else "annotated readOnlyHint"
+            ctx.observe("note", detail=f"no plain arguments could be drawn for {name} ({asked}): {made.reason}")
             continue
         generated[name] = made.arguments
     unknown = sorted(named - set(listed))
@@ -143,7 +157,11 @@ def _generated(ctx: SuiteContext, tools: list[dict[str, Any]]) -> dict[str, dict
         shown = "; ".join(
             f"{name} {json.dumps(arguments, sort_keys=True)[:200]}" for name, arguments in generated.items()
         )
-        ctx.observe("generated-arguments", tools={name: dict(arguments) for name, arguments in generated.items()})
+        ctx.observe(
+            "generated-arguments",
+            tools={name: dict(arguments) for name, arguments in generated.items()},
+            because={name: "--generate-args" if name in named else "readOnlyHint" for name in generated},
+        )
         ctx.observe("note", detail=f"tools called with arguments generated from their inputSchema: {shown}")
     return generated
 

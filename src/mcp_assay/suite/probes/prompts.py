@@ -7,6 +7,7 @@ expected to get ``-32602``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcp_assay.cases import prompts as cases
@@ -30,6 +31,22 @@ def _required(prompt: dict[str, Any]) -> list[str]:
     ]
 
 
+def _note_untried(ctx: SuiteContext, prompts: list[dict[str, Any]], needing: list[str], later: list[str]) -> None:
+    """Say which listed prompts were not fetched, and the setting that fetches them."""
+    if needing:
+        first = next(prompt for prompt in prompts if prompt["name"] == needing[0])
+        example = json.dumps({needing[0]: {name: "…" for name in _required(first)}}, ensure_ascii=False)
+        one = len(needing) == 1
+        step = f"--prompt-args '{example}'" + ("" if one else " (one entry per prompt)")
+        why = f"need{'s' if one else ''} arguments"
+        ctx.observe("untried", what="prompts", names=needing, why=why, step=step, reaches=True)
+    if later:
+        sample = ctx.config.resource_sample
+        step = f"--resource-sample {min(10_000, sample + len(later))}"
+        why = f"past the --resource-sample of {sample}"
+        ctx.observe("untried", what="prompts", names=later, why=why, step=step, reaches=False)
+
+
 async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     listing = await walk(ctx, "prompts/list", cases.LIST)
@@ -45,11 +62,17 @@ async def run(ctx: SuiteContext) -> None:
     prompts = [prompt for prompt in listing.items if isinstance(prompt.get("name"), str)]
     await list_again(ctx, "prompts/list", cases.LIST_AGAIN)
     fetched = 0
+    needing: list[str] = []
+    later: list[str] = []
     for prompt in prompts:
         name = prompt["name"]
         given = ctx.config.prompt_args.get(name)
         required = _required(prompt)
         if given is None and required:
+            needing.append(name)
+            continue
+        if fetched >= max(1, ctx.config.resource_sample):
+            later.append(name)
             continue
         params: dict[str, Any] = {"name": name}
         if given:
@@ -57,8 +80,7 @@ async def run(ctx: SuiteContext) -> None:
         why = "with the arguments given in --prompt-args" if given else "needs no arguments"
         await client.request("prompts/get", params, probe=ctx.probe(cases.GET, f"prompts/get {name} ({why})"))
         fetched += 1
-        if fetched >= max(1, ctx.config.resource_sample):
-            break
+    _note_untried(ctx, prompts, needing, later)
     if not fetched:
         ctx.skip(
             "every listed prompt has required arguments and --prompt-args names none of them — pass "
@@ -67,6 +89,7 @@ async def run(ctx: SuiteContext) -> None:
             else "the server lists no prompts",
             requirements={"PRM-06", "PRM-10", "PRM-11"},
             case="get",
+            untried="prompts" if prompts else None,
         )
     await client.request(
         "prompts/get",

@@ -49,11 +49,15 @@ async def run(ctx: SuiteContext) -> None:
                 )
         setting = ctx.config.resource_sample
         ctx.observe("note", detail=f"read {len(sample)} of {len(uris)} listed resources (--resource-sample {setting})")
+        if len(uris) > len(sample):
+            why, step = f"past the --resource-sample of {setting}", f"--resource-sample {min(len(uris), 10_000)}"
+            ctx.observe("untried", what="resources", names=uris[len(sample) :], why=why, step=step, reaches=True)
         if not sample:
             ctx.skip(
                 "the server lists no resources to read" if not uris else "--resource-sample is 0",
                 requirements=READ_REQUIREMENTS,
                 case="read",
+                untried="resources" if uris else None,
             )
         if uris and ctx.flag("resources", "subscribe") and ctx.revision.has("resource_subscribe"):
             await client.request(

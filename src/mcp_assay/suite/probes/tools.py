@@ -1,12 +1,15 @@
 """Tools: the list, calls the suite is allowed to make, and the error paths.
 
 ``tools/list`` is walked to the end and asked again (on a new connection over HTTP) so the rules
-can compare the two. The suite never invents arguments for a tool the user did not allow: it calls
-the tools named in ``--tool-args`` with the arguments given, those ``--generate-args`` allows (by
-name, or every ``readOnlyHint`` tool when the user trusts the annotation) with arguments drawn from
-their ``inputSchema`` (:mod:`mcp_assay.suite.generate`; the report names them and the arguments),
-and otherwise one tool that needs no arguments (read-only ones first, never one annotated
-destructive); with none of these, the call cases are not verified and say why. Error paths use a
+can compare the two. The suite invents arguments only for a tool the server says is safe to call:
+it calls the tools named in ``--tool-args`` with the arguments given, those ``--generate-args``
+names and (unless ``--no-generate-args-read-only``) every tool annotated ``readOnlyHint`` and not
+``destructiveHint`` with plain arguments drawn from their ``inputSchema``
+(:mod:`mcp_assay.suite.generate`; the report names them and the arguments, ``docs/run.md`` says why
+read-only tools are called by default), and, when no read-only tool was called, one tool that needs
+no arguments (never one annotated destructive); with none of these, the call cases are not verified
+and say why. Every listed tool left out is named in the report with why and the setting that calls
+it (an ``untried`` observation, :mod:`mcp_assay.suite.untried`). Error paths use a
 tool name that cannot exist, a call without a name, ``arguments`` that are not an object, and —
 only for a tool the user allowed arguments for, or one annotated read-only — arguments missing a
 required property; for an allowed tool whose ``inputSchema`` sets ``additionalProperties: false``,
@@ -25,19 +28,26 @@ asking for ``error`` and above only (LOG-02).
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
+from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
+from mcp_assay.report.untried import EXPLORE_STEP
+from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import (
     allowed_arguments,
     by_name,
     callable_without_arguments,
+    destructive,
     list_again,
+    read_only,
     required_arguments,
     walk,
 )
@@ -103,6 +113,57 @@ async def call_tool(
     return await client.request("tools/call", params, probe=probe)
 
 
+async def _call_or_give_up(
+    ctx: SuiteContext,
+    name: str,
+    arguments: Any,
+    *,
+    case: Case,
+    intent: str,
+    progress: str | None = None,
+    log_level: str | None = None,
+) -> Reply | None:
+    """An ordinary call of a tool. One the run chose itself, with generated arguments, that is still running
+    after ``--timeout`` is cancelled and noted, not failed; any other call's silence stays a finding.
+
+    How long a tool runs is its own business: the specification leaves the timeout to the caller and asks
+    it to cancel what it stops waiting for (notifications/cancelled; in 2026-07-28 over HTTP the closed
+    stream is the cancellation). A long-running read-only tool (server-everything's
+    trigger-long-running-operation runs 10 s), called only because it is read-only, must not become an
+    unanswered request (RPC-05), nor stop the calls of the other tools. A tool the user named, with the
+    arguments the user gave, is expected to answer within the timeout the user set."""
+    generated = ctx.generated or {}
+    if name not in generated or name in ctx.config.tool_args:
+        reply: Reply = await call_tool(
+            ctx, name, arguments, case=case, intent=intent, progress=progress, log_level=log_level
+        )  # fmt: skip
+        return reply
+    client = ctx.client
+    params = call_params(ctx, name, arguments, progress=progress)
+    if isinstance(client, ModernClient):
+        extra: dict[str, Any] = {} if progress is None else {"progressToken": progress}
+        if log_level is not None:
+            extra[MetaKey.LOG_LEVEL] = log_level
+        body = client.build("tools/call", params, meta=client.meta(**extra))
+    else:
+        body = client.build("tools/call", params)
+    try:
+        return await client.send(body, ctx.probe(case, intent))
+    except NoAnswer:
+        if not ctx.modern or isinstance(ctx.transport, StdioTransport):
+            await client.notify(
+                "notifications/cancelled",
+                {"requestId": body["id"], "reason": "mcp-assay stopped waiting (--timeout)"},
+                probe=ctx.probe(cases.CANCEL, f"cancel the tools/call {name} still running after --timeout"),
+            )
+        detail = (
+            f"tools/call {name} was still running after --timeout {ctx.config.timeout:g} s: the run cancelled it "
+            "and went on (a long-running tool is no violation; a longer --timeout waits it out)"
+        )
+        ctx.observe("note", detail=detail)
+        return None
+
+
 def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], str]]:
     names = {tool["name"] for tool in tools if isinstance(tool.get("name"), str)}
     failing = ctx.config.failing_tool
@@ -110,16 +171,86 @@ def _chosen(ctx: SuiteContext, tools: list[dict[str, Any]]) -> list[tuple[str, d
     given = [name for name in ctx.config.tool_args if name in allowed]
     chosen = [
         (name, allowed[name], "with the arguments given in --tool-args" if name in ctx.config.tool_args
-         else "with arguments generated from its inputSchema (--generate-args)")
+         else "with arguments generated from its inputSchema")
         for name in [*given, *(name for name in allowed if name not in ctx.config.tool_args)]
         if name in names and name != failing
     ]  # fmt: skip
     free = [
         tool for tool in callable_without_arguments(tools) if tool["name"] not in allowed and tool["name"] != failing
     ]
-    if free:
-        chosen.append((free[0]["name"], {}, "needs no arguments"))
+    listed = by_name(tools)
+    if free and not any(read_only(listed[name]) for name, _, _ in chosen if name in listed):
+        chosen.append((free[0]["name"], {}, "needs no arguments"))  # a read-only call already makes the call cases
     return chosen
+
+
+def _called_elsewhere(config: SuiteConfig, tool: Mapping[str, Any]) -> bool:
+    """Whether another part of the run calls ``tool``: the behaviour cases, the rate-limit burst, the failing-tool
+    case, or the exploration."""
+    name = tool.get("name")
+    named: set[Any] = {config.failing_tool}
+    behaviour = config.behaviour
+    if behaviour is not None:
+        named |= set(behaviour.write_tools) | {item.name for item in behaviour.read_tools.values()}
+        named |= {witness.tool for witness in behaviour.witnesses.values()}
+        named |= {call.tool for handle in behaviour.handles.values() for call in (handle.create, handle.use)}
+    if config.rate_limit_probe is not None:
+        named.add(config.rate_limit_probe.tool)
+    if config.explore:
+        named |= set(config.explore_tool)
+    return name in named or (config.explore and read_only(tool))
+
+
+def _note_untried(ctx: SuiteContext, tools: list[dict[str, Any]], called: set[str]) -> None:
+    """Say which listed tools the run leaves out, grouped by why, each group with the setting that calls them
+    (``NAME`` stands for the group's first tool)."""
+    config = ctx.config
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, tool in by_name(tools).items():
+        if name in called or _called_elsewhere(config, tool):
+            continue
+        if destructive(tool):
+            why, step = "annotated destructiveHint", "only --tool-args '{NAME: {…}}' calls it"
+        elif not required_arguments(tool.get("inputSchema")):
+            why, step = "need no arguments, but one such call was enough", "--tool-args '{NAME: {}}' calls one too"
+        elif read_only(tool) and not config.generate_args_read_only:
+            why, step = "need arguments", "--generate-args-read-only draws them for read-only tools"
+        elif read_only(tool) or name in config.generate_args:
+            reason = generate_arguments(tool.get("inputSchema")).reason or "its inputSchema gives no plain value"
+            why, step = f"need arguments no plain value satisfies ({reason})", "--tool-args '{NAME: {…}}'"
+        else:
+            why = "need arguments, not annotated readOnlyHint"
+            step = "--generate-args NAME_ (plain values from its inputSchema) or --tool-args '{NAME: {…}}'"
+        groups.setdefault((why, step), []).append(name)
+    for (why, step), names in groups.items():
+        step = step.replace("NAME_", names[0]).replace("NAME", json.dumps(names[0]))
+        if len(names) == 1:
+            why = why.replace("need ", "needs ", 1)
+        reaches = "one such call was enough" not in why
+        ctx.observe("untried", what="tools", names=names, why=why, step=step, reaches=reaches)
+    _note_unexplored(ctx, tools, called)
+
+
+def _takes_arguments(tool: Mapping[str, Any]) -> bool:
+    """Whether ``tool``'s inputSchema names any property (an optional one too: exploring varies it)."""
+    schema = tool.get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    return isinstance(properties, Mapping) and bool(properties)
+
+
+def _note_unexplored(ctx: SuiteContext, tools: list[dict[str, Any]], called: set[str]) -> None:
+    """Say which read-only tools that take arguments had only the one plain call with generated arguments, and that
+    ``--explore`` tries many (what it would find is not known before it runs, so no requirements are counted)."""
+    if ctx.config.explore:
+        return
+    generated = ctx.generated or {}
+    plain = [
+        name for name, tool in by_name(tools).items()
+        if name in called and name in generated and read_only(tool) and _takes_arguments(tool)
+    ]  # fmt: skip
+    if plain:
+        why = "had one plain call, not explored" if len(plain) == 1 else "had one plain call each, not explored"
+        ctx.observe("untried", what="tools", names=plain, why=why, step=EXPLORE_STEP, reaches=False)
 
 
 async def run(ctx: SuiteContext) -> None:
@@ -142,22 +273,25 @@ async def run(ctx: SuiteContext) -> None:
     if unknown:
         ctx.observe("note", detail=f"--tool-args names tools the server does not list: {', '.join(unknown)}")
     chosen = _chosen(ctx, tools)
+    _note_untried(ctx, tools, {name for name, _, _ in chosen})
     if not chosen:
         ctx.skip(
-            "every listed tool needs arguments (or is annotated destructive), and neither --tool-args nor "
-            "--generate-args names one of them; the suite does not invent arguments for a tool you did not allow — "
+            "every listed tool needs arguments the suite may not invent (it draws them only for a tool annotated "
+            "readOnlyHint) or is annotated destructive, and neither --tool-args nor --generate-args names one — "
             "pass --tool-args '{\"<tool>\": {...}}' or --generate-args <tool>"
             if tools
             else "the server lists no tools, so no call could be made",
             requirements=CALL_REQUIREMENTS,
             case="call",
+            untried="tools" if tools else None,
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
-        reply = await call_tool(
+        reply = await _call_or_give_up(
             ctx, name, arguments, case=cases.CALL, intent=f"tools/call {name} ({why})",
             progress=f"mcp-assay-progress-{number}",
         )  # fmt: skip
-        ctx.tool_calls.append((name, arguments, reply))
+        if reply is not None:
+            ctx.tool_calls.append((name, arguments, reply))
     if chosen:
         await _cancelled_call(ctx, chosen[0][0], chosen[0][1])
     if chosen and ctx.modern:
@@ -193,12 +327,14 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
     suite would not call anyway."""
     chatty: tuple[str, dict[str, Any]] | None = None
     for number, (name, arguments, why) in enumerate(chosen, start=1):
-        reply = await call_tool(
+        reply = await _call_or_give_up(
             ctx, name, arguments, case=cases.CALL_LOGGED,
             intent=f"tools/call {name} ({why}) asking for every log message (logLevel debug) and progress: "
             "log messages and progress only on its own stream, before its answer",
             progress=f"mcp-assay-progress-logged-{number}", log_level="debug",
         )  # fmt: skip
+        if reply is None:
+            continue
         if chatty is None and _levels_below(reply, "error"):
             chatty = (name, arguments)
     if chatty is None:
@@ -274,6 +410,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
             "(its arguments are then varied) or annotate one readOnlyHint",
             requirements={"TOOL-14"},
             case="bad-arguments",
+            untried="tools",
         )
         return
     name, arguments, required = candidates[0]

@@ -26,11 +26,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from mcp_assay.errors import NoAnswer, ServerExited
+from mcp_assay.errors import NoAnswer, ServerExited, Unreachable
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.protocol import MetaKey
+from mcp_assay.suite.launch import listening_addresses
 from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
+from mcp_assay.suite.transports.banner import http_advice, port_of, served_url
 from mcp_assay.suite.transports.connect import start_failure
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Observation, Probe, ProcessExit, StdioLine
@@ -98,7 +100,10 @@ class StdioTransport:
         self._write_lock = asyncio.Lock()
         self.started_at = 0.0
         self._started_clock = 0.0
-        self._heard = False
+        self._answered = False
+        """Whether the server has written anything on stdout (then it speaks stdio, whatever it logs)."""
+        self._served: tuple[str, str] | None = None
+        """The local URL a stderr line said a web server listens on, and the line, while nothing came on stdout."""
 
     # -- lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -133,6 +138,8 @@ class StdioTransport:
         process = self._process
         if process is None:
             return None
+        if self._served is not None and not self._answered:
+            grace = 0.1  # a web server does not end with its stdin: no use waiting for it to
         if process.returncode is None and process.stdin is not None and not process.stdin.is_closing():
             self._stdin_closed_at = time.time()
             with contextlib.suppress(OSError, RuntimeError):
@@ -182,11 +189,11 @@ class StdioTransport:
                 raw = await stdout.read(LINE_LIMIT)
             if not raw:
                 break
+            self._answered = True
             line = StdioLine.build(
                 id=self.new_id("s"), connection=self.connection, sender=Side.SERVER, time=time.time(), raw=raw
             )
             self.recorder(line)
-            self._heard = True
             for waiter in self._waiters:
                 if self._belongs(line.message, waiter):
                     waiter.messages.append(line.message)
@@ -225,6 +232,28 @@ class StdioTransport:
             del self.stderr[:-STDERR_TAIL]
         if self.on_stderr is not None:
             self.on_stderr(text)
+        if not self._answered and self._served is None:
+            url = served_url(text)
+            if url is not None:
+                self._served = (url, text.strip())
+                for waiter in self._waiters:
+                    waiter.changed.set()
+
+    def _http_server(self) -> Unreachable | None:
+        """The command started a web server, not a stdio one: what to say, once its own process tree is seen to
+        listen on the port it named (where ``/proc`` can tell; the line alone elsewhere)."""
+        if self._served is None or self._answered or self._process is None:
+            return None
+        url, said = self._served
+        listening = listening_addresses(self._process.pid)
+        port = port_of(url)
+        if listening is not None and not any(address.rsplit(":", 1)[-1] == str(port) for address in listening):
+            self._served = None  # someone else's server (an upstream the process uses): not this one
+            return None
+        return Unreachable(
+            f"this command started an HTTP server at {url}, not a stdio server (its stderr: {said[:160]!r})",
+            advice=http_advice(url, self.argv),
+        )
 
     @staticmethod
     def _belongs(message: Message, waiter: _Waiter) -> bool:
@@ -293,7 +322,7 @@ class StdioTransport:
                 return Reply(exchange=line.id, request=line.message)
             budget = stream.budget if stream is not None else (timeout or self.timeout)
             deadline = time.monotonic() + budget
-            starting = stream is None and not self._heard
+            starting = stream is None and not self._answered
             if starting:
                 deadline = max(deadline, self._started_clock + STARTUP_GRACE)
             stop_at: float | None = None
@@ -304,6 +333,9 @@ class StdioTransport:
                     stop_at = time.monotonic() + stream.linger
                 if stream is not None and final_response(waiter.messages, expect) is not None:
                     break
+                web = self._http_server()
+                if web is not None:
+                    raise web
                 if self._exit is not None:
                     if stream is not None:
                         break

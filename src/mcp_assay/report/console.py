@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.shell import one_line, quote
 from mcp_assay.verdicts import ExploredInput, Outcome, Severity, Verdict
@@ -180,6 +181,8 @@ def _result_lines(
         style = "yellow"
     line = Text("    ")
     line.append(mark, style=style)
+    if result.outcome is Outcome.FAILED:  # a finding: its id, which mcp-assay replay takes
+        line.append(f" {finding_id(result)}", style="dim")
     line.append(f" {printable(result.title, newlines=False)}  ")
     line.append(_tag(result), style="dim")
     console.print(line)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +31,7 @@ from mcp_assay.errors import NoAnswer, ServerExited
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.protocol import MetaKey
+from mcp_assay.replays import STARTED
 from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.connect import start_failure
 from mcp_assay.verdicts import Side
@@ -110,6 +112,9 @@ class StdioTransport:
         except OSError as exc:
             raise start_failure(exc, self.argv, cwd=self.cwd) from exc
         self.started_at = time.time()
+        command = {"command": shlex.join(self.argv)}  # what a replay of a line sent to it starts again
+        self.recorder(Observation(id=self.new_id("o"), time=self.started_at, kind=STARTED, data=command,
+                                  connection=self.connection))  # fmt: skip
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())
 

@@ -245,7 +245,8 @@ def _conclude(console: Console, result: Verdict, verdict: Verdict) -> int:
     reason = verdict.reason or _first_detail(verdict)
     if verdict.outcome is Outcome.FAILED and verdict.evidence:
         reason = verdict.evidence[0].detail or reason
-    text = f"{words} — {result.check} judged the replay"
+    verb = {Outcome.FAILED: "fails", Outcome.PASSED: "passes"}.get(verdict.outcome, "could not judge")
+    text = f"{words} — {result.check} {verb} on the replay"
     if result.revision:
         text += f" at {result.revision}"
     if reason:

@@ -46,7 +46,7 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.judging import CLIENT_IS_US, SERVER_SIDES
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.transports import StreamControl, final_response
+from mcp_assay.suite.transports import StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
 from mcp_assay.traffic import ExchangeLog
@@ -227,7 +227,8 @@ async def _send_stdio(
         if message is not None and _expected(message) is not None:
             grace = MALFORMED_GRACE if probe.invalid or message.kind is not Kind.REQUEST else timeout
             if not await _answered(transport, record, sent, message, grace):
-                detail = f"the server never answered {message.describe()} (a marker request after it was answered)"
+                what = "the line that is not valid JSON" if message.kind is Kind.UNPARSEABLE else message.describe()
+                detail = f"the server never answered {what} (the marker request sent after it was answered)"
                 record.observe("no-answer", detail=detail, exchange=sent)
         return sent, marker.exchange
     finally:
@@ -243,12 +244,18 @@ async def _answered(transport: StdioTransport, record: _Recorder, sent: str, mes
         answers = [
             item.message for item in after if isinstance(item, StdioLine) and item.sender is Side.SERVER
         ]  # fmt: skip
-        found = final_response([answer for answer in answers if answer.id != MARKER_ID], expect)
-        if found is not None:
+        # what the suite's stdio transport takes for an answer: the id, or an error without one
+        if any(_answers(answer, expect) for answer in answers):
             return True
         if time.monotonic() >= deadline or not transport.alive:
             return False
         await transport.observe(min(0.1, max(0.0, deadline - time.monotonic())))
+
+
+def _answers(message: Message, expect: IdKey | None) -> bool:
+    if not message.kind.is_response or message.id == MARKER_ID:
+        return False
+    return message.id_key == expect or (message.kind is Kind.ERROR and message.id_key is None)
 
 
 def _without_marker(items: Sequence[Exchange]) -> list[Exchange]:

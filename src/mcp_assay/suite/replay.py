@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from mcp_assay.cases import discover, handshake
-from mcp_assay.errors import AssayError, ConfigError, NoAnswer
+from mcp_assay.errors import AssayError, ConfigError, NoAnswer, ServerExited
 from mcp_assay.jsonrpc import IdKey, Kind, Message, id_key, parse_message
 from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.redaction import REDACTED
@@ -200,37 +200,41 @@ def _encode(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-async def _send_stdio(
-    replay: Replay, argv: Sequence[str], probe: Probe, record: _Recorder, timeout: float
-) -> tuple[str, str]:
-    """The handshake, the line and the marker; returns the line's id and the marker's (``""`` when there is none)."""
+async def _send_stdio(replay: Replay, argv: Sequence[str], probe: Probe, record: _Recorder, timeout: float) -> str:
+    """The handshake, the line and the marker; returns the line's id (``""`` when there is no line)."""
     transport = StdioTransport(argv, recorder=record, new_id=record.new_id, connection="replay", timeout=timeout)
     await transport.start()
     try:
-        for text in replay.handshake:
-            opening = parse_message(text.encode(), sender=Side.CLIENT, time=time.time())
-            case = handshake.INITIALIZE if opening.method == "initialize" else handshake.INITIALIZED
-            expect = _expected(opening)
-            await transport.send(
-                text.encode(), probe=Probe.of(case), expect=expect, wait=expect is not None, timeout=timeout
-            )
-        sent = ""
-        message: Message | None = None
-        if replay.line is not None:
-            line = await transport.write(replay.line.encode("utf-8", "surrogateescape"), probe=probe)
-            sent, message = line.id, line.message
+        try:
+            for text in replay.handshake:
+                opening = parse_message(text.encode(), sender=Side.CLIENT, time=time.time())
+                case = handshake.INITIALIZE if opening.method == "initialize" else handshake.INITIALIZED
+                expect = _expected(opening)
+                await transport.send(
+                    text.encode(), probe=Probe.of(case), expect=expect, wait=expect is not None, timeout=timeout
+                )
+            sent = ""
+            message: Message | None = None
+            if replay.line is not None:
+                line = await transport.write(replay.line.encode("utf-8", "surrogateescape"), probe=probe)
+                sent, message = line.id, line.message
+        except (NoAnswer, ServerExited) as exc:
+            raise NotReplayable(f"the replay could not reach the line: {exc}") from exc
         marker_case = discover.DISCOVER if replay.modern else handshake.PING
-        marker = await transport.send(
-            marker_line(replay.revision, modern=replay.modern).encode(), probe=Probe.of(marker_case),
-            expect=("str", MARKER_ID), timeout=timeout,
-        )  # fmt: skip
+        try:
+            await transport.send(
+                marker_line(replay.revision, modern=replay.modern).encode(), probe=Probe.of(marker_case),
+                expect=("str", MARKER_ID), timeout=timeout,
+            )  # fmt: skip
+        except (NoAnswer, ServerExited):
+            pass  # what came back (or did not) is judged as it is
         if message is not None and _expected(message) is not None:
             grace = MALFORMED_GRACE if probe.invalid or message.kind is not Kind.REQUEST else timeout
             if not await _answered(transport, record, sent, message, grace):
                 what = "the line that is not valid JSON" if message.kind is Kind.UNPARSEABLE else message.describe()
                 detail = f"the server never answered {what} (the marker request sent after it was answered)"
                 record.observe("no-answer", detail=detail, exchange=sent)
-        return sent, marker.exchange
+        return sent
     finally:
         await transport.close(grace=2.0)
 
@@ -293,7 +297,7 @@ async def resend(
     if replay.line is not None:
         replay = replace(replay, line=_filled(replay.line, values, "the line"))
     replay = replace(replay, handshake=tuple(_filled(text, values, "the handshake") for text in replay.handshake))
-    request, _ = await _send_stdio(replay, argv, own, record, timeout)
+    request = await _send_stdio(replay, argv, own, record, timeout)
     return Resent(ExchangeLog(_without_marker(record.items)), request, tuple(record.items), words)
 
 

@@ -33,7 +33,7 @@ from mcp_assay.wire import (
     sent_by_assay,
 )
 
-__all__ = ["curl_command", "make_evidence", "replay_of"]
+__all__ = ["make_evidence", "replay_of"]
 
 _NOT_REPLAYED = (HeaderKey.HOST, "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding")
 _COOKIES = ("cookie", "set-cookie")
@@ -208,11 +208,6 @@ def replay_of(exchange: Exchange | None, log: ExchangeLog, redactor: Redactor) -
     if isinstance(exchange, StdioLine):
         return _stdio_replay(exchange, log, redactor)
     return None
-
-
-def curl_command(exchange: HttpExchange, redactor: Redactor) -> str:
-    """The exchange's request as a curl command line, credentials as placeholders (no session of its own)."""
-    return shell_line(_http_replay(exchange, None, redactor))
 
 
 def make_evidence(subject: Message | Exchange | None, detail: str, ctx: Context, redactor: Redactor) -> Evidence:

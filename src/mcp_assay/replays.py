@@ -16,7 +16,9 @@ came back:
   passed, since a server that reads end of input may exit before it answers.
 
 Credentials never appear: a recorded credential becomes ``${MCP_ASSAY_TOKEN}`` (``${MCP_ASSAY_COOKIE}``
-for cookies), which the shell fills in from the environment and ``mcp-assay replay`` from ``-t``.
+for cookies, ``${MCP_ASSAY_TOKEN_READER}`` for a behaviour case's principal ``reader``), which the shell
+fills in from the environment and ``mcp-assay replay`` from ``-t`` or the environment. A credential a
+probe made up on purpose stays ``[REDACTED]``: such a replay cannot be sent again as it was.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ __all__ = [
     "Replay",
     "marker_line",
     "placeholder",
+    "principal_variable",
     "shell_line",
 ]
 
@@ -61,10 +64,15 @@ REPLAY_CLIENT = {"name": "mcp-assay-replay", "version": "1"}
 STARTED = "server-started"
 """Observation kind: a stdio server process started (``data.command``: its command as shell words), recorded on its
 connection by the tap and the suite, so a replay of a line sent to it starts the same command."""
-_PLACEHOLDER = re.compile(r"\$\{(" + "|".join((TOKEN_VARIABLE, COOKIE_VARIABLE, SESSION_VARIABLE)) + r")\}")
+_PLACEHOLDER = re.compile(r"\$\{(MCP_ASSAY_[A-Z0-9_]+|" + SESSION_VARIABLE + r")\}")
 _DOUBLE_QUOTABLE = re.compile(r'[^"$`\\!]*')
 _INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 _STREAM_SECONDS = 5
+
+
+def principal_variable(principal: str) -> str:
+    """Where a replay takes a behaviour case's principal's token from (``MCP_ASSAY_TOKEN_READER``)."""
+    return f"{TOKEN_VARIABLE}_{re.sub(r'[^A-Za-z0-9]+', '_', principal).strip('_').upper()}"
 
 
 def placeholder(variable: str) -> str:

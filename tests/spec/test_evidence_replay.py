@@ -135,6 +135,15 @@ def test_a_credential_a_probe_made_up_is_not_taken_for_the_users_token(spec: Spe
     assert "Bearer [REDACTED]" in line and "MCP_ASSAY_TOKEN" not in line
 
 
+def test_a_principals_token_gets_a_placeholder_of_its_own(spec: SpecSet) -> None:
+    body = request_body("tools/list", 5)
+    call = http(body, status=200, headers={**modern_headers(body), "authorization": "Bearer reader-token-98765"},
+                probe={**PROBE, "principal": "read-only user"})  # fmt: skip
+    data = replay_data(call, log_of(call), spec)
+    assert data is not None and data.variables == ("MCP_ASSAY_TOKEN_READ_ONLY_USER",)
+    assert '"authorization: Bearer $MCP_ASSAY_TOKEN_READ_ONLY_USER"' in shell_line(data)
+
+
 def test_an_injected_answer_has_no_replay(spec: SpecSet) -> None:
     call = http(request_body("tools/list", 5), status=400, probe={**PROBE, "injected": True})
     assert replay_data(call, log_of(call), spec) is None
@@ -201,12 +210,13 @@ def test_a_pasted_stdio_replay_holds_stdin_open_until_the_answers_come(spec: Spe
     replay: stdin stays open until the marker and the line's answer have come back."""
     server = tmp_path / "server.py"
     server.write_text(
-        "import json, sys, threading, time\n"
+        "import json, os, sys, threading, time\n"
         "def answer(message):\n"
         "    time.sleep(0.3)\n"
         "    print(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': {}}), flush=True)\n"
         "for line in sys.stdin:\n"
-        "    threading.Thread(target=answer, args=(json.loads(line),), daemon=True).start()\n",
+        "    threading.Thread(target=answer, args=(json.loads(line),), daemon=True).start()\n"
+        "os._exit(0)\n",
         encoding="utf-8",
     )  # at the end of its input it exits at once, its answers unsent
     request = stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 7, "method": "tools/list"})

@@ -139,7 +139,10 @@ _OUTCOMES = {
             "the recorded endpoint (or --url) over HTTP; over stdio the recorded server "
             "command (or --command), started once and stopped after.",
         ),  # fmt: skip
-        environment(f"{COOKIE_VARIABLE} (a cookie a request carried)"),
+        environment(
+            f"{COOKIE_VARIABLE} (a cookie a request carried), {TOKEN_VARIABLE}_<PRINCIPAL> (the token of a "
+            "behaviour case's principal)"
+        ),
     ),
 )
 @click.argument("report", metavar="REPORT", type=readable_file(path_type=Path))
@@ -203,8 +206,7 @@ def replay_command(
             f"{result.check} judges the client, and a replay is sent by mcp-assay, not by the client: run the client "
             "through mcp-assay proxy (or the tap) again to see whether it is fixed"
         )
-    cookie = os.environ.get(COOKIE_VARIABLE) or None
-    resent = asyncio.run(resend(replay, url=url, command=command, token=token, cookie=cookie, timeout=timeout))
+    resent = asyncio.run(resend(replay, url=url, command=command, token=token, environment=os.environ, timeout=timeout))
     console.print(Text(f"sent to {printable(resent.target, newlines=False)}:", style="bold"), soft_wrap=True)
     _print_traffic(console, resent)
     active = result.source is not Source.PASSIVE

@@ -17,7 +17,15 @@ import json
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.redaction import REDACTED, Redactor
-from mcp_assay.replays import COOKIE_VARIABLE, STARTED, TOKEN_VARIABLE, Replay, placeholder, shell_line
+from mcp_assay.replays import (
+    COOKIE_VARIABLE,
+    STARTED,
+    TOKEN_VARIABLE,
+    Replay,
+    placeholder,
+    principal_variable,
+    shell_line,
+)
 from mcp_assay.spec.context import Context
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Evidence, ExploredInput, Side
@@ -53,26 +61,31 @@ def _http_label(exchange: HttpExchange) -> str:
     return head
 
 
-def _own_credential(probe: Probe | None) -> bool:
-    """The request presented the run's (or the client's) own credential: not one a probe made up or a principal's."""
-    return probe is None or (probe.facts.variant is None and probe.facts.principal is None)
+def _credential(probe: Probe | None) -> str | None:
+    """The variable the request's credential comes from in a replay: the run's (or the client's) own token, a
+    behaviour case's principal's; ``None`` for one a probe made up on purpose, which stays redacted."""
+    if probe is None:
+        return TOKEN_VARIABLE
+    if probe.facts.variant is not None:
+        return None
+    return principal_variable(probe.facts.principal) if probe.facts.principal is not None else TOKEN_VARIABLE
 
 
-def _header(name: str, value: str, redactor: Redactor, *, placeholders: bool) -> str:
+def _header(name: str, value: str, redactor: Redactor, *, variable: str | None) -> str:
     shown = redactor.header(name, value)
-    if not placeholders or not redactor.is_secret_header(name) or REDACTED not in shown:
+    if variable is None or not redactor.is_secret_header(name) or REDACTED not in shown:
         return shown
     if name.lower() in _COOKIES:
         return placeholder(COOKIE_VARIABLE)
-    return shown.replace(REDACTED, placeholder(TOKEN_VARIABLE))
+    return shown.replace(REDACTED, placeholder(variable))
 
 
-def _url(url: str, redactor: Redactor, *, placeholders: bool) -> str:
+def _url(url: str, redactor: Redactor, *, variable: str | None) -> str:
     shown = redactor.url(url)
     base, mark, query = shown.partition("?")
-    if not placeholders or not mark:
+    if variable is None or not mark:
         return shown
-    return base + mark + query.replace(f"={REDACTED}", "=" + placeholder(TOKEN_VARIABLE))
+    return base + mark + query.replace(f"={REDACTED}", "=" + placeholder(variable))
 
 
 def _meta_version(message: Message | None) -> str | None:
@@ -100,9 +113,9 @@ def _session_opened_by_server(exchange: HttpExchange, log: ExchangeLog) -> str |
 def _http_replay(exchange: HttpExchange, log: ExchangeLog | None, redactor: Redactor) -> Replay:
     request = exchange.request
     probe = exchange.probe if sent_by_assay(exchange) else None
-    own = _own_credential(probe)
+    variable = _credential(probe)
     headers = tuple(
-        (name, _header(name, value, redactor, placeholders=own))
+        (name, _header(name, value, redactor, variable=variable))
         for name, value in request.headers
         if name.lower() not in _NOT_REPLAYED
     )
@@ -119,7 +132,7 @@ def _http_replay(exchange: HttpExchange, log: ExchangeLog | None, redactor: Reda
         revision=session or (log.exchange_revision(exchange.id) if log is not None else None),
         probe=probe.to_record() if probe is not None else None,
         method=request.method,
-        url=_url(request.url, redactor, placeholders=own),
+        url=_url(request.url, redactor, variable=variable),
         headers=headers,
         body=redactor.text(body_text(request.body, limit=BODY_LIMIT)) if request.body else None,
         modern=_meta_version(message) is not None,

@@ -32,7 +32,6 @@ from mcp_assay.jsonrpc import IdKey, Kind, Message, id_key, parse_message
 from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.redaction import REDACTED
 from mcp_assay.replays import (
-    COOKIE_VARIABLE,
     MARKER_ID,
     REPLAY_CLIENT,
     SESSION_VARIABLE,
@@ -89,7 +88,11 @@ def _filled(text: str, values: Mapping[str, str | None], where: str) -> str:
         if placeholder(variable) not in text:
             continue
         if value is None:
-            how = "-t/--token or MCP_ASSAY_TOKEN" if variable == TOKEN_VARIABLE else variable
+            how = (
+                "-t/--token or MCP_ASSAY_TOKEN"
+                if variable == TOKEN_VARIABLE
+                else f"the environment variable {variable}"
+            )
             raise ConfigError(
                 f"the finding's request carried a credential in {where}; the report never keeps it: give it with {how}"
             )
@@ -273,11 +276,14 @@ async def resend(
     url: str | None = None,
     command: str | None = None,
     token: str | None = None,
-    cookie: str | None = None,
+    environment: Mapping[str, str] | None = None,
     timeout: float = 10.0,
 ) -> Resent:
-    """Send ``replay`` to the live peer (``url`` or ``command`` in place of the recorded one) and record it all."""
-    values = {TOKEN_VARIABLE: token, COOKIE_VARIABLE: cookie}
+    """Send ``replay`` to the live peer (``url`` or ``command`` in place of the recorded one) and record it all; its
+    placeholders are filled with ``token`` (``${MCP_ASSAY_TOKEN}``) and from ``environment`` (the others)."""
+    given = environment or {}
+    values: dict[str, str | None] = {name: given.get(name) or None for name in replay.variables}
+    values[TOKEN_VARIABLE] = token
     probe = Probe.from_record(replay.probe) if replay.probe is not None else None
     record = _Recorder(keep_probes=probe is not None)
     own = probe if probe is not None else Probe.of(handshake.PING)  # untagged again by the recorder

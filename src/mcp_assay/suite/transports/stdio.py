@@ -112,7 +112,8 @@ class StdioTransport:
         except OSError as exc:
             raise start_failure(exc, self.argv, cwd=self.cwd) from exc
         self.started_at = time.time()
-        command = {"command": shlex.join(self.argv)}  # what a replay of a line sent to it starts again
+        extra = [f"{name}={value}" for name, value in (self.env or {}).items()]  # a principal's, over stdio
+        command = {"command": shlex.join(["env", *extra, *self.argv] if extra else self.argv)}  # what a replay starts
         self.recorder(Observation(id=self.new_id("o"), time=self.started_at, kind=STARTED, data=command,
                                   connection=self.connection))  # fmt: skip
         self._reader = asyncio.create_task(self._read_stdout())

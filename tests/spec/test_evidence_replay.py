@@ -235,3 +235,32 @@ def test_a_replay_round_trips_through_the_json_report(spec: SpecSet) -> None:
     assert data is not None
     assert Replay.from_json(json.loads(json.dumps(data.to_json()))) == data
     assert Replay.from_json({"transport": "carrier-pigeon"}) is None
+
+
+def test_a_clients_request_in_a_2025_session_is_replayed_in_a_fresh_session_too(spec: SpecSet) -> None:
+    """Issue 27: a passive finding's replay gets its session id the way an active one's does."""
+    session = legacy_session("client-session-3")
+    call = http({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 4, "result": {}},
+                headers=legacy_headers("client-session-3"))  # fmt: skip
+    data = replay_data(call, log_of(session, call), spec)
+    assert data is not None and data.probe is None and data.session and data.revision == LEGACY
+    line = shell_line(data)
+    assert line.startswith("MCP_SESSION=$(curl ") and "client-session-3" not in line
+
+
+def test_an_oauth_steps_credentials_stay_redacted_in_its_replay(spec: SpecSet) -> None:
+    """A client's token request (the proxy judges a client's OAuth flow) replays with its code and secret
+    redacted: neither is the bearer token a replay takes from the environment."""
+    form = "grant_type=authorization_code&code=auth-code-556677&code_verifier=verifier-889900&client_secret=shh-112233"
+    call = http(
+        form.encode(),
+        {"access_token": "issued-token-445566"},
+        headers={"content-type": "application/x-www-form-urlencoded"},
+        url="http://127.0.0.1:9000/token?code=auth-code-556677",
+    )
+    data = replay_data(call, log_of(call), spec)
+    assert data is not None
+    line = shell_line(data)
+    for secret in ("auth-code-556677", "verifier-889900", "shh-112233"):
+        assert secret not in line
+    assert "MCP_ASSAY_TOKEN" not in line and "code=[REDACTED]" in line

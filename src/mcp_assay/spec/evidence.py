@@ -45,6 +45,10 @@ __all__ = ["make_evidence", "replay_of"]
 
 _NOT_REPLAYED = (HeaderKey.HOST, "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding")
 _COOKIES = ("cookie", "set-cookie")
+_NOT_TOKENS = frozenset(
+    {"code", "client_secret", "password", "secret", "sig", "signature", "refresh_token", "id_token"}
+)
+"""Secret query parameters that carry something other than the bearer token a replay takes from the environment."""
 _HANDSHAKE = ("initialize", "notifications/initialized")
 BODY_LIMIT = 100_000
 """Characters of a request body a replay carries."""
@@ -81,11 +85,19 @@ def _header(name: str, value: str, redactor: Redactor, *, variable: str | None) 
 
 
 def _url(url: str, redactor: Redactor, *, variable: str | None) -> str:
+    """The URL redacted, a token in its query (``?token=``, ``?api_key=`` ...) as the placeholder; a credential of
+    an OAuth step (``?code=``, ``?client_secret=``) stays redacted: no token stands for it."""
     shown = redactor.url(url)
     base, mark, query = shown.partition("?")
     if variable is None or not mark:
         return shown
-    return base + mark + query.replace(f"={REDACTED}", "=" + placeholder(variable))
+    parts = []
+    for part in query.split("&"):
+        name, equals, value = part.partition("=")
+        if equals and value == REDACTED and name.lower() not in _NOT_TOKENS:
+            part = f"{name}={placeholder(variable)}"
+        parts.append(part)
+    return base + mark + "&".join(parts)
 
 
 def _meta_version(message: Message | None) -> str | None:
@@ -134,7 +146,7 @@ def _http_replay(exchange: HttpExchange, log: ExchangeLog | None, redactor: Reda
         method=request.method,
         url=_url(request.url, redactor, variable=variable),
         headers=headers,
-        body=redactor.text(body_text(request.body, limit=BODY_LIMIT)) if request.body else None,
+        body=redactor.body(body_text(request.body, limit=BODY_LIMIT)) if request.body else None,
         modern=_meta_version(message) is not None,
         session=session is not None,
         open_stream=open_stream,

@@ -132,12 +132,12 @@ def test_every_replay_of_a_proxy_session_and_its_recording_pastes_and_replay_che
     proxy_folder.mkdir()
     with assay_proxy(
         broken_http + "/", "--spec-dir", str(spec_path), "--record", str(recording), "--live", "off",
-        *report_args(proxy_folder), path="/",
+        "--report", "terminal", *report_args(proxy_folder), path="/",
     ) as proxy:  # fmt: skip
         anyio.run(drive, proxy.url.rstrip("/"))
         wait_until_exchanges_end(recording)
     assert proxy.returncode == 1, proxy.output
-    report = every_format_shows_replays_the_report_holds(proxy_folder, "")
+    report = every_format_shows_replays_the_report_holds(proxy_folder, proxy.output)
     assert all(f":{proxy.port}/" not in command for command in evidence_by_replay(report)), "sent to the server"
     assert every_replay_reproduces(report, http_reproduced) >= 15
     validated = tmp_path / "validated"
@@ -201,10 +201,11 @@ def test_every_replay_of_a_tap_session_pastes_and_replay_checks_the_fix(
     folder, recording = tmp_path / "tap", tmp_path / "tap.jsonl"
     folder.mkdir()
     lines = "".join(json.dumps(line) + "\n" for line in TAP_SESSIONS[revision])
-    tap = assay("tap", "--spec-dir", str(spec_path), "--record", str(recording), *report_args(folder), "--",
+    tap = assay("tap", "--spec-dir", str(spec_path), "--record", str(recording), "--report", "terminal",
+                *report_args(folder), "--",
                 *BROKEN_STDIO.split(), stdin=lines)  # fmt: skip
     assert tap.returncode == 0, tap.stderr
-    report = every_format_shows_replays_the_report_holds(folder, "")
+    report = every_format_shows_replays_the_report_holds(folder, tap.stderr)  # the tap's terminal is stderr
     commands = list(evidence_by_replay(report))
     assert all(BROKEN_STDIO in command for command in commands)
     assert all(('"initialize"' in command) == (revision == "2025-11-25") for command in commands)

@@ -24,6 +24,9 @@ from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, spec_options
 from mcp_assay.cli.params import Checked, readable_file, setting
 from mcp_assay.errors import ConfigError
+from mcp_assay.jsonrpc import Kind
+from mcp_assay.logs import redact_with as redact_logs_with
+from mcp_assay.redaction import Redactor
 from mcp_assay.replays import COOKIE_VARIABLE, MARKER_ID, TOKEN_VARIABLE, Replay
 from mcp_assay.report.console import printable, replay_line
 from mcp_assay.report.findings import finding_id, matching
@@ -79,11 +82,15 @@ def _clip(text: str) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}… ({len(text) - SHOWN} more characters)"
 
 
-def _exchange_lines(item: Exchange, request: str) -> list[tuple[str, str]]:
-    """What one exchange shows: ``(style, line)`` pairs, the re-sent request marked."""
+def _exchange_lines(item: Exchange, request: str, redactor: Redactor) -> list[tuple[str, str]]:
+    """What one exchange shows, redacted: ``(style, line)`` pairs, the re-sent request marked."""
+    return [(style, redactor.text(line)) for style, line in _lines(item, request, redactor)]
+
+
+def _lines(item: Exchange, request: str, redactor: Redactor) -> list[tuple[str, str]]:
     mark = "  (the finding's request)" if item.id == request else ""
     if isinstance(item, HttpExchange):
-        lines = [("bold", f"→ {item.request.method} {item.request.url}{mark}")]
+        lines = [("bold", f"→ {item.request.method} {redactor.url(item.request.url)}{mark}")]
         if item.request.body:
             lines.append(("", f"  {_clip(body_text(item.request.body, SHOWN))}"))
         if item.response is not None:
@@ -101,7 +108,7 @@ def _exchange_lines(item: Exchange, request: str) -> list[tuple[str, str]]:
         text = _clip(body_text(item.raw, SHOWN).rstrip("\n"))
         if item.message.id == MARKER_ID:
             mark = "  (marker: the server has read what came before)"
-        elif item.id == request and item.message.kind.value == "unparseable":
+        elif item.id == request and item.message.kind is Kind.UNPARSEABLE:
             mark += ", not valid JSON on purpose" if item.probe is not None and item.probe.invalid else ", not JSON"
         arrow = "→" if item.sender is Side.CLIENT else "←"
         return [("bold" if item.sender is Side.CLIENT else "", f"{arrow} {text}{mark}")]
@@ -110,9 +117,9 @@ def _exchange_lines(item: Exchange, request: str) -> list[tuple[str, str]]:
     return []
 
 
-def _print_traffic(console: Console, resent: Resent) -> None:
+def _print_traffic(console: Console, resent: Resent, redactor: Redactor) -> None:
     for item in resent.shown:
-        for style, line in _exchange_lines(item, resent.request):
+        for style, line in _exchange_lines(item, resent.request, redactor):
             console.print(Text(line, style=style), soft_wrap=True, highlight=False)
 
 
@@ -206,11 +213,15 @@ def replay_command(
             f"{result.check} judges the client, and a replay is sent by mcp-assay, not by the client: run the client "
             "through mcp-assay proxy (or the tap) again to see whether it is fixed"
         )
+    given = [token, *(os.environ.get(name) for name in replay.variables)]
+    redactor = Redactor(secrets=[value for value in given if value])  # what was filled in is never printed
+    redact_logs_with(redactor)
     resent = asyncio.run(resend(replay, url=url, command=command, token=token, environment=os.environ, timeout=timeout))
-    console.print(Text(f"sent to {printable(resent.target, newlines=False)}:", style="bold"), soft_wrap=True)
-    _print_traffic(console, resent)
+    target = redactor.url(resent.target) if replay.transport == "http" else redactor.text(resent.target)
+    console.print(Text(f"sent to {printable(target, newlines=False)}:", style="bold"), soft_wrap=True)
+    _print_traffic(console, resent, redactor)
     active = result.source is not Source.PASSIVE
-    verdict = rejudge(resent, result.check, spec, revision=result.revision, active=active)
+    verdict = rejudge(resent, result.check, spec, revision=result.revision, active=active, redactor=redactor)
     raise SystemExit(_conclude(console, result, verdict))
 
 

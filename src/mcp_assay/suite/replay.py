@@ -30,7 +30,7 @@ from mcp_assay.cases import discover, handshake
 from mcp_assay.errors import AssayError, ConfigError, NoAnswer, ServerExited
 from mcp_assay.jsonrpc import IdKey, Kind, Message, id_key, parse_message
 from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
-from mcp_assay.redaction import REDACTED
+from mcp_assay.redaction import REDACTED, Redactor
 from mcp_assay.replays import (
     MARKER_ID,
     REPLAY_CLIENT,
@@ -307,7 +307,15 @@ async def resend(
     return Resent(ExchangeLog(_without_marker(record.items)), request, tuple(record.items), words)
 
 
-def rejudge(resent: Resent, check_name: str, spec: SpecSet, *, revision: str | None, active: bool) -> Verdict:
+def rejudge(
+    resent: Resent,
+    check_name: str,
+    spec: SpecSet,
+    *,
+    revision: str | None,
+    active: bool,
+    redactor: Redactor | None = None,
+) -> Verdict:
     """The finding's check alone over the re-sent traffic: at the finding's revision when it had one (a suite run's
     finding, judged as the run judges a server), else over whatever the traffic carries (a passive one)."""
     checks = [check for check in registered_checks() if check.name == check_name]
@@ -316,5 +324,5 @@ def rejudge(resent: Resent, check_name: str, spec: SpecSet, *, revision: str | N
     known = spec.get(revision) if revision is not None else None
     scope = Scope(revisions=(known,), sides=SERVER_SIDES, sides_reason=CLIENT_IS_US) if known is not None else Scope()
     source = Source.ACTIVE if active else Source.PASSIVE
-    (verdict,) = evaluate(resent.log, spec, checks=checks, scope=scope, source=source)
+    (verdict,) = evaluate(resent.log, spec, checks=checks, scope=scope, source=source, redactor=redactor)
     return verdict

@@ -280,9 +280,12 @@ def marker_line(revision: str | None, *, modern: bool) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
+_ERE_SPECIAL = re.compile(r"([.\[\]()*+?{}|^$\\])")
+
+
 def _answered(answer_id: str) -> str:
-    """An extended regular expression matching an answer to the request of that id (JSON text)."""
-    return r'"id" *: *' + re.escape(answer_id).replace(r"\ ", " ") + " *[,}]"
+    """A POSIX extended regular expression matching an answer to the request of that id (JSON text)."""
+    return r'"id" *: *' + _ERE_SPECIAL.sub(r"\\\1", answer_id) + " *[,}]"
 
 
 def _stdio_line(replay: Replay) -> str:

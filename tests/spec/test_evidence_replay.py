@@ -9,10 +9,13 @@ it was, since that id is what the request tested.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from mcp_assay.redaction import Redactor
 from mcp_assay.replays import STARTED, Replay, shell_line
@@ -205,9 +208,14 @@ def test_a_stdio_replay_without_a_recorded_command_names_the_variable_run_reads(
     assert '| sh -c "$MCP_ASSAY_COMMAND" |' in shell_line(data)
 
 
-def test_a_pasted_stdio_replay_holds_stdin_open_until_the_answers_come(spec: SpecSet, tmp_path: Path) -> None:
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_a_pasted_stdio_replay_holds_stdin_open_until_the_answers_come(
+    spec: SpecSet, tmp_path: Path, shell: str
+) -> None:
     """A server that exits at the end of its input before answering (as the SDK's does) still answers a pasted
-    replay: stdin stays open until the marker and the line's answer have come back."""
+    replay, in bash and in zsh: stdin stays open until the marker and the line's answer have come back."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed here")
     server = tmp_path / "server.py"
     server.write_text(
         "import json, os, sys, threading, time\n"
@@ -222,7 +230,7 @@ def test_a_pasted_stdio_replay_holds_stdin_open_until_the_answers_come(spec: Spe
     request = stdio(Side.CLIENT, {"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
     data = replay_data(request, log_of(_started(command=f"{sys.executable} {server}"), request), spec)
     assert data is not None
-    done = subprocess.run(["bash", "-c", shell_line(data)], capture_output=True, text=True, timeout=30, check=True)
+    done = subprocess.run([shell, "-c", shell_line(data)], capture_output=True, text=True, timeout=30, check=True)
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert sorted(str(answer["id"]) for answer in answers) == ["7", "mcp-assay-replay-end"]
     naive = f"printf '%s\\n' {data.line!r} | {sys.executable} {server}"

@@ -95,6 +95,7 @@ def broken_http() -> Iterator[str]:
         yield server.url.rstrip("/")
 
 
+@pytest.mark.timeout(600)  # some 30 replays, each starting the SDK server (a second or so each, more on a busy box)
 def test_every_replay_of_a_stdio_run_pastes_and_replay_checks_the_fix(spec_path: Path, tmp_path: Path) -> None:
     """A run over stdio against the SDK server, both revisions: every replay in every format starts the
     server, sends the handshake its revision needs, the line, and shows the answer (or the silence) the

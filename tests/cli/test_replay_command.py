@@ -2,7 +2,8 @@
 
 Tool-defined (issue 27). What it does against live peers is in ``tests/e2e/test_replay_e2e.py``; here a
 hand-built JSON report gives the cases a person gets wrong: a finding no report prints, one that names
-several, evidence with no request, a client's finding, a flag for the other transport.
+several, evidence with no request, a client's finding, a flag for the other transport, an endpoint with
+nothing listening (a run's --serve stopped its server).
 """
 
 from __future__ import annotations
@@ -72,7 +73,11 @@ def test_a_finding_about_the_client_is_not_sent(spec_path: Path, tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("data", "flag", "value", "other"),
-    [(STDIO, "--url", "http://127.0.0.1:9/mcp", "--command"), (HTTP, "--command", "python server.py", "--url")],
+    [
+        (STDIO, "--url", "http://127.0.0.1:9/mcp", "--command"),
+        (STDIO, "--serve", "python server.py --port 9", "--command"),
+        (HTTP, "--command", "python server.py", "--url"),
+    ],
 )
 def test_a_flag_for_the_other_transport_is_a_usage_error_and_its_twin_is_left_unused(
     spec_path: Path, tmp_path: Path, data: Replay, flag: str, value: str, other: str
@@ -81,6 +86,14 @@ def test_a_flag_for_the_other_transport_is_a_usage_error_and_its_twin_is_left_un
     path = write(tmp_path, finding)
     given = replay(spec_path, str(path), finding_id(finding), flag, value)
     assert given.exit_code == 2 and f"give {other} instead" in given.output
-    twin = {"--url": "MCP_ASSAY_URL", "--command": "MCP_ASSAY_COMMAND"}[flag]
+    twin = {"--url": "MCP_ASSAY_URL", "--command": "MCP_ASSAY_COMMAND", "--serve": "MCP_ASSAY_SERVE"}[flag]
     unused = replay(spec_path, str(path), finding_id(finding), env={twin: value})
     assert unused.exit_code == 3, unused.output  # sent to the recorded peer, which is not there: nothing judged
+
+
+def test_an_endpoint_with_nothing_listening_names_serve(spec_path: Path, tmp_path: Path) -> None:
+    """A run's --serve stopped its server when the run ended: replaying its finding says how to start one."""
+    finding = with_replay(failed_should(), HTTP)
+    result = replay(spec_path, str(write(tmp_path, finding)), finding_id(finding))
+    assert result.exit_code == 3 and "nothing listens at 127.0.0.1:9" in result.output, result.output
+    assert "give --serve COMMAND to start it for the replay" in result.output

@@ -180,7 +180,8 @@ def test_every_replay_of_a_proxy_session_and_its_recording_pastes_and_replay_che
 def test_an_active_http_finding_is_reproduced_and_reported_fixed(
     broken_http: str, spec_path: Path, tmp_path: Path
 ) -> None:
-    """A run over HTTP: `replay` re-sends the probe that found the fault, judged at its revision."""
+    """A run over HTTP: `replay` re-sends the probe that found the fault, judged at its revision; `--serve` starts
+    the fixed server for the replay."""
     run = assay("run", "-u", f"{broken_http}/jsonrpc/mcp", "--only", "RPC-15", "--spec-dir", str(spec_path),
                 "--report", f"json:{tmp_path / 'run.json'}")  # fmt: skip
     assert run.returncode == 1, run.stderr
@@ -188,7 +189,10 @@ def test_an_active_http_finding_is_reproduced_and_reported_fixed(
     ident = finding(report, "unknown_methods_get_method_not_found", "2026-07-28")
     broken = replay(str(tmp_path / "run.json"), ident, "--spec-dir", str(spec_path))
     assert broken.returncode == 1 and "at 2026-07-28" in broken.stdout, broken.stdout + broken.stderr
-    fixed = replay(str(tmp_path / "run.json"), ident, "--spec-dir", str(spec_path), "--url", f"{broken_http}/ok/mcp")
+    port = free_port()  # the fixed endpoint on a server --serve starts for the replay and stops after
+    serve = f"{PYTHON} {PEERS / 'broken' / 'http_server.py'} {port}"
+    fixed = replay(str(tmp_path / "run.json"), ident, "--spec-dir", str(spec_path), "--url",
+                   f"http://127.0.0.1:{port}/ok/mcp", "--serve", serve)  # fmt: skip
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
 
 

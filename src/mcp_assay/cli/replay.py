@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 from pathlib import Path
 
 import click
@@ -23,7 +24,7 @@ from rich.text import Text
 from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, spec_options
 from mcp_assay.cli.params import Checked, readable_file, setting
-from mcp_assay.errors import ConfigError
+from mcp_assay.errors import ConfigError, Unreachable
 from mcp_assay.jsonrpc import Kind
 from mcp_assay.logs import redact_with as redact_logs_with
 from mcp_assay.redaction import Redactor
@@ -31,6 +32,7 @@ from mcp_assay.replays import COOKIE_VARIABLE, MARKER_ID, TOKEN_VARIABLE, Replay
 from mcp_assay.report.console import printable, replay_line
 from mcp_assay.report.findings import finding_id, matching
 from mcp_assay.report.model import Report
+from mcp_assay.suite.launch import launch
 from mcp_assay.suite.replay import NotReplayable, Resent, rejudge, resend
 from mcp_assay.values import COMMAND, TEXT, TOKEN, URL, Number
 from mcp_assay.verdicts import Evidence, ExitCode, Outcome, Side, Source, Verdict
@@ -143,8 +145,8 @@ _OUTCOMES = {
         SCHEMAS,
         (
             "network / processes",
-            "the recorded endpoint (or --url) over HTTP; over stdio the recorded server "
-            "command (or --command), started once and stopped after.",
+            "the recorded endpoint (or --url) over HTTP, a server --serve starts first; over stdio the "
+            "recorded server command (or --command), started once and stopped after.",
         ),  # fmt: skip
         environment(
             f"{COOKIE_VARIABLE} (a cookie a request carried), {TOKEN_VARIABLE}_<PRINCIPAL> (the token of a "
@@ -166,6 +168,16 @@ _OUTCOMES = {
     "run's, and is left unused for an HTTP finding).",
 )  # fmt: skip
 @click.option(
+    "--serve", metavar="COMMAND", type=Checked(COMMAND, "serve", keep=True), envvar="MCP_ASSAY_SERVE",
+    show_envvar=True,
+    help="Start this HTTP server (one shell-quoted string) first, wait for the endpoint's port, stop it after: "
+    "a run's --serve stopped its server when the run ended (the twin is run's, left unused for a stdio finding).",
+)  # fmt: skip
+@click.option(
+    "--serve-timeout", type=setting("serve_timeout"), default=30, show_default=True, metavar="SECONDS",
+    envvar="MCP_ASSAY_SERVE_TIMEOUT", show_envvar=True, help="How long --serve waits for the port.",
+)  # fmt: skip
+@click.option(
     "-t", "--token", envvar=TOKEN_VARIABLE, show_envvar=True, metavar="TOKEN", type=Checked(TOKEN, "token"),
     help="The credential the request carried, where the replay says ${MCP_ASSAY_TOKEN} (the report never keeps "
     "it); never printed.",
@@ -185,6 +197,8 @@ def replay_command(
     finding: str,
     url: str | None,
     command: str | None,
+    serve: str | None,
+    serve_timeout: float,
     token: str | None,
     number: float | None,
     timeout: float,
@@ -199,6 +213,7 @@ def replay_command(
     \b
     mcp-assay replay report.json 3fa2c1d
     mcp-assay replay report.json 3fa2c1d --url http://127.0.0.1:9000/mcp
+    mcp-assay replay report.json 3fa2c1d --serve "python server.py --port 8000"
     mcp-assay replay report.json RPC-13 --command "python server.py"
     """
     spec = build_spec(spec_dir, spec_paths)
@@ -206,6 +221,7 @@ def replay_command(
     item, replay = _evidence(result, int(number) if number is not None else None)
     url = _for(replay, "http", "--url", url, result)
     command = _for(replay, "stdio", "--command", command, result)
+    serve = _for(replay, "http", "--serve", serve, result)
     console = Console(highlight=False)
     _heading(console, result, item)
     if result.side is Side.CLIENT:
@@ -216,13 +232,44 @@ def replay_command(
     given = [token, *(os.environ.get(name) for name in replay.variables)]
     redactor = Redactor(secrets=[value for value in given if value])  # what was filled in is never printed
     redact_logs_with(redactor)
-    resent = asyncio.run(resend(replay, url=url, command=command, token=token, environment=os.environ, timeout=timeout))
+    resent = asyncio.run(
+        _resend(replay, url=url, command=command, serve=serve, serve_timeout=serve_timeout, token=token,
+                timeout=timeout)
+    )  # fmt: skip
     target = redactor.url(resent.target) if replay.transport == "http" else redactor.text(resent.target)
     console.print(Text(f"sent to {printable(target, newlines=False)}:", style="bold"), soft_wrap=True)
     _print_traffic(console, resent, redactor)
     active = result.source is not Source.PASSIVE
     verdict = rejudge(resent, result.check, spec, revision=result.revision, active=active, redactor=redactor)
     raise SystemExit(_conclude(console, result, verdict))
+
+
+async def _resend(
+    replay: Replay,
+    *,
+    url: str | None,
+    command: str | None,
+    serve: str | None,
+    serve_timeout: float,
+    token: str | None,
+    timeout: float,
+) -> Resent:
+    """The replay sent, after ``serve`` has started its server (stopped after); an HTTP endpoint with nothing
+    listening says how to start one."""
+    launched = await launch(shlex.split(serve), url or replay.url, timeout=serve_timeout) if serve else None
+    try:
+        return await resend(replay, url=url, command=command, token=token, environment=os.environ, timeout=timeout)
+    except Unreachable as exc:
+        if replay.transport != "http" or serve:
+            raise
+        raise Unreachable(
+            f"{exc}: start the server first, or give --serve COMMAND to start it for the replay (a run's --serve "
+            "stopped its server when the run ended)",
+            advice=exc.advice,
+        ) from exc
+    finally:
+        if launched is not None:
+            await launched.stop()
 
 
 def _for(replay: Replay, transport: str, flag: str, value: str | None, result: Verdict) -> str | None:
@@ -234,7 +281,7 @@ def _for(replay: Replay, transport: str, flag: str, value: str | None, result: V
     name = flag.lstrip("-")
     if ctx.get_parameter_source(name) is ParameterSource.ENVIRONMENT:
         return None
-    other = "--command" if flag == "--url" else "--url"
+    other = "--url" if flag == "--command" else "--command"
     found = "stdio" if replay.transport == "stdio" else "HTTP"
     raise ConfigError(f"{flag}: finding {finding_id(result)} was found over {found}; give {other} instead")
 

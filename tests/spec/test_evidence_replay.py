@@ -219,9 +219,12 @@ def test_a_pasted_stdio_replay_holds_stdin_open_until_the_answers_come(
     server = tmp_path / "server.py"
     server.write_text(
         "import json, os, sys, threading, time\n"
+        "lock = threading.Lock()\n"
         "def answer(message):\n"
         "    time.sleep(0.3)\n"
-        "    print(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': {}}), flush=True)\n"
+        "    with lock:  # one whole line at a time: print writes the newline apart\n"
+        "        sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': message['id'], 'result': {}}) + '\\n')\n"
+        "        sys.stdout.flush()\n"
         "for line in sys.stdin:\n"
         "    threading.Thread(target=answer, args=(json.loads(line),), daemon=True).start()\n"
         "os._exit(0)\n",

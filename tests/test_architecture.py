@@ -35,6 +35,7 @@ CORE = {
     "mcp_assay.record_readers",
     "mcp_assay.recording",
     "mcp_assay.redaction",
+    "mcp_assay.replays",
     "mcp_assay.shell",
     "mcp_assay.sse",
     "mcp_assay.traffic",

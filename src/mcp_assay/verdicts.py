@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import Any
 
+from mcp_assay.replays import Replay
+
 __all__ = [
     "Evidence",
     "ExitCode",
@@ -179,11 +181,14 @@ class Evidence:
     excerpt: str = ""
     """A redacted, truncated rendering of the message."""
     reproduction: str = ""
-    """For active probes: the exact request as a curl command or a JSON line, credentials redacted."""
+    """The request again as one shell line (:func:`mcp_assay.replays.shell_line` of :attr:`replay`): a curl command,
+    or over stdio the server command fed the line; credentials as ``${MCP_ASSAY_TOKEN}``-style placeholders."""
     time: float | None = None
     revision: str | None = None
     explored: ExploredInput | None = None
     """For a call ``run --explore`` reported: its first arguments and the shrink steps that led to these."""
+    replay: Replay | None = field(default=None, compare=False)
+    """What :attr:`reproduction` sends, as data ``mcp-assay replay`` re-sends (``None``: nothing to re-send)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

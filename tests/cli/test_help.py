@@ -73,6 +73,16 @@ INPUTS: dict[str, list[str]] = {
         *ENVIRONMENT,
     ],  # fmt: skip
     "report": ["FILES...", "JSON reports", "mcp-assay.report/1", "--baseline FILE", *ENVIRONMENT],
+    "replay": [
+        "REPORT",
+        "FINDING",
+        "mcp-assay.report/1",
+        "--url",
+        "--command",
+        *SCHEMAS,
+        *ENVIRONMENT,
+        "MCP_ASSAY_COOKIE",
+    ],
     "spec list": [*SCHEMAS, "sha256 pins", *ENVIRONMENT],
     "spec pull": ["GitHub", "--mirror", "HTTPS_PROXY", "--cache-dir", "XDG_CACHE_HOME", *ENVIRONMENT],
     "checks": ["requirement catalogue", *ENVIRONMENT],

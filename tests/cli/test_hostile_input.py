@@ -265,6 +265,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     import mcp_assay.addon.serve
     import mcp_assay.addon.worker
     import mcp_assay.cli.demo
+    import mcp_assay.cli.replay
     import mcp_assay.cli.report
     import mcp_assay.cli.spec
     import mcp_assay.cli.stub
@@ -279,6 +280,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         (mcp_assay.cli.validate, "_judge_captures"),
         (mcp_assay.cli.validate, "_judge_suite_recordings"),
         (mcp_assay.cli.report, "read_report"),
+        (mcp_assay.cli.replay, "_report"),
         (mcp_assay.cli.spec, "pull_schemas"),
         (mcp_assay.cli.stub, "StubServer"),
     ):
@@ -306,6 +308,8 @@ def _baseline(path: str, dest: str | None, tmp: Path) -> tuple[list[str], list[s
         return [], ([] if dest == "recordings" else [str(tmp / "recording.jsonl")])
     if path == "mcp-assay report":
         return [], ([] if dest == "files" else [str(tmp / "recording.jsonl")])
+    if path == "mcp-assay replay":
+        return [], [str(tmp / "recording.jsonl"), "abc1234"]
     if path == "mcp-assay stub init":
         return ([] if dest == "key_file" else ["--key-file", str(tmp / "key.pem")]), []
     if path == "mcp-assay spec pull":
@@ -321,6 +325,8 @@ def invoke(path: str, param: click.Parameter, value: str, *, env: bool, tmp: Pat
     if env:
         assert isinstance(param.envvar, str)
         environ[param.envvar] = value
+    elif isinstance(param, click.Argument) and path == "mcp-assay replay":
+        after = [value, after[1]] if param.name == "report" else [after[0], value]
     elif isinstance(param, click.Argument):
         after = [value]
     else:

@@ -123,6 +123,7 @@ def test_spec_list_with_nothing_anywhere_says_where_it_looked_before_the_error(t
 
 SPEC_DIR_COMMANDS = [
     ["validate", "RECORDING"],
+    ["replay", "RECORDING", "abc1234"],
     ["spec", "list"],
     ["run", "-u", "http://127.0.0.1:9/mcp"],
     ["proxy", "--upstream", "http://127.0.0.1:9/mcp", "--listen-port", "0"],

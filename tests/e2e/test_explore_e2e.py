@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -238,7 +239,11 @@ def test_a_tool_that_crashes_its_server_is_reported_with_the_input_that_did_it(s
     alive = next(item for item in report["results"] if item["check"] == "server_stays_available_through_the_run")
     assert alive["outcome"] == "failed" and "during the explore cases" in alive["reason"], alive
     note = next(note for note in report["notes"] if note.startswith("explore 2026-07-28: lookup: the server stopped"))
-    assert "when sent {" in note and "exited (code 7)" in note and "replay: {" in note, note
+    assert "when sent {" in note and "exited (code 7)" in note, note
+    replay = note.split("replay: ", 1)[1]  # the server started again and sent the call: it dies the same way
+    assert replay.startswith("( ") and "explore_server.py crash stdio" in replay, note
+    pasted = subprocess.run(["bash", "-c", replay], capture_output=True, text=True, timeout=60, check=False)
+    assert "mcp-assay-replay-end" not in pasted.stdout, pasted.stdout  # it never answers the marker: it died
 
 
 def test_explored_calls_keep_to_the_rate_limit(spec_path: Path, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ the same traffic is judged offline too.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_assay.cli import cli
 from mcp_assay.wire import EVENTS_LOST
+from tests.e2e.pasting import evidence_by_replay, http_reproduced, paste
 from tests.peers.assay import RunningProxy, mitmdump
 from tests.peers.process import sdk_http_server
 
@@ -102,8 +104,8 @@ def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Itera
             run = DumpRun(proxy, {}, recording, flows, har)
             anyio.run(_drive, proxy.url, run)
             _settle(recording, flows)
-    run.report = json.loads(report.read_text())
-    yield run
+        run.report = json.loads(report.read_text())
+        yield run  # the server still runs: replays are pasted against it
 
 
 def _validate(path: Path, spec_path: Path, folder: Path) -> dict[str, Any]:
@@ -178,6 +180,35 @@ def test_mitmproxys_har_export_is_judged_like_the_recording(dump_run: DumpRun, s
     live = {r["check"] for r in dump_run.report["results"] if r["outcome"] == "failed"}
     assert {r["check"] for r in from_har["results"] if r["outcome"] == "failed"} == live
     assert from_har["stats"]["messages"] > 30
+
+
+def test_every_replay_of_the_addon_and_of_its_flow_file_and_har_pastes_without_the_token(
+    dump_run: DumpRun, spec_path: Path, tmp_path: Path
+) -> None:
+    """Tool-defined (issue 27): the addon's findings, and those of mitmproxy's own flow file and HAR judged by
+    `validate`, carry the client's request as a replay against the server, the bearer token as
+    ${MCP_ASSAY_TOKEN}; pasted with the variable set, each gets the answer its evidence describes."""
+    reports = {
+        "addon": dump_run.report,
+        "flows": _validate(dump_run.flows, spec_path, tmp_path),
+        "har": _validate(dump_run.har, spec_path, tmp_path),
+    }
+    pasted: dict[str, str] = {}
+    for source, report in reports.items():
+        replays = evidence_by_replay(report)
+        failures = [result for result in report["results"] if result["outcome"] == "failed"]
+        assert all(any(item["reproduction"] for item in result["evidence"]) for result in failures), source
+        assert TOKEN not in json.dumps(report), source
+        assert any("$MCP_ASSAY_TOKEN" in command for command in replays), source
+        for command, pairs in replays.items():
+            if command not in pasted:
+                done = paste(command, {**os.environ, "MCP_ASSAY_TOKEN": TOKEN})
+                stopped = done.returncode == 28 and "--max-time" in command  # a listen stream left open
+                assert done.returncode == 0 or stopped, (source, done.stderr, command)
+                pasted[command] = done.stdout
+            for result, item in pairs:
+                assert http_reproduced(item, pasted[command]) is None, (source, result["check"], command)
+    assert len(pasted) >= 3
 
 
 def test_the_token_never_reaches_the_recording_the_report_or_the_log(dump_run: DumpRun) -> None:

@@ -11,6 +11,7 @@ checked by ``test_suite_e2e.py`` and ``test_probes_e2e.py``, the reference clien
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,8 @@ def test_a_server_on_the_python_sdk_shows_its_own_bug_apart_from_the_sdks_findin
     assert report["verdict"]["text"].endswith(f"; 2 known in {MCP}, 1 in the server's own code.")
     assert "sdk server: Python SDK (mcp) recognized from" in " ".join(output.split())  # a row cut between phrases
     assert f"known in {MCP} (Python SDK), not the server's own code · spec: " in output
-    assert output.index("✗ TOOL-10") < output.index("✗ HTTP-09")  # the server's own first
+    own, sdk = (re.search(rf"✗ [0-9a-f]{{7}} {ident} ", output) for ident in ("TOOL-10", "HTTP-09"))  # ✗ and id
+    assert own is not None and sdk is not None and own.start() < sdk.start(), output  # the server's own first
     assert "--accept-sdk-findings accepts them" in output
     assert output.rstrip().endswith(f"2 known in {MCP}, 1 in the server's own code.")
     again = tmp_path / "again.json"  # the recording judged again: the same signs, the same attribution

@@ -22,6 +22,7 @@ from mcp_assay.report.brief import (
     render_brief,
 )
 from mcp_assay.report.console import SHOW_ALL, render_text, replay_line
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import BaselineStatus
 from mcp_assay.verdicts import Evidence, Outcome, Severity, Verdict
 from tests.report.sample import (
@@ -83,7 +84,7 @@ def test_should_findings_are_one_line_each_cut_to_the_width() -> None:
     text = render_brief(sample_report(results=[*should, passed()]), 60)
     lines = [line for line in text.splitlines() if line.startswith("  ⚠ ")]
     assert len(lines) == 3 and all(len(line) <= 60 for line in lines)
-    assert lines[0].startswith("  ⚠ RPC-0  Error messages")
+    assert lines[0].startswith(f"  ⚠ {finding_id(should[0])} RPC-0  Error messages")
 
 
 def test_results_sharing_an_exchange_a_reason_or_a_check_are_one_cause_naming_all_ids_and_revisions() -> None:
@@ -96,8 +97,8 @@ def test_results_sharing_an_exchange_a_reason_or_a_check_are_one_cause_naming_al
     report = sample_report(results=[a, b, c, d, e], tested=["2026-07-28", "2025-11-25"])
     text = render_brief(report, 200)
     assert "FAILED (5, 2 causes)" in text
-    assert "  ✗ HTTP-09, RPC-09, RPC-13 · 2026-07-28, 2025-11-25  a holds (and 2 more checks)" in text
-    assert "  ✗ TOOL-05 · 2025-11-25  e holds" in text
+    assert f"  ✗ {finding_id(a)} HTTP-09, RPC-09, RPC-13 · 2026-07-28, 2025-11-25  a holds (and 2 more checks)" in text
+    assert f"  ✗ {finding_id(e)} TOOL-05 · 2025-11-25  e holds" in text
 
 
 def test_observations_are_counted_and_action_notes_stay() -> None:

@@ -53,7 +53,9 @@ def test_an_unanswered_request_of_the_suite_fails_with_its_reproduction(spec: Sp
     log = log_of(line, _observation("no-answer", detail="never answered tools/list", exchange=line.id))
     verdict = judge(log, spec, "requests_get_an_answer_within_the_timeout")
     assert verdict.outcome is Outcome.FAILED
-    assert verdict.evidence[0].reproduction.startswith('{"jsonrpc"')
+    replay = verdict.evidence[0].replay
+    assert replay is not None and replay.line is not None and replay.line.startswith('{"jsonrpc"')
+    assert verdict.evidence[0].reproduction.startswith("( out=$(mktemp) && ")  # the line, fed to the server
 
 
 def test_answered_requests_pass_and_passive_traffic_is_not_judged(spec: SpecSet) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import shlex
 import signal
 import subprocess
 import threading
@@ -42,6 +43,7 @@ from mcp_assay.addon.inject.stdio import Answer, StdioInjector
 from mcp_assay.lines import Line, LineSplitter, Readable, lines_until_closed
 from mcp_assay.presence import START_FAILED
 from mcp_assay.recording import exit_record, line_record, observation_record
+from mcp_assay.replays import STARTED
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Probe
 
@@ -263,6 +265,7 @@ class Tap:
             self._feed_observation(START_FAILED, {"command": " ".join(self.command), "error": start_error(exc)})
             raise
         self.connection = f"stdio:{self.process.pid}"
+        self._feed_observation(STARTED, {"command": shlex.join(self.command)})  # what a replay starts again
         for signum in FORWARDED_SIGNALS if self.forward_signals else ():
             # kept until the tap exits: a signal that arrives while the report is written still reaches
             # the server (if it is alive) instead of killing the tap half-way through the report

@@ -168,6 +168,7 @@ def _register() -> None:
         "mcp_assay.cli.tap",
         "mcp_assay.cli.validate",
         "mcp_assay.cli.report",
+        "mcp_assay.cli.replay",
         "mcp_assay.cli.spec",
         "mcp_assay.cli.checks",
         "mcp_assay.cli.stub",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import importlib
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Collection, Iterable
@@ -171,12 +172,31 @@ def emit_reports(
             json_report = path
         notices.print(f"{target.format} report written to {path}", highlight=False, soft_wrap=True)
     baseline = _write_baseline(report, write_baseline, notices) if write_baseline is not None else None
-    hint = [*sdk_hint(report), *known_findings_hint(report, json_report=json_report, written=baseline)]
+    hint = [
+        *sdk_hint(report),
+        *replay_hint(report, json_report),
+        *known_findings_hint(report, json_report=json_report, written=baseline),
+    ]
     for _ in terminal:
         print_terminal(report, stdout, show=show, hint=hint)
     if not terminal:
         print_verdict(report, notices if any(target.stdout for target in targets) else stdout, hint=hint)
     return written
+
+
+def replay_hint(report: Report, json_report: Path | None) -> list[str]:
+    """How to check a fix of a finding of this report (which a JSON report, just written, holds): nothing
+    without one, or without findings."""
+    from mcp_assay.report.findings import finding_id
+
+    findings = [result for result in report.failed() if result.known is None]
+    if json_report is None or report.unjudged is not None or not findings:
+        return []
+    first = next((result for result in findings if report.fail_on.decides(result)), findings[0])
+    return [
+        "to check a fix, re-send a finding's request and judge the answer again (its id follows ✗ or ⚠):",
+        f"    mcp-assay replay {shlex.quote(str(json_report))} {finding_id(first)}",
+    ]
 
 
 def _on_terminal(target: ReportTarget) -> bool:

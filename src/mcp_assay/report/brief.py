@@ -40,6 +40,7 @@ from mcp_assay.report.console import (
     printable,
     sections,
 )
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import sdk_line
 from mcp_assay.report.untried import OTHER, generated_lines, not_verified_kind, settings_text, untried_lines
@@ -82,8 +83,6 @@ _OBSERVATION = re.compile(
     r"|tools called with arguments generated|no plain arguments could be drawn|the audit list keeps)"
 )
 _NO_REQUIREMENT = ("no requirement names this", "no requirement asks")
-_HTTP_REPLAY = re.compile(r"^(?:\w+=\$\()?curl ")
-"""A replay over HTTP (a curl command, perhaps opening a session first); any other is a line for stdin."""
 _MORE = re.compile(r"\s*\(and \d+ more\)$")
 
 
@@ -334,6 +333,7 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
         lead = members[0]
         line = Text("  ")
         line.append("✗", style="red")
+        line.append(f" {finding_id(lead)}", style="dim")
         line.append(f" {_requirements_and_revisions(report, members)}", style="bold")
         line.append(f"  {printable(lead.title, newlines=False)}")
         others = len({result.check for result in members}) - 1
@@ -349,8 +349,7 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
         item = item or (lead.evidence[0] if lead.evidence else None)
         reason = lead.reason or (item.detail if item is not None else "")
         if item is not None and item.reproduction:
-            label = "replay:" if _HTTP_REPLAY.match(item.reproduction) else "replay on the server's stdin:"
-            console.print(Text(f"      {printable(reason, newlines=False)} — {label}"), highlight=False)
+            console.print(Text(f"      {printable(reason, newlines=False)} — replay:"), highlight=False)
             print_replay(console, item.reproduction, "      ", label="")
             for explored in explored_lines(item.explored) if item.explored is not None else ():
                 console.print(Text(f"      {explored}", style="dim"), highlight=False)
@@ -373,6 +372,7 @@ def _one_line_each(report: Report, console: Console, results: Sequence[Verdict])
     for members in grouped:
         line = Text("  ")
         line.append("⚠", style="yellow")
+        line.append(f" {finding_id(members[0])}", style="dim")
         line.append(f" {_requirements_and_revisions(report, members)}", style="bold")
         line.append(f"  {printable(members[0].title, newlines=False)}")
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console
 from rich.text import Text
 
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.report.untried import coverage_rows
@@ -196,6 +197,8 @@ def _result_lines(
         style = "yellow"
     line = Text("    ")
     line.append(mark, style=style)
+    if result.outcome is Outcome.FAILED:  # a finding: its id, which mcp-assay replay takes
+        line.append(f" {finding_id(result)}", style="dim")
     line.append(f" {printable(result.title, newlines=False)}  ")
     line.append(_tag(result), style="dim")
     console.print(line)

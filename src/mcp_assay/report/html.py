@@ -36,10 +36,11 @@ from mcp_assay.report.console import (
     sections,
     summary_lines,
 )
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.report.untried import coverage_rows
-from mcp_assay.verdicts import Evidence, Verdict
+from mcp_assay.verdicts import Evidence, Outcome, Verdict
 
 __all__ = ["render_html"]
 
@@ -201,6 +202,8 @@ def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
 def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
     ids = " ".join(f"<code>{_e(ident)}</code>" for ident in result.requirements)
     tags = f"{ids} · {_e(result.shown_level)} · {_e(result.side.value)} · {_e(result.source.value)}"
+    if key != "passed" and result.outcome is Outcome.FAILED:
+        tags += f" · finding <code>{_e(finding_id(result))}</code>"
     eras = " ".join(_eras(result, window))
     lines = [
         f'<li class="result {key}" id="{_e(_anchor(result))}" data-level="{_level(result)}" '

@@ -14,10 +14,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from mcp_assay.report.console import by_area, sections
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.plain import evidence_lines, one_line
 from mcp_assay.report.sdks import accepted_by, sdk_line
-from mcp_assay.verdicts import Verdict
+from mcp_assay.verdicts import Outcome, Verdict
 
 __all__ = ["render_junit"]
 
@@ -30,6 +31,7 @@ _PREFIX = {
 def _details(result: Verdict) -> str:
     """The finding as plain text: requirements, reason, and every piece of evidence."""
     lines = [
+        *([f"finding: {finding_id(result)}"] if result.outcome is Outcome.FAILED else []),
         f"check: {one_line(result.check)}",
         f"requirements: {', '.join(result.requirements)} "
         f"({result.level.value}, severity {result.severity.value}, {result.side.value}, {result.source.value})",

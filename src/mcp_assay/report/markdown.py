@@ -22,10 +22,11 @@ from mcp_assay.report.console import (
     sections,
     summary_lines,
 )
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.report.untried import coverage_rows
-from mcp_assay.verdicts import Evidence, Verdict
+from mcp_assay.verdicts import Evidence, Outcome, Verdict
 
 __all__ = ["render_markdown"]
 
@@ -61,7 +62,8 @@ def block(value: str, language: str = "", indent: str = "") -> list[str]:
 
 def _tag(result: Verdict) -> str:
     ids = ", ".join(code(ident) for ident in result.requirements)
-    return f"{ids} · {result.shown_level} · {result.side.value} · {result.source.value}"
+    finding = f" · finding {code(finding_id(result))}" if result.outcome is Outcome.FAILED else ""
+    return f"{ids} · {result.shown_level} · {result.side.value} · {result.source.value}{finding}"
 
 
 def _evidence(item: Evidence, result: Verdict) -> list[str]:

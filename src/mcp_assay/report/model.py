@@ -19,7 +19,9 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
+from mcp_assay.replays import Replay
 from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.untried import Generated, Untried, coverage_json, generated_from_json, untried_from_json
 from mcp_assay.verdicts import (
     Evidence,
@@ -552,6 +554,7 @@ def _baseline_from_json(data: Any) -> BaselineStatus | None:
 
 def _result_json(result: Verdict) -> dict[str, Any]:
     return {
+        "id": finding_id(result),
         "check": result.check,
         "title": result.title,
         "area": result.area,
@@ -576,18 +579,24 @@ def _result_json(result: Verdict) -> dict[str, Any]:
 
 
 def _evidence_json(item: Evidence) -> dict[str, Any]:
-    """One piece of evidence as JSON; ``explored`` only where ``run --explore`` reported the call."""
-    data = asdict(item)
+    """One piece of evidence as JSON; ``explored`` only where ``run --explore`` reported the call, ``replay`` only
+    where there is a request to re-send."""
+    data = asdict(replace(item, replay=None))
     if data.get("explored") is None:
         data.pop("explored", None)
     else:
         data["explored"]["steps"] = list(data["explored"]["steps"])
+    data.pop("replay", None)
+    if item.replay is not None:
+        data["replay"] = item.replay.to_json()
     return data
 
 
 def _evidence_from_json(data: Mapping[str, Any]) -> Evidence:
-    fields = {key: value for key, value in data.items() if key != "explored"}
-    return Evidence(**fields, explored=ExploredInput.from_json(data.get("explored")))
+    fields = {key: value for key, value in data.items() if key not in ("explored", "replay")}
+    return Evidence(
+        **fields, explored=ExploredInput.from_json(data.get("explored")), replay=Replay.from_json(data.get("replay"))
+    )
 
 
 def _result_from_json(item: Mapping[str, Any]) -> Verdict:

@@ -19,7 +19,6 @@ across runs: the same check failing in two revisions is two alerts. User informa
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shlex
@@ -30,6 +29,7 @@ from urllib.parse import quote, urlsplit
 
 from mcp_assay.report.about import Target
 from mcp_assay.report.console import sections
+from mcp_assay.report.findings import finding_fingerprint, finding_id
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.report.plain import evidence_lines, one_line
 from mcp_assay.verdicts import RequirementText, Severity, Verdict
@@ -133,8 +133,7 @@ def _message(result: Verdict) -> str:
 
 
 def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, Any]:
-    identity = f"{result.check}\n{result.source.value}" + (f"\n{result.revision}" if result.revision else "")
-    fingerprint = hashlib.sha256(identity.encode()).hexdigest()
+    fingerprint = finding_fingerprint(result)
     item: dict[str, Any] = {
         "ruleId": result.check,
         "ruleIndex": rule_index,
@@ -150,6 +149,7 @@ def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, A
             "source": result.source.value,
             "revision": result.revision,
             "revisions": list(result.revisions),
+            "finding": finding_id(result),
             "exchanges": [item.exchange for item in result.evidence if item.exchange],
             "reproductions": [one_line(item.reproduction) for item in result.evidence if item.reproduction],
             "violations": result.violations,

@@ -15,9 +15,10 @@ from typing import Any
 import yaml
 
 from mcp_assay.report.console import by_area, explored_lines, printable, sections, summary_lines
+from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by
-from mcp_assay.verdicts import Verdict
+from mcp_assay.verdicts import Outcome, Verdict
 
 __all__ = ["render_tap"]
 
@@ -33,6 +34,8 @@ def _description(value: str) -> str:
 
 def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[str]:
     data: dict[str, Any] = dict(extra or {})
+    if result.outcome is Outcome.FAILED:
+        data["finding"] = finding_id(result)
     data.update(
         {
             "check": _line(result.check),

@@ -693,6 +693,7 @@ def _redacted(evidence: Evidence, redact: Callable[[str], str]) -> Evidence:
         detail=redact(evidence.detail),
         excerpt=redact(evidence.excerpt),
         reproduction=redact(evidence.reproduction),
+        replay=evidence.replay.redacted(redact) if evidence.replay is not None else None,
     )
 
 

@@ -2,45 +2,56 @@
 
 A finding names a message or an exchange; the report needs text. :func:`make_evidence` turns the
 subject into a redacted one-line summary, an excerpt of the message, the exchange id to look up
-in the recording and, for what mcp-assay sent itself, the exact request again (a curl command
-over HTTP, the JSON line over stdio), credentials redacted. A request made in a 2025 session is
-replayed in a session of its own: the line opens one first, since the run's has ended.
+in the recording and the request again: :func:`replay_of` builds the
+:class:`~mcp_assay.replays.Replay` of any exchange a request crossed, whoever sent it (a probe of
+mcp-assay's, or a client the proxy, the tap or a capture watched), and the evidence carries it with
+its shell line. A request made in a 2025 session is replayed in a session of its own, a stdio line
+after the handshake its connection had made; credentials become ``${MCP_ASSAY_TOKEN}``-style
+placeholders. An answer mcp-assay injected has no replay: the server never saw its request.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 
-from mcp_assay import __version__
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
-from mcp_assay.redaction import Redactor
-from mcp_assay.shell import quote
-from mcp_assay.spec.context import Context
-from mcp_assay.verdicts import Evidence, ExploredInput, Side
-from mcp_assay.wire import Exchange, HttpExchange, StdioLine, answered_by_assay, body_text, compact_json, sent_by_assay
-
-__all__ = ["curl_command", "make_evidence"]
-
-_NOT_REPLAYED = (HeaderKey.HOST, "content-length", "connection", "accept-encoding", "user-agent")
-_PER_REQUEST = frozenset(
-    {
-        HeaderKey.SESSION_ID,
-        HeaderKey.METHOD,
-        HeaderKey.NAME,
-        HeaderKey.PROTOCOL_VERSION,
-        HeaderKey.CONTENT_TYPE,
-        HeaderKey.ACCEPT,
-        HeaderKey.LAST_EVENT_ID,
-    }
+from mcp_assay.protocol import HeaderKey, MetaKey
+from mcp_assay.redaction import REDACTED, Redactor
+from mcp_assay.replays import (
+    COOKIE_VARIABLE,
+    STARTED,
+    TOKEN_VARIABLE,
+    Replay,
+    placeholder,
+    principal_variable,
+    shell_line,
 )
-"""Headers of one request (or of its session): the requests that open a fresh session for a replay leave them out."""
-_SESSION_VARIABLE = "MCP_SESSION"
-_REPLAY_CLIENT = {"name": "mcp-assay-replay", "version": __version__}
-_TOKEN = re.compile(r"[A-Za-z0-9-]+")
-_INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+from mcp_assay.spec.context import Context
+from mcp_assay.traffic import ExchangeLog
+from mcp_assay.verdicts import Evidence, ExploredInput, Side
+from mcp_assay.wire import (
+    EndReason,
+    Exchange,
+    HttpExchange,
+    Probe,
+    StdioLine,
+    answered_by_assay,
+    body_text,
+    compact_json,
+    sent_by_assay,
+)
+
+__all__ = ["make_evidence", "replay_of"]
+
+_NOT_REPLAYED = (HeaderKey.HOST, "content-length", "connection", "accept-encoding", "user-agent", "transfer-encoding")
+_COOKIES = ("cookie", "set-cookie")
+_NOT_TOKENS = frozenset(
+    {"code", "client_secret", "password", "secret", "sig", "signature", "refresh_token", "id_token"}
+)
+"""Secret query parameters that carry something other than the bearer token a replay takes from the environment."""
+_HANDSHAKE = ("initialize", "notifications/initialized")
+BODY_LIMIT = 100_000
+"""Characters of a request body a replay carries."""
 
 
 def _http_label(exchange: HttpExchange) -> str:
@@ -54,69 +65,55 @@ def _http_label(exchange: HttpExchange) -> str:
     return head
 
 
-def _curl(method: str, url: str, headers: Iterable[tuple[str, str | None]], body: str | None, *head: str) -> str:
-    """One curl command on one line (:func:`~mcp_assay.shell.quote`); a header whose value is ``None`` carries
-    the fresh session id (``$MCP_SESSION``)."""
-    words = [quote(part) for part in ("curl", "-sS", *head, "-X", method, url)]
-    for name, value in headers:
-        words += ["-H", quote(f"{name}: {value}") if value is not None else _session_header(name)]
-    if body is not None:
-        words += ["--data-binary", quote(body)]
-    return " ".join(words)
+def _credential(probe: Probe | None) -> str | None:
+    """The variable the request's credential comes from in a replay: the run's (or the client's) own token, a
+    behaviour case's principal's; ``None`` for one a probe made up on purpose, which stays redacted."""
+    if probe is None:
+        return TOKEN_VARIABLE
+    if probe.facts.variant is not None:
+        return None
+    return principal_variable(probe.facts.principal) if probe.facts.principal is not None else TOKEN_VARIABLE
 
 
-def _session_header(name: str) -> str:
-    """``name: $MCP_SESSION``, quoted so that the shell puts the fresh session id in."""
-    if _TOKEN.fullmatch(name):
-        return f'"{name}: ${_SESSION_VARIABLE}"'
-    return quote(f"{name}: ") + f'"${_SESSION_VARIABLE}"'
+def _header(name: str, value: str, redactor: Redactor, *, variable: str | None) -> str:
+    shown = redactor.header(name, value)
+    if variable is None or not redactor.is_secret_header(name) or REDACTED not in shown:
+        return shown
+    if name.lower() in _COOKIES:
+        return placeholder(COOKIE_VARIABLE)
+    return shown.replace(REDACTED, placeholder(variable))
 
 
-def curl_command(exchange: HttpExchange, redactor: Redactor, *, session_revision: str | None = None) -> str:
-    """The exchange's request as a curl command line, credentials redacted.
-
-    With ``session_revision`` (the request ran in a 2025 session the server had opened, in that revision)
-    the line first opens a fresh session the same way, ``initialize`` then ``notifications/initialized``,
-    and sends the request in it: the run's own session is gone by the time anyone pastes the line."""
-    request = exchange.request
-    url = redactor.url(request.url)
-    headers: list[tuple[str, str | None]] = [
-        (name, redactor.header(name, value)) for name, value in request.headers if name.lower() not in _NOT_REPLAYED
-    ]
-    body = redactor.text(body_text(request.body, limit=100_000)) if request.body else None
-    session = request.headers.get(HeaderKey.SESSION_ID)
-    if session_revision is None or session is None:
-        return _curl(request.method, url, headers, body, "-i")
-    shared = [(name, value) for name, value in headers if name.lower() not in _PER_REQUEST]
-    envelope: list[tuple[str, str | None]] = [
-        (Header.CONTENT_TYPE, MediaType.JSON),
-        (Header.ACCEPT, ACCEPT_BOTH),
-    ]
-    params = {"protocolVersion": session_revision, "capabilities": {}, "clientInfo": _REPLAY_CLIENT}
-    initialize = json.dumps(
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, separators=(",", ":")
-    )
-    opened = _curl("POST", url, [*shared, *envelope], initialize, "-D", "-", "-o", "/dev/null")
-    in_session = [*shared, *envelope, (Header.PROTOCOL_VERSION, session_revision), (Header.SESSION_ID, None)]
-    initialized = _curl("POST", url, in_session, _INITIALIZED, "-o", "/dev/null")
-    in_fresh = [(name, None if name.lower() == HeaderKey.SESSION_ID else value) for name, value in headers]
-    return " && ".join(
-        [
-            f"{_SESSION_VARIABLE}=$({opened} | grep -i '^mcp-session-id:' | cut -d' ' -f2 | tr -d '\\r')",
-            initialized,
-            _curl(request.method, url, in_fresh, body, "-i"),
-        ]
-    )
+def _url(url: str, redactor: Redactor, *, variable: str | None) -> str:
+    """The URL redacted, a token in its query (``?token=``, ``?api_key=`` ...) as the placeholder; a credential of
+    an OAuth step (``?code=``, ``?client_secret=``) stays redacted: no token stands for it."""
+    shown = redactor.url(url)
+    base, mark, query = shown.partition("?")
+    if variable is None or not mark:
+        return shown
+    parts = []
+    for part in query.split("&"):
+        name, equals, value = part.partition("=")
+        if equals and value == REDACTED and name.lower() not in _NOT_TOKENS:
+            part = f"{name}={placeholder(variable)}"
+        parts.append(part)
+    return base + mark + "&".join(parts)
 
 
-def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | None:
+def _meta_version(message: Message | None) -> str | None:
+    meta = message.meta if message is not None and message.kind in (Kind.REQUEST, Kind.NOTIFICATION) else None
+    version = meta.get(MetaKey.PROTOCOL_VERSION) if meta is not None else None
+    return version if isinstance(version, str) else None
+
+
+def _session_opened_by_server(exchange: HttpExchange, log: ExchangeLog) -> str | None:
     """The revision of the live 2025 session the request ran in: one the server issued and nobody had ended
     before it (a made-up, foreign or ended id is replayed as it was, since that is what the request tested)."""
     session = exchange.request.headers.get(HeaderKey.SESSION_ID)
-    revision = ctx.log.session_revision(session) if session else None
+    revision = log.session_revision(session) if session else None
     if revision is None:
         return None
-    for other in ctx.log.http_exchanges():
+    for other in log.http_exchanges():
         if other.time >= exchange.time:
             continue  # capture order is not always time order
         ended = other.request.method == "DELETE" and other.response is not None and other.response.status < 300
@@ -125,23 +122,117 @@ def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | Non
     return revision
 
 
-def _reproduction(exchange: Exchange | None, message: Message | None, ctx: Context, redactor: Redactor) -> str:
-    """The request mcp-assay sent, again: only for exchanges it sent itself (a peer's traffic is not replayed)."""
+def _http_replay(exchange: HttpExchange, log: ExchangeLog | None, redactor: Redactor) -> Replay:
+    request = exchange.request
+    probe = exchange.probe if sent_by_assay(exchange) else None
+    variable = _credential(probe)
+    headers = tuple(
+        (name, _header(name, value, redactor, variable=variable))
+        for name, value in request.headers
+        if name.lower() not in _NOT_REPLAYED
+    )
+    session = _session_opened_by_server(exchange, log) if log is not None else None
+    response, ending = exchange.response, exchange.ending
+    open_stream = (
+        response is not None
+        and response.is_event_stream
+        and (ending is None or ending.reason is not EndReason.COMPLETE)
+    )
+    message = exchange.request_message
+    return Replay(
+        transport="http",
+        revision=session or (log.exchange_revision(exchange.id) if log is not None else None),
+        probe=probe.to_record() if probe is not None else None,
+        method=request.method,
+        url=_url(request.url, redactor, variable=variable),
+        headers=headers,
+        body=redactor.body(body_text(request.body, limit=BODY_LIMIT)) if request.body else None,
+        modern=_meta_version(message) is not None,
+        session=session is not None,
+        open_stream=open_stream,
+        not_json=message is not None and message.kind is Kind.UNPARSEABLE,
+        invalid=probe is not None and probe.invalid,
+    )
+
+
+def _line_text(line: StdioLine, redactor: Redactor) -> str:
+    return redactor.text(body_text(line.raw, limit=BODY_LIMIT)).rstrip("\n")
+
+
+def _before(line: StdioLine, log: ExchangeLog) -> list[StdioLine]:
+    """The lines of ``line``'s connection the client wrote before it, in order."""
+    earlier = []
+    for other in log.stdio_lines():
+        if other is line or other.id == line.id:
+            break
+        if other.connection == line.connection and other.sender is Side.CLIENT:
+            earlier.append(other)
+    return earlier
+
+
+def _command(connection: str, log: ExchangeLog, redactor: Redactor) -> str:
+    """The command that started the server of ``connection``, as the tap or the suite recorded it."""
+    for observation in reversed(log.observations(STARTED)):
+        command = observation.data.get("command")
+        if observation.connection == connection and isinstance(command, str):
+            return redactor.text(command)
+    return ""
+
+
+def _stdio_replay(line: StdioLine, log: ExchangeLog, redactor: Redactor) -> Replay | None:
+    """The line again (for an answer or anything else the server printed: the request line it answers, else the
+    last line the client wrote before it), after the handshake its connection had made by then."""
+    source: StdioLine | None = line
+    earlier = _before(line, log)
+    if line.sender is not Side.CLIENT:
+        request = log.request_of(line.message)
+        found = log.get(request.exchange) if request is not None else None
+        if isinstance(found, StdioLine):
+            source, earlier = found, _before(found, log)
+        else:
+            source = next((item for item in reversed(earlier) if item.message.method not in _HANDSHAKE), None)
+            if source is not None:
+                earlier = _before(source, log)
+    if answered_by_assay(source):
+        return None
+    message = source.message if source is not None else None
+    handshake: list[str] = []
+    if message is None or message.method != "initialize":
+        opened = [item for item in earlier if item.message.method == "initialize"]
+        if opened:
+            handshake.append(_line_text(opened[-1], redactor))
+            notified = [item for item in earlier if item.message.method == "notifications/initialized"]
+            handshake.append(_line_text(notified[-1], redactor) if notified else _INITIALIZED)
+    revision = log.exchange_revision(source.id) if source is not None else None
+    if revision is None and handshake:
+        revision = log.exchange_revision(next(item.id for item in earlier if item.message.method == "initialize"))
+    probe = source.probe if source is not None and sent_by_assay(source) else None
+    answer = message is not None and message.kind is Kind.REQUEST and message.id_key is not None
+    return Replay(
+        transport="stdio",
+        revision=revision,
+        probe=probe.to_record() if probe is not None else None,
+        command=_command(line.connection, log, redactor),
+        handshake=tuple(handshake),
+        line=_line_text(source, redactor) if source is not None else None,
+        answer_id=json.dumps(message.id, separators=(",", ":")) if answer and message is not None else None,
+        modern=not handshake and any(_meta_version(item.message) for item in [*earlier, *filter(None, [source])]),
+        not_json=message is not None and message.kind is Kind.UNPARSEABLE,
+        invalid=probe is not None and probe.invalid,
+    )
+
+
+_INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def replay_of(exchange: Exchange | None, log: ExchangeLog, redactor: Redactor) -> Replay | None:
+    """The replay of the request ``exchange`` carried (or answered): ``None`` for what no request of the client's
+    made (a process exit, an observation) and for an answer mcp-assay injected, which the server never saw."""
     if isinstance(exchange, HttpExchange):
-        if not sent_by_assay(exchange):
-            return ""
-        return curl_command(exchange, redactor, session_revision=_session_opened_by_server(exchange, ctx))
-    if not isinstance(exchange, StdioLine):
-        return ""
-    source = exchange
-    if exchange.sender is not Side.CLIENT and message is not None:
-        # an answer is reproduced by the request line it answers
-        request = ctx.log.request_of(message)
-        line = ctx.log.get(request.exchange) if request is not None else None
-        source = line if isinstance(line, StdioLine) else exchange
-    if not sent_by_assay(source):
-        return ""
-    return redactor.text(body_text(source.raw, limit=100_000)).rstrip("\n")
+        return None if answered_by_assay(exchange) else _http_replay(exchange, log, redactor)
+    if isinstance(exchange, StdioLine):
+        return _stdio_replay(exchange, log, redactor)
+    return None
 
 
 def make_evidence(subject: Message | Exchange | None, detail: str, ctx: Context, redactor: Redactor) -> Evidence:
@@ -170,16 +261,18 @@ def make_evidence(subject: Message | Exchange | None, detail: str, ctx: Context,
         excerpt = ""
     if answered_by_assay(exchange):
         summary_parts.append("answer injected by mcp-assay")
+    replay = replay_of(exchange, ctx.log, redactor)
     return Evidence(
         summary=redactor.text(" · ".join(summary_parts)) or "the traffic as a whole",
         detail=redactor.text(detail),
         exchange=exchange.id if exchange is not None else None,
         message=message.index if message is not None else None,
         excerpt=redactor.text(excerpt),
-        reproduction=_reproduction(exchange, message, ctx, redactor),
+        reproduction=shell_line(replay) if replay is not None else "",
         time=message.time if message is not None else getattr(exchange, "time", None),
         revision=revision,
         explored=_explored(exchange, message, ctx, redactor),
+        replay=replay,
     )
 
 

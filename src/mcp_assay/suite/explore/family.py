@@ -30,8 +30,9 @@ from mcp_assay.cases import ExploreRole
 from mcp_assay.cases import explore as cases
 from mcp_assay.errors import RateLimited, ServerExited, Unreachable
 from mcp_assay.redaction import Redactor
+from mcp_assay.replays import shell_line
 from mcp_assay.spec.engine import select_checks
-from mcp_assay.spec.evidence import curl_command
+from mcp_assay.spec.evidence import replay_of
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.events import ExploreProgress
 from mcp_assay.suite.explore import draws
@@ -44,7 +45,8 @@ from mcp_assay.suite.explore.search import INSIDE, Candidate, ToolRun, as_json
 from mcp_assay.suite.explore.seeds import tool_seed
 from mcp_assay.suite.explore.witness import guard_for
 from mcp_assay.suite.probes._common import by_name, walk
-from mcp_assay.wire import HttpExchange, StdioLine, body_text
+from mcp_assay.traffic import ExchangeLog
+from mcp_assay.wire import HttpExchange, StdioLine
 
 __all__ = ["FAMILY"]
 
@@ -111,13 +113,12 @@ def _last_call(ctx: SuiteContext) -> str | None:
 
 
 def _replay(ctx: SuiteContext, exchange_id: str | None) -> str:
-    for item in reversed(ctx.router.recorded(ctx.buffer)):
-        if item.id != exchange_id:
-            continue
-        if isinstance(item, HttpExchange):
-            return curl_command(item, Redactor())
-        if isinstance(item, StdioLine):
-            return body_text(item.raw, limit=100_000).rstrip("\n")
+    """The shell line that sends the call again (over stdio: the server started, its handshake, the line)."""
+    recorded = ctx.router.recorded(ctx.buffer)
+    for item in reversed(recorded):
+        if item.id == exchange_id and isinstance(item, HttpExchange | StdioLine):
+            found = replay_of(item, ExchangeLog(recorded), Redactor())
+            return shell_line(found) if found is not None else ""
     return ""
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +31,7 @@ from mcp_assay.errors import NoAnswer, ServerExited, Unreachable
 from mcp_assay.jsonrpc import IdKey, Kind, Message
 from mcp_assay.lines import Line, LineSplitter
 from mcp_assay.protocol import MetaKey
+from mcp_assay.replays import STARTED
 from mcp_assay.suite.launch import listening_addresses
 from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.banner import http_advice, port_of, served_url
@@ -122,6 +124,10 @@ class StdioTransport:
             raise start_failure(exc, self.argv, cwd=self.cwd) from exc
         self.started_at = time.time()
         self._started_clock = time.monotonic()
+        extra = [f"{name}={value}" for name, value in (self.env or {}).items()]  # a principal's, over stdio
+        command = {"command": shlex.join(["env", *extra, *self.argv] if extra else self.argv)}  # what a replay starts
+        self.recorder(Observation(id=self.new_id("o"), time=self.started_at, kind=STARTED, data=command,
+                                  connection=self.connection))  # fmt: skip
         self._reader = asyncio.create_task(self._read_stdout())
         self._stderr_reader = asyncio.create_task(self._read_stderr())
 

@@ -127,6 +127,8 @@ class _Tally:
     passes: int = 0
     last_pass: _Ranked | None = None
     pending: _Ranked | None = None
+    unread: _Ranked | None = None
+    """The first failure an unread message made *not verified*: other instances passing never hide it."""
     inapplicable: _Ranked | None = None
     sources: set[Source | None] = field(default_factory=set)
     """Where the findings came from: a probe, an injected answer, or (``None``) the peers' own traffic."""
@@ -410,12 +412,14 @@ class Judge:
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
+        unread = False
         if finding.outcome is Outcome.FAILED and exchange is not None:
             limit = self._unread(exchange)
             if limit is not None:  # a limit of mcp-assay's parser, not the peer's invalid JSON
                 finding = unverified(
                     f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject
                 )
+                unread = True
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
         order = _ranked(facts.explored, order)
@@ -443,6 +447,8 @@ class Judge:
         elif finding.outcome is Outcome.NOT_VERIFIED:
             if tally.pending is None or order < tally.pending.order:
                 tally.pending = ranked
+            if unread and (tally.unread is None or order < tally.unread.order):
+                tally.unread = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
 
@@ -594,6 +600,13 @@ class Judge:
                 reason += f" (graded {grade.severity.value.upper()}: {redact(grade.reason)})"
             return _verdict(
                 check, Outcome.FAILED, failure_source, reason, evidence=evidence, violations=tally.failed, **common
+            )
+        if tally.unread is not None:  # what may have failed cannot be read: the passes elsewhere settle nothing
+            first = tally.unread
+            evidence = (_redacted(self._evidence(first), redact),) if first.finding.subject is not None else ()
+            others = f" ({tally.passes} other {check.subject} passed)" if tally.passes else ""
+            return _verdict(
+                check, Outcome.NOT_VERIFIED, source, redact(first.finding.detail) + others, evidence=evidence, **common
             )
         if tally.last_pass is not None:
             sample = tally.last_pass

@@ -420,6 +420,8 @@ class Judge:
                     f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject
                 )
                 unread = True
+        if finding.outcome is Outcome.FAILED and finding.clause is not None:
+            finding = self._clause_graded(check, finding)
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
         order = _ranked(facts.explored, order)
@@ -481,6 +483,17 @@ class Judge:
             probe = line.probe if line is not None else None
         return probe
 
+    @staticmethod
+    def _clause_graded(check: Check, finding: Finding) -> Finding:
+        """``finding`` graded at the severity the catalogue gives the clause it names (a clause the check did not
+        declare is a defect of the rule: the failure keeps its full weight)."""
+        assert finding.clause is not None
+        if finding.clause not in check.clauses:
+            log.error("check %s names clause %r it does not declare", check.name, finding.clause)
+            return finding
+        grade = check.clauses[finding.clause]
+        return finding if grade is None else replace(finding, grade=grade)
+
     def _graded(self, check: Check, finding: Finding) -> Finding:
         """``finding`` with the grade of the first of the check's gradings that holds for it (if any does)."""
         for name in check.graded:
@@ -492,6 +505,8 @@ class Judge:
                 continue
             if why:
                 severity = min(check.severity, grading.severity, key=_RANK.__getitem__)
+                if finding.grade is not None and _RANK[finding.grade.severity] <= _RANK[severity]:
+                    return finding  # graded lower already (an inferred clause)
                 return replace(finding, grade=Grade(severity, why))
         return finding
 

@@ -57,6 +57,8 @@ BUGS = {
     "initialize-without-server-info": "the initialize result carries no serverInfo (HS-04)",
     "updated-without-subscription-id": "notifications/resources/updated on a listen stream lacks its subscriptionId"
     " (SUB-08; the server then serves subscriptions)",
+    "ended-session-text-404": "a request in an unknown or ended 2025 session gets 404 with a text body and no"
+    " Content-Type (HTTP-07's error-body clause, inferred: SHOULD)",
 }
 
 TOOLS = [
@@ -102,6 +104,7 @@ class Answer:
 
     status: int
     body: Any = None
+    """The JSON body; ``bytes`` are sent as they are, with no Content-Type."""
     events: list[Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     keep_open: bool = False
@@ -469,6 +472,8 @@ class Server:
         if session is None:
             return Answer(400, _error(-32600, "Missing session", ident))
         if session not in self.sessions:
+            if self.bug == "ended-session-text-404":
+                return Answer(404, b"Session not found")
             return Answer(404, _error(-32600, "Session not found", ident))
         version = headers.get("mcp-protocol-version")
         if version is not None and version != LEGACY:

@@ -249,17 +249,17 @@ def test_explored_calls_keep_to_the_rate_limit(spec_path: Path, tmp_path: Path) 
     assert min(gaps) >= 0.045, min(gaps)  # 1200 a minute: one request every 50 ms at most (timer slack aside)
 
 
-def expected_failures(name: str) -> set[tuple[str, str, str]]:
-    return {(entry["check"], entry["tool"], entry["kind"]) for entry in EXPECTED[name]}
+def expected_failures(name: str) -> set[tuple[str, str, str, str]]:
+    return {(entry["check"], entry["tool"], entry["kind"], entry.get("severity", "must")) for entry in EXPECTED[name]}
 
 
-def found_failures(report: dict[str, Any]) -> set[tuple[str, str, str]]:
+def found_failures(report: dict[str, Any]) -> set[tuple[str, str, str, str]]:
     found = set()
     for item in explored_failures(report):
         for evidence in item["evidence"]:
             story = evidence.get("explored")
             if story is not None:
-                found.add((item["check"], story["tool"], story["kind"]))
+                found.add((item["check"], story["tool"], story["kind"], item["severity"]))
     return found
 
 

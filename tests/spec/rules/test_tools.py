@@ -6,7 +6,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.rules.shared.header_mirroring import header_marks
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.verdicts import Outcome, Severity, Side
 from tests.factories import (
     http,
     judge,
@@ -353,6 +353,25 @@ def test_invalid_arguments_served_as_success_fail_tool_14(spec: SpecSet) -> None
     verdict = judge(log_of(tools_list([ADD]), served), spec, "invalid_tool_arguments_never_succeed")
     assert verdict.outcome is Outcome.FAILED
     assert "'b' is a required property" in verdict.reason
+
+
+def test_a_string_spelling_the_integer_served_fails_tool_14_at_should(spec: SpecSet) -> None:
+    """Issue 28 (the official Python SDK's lax mode): {"a": "1"} for an integer, served as 1, is validating loosely:
+    TOOL-14 fails at SHOULD with that reason; a string that spells no JSON number ("one", "01") changes the meaning
+    and fails in full, as does any other break of the schema."""
+    check = "invalid_tool_arguments_never_succeed"
+    coerced = judge(log_of(tools_list([ADD]), call("add", {"a": "1", "b": 2}, GOOD_ADD)), spec, check)
+    assert coerced.outcome is Outcome.FAILED and coerced.severity is Severity.SHOULD, coerced
+    assert 'a: "1" read as 1' in (coerced.graded or "") and "loosely" in (coerced.graded or "")
+    for arguments in ({"a": "one", "b": 2}, {"a": "01", "b": 2}, {"a": "1"}, {"a": "1.5", "b": 2}):
+        verdict = judge(log_of(tools_list([ADD]), call("add", arguments, GOOD_ADD)), spec, check)
+        assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.MUST, (arguments, verdict)
+    both = judge(
+        log_of(tools_list([ADD]), call("add", {"a": "1", "b": 2}, GOOD_ADD), call("add", {"a": 1}, GOOD_ADD, ident=3)),
+        spec,
+        check,
+    )
+    assert both.severity is Severity.MUST  # one failure in full keeps the verdict at MUST
 
 
 def test_tool_14_is_not_verified_when_arguments_are_valid(spec: SpecSet) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from mcp_assay.cases import tools as cases
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import ErrorCode
-from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
+from mcp_assay.spec.checks import Finding, failed, grading, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import (
     EXPLAIN,
@@ -28,7 +28,8 @@ from mcp_assay.spec.rules.behaviour.channels import (
 )
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES, answered_method, protocol_error
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.spec.toolschema import lax_reading
+from mcp_assay.verdicts import Level, Severity, Side
 
 
 @message_check(
@@ -139,6 +140,33 @@ def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Find
     if channel.kind == "tool-error":
         return passed(message, f"{what}: refused as a {channel}, an answer ⚠A4 allows")
     return failed(message, f"{what} were served as a normal success ({channel})")
+
+
+@grading("lax-coercion", Severity.SHOULD)
+def served_as_the_value_a_string_spells(ctx: Context, finding: Finding) -> str | None:
+    """Why a served call with arguments outside the inputSchema counts as a recommendation, if it does: every
+    offending argument is a string spelling the number or boolean the schema asks for (``{"a": "1"}`` for an
+    integer), which a lax validator reads as that value. Coercing is validating, loosely: the tool got the value
+    the caller meant. Anything else (a string that is no JSON number, ``"yes"`` for a boolean, a missing or
+    extra property, a value out of range) stays a failure in full."""
+    subject = finding.subject
+    call = tool_call(subject, ctx) if isinstance(subject, Message) else None
+    if call is None:
+        return None
+    request, params = call
+    found = tool_definition(request, params, ctx)
+    tool = found[0] if found is not None else None
+    arguments = params.get("arguments", {})
+    if not isinstance(tool, dict) or not isinstance(tool.get("inputSchema"), dict) or not isinstance(arguments, dict):
+        return None
+    read = lax_reading(tool["inputSchema"], arguments)
+    if read is None:
+        return None
+    return (
+        f"the arguments break the inputSchema only by strings spelling the value it asks for ({read}); the server "
+        "coerced them to that value, which is validating loosely, not skipping validation; a strict refusal is "
+        "recommended"
+    )
 
 
 def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Context) -> bool:

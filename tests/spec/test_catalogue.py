@@ -105,3 +105,11 @@ def test_every_entry_marked_inferred_is_graded_as_a_whole_or_by_its_clause() -> 
 def test_a_check_naming_a_clause_the_catalogue_does_not_give_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="does not give"):
         message_check(requirements="HTTP-07", level=Level.MUST, subject="x", clauses=("no-such-clause",))
+
+
+def test_a_check_that_names_the_families_it_judges_names_known_ones() -> None:
+    """Tool-defined (issue 28): a check picking its own cases out says whose; a narrowed run (--only) relies on it."""
+    from mcp_assay.cases import BY_FAMILY
+
+    named = [check for check in REGISTRY.values() if check.families is not None]
+    assert named and all(check.families and check.families <= set(BY_FAMILY) for check in named)

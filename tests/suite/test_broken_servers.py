@@ -45,6 +45,7 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "initialize-without-server-info": ("2025-11-25", {"HS-04"}),
     "legacy-gets-2026-envelope": (None, {"HS-16"}),  # found by the default run, which tests 2025-11-25 too
     "ended-session-text-404": ("2025-11-25", {"HTTP-07"}),
+    "call-without-content": ("2026-07-28", {"TOOL-09", "RES-04"}),
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 WITH_A_CONFIG = {"updated-without-subscription-id"}

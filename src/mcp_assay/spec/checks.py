@@ -236,6 +236,9 @@ class Check:
     clauses: Mapping[str, Grade | None] = field(default_factory=dict)
     """The clauses of its requirement the check names in failures, with the grade a failure of each counts at
     (``None`` where that is the check's own severity)."""
+    families: frozenset[str] | None = None
+    """The case families whose traffic is all the check ever judges (one that picks its own cases out, e.g. the
+    ``sdk`` observations); ``None``: any traffic. A run narrowed to some families asks it (``--only``)."""
 
 
 REGISTRY: dict[str, Check] = {}
@@ -369,6 +372,7 @@ def _declare(
     tags: Iterable[str] = (),
     off_version: bool = False,
     clauses: Iterable[str] = (),
+    families: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     ids = (requirements,) if isinstance(requirements, str) else tuple(requirements)
     if not ids:
@@ -418,6 +422,7 @@ def _declare(
             graded=graded,
             off_version=off_version,
             clauses=clause_grades,
+            families=frozenset(families) if families is not None else None,
         )
         return func
 

@@ -62,7 +62,18 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Evidence, Outcome, Severity, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
 
-__all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
+__all__ = [
+    "ALL_SIDES",
+    "REQUIREMENT_PATTERN",
+    "FindingListener",
+    "Judge",
+    "OnlyChecks",
+    "Scope",
+    "evaluate",
+    "registered_checks",
+    "select_checks",
+    "split_only",
+]
 
 log = logging.getLogger(__name__)
 
@@ -766,19 +777,49 @@ def evaluate(
     return judge.verdicts()
 
 
+@dataclass(frozen=True, slots=True)
+class OnlyChecks:
+    """What ``--only`` says about checks: the ones its requirement IDs, prefixes and check names select, and the
+    words that name no check (probe families, for ``run``)."""
+
+    checks: list[Check] | None
+    """The selected checks; ``None`` when ``--only`` names no requirement and no check (every check judges)."""
+    others: tuple[str, ...] = ()
+    """The words that are neither a requirement ID or prefix (upper case) nor a check's name."""
+    unmatched: tuple[str, ...] = ()
+    """Requirement IDs or prefixes no check cites."""
+
+
+REQUIREMENT_PATTERN = re.compile(r"[A-Z]+(-\d{0,2})?")
+"""A requirement ID or prefix as ``--only`` takes it: upper case (``VER``, ``HTTP-2``, ``AUTH-09``)."""
+
+
+def split_only(only: str | None) -> OnlyChecks:
+    """Read ``--only``: a requirement ID or prefix (upper case) selects every check citing a requirement it starts,
+    a check's whole name selects that check; any other word is left to the caller (``run``: a probe family)."""
+    words = [part.strip() for part in (only or "").split(",") if part.strip()]
+    registered = registered_checks()
+    by_name = {check.name: check for check in registered}
+    chosen: dict[str, Check] = {}
+    others: list[str] = []
+    unmatched: list[str] = []
+    named = False
+    for word in words:
+        if REQUIREMENT_PATTERN.fullmatch(word):
+            named = True
+            found = [check for check in registered if any(req.startswith(word) for req in check.requirements)]
+            if not found:
+                unmatched.append(word)
+            chosen.update((check.name, check) for check in found)
+        elif word in by_name:
+            named = True
+            chosen[word] = by_name[word]
+        else:
+            others.append(word)
+    selected = [check for check in registered if check.name in chosen] if named else None
+    return OnlyChecks(selected, tuple(others), tuple(unmatched))
+
+
 def select_checks(only: str | None) -> list[Check] | None:
-    """Checks whose name contains a pattern or whose requirement IDs start with it (``--only``); ``None`` = all."""
-    patterns = [part.strip() for part in (only or "").split(",") if part.strip()]
-    if not patterns:
-        return None
-    return [check for check in registered_checks() if any(_matches(pattern, check) for pattern in patterns)]
-
-
-_ID_PREFIX = re.compile(r"[A-Z]+(-\d{0,2})?")
-
-
-def _matches(pattern: str, check: Check) -> bool:
-    """``VER`` / ``HTTP-2`` select by requirement ID prefix; anything else by a piece of the check name."""
-    if _ID_PREFIX.fullmatch(pattern):
-        return any(requirement.startswith(pattern) for requirement in check.requirements)
-    return pattern.lower() in check.name
+    """The checks ``--only`` selects by requirement ID, prefix or check name; ``None`` when it names none."""
+    return split_only(only).checks

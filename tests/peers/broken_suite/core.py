@@ -59,6 +59,7 @@ BUGS = {
     " (SUB-08; the server then serves subscriptions)",
     "ended-session-text-404": "a request in an unknown or ended 2025 session gets 404 with a text body and no"
     " Content-Type (HTTP-07's error-body clause, inferred: SHOULD)",
+    "call-without-content": "tools/call results carry no content (TOOL-09, RES-04)",
 }
 
 TOOLS = [
@@ -145,13 +146,27 @@ def _bad_chars(value: str) -> bool:
     return any(ord(ch) < 0x20 or ord(ch) > 0x7E for ch in value if ch != "\t")
 
 
+class _Bugs(str):
+    """Several bugs at once (``"cursor-loop,prompt-bad-role"``): equal to each bug it names, so every
+    ``self.bug == NAME`` below holds for each of them."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other in self.split(",")
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
 class Server:
-    """One server instance; ``bug`` is a key of :data:`BUGS` or ``None``."""
+    """One server instance; ``bug`` is a key of :data:`BUGS` (or several, comma-separated) or ``None``."""
 
     def __init__(self, bug: str | None = None, *, handshake: bool = True, subscribe: bool = False) -> None:
-        if bug is not None and bug not in BUGS:
-            raise ValueError(f"unknown bug {bug!r}; choose from {', '.join(BUGS)}")
-        self.bug = bug
+        unknown = [name for name in (bug or "").split(",") if bug is not None and name not in BUGS]
+        if unknown:
+            raise ValueError(f"unknown bug {unknown[0]!r}; choose from {', '.join(BUGS)}")
+        self.bug = _Bugs(bug) if bug is not None else None
         self.handshake = handshake
         self.subscribe = subscribe or bug == "updated-without-subscription-id"
         """Serve resource subscriptions on listen streams (and the notes resource with its write tool)."""
@@ -285,6 +300,8 @@ class Server:
         return answer
 
     def _complete(self, ident: Any, result: dict[str, Any], *, cache: bool = False) -> Answer:
+        if self.bug == "call-without-content" and "content" in result:
+            result = {key: value for key, value in result.items() if key != "content"}
         body = {"resultType": "complete", **result, "_meta": dict(SERVER_INFO)}
         if cache:
             body.update({"ttlMs": 60_000, "cacheScope": "public"})

@@ -397,12 +397,40 @@ def test_tool_failures_as_application_error_codes_fail_tool_15(spec: SpecSet) ->
 
 
 def test_internal_errors_from_tools_are_only_noted_by_tool_15(spec: SpecSet) -> None:
-    """Spec-mandated (TOOL-15): -32603 is an INFO note, never a failure."""
+    """Spec-mandated (TOOL-15): a bare -32603 is not verified: nothing tells a tool failure from a server fault."""
     verdict = judge(
         log_of(failing("tools/call", {"name": "fetch"}, -32603)), spec, "tool_failures_are_results_with_is_error"
     )
     assert verdict.outcome is Outcome.NOT_VERIFIED
     assert "-32603" in verdict.reason
+
+
+TRACE = (
+    'Traceback (most recent call last):\n  File "/srv/drafts.py", line 266, in list_drafts\n'
+    "    needle = query.encode(\"ascii\")\nUnicodeEncodeError: 'ascii' codec can't encode character '\\x8b'"
+)
+QUERY = {"name": "search", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+
+
+def test_a_traceback_answering_valid_arguments_fails_tool_15_and_is_named_leaked(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15, SHOULD): arguments the inputSchema allows crash the tool into -32603 whose message is its
+    Python traceback: a failure inside the tool on the JSON-RPC error channel, and the traceback leaks."""
+    crash = failing("tools/call", {"name": "search", "arguments": {"query": "k\u008b"}}, -32603, TRACE)
+    verdict = judge(log_of(tools_list([QUERY]), crash), spec, "tool_failures_are_results_with_is_error")
+    assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.SHOULD, verdict
+    assert "stack trace of 4 lines in error.message" in verdict.reason and "UnicodeEncodeError" in verdict.reason
+    assert "leaks" in verdict.reason and "isError: true" in verdict.reason
+    invalid = failing("tools/call", {"name": "search", "arguments": {"query": 7}}, -32603, TRACE)
+    outside = judge(log_of(tools_list([QUERY]), invalid), spec, "tool_failures_are_results_with_is_error")
+    assert outside.outcome is Outcome.NOT_VERIFIED  # arguments outside the schema: TOOL-14's, not a tool failure
+
+
+def test_an_internal_error_to_an_explored_input_inside_the_schema_fails_tool_15(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15): --explore sent arguments the inputSchema allows; -32603 then is the tool failing on them."""
+    tag = {"name": "explore", "family": "explore", "explored": {"tool": "search", "kind": "inside", "origin": "drawn"}}
+    crash = failing("tools/call", {"name": "search", "arguments": {"query": "é"}}, -32603, "Internal error", probe=tag)
+    verdict = judge(log_of(tools_list([QUERY]), crash), spec, "tool_failures_are_results_with_is_error")
+    assert verdict.outcome is Outcome.FAILED and "an internal error" in verdict.reason, verdict
 
 
 # -- TOOL-16 / TOOL-17 / TOOL-18 -----------------------------------------------------------------

@@ -14,8 +14,10 @@ Per revision tested, after every fixed case (the family comes last and has the s
    :mod:`.search` does the sending, the telling apart and the shrinking for one tool.
 
 Every call is ordinary traffic of the run: recorded, judged at the end by every check, and reported with
-the source ``explored`` where exploring alone found the failure. What no check judges — an HTTP 5xx,
-``-32603``, a call outside the schema left unanswered — is a note with the shrunk input and its replay.
+the source ``explored`` where exploring alone found the failure (a ``-32603`` to arguments inside the
+schema is TOOL-15's: the tool failed on an input it accepts). What no check judges — an HTTP 5xx, a
+``-32603`` to arguments outside the schema, a call outside the schema left unanswered — is a note with
+the shrunk input and its replay.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from mcp_assay.suite.explore.examples import Example, ExampleStore, explore_cach
 from mcp_assay.suite.explore.mutate import mutations
 from mcp_assay.suite.explore.oracle import INTERNAL_ERROR, NO_ANSWER, SERVER_ERROR, Oracle
 from mcp_assay.suite.explore.schemas import canonical, inside, violations
-from mcp_assay.suite.explore.search import INSIDE, Candidate, ToolRun, as_json
+from mcp_assay.suite.explore.search import INSIDE, Candidate, Found, ToolRun, as_json
 from mcp_assay.suite.explore.seeds import tool_seed
 from mcp_assay.suite.explore.witness import guard_for
 from mcp_assay.suite.probes._common import by_name, walk
@@ -48,8 +50,10 @@ from mcp_assay.wire import HttpExchange, StdioLine, body_text
 
 __all__ = ["FAMILY"]
 
+DRAW_SHARE = 3
+"""Drawing from a tool's schema may take this fraction (one in ``DRAW_SHARE``) of the exploration's time left."""
 WHY_A_NOTE = {
-    INTERNAL_ERROR: "the catalogue only notes a -32603 answer to tools/call (TOOL-15)",
+    INTERNAL_ERROR: "a -32603 refuses arguments outside the schema (TOOL-14 takes that), but hides why",
     SERVER_ERROR: "no requirement of the catalogue judges an HTTP 5xx to a tools/call by itself",
     NO_ANSWER: "RPC-05 judges unanswered requests inside the schema, and this one broke it on purpose",
 }
@@ -70,7 +74,7 @@ async def _candidates(ctx: SuiteContext, run: ToolRun, kept: list[Example]) -> l
         Candidate(item.arguments, item.constraint, "mutation", item.description)
         for item in (mutations(schema, base) if base is not None else [])
     ]
-    drawn = await asyncio.to_thread(draws.draw, schema, run.budget, run.seed)
+    drawn = await _drawn(schema, run)
     if drawn.reason:
         ctx.observe("note", detail=f"explore {ctx.revision.name}: {run.name}: {drawn.reason}")
     from_draws = [Candidate(arguments, INSIDE, "drawn") for arguments in drawn.arguments]
@@ -87,6 +91,20 @@ async def _candidates(ctx: SuiteContext, run: ToolRun, kept: list[Example]) -> l
             seen.add(key)
             queue.append(candidate)
     return queue
+
+
+async def _drawn(schema: dict[str, Any], run: ToolRun) -> draws.Drawn:
+    """hypothesis's draws for ``schema``, within a third of the time left: drawing is CPU work (setting up the
+    strategy alone can take seconds on a busy machine), and the calls must keep the rest of the bound. A draw not
+    done by then is left to end on its own (it stops at its deadline) and the search goes on without it."""
+    share = max(run.deadline - time.monotonic(), 0.0) / DRAW_SHARE
+    pending = asyncio.ensure_future(
+        asyncio.to_thread(draws.draw, schema, run.budget, run.seed, time.monotonic() + share)
+    )
+    try:
+        return await asyncio.wait_for(asyncio.shield(pending), timeout=share)
+    except TimeoutError:
+        return draws.Drawn((), "hypothesis drew nothing in the share of --explore-time drawing may take")
 
 
 def _read_only(tool: dict[str, Any]) -> bool:
@@ -198,6 +216,7 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
         plainest = Candidate(base, INSIDE, "plain", "the plainest valid arguments")
         verdict, _ = await run.send(plainest, ExploreRole.SEARCH)
         run.baseline = verdict.names
+        run.plainest = plainest if verdict.answered else None
     queue = await _candidates(ctx, run, store.load())
     if writes:
         guard, why = guard_for(ctx, run.name)
@@ -209,11 +228,7 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
         queue = [candidate for candidate in queue if candidate.kind == INSIDE]
     await run.search(queue)
     await run.shrink_all()
-    kept = [
-        Example(found.shrunk.arguments, found.first.kind, tuple(failure.name for failure in found.failures))
-        for found in run.found
-        if found.shrunk is not None and found.reported is not None and found.failure.name in found.reported.names
-    ]
+    kept = [example for found in run.found for example in _kept(found)]
     if kept:
         problem = store.save(kept)
         if problem:
@@ -222,6 +237,18 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
     text = f"{run.name}: {run.calls} calls, {len(run.found)} distinct failure(s) found by exploring, {shrunk} shrunk"
     ctx.router.emit(ExploreProgress(ctx.revision.name, f"explore {ctx.revision.name}: {text}"))
     return text
+
+
+def _kept(found: Found) -> list[Example]:
+    """What to keep of one failure for the next run: the input the search saw fail (whatever shrinking made of
+    it), and the shrunk input when the reported call failed the same way again."""
+    names = tuple(failure.name for failure in found.failures)
+    kept = []
+    shrunk, reported = found.shrunk, found.reported
+    if shrunk is not None and reported is not None and found.failure.name in reported.names:
+        kept.append(Example(shrunk.arguments, found.first.kind, names))
+    kept.append(Example(found.first.arguments, found.first.kind, names))
+    return kept
 
 
 def _report(ctx: SuiteContext, run: ToolRun) -> None:
@@ -243,6 +270,8 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
         for signal in (failure for failure in reported.failures if failure.signal):
             if signal.name == NO_ANSWER and kind == INSIDE:
                 continue  # RPC-05 reports a call inside the schema left unanswered, with this very evidence
+            if signal.name == INTERNAL_ERROR and kind == INSIDE:
+                continue  # TOOL-15 reports a tool failing on arguments its schema allows, with this very evidence
             replay = _replay(ctx, found.exchange)
             ctx.observe(
                 "note",

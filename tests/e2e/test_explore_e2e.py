@@ -311,9 +311,9 @@ def test_explore_time_holds_and_the_cache_keeps_the_input_that_stalled_the_serve
     recording = tmp_path / "stuck.jsonl"
     command = [sys.executable, str(HERE / "explore_server.py"), "stuck", "http", str(port)]
     with http_server(command, port) as server:
-        explore(
-            spec_path, tmp_path, ["-u", server.url, "--spec-version", MODERN, "--explore", "--seed", "3",
-                                  "--explore-time", "3", "--timeout", "1", "--record", str(recording)],
+        _, report, _ = explore(
+            spec_path, tmp_path, ["-u", server.url, "--spec-version", MODERN, "--explore", "--seed", "3", "--only",
+                                  "explore", "--explore-time", "3", "--timeout", "1", "--record", str(recording)],
             cache=cache,
         )  # fmt: skip
     records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
@@ -326,3 +326,5 @@ def test_explore_time_holds_and_the_cache_keeps_the_input_that_stalled_the_serve
     examples = [example for data in kept for example in data["examples"]]
     assert examples, kept
     assert all(not str(example["arguments"].get("text", "")).isascii() for example in examples), examples
+    hang = next(item for item in explored_failures(report) if item["requirements"] == ["RPC-05"])
+    assert all(not evidence["reproduction"].isascii() for evidence in hang["evidence"]), hang  # the inputs that hung

@@ -81,6 +81,17 @@ def test_an_answer_to_an_id_never_sent_fails_rpc_05_on_stdio(spec: SpecSet) -> N
     assert "no request" in verdict.reason
 
 
+def test_an_answer_to_an_id_of_4301_digits_fails_rpc_05_in_a_line_that_fits_the_screen(spec: SpecSet) -> None:
+    """Issue 28: the id is read whatever its length (RPC-05 fails as at 4,300 digits), and the reason shows its start
+    and its length, never 4,301 digits."""
+    long_id = "7" * 4301
+    line = b'{"jsonrpc": "2.0", "id": ' + long_id.encode() + b', "result": {"tools": []}}'
+    log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), stdio(Side.SERVER, line))
+    verdict = judge(log, spec, "each_request_gets_exactly_one_response")
+    assert verdict.outcome is Outcome.FAILED and "(4,301 characters)" in verdict.reason, verdict
+    assert len(verdict.reason) < 200, verdict.reason
+
+
 def test_matching_answers_pass_rpc_05(spec: SpecSet) -> None:
     log = log_of(
         stdio(Side.CLIENT, request_body("tools/list", 1)),

@@ -433,6 +433,20 @@ def test_an_internal_error_to_an_explored_input_inside_the_schema_fails_tool_15(
     assert verdict.outcome is Outcome.FAILED and "an internal error" in verdict.reason, verdict
 
 
+def test_an_explored_input_the_tool_fails_on_as_an_is_error_result_passes_tool_15(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15): the same explored input, the tool's failure reported as a result with isError: true, is
+    what the specification asks for; the arguments outside the schema refused with -32603 are TOOL-14's, not here."""
+    tag = {"name": "explore", "family": "explore", "explored": {"tool": "search", "kind": "inside", "origin": "drawn"}}
+    flagged = call("search", {"query": "é"}, {"content": [text("cannot search for 'é'")], "isError": True}, probe=tag)
+    assert outcome(spec, "tool_failures_are_results_with_is_error", tools_list([QUERY]), flagged) is Outcome.PASSED
+    broken = {"name": "explore", "family": "explore", "explored": {"tool": "search", "kind": "type", "origin": "edge"}}
+    refused = failing(
+        "tools/call", {"name": "search", "arguments": {"query": 7}}, -32603, "Internal error", probe=broken
+    )
+    verdict = judge(log_of(tools_list([QUERY]), refused), spec, "tool_failures_are_results_with_is_error")
+    assert verdict.outcome is Outcome.NOT_VERIFIED, verdict
+
+
 # -- TOOL-16 / TOOL-17 / TOOL-18 -----------------------------------------------------------------
 def _annotated(properties: dict[str, Any]) -> dict[str, Any]:
     return {"name": "lookup", "inputSchema": {"type": "object", "properties": properties}}

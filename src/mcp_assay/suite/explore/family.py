@@ -241,13 +241,15 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
 
 def _kept(found: Found) -> list[Example]:
     """What to keep of one failure for the next run: the input the search saw fail (whatever shrinking made of
-    it), and the shrunk input when the reported call failed the same way again."""
+    it), and the shrunk input when the reported call failed the same way again (once when shrinking changed
+    nothing)."""
     names = tuple(failure.name for failure in found.failures)
     kept = []
     shrunk, reported = found.shrunk, found.reported
     if shrunk is not None and reported is not None and found.failure.name in reported.names:
         kept.append(Example(shrunk.arguments, found.first.kind, names))
-    kept.append(Example(found.first.arguments, found.first.kind, names))
+    if not kept or canonical(kept[0].arguments) != canonical(found.first.arguments):
+        kept.append(Example(found.first.arguments, found.first.kind, names))
     return kept
 
 

@@ -146,3 +146,13 @@ def test_drawing_gets_a_share_of_the_time_left_and_a_slow_draw_is_left_behind(
     quick = ScriptedRun(lambda arguments: None, time.monotonic() + 60)
     monkeypatch.setattr(draws, "draw", lambda *args, **kwargs: draws.Drawn(({"text": "a"},), ""))
     assert asyncio.run(explore_family._drawn(SCHEMA, quick)).arguments == ({"text": "a"},)
+
+
+def test_each_tool_gets_an_equal_part_of_the_time_left() -> None:
+    """Issue 28 (--explore-time 3: one tool got one call): the first of three tools may take a third of the time
+    left, the last all of it, and past the bound none."""
+    now = time.monotonic()
+    assert now + 1.5 <= explore_family._share(now + 6, 3) <= now + 2.5
+    last = explore_family._share(now + 6, 1)
+    assert now + 5.5 <= last <= now + 6.5
+    assert explore_family._share(now - 5, 2) <= time.monotonic()

@@ -174,7 +174,7 @@ async def run(ctx: SuiteContext) -> None:
     deadline = time.monotonic() + config.explore_time
     checks = select_checks(config.only)
     summary: list[str] = []
-    for tool in tools:
+    for index, tool in enumerate(tools):
         name = str(tool["name"])
         schema = tool.get("inputSchema")
         if not isinstance(schema, dict):
@@ -185,7 +185,8 @@ async def run(ctx: SuiteContext) -> None:
             continue
         oracle = Oracle(ctx.spec, ctx.revision, ctx.router.recorded(ctx.buffer), checks)
         tool_run = ToolRun(
-            ctx, name, schema, tool_seed(seed, revision, name), oracle, deadline, config.explore_budget
+            ctx, name, schema, tool_seed(seed, revision, name), oracle, _share(deadline, len(tools) - index),
+            config.explore_budget,
         )  # fmt: skip
         try:
             summary.append(await _explore(ctx, tool_run, writes=not _read_only(tool)))
@@ -205,6 +206,13 @@ async def run(ctx: SuiteContext) -> None:
             raise
         _report(ctx, tool_run)
     ctx.observe("note", detail=f"explore {revision}: seed {seed}; " + "; ".join(summary))
+
+
+def _share(deadline: float, tools_left: int) -> float:
+    """When this tool's exploring ends: an equal part of the time left, so the first tool never takes every other
+    tool's time (a tool done early leaves its rest to the tools after it)."""
+    now = time.monotonic()
+    return now + max(deadline - now, 0.0) / max(tools_left, 1)
 
 
 async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:

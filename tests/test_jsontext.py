@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +53,10 @@ def same(left: Any, right: Any) -> bool:
 
 
 def assert_loads_as_reference(text: str | bytes) -> None:
-    """``jsontext.loads`` returns what ``json.loads`` returns, or raises what it raises."""
+    """``jsontext.loads`` returns what ``json.loads`` returns (integers past Python's digit limit read as
+    :class:`~mcp_assay.jsontext.LongInteger`), or raises what it raises."""
     try:
-        expected: Any = json.loads(text)
+        expected: Any = json.loads(text, parse_int=jsontext.parse_integer)
     except (ValueError, RecursionError) as exc:
         with pytest.raises(type(exc)):
             jsontext.loads(text)
@@ -140,6 +142,28 @@ def test_nesting_is_read_as_deep_as_the_standard_library_reads_it(depth: int) ->
     if depth == 5000:
         assert message.kind is Kind.UNPARSEABLE and message.problems[0].code == LIMIT
     assert_loads_as_reference("[" * depth + "]" * depth)
+
+
+def test_an_integer_past_pythons_digit_limit_is_read_with_its_text_whole() -> None:
+    """Issue 28: 4,301 digits are valid JSON; the message is read (never a limit of the tool), the long
+    integer keeps its text, is an integer to every type check, and equals only the same long integer."""
+    for digits in (4300, 4301, 20_000):
+        text = "7" * digits
+        raw = b'{"jsonrpc":"2.0","id":' + text.encode() + b',"result":{}}'
+        message = parse_message(raw, sender=Side.SERVER, time=0)
+        assert message.kind is Kind.RESULT and message.problems == (), message.problems
+        assert isinstance(message.id, int) and str(message.id) == text and f"{message.id}" == text
+        assert message.id_key == ("int", message.id) and message.id_key != ("int", 7)
+        assert f"({digits} digits)" in message.describe() and len(message.describe()) < 80
+    long = jsontext.loads("[" + "7" * 4301 + ", -" + "7" * 4301 + "]")
+    assert isinstance(long[0], jsontext.LongInteger) and long[0] == jsontext.LongInteger("7" * 4301)
+    assert long[0] != jsontext.LongInteger("7" * 4302) and long[0] != 7 and long[0] > 10**300 > long[1]
+    assert jsontext.LongInteger("7" * 4302) > long[0] > jsontext.LongInteger("6" + "9" * 4300)
+    assert jsontext.LongInteger("-" + "7" * 4302) < long[1] < jsontext.LongInteger("-" + "6" * 4301)
+    assert long[0] < 1e308 * 10  # inf
+    assert len({long[0], jsontext.LongInteger("7" * 4301), long[1]}) == 2
+    assert json.loads(json.dumps(long)) == [10**4300 - 1, -(10**4300 - 1)]  # the stand-in, never an exception
+    assert pickle.loads(pickle.dumps(long[0])) == long[0]
 
 
 def test_a_duplicate_key_is_named_whichever_reader_saw_it_first() -> None:

@@ -10,12 +10,11 @@ cannot tell a request from a notification.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from mcp_assay.jsontext import UNSETTLED, decode_message
+from mcp_assay.jsontext import UNSETTLED, LongInteger, decode_message, parse_integer
 from mcp_assay.verdicts import Side
 
 __all__ = [
@@ -65,8 +64,9 @@ class Problem(NamedTuple):
 
 LIMIT = "limit"
 """Problem code for bytes mcp-assay's own JSON parser cannot read although they may be valid JSON
-(nested deeper than it recurses, an integer longer than Python converts): a limit of the tool, never
-a fault of the peer, so what rests on such a message is not verified."""
+(nested deeper than it recurses): a limit of the tool, never a fault of the peer, so what rests on
+such a message is not verified. An integer longer than Python converts is no limit: it is read as a
+:class:`~mcp_assay.jsontext.LongInteger`."""
 
 
 class Kind(StrEnum):
@@ -183,15 +183,37 @@ class Message:
         """A short label such as ``request tools/list id=3`` or ``error id=3 code=-32602``."""
         if self.kind in (Kind.REQUEST, Kind.NOTIFICATION):
             label = f"{self.kind.value} {self.method or '?'}"
-            return f"{label} id={json.dumps(self.id)}" if self.kind is Kind.REQUEST else label
+            return f"{label} id={_id_text(self.id)}" if self.kind is Kind.REQUEST else label
         if self.kind is Kind.RESULT:
-            return f"result id={json.dumps(self.id)}"
+            return f"result id={_id_text(self.id)}"
         if self.kind is Kind.ERROR:
-            ident = "" if self.id is MISSING else f" id={json.dumps(self.id)}"
+            ident = "" if self.id is MISSING else f" id={_id_text(self.id)}"
             return f"error{ident} code={self.error_code if self.error_code is not MISSING else '?'}"
         if self.kind is Kind.BATCH:
             return f"batch of {len(self.payload)}"
         return self.kind.value
+
+
+_ID_SHOWN = 40
+"""Characters of an id a label shows; a longer id (4,301 digits, say) is named by its start and length."""
+
+
+def _id_text(value: Any) -> str:
+    """An id as JSON text for a label: whole when short, else its start and how long it is."""
+    if isinstance(value, LongInteger):
+        text = value.text
+    else:
+        try:
+            text = json.dumps(value)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(value)
+    if len(text) <= _ID_SHOWN:
+        return text
+    if isinstance(value, int):
+        size = f"{len(text) - text.startswith('-')} digits"
+    else:
+        size = f"{len(value) if isinstance(value, str) else len(text)} characters"
+    return f"{text[: _ID_SHOWN // 2]}…({size})"
 
 
 class _DuplicateKeys(list[str]):
@@ -218,10 +240,6 @@ def _limit(exc: Exception) -> Problem | None:
     """The parser gave up on something it cannot represent, not on invalid JSON."""
     if isinstance(exc, RecursionError):
         return Problem(LIMIT, "it nests deeper than mcp-assay's JSON parser reads (a limit of the tool)")
-    if "integer string conversion" in str(exc):
-        digits = sys.get_int_max_str_digits()
-        return Problem(LIMIT, f"it holds an integer of more than {digits} digits, which mcp-assay's JSON parser "
-                       "does not convert (a limit of the tool)")  # fmt: skip
     return None
 
 
@@ -271,7 +289,9 @@ def read_json(data: bytes) -> tuple[Any, tuple[Problem, ...]]:
         text = text[1:]
     duplicates = _DuplicateKeys()
     try:
-        payload = json.loads(text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_reject_constant)
+        payload = json.loads(
+            text, object_pairs_hook=_pairs_hook(duplicates), parse_constant=_reject_constant, parse_int=parse_integer
+        )
     except (ValueError, RecursionError) as exc:
         problems.append(_limit(exc) or Problem("syntax", f"not valid JSON: {exc}"))
         return MISSING, tuple(problems)

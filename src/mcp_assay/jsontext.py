@@ -6,8 +6,13 @@ differently: it keeps the last of two equal keys without saying so, refuses inte
 4,300 digits and numbers past the float range, and nests one level deeper. So the fast reader is
 trusted only where it provably reads what :func:`json.loads` reads; everywhere else (an error of any
 kind, a message that might hold a duplicate key, a value nested near the parser's limit) the caller
-takes the standard library's path, which decides exactly as it always did, limits included
+takes the standard library's path, which decides exactly as it always did, nesting limit included
 (:data:`mcp_assay.jsonrpc.LIMIT`).
+
+One limit of the standard library is not kept: Python refuses to convert an integer's text longer
+than ``sys.get_int_max_str_digits()`` (4,300 digits) to an ``int``, yet such a number is valid JSON
+a peer may send anywhere (an id, a member of ``_meta``). A reader that gave up there would turn
+one number into a message nobody judges, so both readers here read it as a :class:`LongInteger`.
 
 A value read by the fast reader is *clean*: valid Unicode, finite numbers. ``msgspec`` writes such a
 value as the same JSON text whatever the value's origin, so :func:`fingerprint` can key caches by it;
@@ -18,12 +23,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+from functools import cache
 from typing import Any, Final
 
 import msgspec
 
 __all__ = [
     "NESTING_CHECKED",
+    "LongInteger",
     "UNSETTLED",
     "decode_message",
     "dumps_line",
@@ -31,6 +39,7 @@ __all__ = [
     "is_clean",
     "is_unicode",
     "loads",
+    "parse_integer",
 ]
 
 _decoder: Final = msgspec.json.Decoder()
@@ -41,6 +50,77 @@ UNSETTLED: Final = object()
 NESTING_CHECKED: Final = 1000
 """Nesting up to which the fast reader's value is taken as is; the standard library reads about 1,500
 levels and ``msgspec`` one more, so a value nested deeper is read again the standard library's way."""
+
+
+@cache
+def _largest_written(limit: int) -> int:
+    """The largest integer Python still writes as text under a digit limit of ``limit``."""
+    largest: int = 10**limit - 1
+    return largest
+
+
+class LongInteger(int):
+    """A JSON integer longer than Python converts from text (``sys.get_int_max_str_digits()`` digits).
+
+    Its text is kept whole: ``str``, ``repr``, equality, hashing and order between two long integers use
+    it, so a long id is matched with the same long id and no other. As a number it stands at the largest
+    value of its sign Python still writes (``±(10**limit - 1)``): it is an integer to every type check and
+    schema, it compares with every shorter number as the real one does, and a writer that asks the
+    ``int`` itself for its digits (:func:`json.dumps`) gets that stand-in, never an exception."""
+
+    text: str
+
+    def __new__(cls, text: str) -> LongInteger:
+        bound = _largest_written(sys.get_int_max_str_digits() or 4300)
+        value = super().__new__(cls, -bound if text.startswith("-") else bound)
+        value.text = text
+        return value
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.text if not spec else super().__format__(spec)
+
+    def __reduce__(self) -> tuple[type[LongInteger], tuple[str]]:
+        return (LongInteger, (self.text,))
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LongInteger) and other.text == self.text
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def _key(self) -> tuple[int, int, str]:
+        """Orders long integers as numbers: by sign, then length, then digits (reversed below zero)."""
+        if self.text.startswith("-"):
+            return (-1, -len(self.text), "".join(chr(ord("9") + ord("0") - ord(c)) for c in self.text[1:]))
+        return (1, len(self.text), self.text)
+
+    def __lt__(self, other: object) -> bool:
+        return self._key() < other._key() if isinstance(other, LongInteger) else super().__lt__(other)  # type: ignore[operator]
+
+    def __le__(self, other: object) -> bool:
+        return self._key() <= other._key() if isinstance(other, LongInteger) else super().__le__(other)  # type: ignore[operator]
+
+    def __gt__(self, other: object) -> bool:
+        return self._key() > other._key() if isinstance(other, LongInteger) else super().__gt__(other)  # type: ignore[operator]
+
+    def __ge__(self, other: object) -> bool:
+        return self._key() >= other._key() if isinstance(other, LongInteger) else super().__ge__(other)  # type: ignore[operator]
+
+
+def parse_integer(text: str) -> int:
+    """An integer's JSON text as an ``int``; a :class:`LongInteger` past the digits Python converts."""
+    limit = sys.get_int_max_str_digits()
+    if limit and len(text) - text.startswith("-") > limit:
+        return LongInteger(text)
+    return int(text)
 
 
 def _depth(value: Any) -> int:
@@ -69,11 +149,12 @@ def _shallow(data: bytes | str, value: Any) -> bool:
 def loads(text: bytes | str) -> Any:
     """``json.loads(text)``, read by ``msgspec`` wherever it reads the same value.
 
-    Raises what :func:`json.loads` raises (``ValueError``, ``RecursionError``) for text it refuses."""
+    Raises what :func:`json.loads` raises (``ValueError``, ``RecursionError``) for text it refuses, but
+    reads an integer longer than Python converts as a :class:`LongInteger`."""
     try:
         value = _decoder.decode(text)
     except Exception:  # msgspec's errors, and the UnicodeEncodeError of text with lone surrogates
-        return json.loads(text)
+        return json.loads(text, parse_int=parse_integer)
     return value if _shallow(text, value) else json.loads(text)
 
 

@@ -88,17 +88,25 @@ def test_the_facts_of_a_request_name_its_era_version_and_session() -> None:
 
 
 def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> None:
-    """Tool-defined: the first 2026 request is refused, the next one is the client's reaction and left alone."""
+    """Tool-defined: the first 2026 request is refused; the client's fallback initialize is its reaction, never
+    answered in the server's place, but its answer may be held (issue 28: a client that falls back meets the
+    initialize cases in one session); any other reaction is left alone."""
     plan = build_plan(frozenset(FAMILIES), transport="http", window=WINDOW)
     assert plan is not None
     first = plan.claim(modern("server/discover"), "http")
     assert first is not None and first is version.REFUSAL
-    assert plan.claim(legacy("initialize", session=None), "http") is None  # the reaction
+    fallback = legacy("initialize", session=None)  # the reaction: only how its answer arrives may change
+    assert plan.claim(fallback, "http") is None
+    assert plan.candidates(fallback, reaction=True) == (headers.CASE_LEGACY,)
+    assert plan.confirm(headers.CASE_LEGACY, "http")
+    assert plan.claim(legacy("tools/list"), "http") is None  # the reaction to the respelling
     expiry = plan.claim(legacy("tools/list"), "http")
     assert expiry is not None and expiry is session.EXPIRY
-    assert plan.claim(legacy("initialize", session=None), "http") is None  # the reaction again
-    held = plan.claim(legacy("initialize", session=None), "http")
-    assert held is not None and held is hold.HELD_INITIALIZE
+    restart = plan.claim(legacy("initialize", session=None), "http")  # the reaction to the 404: its answer is held
+    assert restart is hold.HELD_INITIALIZE
+    assert plan.claim(legacy("tools/list"), "http") is None  # the reaction to the hold
+    offered = plan.claim(legacy("initialize", session=None), "http")
+    assert offered is version.COUNTER_OFFER  # an initialize that is no reaction: answered in the server's place
     assert plan.claim(modern("tools/list"), "http") is None
     refused = plan.claim(modern("tools/call", name="add"), "http")
     assert refused is not None and refused is headers.REFUSAL
@@ -205,3 +213,14 @@ def test_an_injected_exchange_says_what_was_done_to_it_and_older_recordings_are_
     assert fault_of(Probe.from_record({**older, "injected": True})) is Fault.RESPELLED
     assert fault_of(Probe.from_record(older)) is None  # a probe, not an injection
     assert fault_of(None) is None
+
+
+def test_a_case_that_never_met_its_point_says_how_another_session_meets_it() -> None:
+    """Issue 28: the report's first screen names each case the client was never shown, and how to show it."""
+    from mcp_assay.addon.inject.plan import unmet_note
+
+    note = unmet_note(version.COUNTER_OFFER)
+    assert note.startswith("injection inject-version-counter-offer (legacy) never met its point in this session")
+    assert "never a reaction to another fault" in note and "in 2025-11-25 (a legacy-mode client)" in note
+    held = unmet_note(hold.HELD_INITIALIZE, via="tap")
+    assert "never a reaction" not in held and "through this tap again" in held

@@ -84,7 +84,15 @@ def test_only_matching_nothing_is_a_usage_error(spec_path: Path, broken_recordin
         cli, ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--only", "NO-SUCH-THING"]
     )
     assert result.exit_code == 2
-    assert "no check matches" in result.stderr
+    assert "--only NO-SUCH-THING: not a requirement ID or prefix" in result.stderr
+    unmatched = CliRunner().invoke(
+        cli, ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--only", "NOPE"]
+    )
+    assert unmatched.exit_code == 2 and "--only NOPE: no check cites a requirement" in unmatched.stderr
+    family = CliRunner().invoke(
+        cli, ["validate", "--spec-dir", str(spec_path), str(broken_recording), "--only", "tools"]
+    )
+    assert family.exit_code == 2 and "probe families are for `mcp-assay run`" in family.stderr
 
 
 def test_clean_recording_exits_0_and_fail_on_never_silences_a_failure(

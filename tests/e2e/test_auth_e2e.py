@@ -174,3 +174,37 @@ def test_the_proxy_judges_a_token_carrying_client_and_the_servers_refusals(
     assert outcomes["AUTH-01"] == {"not_verified"}  # the proxy keeps MCP traffic only
     for text in (report_path.read_text(), recording.read_text(), proxy.output):
         assert TOKEN not in text
+
+
+def test_a_server_with_a_public_listing_fails_no_status_code_requirement_on_protocol_invalid_probes(
+    spec_path: Path, tmp_path: Path
+) -> None:
+    """Issue 28: a protected server that serves tools/list without credentials answers the suite's protocol-invalid
+    probes (a bad version, no _meta, a wrong Accept, "jsonrpc": "1.0") with 400/406 for that protocol reason; those
+    are no evidence against AUTH-09 (or AUTH-32), and a full run and ``--only AUTH-09`` agree on AUTH-09."""
+    (tmp_path / "full").mkdir()
+    with protected("--public-list") as url:
+        full, _, output = run(spec_path, tmp_path / "full", "-u", url)
+        narrowed = CliRunner().invoke(
+            cli, ["run", "-u", url, "--only", "AUTH-09", "--spec-dir", str(spec_path), "--report",
+                  f"json:{tmp_path / 'only.json'}"],
+        )  # fmt: skip
+    assert narrowed.exit_code == 3 and "nothing" in narrowed.output.lower(), (
+        narrowed.output
+    )  # nothing failed, none passed
+    only = json.loads((tmp_path / "only.json").read_text())
+
+    def auth_09(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
+        return {
+            item["revision"]: (item["outcome"], item["reason"])
+            for item in report["results"]
+            if item["check"] == "unauthenticated_requests_get_401"
+        }
+
+    assert set(auth_09(full)) == {"2026-07-28", "2025-11-25"}, auth_09(full)
+    for revision, (outcome, reason) in auth_09(full).items():
+        assert outcome == "not_verified" and "public (see AUTH-29)" in reason, (revision, reason)
+        assert auth_09(only)[revision][0] == outcome, auth_09(only)
+    failed = by_requirement(full)
+    assert "failed" not in failed["AUTH-09"] and "failed" not in failed["AUTH-32"], output
+    assert "failed" in failed["AUTH-29"]  # serving tools/list without credentials is what AUTH-29 (SHOULD) flags

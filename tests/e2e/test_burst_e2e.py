@@ -20,9 +20,11 @@ ROOT = HERE.parent.parent
 CONFIG = "rate_limit_probe:\n  tool: add\n  arguments: {a: 1, b: 2}\n  burst: 12\n  window_s: 1\n"
 
 
-def _run(tmp_path: Path, *target: str, config: str | None = CONFIG) -> tuple[int, dict[str, Any]]:
+def _run(
+    tmp_path: Path, *target: str, config: str | None = CONFIG, only: str = "burst,BEH-11"
+) -> tuple[int, dict[str, Any]]:
     report = tmp_path / "report.json"
-    args = [*target, "--only", "burst,BEH-11", "--report", f"json:{report}"]
+    args = [*target, "--only", only, "--report", f"json:{report}"]
     if config is not None:
         (tmp_path / "mcp-assay.yaml").write_text(config)
         args += ["--config", str(tmp_path / "mcp-assay.yaml")]
@@ -63,7 +65,13 @@ def test_a_server_without_a_limit_gets_an_informational_note(tmp_path: Path, tra
 
 
 def test_a_run_that_did_not_ask_for_the_burst_sends_none(tmp_path: Path) -> None:
-    """Tool-defined: finding a limit takes load, so without rate_limit_probe BEH-11 is not verified."""
-    _, verdict = _run(tmp_path, "-c", shlex.join(sdk_server_command()), config=None)
+    """Tool-defined: finding a limit takes load, so without rate_limit_probe BEH-11 is not verified, and naming the
+    burst family without it is refused before anything is sent (issue 28: the help lists the family)."""
+    _, verdict = _run(tmp_path, "-c", shlex.join(sdk_server_command()), config=None, only="BEH-11")
     assert verdict["outcome"] == "not_verified"
     assert "rate_limit_probe" in verdict["reason"]
+    refused = subprocess.run(
+        [PYTHON, "-m", "mcp_assay", "run", "-c", shlex.join(sdk_server_command()), "--only", "burst"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert refused.returncode == 2 and "rate_limit_probe" in refused.stderr, refused.stderr

@@ -9,8 +9,11 @@ bearer string. ``--static`` is a server that protects itself with a static token
 MCP's OAuth profile (AUTH-AND-BEHAVIOUR §0.3.3): exactly one token is served, a request without
 credentials gets ``401`` with a plain ``WWW-Authenticate: Bearer realm="…"`` (no
 ``resource_metadata``, no ``scope``), a wrong token gets ``403``, and no metadata is published.
+``--public-list`` is ``--correct`` with a public part, as published servers often have: a POST whose
+JSON-RPC method is one of :data:`PUBLIC` is served without credentials (the SDK answers it, protocol
+refusals included), every other one needs the token.
 
-usage: python auth_server.py PORT TOKEN (--correct | --sloppy | --static)
+usage: python auth_server.py PORT TOKEN (--correct | --sloppy | --static | --public-list)
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
+PUBLIC = frozenset({"initialize", "notifications/initialized", "server/discover", "tools/list", "ping"})
+"""What ``--public-list`` serves without credentials."""
+BODY_LIMIT = 1 << 20
 SCOPE = "notes:read"
 ISSUER = "https://auth.mcp-assay.invalid"
 
@@ -52,11 +58,14 @@ def summarize(text: str) -> str:
 class Gate:
     """Bearer-token gate in front of the SDK app (outermost, so it answers before the SDK sees a request)."""
 
-    def __init__(self, app: App, *, token: str, port: int, sloppy: bool, static: bool = False) -> None:
+    def __init__(
+        self, app: App, *, token: str, port: int, sloppy: bool, static: bool = False, public: bool = False
+    ) -> None:
         self.app = app
         self.token = token
         self.sloppy = sloppy
         self.static = static
+        self.public = public
         self.resource = f"http://127.0.0.1:{port}/mcp"
         self.metadata_url = f"http://127.0.0.1:{port}{PRM_PATH}/mcp"
 
@@ -75,6 +84,11 @@ class Gate:
         if verdict is None:
             await self.app(scope, receive, send)
             return
+        if self.public and scope["method"] == "POST":
+            body = await _read_body(receive)
+            if _method_of(body) in PUBLIC:
+                await self.app(scope, _replay(body, receive), send)
+                return
         await self._refuse(send, presented=verdict)
 
     def _metadata(self) -> dict[str, Any]:
@@ -124,13 +138,46 @@ class Gate:
         await send({"type": "http.response.body", "body": raw})
 
 
+async def _read_body(receive: Receive) -> bytes:
+    """The request body (at most :data:`BODY_LIMIT` bytes are kept)."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")[: BODY_LIMIT - len(body)]
+        if not message.get("more_body"):
+            return body
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the app the body already read, then what the connection says next."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+def _method_of(body: bytes) -> object:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return None
+    return payload.get("method") if isinstance(payload, dict) else None
+
+
 def main(argv: list[str]) -> None:
     port, token, build = int(argv[1]), argv[2], argv[3]
-    if build not in ("--correct", "--sloppy", "--static"):
+    if build not in ("--correct", "--sloppy", "--static", "--public-list"):
         raise SystemExit(__doc__)
     app = Gate(
-        mcp.streamable_http_app(), token=token, port=port, sloppy=build == "--sloppy", static=build == "--static"
-    )
+        mcp.streamable_http_app(), token=token, port=port, sloppy=build == "--sloppy", static=build == "--static",
+        public=build == "--public-list",
+    )  # fmt: skip
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

@@ -28,6 +28,8 @@ ACCEPT = "application/json, text/event-stream"
 INFO = {"name": "inject-scripted-client", "version": "1.0.0"}
 GIVE_UP_S = 0.3
 """How long the scripted clients wait for an answer before giving up (the hold is longer)."""
+INJECTED_MARKS = (b"(injected by mcp-assay)", b"an injected counter-offer")
+"""What the answers a tap injects carry (the server's own answers never do)."""
 STARTUP_S = 20.0
 """How long a stdio client waits for its first answer: the tap and the server start first (slow on a busy machine)."""
 
@@ -508,11 +510,12 @@ class Lines:
         self.send(body)
         return ident
 
-    def answer(self, ident: int, wait: float = 5.0) -> dict[str, Any] | None:
-        """The answer to ``ident`` within ``wait`` seconds (lines for other ids are skipped); the first answer of the
-        session also waits out the tap's start-up (bounded by :data:`STARTUP_S`)."""
-        if not self.answered:
-            wait, self.answered = max(wait, STARTUP_S), True
+    def answer(self, ident: int, wait: float = 5.0, *, startup: bool = True) -> dict[str, Any] | None:
+        """The answer to ``ident`` within ``wait`` seconds (lines for other ids are skipped); until the server has
+        answered once, waiting also covers its start-up (bounded by :data:`STARTUP_S`): an answer the tap injects
+        comes at once, the server's first one only once it has started (``startup=False``: no answer is expected)."""
+        if startup and not self.answered:
+            wait = max(wait, STARTUP_S)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.stdout], [], [], max(0.0, deadline - time.monotonic()))
@@ -523,12 +526,13 @@ class Lines:
                 break
             message = json.loads(line)
             if message.get("id") == ident:
+                self.answered = self.answered or not any(mark in line for mark in INJECTED_MARKS)
                 return dict(message)
         return None
 
     def close(self) -> None:
         self.stdin.close()
-        self.process.wait(10)
+        self.process.wait(30)  # the tap judges and writes its report first (slow on a busy machine)
         self.stdout.close()
 
 
@@ -554,7 +558,7 @@ def stdio_version_broken(lines: Lines) -> None:
 def stdio_hold_correct(lines: Lines) -> None:
     lines.answer(lines.request("server/discover"))
     ident = lines.request("tools/list")
-    assert lines.answer(ident, wait=GIVE_UP_S) is None
+    assert lines.answer(ident, wait=GIVE_UP_S, startup=False) is None
     params = {"requestId": ident, "_meta": _meta()}
     lines.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
     lines.answer(lines.request("prompts/list"))
@@ -564,7 +568,7 @@ def stdio_hold_broken(lines: Lines) -> None:
     """CAN-13: gives up and asks again without cancelling the first request."""
     lines.answer(lines.request("server/discover"))
     ident = lines.request("tools/list")
-    assert lines.answer(ident, wait=GIVE_UP_S) is None
+    assert lines.answer(ident, wait=GIVE_UP_S, startup=False) is None
     lines.answer(lines.request("tools/list"))
 
 
@@ -572,7 +576,7 @@ def stdio_hold_broken_loose(lines: Lines) -> None:
     """CAN-13 (and CAN-03): cancels the late request, naming its id as a string."""
     lines.answer(lines.request("server/discover"))
     ident = lines.request("tools/list")
-    assert lines.answer(ident, wait=GIVE_UP_S) is None
+    assert lines.answer(ident, wait=GIVE_UP_S, startup=False) is None
     params = {"requestId": str(ident), "_meta": _meta()}
     lines.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
     lines.answer(lines.request("prompts/list"))
@@ -593,7 +597,7 @@ def stdio_counter_offer_broken(lines: Lines) -> None:
     """HS-10: goes on after a counter-offer it cannot use."""
     _stdio_counter_offered(lines)
     lines.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    lines.answer(lines.request("tools/list", version=None), wait=1.0)
+    lines.answer(lines.request("tools/list", version=None), wait=1.0, startup=False)
 
 
 STDIO_SCENARIOS: dict[str, tuple[str, Callable[[Lines], None]]] = {

@@ -2,6 +2,8 @@
 
     python -m tests.peers.sdk_hostile_server PORT deep DEPTH       tools/list: a member nested DEPTH arrays deep
     python -m tests.peers.sdk_hostile_server PORT digits DIGITS    tools/list: an id of DIGITS digits
+    python -m tests.peers.sdk_hostile_server PORT meta-digits DIGITS
+        tools/list: tools[0]._meta holds a number of DIGITS digits; tools/call results lack content
     python -m tests.peers.sdk_hostile_server PORT huge BYTES       tools/list: a JSON answer of BYTES bytes
     python -m tests.peers.sdk_hostile_server PORT endless          tools/list: a chunked JSON body without end
 
@@ -42,13 +44,28 @@ def _listing(core: Server, method: str, headers: dict[str, str], body: bytes, mo
     """The faithful tools/list answer (as one JSON body), broken as ``mode`` says (not huge or endless)."""
     answer = _shape(core.handle_http(method, headers, body), Behaviour(framing="json"))
     message: dict[str, Any] = json.loads(answer.body)
-    if mode == "deep":
+    if "result" not in message:  # a refusal (a probe's bad version, say) stays as the core answers it
+        text = json.dumps(message)
+    elif mode == "deep":
         message["result"]["nested"] = "[" * size + "]" * size
         text = json.dumps(message).replace('"' + "[" * size + "]" * size + '"', "[" * size + "]" * size)
+    elif mode == "meta-digits":
+        message["result"]["tools"][0]["_meta"] = {"n": "\x00digits"}
+        text = json.dumps(message).replace('"\\u0000digits"', "7" * size)
     else:
         message["id"] = "\x00digits"
         text = json.dumps(message).replace('"\\u0000digits"', "7" * size)
-    return _head(200, {"content-type": "application/json", "content-length": str(len(text))}) + text.encode()
+    return _head(answer.status, {"content-type": "application/json", "content-length": str(len(text))}) + text.encode()
+
+
+def _without_content(core: Server, method: str, headers: dict[str, str], body: bytes) -> bytes:
+    """The faithful tools/call answer with ``content`` taken out of its result (TOOL-09, RES-04)."""
+    answer = _shape(core.handle_http(method, headers, body), Behaviour(framing="json"))
+    message: dict[str, Any] = json.loads(answer.body)
+    if isinstance(message.get("result"), dict):
+        message["result"].pop("content", None)
+    text = json.dumps(message).encode()
+    return _head(answer.status, {"content-type": "application/json", "content-length": str(len(text))}) + text
 
 
 async def _stream(writer: asyncio.StreamWriter, mode: str, size: int) -> None:
@@ -83,7 +100,9 @@ async def main(port: int, mode: str, size: int) -> None:
                        if name}  # fmt: skip
             body = await reader.readexactly(int(headers.get("content-length") or 0))
             method = request_line.split(" ", 1)[0]
-            if method == "POST" and _method(body) == "tools/list":
+            if method == "POST" and mode == "meta-digits" and _method(body) == "tools/call":
+                writer.write(_without_content(core, method, headers, body))
+            elif method == "POST" and _method(body) == "tools/list":
                 if mode in ("huge", "endless"):
                     await _stream(writer, mode, size)
                 else:

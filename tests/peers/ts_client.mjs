@@ -62,6 +62,7 @@ if (client !== undefined) {
   await step('tools/call progress', () => client.callTool({ name: 'progress_tool', arguments: { steps: 2 } }, options));
   await step('resources/read', () => client.readResource({ uri: 'greeting://ts' }, options));
   await step('prompts/get', () => client.getPrompt({ name: 'summarize', arguments: { text: 'proxies' } }, options));
+  await step('tools/call add again', () => client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }, options));
   await step('tools/list again', () => client.listTools({}, options));
   await client.close();
 }

@@ -95,3 +95,30 @@ def test_every_check_title_is_a_whole_sentence() -> None:
     assert not unfinished
     (hs_12,) = [check for check in REGISTRY.values() if check.requirements == ("HS-12",)]
     assert hs_12.title.endswith("or one the server does not support, gets HTTP 400.")
+
+
+def test_every_entry_marked_inferred_is_graded_as_a_whole_or_by_its_clause() -> None:
+    """Issue 28: an entry whose text marks it inferred carries the qualifier (the whole entry counts one level
+    lower) or names the clause that is (only a failure of that clause counts lower), and some check judges
+    every such clause by name."""
+    named = {(ident, clause) for check in REGISTRY.values() for clause in check.clauses for ident in check.requirements}
+    for entry in catalogue():
+        if "(inferred)" in entry.summary:
+            assert entry.qualifier == "inferred" or entry.clauses, entry.id
+        for name, clause in (entry.clauses or {}).items():
+            assert clause.qualifier == "inferred" and clause.severity is entry.severity.lowered(), entry.id
+            assert (entry.id, name) in named, f"no check names {entry.id}'s clause {name}"
+    assert {"HTTP-07", "VER-05"} <= {entry.id for entry in catalogue() if entry.clauses}
+
+
+def test_a_check_naming_a_clause_the_catalogue_does_not_give_fails_at_import() -> None:
+    with pytest.raises(CatalogueError, match="does not give"):
+        message_check(requirements="HTTP-07", level=Level.MUST, subject="x", clauses=("no-such-clause",))
+
+
+def test_a_check_that_names_the_families_it_judges_names_known_ones() -> None:
+    """Tool-defined (issue 28): a check picking its own cases out says whose; a narrowed run (--only) relies on it."""
+    from mcp_assay.cases import BY_FAMILY
+
+    named = [check for check in REGISTRY.values() if check.families is not None]
+    assert named and all(check.families and check.families <= set(BY_FAMILY) for check in named)

@@ -25,6 +25,8 @@ def respond(server: Server) -> Handler:
             return httpx.Response(answer.status or 200, headers=extra, content=content)
         if answer.body is None:
             return httpx.Response(answer.status, headers=answer.headers)
+        if isinstance(answer.body, bytes):
+            return httpx.Response(answer.status, headers=answer.headers, content=answer.body)
         extra = {"content-type": "application/json", **answer.headers}
         return httpx.Response(answer.status, headers=extra, content=json.dumps(answer.body).encode())
 

@@ -14,7 +14,7 @@ from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.verdicts import Outcome, Severity
 from tests.peers.broken_suite.core import BUGS, Server
 from tests.suite.scripted import mock, respond
 from tests.suite.test_run_scripted import RULE_CONFLICTS
@@ -44,6 +44,8 @@ EXPECTED: dict[str, tuple[str | None, set[str]]] = {
     "capabilities-drift": (None, {"VER-16"}),
     "initialize-without-server-info": ("2025-11-25", {"HS-04"}),
     "legacy-gets-2026-envelope": (None, {"HS-16"}),  # found by the default run, which tests 2025-11-25 too
+    "ended-session-text-404": ("2025-11-25", {"HTTP-07"}),
+    "call-without-content": ("2026-07-28", {"TOOL-09", "RES-04"}),
 }
 STDIO_ONLY = {"stdout-banner", "exit-on-invalid-json"}
 WITH_A_CONFIG = {"updated-without-subscription-id"}
@@ -117,3 +119,12 @@ def test_a_broken_discover_blocks_the_capability_cases_instead_of_failing_them(s
     assert {"Tools", "Prompts", "Resources"} <= areas
     assert all(verdict.outcome is Outcome.NOT_VERIFIED for verdict in blocked)
     assert failed_requirements(report) == {"VER-06"}
+
+
+def test_a_text_404_for_an_ended_session_fails_http_07_only_at_should(spec: SpecSet) -> None:
+    """Issue 28: the catalogue marks HTTP-07's error-body clause inferred, so a 404 for an ended session with a
+    text body and no Content-Type fails it at SHOULD and leaves the verdict to the MUSTs."""
+    report = run(spec, "ended-session-text-404", "2025-11-25")
+    http_07 = [v for v in report.results if "HTTP-07" in v.requirements and v.outcome is Outcome.FAILED]
+    assert http_07 and all(v.severity is Severity.SHOULD and "inferred" in (v.graded or "") for v in http_07)
+    assert report.exit_code() == 0, [v.check for v in report.results if v.outcome is Outcome.FAILED]

@@ -154,13 +154,20 @@ def test_refused_credentials_make_cases_unverified_with_the_servers_answer(spec:
     assert TOKEN not in json.dumps(report.to_json())
 
 
-def test_only_selects_families_and_checks_by_name_or_requirement_prefix() -> None:
-    """Tool-defined: --only VER picks requirement IDs, --only tools a family and check names."""
+def test_only_takes_families_in_lower_case_and_requirements_in_upper_case() -> None:
+    """Issue 28: --only VER picks checks by requirement-ID prefix (and the families feeding them), --only tools
+    names a family, which sends only its probes and judges them with every check; a check name picks that check."""
     checks = select_checks("VER")
     assert checks and all(any(r.startswith("VER") for r in check.requirements) for check in checks)
-    names = [family.name for family in plan.select_families("tools", select_checks("tools"))]
-    assert "tools" in names and "listen" not in names
-    assert select_checks(None) is None
+    assert [family.name for family in plan.select_families(["tools"], None)] == ["tools"]
+    assert select_checks("tools") is None and select_checks(None) is None
+    assert [check.name for check in select_checks("invalid_tool_arguments_never_succeed") or []] == [
+        "invalid_tool_arguments_never_succeed"
+    ]
+    active = [family.name for family in plan.select_families([], select_checks("PRM-03"))]
+    assert "prompts" in active and "auth" not in active  # an actively observed requirement: its feeders alone
+    passive = plan.select_families([], select_checks("RPC-05"))
+    assert len(passive) == len(plan.FAMILIES)  # any message may show a passive requirement: every family is sent
 
 
 def test_a_server_that_never_answers_ends_the_run_within_the_timeout(spec: SpecSet) -> None:

@@ -114,8 +114,11 @@ def test_a_request_left_unanswered_blocks_the_rest_of_its_family_by_the_check_th
 
 
 def test_an_unanswered_request_no_selected_check_judges_is_named_by_its_requirement(spec: SpecSet) -> None:
-    """Tool-defined: with ``--only tools`` no check judges the silence, so the blocked cases name RPC-05 itself."""
-    report = _run(spec, only="tools")
+    """Tool-defined: with ``--only TOOL-14`` no check judges the silence, so the blocked cases name RPC-05 itself;
+    with ``--only tools`` every check judges the family's traffic, and the silence fails as in the full run."""
+    family = _run(spec, only="tools")
+    assert {verdict.check for verdict in family.results if verdict.outcome is Outcome.FAILED} == {ANSWERS}
+    report = _run(spec, only="TOOL-14")
     assert not [verdict for verdict in report.results if verdict.outcome is Outcome.FAILED]
     blocked = [verdict for verdict in report.results if verdict.blocked_by == UNANSWERED]
     assert blocked and all(verdict.outcome is Outcome.NOT_VERIFIED for verdict in blocked)

@@ -163,9 +163,11 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "How long to wait for any one answer.  [default: 10]"),
     (("--stream-budget-ms",), "STREAM_BUDGET_MS", {"metavar": "MS"},
      "How long listen-stream cases keep a stream open.  [default: 1500]"),
-    (("--only",), "ONLY", {"metavar": "PATTERN[,PATTERN]"},
-     f"Run only probe families and checks matching a name or requirement-ID prefix (VER, HTTP-2); the families: "
-     f"{', '.join(family_names())}."),
+    (("--only",), "ONLY", {"metavar": "WORD[,WORD]"},
+     "Narrow the run. A probe family, in lower case, sends only that family's probes, judged by every check "
+     f"(the families: {', '.join(family_names())}; explore needs --explore, burst a rate_limit_probe). A requirement "
+     "ID or prefix, in upper case (VER, HTTP-2, TOOL-09), or a check's name judges with those checks only, on "
+     "the probes that feed them. A narrowed run never passes what the full run fails."),
     (("--verbose",), "VERBOSE", {"is_flag": True, "default": None}, "Also show the stdio server's stderr."),
     # -- explore (mcp_assay.suite.explore) --
     (("--explore",), "EXPLORE", {"is_flag": True, "default": None},

@@ -35,7 +35,7 @@ from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import SdkChoice, attribute
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import Judge, registered_checks, select_checks
+from mcp_assay.spec.engine import Judge, registered_checks, split_only
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
@@ -71,9 +71,10 @@ __all__ = ["register"]
     "--only",
     envvar="MCP_ASSAY_ONLY",
     show_envvar=True,
-    metavar="PATTERN[,PATTERN]",
+    metavar="ID[,ID]",
     type=Checked(TEXT, "pattern"),
-    help="Judge only checks whose name contains PATTERN or whose requirement IDs start with it (e.g. RES, HTTP-0).",
+    help="Judge only the checks citing these requirement IDs or ID prefixes, in upper case (RES, HTTP-0, "
+    "AUTH-09), or named here whole (as `mcp-assay checks` lists them).",
 )
 def validate_command(
     recordings: tuple[str, ...],
@@ -98,9 +99,15 @@ def validate_command(
     targets = report_targets(reports)
     _check_recordings(recordings)
     known = read_baseline(baseline, registered_checks())
-    checks = select_checks(only)
-    if checks is not None and not checks:
-        raise click.UsageError(f"--only {only}: no check matches")
+    selected = split_only(only)
+    if selected.others:
+        raise click.UsageError(
+            f"--only {','.join(selected.others)}: not a requirement ID or prefix (upper case: RES, HTTP-0) nor a "
+            "check's name; probe families are for `mcp-assay run`"
+        )
+    if selected.unmatched:
+        raise click.UsageError(f"--only {','.join(selected.unmatched)}: no check cites a requirement starting so")
+    checks = selected.checks
     choice = sdk_choice(sdk, accept_sdk_findings)
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()

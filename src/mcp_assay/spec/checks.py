@@ -31,12 +31,15 @@ Where the catalogue's gate grades a requirement lower for some targets (AUTH-AND
 a server that protects itself with a scheme of its own, not MCP's OAuth profile, is given the
 profile's items as recommendations), the entry names a :class:`Grading` in ``graded``; the rule
 module that knows the condition registers it with :func:`grading`, and the engine grades each
-failure the condition holds for. No rule grades its own findings.
+failure the condition holds for. Where the catalogue marks one clause of an entry inferred
+(:class:`~mcp_assay.spec.requirements.Clause`), a check declares the clauses it judges
+(``clauses=``) and names the one a failure is about (``failed(..., clause=NAME)``); the engine
+grades that failure at the clause's severity. No rule grades its own findings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +101,8 @@ class Finding:
     blocked_by: str | None = None
     grade: Grade | None = None
     """Set by the engine on a failure a :class:`Grading` of the check's requirements holds for."""
+    clause: str | None = None
+    """The clause of the cited requirement a failure is about, when the catalogue qualifies it on its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +124,9 @@ def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Pas
     return Passes(tuple(subjects), detail)
 
 
-def failed(subject: Message | Exchange | None, detail: str) -> Finding:
-    return Finding(Outcome.FAILED, detail, subject)
+def failed(subject: Message | Exchange | None, detail: str, *, clause: str | None = None) -> Finding:
+    """A failure; ``clause`` names the part of the requirement it is about where the catalogue qualifies one."""
+    return Finding(Outcome.FAILED, detail, subject, clause=clause)
 
 
 def unverified(reason: str, subject: Message | Exchange | None = None, blocked_by: str | None = None) -> Finding:
@@ -227,6 +233,12 @@ class Check:
     """The check judges version negotiation itself (how a server answers a version it does not serve, or none):
     the suite's off-version probes are its evidence. Any other check bound to a revision's features never sees
     them, since a server may serve such a request as another revision (:meth:`Context.off_version`)."""
+    clauses: Mapping[str, Grade | None] = field(default_factory=dict)
+    """The clauses of its requirement the check names in failures, with the grade a failure of each counts at
+    (``None`` where that is the check's own severity)."""
+    families: frozenset[str] | None = None
+    """The case families whose traffic is all the check ever judges (one that picks its own cases out, e.g. the
+    ``sdk`` observations); ``None``: any traffic. A run narrowed to some families asks it (``--only``)."""
 
 
 REGISTRY: dict[str, Check] = {}
@@ -325,6 +337,22 @@ def _narrowing(
     return chosen_side, chosen_transports
 
 
+def _clause_grades(
+    ids: tuple[str, ...], primary: Requirement, names: tuple[str, ...], severity: Severity
+) -> dict[str, Grade | None]:
+    """The grade of each clause a check names: the clause's severity, where it is below the check's."""
+    if names and len(ids) > 1:
+        raise CatalogueError(f"a check of {', '.join(ids)} names clauses; a clause belongs to one requirement")
+    grades: dict[str, Grade | None] = {}
+    for name in names:
+        clause = (primary.clauses or {}).get(name)
+        if clause is None:
+            raise CatalogueError(f"a check of {primary.id} names clause {name!r}, which the catalogue does not give")
+        why = f"the catalogue marks this part of {primary.id} {clause.qualifier}: {clause.text}"
+        grades[name] = Grade(clause.severity, why) if clause.severity is not severity else None
+    return grades
+
+
 def _declare(
     scope: str,
     *,
@@ -343,6 +371,8 @@ def _declare(
     area: str | None = None,
     tags: Iterable[str] = (),
     off_version: bool = False,
+    clauses: Iterable[str] = (),
+    families: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
     ids = (requirements,) if isinstance(requirements, str) else tuple(requirements)
     if not ids:
@@ -364,6 +394,7 @@ def _declare(
     chosen_side, chosen_transports = _narrowing(ids, entries, side, transports, because)
     severity = primary.severity if level is primary.level else level.severity
     graded = tuple(name for name in primary.graded if all(name in entry.graded for entry in entries))
+    clause_grades = _clause_grades(ids, primary, tuple(clauses), severity)
 
     def register(func: Callable[..., Result]) -> Callable[..., Result]:
         name = func.__name__
@@ -393,6 +424,8 @@ def _declare(
             narrowed=because.strip() if because else None,
             graded=graded,
             off_version=off_version,
+            clauses=clause_grades,
+            families=frozenset(families) if families is not None else None,
         )
         return func
 

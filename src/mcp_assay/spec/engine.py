@@ -62,7 +62,18 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Evidence, Outcome, Severity, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
 
-__all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
+__all__ = [
+    "ALL_SIDES",
+    "REQUIREMENT_PATTERN",
+    "FindingListener",
+    "Judge",
+    "OnlyChecks",
+    "Scope",
+    "evaluate",
+    "registered_checks",
+    "select_checks",
+    "split_only",
+]
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +138,8 @@ class _Tally:
     passes: int = 0
     last_pass: _Ranked | None = None
     pending: _Ranked | None = None
+    unread: _Ranked | None = None
+    """The first failure an unread message made *not verified*: other instances passing never hide it."""
     inapplicable: _Ranked | None = None
     sources: set[Source | None] = field(default_factory=set)
     """Where the findings came from: a probe, an injected answer, or (``None``) the peers' own traffic."""
@@ -410,12 +423,16 @@ class Judge:
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
             finding = unverified(f"{finding.detail}; but {EVENTS_LOST}, so this cannot be judged", subject)
+        unread = False
         if finding.outcome is Outcome.FAILED and exchange is not None:
             limit = self._unread(exchange)
             if limit is not None:  # a limit of mcp-assay's parser, not the peer's invalid JSON
                 finding = unverified(
                     f"{finding.detail}; but mcp-assay could not read a message there ({limit})", subject
                 )
+                unread = True
+        if finding.outcome is Outcome.FAILED and finding.clause is not None:
+            finding = self._clause_graded(check, finding)
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
         order = _ranked(facts.explored, order)
@@ -443,6 +460,8 @@ class Judge:
         elif finding.outcome is Outcome.NOT_VERIFIED:
             if tally.pending is None or order < tally.pending.order:
                 tally.pending = ranked
+            if unread and (tally.unread is None or order < tally.unread.order):
+                tally.unread = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
 
@@ -475,6 +494,17 @@ class Judge:
             probe = line.probe if line is not None else None
         return probe
 
+    @staticmethod
+    def _clause_graded(check: Check, finding: Finding) -> Finding:
+        """``finding`` graded at the severity the catalogue gives the clause it names (a clause the check did not
+        declare is a defect of the rule: the failure keeps its full weight)."""
+        assert finding.clause is not None
+        if finding.clause not in check.clauses:
+            log.error("check %s names clause %r it does not declare", check.name, finding.clause)
+            return finding
+        grade = check.clauses[finding.clause]
+        return finding if grade is None else replace(finding, grade=grade)
+
     def _graded(self, check: Check, finding: Finding) -> Finding:
         """``finding`` with the grade of the first of the check's gradings that holds for it (if any does)."""
         for name in check.graded:
@@ -486,6 +516,8 @@ class Judge:
                 continue
             if why:
                 severity = min(check.severity, grading.severity, key=_RANK.__getitem__)
+                if finding.grade is not None and _RANK[finding.grade.severity] <= _RANK[severity]:
+                    return finding  # graded lower already (an inferred clause)
                 return replace(finding, grade=Grade(severity, why))
         return finding
 
@@ -594,6 +626,13 @@ class Judge:
                 reason += f" (graded {grade.severity.value.upper()}: {redact(grade.reason)})"
             return _verdict(
                 check, Outcome.FAILED, failure_source, reason, evidence=evidence, violations=tally.failed, **common
+            )
+        if tally.unread is not None:  # what may have failed cannot be read: the passes elsewhere settle nothing
+            first = tally.unread
+            evidence = (_redacted(self._evidence(first), redact),) if first.finding.subject is not None else ()
+            others = f" ({tally.passes} other {check.subject} passed)" if tally.passes else ""
+            return _verdict(
+                check, Outcome.NOT_VERIFIED, source, redact(first.finding.detail) + others, evidence=evidence, **common
             )
         if tally.last_pass is not None:
             sample = tally.last_pass
@@ -739,19 +778,49 @@ def evaluate(
     return judge.verdicts()
 
 
+@dataclass(frozen=True, slots=True)
+class OnlyChecks:
+    """What ``--only`` says about checks: the ones its requirement IDs, prefixes and check names select, and the
+    words that name no check (probe families, for ``run``)."""
+
+    checks: list[Check] | None
+    """The selected checks; ``None`` when ``--only`` names no requirement and no check (every check judges)."""
+    others: tuple[str, ...] = ()
+    """The words that are neither a requirement ID or prefix (upper case) nor a check's name."""
+    unmatched: tuple[str, ...] = ()
+    """Requirement IDs or prefixes no check cites."""
+
+
+REQUIREMENT_PATTERN = re.compile(r"[A-Z]+(-\d{0,2})?")
+"""A requirement ID or prefix as ``--only`` takes it: upper case (``VER``, ``HTTP-2``, ``AUTH-09``)."""
+
+
+def split_only(only: str | None) -> OnlyChecks:
+    """Read ``--only``: a requirement ID or prefix (upper case) selects every check citing a requirement it starts,
+    a check's whole name selects that check; any other word is left to the caller (``run``: a probe family)."""
+    words = [part.strip() for part in (only or "").split(",") if part.strip()]
+    registered = registered_checks()
+    by_name = {check.name: check for check in registered}
+    chosen: dict[str, Check] = {}
+    others: list[str] = []
+    unmatched: list[str] = []
+    named = False
+    for word in words:
+        if REQUIREMENT_PATTERN.fullmatch(word):
+            named = True
+            found = [check for check in registered if any(req.startswith(word) for req in check.requirements)]
+            if not found:
+                unmatched.append(word)
+            chosen.update((check.name, check) for check in found)
+        elif word in by_name:
+            named = True
+            chosen[word] = by_name[word]
+        else:
+            others.append(word)
+    selected = [check for check in registered if check.name in chosen] if named else None
+    return OnlyChecks(selected, tuple(others), tuple(unmatched))
+
+
 def select_checks(only: str | None) -> list[Check] | None:
-    """Checks whose name contains a pattern or whose requirement IDs start with it (``--only``); ``None`` = all."""
-    patterns = [part.strip() for part in (only or "").split(",") if part.strip()]
-    if not patterns:
-        return None
-    return [check for check in registered_checks() if any(_matches(pattern, check) for pattern in patterns)]
-
-
-_ID_PREFIX = re.compile(r"[A-Z]+(-\d{0,2})?")
-
-
-def _matches(pattern: str, check: Check) -> bool:
-    """``VER`` / ``HTTP-2`` select by requirement ID prefix; anything else by a piece of the check name."""
-    if _ID_PREFIX.fullmatch(pattern):
-        return any(requirement.startswith(pattern) for requirement in check.requirements)
-    return pattern.lower() in check.name
+    """The checks ``--only`` selects by requirement ID, prefix or check name; ``None`` when it names none."""
+    return split_only(only).checks

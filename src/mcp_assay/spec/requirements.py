@@ -21,13 +21,32 @@ import yaml
 from mcp_assay.errors import CatalogueError
 from mcp_assay.verdicts import Level, RequirementText, Severity, Side
 
-__all__ = ["Catalogue", "Requirement", "catalogue", "glossary"]
+__all__ = ["Catalogue", "Clause", "Requirement", "catalogue", "glossary"]
 
 _ID = re.compile(r"^[A-Z]+-\d{2}$")
 _FIELDS = {
     "id", "area", "level", "also", "qualifier", "ambiguity", "severity", "revisions", "transports",
-    "side", "observe", "summary", "source", "deferred", "graded",
+    "side", "observe", "summary", "source", "deferred", "graded", "clauses",
 }  # fmt: skip
+_CLAUSE_FIELDS = {"qualifier", "text"}
+_RANK = {Severity.INFO: 0, Severity.SHOULD: 1, Severity.MUST: 2}
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A part of a requirement the catalogue qualifies on its own (a clause the row marks *inferred*).
+
+    The specification may state a requirement with its keyword and only imply one of its parts: the
+    row keeps its level, and a failure of that part alone counts at the clause's :attr:`severity`."""
+
+    name: str
+    """How a rule names the clause its failure is about (``failed(..., clause=NAME)``)."""
+    text: str
+    """The clause, in our own words."""
+    qualifier: str
+    severity: Severity
+    """How a failure of this clause alone counts: one level below the row for an inferred clause."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +74,8 @@ class Requirement:
     graded: tuple[str, ...] = ()
     """Conditions of the catalogue's gate under which a failure of this requirement is graded lower
     (:class:`~mcp_assay.spec.checks.Grading` names, e.g. ``own-auth-scheme``: AUTH-AND-BEHAVIOUR §0.3.3)."""
+    clauses: Mapping[str, Clause] | None = None
+    """Parts of the requirement the catalogue qualifies on their own, by name (``None``: none)."""
 
     @property
     def levels(self) -> tuple[Level, ...]:
@@ -74,6 +95,29 @@ def _severity(level: Level, qualifier: str | None, ambiguity: tuple[str, ...], o
     return severity
 
 
+def _clauses(ident: str, raw: Any, level: Level, severity: Severity) -> dict[str, Clause] | None:
+    """The clauses of one entry: each ``name: {qualifier: inferred, text: ...}``."""
+    if not raw:
+        return None
+    if not isinstance(raw, Mapping):
+        raise CatalogueError(f"requirements.yaml {ident}: clauses must be a mapping of name to clause")
+    found: dict[str, Clause] = {}
+    for name, body in raw.items():
+        if not isinstance(body, Mapping) or set(body) != _CLAUSE_FIELDS or not _NAME.match(str(name)):
+            raise CatalogueError(f"requirements.yaml {ident}: clause {name!r} needs exactly {sorted(_CLAUSE_FIELDS)}")
+        qualifier = str(body["qualifier"])
+        if qualifier != "inferred":
+            raise CatalogueError(f"requirements.yaml {ident}: clause {name!r} has qualifier {qualifier!r}")
+        lowered = level.severity.lowered() if level.severity is not Severity.INFO else Severity.INFO
+        found[str(name)] = Clause(
+            name=str(name),
+            text=" ".join(str(body["text"]).split()),
+            qualifier=qualifier,
+            severity=min(lowered, severity, key=_RANK.__getitem__),
+        )
+    return found
+
+
 def _parse(entry: Mapping[str, Any], position: int) -> Requirement:
     unknown = set(entry) - _FIELDS
     ident = str(entry.get("id", f"#{position}"))
@@ -86,6 +130,7 @@ def _parse(entry: Mapping[str, Any], position: int) -> Requirement:
         also = tuple(Level(item) for item in entry.get("also") or ())
         ambiguity = tuple(str(item) for item in entry.get("ambiguity") or ())
         qualifier = entry.get("qualifier")
+        severity = _severity(level, qualifier, ambiguity, entry.get("severity"))
         return Requirement(
             id=ident,
             area=str(entry["area"]),
@@ -93,7 +138,7 @@ def _parse(entry: Mapping[str, Any], position: int) -> Requirement:
             also=also,
             qualifier=str(qualifier) if qualifier else None,
             ambiguity=ambiguity,
-            severity=_severity(level, qualifier, ambiguity, entry.get("severity")),
+            severity=severity,
             revisions=tuple(str(item) for item in entry["revisions"]),
             transports=tuple(str(item) for item in entry["transports"]),
             side=Side(entry["side"]),
@@ -102,6 +147,7 @@ def _parse(entry: Mapping[str, Any], position: int) -> Requirement:
             source=str(entry["source"]).strip(),
             deferred=str(entry["deferred"]).strip() if entry.get("deferred") else None,
             graded=tuple(str(item) for item in entry.get("graded") or ()),
+            clauses=_clauses(ident, entry.get("clauses"), level, severity),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise CatalogueError(f"requirements.yaml {ident}: {exc!r}") from exc

@@ -20,6 +20,7 @@ a fraction, formats asserted) where a caller needs it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_SIZE",
     "InstanceReview",
     "SchemaReview",
+    "lax_reading",
     "review_schema",
     "validate_instance",
 ]
@@ -286,3 +288,64 @@ def _join(prefix: str, path: str) -> str:
     if not path or path.startswith("["):
         return prefix + path
     return f"{prefix}.{path}"
+
+
+_LAX_ROUNDS = 4
+_LAX_REPLACED = 32
+
+
+def _spelled(text: str) -> Any:
+    """The number or boolean ``text`` is the JSON text of, whole (no space around it); ``None`` for any other text."""
+    if not text or text != text.strip() or len(text) > 64:
+        return None
+    try:
+        value = json.loads(text, parse_constant=lambda name: None)
+    except ValueError:
+        return None
+    if isinstance(value, bool) or (isinstance(value, int | float) and math.isfinite(value)):
+        return value
+    return None
+
+
+def _replaced(instance: Any, path: list[Any], value: Any) -> Any:
+    """A copy of ``instance`` with the value at ``path`` replaced (containers along the path copied)."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    if isinstance(instance, dict):
+        return {**instance, head: _replaced(instance[head], rest, value)}
+    copied = list(instance)
+    copied[head] = _replaced(copied[head], rest, value)
+    return copied
+
+
+def lax_reading(schema: Any, instance: Any) -> str | None:
+    """Where ``instance`` breaks ``schema`` only by strings that spell the number or boolean the schema asks for.
+
+    Lax validators (pydantic's default mode) read ``"1"`` as the integer ``1``: they validate, loosely,
+    and the value served is the one the string spells. When reading every offending string as the
+    JSON value it spells (a number, ``true``, ``false``; nothing else, so ``"yes"`` or ``"01"`` never
+    count) makes the instance valid, this says which strings (``a: "1" read as 1``); ``None`` when the
+    instance is valid, cannot be judged, or breaks the schema any other way."""
+    review = review_schema(schema)
+    if review.blocked is not None or not review.valid:
+        return None
+    text = _canonical(schema)
+    assert text is not None
+    validator = _compiled(text, False)
+    read: list[str] = []
+    try:
+        for _ in range(_LAX_ROUNDS):
+            errors = list(validator.iter_errors(instance))
+            if not errors:
+                return "; ".join(read) if read else None
+            for error in errors:
+                value = _spelled(error.instance) if isinstance(error.instance, str) else None
+                if value is None or len(read) >= _LAX_REPLACED:
+                    return None
+                path = list(error.absolute_path)
+                instance = _replaced(instance, path, value)
+                read.append(f"{_path(path) or 'the value'}: {json.dumps(error.instance)} read as {json.dumps(value)}")
+    except (RecursionError, referencing.exceptions.Unresolvable, KeyError, IndexError, TypeError):
+        return None
+    return None

@@ -151,6 +151,8 @@ class Family:
     exclusive: Callable[[SuiteConfig], bool] = lambda config: False
     """Whether, in this run, the family needs the server to itself: no other revision's cases run meanwhile (a
     witness read must see only its own writes, a burst only its own calls, the stub only its own tokens' fetches)."""
+    needs: tuple[str, ...] = ()
+    """Families whose listings it works on (``ctx.listings``): a run narrowed to it (``--only``) sends them first."""
 
     @property
     def requirements(self) -> frozenset[str]:

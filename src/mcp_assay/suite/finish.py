@@ -121,6 +121,7 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
     """Judge the run's traffic: the verdicts, and what the report says about the run."""
     checks = state.plan.checks
     verdicts, notes = judge_suite_log(state.log, state.spec, checks=checks, redactor=state.redactor)
+    verdicts = state.plan.narrowed(verdicts)
     if state.unjudged is None:
         state.unjudged = _nothing_to_judge(state, selection, verdicts)
     notes = [*state.notes, *notes]

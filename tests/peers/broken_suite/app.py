@@ -41,6 +41,8 @@ def http_app(server: Server):  # type: ignore[no-untyped-def]
                                      headers=extra)  # fmt: skip
         if answer.body is None:
             return Response(status_code=answer.status, headers=answer.headers)
+        if isinstance(answer.body, bytes):
+            return Response(answer.body, status_code=answer.status, headers=answer.headers)
         return Response(encode(answer.body), status_code=answer.status, media_type="application/json",
                         headers=answer.headers)  # fmt: skip
 

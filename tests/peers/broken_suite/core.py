@@ -57,6 +57,9 @@ BUGS = {
     "initialize-without-server-info": "the initialize result carries no serverInfo (HS-04)",
     "updated-without-subscription-id": "notifications/resources/updated on a listen stream lacks its subscriptionId"
     " (SUB-08; the server then serves subscriptions)",
+    "ended-session-text-404": "a request in an unknown or ended 2025 session gets 404 with a text body and no"
+    " Content-Type (HTTP-07's error-body clause, inferred: SHOULD)",
+    "call-without-content": "tools/call results carry no content (TOOL-09, RES-04)",
 }
 
 TOOLS = [
@@ -102,6 +105,7 @@ class Answer:
 
     status: int
     body: Any = None
+    """The JSON body; ``bytes`` are sent as they are, with no Content-Type."""
     events: list[Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     keep_open: bool = False
@@ -142,13 +146,27 @@ def _bad_chars(value: str) -> bool:
     return any(ord(ch) < 0x20 or ord(ch) > 0x7E for ch in value if ch != "\t")
 
 
+class _Bugs(str):
+    """Several bugs at once (``"cursor-loop,prompt-bad-role"``): equal to each bug it names, so every
+    ``self.bug == NAME`` below holds for each of them."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other in self.split(",")
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
 class Server:
-    """One server instance; ``bug`` is a key of :data:`BUGS` or ``None``."""
+    """One server instance; ``bug`` is a key of :data:`BUGS` (or several, comma-separated) or ``None``."""
 
     def __init__(self, bug: str | None = None, *, handshake: bool = True, subscribe: bool = False) -> None:
-        if bug is not None and bug not in BUGS:
-            raise ValueError(f"unknown bug {bug!r}; choose from {', '.join(BUGS)}")
-        self.bug = bug
+        unknown = [name for name in (bug or "").split(",") if bug is not None and name not in BUGS]
+        if unknown:
+            raise ValueError(f"unknown bug {unknown[0]!r}; choose from {', '.join(BUGS)}")
+        self.bug = _Bugs(bug) if bug is not None else None
         self.handshake = handshake
         self.subscribe = subscribe or bug == "updated-without-subscription-id"
         """Serve resource subscriptions on listen streams (and the notes resource with its write tool)."""
@@ -282,6 +300,8 @@ class Server:
         return answer
 
     def _complete(self, ident: Any, result: dict[str, Any], *, cache: bool = False) -> Answer:
+        if self.bug == "call-without-content" and "content" in result:
+            result = {key: value for key, value in result.items() if key != "content"}
         body = {"resultType": "complete", **result, "_meta": dict(SERVER_INFO)}
         if cache:
             body.update({"ttlMs": 60_000, "cacheScope": "public"})
@@ -469,6 +489,8 @@ class Server:
         if session is None:
             return Answer(400, _error(-32600, "Missing session", ident))
         if session not in self.sessions:
+            if self.bug == "ended-session-text-404":
+                return Answer(404, b"Session not found")
             return Answer(404, _error(-32600, "Session not found", ident))
         version = headers.get("mcp-protocol-version")
         if version is not None and version != LEGACY:

@@ -25,7 +25,7 @@ from mcp_assay.spec.rules.auth.facts import (
     unsigned_jwt,
 )
 from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import Headers, HttpExchange
 from tests.factories import (
     http,
     judge,
@@ -431,6 +431,29 @@ def test_auth_09_leaves_origin_refusals_and_unknown_sessions_to_their_own_rules(
     assert outcome(spec, check, refused(), origin, session) is Outcome.PASSED
 
 
+def test_auth_09_judges_only_requests_that_are_otherwise_well_formed(spec: SpecSet) -> None:
+    """Issue 28 (AUTH-09 is a status-code requirement): the suite's protocol-invalid probes (a bad version, no
+    _meta, a wrong Accept, "jsonrpc": "1.0"), answered 400/406 for that protocol reason, and anyone's request
+    refused with a protocol error code or 406, are no evidence against it; the public method stays the reason."""
+    check = "unauthenticated_requests_get_401"
+    bad_version = {"name": "unsupported-version", "family": "versioning", "invalid": True}
+    wrong_accept = {"name": "wrong-accept", "family": "envelope", "invalid": True}
+    probes = [
+        refused(status=400, challenge=None, probe=bad_version),
+        refused(status=406, challenge=None, probe=wrong_accept),
+    ]
+    body = request_body("tools/list", 9, {})
+    passive = http(body, {"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": "params._meta is missing"}},
+                   status=400, headers=auth_headers(body, None))  # fmt: skip
+    verdict = judge(log_of(document(), served(authorization=None), *probes, passive), spec, check)
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "AUTH-29" in verdict.reason, verdict.reason
+    only = judge(log_of(document(), *probes, passive), spec, check)
+    assert only.outcome is Outcome.NOT_VERIFIED and "otherwise" not in only.reason and "malformed" in only.reason
+    assert outcome(spec, check, document(), *probes, refused()) is Outcome.PASSED
+    plain_400 = http(body, {"error": "bad"}, status=400, headers=auth_headers(body, None))
+    assert outcome(spec, check, document(), *probes, plain_400) is Outcome.FAILED  # no protocol reason named
+
+
 def test_public_methods_leave_auth_09_not_verified(spec: SpecSet) -> None:
     """Spec-mandated (AUTH-09): a served request means the method is public (AUTH-29 judges that)."""
     verdict = judge(log_of(document(), served(authorization=None)), spec, "unauthenticated_requests_get_401")
@@ -640,6 +663,13 @@ def legacy_request(
     return http(body, {"error": "x"}, status=status, headers=headers, response_headers={"www-authenticate": CHALLENGE})
 
 
+def signed_in_session(session: str = "sess-1") -> list[HttpExchange]:
+    """A 2025 session whose initialize carried the run's token."""
+    first, initialized = legacy_session(session)
+    headers = Headers((*first.request.headers, ("authorization", f"Bearer {TOKEN}")))
+    return [dataclasses.replace(first, request=dataclasses.replace(first.request, headers=headers)), initialized]
+
+
 def test_a_session_id_is_not_a_credential(spec: SpecSet) -> None:
     """Spec-mandated (AUTH-32): a 2025 session request without a token gets 401."""
     check = "session_ids_are_not_credentials"
@@ -647,7 +677,16 @@ def test_a_session_id_is_not_a_credential(spec: SpecSet) -> None:
     verdict = judge(log_of(legacy_session(), document(), legacy_request(None, 404)), spec, check)
     assert verdict.outcome is Outcome.PASSED and "the 401 AUTH-09 asks for" in verdict.reason
     served_session = legacy_request(None, 200)
-    assert outcome(spec, check, legacy_session(), refused(), served_session) is Outcome.FAILED
+    assert outcome(spec, check, signed_in_session(), refused(), served_session) is Outcome.FAILED
+
+
+def test_a_session_opened_without_credentials_says_nothing_of_its_id_as_a_credential(spec: SpecSet) -> None:
+    """Issue 28: a server with public methods opened the session for a client without a token; serving that
+    session's requests without a token takes no id for a credential (AUTH-29 judges what is public)."""
+    verdict = judge(
+        log_of(legacy_session(), refused(), legacy_request(None, 200)), spec, "session_ids_are_not_credentials"
+    )
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "opened without credentials" in verdict.reason
 
 
 def test_auth_32_does_not_apply_to_2026(spec: SpecSet) -> None:

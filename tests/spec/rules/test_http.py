@@ -367,6 +367,18 @@ def test_answers_to_requests_are_json_or_sse_errors_included(spec: SpecSet) -> N
     assert "text/html" in verdict.reason
 
 
+def test_an_error_answer_with_a_text_body_fails_only_the_inferred_clause_of_http_07(spec: SpecSet) -> None:
+    """Issue 28 (the catalogue marks HTTP-07's error-body clause inferred): a 404 for an ended session with a text
+    body and no Content-Type fails HTTP-07 at SHOULD, saying why; a success answered so fails it in full."""
+    check = "request_answers_are_json_or_event_streams"
+    ended = post("tools/list", answer=b"Session not found", status=404, response_headers={"x": "y"})
+    verdict = judge(log_of(ended), spec, check)
+    assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.SHOULD, verdict
+    assert "graded SHOULD" in verdict.reason and "inferred" in verdict.reason and "no Content-Type" in verdict.reason
+    success = post("tools/list", answer=b"tools: none", status=200, response_headers={"content-type": "text/plain"})
+    assert judge(log_of(ended, success), spec, check).severity is Severity.MUST
+
+
 def test_origin_refusals_without_json_are_left_to_http_35(spec: SpecSet) -> None:
     """Tool-defined: a plain-text 403 (the SDK's Origin refusal) is not an HTTP-07 subject."""
     refused = post("tools/list", answer=b"Invalid Origin header", status=403, response_headers={"x": "y"})

@@ -10,7 +10,7 @@ import dataclasses
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Source
+from mcp_assay.verdicts import Outcome, Severity, Source
 from mcp_assay.wire import EndReason, HttpExchange, ProcessExit, StdioLine
 from tests.factories import as_probe, error_body, initialize_body, initialize_result, judge, log_of, result_body
 from tests.spec.rules._envelope_builders import (
@@ -213,6 +213,8 @@ def test_the_refused_version_as_the_next_request_on_another_connection_fails_ver
     again = on_connection(served(modern_body("tools/list", ident=2), TOOLS), "conn-2")
     verdict = judge(log_of(refusal, again), spec, "clients_retry_refused_versions_from_the_supported_list")
     assert verdict.outcome is Outcome.FAILED and "2026-07-28 again (on another connection)" in verdict.reason
+    # issue 28: the catalogue marks this clause of VER-05 (a SHOULD) inferred, so it counts one level lower
+    assert verdict.severity is Severity.INFO and "inferred" in (verdict.graded or ""), verdict
     other = on_connection(served(modern_body("tools/list", ident=2, meta_extra=OTHER_CLIENT), TOOLS), "conn-2")
     other_client = judge(log_of(refusal, other), spec, "clients_retry_refused_versions_from_the_supported_list")
     assert other_client.outcome is Outcome.NOT_VERIFIED  # another client's request: this one sent nothing more

@@ -81,6 +81,17 @@ def test_an_answer_to_an_id_never_sent_fails_rpc_05_on_stdio(spec: SpecSet) -> N
     assert "no request" in verdict.reason
 
 
+def test_an_answer_to_an_id_of_4301_digits_fails_rpc_05_in_a_line_that_fits_the_screen(spec: SpecSet) -> None:
+    """Issue 28: the id is read whatever its length (RPC-05 fails as at 4,300 digits), and the reason shows its start
+    and its length, never 4,301 digits."""
+    long_id = "7" * 4301
+    line = b'{"jsonrpc": "2.0", "id": ' + long_id.encode() + b', "result": {"tools": []}}'
+    log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), stdio(Side.SERVER, line))
+    verdict = judge(log, spec, "each_request_gets_exactly_one_response")
+    assert verdict.outcome is Outcome.FAILED and "(4,301 characters)" in verdict.reason, verdict
+    assert len(verdict.reason) < 200, verdict.reason
+
+
 def test_matching_answers_pass_rpc_05(spec: SpecSet) -> None:
     log = log_of(
         stdio(Side.CLIENT, request_body("tools/list", 1)),
@@ -340,14 +351,26 @@ def test_a_message_beyond_the_parsers_limits_is_not_verified_for_rpc_01(spec: Sp
 
 
 def test_a_request_beyond_the_parsers_limits_is_not_held_against_the_server_by_rpc_12(spec: SpecSet) -> None:
-    """Tool-defined (RPC-12): a 5,000-digit id is valid JSON; a server serving it did nothing wrong."""
-    body = f'{{"jsonrpc":"2.0","id":{LONG_ID},"method":"tools/list","params":{{}}}}'.encode()
-    answer = f'{{"jsonrpc":"2.0","id":{LONG_ID},"result":{{"tools":[]}}}}'.encode()
-    exchange = http(body, answer, headers=modern_headers(None), probe={"name": "long-id", "invalid": True})
+    """Tool-defined (RPC-12): a request nested 5,000 deep is valid JSON; a server serving it did nothing wrong, and
+    what rests on the unread request names the limit."""
+    body = f'{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"v":{DEEP_VALUE}}}}}'.encode()
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}'
+    exchange = http(body, answer, headers=modern_headers(None), probe={"name": "deep", "invalid": True})
     verdict = judge(log_of(exchange), spec, "invalid_json_gets_a_parse_error")
     assert verdict.outcome is Outcome.NOT_VERIFIED, verdict.reason
     assert "limit" in verdict.reason
     assert judge(log_of(exchange), spec, "each_request_gets_exactly_one_response").outcome is not Outcome.FAILED
+
+
+def test_a_request_with_an_id_of_5000_digits_is_read_and_its_answer_matched(spec: SpecSet) -> None:
+    """Issue 28 (RPC-05, RPC-12): an id longer than Python converts is read whole, so the request is valid JSON
+    (nothing for RPC-12 to judge) and the answer repeating the id matches it."""
+    body = f'{{"jsonrpc":"2.0","id":{LONG_ID},"method":"tools/list","params":{{}}}}'.encode()
+    answer = f'{{"jsonrpc":"2.0","id":{LONG_ID},"result":{{"tools":[]}}}}'.encode()
+    exchange = http(body, answer, headers=modern_headers(None), probe={"name": "long-id", "invalid": True})
+    verdict = judge(log_of(exchange), spec, "invalid_json_gets_a_parse_error")
+    assert verdict.outcome is Outcome.NOT_VERIFIED and "no answers to invalid JSON" in verdict.reason, verdict
+    assert judge(log_of(exchange), spec, "each_request_gets_exactly_one_response").outcome is Outcome.PASSED
 
 
 def test_a_stdio_line_beyond_the_parsers_limits_is_not_a_stray_line(spec: SpecSet) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.rules.shared.header_mirroring import header_marks
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.verdicts import Outcome, Severity, Side
 from tests.factories import (
     http,
     judge,
@@ -355,6 +355,25 @@ def test_invalid_arguments_served_as_success_fail_tool_14(spec: SpecSet) -> None
     assert "'b' is a required property" in verdict.reason
 
 
+def test_a_string_spelling_the_integer_served_fails_tool_14_at_should(spec: SpecSet) -> None:
+    """Issue 28 (the official Python SDK's lax mode): {"a": "1"} for an integer, served as 1, is validating loosely:
+    TOOL-14 fails at SHOULD with that reason; a string that spells no JSON number ("one", "01") changes the meaning
+    and fails in full, as does any other break of the schema."""
+    check = "invalid_tool_arguments_never_succeed"
+    coerced = judge(log_of(tools_list([ADD]), call("add", {"a": "1", "b": 2}, GOOD_ADD)), spec, check)
+    assert coerced.outcome is Outcome.FAILED and coerced.severity is Severity.SHOULD, coerced
+    assert 'a: "1" read as 1' in (coerced.graded or "") and "loosely" in (coerced.graded or "")
+    for arguments in ({"a": "one", "b": 2}, {"a": "01", "b": 2}, {"a": "1"}, {"a": "1.5", "b": 2}):
+        verdict = judge(log_of(tools_list([ADD]), call("add", arguments, GOOD_ADD)), spec, check)
+        assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.MUST, (arguments, verdict)
+    both = judge(
+        log_of(tools_list([ADD]), call("add", {"a": "1", "b": 2}, GOOD_ADD), call("add", {"a": 1}, GOOD_ADD, ident=3)),
+        spec,
+        check,
+    )
+    assert both.severity is Severity.MUST  # one failure in full keeps the verdict at MUST
+
+
 def test_tool_14_is_not_verified_when_arguments_are_valid(spec: SpecSet) -> None:
     log = (tools_list([ADD]), call("add", {"a": 1, "b": 2}, GOOD_ADD))
     assert outcome(spec, "invalid_tool_arguments_never_succeed", *log) is Outcome.NOT_VERIFIED
@@ -378,12 +397,54 @@ def test_tool_failures_as_application_error_codes_fail_tool_15(spec: SpecSet) ->
 
 
 def test_internal_errors_from_tools_are_only_noted_by_tool_15(spec: SpecSet) -> None:
-    """Spec-mandated (TOOL-15): -32603 is an INFO note, never a failure."""
+    """Spec-mandated (TOOL-15): a bare -32603 is not verified: nothing tells a tool failure from a server fault."""
     verdict = judge(
         log_of(failing("tools/call", {"name": "fetch"}, -32603)), spec, "tool_failures_are_results_with_is_error"
     )
     assert verdict.outcome is Outcome.NOT_VERIFIED
     assert "-32603" in verdict.reason
+
+
+TRACE = (
+    'Traceback (most recent call last):\n  File "/srv/drafts.py", line 266, in list_drafts\n'
+    "    needle = query.encode(\"ascii\")\nUnicodeEncodeError: 'ascii' codec can't encode character '\\x8b'"
+)
+QUERY = {"name": "search", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}}}
+
+
+def test_a_traceback_answering_valid_arguments_fails_tool_15_and_is_named_leaked(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15, SHOULD): arguments the inputSchema allows crash the tool into -32603 whose message is its
+    Python traceback: a failure inside the tool on the JSON-RPC error channel, and the traceback leaks."""
+    crash = failing("tools/call", {"name": "search", "arguments": {"query": "k\u008b"}}, -32603, TRACE)
+    verdict = judge(log_of(tools_list([QUERY]), crash), spec, "tool_failures_are_results_with_is_error")
+    assert verdict.outcome is Outcome.FAILED and verdict.severity is Severity.SHOULD, verdict
+    assert "stack trace of 4 lines in error.message" in verdict.reason and "UnicodeEncodeError" in verdict.reason
+    assert "leaks" in verdict.reason and "isError: true" in verdict.reason
+    invalid = failing("tools/call", {"name": "search", "arguments": {"query": 7}}, -32603, TRACE)
+    outside = judge(log_of(tools_list([QUERY]), invalid), spec, "tool_failures_are_results_with_is_error")
+    assert outside.outcome is Outcome.NOT_VERIFIED  # arguments outside the schema: TOOL-14's, not a tool failure
+
+
+def test_an_internal_error_to_an_explored_input_inside_the_schema_fails_tool_15(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15): --explore sent arguments the inputSchema allows; -32603 then is the tool failing on them."""
+    tag = {"name": "explore", "family": "explore", "explored": {"tool": "search", "kind": "inside", "origin": "drawn"}}
+    crash = failing("tools/call", {"name": "search", "arguments": {"query": "é"}}, -32603, "Internal error", probe=tag)
+    verdict = judge(log_of(tools_list([QUERY]), crash), spec, "tool_failures_are_results_with_is_error")
+    assert verdict.outcome is Outcome.FAILED and "an internal error" in verdict.reason, verdict
+
+
+def test_an_explored_input_the_tool_fails_on_as_an_is_error_result_passes_tool_15(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15): the same explored input, the tool's failure reported as a result with isError: true, is
+    what the specification asks for; the arguments outside the schema refused with -32603 are TOOL-14's, not here."""
+    tag = {"name": "explore", "family": "explore", "explored": {"tool": "search", "kind": "inside", "origin": "drawn"}}
+    flagged = call("search", {"query": "é"}, {"content": [text("cannot search for 'é'")], "isError": True}, probe=tag)
+    assert outcome(spec, "tool_failures_are_results_with_is_error", tools_list([QUERY]), flagged) is Outcome.PASSED
+    broken = {"name": "explore", "family": "explore", "explored": {"tool": "search", "kind": "type", "origin": "edge"}}
+    refused = failing(
+        "tools/call", {"name": "search", "arguments": {"query": 7}}, -32603, "Internal error", probe=broken
+    )
+    verdict = judge(log_of(tools_list([QUERY]), refused), spec, "tool_failures_are_results_with_is_error")
+    assert verdict.outcome is Outcome.NOT_VERIFIED, verdict
 
 
 # -- TOOL-16 / TOOL-17 / TOOL-18 -----------------------------------------------------------------

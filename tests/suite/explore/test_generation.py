@@ -152,3 +152,30 @@ def test_draws_depend_on_the_seed_alone_and_write_nothing_in_the_working_folder(
     assert runs[0].stdout == runs[1].stdout
     assert not (folder / ".hypothesis").exists()
     assert (tmp_path / "xdg" / "mcp-assay" / "explore" / "hypothesis").is_dir()
+
+
+def test_drawing_stops_at_its_deadline_with_what_it_drew() -> None:
+    """Issue 28 (--explore-time 3 ran 8.5 s: a CPU-bound stall drawing): a draw past its deadline ends at once."""
+    import time
+
+    started = time.monotonic()
+    drawn = draws.draw(SCHEMA, 500, 7, deadline=started)
+    assert drawn.arguments == () and "share of --explore-time" in drawn.reason
+    assert draws.draw(SCHEMA, 5, 7, deadline=None).arguments  # no deadline: drawn as before
+
+
+def test_the_cache_keeps_the_input_that_failed_not_only_its_shrunk_form() -> None:
+    """Issue 28: the example cache kept {"text": "k"} (answered) for a hang on "k\\x8b": the input the search saw fail
+    is always kept; its shrunk form only when the reported call failed the same way again."""
+    from mcp_assay.suite.explore.family import _kept
+    from mcp_assay.suite.explore.oracle import NO_ANSWER, Failure, Verdict
+    from mcp_assay.suite.explore.search import Candidate, Found
+    from mcp_assay.suite.explore.shrink import Shrunk
+
+    hang = Failure(NO_ANSWER, (), "no answer came within --timeout")
+    found = Found((hang,), Candidate({"text": "k\x8b"}, "inside", "edge"))
+    found.shrunk = Shrunk({"text": "k"}, ("text: ascii",), 2)
+    found.reported = Verdict((), answered=True)  # the shrunk input was answered: it is not the failure
+    assert [example.arguments for example in _kept(found)] == [{"text": "k\x8b"}]
+    found.reported = Verdict((hang,), answered=False)
+    assert [example.arguments for example in _kept(found)] == [{"text": "k"}, {"text": "k\x8b"}]

@@ -65,3 +65,16 @@ def test_what_no_check_judges_is_read_off_the_transport(spec: SpecSet) -> None:
     found = judge.judge_call([], reply)
     signal = next(item for item in found.failures if item.name == INTERNAL_ERROR)
     assert signal.signal and signal.detail == "-32603 (internal error): internal error (a message of 3 lines)"
+
+
+def test_a_traceback_answering_arguments_inside_the_schema_is_tool_15s_failure(spec: SpecSet) -> None:
+    """Issue 28 (TOOL-15, SHOULD): the drafts server's non-ASCII crash is a finding the oracle shrinks, not a note."""
+    judge = oracle(spec)
+    trace = "Traceback (most recent call last):\n  File \"/srv/x.py\", line 3, in f\nUnicodeEncodeError: 'ascii'"
+    body = request_body("tools/call", 7, {"name": "list_drafts", "arguments": {"limit": 3}})
+    explored = {**EXPLORED, "explored": {"tool": "list_drafts", "role": "search", "kind": "inside"}}
+    crashed = http(body, error_body(-32603, trace, 7), probe=explored)
+    reply = Reply(exchange=crashed.id, request=None, status=200, response=crashed.response_messages[0])
+    found = judge.judge_call([crashed], reply)
+    failure = next(item for item in found.failures if item.name == "tool_failures_are_results_with_is_error")
+    assert failure.requirements == ("TOOL-15",) and "leaks" in failure.detail and not failure.signal

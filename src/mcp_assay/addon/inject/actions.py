@@ -62,6 +62,8 @@ class Reply:
 
     fault: ClassVar[Fault] = Fault.ANSWERED
     at_response: ClassVar[bool] = False
+    answer_only: ClassVar[bool] = False
+    """Whether the server still gets the request and the fault is only in how its answer reaches the client."""
 
     @property
     def on_stdio(self) -> bool:
@@ -82,6 +84,7 @@ class HoldBack:
 
     fault: ClassVar[Fault] = Fault.HELD
     at_response: ClassVar[bool] = False
+    answer_only: ClassVar[bool] = True
     on_stdio: ClassVar[bool] = True
 
     def accepts(self, head: AnswerHead) -> bool:
@@ -100,6 +103,7 @@ class Respell:
 
     fault: ClassVar[Fault] = Fault.RESPELLED
     at_response: ClassVar[bool] = True
+    answer_only: ClassVar[bool] = True
     on_stdio: ClassVar[bool] = False
 
     def accepts(self, head: AnswerHead) -> bool:
@@ -123,6 +127,7 @@ class CutStream:
 
     fault: ClassVar[Fault] = Fault.CUT
     at_response: ClassVar[bool] = True
+    answer_only: ClassVar[bool] = True
     on_stdio: ClassVar[bool] = False
 
     def accepts(self, head: AnswerHead) -> bool:

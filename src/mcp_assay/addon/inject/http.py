@@ -25,7 +25,7 @@ from mcp_assay.addon.inject.actions import CutStream, HoldBack, Reply, Respell
 from mcp_assay.addon.inject.case import Case
 from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
 from mcp_assay.addon.inject.families.cut import Resumable, cut_legacy
-from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan
+from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan, unmet_note
 from mcp_assay.addon.inject.registry import build_plan, family_names, parse_families
 from mcp_assay.cases import Facts, Fault
 from mcp_assay.errors import ConfigError
@@ -147,9 +147,7 @@ class Injector:
         if plan is None:
             return
         for case in plan.unmet():
-            self._observe(
-                case.probe(), "", f"injection {case.name} ({case.era.recorded}) never met its point in this session"
-            )
+            self._observe(case.probe(), "", unmet_note(case))
 
     # -- deciding ------------------------------------------------------------------------------------
     def _offer(self, flow: Any, plan: Plan) -> None:
@@ -159,10 +157,10 @@ class Injector:
             return
         # the reaction to an injection is the client's next request to the endpoint, on whatever connection
         # its HTTP stack picks (a client may well open a new one after a 4xx)
-        reacting = ENDPOINT in plan.reacting
+        reacting = ENDPOINT in plan.reacting and facts.is_request
         case = plan.claim(facts, ENDPOINT)
         if case is None:
-            candidates = plan.candidates(facts) if not reacting else ()
+            candidates = plan.candidates(facts, reaction=reacting)
             if candidates:
                 self._pending[str(flow.id)] = (facts, candidates)
                 flow.metadata[PENDING] = True

@@ -7,8 +7,13 @@ chosen so that a client's ordinary use meets it (the first 2026 request of a ses
 request carrying a 2025 session id, the first ``tools/call`` ...). Each case fires at most once
 per era in a proxy or tap session, so a correct client still completes its work; the cases are
 tried in a fixed order (their ``rank``) and one request carries at most one of them. The client's
-next request on the same connection after an injected answer is never injected itself: it is the
-reaction the rules judge (the retry after a refusal, the new ``initialize`` after a ``404``).
+next request on the same connection after an injected answer is the reaction the rules judge (the
+retry after a refusal, the new ``initialize`` after a ``404``), and nothing may change it: no case
+answers it in the server's place. One kind of fault may still land there: when the reaction is an
+``initialize`` (a client falling back to the handshake, or starting over), a fault only on how the
+server's answer reaches the client (held back, header names respelled) leaves the request the
+rules judge as it was, and it is the first ``initialize`` a client that falls back ever sends, so
+the cases whose point is an ``initialize`` meet it in one ordinary session of such a client.
 
 Some cases can only be decided when the answer's head arrives (a 2025 stream cut needs an event
 stream to cut; a header respelling needs the header): the request is then a *candidate*, and
@@ -25,8 +30,9 @@ from typing import Any
 
 from mcp_assay.addon.inject.case import Case, Family
 from mcp_assay.addon.inject.facts import RequestFacts
+from mcp_assay.protocol import Era
 
-__all__ = ["DEFAULT_HOLD_MS", "Plan"]
+__all__ = ["DEFAULT_HOLD_MS", "Plan", "unmet_note"]
 
 DEFAULT_HOLD_MS = 3000
 """How long a held answer is held back (``--inject-hold-ms``): past a client's timeout, bounded."""
@@ -53,28 +59,42 @@ class Plan:
         return case.family in self.families
 
     def claim(self, facts: RequestFacts, connection: str = "") -> Case | None:
-        """The request-time case this request meets, if any (its budget is used up at once)."""
+        """The request-time case this request meets, if any (its budget is used up at once). When the first case
+        it meets in rank order is decided at the answer, none: the request is left to :meth:`candidates`."""
         with self._lock:
-            if facts.is_request and connection in self.reacting:
+            reaction = facts.is_request and connection in self.reacting
+            if reaction:
                 self.reacting.discard(connection)
-                return None
             for case in self.cases:
-                if case.at_response or not self.enabled(case) or case.key in self.fired:
+                if not self.enabled(case) or case.key in self.fired:
+                    continue
+                if reaction and not self.may_follow(case, facts):
                     continue
                 if case.matches(facts):
+                    if case.at_response:
+                        return None
                     self.fired[case.key] = 1
                     self.reacting.add(connection)
                     return case
         return None
 
-    def candidates(self, facts: RequestFacts) -> tuple[Case, ...]:
+    @staticmethod
+    def may_follow(case: Case, facts: RequestFacts) -> bool:
+        """Whether ``case`` may land on a reaction: only on an ``initialize``, and only on how its answer arrives."""
+        return case.action.answer_only and facts.method == "initialize"
+
+    def candidates(self, facts: RequestFacts, *, reaction: bool = False) -> tuple[Case, ...]:
         """Response-time cases this request may carry, to be confirmed when its answer's head arrives (ask after
-        :meth:`claim` found none)."""
+        :meth:`claim` found none; ``reaction``: the request is the reaction to an earlier injection)."""
         with self._lock:
             return tuple(
                 case
                 for case in self.cases
-                if case.at_response and self.enabled(case) and case.key not in self.fired and case.matches(facts)
+                if case.at_response
+                and self.enabled(case)
+                and case.key not in self.fired
+                and case.matches(facts)
+                and (not reaction or self.may_follow(case, facts))
             )
 
     def confirm(self, case: Case, connection: str = "") -> bool:
@@ -103,3 +123,18 @@ class Plan:
         """Enabled cases that never met their point (each is named in the report)."""
         with self._lock:
             return [case for case in self.cases if self.enabled(case) and case.key not in self.fired]
+
+
+def unmet_note(case: Case, via: str = "proxy") -> str:
+    """What the report says of a case that never met its point: where it lands, and how another session meets it
+    (on the first screen of the report: the user learns there which faults the client was never shown)."""
+    speaks = "in 2025-11-25 (a legacy-mode client)" if case.era is Era.HANDSHAKE else "speaking 2026-07-28"
+    why = (
+        "; it answers in the server's place, so never a reaction to another fault"
+        if not case.action.answer_only
+        else ""
+    )
+    return (
+        f"injection {case.name} ({case.era.recorded}) never met its point in this session: it lands on "
+        f"{case.point.text.replace('`', '')}{why}; connect a client {speaks} through this {via} again to meet it"
+    )

@@ -24,7 +24,7 @@ from typing import Any
 from mcp_assay.addon.inject.actions import HoldBack, Reply
 from mcp_assay.addon.inject.case import Case
 from mcp_assay.addon.inject.facts import RequestFacts
-from mcp_assay.addon.inject.plan import Plan
+from mcp_assay.addon.inject.plan import Plan, unmet_note
 from mcp_assay.cases import Facts
 from mcp_assay.jsonrpc import id_key
 from mcp_assay.recording import observation_record
@@ -102,10 +102,6 @@ class StdioInjector:
 
     def _observe(self, case: Case, what: str, *, unmet: bool = False) -> None:
         self._count += 1
-        detail = (
-            f"injection {case.name} ({case.era.recorded}) never met its point in this session"
-            if unmet
-            else f"injected {case.name}: {what}"
-        )
+        detail = unmet_note(case, via="tap") if unmet else f"injected {case.name}: {what}"
         data = {"case": case.name, "era": case.era.recorded, "detail": detail}
         self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

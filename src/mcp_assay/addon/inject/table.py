@@ -64,7 +64,10 @@ def _families() -> list[str]:
         "## The cases",
         "",
         "Tried in this order; a request carries at most one, and the client's next request after an injected "
-        "answer is its reaction, never injected itself.",
+        "answer is its reaction, never answered in the server's place. When that reaction is an `initialize` (a "
+        "client falling back to the handshake, or starting over), a fault only on how the server's answer reaches "
+        "the client (held back, header names respelled) may land on it: the request the rules judge stays as it "
+        "was, and a client that falls back meets the `initialize` cases in one ordinary session.",
         "",
         _row(
             [

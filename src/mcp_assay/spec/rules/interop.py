@@ -55,6 +55,7 @@ def _judge(item: Observation, what: str) -> Finding:
     subject="stock SDK client connections",
     features={"discover"},
     follows={observed(OBSERVATION)},
+    families={sdk.declare.family},
 )
 def a_stock_sdk_client_discovers_the_server(ctx: Context) -> Iterator[Finding]:
     """The official SDK's client, in its discover-first mode, accepts the server's DiscoverResult and stays modern.
@@ -84,6 +85,7 @@ def a_stock_sdk_client_discovers_the_server(ctx: Context) -> Iterator[Finding]:
     subject="stock SDK client handshakes",
     features={"handshake"},
     follows={observed(OBSERVATION)},
+    families={sdk.declare.family},
 )
 def a_stock_sdk_client_completes_the_handshake(ctx: Context) -> Iterator[Finding]:
     """The official SDK's client completes the initialize handshake and settles on a revision in the window.
@@ -113,6 +115,7 @@ def a_stock_sdk_client_completes_the_handshake(ctx: Context) -> Iterator[Finding
     subject="stock SDK client tool listings",
     capability="tools",
     follows={observed(OBSERVATION)},
+    families={sdk.declare.family},
 )
 def a_stock_sdk_client_lists_the_tools(ctx: Context) -> Iterator[Finding]:
     """The official SDK's client lists the tools without its own validation refusing the answer.

@@ -4,7 +4,8 @@ The strategy is the maintained one (:func:`hypothesis_jsonschema.from_schema`): 
 schema (references, combinators, formats, patterns) and hypothesis weights its draws toward small,
 boundary and unusual values (empty strings, non-ASCII text, bounds, nesting the schema allows).
 Draws are collected first and sent afterwards: hypothesis runs its generate phase alone, seeded, with
-no database, and from the seed alone (:mod:`.provider`), so the same seed draws the same arguments;
+no database, and from the seed alone (:mod:`.provider`), so the same seed draws the same arguments
+(drawing is CPU work, and stops at the share of ``--explore-time`` it is given: fewer draws then);
 hypothesis's own files go to mcp-assay's user cache, never the working folder, and the failing
 examples mcp-assay keeps are its own (:mod:`.examples`).
 
@@ -16,6 +17,7 @@ points a tool at a real host: exploring sends nothing that leads away from the t
 from __future__ import annotations
 
 import os
+import time
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -103,8 +105,13 @@ _HOME = "__hypothesis_home_directory"
 """hypothesis's module global naming its storage folder (``None`` until something sets it)."""
 
 
-def draw(schema: Mapping[str, Any], count: int, seed: int) -> Drawn:
-    """Up to ``count`` distinct argument objects inside ``schema``, the same ones for the same seed."""
+class _OutOfTime(Exception):
+    """Raised inside the drawing loop once its deadline has passed (hypothesis, generating only, stops at once)."""
+
+
+def draw(schema: Mapping[str, Any], count: int, seed: int, deadline: float | None = None) -> Drawn:
+    """Up to ``count`` distinct argument objects inside ``schema``, the same ones for the same seed; drawing stops
+    at ``deadline`` (``time.monotonic()``), with what was drawn by then."""
     extra = _prepared()  # first: importing hypothesis-jsonschema already reads hypothesis's files
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as seeded
@@ -126,12 +133,16 @@ def draw(schema: Mapping[str, Any], count: int, seed: int) -> Drawn:
         @seeded(seed)
         @given(strategy)
         def collect(value: Any) -> None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise _OutOfTime
             if isinstance(value, dict) and inside(schema, value):
                 found.setdefault(canonical(value), value)
 
         reason = ""
         try:
             collect()
+        except _OutOfTime:
+            reason = f"hypothesis drew {len(found)} argument set(s) in the share of --explore-time drawing may take"
         except HypothesisException as exc:
             reason = f"hypothesis stopped drawing ({type(exc).__name__}: {str(exc)[:160]})"
         except Exception as exc:  # noqa: BLE001 - the library's own failure on an odd schema

@@ -14,8 +14,10 @@ Per revision tested, after every fixed case (the family comes last and has the s
    :mod:`.search` does the sending, the telling apart and the shrinking for one tool.
 
 Every call is ordinary traffic of the run: recorded, judged at the end by every check, and reported with
-the source ``explored`` where exploring alone found the failure. What no check judges — an HTTP 5xx,
-``-32603``, a call outside the schema left unanswered — is a note with the shrunk input and its replay.
+the source ``explored`` where exploring alone found the failure (a ``-32603`` to arguments inside the
+schema is TOOL-15's: the tool failed on an input it accepts). What no check judges — an HTTP 5xx, a
+``-32603`` to arguments outside the schema, a call outside the schema left unanswered — is a note with
+the shrunk input and its replay.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from mcp_assay.suite.explore.examples import Example, ExampleStore, explore_cach
 from mcp_assay.suite.explore.mutate import mutations
 from mcp_assay.suite.explore.oracle import INTERNAL_ERROR, NO_ANSWER, SERVER_ERROR, Oracle
 from mcp_assay.suite.explore.schemas import canonical, inside, violations
-from mcp_assay.suite.explore.search import INSIDE, Candidate, ToolRun, as_json
+from mcp_assay.suite.explore.search import INSIDE, Candidate, Found, ToolRun, as_json
 from mcp_assay.suite.explore.seeds import tool_seed
 from mcp_assay.suite.explore.witness import guard_for
 from mcp_assay.suite.probes._common import by_name, walk
@@ -50,8 +52,10 @@ from mcp_assay.wire import HttpExchange, StdioLine
 
 __all__ = ["FAMILY"]
 
+DRAW_SHARE = 3
+"""Drawing from a tool's schema may take this fraction (one in ``DRAW_SHARE``) of the exploration's time left."""
 WHY_A_NOTE = {
-    INTERNAL_ERROR: "the catalogue only notes a -32603 answer to tools/call (TOOL-15)",
+    INTERNAL_ERROR: "a -32603 refuses arguments outside the schema (TOOL-14 takes that), but hides why",
     SERVER_ERROR: "no requirement of the catalogue judges an HTTP 5xx to a tools/call by itself",
     NO_ANSWER: "RPC-05 judges unanswered requests inside the schema, and this one broke it on purpose",
 }
@@ -72,7 +76,7 @@ async def _candidates(ctx: SuiteContext, run: ToolRun, kept: list[Example]) -> l
         Candidate(item.arguments, item.constraint, "mutation", item.description)
         for item in (mutations(schema, base) if base is not None else [])
     ]
-    drawn = await asyncio.to_thread(draws.draw, schema, run.budget, run.seed)
+    drawn = await _drawn(schema, run)
     if drawn.reason:
         ctx.observe("note", detail=f"explore {ctx.revision.name}: {run.name}: {drawn.reason}")
     from_draws = [Candidate(arguments, INSIDE, "drawn") for arguments in drawn.arguments]
@@ -89,6 +93,20 @@ async def _candidates(ctx: SuiteContext, run: ToolRun, kept: list[Example]) -> l
             seen.add(key)
             queue.append(candidate)
     return queue
+
+
+async def _drawn(schema: dict[str, Any], run: ToolRun) -> draws.Drawn:
+    """hypothesis's draws for ``schema``, within a third of the time left: drawing is CPU work (setting up the
+    strategy alone can take seconds on a busy machine), and the calls must keep the rest of the bound. A draw not
+    done by then is left to end on its own (it stops at its deadline) and the search goes on without it."""
+    share = max(run.deadline - time.monotonic(), 0.0) / DRAW_SHARE
+    pending = asyncio.ensure_future(
+        asyncio.to_thread(draws.draw, schema, run.budget, run.seed, time.monotonic() + share)
+    )
+    try:
+        return await asyncio.wait_for(asyncio.shield(pending), timeout=share)
+    except TimeoutError:
+        return draws.Drawn((), "hypothesis drew nothing in the share of --explore-time drawing may take")
 
 
 def _read_only(tool: dict[str, Any]) -> bool:
@@ -157,7 +175,7 @@ async def run(ctx: SuiteContext) -> None:
     deadline = time.monotonic() + config.explore_time
     checks = select_checks(config.only)
     summary: list[str] = []
-    for tool in tools:
+    for index, tool in enumerate(tools):
         name = str(tool["name"])
         schema = tool.get("inputSchema")
         if not isinstance(schema, dict):
@@ -168,7 +186,8 @@ async def run(ctx: SuiteContext) -> None:
             continue
         oracle = Oracle(ctx.spec, ctx.revision, ctx.router.recorded(ctx.buffer), checks)
         tool_run = ToolRun(
-            ctx, name, schema, tool_seed(seed, revision, name), oracle, deadline, config.explore_budget
+            ctx, name, schema, tool_seed(seed, revision, name), oracle, _share(deadline, len(tools) - index),
+            config.explore_budget,
         )  # fmt: skip
         try:
             summary.append(await _explore(ctx, tool_run, writes=not _read_only(tool)))
@@ -190,6 +209,13 @@ async def run(ctx: SuiteContext) -> None:
     ctx.observe("note", detail=f"explore {revision}: seed {seed}; " + "; ".join(summary))
 
 
+def _share(deadline: float, tools_left: int) -> float:
+    """When this tool's exploring ends: an equal part of the time left, so the first tool never takes every other
+    tool's time (a tool done early leaves its rest to the tools after it)."""
+    now = time.monotonic()
+    return now + max(deadline - now, 0.0) / max(tools_left, 1)
+
+
 async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
     """One tool: its plainest call, the search, the shrinking; a tool that may write has its calls outside the
     schema sent first, between two reads of its witness (:mod:`.witness`)."""
@@ -201,6 +227,7 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
         verdict, _ = await run.send(plainest, ExploreRole.SEARCH)
         run.baseline = verdict.names
         already = list(dict.fromkeys(ident for failure in verdict.failures for ident in failure.requirements))
+        run.plainest = plainest if verdict.answered else None
     queue = await _candidates(ctx, run, store.load())
     if writes:
         guard, why = guard_for(ctx, run.name)
@@ -212,11 +239,7 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
         queue = [candidate for candidate in queue if candidate.kind == INSIDE]
     await run.search(queue)
     await run.shrink_all()
-    kept = [
-        Example(found.shrunk.arguments, found.first.kind, tuple(failure.name for failure in found.failures))
-        for found in run.found
-        if found.shrunk is not None and found.reported is not None and found.failure.name in found.reported.names
-    ]
+    kept = [example for found in run.found for example in _kept(found)]
     if kept:
         problem = store.save(kept)
         if problem:
@@ -231,6 +254,20 @@ async def _explore(ctx: SuiteContext, run: ToolRun, *, writes: bool) -> str:
         )
     ctx.router.emit(ExploreProgress(ctx.revision.name, f"explore {ctx.revision.name}: {text}"))
     return text
+
+
+def _kept(found: Found) -> list[Example]:
+    """What to keep of one failure for the next run: the input the search saw fail (whatever shrinking made of
+    it), and the shrunk input when the reported call failed the same way again (once when shrinking changed
+    nothing)."""
+    names = tuple(failure.name for failure in found.failures)
+    kept = []
+    shrunk, reported = found.shrunk, found.reported
+    if shrunk is not None and reported is not None and found.failure.name in reported.names:
+        kept.append(Example(shrunk.arguments, found.first.kind, names))
+    if not kept or canonical(kept[0].arguments) != canonical(found.first.arguments):
+        kept.append(Example(found.first.arguments, found.first.kind, names))
+    return kept
 
 
 def _report(ctx: SuiteContext, run: ToolRun) -> None:
@@ -252,6 +289,8 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
         for signal in (failure for failure in reported.failures if failure.signal):
             if signal.name == NO_ANSWER and kind == INSIDE:
                 continue  # RPC-05 reports a call inside the schema left unanswered, with this very evidence
+            if signal.name == INTERNAL_ERROR and kind == INSIDE:
+                continue  # TOOL-15 reports a tool failing on arguments its schema allows, with this very evidence
             replay = _replay(ctx, found.exchange)
             ctx.observe(
                 "note",

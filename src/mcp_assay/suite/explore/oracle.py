@@ -6,9 +6,10 @@ revision's traffic so far (the listing that defines the tools, the capabilities,
 which each explored exchange is added as it is recorded; the message checks the run judges with
 (``--only`` applies) run on it, and the failures they find for the server's side are the call's.
 What no message check sees is read off the transport: an answer that never came (RPC-05 judges it
-for a call inside the schema), an HTTP 5xx, and ``-32603`` (an internal error, which the catalogue
-notes under TOOL-15 rather than fails). The run's own judging, at the end, judges the same exchanges
-again with every check, log checks included: the oracle only steers the search.
+for a call inside the schema), an HTTP 5xx, and ``-32603`` (an internal error: TOOL-15 judges it for
+arguments inside the schema, a signal tells of it for the others). The run's own judging, at the
+end, judges the same exchanges again with every check, log checks included: the oracle only steers
+the search.
 """
 
 from __future__ import annotations

@@ -82,6 +82,8 @@ class ToolRun:
     known: set[str] = field(default_factory=set)
     """Failures already found (a check's name, with the constraint broken for a call outside the schema)."""
     baseline: frozenset[str] = frozenset()
+    plainest: Candidate | None = None
+    """The plainest valid arguments, answered normally (what tells a hang from a server that stays stuck)."""
     fatal: Candidate | None = None
     """The arguments after which the server stopped serving, if it did."""
     outside_sent: int = 0
@@ -143,20 +145,38 @@ class ToolRun:
         return lambda arguments: violations(self.schema, arguments) == where
 
     async def shrink_all(self) -> None:
-        """Shrink each distinct failure (at most :data:`MAX_FAILURES`), then send its shrunk arguments as reported."""
+        """Shrink each distinct failure (at most :data:`MAX_FAILURES`), then send its shrunk arguments as reported;
+        none once the time bound is reached (the failure stands as the search found it)."""
         for found in self.found[:MAX_FAILURES]:
+            if time.monotonic() >= self.deadline:
+                return
+            hang = found.failure.name == NO_ANSWER  # each try of a hang costs a whole --timeout
+            stuck: list[bool] = []
 
             async def still_fails(
-                arguments: dict[str, Any], first: Candidate = found.first, name: str = found.failure.name
+                arguments: dict[str, Any],
+                first: Candidate = found.first,
+                name: str = found.failure.name,
+                stuck: list[bool] = stuck,
             ) -> bool:
+                if stuck:
+                    return False
                 verdict, _ = await self.send(replace(first, arguments=arguments), ExploreRole.SHRINK)
-                return name in verdict.names
+                if name not in verdict.names:
+                    return False
+                if name == NO_ANSWER and not await self._still_serving():
+                    stuck.append(True)  # a server stuck on the first hang hangs every call: nothing smaller counts
+                    return False
+                return True
 
-            hang = found.failure.name == NO_ANSWER  # each try of a hang costs a whole --timeout
             found.shrunk = await shrink(
                 found.first.arguments, still_fails, allowed=self._allowed(found.first),
                 max_calls=HANG_SHRINK_CALLS if hang else SHRINK_CALLS, deadline=self.deadline,
             )  # fmt: skip
+            if stuck:
+                found.shrunk = replace(found.shrunk, stopped="the server no longer answered its plainest call")
+            if time.monotonic() >= self.deadline and hang:
+                continue  # a reported hang would wait out a whole --timeout past the bound
             recorded = len(self.ctx.router.recorded(self.ctx.buffer))
             found.reported, found.reply = await self.send(
                 replace(found.first, arguments=found.shrunk.arguments), ExploreRole.REPORTED,
@@ -166,6 +186,13 @@ class ToolRun:
             )  # fmt: skip
             calls = [item for item in self.ctx.router.recorded(self.ctx.buffer)[recorded:] if item.probe is not None]
             found.exchange = calls[0].id if calls else None
+
+    async def _still_serving(self) -> bool:
+        """Whether the server still answers the plainest call (no plainest call known: assumed so)."""
+        if self.plainest is None:
+            return True
+        verdict, _ = await self.send(self.plainest, ExploreRole.SHRINK)
+        return verdict.answered
 
 
 def _refused(reply: Reply | None) -> int:

@@ -62,4 +62,5 @@ FAMILY = Family(
     run=run,
     capability="completions",
     description="completion/complete",
+    needs=("prompts", "resources"),
 )

@@ -69,4 +69,5 @@ FAMILY = Family(
     cases=cases.CASES,
     run=run,
     description="cursor stability and invented cursors",
+    needs=("tools", "prompts", "resources"),
 )

@@ -209,4 +209,5 @@ FAMILY = Family(
     transports=frozenset({"http"}),
     description="token validation with a stand-in authorization server: audience, issuer, signature, lifetime",
     exclusive=lambda config: config.stub is not None,
+    needs=("tools",),
 )

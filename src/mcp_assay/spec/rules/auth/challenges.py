@@ -17,6 +17,7 @@ from mcp_assay.spec.rules.auth.use import (
     anonymous_refusal,
     auth_use,
     challenge_exchanges,
+    otherwise_malformed,
     protected_requests,
     status_of,
 )
@@ -32,16 +33,22 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
     """A protected endpoint answers a request that carries no credentials at all with 401.
 
     Triggered by any JSON-RPC request without ``Authorization``, token-like query parameter, API key
-    or cookie (the suite's ``auth-no-token`` probe). A served (2xx) request means the method is
-    public (AUTH-29 judges that); a 403 to a request with an ``Origin`` is an Origin refusal, and a
-    404/400 to one carrying a session id is judged by AUTH-32."""
+    or cookie (the suite's ``auth-no-token`` probe) that is otherwise well-formed (a request malformed
+    for another reason may be refused for that reason first: :func:`otherwise_malformed`). A served
+    (2xx) request means the method is public (AUTH-29 judges that); a 403 to a request with an
+    ``Origin`` is an Origin refusal, and a 404/400 to one carrying a session id is judged by AUTH-32."""
     requests, reason = protected_requests(ctx)
     if reason is not None:
         yield reason
         return
     public = 0
+    malformed: str | None = None
     for exchange, request, credentials in requests:
         if not credentials.anonymous:
+            continue
+        why = otherwise_malformed(exchange)
+        if why is not None:
+            malformed = malformed or why
             continue
         status = status_of(exchange)
         headers = exchange.request.headers
@@ -57,6 +64,11 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
             yield failed(request, f"{request.method} without credentials got HTTP {status}, not 401")
     if public:
         yield unverified(f"{public} unauthenticated request(s) were served: those methods are public (see AUTH-29)")
+    if malformed is not None:
+        yield unverified(
+            "no well-formed request without credentials was refused or served here; the malformed ones say nothing "
+            f"of credentials, a server may refuse the first fault it finds ({malformed})"
+        )
 
 
 @log_check(requirements="AUTH-10", level=Level.MUST, subject="401 and scope 403 answers")

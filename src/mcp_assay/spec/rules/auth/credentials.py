@@ -24,6 +24,7 @@ from mcp_assay.spec.rules.auth.use import (
     auth_use,
     credential_tag,
     gated_http_exchanges,
+    otherwise_malformed,
     protected_requests,
     refusal_finding,
     rejected_in_jsonrpc,
@@ -201,7 +202,7 @@ def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
         yield reason
         return
     for exchange, request, credentials in requests:
-        if not credentials.anonymous:
+        if not credentials.anonymous or otherwise_malformed(exchange) is not None:
             continue
         if served_with_result(exchange):
             if request.method in PUBLIC_METHODS:
@@ -222,13 +223,24 @@ def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
     """A 2025 server does not take `Mcp-Session-Id` for a credential: a session request without a token is refused.
 
     Triggered by a request that carries a session id but no credentials (the suite's
-    ``auth-no-token`` probe in a 2025 run sends the run's own session id)."""
+    ``auth-no-token`` probe in a 2025 run sends the run's own session id) and is otherwise well-formed.
+    Serving a request in a session its ``initialize`` opened without credentials says nothing: that id
+    was never given for a credential, so what the server serves there is public, which AUTH-29 judges."""
     requests, reason = protected_requests(ctx)
     if reason is not None:
         yield reason
         return
+    anonymous = _opened_without_credentials(ctx)
     for exchange, request, credentials in requests:
-        if exchange.request.headers.get(HeaderKey.SESSION_ID) is None or not credentials.anonymous:
+        session = exchange.request.headers.get(HeaderKey.SESSION_ID)
+        if session is None or not credentials.anonymous or otherwise_malformed(exchange) is not None:
+            continue
+        if session in anonymous and served_with_result(exchange):
+            yield unverified(
+                f"{request.method} with a session id and no credentials was served, but that session was opened "
+                "without credentials: its id is no credential to take (whether the method is public: AUTH-29)",
+                request,
+            )
             continue
         status = status_of(exchange)
         if served_with_result(exchange):
@@ -242,6 +254,19 @@ def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
                 request,
                 f"{request.method} with only a session id was refused (HTTP {status}, not the 401 AUTH-09 asks for)",
             )
+
+
+def _opened_without_credentials(ctx: Context) -> frozenset[str]:
+    """Session ids a server issued in answer to an ``initialize`` that carried no credentials."""
+    found: set[str] = set()
+    for exchange in gated_http_exchanges(ctx):
+        request, response = exchange.request_message, exchange.response
+        if request is None or request.method != "initialize" or response is None:
+            continue
+        issued = response.headers.get(HeaderKey.SESSION_ID)
+        if issued is not None and presented(exchange.request).anonymous:
+            found.add(issued)
+    return frozenset(found)
 
 
 @log_check(

@@ -89,8 +89,12 @@ def _needs(probe: Probe) -> list[str]:
     return list(probe.facts.needs or ())
 
 
-@log_check(requirements="AUTH-22", level=Level.MUST,
-           subject="tool calls with a token lacking the tool's scopes")  # fmt: skip
+@log_check(
+    requirements="AUTH-22",
+    level=Level.MUST,
+    families={cases.declare.family},
+    subject="tool calls with a token lacking the tool's scopes",
+)
 def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Iterator[Finding]:
     """A tool called with a token that lacks the scopes the tool needs is not performed."""
     probes, reason = _subjects(ctx, cases.SCOPE_LACKING, NO_SCOPE_PROBES)
@@ -102,8 +106,12 @@ def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Itera
         yield _not_performed(exchange, ctx, what, "")
 
 
-@log_check(requirements="AUTH-15", level=Level.SHOULD,
-           subject="scope challenges for operations needing several scopes")  # fmt: skip
+@log_check(
+    requirements="AUTH-15",
+    level=Level.SHOULD,
+    families={cases.declare.family},
+    subject="scope challenges for operations needing several scopes",
+)
 def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> Iterator[Finding]:
     """For an operation needing several scopes, the one 403 challenge names all of them (not one per retry)."""
     none = "no operation needing several scopes was called without them (map one in stub.tool_scopes)"
@@ -130,8 +138,12 @@ def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> 
             yield passed(request, f"the 403 for tools/call {probe.facts.tool} names {' '.join(needs)}")
 
 
-@log_check(requirements="AUTH-23", level=Level.MUST,
-           subject="tool calls with a broad scope alone")  # fmt: skip
+@log_check(
+    requirements="AUTH-23",
+    level=Level.MUST,
+    families={cases.declare.family},
+    subject="tool calls with a broad scope alone",
+)
 def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Finding]:
     """A token holding only a broad scope is served for an operation needing a narrower scope it implies."""
     none = "no tool was called holding only a broad scope: name the hierarchy in stub.implies"
@@ -155,6 +167,7 @@ def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Find
 @log_check(
     requirements="AUTH-26",
     level=Level.MUST,
+    families={cases.declare.family},
     subject="tool calls whose Mcp-Name names a tool the token may call",
     features={"per_request_version"},
 )

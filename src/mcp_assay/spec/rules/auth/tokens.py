@@ -75,21 +75,35 @@ def _judge(ctx: Context, requirement: str) -> Iterator[Finding]:
         yield refusal_finding(exchange, ctx, subject, f"{what} got {answer}")
 
 
-@log_check(requirements="AUTH-16", level=Level.MUST, subject="stub tokens for another audience")  # fmt: skip
+@log_check(
+    requirements="AUTH-16",
+    level=Level.MUST,
+    families={cases.declare.family},
+    subject="stub tokens for another audience",
+)
 def tokens_for_another_audience_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose aud does not name the server (another service, none, a look-alike, a list without it) is
     refused."""
     return _judge(ctx, "AUTH-16")
 
 
-@log_check(requirements="AUTH-17", level=Level.MUST, subject="stub tokens from a foreign issuer")  # fmt: skip
+@log_check(
+    requirements="AUTH-17",
+    level=Level.MUST,
+    families={cases.declare.family},
+    subject="stub tokens from a foreign issuer",
+)
 def tokens_from_a_foreign_issuer_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token signed by the trusted key but naming another issuer is refused."""
     return _judge(ctx, "AUTH-17")
 
 
-@log_check(requirements="AUTH-18", level=Level.MUST,
-           subject="stub tokens with an untrusted signature or algorithm")  # fmt: skip
+@log_check(
+    requirements="AUTH-18",
+    level=Level.MUST,
+    families={cases.declare.family},
+    subject="stub tokens with an untrusted signature or algorithm",
+)
 def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Finding]:
     """Tokens signed by an untrusted key (under the trusted kid, its own, via jku or an embedded jwk), unsigned
     (alg none in any case) or HMAC-signed with the public key are refused, and the key set a jku header names is
@@ -106,15 +120,23 @@ def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Fin
             )
 
 
-@log_check(requirements="AUTH-19", level=Level.MUST,
-           subject="stub tokens outside their lifetime")  # fmt: skip
+@log_check(
+    requirements="AUTH-19",
+    level=Level.MUST,
+    families={cases.declare.family},
+    subject="stub tokens outside their lifetime",
+)
 def tokens_outside_their_lifetime_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose exp has passed, or whose nbf lies in the future, is refused."""
     return _judge(ctx, "AUTH-19")
 
 
-@log_check(requirements="AUTH-27", level=Level.MUST_NOT,
-           subject="upstream requests made while serving a stub token")  # fmt: skip
+@log_check(
+    requirements="AUTH-27",
+    level=Level.MUST_NOT,
+    families={cases.declare.family},
+    subject="upstream requests made while serving a stub token",
+)
 def tokens_are_not_passed_upstream(ctx: Context) -> Iterator[Finding]:
     """The server never forwards the client's token to an upstream API, in a header, the query or the body.
 

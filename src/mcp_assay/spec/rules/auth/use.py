@@ -31,6 +31,7 @@ from typing import Any
 from mcp_assay.cases import Case, Credential
 from mcp_assay.cases import auth as auth_cases
 from mcp_assay.jsonrpc import Kind, Message
+from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, grading, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import (
@@ -54,6 +55,7 @@ __all__ = [
     "credential_tag",
     "deliberate",
     "gated_http_exchanges",
+    "otherwise_malformed",
     "own_scheme",
     "prm_bodies",
     "prm_subjects",
@@ -194,6 +196,44 @@ def graded_for_an_own_scheme(ctx: Context, finding: Finding) -> str | None:
 def deliberate(exchange: HttpExchange) -> bool:
     """Sent malformed or without credentials on purpose by the active suite."""
     return exchange.probe is not None and exchange.probe.invalid
+
+
+PROTOCOL_REFUSALS = frozenset(
+    {
+        ErrorCode.PARSE_ERROR,
+        ErrorCode.INVALID_REQUEST,
+        ErrorCode.METHOD_NOT_FOUND,
+        ErrorCode.INVALID_PARAMS,
+        ErrorCode.HEADER_MISMATCH,
+        ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
+"""JSON-RPC error codes that name what is wrong with a request's protocol, not with its credentials."""
+_NEGOTIATION_STATUSES = {406: "its Accept header", 415: "its Content-Type", 421: "its Host"}
+
+
+def otherwise_malformed(exchange: HttpExchange) -> str | None:
+    """Why a request without credentials says nothing of how the server treats credentials, if it does not.
+
+    A status-code requirement judges only requests that are otherwise well-formed: a server may refuse
+    the first fault it finds, so a ``400`` for a bad version is no refusal of the missing token. The
+    suite's probes say it themselves (malformed on purpose, or naming another version, and not a
+    credential case); in anyone else's traffic the answer says it: ``406``/``415``/``421`` refuse a
+    header, and a ``4xx`` whose JSON-RPC error is a protocol code names the protocol fault."""
+    probe = exchange.probe
+    if probe is not None and probe.case.credential is None and (probe.invalid or probe.off_version):
+        return f"the suite's {probe.case.name} probe is malformed on purpose ({probe.case.sends})"
+    if probe is not None:
+        return None
+    status = status_of(exchange)
+    if status in _NEGOTIATION_STATUSES:
+        return f"HTTP {status} refused {_NEGOTIATION_STATUSES[status]}"
+    if 400 <= status < 500 and status not in (401, 403):
+        for message in exchange.response_messages:
+            code = message.error_code if message.kind is Kind.ERROR else None
+            if code in PROTOCOL_REFUSALS and not isinstance(code, bool):
+                return f"HTTP {status} with error {code} names a fault of the request's protocol"
+    return None
 
 
 def credential_tag(exchange: HttpExchange) -> Credential | None:

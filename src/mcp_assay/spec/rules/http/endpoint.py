@@ -123,12 +123,15 @@ AUTH_LAYER_STATUSES = frozenset({401, 403, 407, 429})
     requirements="HTTP-07",
     level=Level.MUST,
     subject="answers to requests",
+    clauses=("error-body",),
 )
 def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding | Passes]:
     """Answers to request POSTs are application/json or text/event-stream, error answers with a body included.
 
     The suite's foreign-``Host`` probe is left out: a request naming another host is refused before it
-    reaches the MCP endpoint (``421``, or ``400`` from a trusted-host filter), as the rebinding defence should."""
+    reaches the MCP endpoint (``421``, or ``400`` from a trusted-host filter), as the rebinding defence should.
+    That an error answer's body is JSON or an event stream too is inferred (clause ``error-body``): such a
+    failure counts one level lower."""
     passes: list[Message] = []
     for exchange, request in request_posts(ctx):
         response = exchange.response
@@ -143,7 +146,8 @@ def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding 
             passes.append(request)
             continue
         shown = response.headers.get(HeaderKey.CONTENT_TYPE) or "no Content-Type"
-        yield failed(request, f"{request.describe()} was answered HTTP {response.status} with {shown}")
+        clause = "error-body" if response.status >= 400 else None
+        yield failed(request, f"{request.describe()} was answered HTTP {response.status} with {shown}", clause=clause)
     yield passed_each(passes)
 
 

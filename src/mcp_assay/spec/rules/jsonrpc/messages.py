@@ -23,6 +23,15 @@ def _who(message: Message) -> str:
     return "the server" if message.sender is Side.SERVER else "the client"
 
 
+SHOWN_ID = 40
+"""An id whose text is longer is shown by its start and its length: a 4,301-digit id would fill the screen."""
+
+
+def _shown_id(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= SHOWN_ID else f"{text[:SHOWN_ID]}… ({len(text):,} characters)"
+
+
 @message_check(requirements="RPC-01", level=Level.MUST, subject="messages")
 def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding | None:
     """Every message is a JSON object with "jsonrpc": "2.0"."""
@@ -135,7 +144,8 @@ def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding | P
         if ctx.deliberately_invalid(message):
             continue  # the active suite's response to a request that never existed, sent on purpose
         if ctx.log.request_of(message) is None and not _answers_an_unreadable_request(message, ctx):
-            yield failed(message, f"{_who(message)} answered id {message.id!r}, which no request in the traffic used")
+            answered = f"{_who(message)} answered id {_shown_id(message.id)}"
+            yield failed(message, f"{answered}, which no request in the traffic used")
     for request in ctx.messages(kinds={Kind.REQUEST}):
         answers = ctx.log.responses_to(request)
         if len(answers) > 1:

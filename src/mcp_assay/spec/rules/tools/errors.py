@@ -9,12 +9,13 @@ an answer took is worked out by :mod:`.channels`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mcp_assay.cases import tools as cases
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import ErrorCode
-from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
+from mcp_assay.spec.checks import Finding, failed, grading, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import (
     EXPLAIN,
@@ -28,7 +29,8 @@ from mcp_assay.spec.rules.behaviour.channels import (
 )
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES, answered_method, protocol_error
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.spec.toolschema import lax_reading
+from mcp_assay.verdicts import Level, Severity, Side
 
 
 @message_check(
@@ -141,6 +143,33 @@ def invalid_tool_arguments_never_succeed(message: Message, ctx: Context) -> Find
     return failed(message, f"{what} were served as a normal success ({channel})")
 
 
+@grading("lax-coercion", Severity.SHOULD)
+def served_as_the_value_a_string_spells(ctx: Context, finding: Finding) -> str | None:
+    """Why a served call with arguments outside the inputSchema counts as a recommendation, if it does: every
+    offending argument is a string spelling the number or boolean the schema asks for (``{"a": "1"}`` for an
+    integer), which a lax validator reads as that value. Coercing is validating, loosely: the tool got the value
+    the caller meant. Anything else (a string that is no JSON number, ``"yes"`` for a boolean, a missing or
+    extra property, a value out of range) stays a failure in full."""
+    subject = finding.subject
+    call = tool_call(subject, ctx) if isinstance(subject, Message) else None
+    if call is None:
+        return None
+    request, params = call
+    found = tool_definition(request, params, ctx)
+    tool = found[0] if found is not None else None
+    arguments = params.get("arguments", {})
+    if not isinstance(tool, dict) or not isinstance(tool.get("inputSchema"), dict) or not isinstance(arguments, dict):
+        return None
+    read = lax_reading(tool["inputSchema"], arguments)
+    if read is None:
+        return None
+    return (
+        f"the arguments break the inputSchema only by strings spelling the value it asks for ({read}); the server "
+        "coerced them to that value, which is validating loosely, not skipping validation; a strict refusal is "
+        "recommended"
+    )
+
+
 def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Context) -> bool:
     """False for calls whose error is about the call, not the tool: deliberately malformed probes, an
     unknown tool, arguments that break the inputSchema."""
@@ -150,6 +179,48 @@ def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Contex
     if found is not None and found[0] is None and found[1]:
         return False
     return argument_violation(request, params, ctx) is None
+
+
+_TRACE_LINES = re.compile(
+    r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+|^\s+at \S+ \(.*:\d+:\d+\)$"
+    r"|^\s+at [\w$.<>]+\([\w$.]*(?::\d+)?\)$",
+    re.MULTILINE,
+)
+"""Lines of a stack trace: Python's header and frames, JavaScript's and Java's frames."""
+
+
+def leaked_trace(error: Any) -> str | None:
+    """What of a stack trace a JSON-RPC error's ``message`` or ``data`` carries (its size and last line), if any."""
+    if not isinstance(error, dict):
+        return None
+    for part in ("message", "data"):
+        text = error.get(part)
+        if isinstance(text, str) and _TRACE_LINES.search(text):
+            lines = [line for line in text.strip().splitlines() if line.strip()]
+            return f"a stack trace of {len(lines)} lines in error.{part}, ending {lines[-1].strip()[:160]!r}"
+    return None
+
+
+def _internal_error(message: Message, request: Message, name: str, ctx: Context) -> Finding:
+    """A ``-32603`` answering a call whose arguments the inputSchema allows: the tool failed inside, and said so on
+    the wrong channel, when the error carries its stack trace or ``--explore`` sent the input inside the schema;
+    otherwise nothing tells a tool failure from a server fault."""
+    trace = leaked_trace(message.error)
+    probe = ctx.probe(request)
+    explored = probe.facts.explored if probe is not None else None
+    drawn = explored is not None and explored.kind == "inside"
+    if trace is None and not drawn:
+        return unverified(
+            "a tools/call got -32603 (internal error); mcp-assay cannot tell whether a tool failure hid behind it "
+            "(name a tool that fails with --failing-tool to find out)",
+            message,
+        )
+    why = f"with {trace}, which leaks the server's internals to the client" if trace else "an internal error"
+    return failed(
+        message,
+        f"tool {name!r} called with arguments its inputSchema allows failed inside the tool and answered JSON-RPC "
+        f"error -32603 ({why}); a tool's own failure belongs in a result with isError: true",
+    )
 
 
 @message_check(
@@ -164,11 +235,13 @@ def _may_be_a_tool_failure(request: Message, params: dict[str, Any], ctx: Contex
 def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> Finding | None:
     """Failures inside a tool come back as results with isError: true, not as JSON-RPC errors.
 
-    Judges every tools/call answer that reports a failure. Only a call the active suite tags
+    Judges every tools/call answer that reports a failure. A call the active suite tags
     ``failing-tool`` (the tool named with ``--failing-tool``, which the user says fails) tells a
     tool failure from a protocol problem for certain: there a JSON-RPC error of any code fails,
-    and a plain success leaves the case unverified. Elsewhere ``-32603`` cannot be told apart
-    from a fault of the server and is only noted."""
+    and a plain success leaves the case unverified. Elsewhere a ``-32603`` to arguments the
+    ``inputSchema`` allows fails when its error carries the tool's stack trace, or when
+    ``--explore`` drew those arguments inside the schema (the tool failed on an input it accepts);
+    otherwise it cannot be told apart from a fault of the server and is only noted."""
     call = tool_call(message, ctx)
     if call is None:
         return None
@@ -192,11 +265,7 @@ def tool_failures_are_results_with_is_error(message: Message, ctx: Context) -> F
         return passed(message, f"tool {name!r} reported a failure as a {channel}")
     code = error_code(message)
     if code == ErrorCode.INTERNAL_ERROR:
-        return unverified(
-            "a tools/call got -32603 (internal error); mcp-assay cannot tell whether a tool failure hid behind it "
-            "(name a tool that fails with --failing-tool to find out)",
-            message,
-        )
+        return _internal_error(message, request, name, ctx)
     if protocol_error(code):
         return None
     return failed(message, f"a tools/call failure was reported as JSON-RPC error {code}, not as isError: true")

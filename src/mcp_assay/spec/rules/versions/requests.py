@@ -209,6 +209,7 @@ def _connection(message: Message, ctx: Context) -> str:
     requirements="VER-05",
     level=Level.SHOULD,
     subject="clients refused with -32022",
+    clauses=("resent-version",),
     **MODERN,
 )
 def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iterator[Finding]:
@@ -255,6 +256,7 @@ def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iter
             yield failed(
                 request,
                 f"the client sent {rejected} again{where} after the server refused it with -32022: {resent.describe()}",
+                clause="resent-version",
             )
             continue
         retry = next((m for m in later if m.method in (request.method, "initialize")), None)

@@ -17,7 +17,7 @@ from mcp_assay.recording import read_recording, stream_recording
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange
 
-__all__ = ["RECORDING", "Inputs", "Loaded", "Reader", "load_inputs", "recording_source", "stream_inputs"]
+__all__ = ["RECORDING", "Inputs", "Loaded", "Reader", "load_inputs", "reader_for", "recording_source", "stream_inputs"]
 
 
 @dataclass
@@ -80,7 +80,7 @@ def stream_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
     other captures are read whole (they are read whole by their own tools too)."""
     for number, raw in enumerate(paths, start=1):
         path = Path(raw)
-        reader = _reader_for(path, readers)
+        reader = reader_for(path, readers)
         prefix = "" if len(paths) == 1 else f"f{number}:"
         problems: list[str] = []
         if reader is RECORDING:
@@ -95,7 +95,8 @@ def stream_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
         inputs.kinds.append(kind)
 
 
-def _reader_for(path: Path, readers: Sequence[Reader]) -> Reader:
+def reader_for(path: Path, readers: Sequence[Reader]) -> Reader:
+    """The reader of ``path``'s format; a :class:`RecordingError` when it is none of them (or cannot be read)."""
     if not path.is_file():
         raise RecordingError(f"{path}: no such file")
     for reader in readers:

@@ -378,7 +378,7 @@ class LiveSession:
         if target.transport is None:
             target = replace(target, transport=", ".join(sorted(self.log.transports())) or "none")
         if self.recorder is not None:
-            target = replace(target, recording=str(self.recorder.path))
+            target = replace(target, recording=str(self.recorder.path), evidence=[self.recorder.evidence()])
         unjudged = self.presence.unjudged(self.target.kind or "")
         unjudged = self.redactor.text(unjudged) if unjudged is not None else None  # it quotes stderr and commands
         ending = self.presence.exit_note() if unjudged is None else None

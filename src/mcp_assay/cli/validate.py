@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
+from rich.console import Console
+from rich.text import Text
 
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
 from mcp_assay.cli.params import Checked, readable_file
-from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
+from mcp_assay.inputs import Inputs, load_inputs, reader_for, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
+from mcp_assay.recording import verify_recording
 from mcp_assay.report import emit_reports
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import apply_baseline, read_baseline
@@ -86,16 +90,33 @@ def validate_command(
         raise click.UsageError(f"--only {only}: no check matches")
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
+    evidence = _verified(recordings)
     if any(recording_source(path).startswith("mcp-assay run") for path in recordings if path.endswith(".jsonl")):
         report = _judge_suite_recordings(recordings, spec, checks)  # small: read whole, judged as the run did
     else:
         report = _judge_captures(recordings, spec, checks)
+    report.target = replace(report.target, evidence=evidence)
     report.fail_on = FailOn(fail_on)
     report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
     if known is not None:
         apply_baseline(report, known)
     emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
+
+
+def _verified(recordings: Sequence[str]) -> list[Mapping[str, Any]]:
+    """Each file's digest and what its chain says, said on stderr before anything is judged (the verdicts then
+    rest on files the reader knows to be whole, altered, or unverifiable), and kept for the report's evidence."""
+    evidence: list[Mapping[str, Any]] = []
+    for path in recordings:
+        reader_for(Path(path), READERS)  # a file of no known format is one line before anything else is said
+        integrity = verify_recording(path)
+        style = {"whole": "green", "broken": "red"}.get(integrity.state, "yellow")
+        Console(stderr=True).print(
+            Text(f"{Path(path).name}: {integrity.summary()}", style=style), soft_wrap=True, highlight=False
+        )
+        evidence.append(integrity.evidence())
+    return evidence
 
 
 WINDOW = 2_000

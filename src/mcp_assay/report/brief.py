@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.report.about import evidence_lines
 from mcp_assay.report.console import (
     SHOW_ALL,
     by_area,
@@ -281,6 +282,9 @@ def _header(report: Report, console: Console, *, every_note: bool) -> int:
     console.print(f"target    {described}" + (f" ({over})" if over else ""), highlight=False, markup=False)
     if report.revision_note:
         console.print(f"revision  {printable(report.revision_note, newlines=False)}", highlight=False, markup=False)
+    for line in evidence_lines(target, short=True):
+        style = "yellow" if "BROKEN" in line or "cannot be verified" in line else ""
+        console.print(Text(f"evidence  {printable(line, newlines=False)}", style=style), highlight=False)
     status = report.baseline
     if status is not None:
         text = f"{status.path}: {status.known} known failure(s) accepted"

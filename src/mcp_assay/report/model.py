@@ -19,7 +19,7 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
-from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.about import Stats, Target, evidence_lines
 from mcp_assay.verdicts import (
     Evidence,
     ExitCode,
@@ -280,6 +280,7 @@ class Report:
             rows.append(("window", f"{', '.join(self.window)} (the revisions mcp-assay judges)"))
         if self.revision_note:
             rows.append(("revision", self.revision_note))
+        rows += [("evidence", line) for line in evidence_lines(target)]
         if self.baseline is not None:
             status = self.baseline
             text = f"{status.path}: {status.known} known failure(s) accepted"
@@ -497,7 +498,11 @@ def merge_reports(reports: Sequence[Report]) -> Report:
     tested = revision_order({name for report in reports for name in report.tested}, window)
     return Report(
         results=list(merged.values()),
-        target=Target(kind="merged", description=" + ".join(r.target.shown_description for r in reports)),
+        target=Target(
+            kind="merged",
+            description=" + ".join(r.target.shown_description for r in reports),
+            evidence=[item for report in reports for item in report.target.evidence or ()] or None,
+        ),
         tested=tested if all(report.tested for report in reports) else [],
         revision_note="merged from several reports",
         window=window,

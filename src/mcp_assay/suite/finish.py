@@ -132,6 +132,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             transport="streamable-http" if state.config.url else "stdio",
             credentials=state.credentials.describe(),
             offered=dict(selection.offered) if selection is not None else {},
+            recording=str(state.writer.path) if state.writer is not None else None,
+            evidence=[state.writer.evidence()] if state.writer is not None else None,
         ),
         tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
         revision_note=selection.note if selection is not None else "",

@@ -202,3 +202,46 @@ def test_the_addon_injects_when_mitmdump_is_told_to(spec_path: Path, tmp_path: P
     results = {item["check"]: item for item in json.loads(report.read_text())["results"]}
     verdict = results["clients_retry_refused_versions_from_the_supported_list"]
     assert (verdict["outcome"], verdict["source"]) == ("passed", "injected")
+
+
+def test_mitmdump_exits_with_the_verdicts_exit_code_after_writing_its_own_files(dump_run: DumpRun) -> None:
+    """Tool-defined (issue 28): mitmdump used to exit 0 whatever the verdict; with the addon it exits with the
+    verdict's code, the JSON report's verdict.exit_code, and only after every addon's `done`: mitmproxy's own flow
+    file and HAR export (written at `done`, after the script's) are complete."""
+    assert dump_run.proxy.returncode == dump_run.report["verdict"]["exit_code"]
+    assert dump_run.flows.stat().st_size > 0 and json.loads(dump_run.har.read_text())["log"]["entries"]
+
+
+async def _one_call(url: str) -> None:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+            await client.call_tool("add", {"a": 1, "b": 2})  # TOOL-11, a SHOULD the SDK server misses
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [((), 1), (("mcp_assay_exit_code=false",), 0)],
+    ids=["the verdict", "mitmproxy's own"],
+)
+def test_mitmdump_exit_status_follows_fail_on_or_is_left_to_mitmproxy(
+    settings: tuple[str, ...], expected: int, spec_path: Path, tmp_path: Path
+) -> None:
+    """Tool-defined (issue 28): a SHOULD failure with mcp_assay_fail_on=should is exit 1, as `mcp-assay proxy` would
+    say; mcp_assay_exit_code=false keeps mitmdump's own 0, and the JSON report still holds the verdict for CI."""
+    report = tmp_path / "report.json"
+    with sdk_http_server() as server:
+        with mitmdump(
+            server.url.removesuffix("/mcp"), f"mcp_assay_report=json:{report}", f"mcp_assay_spec_dir={spec_path}",
+            "mcp_assay_fail_on=should", *settings,
+        ) as proxy:  # fmt: skip
+            anyio.run(_one_call, proxy.url)
+    verdict = json.loads(report.read_text())["verdict"]
+    assert verdict["exit_code"] == 1 and proxy.returncode == expected, proxy.output[-2000:]
+
+
+def test_mitmdump_with_no_traffic_exits_3(spec_path: Path) -> None:
+    """Tool-defined: nothing judged is exit 3 on this path too."""
+    with sdk_http_server() as server:
+        with mitmdump(server.url.removesuffix("/mcp"), f"mcp_assay_spec_dir={spec_path}") as proxy:
+            pass
+    assert proxy.returncode == 3 and "not judged" in proxy.output

@@ -11,7 +11,6 @@ accept exactly the same values.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import click
@@ -20,6 +19,7 @@ from mcp_assay.errors import ConfigError
 from mcp_assay.report import check_writable
 from mcp_assay.spec.sources import parse_spec_path
 from mcp_assay.suite.config import SETTINGS
+from mcp_assay.userfiles import expanded
 from mcp_assay.values import HEADER, MAX_SECONDS, URL, BadValue, Kind, Number, port
 
 __all__ = [
@@ -107,8 +107,13 @@ class WritableFile(click.Path):
         super().__init__(dir_okay=False, **extra)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if "\x00" in os.fsdecode(value):  # no file is named so (a config file can spell it; argv cannot)
+            self.fail("a path holds no NUL character", param, ctx)
         converted = super().convert(value, param, ctx)
-        path = Path(os.fsdecode(converted)).expanduser()
+        try:
+            path = expanded(os.fsdecode(converted), "")
+        except ConfigError as exc:
+            self.fail(str(exc).strip(), param, ctx)
         folder = path.resolve().parent
         if not folder.is_dir():
             self.fail(f"folder {path.parent} does not exist", param, ctx)

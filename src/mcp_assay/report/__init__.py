@@ -26,6 +26,7 @@ from rich.console import Console
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import FailOn, Report, merge_reports
+from mcp_assay.userfiles import expanded
 
 __all__ = [
     "FORMATS",
@@ -75,7 +76,7 @@ def parse_report_option(value: str) -> ReportTarget:
         return ReportTarget(name, None)
     if raw_path == "-":
         return ReportTarget(name, None, stdout=True)
-    path = Path(raw_path).expanduser()
+    path = expanded(raw_path, f"--report {value}:")
     if path.is_dir():
         return ReportTarget(name, None, folder=path)
     folder = raw_path.endswith(("/", os.sep))

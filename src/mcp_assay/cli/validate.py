@@ -28,6 +28,7 @@ from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge, registered_checks, select_checks
+from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
@@ -140,8 +141,10 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     notes = SessionNotes()
     presence = PeerPresence()
     judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
+    newer = NewerRevisions(spec.newest.name)
     for exchange in stream_inputs(recordings, READERS, inputs):
         presence.see(exchange)
+        newer.see(exchange)
         if exchange.transport:
             transports.add(exchange.transport)
         elif isinstance(exchange, Observation):
@@ -151,7 +154,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     trail.take(judge.log, judge.carried_ids)
     return build_report(
         verdicts,
-        target=_target(recordings, transports, inputs.kinds),
+        target=replace(_target(recordings, transports, inputs.kinds), unknown_revisions=newer.found or None),
         schemas=spec.schema_infos(),
         notes=[*inputs.problems, *notes.notes(), *filter(None, [trail.note()])],
         audit=list(trail.lines),
@@ -170,11 +173,13 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
     """Recordings of ``mcp-assay run``: judged exactly as the run judged them (its revision, its skips)."""
     log, problems, kinds = load_inputs(recordings, READERS)
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
+    newer = NewerRevisions(spec.newest.name)
+    newer.see_all(log)
     runs = log.observations(RUN_OBSERVATION)
     note = str(runs[-1].data.get("note", "")) if runs else ""
     return build_report(
         verdicts,
-        target=_target(recordings, log.transports(), kinds),
+        target=replace(_target(recordings, log.transports(), kinds), unknown_revisions=newer.found or None),
         schemas=spec.schema_infos(),
         tested=tested_revisions(log),
         revision_note=note or PER_MESSAGE,

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mcp_assay.errors import ConfigError
-from mcp_assay.report.about import evidence_lines
+from mcp_assay.report.about import evidence_lines, newer_line
 from mcp_assay.report.console import (
     SHOW_ALL,
     by_area,
@@ -280,6 +280,9 @@ def _header(report: Report, console: Console, *, every_note: bool) -> int:
     over = ", ".join(value for value in (target.kind, target.transport) if value)
     described = printable(target.shown_description, newlines=False)
     console.print(f"target    {described}" + (f" ({over})" if over else ""), highlight=False, markup=False)
+    newer = newer_line(target, report.window)
+    if newer is not None:
+        console.print(Text(f"newer     {printable(newer, newlines=False)}", style="yellow"), highlight=False)
     if report.revision_note:
         console.print(f"revision  {printable(report.revision_note, newlines=False)}", highlight=False, markup=False)
     for line in evidence_lines(target, short=True):

@@ -19,7 +19,7 @@ from typing import Any
 
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
-from mcp_assay.report.about import Stats, Target, evidence_lines
+from mcp_assay.report.about import Stats, Target, evidence_lines, newer_line
 from mcp_assay.verdicts import (
     Evidence,
     ExitCode,
@@ -273,6 +273,9 @@ class Report:
         """The label/value lines a human-readable report opens with: what was judged, and against what."""
         target = self.target
         rows = [("target", target.shown_description), ("kind", target.shown_kind)]
+        newer = newer_line(target, self.window)
+        if newer is not None:
+            rows.append(("newer", newer))
         if target.transport:
             rows.append(("transport", target.transport))
         if self.window:
@@ -502,6 +505,7 @@ def merge_reports(reports: Sequence[Report]) -> Report:
             kind="merged",
             description=" + ".join(r.target.shown_description for r in reports),
             evidence=[item for report in reports for item in report.target.evidence or ()] or None,
+            unknown_revisions={k: v for r in reports for k, v in (r.target.unknown_revisions or {}).items()} or None,
         ),
         tested=tested if all(report.tested for report in reports) else [],
         revision_note="merged from several reports",

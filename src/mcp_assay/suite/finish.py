@@ -20,6 +20,7 @@ from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.absence import usable_answer, why_no_answer_was_usable
@@ -124,6 +125,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
         state.writer.close()
     notes += _notes(state, selection, contexts)
     log = state.log
+    newer = NewerRevisions(state.spec.newest.name)
+    newer.see_all(log)
     return RunFinished(
         verdicts=tuple(verdicts),
         target=JudgedTarget(
@@ -134,6 +137,7 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             offered=dict(selection.offered) if selection is not None else {},
             recording=str(state.writer.path) if state.writer is not None else None,
             evidence=[state.writer.evidence()] if state.writer is not None else None,
+            unknown_revisions=newer.found or None,
         ),
         tested=tuple(revision.name for revision in selection.tested) if selection is not None else (),
         revision_note=selection.note if selection is not None else "",

@@ -1,12 +1,14 @@
 """A loopback HTTP server standing in for the upstream schema repository (``--mirror`` / MCP_ASSAY_SPEC_MIRROR).
 
-It serves ``<revision>/schema.json`` from a local spec folder and logs every path asked for, so a
-test can check what was fetched, and that nothing was when nothing should be.
+It serves ``<revision>/schema.json`` from a local spec folder, and at ``/index.json`` the folder's listing in
+the shape of GitHub's contents API (what ``spec pull --check --index`` reads), and logs every path asked for,
+so a test can check what was fetched, and that nothing was when nothing should be.
 """
 
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +32,14 @@ def spec_mirror(folder: Path) -> Iterator[SpecMirror]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server naming
             mirror.hits.append(self.path)
+            if self.path == "/index.json":  # the schema folder's listing, as GitHub's contents API gives it
+                names = sorted(child.name for child in folder.iterdir() if (child / "schema.json").is_file())
+                listing = json.dumps([{"name": name, "type": "dir"} for name in names]).encode()
+                self.send_response(200)
+                self.send_header("content-length", str(len(listing)))
+                self.end_headers()
+                self.wfile.write(listing)
+                return
             revision = self.path.strip("/").split("/")[0]
             file = folder / revision / "schema.json"
             if not file.is_file():

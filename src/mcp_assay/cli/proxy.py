@@ -64,7 +64,15 @@ def addon_script() -> Path:
     reads=(("nothing", "it prints where the installed addon is."),),
 )
 def addon_path_command() -> None:
-    """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ..."""
+    """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ...
+
+    \b
+    mitmdump -s "$(mcp-assay addon-path)" --mode reverse:http://127.0.0.1:8000 --listen-host 127.0.0.1 -p 8080
+    Keep --listen-host 127.0.0.1: mitmdump listens on every interface otherwise. When mitmdump stops it exits
+    with the verdict's exit code, as mcp-assay proxy does (0 conformant, 1 a requirement failed, 3 nothing
+    judged; --set mcp_assay_exit_code=false keeps mitmproxy's 0), and --set mcp_assay_report=json:FILE holds
+    the same verdict (verdict.exit_code) for CI.
+    """
     click.echo(str(addon_script()))
 
 

@@ -486,16 +486,19 @@ class RecordingWriter:
 
     def write(self, record: Mapping[str, Any]) -> None:
         """Write one record (already redacted), chained to the one before it."""
-        text = json.dumps({key: value for key, value in record.items() if key != "chain"}, ensure_ascii=False,
-                          separators=(",", ":"))  # fmt: skip
+        if "chain" in record:
+            record = {key: value for key, value in record.items() if key != "chain"}
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        data = payload_bytes(text)
         with self._lock:
             if self._handle.closed:
                 return
-            self._chain = chain_link(self._chain, text)
-            line = f'{text[:-1]},"chain":"{self._chain}"}}\n'
-            self._digest.update(payload_bytes(line))
+            self._chain = hashlib.sha256(self._chain.encode() + b"\n" + data).hexdigest()  # chain_link, encoded once
+            member = f',"chain":"{self._chain}"}}\n'
+            self._digest.update(data[:-1])
+            self._digest.update(member.encode())
             self.records += 1
-            self._handle.write(line)
+            self._handle.write(text[:-1] + member)
 
     def exchange(self, exchange: Exchange) -> None:
         """Write a finished exchange in one go (the active suite and converters), redacted."""

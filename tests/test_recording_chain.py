@@ -181,3 +181,18 @@ def test_an_older_recording_without_a_chain_still_validates_and_is_said_to_be_un
     validated = CliRunner().invoke(cli, ["validate", str(path), "--spec-dir", str(spec_path), "--fail-on", "never"])
     assert validated.exit_code == 0, validated.output
     assert "no digest chain" in validated.stderr and "cannot be verified" in validated.stdout
+
+
+def test_a_recording_whose_url_kept_the_older_bracketed_marker_still_validates(tmp_path: Path, spec_path: Path) -> None:
+    """Issue 28's evidence: `run` from a user:pw@ URL wrote `alice:[REDACTED]@`, which parses as an IPv6 literal, and
+    `validate` of that recording ended in an internal error. Such a file (written before the fix) is read with the
+    marker in today's form, and judged."""
+    path = tmp_path / "old-userinfo.jsonl"
+    records = [json.loads(json.dumps(record)) for record in records_of(_exchange(1))]
+    records[0]["url"] = "http://alice:[REDACTED]@127.0.0.1:9/mcp"
+    lines = [json.dumps({"type": "recording", "format": "mcp-assay.recording/1", "source": "mcp-assay run x"})]
+    path.write_text("\n".join([*lines, *(json.dumps(record) for record in records)]) + "\n", encoding="utf-8")
+    (exchange,) = read_recording(path).log.http_exchanges()
+    assert exchange.request.url == "http://alice:REDACTED@127.0.0.1:9/mcp" and exchange.request.path == "/mcp"
+    validated = CliRunner().invoke(cli, ["validate", str(path), "--spec-dir", str(spec_path), "--fail-on", "never"])
+    assert validated.exit_code == 0 and "internal error" not in validated.output, validated.output

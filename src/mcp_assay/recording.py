@@ -482,7 +482,7 @@ class RecordingWriter:
         }
         for key, value in (about or {}).items():
             header.setdefault(key, value)
-        self.write(redactor.data(header))
+        self.write(redactor.data(header, urls=True))
 
     def write(self, record: Mapping[str, Any]) -> None:
         """Write one record (already redacted), chained to the one before it."""

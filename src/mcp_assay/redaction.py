@@ -233,15 +233,17 @@ class Redactor:
         values, its password), then every known secret scrubbed."""
         return self.text(_URL.sub(lambda match: self.url(match.group()), text)) if text else text
 
-    def data(self, value: Any) -> Any:
+    def data(self, value: Any, *, urls: bool = False) -> Any:
         """JSON data (an observation, a recording's header) with every string in it, keys included, scrubbed as
-        :meth:`prose`."""
+        :meth:`text`; with ``urls``, as :meth:`prose` (every URL's secret query values too, for text a user wrote,
+        such as a command line: traffic keeps its URLs as they were)."""
+        scrub = self.prose if urls else self.text
         if isinstance(value, str):
-            return self.prose(value)
+            return scrub(value)
         if isinstance(value, dict):
-            return {self.prose(str(key)): self.data(item) for key, item in value.items()}
+            return {scrub(str(key)): self.data(item, urls=urls) for key, item in value.items()}
         if isinstance(value, list | tuple):
-            return [self.data(item) for item in value]
+            return [self.data(item, urls=urls) for item in value]
         return value
 
     def binary(self, data: bytes) -> bytes:

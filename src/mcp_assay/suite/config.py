@@ -251,7 +251,7 @@ class SuiteConfig:
             elif item.name == "headers":
                 shown[key] = [f"{name}: {redactor.header(name, text)}" for name, text in value]
             else:
-                shown[key] = redactor.data(json.loads(json.dumps(value, default=str)))
+                shown[key] = redactor.data(json.loads(json.dumps(value, default=str)), urls=True)
         return shown
 
     @classmethod

@@ -28,6 +28,7 @@ from mcp_assay.cli.options import (
     parse_inject,
     report_options,
     report_targets,
+    sdk_options,
     spec_options,
     write_baseline_option,
 )
@@ -225,6 +226,7 @@ def _cannot_listen(host: str, port: int) -> str | None:
 @inject_options
 @spec_options
 @report_options
+@sdk_options
 @write_baseline_option
 def proxy_command(
     upstream: str | None,
@@ -248,6 +250,8 @@ def proxy_command(
     baseline: str | None,
     show: frozenset[str],
     write_baseline: Path | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
 ) -> None:
     """Judge the MCP traffic between real clients and servers, live, through mitmproxy.
 
@@ -307,6 +311,8 @@ def proxy_command(
                 "mcp_assay_record": str(record.expanduser()) if record else None,
                 "mcp_assay_fail_on": fail_on,
                 "mcp_assay_baseline": baseline,
+                "mcp_assay_sdk": list(sdk),
+                "mcp_assay_accept_sdk_findings": accept_sdk_findings,
                 "mcp_assay_show": sorted(show),
                 "mcp_assay_write_baseline": str(write_baseline.expanduser()) if write_baseline else None,
                 "mcp_assay_secrets": list(secrets),

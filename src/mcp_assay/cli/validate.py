@@ -15,7 +15,15 @@ from rich.text import Text
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
+from mcp_assay.cli.options import (
+    build_spec,
+    report_options,
+    report_targets,
+    sdk_choice,
+    sdk_options,
+    spec_options,
+    write_baseline_option,
+)
 from mcp_assay.cli.params import Checked, readable_file
 from mcp_assay.inputs import Inputs, load_inputs, reader_for, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
@@ -26,6 +34,8 @@ from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn, Report, traffic_stats
+from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdks import SdkChoice, attribute
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge, registered_checks, select_checks
 from mcp_assay.spec.newer import NewerRevisions
@@ -57,6 +67,7 @@ __all__ = ["register"]
 @click.argument("recordings", nargs=-1, required=True, type=readable_file())
 @spec_options
 @report_options
+@sdk_options
 @write_baseline_option
 @click.option(
     "--only",
@@ -76,6 +87,8 @@ def validate_command(
     show: frozenset[str],
     write_baseline: Path | None,
     only: str | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
 ) -> None:
     """Judge recorded MCP traffic offline and write the report.
 
@@ -89,18 +102,20 @@ def validate_command(
     checks = select_checks(only)
     if checks is not None and not checks:
         raise click.UsageError(f"--only {only}: no check matches")
+    choice = sdk_choice(sdk, accept_sdk_findings)
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
     evidence = _verified(recordings)
     if any(recording_source(path).startswith("mcp-assay run") for path in recordings if path.endswith(".jsonl")):
-        report = _judge_suite_recordings(recordings, spec, checks)  # small: read whole, judged as the run did
+        report = _judge_suite_recordings(recordings, spec, checks, choice)  # small: read whole, judged as the run did
     else:
-        report = _judge_captures(recordings, spec, checks)
+        report = _judge_captures(recordings, spec, checks, choice)
     report.target = replace(report.target, evidence=evidence)
     report.fail_on = FailOn(fail_on)
     report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
     if known is not None:
         apply_baseline(report, known)
+        attribute(report, choice, report.sdks)  # after the baseline, which keeps its own reasons
     emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
 
@@ -133,9 +148,10 @@ def _target(recordings: Sequence[str], transports: Iterable[str], kinds: list[st
     )
 
 
-def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
+def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice) -> Report:
     """Captures of live traffic, streamed through the judge window by window."""
     inputs = Inputs()
+    signs = SdkSigns()
     trail = AuditTrail()
     transports: set[str] = set()
     notes = SessionNotes()
@@ -145,6 +161,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     for exchange in stream_inputs(recordings, READERS, inputs):
         presence.see(exchange)
         newer.see(exchange)
+        signs.see(exchange)
         if exchange.transport:
             transports.add(exchange.transport)
         elif isinstance(exchange, Observation):
@@ -166,12 +183,19 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         ),
         glossary=glossary(verdicts),
         unjudged=presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
+        sdk=sdk,
+        signs=signs,
     )
 
 
-def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
+def _judge_suite_recordings(
+    recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice
+) -> Report:
     """Recordings of ``mcp-assay run``: judged exactly as the run judged them (its revision, its skips)."""
     log, problems, kinds = load_inputs(recordings, READERS)
+    signs = SdkSigns()
+    for item in log:
+        signs.see(item)
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
     newer = NewerRevisions(spec.newest.name)
     newer.see_all(log)
@@ -187,6 +211,8 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
         audit=audit_lines(log),
         stats=replace(traffic_stats(log), messages=len(log.messages())),
         glossary=glossary(verdicts),
+        sdk=sdk,
+        signs=signs,
     )
 
 

@@ -9,6 +9,7 @@ everything could be checked; a usage mistake is 2. Nothing is written.
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 from collections.abc import Iterator
@@ -130,3 +131,26 @@ def test_an_unreachable_upstream_exits_3_with_what_failed() -> None:
 def test_check_with_what_it_does_not_take_is_a_usage_error(args: list[str], said: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["spec", "pull", "--cache-dir", str(tmp_path), *args])
     assert result.exit_code == 2 and said in result.stderr, result.output
+
+
+def test_a_mirror_and_index_with_credentials_are_read_and_never_printed(upstream: tuple[Path, SpecMirror]) -> None:
+    """Tool-defined (issue 28, secrets in URLs): a mirror behind `user:password@` (or an index with a `?token=`) is
+    used as given, and every line `spec pull` and `spec pull --check` print names it with the password REDACTED."""
+    _, served = upstream
+    secret, token = "mirror-pw-4f1", "index-token-77c"
+    template = served.template.replace("http://", f"http://bob:{secret}@")
+    index = template.split("/{revision}")[0] + f"/index.json?token={token}"
+    checked = CliRunner().invoke(
+        cli, ["spec", "pull", "--check", "--mirror", template, "--index", index, "--timeout", "5"],
+        env={"COLUMNS": "300", "MCP_ASSAY_CACHE_DIR": "/nonexistent-cache"},
+    )  # fmt: skip
+    assert checked.exit_code == 0, checked.output
+    assert "compared the pins with http://bob:REDACTED@127.0.0.1" in checked.stdout
+    basic = "Basic " + base64.b64encode(f"bob:{secret}".encode()).decode()
+    assert served.authorizations and set(served.authorizations) == {basic}  # the mirror was asked as bob
+    gone = template.replace("/{revision}/", "/gone-{revision}/")  # every download fails and names its URL
+    pulled = CliRunner().invoke(cli, ["spec", "pull", "--mirror", gone, "--timeout", "5"],
+                                env={"MCP_ASSAY_CACHE_DIR": "/nonexistent-cache", "COLUMNS": "300"})  # fmt: skip
+    assert pulled.exit_code == 3 and "http://bob:REDACTED@127.0.0.1" in pulled.stdout, pulled.output
+    for text in (checked.output, pulled.output):
+        assert secret not in text and token not in text, text

@@ -22,6 +22,8 @@ class SpecMirror:
 
     template: str
     hits: list[str] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)
+    """The ``Authorization`` header of each request that carried one."""
 
 
 @contextmanager
@@ -31,8 +33,11 @@ def spec_mirror(folder: Path) -> Iterator[SpecMirror]:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - http.server naming
-            mirror.hits.append(self.path)
-            if self.path == "/index.json":  # the schema folder's listing, as GitHub's contents API gives it
+            path = self.path.partition("?")[0]
+            mirror.hits.append(path)
+            if self.headers.get("authorization"):
+                mirror.authorizations.append(self.headers["authorization"])
+            if path == "/index.json":  # the schema folder's listing, as GitHub's contents API gives it
                 names = sorted(child.name for child in folder.iterdir() if (child / "schema.json").is_file())
                 listing = json.dumps([{"name": name, "type": "dir"} for name in names]).encode()
                 self.send_response(200)
@@ -40,7 +45,7 @@ def spec_mirror(folder: Path) -> Iterator[SpecMirror]:
                 self.end_headers()
                 self.wfile.write(listing)
                 return
-            revision = self.path.strip("/").split("/")[0]
+            revision = path.strip("/").split("/")[0]
             file = folder / revision / "schema.json"
             if not file.is_file():
                 self.send_response(404)

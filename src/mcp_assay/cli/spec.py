@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
@@ -20,6 +21,8 @@ from mcp_assay.cli.options import build_spec, spec_dir_name, spec_notes, spec_op
 from mcp_assay.cli.params import URL_TYPE, Checked
 from mcp_assay.cli.schemas import cached_revisions
 from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.logs import redactor
+from mcp_assay.redaction import Redactor
 from mcp_assay.spec.pull import MIRROR_ENV, check_mirror, pull_schemas
 from mcp_assay.spec.sources import CACHE_DIR_ENV, SPEC_DIR_ENV, given
 from mcp_assay.spec.sources import cache_dir as default_cache_dir
@@ -176,8 +179,9 @@ def pull_command(
     mcp-assay spec pull --check      exit 1 when upstream has something the pins lack
     """
     target = Path(cache_dir) if cache_dir else default_cache_dir()
+    shown = _redactor(mirror, index)
     if check:
-        _check(target, mirror, index, force, timeout)
+        _check(target, mirror, index, force, timeout, shown)
         return
     if index is not None:
         raise click.UsageError("--index is read by --check only: add --check, or drop it")
@@ -185,32 +189,39 @@ def pull_command(
     console = Console()
     for result in results:
         colour = {"downloaded": "green", "present": "green", "failed": "red"}[result.status]
-        console.print(
-            f"[{colour}]{result.status:<10}[/] {result.revision}  {result.path}  {result.detail}", highlight=False
-        )
+        line = shown.prose(f"{result.revision}  {result.path}  {result.detail}")
+        console.print(f"[{colour}]{result.status:<10}[/] {escape(line)}", highlight=False)
     if any(result.status == "failed" for result in results):
         raise SpecError("some schemas could not be downloaded and verified (see above)")
+
+
+def _redactor(*urls: str | None) -> Redactor:
+    """The redactor of this command's log lines, knowing the password (or token) a mirror or index URL carries, so
+    that no line printed names it (``https://user:pw@mirror/...`` is shown ``https://user:REDACTED@mirror/...``)."""
+    shown = redactor()
+    for url in urls:
+        if url:
+            shown.learn_url(url)
+    return shown
 
 
 _CHECK_STYLE = {"new": "red", "changed": "red", "gone": "red", "failed": "yellow", "unchanged": "green"}
 
 
-def _check(cache: Path, mirror: str | None, index: str | None, force: bool, timeout: float) -> None:
+def _check(cache: Path, mirror: str | None, index: str | None, force: bool, timeout: float, shown: Redactor) -> None:
     """``spec pull --check``: one line per revision, then the exit status CI reads."""
     if force:
         raise click.UsageError("--check downloads nothing, so --force has nothing to do: drop one of them")
     folders = [cache, *([Path(os.environ[SPEC_DIR_ENV])] if os.environ.get(SPEC_DIR_ENV) else [])]
     result = check_upstream(mirror=mirror, index=index, folders=folders, timeout=timeout)
     console = Console()
-    console.print(f"compared the pins with {result.source}", highlight=False, soft_wrap=True)
+    console.print(escape(shown.prose(f"compared the pins with {result.source}")), highlight=False, soft_wrap=True)
     for item in result.findings:
-        console.print(
-            f"[{_CHECK_STYLE[item.status]}]{item.status:<10}[/] {item.revision}  {item.detail}",
-            highlight=False, soft_wrap=True,
-        )  # fmt: skip
+        line = escape(shown.prose(f"{item.revision}  {item.detail}"))
+        console.print(f"[{_CHECK_STYLE[item.status]}]{item.status:<10}[/] {line}", highlight=False, soft_wrap=True)
     if result.unlisted:
-        console.print(f"[yellow]{'unlisted':<10}[/] new revisions not looked for: {result.unlisted}", highlight=False,
-                      soft_wrap=True)  # fmt: skip
+        line = escape(shown.prose(f"new revisions not looked for: {result.unlisted}"))
+        console.print(f"[yellow]{'unlisted':<10}[/] {line}", highlight=False, soft_wrap=True)
     code = result.exit_code
     summary = {
         0: "the pins hold every revision and schema upstream publishes",

@@ -196,3 +196,22 @@ def test_a_recording_whose_url_kept_the_older_bracketed_marker_still_validates(t
     assert exchange.request.url == "http://alice:REDACTED@127.0.0.1:9/mcp" and exchange.request.path == "/mcp"
     validated = CliRunner().invoke(cli, ["validate", str(path), "--spec-dir", str(spec_path), "--fail-on", "never"])
     assert validated.exit_code == 0 and "internal error" not in validated.output, validated.output
+
+
+def test_a_record_with_a_member_this_version_does_not_know_is_chained_verified_and_read(
+    tmp_path: Path, spec_path: Path
+) -> None:
+    """Tool-defined: the chain covers each line as written, so a record carrying a member added later (a gateway's
+    `hop`, say) verifies and reads like any other, and editing that member breaks the chain like any byte."""
+    path = tmp_path / "hop.jsonl"
+    writer = RecordingWriter(path, Redactor(), source="test", about=provenance(load_spec(spec_dir=str(spec_path))))
+    for record in records_of(_exchange(1)):
+        writer.write({**record, "hop": "back"} if record["type"] == "http" else record)
+    writer.close()
+    text = path.read_text(encoding="utf-8")
+    assert '"hop":"back"' in text and verify_recording(path).state == "whole"
+    assert len(read_recording(path).log.http_exchanges()) == 1
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(text.replace('"hop":"back"', '"hop":"front"'), encoding="utf-8")
+    result = verify_recording(edited)
+    assert result.state == "broken" and result.breaks[0].startswith("line 2 (the http record of exchange 'x1')")

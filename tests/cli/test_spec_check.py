@@ -98,6 +98,15 @@ def test_without_the_pinned_file_on_disk_the_change_is_still_said(upstream: tupl
     assert "pull the pinned schema (mcp-assay spec pull) to see which definitions changed" in result.stdout
 
 
+def test_a_pinned_revision_gone_from_upstream_exits_1(upstream: tuple[Path, SpecMirror]) -> None:
+    folder, served = upstream
+    shutil.rmtree(folder / "2025-11-25")
+    result = check(served)
+    assert result.exit_code == 1, result.output
+    (line,) = [line for line in result.stdout.splitlines() if "2025-11-25" in line]
+    assert line.startswith("gone") and "not found (404)" in line
+
+
 def test_a_mirror_without_a_listing_cannot_say_whether_revisions_are_new_and_exits_3(
     upstream: tuple[Path, SpecMirror],
 ) -> None:
@@ -142,12 +151,12 @@ def test_a_mirror_and_index_with_credentials_are_read_and_never_printed(upstream
     index = template.split("/{revision}")[0] + f"/index.json?token={token}"
     checked = CliRunner().invoke(
         cli, ["spec", "pull", "--check", "--mirror", template, "--index", index, "--timeout", "5"],
-        env={"COLUMNS": "300", "MCP_ASSAY_CACHE_DIR": "/nonexistent-cache"},
+        env={"COLUMNS": "300", "MCP_ASSAY_CACHE_DIR": "/nonexistent-cache", "GITHUB_TOKEN": "gh-token-never-sent"},
     )  # fmt: skip
     assert checked.exit_code == 0, checked.output
     assert "compared the pins with http://bob:REDACTED@127.0.0.1" in checked.stdout
     basic = "Basic " + base64.b64encode(f"bob:{secret}".encode()).decode()
-    assert served.authorizations and set(served.authorizations) == {basic}  # the mirror was asked as bob
+    assert served.authorizations and set(served.authorizations) == {basic}  # as bob; GITHUB_TOKEN is GitHub's only
     gone = template.replace("/{revision}/", "/gone-{revision}/")  # every download fails and names its URL
     pulled = CliRunner().invoke(cli, ["spec", "pull", "--mirror", gone, "--timeout", "5"],
                                 env={"MCP_ASSAY_CACHE_DIR": "/nonexistent-cache", "COLUMNS": "300"})  # fmt: skip

@@ -102,17 +102,34 @@ def test_a_proxy_upstream_with_user_and_password_forwards_them_as_basic_and_writ
                    page.read_text(encoding="utf-8"), recording.read_text(encoding="utf-8"))  # fmt: skip
 
 
-def test_a_run_from_a_user_and_password_url_records_a_url_validate_reads(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined (issue 28): the recording of `run -u http://user:pw@host/mcp` names the URL as
-    http://user:REDACTED@host (still a URL), and `validate` judges it like any recording (no internal error); the
-    password is nowhere."""
+QUOTED = 'q"uo\\ted-secret-71'
+"""A secret JSON must escape: in a JSON body it is written ``q\\"uo\\\\ted-secret-71``."""
+SPACED = "sp ace secret 42"
+
+
+def test_a_run_from_a_user_and_password_url_with_escaped_and_spaced_secrets_writes_none_and_validates(
+    spec_path: Path, tmp_path: Path
+) -> None:
+    """Tool-defined (issue 28), one run standing for two pieces of its evidence:
+
+    * the recording of `run -u http://user:pw@host/mcp` names the URL as http://user:REDACTED@host (still a URL),
+      and `validate` judges it like any recording (no internal error);
+    * a secret holding `"` and `\\` is sent inside a JSON body (a tool argument the server echoes), where only its
+      JSON-escaped form appears, and a secret with spaces: both come from MCP_ASSAY_SECRETS (one per line; a
+      --secret flag would win over the twin).
+
+    Neither the password nor either secret survives, whole or in part, in any spelling, in the output (at debug
+    level), the JSON report, the recording or validate's output."""
     recording, report = tmp_path / "run.jsonl", tmp_path / "run.json"
+    arguments = json.dumps({"slow_write": {"tag": f"{QUOTED} {SPACED} {quote(QUOTED)}", "delay_ms": 1}})
     with sdk_http_server() as server:
         url = server.url.replace("http://", f"http://{USER}:{PASSWORD}@")
         ran = subprocess.run(
-            [PYTHON, "-m", "mcp_assay", "--log-level", "debug", "run", "-u", url, "--only", "tools", "--spec-dir",
-             str(spec_path), "--record", str(recording), "--report", f"json:{report}", "--fail-on", "never"],
+            [PYTHON, "-m", "mcp_assay", "--log-level", "debug", "run", "-u", url, "--only", "tools", "--tool-args",
+             arguments, "--spec-dir", str(spec_path), "--record", str(recording), "--report", f"json:{report}",
+             "--fail-on", "never", "--show", "all"],
             capture_output=True, text=True, cwd=ROOT, timeout=150,
+            env={**os.environ, "MCP_ASSAY_SECRETS": f"{QUOTED}\r\n{SPACED}\n"},
         )  # fmt: skip
     assert ran.returncode == 0, ran.stderr[-3000:]
     again = subprocess.run(
@@ -121,38 +138,13 @@ def test_a_run_from_a_user_and_password_url_records_a_url_validate_reads(spec_pa
     )  # fmt: skip
     assert again.returncode == 0 and "internal error" not in again.stderr, again.stdout[-2000:] + again.stderr
     assert "Verdict:" in again.stdout
-    header = json.loads(recording.read_text(encoding="utf-8").splitlines()[0])
-    assert header["source"] == f"mcp-assay run http://{USER}:REDACTED@127.0.0.1:{server.port}/mcp"
-    assert_nowhere(every_spelling(PASSWORD), ran.stdout, ran.stderr, again.stdout, again.stderr,
-                   recording.read_text(encoding="utf-8"), report.read_text(encoding="utf-8"))  # fmt: skip
-
-
-QUOTED = 'q"uo\\ted-secret-71'
-"""A secret JSON must escape: in a JSON body it is written ``q\\"uo\\\\ted-secret-71``."""
-SPACED = "sp ace secret 42"
-
-
-def test_escaped_and_spaced_secrets_are_scrubbed_in_every_spelling(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined (issue 28): a secret holding `"` and `\\` is sent inside a JSON body (a tool argument the server
-    echoes), where only its JSON-escaped form appears, and a secret with spaces: both come from MCP_ASSAY_SECRETS
-    (one per line; a --secret flag would win over the twin). Neither survives, whole or in part, in any spelling, in
-    the output, the JSON report or the recording."""
-    recording, report = tmp_path / "run.jsonl", tmp_path / "run.json"
-    arguments = json.dumps({"slow_write": {"tag": f"{QUOTED} {SPACED} {quote(QUOTED)}", "delay_ms": 1}})
-    with sdk_http_server() as server:
-        ran = subprocess.run(
-            [PYTHON, "-m", "mcp_assay", "run", "-u", server.url, "--only", "tools", "--tool-args", arguments,
-             "--spec-dir", str(spec_path), "--record", str(recording), "--report",
-             f"json:{report}", "--fail-on", "never", "--show", "all"],
-            capture_output=True, text=True, cwd=ROOT, timeout=150,
-            env={**os.environ, "MCP_ASSAY_SECRETS": f"{QUOTED}\r\n{SPACED}\n"},
-        )  # fmt: skip
-    assert ran.returncode == 0, ran.stderr[-3000:]
     recorded = recording.read_text(encoding="utf-8")
+    header = json.loads(recorded.splitlines()[0])
+    assert header["source"] == f"mcp-assay run http://{USER}:REDACTED@127.0.0.1:{server.port}/mcp"
     assert "slow_write" in recorded and "[REDACTED]" in recorded  # the call was made, and scrubbed
     parts = [word for word in SPACED.split() if len(word) >= 3]  # a split secret would leak word by word
-    written = (ran.stdout, ran.stderr, recorded, report.read_text(encoding="utf-8"))
-    assert_nowhere(every_spelling(QUOTED, SPACED), *written)
+    written = (ran.stdout, ran.stderr, again.stdout, again.stderr, recorded, report.read_text(encoding="utf-8"))
+    assert_nowhere(every_spelling(PASSWORD, QUOTED, SPACED), *written)
     assert not any(f"{parts[0]} {parts[1]}" in text for text in written)
 
 

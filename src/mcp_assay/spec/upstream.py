@@ -85,6 +85,14 @@ def default_index(mirror: str | None) -> str | None:
     return upstream["index_url"].format(repository=upstream["repository"], branch=upstream["branch"])
 
 
+def _head_url(upstream: Mapping[str, str], pin: Pin, mirror: str | None) -> str:
+    """Where ``pin``'s file is at the branch head: the mirror template filled in with the branch for ``{commit}``, or
+    upstream's raw URL at the branch (a pin's own ``url`` names its pinned commit, never the head)."""
+    if mirror:
+        return download_url(pin, mirror)
+    return upstream["raw_url"].format(repository=upstream["repository"], commit=pin.commit, path=pin.path)
+
+
 def _get(client: httpx.Client, url: str, limit: int) -> tuple[bytes | None, str]:
     """The body at ``url`` (at most ``limit`` bytes) and ``""``, or ``None`` and why not (404 is ``"404"``)."""
     headers = {"accept": "application/vnd.github+json, application/json;q=0.9, */*;q=0.5"}
@@ -180,7 +188,7 @@ def check_upstream(
     result = UpstreamCheck(source=f"{mirror or upstream['repository']} at {branch}")
     with httpx.Client(timeout=timeout, follow_redirects=True, trust_env=True) as client:
         for revision, pin in sorted(pins.items()):
-            url = download_url(replace(pin, commit=branch), mirror)
+            url = _head_url(upstream, replace(pin, commit=branch), mirror)
             body, problem = _get(client, url, MAX_SCHEMA)
             if body is None:
                 status = "gone" if problem == "404" else "failed"
@@ -211,7 +219,7 @@ def check_upstream(
         for name in names:
             if name in pins or name <= newest:
                 continue  # pinned, or an older revision the window leaves out on purpose
-            url = download_url(Pin(name, branch, f"schema/{name}/schema.json", "", ""), mirror)
+            url = _head_url(upstream, Pin(name, branch, f"schema/{name}/schema.json", "", ""), mirror)
             schema, problem = _get(client, url, MAX_SCHEMA)
             published = (
                 f"its schema {url} (sha256 {hashlib.sha256(schema).hexdigest()[:12]}…)"

@@ -6,7 +6,7 @@ import logging
 import sys
 
 from mcp_assay.logs import RedactingFormatter
-from mcp_assay.redaction import REDACTED, Redactor, fingerprint
+from mcp_assay.redaction import REDACTED, Redactor, command_secrets, fingerprint
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
 
@@ -145,3 +145,20 @@ def test_a_basic_credential_teaches_its_password_too() -> None:
     assert redactor.header("Authorization", value) == f"Basic {REDACTED}"
     redactor.learn_header("Authorization", value)
     assert redactor.text("login alice:pa55word-9 then pa55word-9") == f"login {REDACTED} then {REDACTED}"
+
+
+def test_a_command_lines_secret_options_are_known_by_where_they_sit() -> None:
+    """Tool-defined (issue 28): a server command names its credentials by option or variable name; those values are
+    scrubbed without a --secret (a shell snippet's own words too); other options, and values too short to be a
+    credential, are left alone."""
+    command = ["env", "DB_PASSWORD=db-pass-1234", "sh", "-c", "exec server --auth-token snippet-tok-77", "--api-key",
+               "key-value-99", "--client_secret=cs-1234567", "--key", "k1", "--port", "8123456", "--code", "abcdefg",
+               "--token", "--verbose", "--name", "visible-name"]  # fmt: skip
+    found = command_secrets(command)
+    assert sorted(found) == ["cs-1234567", "db-pass-1234", "key-value-99", "snippet-tok-77"]
+    from mcp_assay.suite.config import SuiteConfig
+
+    redactor = SuiteConfig(command=tuple(command)).redactor()  # `run --command` knows them
+    shown = redactor.prose(" ".join(command))
+    assert not any(secret in shown for secret in found) and "visible-name" in shown and "8123456" in shown
+    assert command_secrets(["server", "--token", "--other"]) == []  # an option with no value carries none

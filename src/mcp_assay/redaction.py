@@ -25,13 +25,14 @@ import hashlib
 import html
 import json
 import re
+import shlex
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.protocol import HeaderKey
 
-__all__ = ["REDACTED", "REDACTED_PASSWORD", "Redactor", "spellings"]
+__all__ = ["REDACTED", "REDACTED_PASSWORD", "Redactor", "command_secrets", "spellings"]
 
 REDACTED = "[REDACTED]"
 REDACTED_PASSWORD = "REDACTED"
@@ -114,6 +115,38 @@ def spellings(secret: str) -> set[str]:
     forms |= encoded | {re.sub(r"%[0-9A-F]{2}", lambda match: match.group().lower(), item) for item in encoded}
     forms |= {html.escape(secret, quote=True), html.escape(secret, quote=False)}
     return forms
+
+
+_SECRET_WORDS = ("token", "secret", "password", "passwd", "apikey", "api-key", "credential")
+"""A command-line option or variable whose name holds one of these carries a secret (``--auth-token``,
+``--client-secret``, ``DB_PASSWORD=``)."""
+
+
+def _names_a_secret(name: str) -> bool:
+    name = name.lstrip("-").lower().replace("_", "-")
+    return name in SECRET_PARAMS - {"code"} or any(word in name for word in _SECRET_WORDS)
+
+
+def command_secrets(argv: Iterable[str]) -> list[str]:
+    """The values a command line gives by a secret's name: ``--api-key VALUE``, ``--token=VALUE``,
+    ``API_KEY=VALUE`` (an ``env`` assignment), so a server command shown in a header or a report is scrubbed
+    without the user repeating them with ``--secret``. Recognised by where they sit, as headers are."""
+    found: list[str] = []
+    words = list(argv)
+    for word in words:
+        if " " in word:  # a shell snippet (``sh -c "server --token X"``): its own words, as far as they split
+            try:
+                found += command_secrets(shlex.split(word))
+            except ValueError:
+                pass
+    for index, word in enumerate(words):
+        name, equals, value = word.partition("=")
+        if equals and (name.startswith("-") or name.isidentifier()) and _names_a_secret(name):
+            found.append(value)
+        elif word.startswith("-") and not equals and _names_a_secret(word) and index + 1 < len(words):
+            if not words[index + 1].startswith("-"):
+                found.append(words[index + 1])
+    return [value for value in found if len(value.strip()) >= _MIN_SECRET]
 
 
 def fingerprint(secret: str) -> str:

@@ -149,10 +149,12 @@ def test_a_run_from_a_user_and_password_url_with_escaped_and_spaced_secrets_writ
 
 
 def test_the_taps_recording_header_keeps_no_secret_named_in_the_server_command(spec_path: Path, tmp_path: Path) -> None:
-    """Tool-defined (issue 28): the tap's header names the server command; a --secret in it is scrubbed there too."""
-    secret = "tap-command-secret-8b2"
+    """Tool-defined (issue 28): the tap's header names the server command; a --secret in it is scrubbed there too,
+    and so is the value of an option named as a credential (--auth-token) that the user did not repeat."""
+    secret, unrepeated = "tap-command-secret-8b2", "tap-auth-token-3c9"
     recording, report = tmp_path / "tap.jsonl", tmp_path / "tap.json"
-    command = ["sh", "-c", f"exec {shlex.quote(PYTHON)} -m tests.peers.sdk_server stdio", "--api-key", secret]
+    command = ["sh", "-c", f"exec {shlex.quote(PYTHON)} -m tests.peers.sdk_server stdio", "--api-key", secret,
+               "--auth-token", unrepeated]  # fmt: skip
     ping = (
         json.dumps(
             {
@@ -175,6 +177,7 @@ def test_the_taps_recording_header_keeps_no_secret_named_in_the_server_command(s
     )  # fmt: skip
     header = json.loads(recording.read_text(encoding="utf-8").splitlines()[0])
     assert header["source"].startswith("stdio tap: sh -c") and "--api-key [REDACTED]" in header["source"]
+    assert "--auth-token [REDACTED]" in header["source"]
     assert header["options"]["--secret"] == ["[REDACTED]"], header
-    assert_nowhere(every_spelling(secret), tapped.stderr, recording.read_text(encoding="utf-8"),
+    assert_nowhere(every_spelling(secret, unrepeated), tapped.stderr, recording.read_text(encoding="utf-8"),
                    report.read_text(encoding="utf-8"))  # fmt: skip

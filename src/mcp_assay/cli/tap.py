@@ -29,6 +29,7 @@ from mcp_assay.cli.options import (
     write_baseline_option,
 )
 from mcp_assay.cli.params import SECONDS_OR_NONE, SECRET_LINES, WritableFile
+from mcp_assay.redaction import command_secrets
 from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
@@ -131,7 +132,7 @@ def tap_command(
             record=str(record.expanduser()) if record else None,
             record_source=f"stdio tap: {description}",
             record_options=given_options(click.get_current_context()),
-            secrets=list(secrets),
+            secrets=[*secrets, *command_secrets(command)],  # the command's --api-key VALUE too
             live=live,
             reports=list(reports),
             stream="stderr",

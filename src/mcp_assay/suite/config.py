@@ -17,7 +17,7 @@ from typing import Any
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.protocol import HeaderKey
-from mcp_assay.redaction import REDACTED, Redactor
+from mcp_assay.redaction import REDACTED, Redactor, command_secrets
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials
 from mcp_assay.suite.oauth.settings import DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_REDIRECT_HOST, OAuthSettings
@@ -226,7 +226,7 @@ class SuiteConfig:
         redactor = self.credentials().redactor(self.url)
         for secret in self.behaviour.secrets() if self.behaviour is not None else ():
             redactor.add_secret(secret)
-        for secret in (*self.secrets, self.client_secret or ""):
+        for secret in (*self.secrets, self.client_secret or "", *command_secrets((*self.command, *self.serve))):
             redactor.add_secret(secret)
         return redactor
 

@@ -21,7 +21,6 @@ stderr only at ``--log-level debug``.
 from __future__ import annotations
 
 import logging
-import re
 import sys
 
 from mcp_assay.redaction import Redactor
@@ -51,12 +50,11 @@ QUIET = frozenset(
     }
 )
 """Top-level loggers of the libraries whose records are shown only at ``--log-level debug``."""
-_URL = re.compile(r"""\bhttps?://[^\s"'<>()\[\]]+""")
 
 
 def scrub(text: str, redactor: Redactor) -> str:
-    """``text`` with every URL's secret parameters and every secret the redactor knows replaced."""
-    return redactor.text(_URL.sub(lambda match: redactor.url(match.group()), text))
+    """``text`` with every URL's secret parameters and password, and every secret the redactor knows, replaced."""
+    return redactor.prose(text)
 
 
 class RedactingFormatter(logging.Formatter):

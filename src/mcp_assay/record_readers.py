@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from mcp_assay.jsontext import is_clean, is_unicode
 from mcp_assay.sse import SseEvent
@@ -34,6 +35,7 @@ __all__ = [
     "RequestRecord",
     "payload_bytes",
     "ResponseRecord",
+    "readable_url",
     "read_body",
     "read_end",
     "read_event",
@@ -92,6 +94,24 @@ def payload_bytes(text: str) -> bytes:
         return text.encode("utf-8", "surrogatepass")
 
 
+_OLD_REDACTED_PASSWORD: Final = ":[REDACTED]@"
+"""How recordings before 0.1 wrote a URL's redacted password: its brackets make the authority read as an IPv6
+literal, so it is read as the ``:REDACTED@`` written now."""
+
+
+def readable_url(text: str) -> str | None:
+    """``text`` as a URL every rule can take apart (its host and port parse), the redacted password of an older
+    recording put in today's form; ``None`` when it is no such URL."""
+    for candidate in (text, text.replace(_OLD_REDACTED_PASSWORD, ":REDACTED@", 1)):
+        try:
+            parts = urlsplit(candidate)
+            parts.port  # noqa: B018 - a port out of range raises only when it is read
+        except ValueError:
+            continue
+        return candidate
+    return None
+
+
 class Fields:
     """Typed access to one record's fields; a present field of the wrong type raises :class:`BadRecord`."""
 
@@ -122,6 +142,14 @@ class Fields:
         if not isinstance(value, str) or not is_unicode(value):
             raise BadRecord(key, value, "a string")
         return value
+
+    def url(self, key: str = "url") -> str:
+        """A request's URL: a string that parses as a URL (:func:`readable_url`)."""
+        value = self.text(key)
+        url = readable_url(value)
+        if url is None:
+            raise BadRecord(key, value, "a URL")
+        return url
 
     def optional_text(self, key: str) -> str | None:
         value = self._get(key)
@@ -265,7 +293,7 @@ class BodyRecord:
 def read_http(fields: Fields) -> RequestRecord:
     request = HttpRequest(
         method=fields.text("method"),
-        url=fields.text("url"),
+        url=fields.url(),
         headers=fields.headers(),
         body=fields.payload("body", "body_b64"),
         time=fields.time(),

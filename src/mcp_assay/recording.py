@@ -8,7 +8,9 @@ written passes through a :class:`~mcp_assay.redaction.Redactor` first.
 
 Record types (``format: mcp-assay.recording/1``)::
 
-    {"type": "recording", "format": "mcp-assay.recording/1", "created": ..., "tool": ..., "source": ...}
+    {"type": "recording", "format": "mcp-assay.recording/1", "created": ..., "tool": ..., "source": ...,
+                         "redacted": true, "integrity": "mcp-assay.chain/1", "catalogue": ..., "schemas": {...},
+                         "options": {...}}
     {"type": "http",     "x": ID, "t": T, "conn": C, "method": M, "url": U, "headers": [[n, v], ...],
                          "body": TEXT | "body_b64": B64, "probe": {...}?}
     {"type": "response", "x": ID, "t": T, "status": S, "reason": R, "headers": [[n, v], ...]}
@@ -20,17 +22,30 @@ Record types (``format: mcp-assay.recording/1``)::
                          "probe": {...}?}
     {"type": "exit",     "x": ID, "t": T, "conn": C, "code": N?, "stdin_closed": T?, "signals": [...]}
     {"type": "observation", "x": ID, "t": T, "kind": K, "data": {...}}
+    {"type": "close",    "t": T, "records": N}
 
 Times are seconds since the epoch. An HTTP exchange without an ``end`` record was still open
-when the recording stopped.
+when the recording stopped; a recording without its ``close`` record was cut short (a killed capture).
+
+**Integrity.** A recording is evidence, so it is tamper-evident. The header names the tool and its
+version, the digests of the requirement catalogue and of the schemas it judged with, and the options it
+ran with (redacted, as everything else). Every record, the header first, ends with a ``chain`` member:
+the sha256 of the previous record's ``chain`` and of this record's line without its ``chain`` member
+(:func:`chain_link`), so editing, removing or inserting a record breaks the chain at that record, and
+:func:`verify_recording` names it. Records are redacted before they are written and digested, so a
+shared recording verifies; the sha256 of the whole file is what a report names. Recordings from before
+the chain still read and judge as they always did; they just cannot be verified.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import datetime as _dt
+import hashlib
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -45,6 +60,7 @@ from mcp_assay.record_readers import (
     Fields,
     RequestRecord,
     ResponseRecord,
+    payload_bytes,
     read_body,
     read_end,
     read_event,
@@ -72,11 +88,14 @@ from mcp_assay.wire import (
 )
 
 __all__ = [
+    "CHAIN_FORMAT",
     "RECORDING_FORMAT",
     "Assembler",
+    "Integrity",
     "Recording",
     "RecordingWriter",
     "body_fields",
+    "chain_link",
     "end_record",
     "event_record",
     "exit_record",
@@ -89,9 +108,12 @@ __all__ = [
     "redact_record",
     "stream_recording",
     "response_record",
+    "verify_recording",
 ]
 
 RECORDING_FORMAT = "mcp-assay.recording/1"
+CHAIN_FORMAT = "mcp-assay.chain/1"
+"""The header's ``integrity``: every record carries a ``chain`` member made by :func:`chain_link`."""
 
 log = logging.getLogger("mcp_assay.recording")
 
@@ -195,8 +217,15 @@ def redact_record(record: Mapping[str, Any], redactor: Redactor) -> dict[str, An
     for key in ("data", "comment", "detail"):
         if isinstance(record.get(key), str):
             out[key] = redactor.text(record[key])
+    for key in ("body_b64", "b64"):  # bytes that are not text: scrubbed as bytes before they are encoded again
+        if isinstance(record.get(key), str):
+            try:
+                raw = base64.b64decode(record[key], validate=True)
+            except (binascii.Error, ValueError):
+                continue
+            out[key] = base64.b64encode(redactor.binary(raw)).decode("ascii")
     if kind == "observation":
-        out["data"] = json.loads(redactor.text(json.dumps(record.get("data", {}))))
+        out["data"] = redactor.data(record.get("data", {}))
     return out
 
 
@@ -254,7 +283,7 @@ class Assembler:
         """Consume one record (``line``: where it was in a file); return the exchanges it completed."""
         kind = record.get("type")
         where = f"line {line}: " if line is not None else ""
-        if kind == "recording":
+        if kind in ("recording", "close"):
             return []
         single = _SINGLES.get(kind) if isinstance(kind, str) else None
         if single is None and kind != "http" and not (isinstance(kind, str) and kind in _HTTP_PARTS):
@@ -409,36 +438,67 @@ def open_new(path: str | Path) -> tuple[Path, IO[str]]:
     raise FileExistsError(f"{path} and {SIBLINGS - 1} numbered siblings of it exist already")
 
 
+_CHAIN_MEMBER = re.compile(r',"chain":"([0-9a-f]{64})"\}$')
+
+
+def chain_link(previous: str, line: str) -> str:
+    """The ``chain`` of a record: sha256 of the previous record's chain (``""`` for the header), a newline,
+    and the record's line as written without its ``chain`` member."""
+    return hashlib.sha256(payload_bytes(f"{previous}\n{line}")).hexdigest()
+
+
 class RecordingWriter:
-    """Appends records to a JSONL file as they happen, redacting first. Thread-safe.
+    """Appends records to a JSONL file as they happen, redacting first, each chained to the ones before it.
+    Thread-safe.
 
     A file already at ``path`` is kept: the recording goes to a numbered sibling (:func:`open_new`), which
-    :attr:`path` names, and a warning says so."""
+    :attr:`path` names, and a warning says so. ``about`` adds to the header what the recording was made with
+    (the catalogue and schema digests, the options); it is redacted like every record."""
 
-    def __init__(self, path: str | Path, redactor: Redactor, *, source: str) -> None:
+    def __init__(
+        self, path: str | Path, redactor: Redactor, *, source: str, about: Mapping[str, Any] | None = None
+    ) -> None:
         self.requested = Path(path)
         """The path asked for; :attr:`path` is where the recording went."""
         self.redactor = redactor
         self._lock = threading.Lock()
+        self._chain = ""
+        self._digest = hashlib.sha256()
+        self.records = 0
+        """Records written so far, the header and the closing record included."""
+        self.sha256: str | None = None
+        """The sha256 of the whole file, once it is closed (what a report names)."""
         self.path, self._handle = open_new(self.requested)
         if self.path != self.requested:
             log.warning("mcp-assay: %s exists already; this recording goes to %s", self.requested, self.path)
-        self.write(
-            {
-                "type": "recording",
-                "format": RECORDING_FORMAT,
-                "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-                "tool": f"mcp-assay {__version__}",
-                "source": source,
-                "redacted": True,
-            }
-        )
+        header: dict[str, Any] = {
+            "type": "recording",
+            "format": RECORDING_FORMAT,
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "tool": f"mcp-assay {__version__}",
+            "source": source,
+            "redacted": True,
+            "integrity": CHAIN_FORMAT,
+        }
+        for key, value in (about or {}).items():
+            header.setdefault(key, value)
+        self.write(redactor.data(header, urls=True))
 
     def write(self, record: Mapping[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        """Write one record (already redacted), chained to the one before it."""
+        if "chain" in record:
+            record = {key: value for key, value in record.items() if key != "chain"}
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        data = payload_bytes(text)
         with self._lock:
-            if not self._handle.closed:
-                self._handle.write(line + "\n")
+            if self._handle.closed:
+                return
+            self._chain = hashlib.sha256(self._chain.encode() + b"\n" + data).hexdigest()  # chain_link, encoded once
+            member = f',"chain":"{self._chain}"}}\n'
+            self._digest.update(data[:-1])
+            self._digest.update(member.encode())
+            self.records += 1
+            self._handle.write(text[:-1] + member)
 
     def exchange(self, exchange: Exchange) -> None:
         """Write a finished exchange in one go (the active suite and converters), redacted."""
@@ -446,9 +506,23 @@ class RecordingWriter:
             self.write(record)
 
     def close(self) -> None:
+        """Write the closing record (it says the recording was not cut short) and close the file."""
+        with self._lock:
+            closed = self._handle.closed
+        if closed:
+            return
+        self.write({"type": "close", "t": _dt.datetime.now(_dt.UTC).timestamp(), "records": self.records + 1})
         with self._lock:
             if not self._handle.closed:
                 self._handle.close()
+                self.sha256 = self._digest.hexdigest()
+
+    def evidence(self) -> dict[str, Any]:
+        """What a report says of this recording: where it is, its sha256 (once closed), its chain."""
+        shown: dict[str, Any] = {"file": str(self.path), "records": self.records, "chain": "whole"}
+        if self.sha256 is not None:
+            shown["sha256"] = self.sha256
+        return shown
 
 
 @dataclass
@@ -522,3 +596,150 @@ def read_recording(path: str | Path, log: ExchangeLog | None = None, *, prefix: 
     for exchange in stream_recording(path, problems, prefix=prefix, header=header):
         target.add(exchange)
     return Recording(Path(path), header, target, problems)
+
+
+# -- integrity: is the chain whole? ------------------------------------------------------------------
+MAX_BREAKS = 10
+"""Breaks of the chain named one by one; past that they are counted."""
+
+
+@dataclass
+class Integrity:
+    """What a recording's chain says about it: whole, broken (where), or absent (an older recording)."""
+
+    path: Path
+    sha256: str = ""
+    """Of the whole file, as ``sha256sum`` prints it."""
+    records: int = 0
+    chained: bool = False
+    """The header announces a chain (:data:`CHAIN_FORMAT`)."""
+    breaks: list[str] = field(default_factory=list)
+    """Each record that does not follow from the ones before it: its line, what it is, and why."""
+    unlisted: int = 0
+    closed: bool = False
+    """The recording ends with its ``close`` record, and holds as many records as it says."""
+    header: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state(self) -> str:
+        """``whole``, ``broken`` or ``unchained`` (no chain to verify)."""
+        if not self.chained:
+            return "unchained"
+        return "broken" if self.breaks else "whole"
+
+    def summary(self) -> str:
+        """One line: the file's digest and what its chain says."""
+        digest = f"sha256:{self.sha256}"
+        if self.state == "unchained":
+            return (
+                f"{digest}; no digest chain (written before recordings carried one, or not by mcp-assay): it cannot "
+                "be verified"
+            )
+        if self.state == "broken":
+            more = f" (and {self.unlisted} more)" if self.unlisted else ""
+            return f"{digest}; CHAIN BROKEN: {'; '.join(self.breaks)}{more}: this is not the recording that was written"
+        ending = "" if self.closed else "; it has no closing record: it was cut short (a capture that was killed) or " \
+            "records were removed from its end"  # fmt: skip
+        return f"{digest}; chain whole ({self.records} records){ending}"
+
+    def evidence(self) -> dict[str, Any]:
+        """The report's account of this file (``Target.evidence``)."""
+        shown: dict[str, Any] = {"file": str(self.path), "sha256": self.sha256, "records": self.records}
+        shown["chain"] = self.state
+        if self.breaks:
+            shown["breaks"] = [*self.breaks, *([f"… and {self.unlisted} more"] if self.unlisted else [])]
+        if self.chained and not self.closed:
+            shown["closed"] = False
+        return shown
+
+    def _broken(self, text: str) -> None:
+        if len(self.breaks) < MAX_BREAKS:
+            self.breaks.append(text)
+        else:
+            self.unlisted += 1
+
+
+def _named(number: int, record: Any) -> str:
+    """``line 7 (the response record of exchange 'x3')``, as far as the line can be read."""
+    if not isinstance(record, dict):
+        return f"line {number}"
+    kind, ident = record.get("type"), record.get("x")
+    what = f"the {ascii(kind)[1:-1][:20]} record" if isinstance(kind, str) else "a record"
+    of = f" of exchange {ascii(ident)[:40]}" if isinstance(ident, str | int) and not isinstance(ident, bool) else ""
+    return f"line {number} ({what}{of})"
+
+
+def _loads(text: str) -> Any:
+    try:
+        return jsontext.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def verify_recording(path: str | Path) -> Integrity:
+    """Walk a recording's chain (one pass, memory of one line): the file's sha256 and every record that does
+    not follow from the ones before it. Never raises for what the file holds; a file that cannot be read is a
+    :class:`RecordingError`.
+
+    A header that does not declare the chain while the records after it carry one was changed (the chain cannot
+    be taken away by editing the header); a file none of whose records carries one is *unchained*."""
+    file = Path(path)
+    result = Integrity(path=file)
+    digest = hashlib.sha256()
+    previous = ""
+    expected_records: int | None = None
+    last_close = False
+    header_line = 0
+    try:
+        with file.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                digest.update(raw)
+                text = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
+                if not text.strip():
+                    continue
+                result.records += 1
+                member = _CHAIN_MEMBER.search(text, max(0, len(text) - 80))
+                if result.records == 1:
+                    header_line = number
+                    record = _loads(text) if text.startswith('{"type":"recording"') else None
+                    if isinstance(record, dict) and record.get("type") == "recording":
+                        result.header = {key: value for key, value in record.items() if key != "chain"}
+                        result.chained = record.get("integrity") == CHAIN_FORMAT
+                    if not result.chained and member is None:
+                        continue
+                    result.chained = True
+                elif not result.chained:
+                    if member is None:
+                        continue
+                    result.chained = True  # the records carry a chain their header does not declare
+                    result._broken(
+                        f"line {header_line} (the header) does not declare the chain the records after it carry (it "
+                        "was changed or replaced)"
+                    )
+                    previous = member.group(1)
+                    continue
+                last_close = text.startswith('{"type":"close"')
+                if last_close:
+                    record = _loads(text)
+                    count = record.get("records") if isinstance(record, dict) else None
+                    expected_records = count if isinstance(count, int) and not isinstance(count, bool) else -1
+                if member is None:
+                    result._broken(f"{_named(number, _loads(text))} carries no chain digest")
+                    previous = ""
+                    continue
+                if chain_link(previous, text[: member.start()] + "}") != member.group(1):
+                    result._broken(
+                        f"{_named(number, _loads(text))} does not follow from the line before it (it was changed, "
+                        "or a record before it was removed or inserted)"
+                    )
+                previous = member.group(1)  # follow the chain as written, so each later break is named on its own
+    except OSError as exc:
+        raise RecordingError(f"{file}: cannot read ({exc})") from exc
+    result.sha256 = digest.hexdigest()
+    result.closed = last_close and expected_records == result.records
+    if result.chained and last_close and expected_records != result.records:
+        result._broken(
+            f"the closing record counts {expected_records} records, the file holds {result.records} (records were "
+            "removed or inserted)"
+        )
+    return result

@@ -14,7 +14,7 @@ import yaml
 
 from mcp_assay.errors import ConfigError
 
-__all__ = ["MAX_USER_FILE", "UnreadableFile", "read_text", "read_yaml"]
+__all__ = ["MAX_USER_FILE", "UnreadableFile", "expanded", "read_text", "read_yaml"]
 
 MAX_USER_FILE = 16 * 1024 * 1024
 """The largest settings file read: far past any real one, short of exhausting memory."""
@@ -24,10 +24,23 @@ class UnreadableFile(ValueError):
     """A named file that cannot be used as text; the message is one line, without the path."""
 
 
+def expanded(path: str | Path, flag: str) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded; a :class:`ConfigError` naming ``flag`` when it names a
+    home folder that cannot be found (``~nosuchuser/x``: pathlib raises, which is no reason for a traceback)."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise ConfigError(f"{flag} {path}: no home folder is known for {str(path).split('/')[0]}") from None
+
+
 def read_text(path: str | Path) -> str:
     """The file's text, or :class:`UnreadableFile` saying why not (missing, a folder, binary, huge)."""
     try:
-        with Path(path).expanduser().open("rb") as handle:
+        where = Path(path).expanduser()
+    except RuntimeError:
+        raise UnreadableFile("it names a home folder that cannot be found") from None
+    try:
+        with where.open("rb") as handle:
             data = handle.read(MAX_USER_FILE + 1)
     except OSError as exc:
         raise UnreadableFile(f"cannot read it ({exc.strerror or exc})") from None

@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from mcp_assay.redaction import Redactor
+
 __all__ = [
     "COMMAND",
     "FLAG",
@@ -156,23 +158,24 @@ class _URL:
     def __call__(self, value: Any) -> str:
         if not isinstance(value, str):
             raise _refuse(self, value)
+        shown = Redactor().prose(value)  # an error names the URL without the password of its user:password@
         if re.search(r"\s", value) or _CONTROL.search(value):
-            raise _wrong("a URL holds no spaces or control characters", value)
+            raise _wrong("a URL holds no spaces or control characters", shown)
         try:
             parts = urlsplit(value)
             given_port = parts.port
         except ValueError as exc:
-            raise _wrong(f"not a valid URL: {exc}", value) from None
+            raise _wrong(f"not a valid URL: {Redactor().prose(str(exc))}", shown) from None
         if parts.scheme.lower() not in ("http", "https"):
-            raise _refuse(self, value)
+            raise _refuse(self, shown)
         if not parts.hostname:
-            raise _wrong("the URL names no host", value)
+            raise _wrong("the URL names no host", shown)
         if given_port == 0:
-            raise _wrong("the port must be from 1 to 65535", value)
+            raise _wrong("the port must be from 1 to 65535", shown)
         try:
             httpx.URL(value).host  # noqa: B018 - decoding the host is what fails for a malformed A-label
         except (httpx.InvalidURL, ValueError) as exc:
-            raise _wrong(f"not a valid URL: {exc}", value) from None
+            raise _wrong(f"not a valid URL: {Redactor().prose(str(exc))}", shown) from None
         return value
 
 

@@ -198,3 +198,20 @@ def test_a_note_is_marked_as_a_note_and_a_should_finding_as_a_should(tmp_path: P
     should = [line for line in lines if "· should]" in line]
     assert all(line.lstrip().startswith("⚠ ") for line in should), lines
     session.close()
+
+
+def test_a_proxied_server_offering_a_newer_revision_is_named_in_the_report_and_the_recording_is_evidence(
+    tmp_path: Path, spec: SpecSet
+) -> None:
+    """Tool-defined (issue 28): the proxy's report names a revision newer than the window the server listed, and
+    the recording it wrote (closed first) by its sha256 and chain."""
+    import hashlib
+
+    session, _, record = _session(tmp_path, spec)
+    answer = result_body({"supportedVersions": ["2026-07-28", "2027-03-01"], "capabilities": {}}, 1)
+    _post(session, "x1", request_body("server/discover", 1), answer, 1_800_000_000.0)
+    session.close()
+    report = session.report()
+    assert report.target.unknown_revisions == {"2027-03-01": "server/discover lists it in supportedVersions"}
+    (evidence,) = report.target.evidence or []
+    assert evidence["chain"] == "whole" and evidence["sha256"] == hashlib.sha256(record.read_bytes()).hexdigest()

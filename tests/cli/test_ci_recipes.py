@@ -37,6 +37,7 @@ from tests.schemastore import GITHUB_WORKFLOW, GITLAB_CI, SARIF_2_1_0, schema
 ROOT = Path(__file__).resolve().parents[2]
 CI = ROOT / "examples" / "ci"
 GITHUB = CI / "github-actions.yml"
+GITHUB_WATCH = CI / "github-actions-spec-watch.yml"
 GITLAB = CI / "gitlab-ci.yml"
 BASELINE = CI / "mcp-assay-baseline.yaml"
 REPORTS = {"junit": "mcp-assay-reports/junit.xml", "sarif": "mcp-assay-reports/mcp-assay.sarif",
@@ -55,8 +56,15 @@ def github_scripts() -> list[str]:
     return [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
 
 
-def gitlab_scripts() -> list[str]:
-    return [line for job in load(GITLAB).values() if isinstance(job, dict) for line in job.get("script", [])]
+def gitlab_scripts(job: str = "mcp-assay") -> list[str]:
+    return list(load(GITLAB)[job]["script"])
+
+
+def watch_scripts() -> list[str]:
+    """The scheduled jobs that compare the pins with upstream: GitHub's own workflow, GitLab's job."""
+    workflow = load(GITHUB_WATCH)
+    github = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    return github + gitlab_scripts("mcp-assay-spec-watch")
 
 
 def command_lines(scripts: list[str]) -> list[list[str]]:
@@ -86,18 +94,25 @@ def flags_of(command: click.Command) -> dict[str, click.Option]:
     return {name: param for param in command.params if isinstance(param, click.Option) for name in param.opts}
 
 
-@pytest.mark.parametrize(("path", "published"), [(GITHUB, GITHUB_WORKFLOW), (GITLAB, GITLAB_CI)])
+@pytest.mark.parametrize(
+    ("path", "published"), [(GITHUB, GITHUB_WORKFLOW), (GITHUB_WATCH, GITHUB_WORKFLOW), (GITLAB, GITLAB_CI)]
+)
 def test_each_recipe_is_valid_for_its_ci(path: Path, published: str) -> None:
     """Spec-mandated (GitHub Actions / GitLab CI): the files validate against their published schemas."""
     errors = list(jsonschema.Draft7Validator(schema(published)).iter_errors(load(path)))
     assert errors == [], [f"{list(error.absolute_path)}: {error.message}" for error in errors]
 
 
-@pytest.mark.parametrize("scripts", [github_scripts, gitlab_scripts], ids=["github", "gitlab"])
-def test_every_mcp_assay_command_and_flag_in_the_recipes_exists(scripts: Any) -> None:
+@pytest.mark.parametrize(
+    ("scripts", "commands"),
+    [(github_scripts, [["spec", "pull"], ["run"]]), (gitlab_scripts, [["spec", "pull"], ["run"]]),
+     (watch_scripts, [["spec", "pull", "--check"], ["spec", "pull", "--check"]])],
+    ids=["github", "gitlab", "spec-watch"],
+)  # fmt: skip
+def test_every_mcp_assay_command_and_flag_in_the_recipes_exists(scripts: Any, commands: list[list[str]]) -> None:
     """Tool-defined: each command line names a real command, each flag is one of its options, formats are known."""
     lines = command_lines(scripts())
-    assert [words[:2] for words in lines] == [["mcp-assay", "spec"], ["mcp-assay", "run"]]
+    assert [words[1 : 1 + len(expected)] for words, expected in zip(lines, commands, strict=True)] == commands
     for words in lines:
         command, rest = resolve(words)
         options = flags_of(command)
@@ -139,6 +154,42 @@ def test_the_token_comes_from_a_secret_and_the_reports_are_kept() -> None:
     assert gitlab["variables"]["MCP_ASSAY_TOKEN"] == "$MCP_SERVER_TOKEN"
     assert gitlab["artifacts"]["when"] == "always" and gitlab["artifacts"]["paths"] == ["mcp-assay-reports/"]
     assert gitlab["artifacts"]["reports"]["junit"] == REPORTS["junit"]
+
+
+def test_the_spec_watch_jobs_run_on_a_schedule_only() -> None:
+    """Tool-defined (issue 28): the watch is a scheduled job of its own, not a step of every push."""
+    workflow = load(GITHUB_WATCH)
+    assert set(workflow["on"]) == {"schedule", "workflow_dispatch"} and workflow["on"]["schedule"][0]["cron"]
+    assert workflow["permissions"] == {"contents": "read"}
+    rules = load(GITLAB)["mcp-assay-spec-watch"]["rules"]
+    assert rules == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(60)
+def test_the_spec_watch_step_works_as_written(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined (issue 28): the step, as written, against the mirror its comment names (a local one: no internet
+    here) exits 0 while upstream has not moved, and 1 once the mirror publishes a revision the pins lack."""
+    from tests.peers.spec_mirror import spec_mirror
+
+    (step,) = [script for script in watch_scripts()[:3] if "spec pull --check" in script]
+    upstream = tmp_path / "upstream"
+    for revision in ("2025-11-25", "2026-07-28"):
+        (upstream / revision).mkdir(parents=True)
+        shutil.copy(spec_path / revision / "schema.json", upstream / revision / "schema.json")
+    with spec_mirror(upstream) as served:
+        env = {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "MCP_ASSAY_SPEC_MIRROR": served.template,
+            "MCP_ASSAY_SPEC_INDEX": served.template.split("/{revision}")[0] + "/index.json",
+        }
+        same = subprocess.run(["bash", "-e", "-c", step], env=env, capture_output=True, text=True, timeout=50)
+        (upstream / "2027-03-01").mkdir()
+        (upstream / "2027-03-01" / "schema.json").write_text("{}", encoding="utf-8")
+        moved = subprocess.run(["bash", "-e", "-c", step], env=env, capture_output=True, text=True, timeout=50)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert moved.returncode == 1 and "new        2027-03-01" in moved.stdout, moved.stdout + moved.stderr
 
 
 def test_the_example_baseline_is_valid_and_gives_every_entry_a_reason() -> None:

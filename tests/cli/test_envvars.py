@@ -56,3 +56,14 @@ def test_envvar_names_are_unique_per_command() -> None:
             if isinstance(param, click.Option) and isinstance(param.envvar, str):
                 assert param.envvar not in seen, (path, param.envvar, seen[param.envvar], param.name)
                 seen[param.envvar] = str(param.name)
+
+
+def test_the_secrets_twin_holds_one_secret_per_line_so_spaces_stay_inside_a_secret() -> None:
+    """Tool-defined (issue 28): MCP_ASSAY_SECRETS split on white space leaked the parts of 'sp ace secret'; every
+    command taking --secret reads its twin one secret per line (CRLF too), blank lines skipped."""
+    commands = [command for _, command in walk(cli) if any(p.name == "secrets" for p in command.params)]
+    assert {command.name for command in commands} == {"run", "proxy", "tap"}
+    for command in commands:
+        (param,) = [p for p in command.params if p.name == "secrets"]
+        assert param.envvar == "MCP_ASSAY_SECRETS"
+        assert param.type.split_envvar_value("sp ace secret\r\n\nother one\n") == ["sp ace secret", "other one"]

@@ -227,6 +227,8 @@ def hostile(param: click.Parameter, tmp: Path, env: bool) -> st.SearchStrategy[s
                     f"json:{tmp / 'a-file.txt' / 'r.json'}",
                     f"html:{tmp / 'binary.bin'}/",
                     f"sarif:{tmp / 'a-file.txt' / 'deeper'}/",
+                    "json:/proc/nope/x.json",  # issue 28: a folder that cannot be created, found before any work
+                    "html:/proc/nope/",
                 ]
             ),  # fmt: skip
         )
@@ -559,3 +561,62 @@ def test_a_hostile_behaviour_value_names_its_path_in_one_line(
     config.write_text(yaml.safe_dump(document), encoding="utf-8")
     result = run_cli(["run", "--config", str(config)], spec_path, ENV)
     assert_one_line_usage_error(result, f"--config {config}: {leaf.rpartition('.')[0]}")
+
+
+# -- whole command lines ----------------------------------------------------------------------------------
+COMMANDS = [(path, command) for path, command in commands() if not isinstance(command, click.Group)]
+
+
+def _misspelled(flag: str) -> st.SearchStrategy[str]:
+    """A flag as a hurried hand types it: a letter swapped, dropped or doubled, a dash lost."""
+    body = flag.lstrip("-")
+    if len(body) < 3:
+        return st.just(flag + "x")
+    swaps = [body[:i] + body[i + 1] + body[i] + body[i + 2 :] for i in range(len(body) - 1)]
+    drops = [body[:i] + body[i + 1 :] for i in range(len(body))]
+    return st.sampled_from([*swaps, *drops, body + body[-1]]).map(lambda text: "--" + text).filter(
+        lambda text: text != flag
+    ) | st.just(flag[1:])
+
+
+def _words(command: click.Command, tmp: Path) -> st.SearchStrategy[list[str]]:
+    """Any sequence of what a user may type after the command: its flags (right, misspelled, unknown), their values
+    good and hostile, `--`, stray arguments and text."""
+    flags = [flag for param in command.params if isinstance(param, click.Option) for flag in param.opts]
+    flags = [flag for flag in flags if flag not in NO_VALUE]
+    values = [hostile(param, tmp, env=False) for param in command.params]
+    pieces: list[st.SearchStrategy[str]] = [
+        st.sampled_from(["--", "-", "-x", "--nope", "--=", str(tmp / "recording.jsonl"), ENDPOINT, "json:-"]),
+        ANY_TEXT,
+    ]
+    if flags:
+        pieces += [st.sampled_from(flags), st.sampled_from(flags).flatmap(_misspelled)]
+    pieces += [value for value in values if value is not None]
+    return st.lists(st.one_of(pieces).filter(lambda word: "\x00" not in word), max_size=6)  # argv cannot hold NUL
+
+
+@pytest.mark.parametrize(("path", "command"), COMMANDS, ids=[path for path, _ in COMMANDS])
+@FUZZ
+@given(data=st.data())
+def test_any_command_line_ends_in_a_usage_error_an_answer_or_the_work_never_a_traceback(
+    path: str, command: click.Command, data: st.DataObject, no_work: Path, spec_path: Path
+) -> None:
+    """Tool-defined (issue 28): whatever words follow a command (misspelled and unknown options, values of the wrong
+    kind, stray arguments), the outcome is a usage error of one line (exit 2), an answer (0, 1, 3), or the work the
+    sentinel stands for; never a traceback and never 'internal error'."""
+    words = data.draw(_words(command, no_work), label="words")
+    result = run_cli([*path.split()[1:], *words], spec_path)
+    output = result.output
+    assert isinstance(result.exception, SystemExit) or result.exception is None, repr(result.exception)
+    assert "Traceback" not in output and "internal error" not in output, output
+    assert result.exit_code in (0, 1, 2, 3, WORK), output
+    if result.exit_code == 2:
+        errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+        assert len(errors) == 1 and result.stderr.startswith("Usage: mcp-assay"), output
+
+
+def test_a_misspelled_tap_option_is_a_usage_error_not_a_missing_command(no_work: Path, spec_path: Path) -> None:
+    """Issue 28's evidence: `tap --recrod x.jsonl -- server` ran `--recrod` as the server (exit 3)."""
+    result = run_cli(["tap", "--recrod", "x.jsonl", "--", "python", "server.py"], spec_path)
+    assert_one_line_usage_error(result, "--recrod")
+    assert "did you mean --record?" in result.stderr

@@ -48,12 +48,16 @@ def test_validate_writes_every_format_from_one_run(spec_path: Path, broken_recor
     assert result.exit_code == 1, result.output
     data = json.loads(files["json"].read_text())
     assert any("RPC-01" in r["requirements"] and r["outcome"] == "failed" for r in data["results"])
+    evidence = data["target"].pop("evidence")
     assert data["target"] == {
         "kind": "recording",
         "description": str(broken_recording),
         "transport": "http",
         "inputs": ["recording"],
     }
+    assert [(item["file"], item["chain"], len(item["sha256"])) for item in evidence] == [
+        (str(broken_recording), "whole", 64)
+    ]
     assert "FAILED (" in files["terminal"].read_text()
     assert "RPC-01" in files["markdown"].read_text()
     assert files["html"].read_text().startswith("<!DOCTYPE html>")

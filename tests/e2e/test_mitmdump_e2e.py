@@ -24,7 +24,7 @@ from mcp_assay.cli import cli
 from mcp_assay.wire import EVENTS_LOST
 from tests.e2e.pasting import evidence_by_replay, http_reproduced, paste
 from tests.peers.assay import RunningProxy, mitmdump
-from tests.peers.process import sdk_http_server
+from tests.peers.process import free_port, sdk_http_server
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -97,6 +97,7 @@ def dump_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Itera
             f"mcp_assay_report=json:{report}",
             f"mcp_assay_spec_dir={spec_path}",
             "mcp_assay_secrets=never-seen-secret",
+            "mcp_assay_fail_on=should",  # the SDK server misses SHOULDs (TOOL-11): the exit status must say 1
             f"save_stream_file={flows}",
             f"hardump={har}",
             "store_streamed_bodies=true",
@@ -233,3 +234,39 @@ def test_the_addon_injects_when_mitmdump_is_told_to(spec_path: Path, tmp_path: P
     results = {item["check"]: item for item in json.loads(report.read_text())["results"]}
     verdict = results["clients_retry_refused_versions_from_the_supported_list"]
     assert (verdict["outcome"], verdict["source"]) == ("passed", "injected")
+
+
+def test_mitmdump_exits_with_the_verdicts_exit_code_after_writing_its_own_files(dump_run: DumpRun) -> None:
+    """Tool-defined (issue 28): mitmdump used to exit 0 whatever the verdict; with the addon it exits with the
+    verdict's code (1 here: a SHOULD failure under mcp_assay_fail_on=should, as `mcp-assay proxy` would say), the
+    JSON report's verdict.exit_code, and only after every addon's `done`: mitmproxy's own flow file and HAR export
+    (written at `done`, after the script's) are complete."""
+    assert dump_run.proxy.returncode == dump_run.report["verdict"]["exit_code"] == 1
+    assert dump_run.flows.stat().st_size > 0 and json.loads(dump_run.har.read_text())["log"]["entries"]
+
+
+async def _one_call(url: str) -> None:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode="2026-07-28") as client:
+            await client.call_tool("add", {"a": 1, "b": 2})  # TOOL-11, a SHOULD the SDK server misses
+
+
+def test_mitmdump_exit_status_is_left_to_mitmproxy_when_asked(spec_path: Path, tmp_path: Path) -> None:
+    """Tool-defined (issue 28): mcp_assay_exit_code=false keeps mitmdump's own 0 where the verdict is 1 (the case
+    above), and the JSON report still holds the verdict for CI."""
+    report = tmp_path / "report.json"
+    with sdk_http_server() as server:
+        with mitmdump(
+            server.url.removesuffix("/mcp"), f"mcp_assay_report=json:{report}", f"mcp_assay_spec_dir={spec_path}",
+            "mcp_assay_fail_on=should", "mcp_assay_exit_code=false",
+        ) as proxy:  # fmt: skip
+            anyio.run(_one_call, proxy.url)
+    verdict = json.loads(report.read_text())["verdict"]
+    assert verdict["exit_code"] == 1 and proxy.returncode == 0, proxy.output[-2000:]
+
+
+def test_mitmdump_with_no_traffic_exits_3(spec_path: Path) -> None:
+    """Tool-defined: nothing judged is exit 3 on this path too (no client came; no server is needed for that)."""
+    with mitmdump(f"http://127.0.0.1:{free_port()}", f"mcp_assay_spec_dir={spec_path}") as proxy:
+        pass
+    assert proxy.returncode == 3 and "not judged" in proxy.output

@@ -116,7 +116,8 @@ def test_a_mutated_recording_is_validated_into_a_report(
     recording: Path, tmp_path_factory: pytest.TempPathFactory, spec_path: Path, plan: Any
 ) -> None:
     """Tool-defined: bad input is data, never a crash — a verdict, or one error for a file that is no recording."""
-    lines = mutate(recording.read_text(encoding="utf-8").splitlines(), plan)
+    original = recording.read_text(encoding="utf-8").splitlines()
+    lines = mutate(original, plan)
     folder = tmp_path_factory.mktemp("mutated")
     path = folder / "mutated.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
@@ -131,5 +132,10 @@ def test_a_mutated_recording_is_validated_into_a_report(
         return
     report = json.loads(out.read_text())
     assert report["verdict"]["text"]
+    if lines != original:  # issue 28: the edit is said before the verdict, and the report names it too
+        said = result.stderr.splitlines()[0]
+        assert "CHAIN BROKEN" in said or "no closing record" in said or "no digest chain" in said, said
+        (evidence,) = report["target"]["evidence"]
+        assert evidence["chain"] in ("broken", "unchained") or evidence.get("closed") is False, evidence
     raised = [item["check"] for item in report["results"] if "the check itself failed" in item["reason"]]
     assert not raised, raised

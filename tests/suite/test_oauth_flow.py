@@ -354,6 +354,16 @@ def test_without_anybody_to_answer_the_browser_flow_fails_at_once(key: SigningKe
     assert "GET /authorize" not in paths(server) and "POST /register" not in paths(server)
 
 
+def test_no_browser_without_a_terminal_prints_the_url_and_waits_for_the_sign_in(key: SigningKey) -> None:
+    """Tool-defined (issue 28): --no-browser asks to be shown the URL, so someone is there to open it: no terminal (or
+    CI set) does not stop the browser flow; the URL is printed and the redirect awaited, and the run signs in."""
+    with stub(key) as server, serving(Resource(server.grants.issuer)) as resource:
+        shown = run(resource, attended=False, browser=False)
+    assert shown.result.token is not None, shown.text()
+    assert any(kind is Line.URL and "/authorize?" in text for kind, text in shown.lines), shown.text()
+    assert "GET /authorize" in paths(server) and "POST /token" in paths(server)
+
+
 def test_no_register_without_a_client_id_stops_before_anything_is_created(key: SigningKey) -> None:
     """Tool-defined (--no-register): registration creates state on somebody else's server; it can be refused."""
     with stub(key, StubPolicy(grant_types=CC)) as server, serving(Resource(server.grants.issuer)) as resource:

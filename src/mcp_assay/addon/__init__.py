@@ -1,8 +1,9 @@
 """mcp-assay's passive half: the mitmproxy addon and the stdio tap.
 
 This file is also the addon *script*: ``mitmdump -s "$(mcp-assay addon-path)"`` loads it and
-finds ``addons``. The addon is built on first access, so importing the package (the stdio tap
-does) never pays for importing mitmproxy.
+finds ``addons`` (the script's addon makes mitmdump exit with the verdict's exit code). The addon
+is built on first access, so importing the package (the stdio tap does) never pays for importing
+mitmproxy.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ def __getattr__(name: str) -> Any:
         if not _addons:
             from mcp_assay.addon.assay import Assay
 
-            assay = Assay()
+            assay = Assay(script=True)
             # the companions first: the observer records what the injector did, and the probes end before it
             _addons.extend([assay.injector, assay.server_probe, assay])
         return _addons

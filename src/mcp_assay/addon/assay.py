@@ -74,8 +74,8 @@ from mcp_assay.recording import (
     observation_record,
     response_record,
 )
-from mcp_assay.redaction import Redactor
-from mcp_assay.report import parse_report_option
+from mcp_assay.redaction import REDACTED, Redactor
+from mcp_assay.report import check_writable
 from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.brief import parse_show
@@ -83,6 +83,7 @@ from mcp_assay.report.model import FailOn
 from mcp_assay.report.sdks import AUTO, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.spec.provenance import provenance
 from mcp_assay.sse import SseEvent, SseParser, parse_sse
 from mcp_assay.wire import EVENTS_LOST, EndReason
 
@@ -132,6 +133,24 @@ def _log_level(options: Any) -> int | None:
     return level if isinstance(level, int) else None
 
 
+_RECORDED = ("mode", "listen_host", "listen_port", "upstream_auth")
+"""mitmproxy's own options a recording's header names when they were set (besides every ``mcp_assay_*`` one)."""
+
+
+def _recorded_options(options: Any) -> dict[str, Any]:
+    """The options this session runs with that differ from their defaults, for the recording's header (the
+    recording writer redacts them; the secrets and ``upstream_auth`` are replaced whole here)."""
+    shown: dict[str, Any] = {}
+    for name in sorted(options.keys()):
+        if not (name.startswith("mcp_assay_") or name in _RECORDED) or not options.has_changed(name):
+            continue
+        value = getattr(options, name)
+        if name in ("mcp_assay_secrets", "upstream_auth"):
+            value = [REDACTED for _ in value] if isinstance(value, list | tuple) else REDACTED
+        shown[name] = list(value) if isinstance(value, list | tuple) else value
+    return shown
+
+
 @dataclass
 class _FlowState:
     """What the addon keeps about one flow while it is in flight."""
@@ -159,6 +178,7 @@ class Assay:
         self,
         *,
         in_process: bool = False,
+        script: bool = False,
         stream: str = "stdout",
         spec: SpecSet | None = None,
         description: str | None = None,
@@ -166,6 +186,8 @@ class Assay:
         console: Console | None = None,
     ) -> None:
         self._in_process = in_process
+        self._script = script
+        """Loaded by mitmdump (``-s``): mitmdump's exit status is then the verdict's (``mcp_assay_exit_code``)."""
         """Judge on a thread of this process (tests) instead of a worker process (real use)."""
         self._stream = stream
         self._spec = spec
@@ -249,6 +271,13 @@ class Assay:
             "Seconds judging may take once mitmproxy stops; past them the report is written from what was "
             "judged, and says so. 0: as long as judging takes (a second Ctrl-C cuts it short too).",
         )  # fmt: skip
+        if self._script:
+            loader.add_option(
+                "mcp_assay_exit_code", bool, True,
+                "Exit with the verdict's exit code when mitmdump stops, as mcp-assay proxy does: 0 conformant (or "
+                "conformant in part), 1 a requirement failed at mcp_assay_fail_on, 3 nothing judged. false: "
+                "mitmproxy's own exit status (0). The JSON report's verdict.exit_code says the same.",
+            )  # fmt: skip
         loader.add_option(
             "mcp_assay_live", str, "all",
             "Live output: a line per exchange and findings (all), only findings, or off.",
@@ -274,7 +303,7 @@ class Assay:
                 )
             if "mcp_assay_report" in updated:
                 for value in options.mcp_assay_report:
-                    parse_report_option(value)
+                    check_writable(value)
                 self._reports = list(options.mcp_assay_report)
             if "mcp_assay_record" in updated and options.mcp_assay_record:
                 folder = Path(options.mcp_assay_record).expanduser().parent
@@ -303,6 +332,28 @@ class Assay:
 
     def running(self) -> None:
         self._ensure_session()
+        if self._script:
+            self._exit_with_the_verdict()
+
+    def _exit_with_the_verdict(self) -> None:
+        """Make mitmdump exit with the verdict's exit code, as ``mcp-assay proxy`` does.
+
+        mitmproxy decides its own exit status (0 once it ran) and has no API for an addon to set it. Raising
+        ``SystemExit`` from this addon's ``done`` would skip the ``done`` of every addon after it (``-w`` and
+        ``hardump`` write their files there), so the master's ``done`` is wrapped instead: once every addon's
+        ``done`` has run, ``SystemExit(code)`` leaves ``master.run()``, ``asyncio.run`` and mitmdump's entry
+        point, which is how mitmproxy's own startup checks exit too."""
+        from mitmproxy import ctx
+
+        master: Any = ctx.master
+        done = master.done
+
+        async def done_then_exit() -> None:
+            await done()
+            if ctx.options.mcp_assay_exit_code:
+                raise SystemExit(self.finished.exit_code if self.finished is not None else 3)
+
+        master.done = done_then_exit
 
     def _ensure_session(self) -> LiveSession | RemoteSession:
         if self.session is not None:
@@ -320,6 +371,7 @@ class Assay:
                     spec_paths=list(options.mcp_assay_spec_path),
                     record=record,
                     record_source=self._source(options),
+                    record_options=_recorded_options(options),
                     secrets=list(options.mcp_assay_secrets),
                     live=options.mcp_assay_live,
                     reports=self._reports or self._default_reports,
@@ -337,7 +389,8 @@ class Assay:
         if self._spec is None:
             self._spec = load_spec(spec_dir=options.mcp_assay_spec_dir, spec_paths=options.mcp_assay_spec_path)
         redactor = Redactor(secrets=options.mcp_assay_secrets)
-        recorder = RecordingWriter(record, redactor, source=self._source(options)) if record else None
+        about = {**provenance(self._spec), "options": _recorded_options(options)}
+        recorder = RecordingWriter(record, redactor, source=self._source(options), about=about) if record else None
         printer = Printer(options.mcp_assay_live, console=self._console)
         self.session = LiveSession(
             self._spec,
@@ -576,3 +629,10 @@ class Assay:
 
     def _feed(self, record: Mapping[str, Any]) -> None:
         self._ensure_session().feed(record)
+
+    def note(self, record: Mapping[str, Any]) -> None:
+        """Hand the session a record a companion made (an observation the report notes)."""
+        try:
+            self._feed(record)
+        except Exception:
+            log.exception("mcp-assay: could not note what a companion did")

@@ -29,6 +29,7 @@ from mcp_assay.errors import RecordingError
 from mcp_assay.inputs import RECORDING, Loaded, Reader
 from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.record_readers import payload_bytes as _bytes
+from mcp_assay.record_readers import readable_url
 from mcp_assay.sse import parse_sse
 from mcp_assay.wire import (
     EVENTS_LOST,
@@ -90,30 +91,71 @@ def is_flow_file(path: Path) -> bool:
     return bool(_TNETSTRING_HEAD.match(_head(path)))
 
 
+MAX_FLOW_PROBLEMS = 20
+"""Flows left out that are named one by one; past that they are counted."""
+
+
+def _flow_states(handle: Any, problems: list[str]) -> Any:
+    """Each flow's state in a tnetstring stream, as mitmproxy's own reader takes it, or a problem: a flow mitmproxy
+    cannot rebuild (a field missing, of the wrong type, a version it cannot migrate) is left out and the next one
+    read, since each flow is framed on its own. A frame that cannot be read ends the file."""
+    from mitmproxy import flow as mitm_flow
+    from mitmproxy.io import compat, tnetstring
+
+    number = 0
+    skipped = 0
+    while True:
+        try:
+            loaded = tnetstring.load(handle)
+        except (ValueError, TypeError, IndexError) as exc:
+            if str(exc) != "not a tnetstring: empty file":
+                if number == 0:
+                    raise RecordingError(f"not a readable mitmproxy flow file ({exc})") from None
+                problems.append(f"the flow file ends early after {number} flow(s) ({str(exc)[:80]}); "
+                                "the flows before that point were read")  # fmt: skip
+            break
+        number += 1
+        try:
+            if not isinstance(loaded, dict):
+                raise ValueError(f"not a flow but a {type(loaded).__name__}")
+            yield number, mitm_flow.Flow.from_state(compat.migrate_flow(loaded))
+        except Exception as exc:  # mitmproxy's from_state raises whatever a missing or odd field makes it raise
+            skipped += 1
+            if skipped <= MAX_FLOW_PROBLEMS:
+                problems.append(f"flow {number} could not be read and was left out ({type(exc).__name__}: "
+                                f"{str(exc)[:80]})")  # fmt: skip
+    if skipped > MAX_FLOW_PROBLEMS:
+        problems.append(f"… and {skipped - MAX_FLOW_PROBLEMS} more flow(s) that could not be read")
+
+
 def read_flow_file(path: Path, prefix: str) -> Loaded:
     try:
         from mitmproxy import http
-        from mitmproxy.exceptions import FlowReadException
-        from mitmproxy.io import FlowReader
     except ImportError as exc:  # pragma: no cover - mitmproxy is a dependency
         raise RecordingError(f"{path}: reading mitmproxy flow files needs mitmproxy ({exc})") from exc
-    flows: list[Any] = []
     problems: list[str] = []
-    try:
-        with path.open("rb") as handle:
-            for flow in FlowReader(handle).stream():
-                if isinstance(flow, http.HTTPFlow):
-                    flows.append(flow)
-    except FlowReadException as exc:
-        if not flows:
-            raise RecordingError(f"{path}: not a readable mitmproxy flow file ({exc})") from exc
-        problems.append(f"the flow file ends early ({exc}); the flows before that point were read")
     built: list[HttpExchange] = []
     noted: dict[str, list[str]] = {}
-    for flow in flows:
-        exchange, flow_problems = exchange_of(flow, prefix + str(flow.id))
-        noted[exchange.id] = flow_problems
-        built.append(exchange)
+    try:
+        with path.open("rb") as handle:
+            for number, flow in _flow_states(handle, problems):
+                if not isinstance(flow, http.HTTPFlow):
+                    continue
+                try:
+                    exchange, flow_problems = exchange_of(flow, prefix + str(flow.id))
+                except Exception as exc:  # a flow whose fields hold what no live flow holds
+                    problems.append(f"flow {number} could not be read and was left out ({type(exc).__name__}: "
+                                    f"{str(exc)[:80]})")  # fmt: skip
+                    continue
+                if readable_url(exchange.request.url) is None:
+                    problems.append(f"flow {number}: its request URL is not a URL; left out")
+                    continue
+                noted[exchange.id] = flow_problems
+                built.append(exchange)
+    except RecordingError as exc:
+        raise RecordingError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read ({exc})") from exc
     exchanges: list[Exchange] = list(_mcp_traffic(built))
     problems.extend(problem for exchange in exchanges for problem in noted[exchange.id])
     skipped = len(built) - len(exchanges)
@@ -172,6 +214,11 @@ def _har_body(content: Mapping[str, Any]) -> bytes:
         except ValueError:
             return _bytes(text)
     return _bytes(text)
+
+
+def _field(entry: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    value = entry.get(name)
+    return value if isinstance(value, Mapping) else {}
 
 
 def _har_exchange(entry: Mapping[str, Any], ident: str) -> HttpExchange:
@@ -242,6 +289,9 @@ def read_har(path: Path, prefix: str) -> Loaded:
     for number, entry in enumerate(entries, start=1):
         if not isinstance(entry, Mapping):
             problems.append(f"entry {number} is not an object; skipped")
+            continue
+        if readable_url(_text(_field(entry, "request").get("url"))) is None:
+            problems.append(f"entry {number}: its request URL is not a URL; skipped")
             continue
         exchange = _har_exchange(entry, f"{prefix}har{number}")
         if exchange.ending is not None and exchange.ending.reason is EndReason.OPEN and exchange.response is not None:

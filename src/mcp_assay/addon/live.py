@@ -44,6 +44,7 @@ from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import AUTO, SdkChoice
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.engine import Judge
+from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
@@ -190,6 +191,8 @@ class LiveSession:
         self.notes = SessionNotes(redactor.text)
         """What the report says of the session beyond its verdicts (bounded whatever a peer sends)."""
         self.presence = PeerPresence(url=redactor.url)
+        self._newer: NewerRevisions | None = None
+        """Revisions newer than the window the server speaks (made with the spec, which may load late)."""
         """Whether a peer ever answered: a session where none did is not judged (see :mod:`mcp_assay.presence`)."""
         self.started = time.time()
         self.live_failures = 0
@@ -276,6 +279,9 @@ class LiveSession:
         self.presence.see(exchange)
         self.signs.see(exchange)
         self.judge.add(exchange)
+        if self._newer is None:
+            self._newer = NewerRevisions(self.spec.newest.name)
+        self._newer.see(exchange)
         found, self._found = self._found, []
         if isinstance(exchange, Observation):
             note = self.notes.take(exchange)
@@ -385,7 +391,9 @@ class LiveSession:
         if target.transport is None:
             target = replace(target, transport=", ".join(sorted(self.log.transports())) or "none")
         if self.recorder is not None:
-            target = replace(target, recording=str(self.recorder.path))
+            target = replace(target, recording=str(self.recorder.path), evidence=[self.recorder.evidence()])
+        if self._newer is not None and self._newer.found:
+            target = replace(target, unknown_revisions=dict(self._newer.found))
         unjudged = self.presence.unjudged(self.target.kind or "")
         unjudged = self.redactor.text(unjudged) if unjudged is not None else None  # it quotes stderr and commands
         ending = self.presence.exit_note() if unjudged is None else None

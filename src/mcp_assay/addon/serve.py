@@ -8,18 +8,49 @@ a line saying where it listens once the port is known, and a clean stop on SIGIN
 from __future__ import annotations
 
 import asyncio
+import base64
 import signal
+import time
 from typing import Any
 
 from mitmproxy import exceptions
 from mitmproxy.options import Options
+from mitmproxy.proxy import mode_specs
 from mitmproxy.tools.dump import DumpMaster
 from rich.console import Console
 
 from mcp_assay.addon.assay import Assay
 from mcp_assay.errors import ConfigError
+from mcp_assay.protocol import HeaderKey
+from mcp_assay.recording import observation_record
 
-__all__ = ["serve"]
+__all__ = ["UpstreamCredentials", "serve"]
+
+
+class UpstreamCredentials:
+    """Sends the ``user:password@`` of ``--upstream`` to the server as Basic authorization, on every request that
+    carries no ``Authorization`` of its own (a client's own credentials go through as they are).
+
+    It acts at ``requestheaders``, before the observer's ``request``, so the recording shows what the server
+    got (the credential redacted); the report notes once that the proxy added it."""
+
+    def __init__(self, user: str, password: str, assay: Assay) -> None:
+        self._header = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+        self._assay = assay
+        self.added = 0
+
+    def requestheaders(self, flow: Any) -> None:
+        headers = flow.request.headers
+        if HeaderKey.AUTHORIZATION in headers:
+            return
+        headers[HeaderKey.AUTHORIZATION] = self._header
+        self.added += 1
+        if self.added == 1:
+            detail = (
+                "mcp-assay proxy sent the user:password of --upstream as Basic authorization on each request that "
+                "carried no Authorization header of its own; the recording shows the requests as the server got them"
+            )
+            self._assay.note(observation_record("upstream-credentials", time.time(), "note", {"detail": detail}))
 
 
 async def serve(
@@ -28,15 +59,21 @@ async def serve(
     host: str,
     port: int,
     path: str,
-    origin: str,
+    upstream: str,
     spec: Any,
     console: Console,
     description: str,
     options: dict[str, Any],
     settings: dict[str, str],
     reports: list[str],
+    credentials: tuple[str, str] | None = None,
 ) -> int:
-    """Run mitmproxy with the addon until SIGINT or SIGTERM; the exit code follows the verdicts."""
+    """Run mitmproxy with the addon until SIGINT or SIGTERM; the exit code follows the verdicts. ``upstream`` is
+    the server's URL as it may be shown (redacted); ``credentials`` its ``user:password@``, sent as Basic."""
+    try:  # mitmproxy reports a mode it cannot parse only from a task, and then never listens
+        mode_specs.ProxyMode.parse(mode)
+    except ValueError as exc:
+        raise ConfigError(f"--upstream: mitmproxy cannot use it ({exc})") from exc
     master: Any = DumpMaster(
         Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
     )
@@ -52,7 +89,7 @@ async def serve(
                 where = f"{address[0]}:{address[1]}"
                 if mode.startswith("reverse:"):
                     console.print(
-                        f"mcp-assay proxy listening on http://{where}{path} → {origin}{path}",
+                        f"mcp-assay proxy listening on http://{where}{path} → {upstream}",
                         highlight=False,
                         soft_wrap=True,
                     )
@@ -64,7 +101,8 @@ async def serve(
                     )
             console.file.flush()
 
-    master.addons.add(assay.injector, assay.server_probe, assay, Announce())
+    companions: list[Any] = [] if credentials is None else [UpstreamCredentials(*credentials, assay=assay)]
+    master.addons.add(*companions, assay.injector, assay.server_probe, assay, Announce())
     try:
         master.options.update(**{key: value for key, value in options.items()})
         for name, value in settings.items():

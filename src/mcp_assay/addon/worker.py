@@ -93,6 +93,8 @@ class WorkerSettings:
     spec_paths: list[str] = field(default_factory=list)
     record: str | None = None
     record_source: str = ""
+    record_options: dict[str, Any] = field(default_factory=dict)
+    """The options the session was started with, for the recording's header (redacted there)."""
     secrets: list[str] = field(default_factory=list)
     live: str = "all"
     reports: list[str] = field(default_factory=list)
@@ -313,6 +315,7 @@ def main() -> None:
     from mcp_assay.report.sdks import parse_sdk
     from mcp_assay.spec import load_spec
     from mcp_assay.spec.engine import registered_checks
+    from mcp_assay.spec.provenance import provenance
 
     sys.stdout, sys.stderr = cast(TextIO, _Lenient(sys.stdout)), cast(TextIO, _Lenient(sys.stderr))
     source = sys.stdin.buffer
@@ -333,7 +336,8 @@ def main() -> None:
         spec = load_spec(spec_dir=settings.spec_dir, spec_paths=settings.spec_paths)
         recorder = None
         if settings.record:
-            recorder = RecordingWriter(settings.record, redactor, source=settings.record_source)
+            about = {**provenance(spec), "options": settings.record_options}
+            recorder = RecordingWriter(settings.record, redactor, source=settings.record_source, about=about)
         session = LiveSession(
             spec,
             redactor=redactor,

@@ -68,6 +68,14 @@ class AssayCommand(click.Command):
                 formatter.write_dl(list(self.reads))
         super().format_epilog(ctx, formatter)
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:  # click raises "Option '--x' requires an argument." without the context,
+            if exc.ctx is None:  # so that one error alone came without the command's usage line
+                exc.ctx = ctx
+            raise
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)

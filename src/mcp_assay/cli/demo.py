@@ -28,6 +28,7 @@ from mcp_assay.cli.options import show_option, spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError, TargetError
 from mcp_assay.report.brief import print_terminal
+from mcp_assay.userfiles import expanded
 from mcp_assay.verdicts import ExitCode
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def _sdk_server_installed() -> bool:
 
 def _folder(output_dir: Path | None) -> Path:
     if output_dir is not None:
-        folder = output_dir.expanduser()
+        folder = expanded(output_dir, "--output-dir")
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

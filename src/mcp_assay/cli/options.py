@@ -16,6 +16,7 @@ from click.core import ParameterSource
 from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, check_hold_ms, family_names, parse_families
 from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, readable_file
 from mcp_assay.errors import ConfigError
+from mcp_assay.redaction import REDACTED
 from mcp_assay.report import ReportTarget, parse_report_option
 from mcp_assay.report.model import FailOn, SchemaInfo
 from mcp_assay.report.sdks import ACCEPT_FLAG, SdkChoice, parse_sdk
@@ -25,6 +26,7 @@ from mcp_assay.values import Number
 
 __all__ = [
     "build_spec",
+    "given_options",
     "parse_show_option",
     "inject_options",
     "parse_inject",
@@ -246,6 +248,33 @@ def report_targets(values: Sequence[str], *, others: Mapping[str, Path | None] |
             raise ConfigError(f"--report {value} and {seen[place]} would both write to {where}; give each its own")
         seen[place] = f"--report {value}"
     return targets
+
+
+SECRET_OPTIONS = frozenset({"secrets", "token", "client_secret"})
+"""Options whose values are credentials: a recording's header says they were given, never what they were."""
+
+
+def given_options(ctx: click.Context) -> dict[str, Any]:
+    """The options the user gave the current command (by flag, environment twin or config), by their long flag
+    name, for a recording's header: credentials replaced whole (the recording writer scrubs the rest)."""
+    shown: dict[str, Any] = {}
+    for param in ctx.command.params:
+        name = param.name
+        if not isinstance(param, click.Option) or name is None:
+            continue
+        source = ctx.get_parameter_source(name)
+        value = ctx.params.get(name)
+        if source in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP) or value is None:
+            continue
+        flag = max(param.opts, key=len)
+        if name in SECRET_OPTIONS:
+            value = [REDACTED for _ in value] if isinstance(value, list | tuple) else REDACTED
+        elif isinstance(value, tuple | list | frozenset | set):
+            value = sorted(str(item) for item in value) if isinstance(value, frozenset | set) else list(value)
+        elif isinstance(value, Path):
+            value = str(value)
+        shown[flag] = value
+    return shown
 
 
 def build_spec(spec_dir: str | None, spec_paths: Sequence[str]) -> SpecSet:

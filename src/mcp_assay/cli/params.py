@@ -11,19 +11,20 @@ accept exactly the same values.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import click
 
 from mcp_assay.errors import ConfigError
-from mcp_assay.report import parse_report_option
+from mcp_assay.report import check_writable
 from mcp_assay.spec.sources import parse_spec_path
 from mcp_assay.suite.config import SETTINGS
+from mcp_assay.userfiles import expanded
 from mcp_assay.values import HEADER, MAX_SECONDS, URL, BadValue, Kind, Number, port
 
 __all__ = [
     "HEADER_LINES",
+    "SECRET_LINES",
     "SECONDS_OR_NONE",
     "URL_TYPE",
     "Checked",
@@ -80,6 +81,20 @@ class _HeaderLines(Checked):
 HEADER_LINES = _HeaderLines(HEADER, "header")
 
 
+class _SecretLines(click.ParamType):  # type: ignore[type-arg]
+    """``--secret VALUE``: any text is a secret. In the environment twin (``MCP_ASSAY_SECRETS``) one secret per
+    line, so a secret holding spaces is scrubbed whole instead of word by word (CRLF line ends too)."""
+
+    name = "text"
+    envvar_list_splitter = "\n"
+
+    def split_envvar_value(self, rv: str) -> list[str]:
+        return [line.removesuffix("\r") for line in rv.split("\n") if line.strip()]
+
+
+SECRET_LINES = _SecretLines()
+
+
 def readable_file(**extra: Any) -> click.Path:
     """An existing file mcp-assay can read (not a folder)."""
     return click.Path(exists=True, dir_okay=False, readable=True, **extra)
@@ -92,8 +107,13 @@ class WritableFile(click.Path):
         super().__init__(dir_okay=False, **extra)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if "\x00" in os.fsdecode(value):  # no file is named so (a config file can spell it; argv cannot)
+            self.fail("a path holds no NUL character", param, ctx)
         converted = super().convert(value, param, ctx)
-        path = Path(os.fsdecode(converted)).expanduser()
+        try:
+            path = expanded(os.fsdecode(converted), "")
+        except ConfigError as exc:
+            self.fail(str(exc).strip(), param, ctx)
         folder = path.resolve().parent
         if not folder.is_dir():
             self.fail(f"folder {path.parent} does not exist", param, ctx)
@@ -109,13 +129,14 @@ class WritableFile(click.Path):
 
 
 class ReportSpec(click.ParamType):  # type: ignore[type-arg]
-    """``--report FORMAT[:PATH]``: the format is known and the path usable; the text is kept as given."""
+    """``--report FORMAT[:PATH]``: the format is known and a report can be written at the path (tried now); the text
+    is kept as given."""
 
     name = "format[:path]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
-            parse_report_option(str(value))
+            check_writable(str(value))
         except ConfigError as exc:
             self.fail(str(exc).removeprefix("--report "), param, ctx)
         return value

@@ -11,10 +11,11 @@ when the proxy stops (Ctrl-C or SIGTERM), and the exit code says whether a requi
 from __future__ import annotations
 
 import asyncio
+import base64
 import errno
 import socket
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import click
 from rich.console import Console
@@ -31,7 +32,16 @@ from mcp_assay.cli.options import (
     spec_options,
     write_baseline_option,
 )
-from mcp_assay.cli.params import SECONDS_OR_NONE, URL_TYPE, Checked, WritableFile, checked_port, readable_file
+from mcp_assay.cli.params import (
+    SECONDS_OR_NONE,
+    SECRET_LINES,
+    URL_TYPE,
+    Checked,
+    WritableFile,
+    checked_port,
+    readable_file,
+)
+from mcp_assay.redaction import Redactor
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
@@ -55,14 +65,42 @@ def addon_script() -> Path:
     reads=(("nothing", "it prints where the installed addon is."),),
 )
 def addon_path_command() -> None:
-    """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ..."""
+    """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ...
+
+    \b
+    mitmdump -s "$(mcp-assay addon-path)" --mode reverse:http://127.0.0.1:8000 --listen-host 127.0.0.1 -p 8080
+    Keep --listen-host 127.0.0.1: mitmdump listens on every interface otherwise. When mitmdump stops it exits
+    with the verdict's exit code, as mcp-assay proxy does (0 conformant, 1 a requirement failed, 3 nothing
+    judged; --set mcp_assay_exit_code=false keeps mitmproxy's 0), and --set mcp_assay_report=json:FILE holds
+    the same verdict (verdict.exit_code) for CI.
+    """
     click.echo(str(addon_script()))
 
 
 def _upstream_parts(upstream: str) -> tuple[str, str]:
-    """``http://host:port/mcp`` (checked by its parameter type) -> (``http://host:port``, ``/mcp``)."""
+    """``http://host:port/mcp`` (checked by its parameter type) -> (``http://host:port``, ``/mcp``); a
+    ``user:password@`` is left out (mitmproxy's reverse mode takes none: :func:`_upstream_credentials`)."""
     parts = urlsplit(upstream)
-    return f"{parts.scheme}://{parts.netloc}", parts.path or "/"
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}", parts.path or "/"
+
+
+def _upstream_credentials(upstream: str) -> tuple[str, str] | None:
+    """The ``user:password@`` of the upstream URL, decoded, or ``None``. The proxy sends them to the server as
+    Basic authorization on every request that carries no ``Authorization`` of its own, as curl or a browser
+    would: whoever writes credentials into the URL means the server to get them."""
+    parts = urlsplit(upstream)
+    if "@" not in parts.netloc:
+        return None
+    return unquote(parts.username or ""), unquote(parts.password or "")
+
+
+def _credential_secrets(upstream: str, credentials: tuple[str, str]) -> list[str]:
+    """Every spelling of the upstream's credentials that may reach a log, a report or a recording."""
+    user, password = credentials
+    pair = f"{user}:{password}"
+    given = urlsplit(upstream).netloc.rpartition("@")[0]
+    header = base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    return [item for item in (password, pair, given.partition(":")[2], header) if item]
 
 
 def _forwards_to_itself(upstream: str, listen_host: str, listen_port: int) -> bool:
@@ -151,7 +189,7 @@ def _cannot_listen(host: str, port: int) -> str | None:
     help="Write every MCP exchange to this JSONL recording as it happens (redacted).",
 )  # fmt: skip
 @click.option(
-    "--secret", "secrets", multiple=True, envvar="MCP_ASSAY_SECRETS", show_envvar=True,
+    "--secret", "secrets", multiple=True, envvar="MCP_ASSAY_SECRETS", show_envvar=True, type=SECRET_LINES,
     help="A secret value to scrub from the recording, the report and the output; repeatable "
     "(bearer tokens, cookies and ?token= values are scrubbed anyway).",
 )  # fmt: skip
@@ -235,16 +273,21 @@ def proxy_command(
             raise click.UsageError("--upstream is required in reverse mode (or use --mode regular)")
         if _forwards_to_itself(upstream, listen_host, listen_port):
             raise click.UsageError(
-                f"--upstream {upstream} is the proxy's own address ({listen_host}:{listen_port}): it would forward "
-                "every request to itself; give the server's address, or another --listen-port"
+                f"--upstream {Redactor().url(upstream)} is the proxy's own address ({listen_host}:{listen_port}): it "
+                "would forward every request to itself; give the server's address, or another --listen-port"
             )
         origin, path = _upstream_parts(upstream)
+        credentials = _upstream_credentials(upstream)
+        shown = Redactor().url(upstream)
         mode = f"reverse:{origin}"
-        description = f"{upstream} (reverse proxy)"
+        description = f"{shown} (reverse proxy)"
+        if credentials is not None:  # scrubbed everywhere: as given, decoded, and as the header carries them
+            secrets = (*secrets, *_credential_secrets(upstream, credentials))
     else:
         if upstream:
-            raise click.UsageError(f"--upstream {upstream} is for --mode reverse; a regular proxy has no upstream")
-        origin, path = "", "/"
+            shown = Redactor().url(upstream)
+            raise click.UsageError(f"--upstream {shown} is for --mode reverse; a regular proxy has no upstream")
+        origin, path, shown, credentials = "", "/", "", None
         mode = "regular"
         description = "forward proxy (regular mode)"
     settings: dict[str, str] = {}
@@ -263,8 +306,8 @@ def proxy_command(
 
     code = asyncio.run(
         serve(
-            mode=mode, host=listen_host, port=listen_port, path=path, origin=origin, spec=spec, console=console,
-            description=description, options={
+            mode=mode, host=listen_host, port=listen_port, path=path, upstream=shown, spec=spec, console=console,
+            description=description, credentials=credentials, options={
                 "mcp_assay_record": str(record.expanduser()) if record else None,
                 "mcp_assay_fail_on": fail_on,
                 "mcp_assay_baseline": baseline,

@@ -30,7 +30,7 @@ from mcp_assay.cli.options import (
     spec_options,
     write_baseline_option,
 )
-from mcp_assay.cli.params import HEADER_LINES, WritableFile, readable_file, setting
+from mcp_assay.cli.params import HEADER_LINES, SECRET_LINES, WritableFile, readable_file, setting
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.logs import redact_with as redact_logs_with
@@ -114,8 +114,9 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "Query parameter for --auth-mode query.  [default: token]"),
     (("-H", "--header", "headers"), "HEADERS", {"multiple": True, "type": HEADER_LINES},
      'Extra request header "name: value"; repeatable (one per line in the environment twin).'),
-    (("--secret", "secrets"), "SECRETS", {"multiple": True},
-     "A value to scrub from the report, the recording and the output; repeatable (credentials are scrubbed anyway)."),
+    (("--secret", "secrets"), "SECRETS", {"multiple": True, "type": SECRET_LINES},
+     "A value to scrub from the report, the recording and the output; repeatable, one per line in the environment "
+     "twin (credentials are scrubbed anyway)."),
     (("--client-id",), "CLIENT_ID", {"metavar": "ID"},
      "OAuth client to sign in as when the server answers 401 and no token is given (else one is registered)."),
     (("--client-secret",), "CLIENT_SECRET", {"metavar": "SECRET"}, "Its secret (client_credentials); never printed."),
@@ -126,7 +127,8 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "Sign in through a browser even where client_credentials exists / never (fail with the reason instead). "
      "[default: a browser only with a terminal on stderr and CI unset]"),
     (("--no-browser",), "NO_BROWSER", {"is_flag": True, "default": None},
-     "Print the authorization URL instead of launching a browser."),
+     "Print the authorization URL instead of launching a browser, and wait for the redirect (someone asked to be "
+     "shown it, so a terminal is not needed)."),
     (("--redirect-host",), "REDIRECT_HOST", {"metavar": "HOST"},
      "Loopback host of the sign-in's redirect.  [default: 127.0.0.1]"),
     (("--redirect-port",), "REDIRECT_PORT", {"metavar": "PORT"},

@@ -13,16 +13,20 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, spec_dir_name, spec_notes, spec_options
-from mcp_assay.cli.params import Checked
+from mcp_assay.cli.params import URL_TYPE, Checked
 from mcp_assay.cli.schemas import cached_revisions
 from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.logs import redactor
+from mcp_assay.redaction import Redactor
 from mcp_assay.spec.pull import MIRROR_ENV, check_mirror, pull_schemas
 from mcp_assay.spec.sources import CACHE_DIR_ENV, SPEC_DIR_ENV, given
 from mcp_assay.spec.sources import cache_dir as default_cache_dir
+from mcp_assay.spec.upstream import INDEX_ENV, check_upstream
 from mcp_assay.values import SECONDS
 
 __all__ = ["register"]
@@ -123,7 +127,8 @@ def _holds(folder: Path) -> str:
         (
             "network",
             "each pinned revision's schema.json, from GitHub at the pinned commit or from the --mirror template "
-            "(HTTPS_PROXY and SSL_CERT_FILE apply).",
+            "(HTTPS_PROXY and SSL_CERT_FILE apply); with --check, each at the branch head instead, and the listing "
+            "of upstream's schema folder (GitHub's contents API, or --index; GITHUB_TOKEN is sent to api.github.com).",
         ),
         (
             "the cache",
@@ -150,25 +155,85 @@ def _holds(folder: Path) -> str:
 )
 @click.option("--force", is_flag=True, envvar="MCP_ASSAY_SPEC_FORCE", show_envvar=True, help="Download even if cached.")
 @click.option(
+    "--check", is_flag=True, envvar="MCP_ASSAY_SPEC_CHECK", show_envvar=True,
+    help="Download nothing: say whether upstream (or the mirror) publishes revisions or schema changes the pins lack, "
+    "read at its branch head. Exit 0: nothing; 1: something the pins lack; 3: not everything could be checked.",
+)  # fmt: skip
+@click.option(
+    "--index", envvar=INDEX_ENV, show_envvar=True, metavar="URL", type=URL_TYPE,
+    help="With --check: the listing of upstream's schema folder (GitHub's contents JSON, or a JSON list of revision "
+    "names). Default: GitHub's contents API; a mirror needs one to look for new revisions.",
+)  # fmt: skip
+@click.option(
     "--timeout", type=Checked(SECONDS, "seconds"), default=30.0, show_default=True, envvar="MCP_ASSAY_SPEC_TIMEOUT",
     show_envvar=True, help="Seconds to wait for each download.",
 )  # fmt: skip
-def pull_command(cache_dir: str | None, mirror: str | None, force: bool, timeout: float) -> None:
-    """Download each pinned revision's schema.json from upstream and verify its sha256."""
+def pull_command(
+    cache_dir: str | None, mirror: str | None, force: bool, check: bool, index: str | None, timeout: float
+) -> None:
+    """Download each pinned revision's schema.json from upstream and verify its sha256; with --check, say whether
+    upstream publishes revisions or schema changes the pins lack (for a scheduled CI job).
+
+    \b
+    mcp-assay spec pull
+    mcp-assay spec pull --check      exit 1 when upstream has something the pins lack
+    """
     target = Path(cache_dir) if cache_dir else default_cache_dir()
+    shown = _redactor(mirror, index)
+    if check:
+        _check(target, mirror, index, force, timeout, shown)
+        return
+    if index is not None:
+        raise click.UsageError("--index is read by --check only: add --check, or drop it")
     results = pull_schemas(target, mirror=mirror, force=force, timeout=timeout)
     console = Console()
     for result in results:
         colour = {"downloaded": "green", "present": "green", "failed": "red"}[result.status]
-        console.print(
-            f"[{colour}]{result.status:<10}[/] {result.revision}  {result.path}  {result.detail}", highlight=False
-        )
+        line = shown.prose(f"{result.revision}  {result.path}  {result.detail}")
+        console.print(f"[{colour}]{result.status:<10}[/] {escape(line)}", highlight=False)
     if any(result.status == "failed" for result in results):
         raise SpecError(
             "some schemas could not be downloaded and verified (see above): where GitHub is out of reach, fetch "
             f"from an internal mirror (--mirror URL_TEMPLATE, or {MIRROR_ENV}), or point {SPEC_DIR_ENV} (or "
             "--spec-dir) at a folder of <revision>/schema.json files you already have"
         )
+
+
+def _redactor(*urls: str | None) -> Redactor:
+    """The redactor of this command's log lines, knowing the password (or token) a mirror or index URL carries, so
+    that no line printed names it (``https://user:pw@mirror/...`` is shown ``https://user:REDACTED@mirror/...``)."""
+    shown = redactor()
+    for url in urls:
+        if url:
+            shown.learn_url(url)
+    return shown
+
+
+_CHECK_STYLE = {"new": "red", "changed": "red", "gone": "red", "failed": "yellow", "unchanged": "green"}
+
+
+def _check(cache: Path, mirror: str | None, index: str | None, force: bool, timeout: float, shown: Redactor) -> None:
+    """``spec pull --check``: one line per revision, then the exit status CI reads."""
+    if force:
+        raise click.UsageError("--check downloads nothing, so --force has nothing to do: drop one of them")
+    folders = [cache, *([Path(os.environ[SPEC_DIR_ENV])] if os.environ.get(SPEC_DIR_ENV) else [])]
+    result = check_upstream(mirror=mirror, index=index, folders=folders, timeout=timeout)
+    console = Console()
+    console.print(escape(shown.prose(f"compared the pins with {result.source}")), highlight=False, soft_wrap=True)
+    for item in result.findings:
+        line = escape(shown.prose(f"{item.revision}  {item.detail}"))
+        console.print(f"[{_CHECK_STYLE[item.status]}]{item.status:<10}[/] {line}", highlight=False, soft_wrap=True)
+    if result.unlisted:
+        line = escape(shown.prose(f"new revisions not looked for: {result.unlisted}"))
+        console.print(f"[yellow]{'unlisted':<10}[/] {line}", highlight=False, soft_wrap=True)
+    code = result.exit_code
+    summary = {
+        0: "the pins hold every revision and schema upstream publishes",
+        1: "upstream publishes what the pins lack: a newer mcp-assay (or new pins) is needed to judge it",
+        3: "not everything could be checked (see above)",
+    }[code]
+    console.print(summary, highlight=False, soft_wrap=True)
+    raise SystemExit(code)
 
 
 def register(group: click.Group) -> None:

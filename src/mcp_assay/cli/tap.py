@@ -10,6 +10,7 @@ or it ended before it wrote a line) the tap exits 3, and the report is one line 
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from rich.console import Console
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
     build_spec,
+    given_options,
     inject_options,
     parse_inject,
     report_options,
@@ -26,7 +28,8 @@ from mcp_assay.cli.options import (
     spec_options,
     write_baseline_option,
 )
-from mcp_assay.cli.params import SECONDS_OR_NONE, WritableFile
+from mcp_assay.cli.params import SECONDS_OR_NONE, SECRET_LINES, WritableFile
+from mcp_assay.redaction import command_secrets
 from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
@@ -56,7 +59,7 @@ __all__ = ["register"]
     help="Write every line both sides send (and the server's stderr) to this JSONL recording, redacted.",
 )  # fmt: skip
 @click.option(
-    "--secret", "secrets", multiple=True, envvar="MCP_ASSAY_SECRETS", show_envvar=True,
+    "--secret", "secrets", multiple=True, envvar="MCP_ASSAY_SECRETS", show_envvar=True, type=SECRET_LINES,
     help="A secret value to scrub from the recording and the report; repeatable.",
 )  # fmt: skip
 @click.option(
@@ -109,6 +112,8 @@ def tap_command(
     from mcp_assay.addon.tap import Tap, exit_like, start_error
     from mcp_assay.addon.worker import RemoteSession, WorkerSettings, say
 
+    if command[0].startswith("-"):  # an option of the tap's own, misspelled: no program is named with a dash
+        raise click.UsageError(_not_an_option(command[0]))
     targets = report_targets(reports, others={"--record": record})
     if any(target.stdout for target in targets):
         raise click.UsageError("--report FORMAT:- would write to stdout, which is the protocol channel; give a file")
@@ -129,7 +134,8 @@ def tap_command(
             spec_paths=list(spec_paths),
             record=str(record.expanduser()) if record else None,
             record_source=f"stdio tap: {description}",
-            secrets=list(secrets),
+            record_options=given_options(click.get_current_context()),
+            secrets=[*secrets, *command_secrets(command)],  # the command's --api-key VALUE too
             live=live,
             reports=list(reports),
             stream="stderr",
@@ -162,6 +168,16 @@ def tap_command(
     if finished.unjudged:
         raise SystemExit(ExitCode.NOT_JUDGED)  # the server never answered: nothing was judged, as the report says
     exit_like(code)
+
+
+def _not_an_option(word: str) -> str:
+    """The usage error for ``word``, a dashed word where the server command starts: the tap's options it is close to,
+    and where the command goes."""
+    ctx = click.get_current_context()
+    flags = [flag for param in ctx.command.params if isinstance(param, click.Option) for flag in param.opts]
+    close = difflib.get_close_matches(word.partition("=")[0], flags, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"no such option: {word}{hint}; the server command comes after the tap's options, or after --"
 
 
 def register(group: click.Group) -> None:

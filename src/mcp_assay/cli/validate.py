@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
+from rich.console import Console
+from rich.text import Text
 
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
@@ -27,6 +30,7 @@ from mcp_assay.errors import ConfigError, RecordingError
 from mcp_assay.inputs import Inputs, load_inputs, reader_for, recording_source, stream_inputs
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
+from mcp_assay.recording import verify_recording
 from mcp_assay.report import emit_reports
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import apply_baseline, read_baseline
@@ -36,6 +40,7 @@ from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import SdkChoice, attribute
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge, registered_checks, split_only
+from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
@@ -111,10 +116,12 @@ def validate_command(
     choice = sdk_choice(sdk, accept_sdk_findings)
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
+    evidence = _verified(recordings)
     if any(recording_source(path).startswith("mcp-assay run") for path in recordings if path.endswith(".jsonl")):
         report = _judge_suite_recordings(recordings, spec, checks, choice)  # small: read whole, judged as the run did
     else:
         report = _judge_captures(recordings, spec, checks, choice)
+    report.target = replace(report.target, evidence=evidence)
     report.fail_on = FailOn(fail_on)
     report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
     if known is not None:
@@ -122,6 +129,21 @@ def validate_command(
         attribute(report, choice, report.sdks)  # after the baseline, which keeps its own reasons
     emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
+
+
+def _verified(recordings: Sequence[str]) -> list[Mapping[str, Any]]:
+    """Each file's digest and what its chain says, said on stderr before anything is judged (the verdicts then
+    rest on files the reader knows to be whole, altered, or unverifiable), and kept for the report's evidence."""
+    evidence: list[Mapping[str, Any]] = []
+    for path in recordings:
+        reader_for(Path(path), READERS)  # a file of no known format is one line before anything else is said
+        integrity = verify_recording(path)
+        style = {"whole": "green", "broken": "red"}.get(integrity.state, "yellow")
+        Console(stderr=True).print(
+            Text(f"{Path(path).name}: {integrity.summary()}", style=style), soft_wrap=True, highlight=False
+        )
+        evidence.append(integrity.evidence())
+    return evidence
 
 
 WINDOW = 2_000
@@ -146,8 +168,10 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     notes = SessionNotes()
     presence = PeerPresence()
     judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
+    newer = NewerRevisions(spec.newest.name)
     for exchange in stream_inputs(recordings, READERS, inputs):
         presence.see(exchange)
+        newer.see(exchange)
         signs.see(exchange)
         if exchange.transport:
             transports.add(exchange.transport)
@@ -158,7 +182,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     trail.take(judge.log, judge.carried_ids)
     return build_report(
         verdicts,
-        target=_target(recordings, transports, inputs.kinds),
+        target=replace(_target(recordings, transports, inputs.kinds), unknown_revisions=newer.found or None),
         schemas=spec.schema_infos(),
         notes=[*inputs.problems, *notes.notes(), *filter(None, [trail.note()])],
         audit=list(trail.lines),
@@ -203,12 +227,14 @@ def _judge_suite_recordings(
     for item in log:
         signs.see(item)
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
+    newer = NewerRevisions(spec.newest.name)
+    newer.see_all(log)
     runs = log.observations(RUN_OBSERVATION)
     note = str(runs[-1].data.get("note", "")) if runs else ""
     tested = tested_revisions(log)
     report = build_report(
         verdicts,
-        target=_target(recordings, log.transports(), kinds),
+        target=replace(_target(recordings, log.transports(), kinds), unknown_revisions=newer.found or None),
         schemas=spec.schema_infos(),
         tested=tested,
         revision_note=note or PER_MESSAGE,

@@ -287,6 +287,8 @@ def combine(
         proxy=proxy_url,
         client=client,
         recording=f"{files.session}, {files.suite}",
+        evidence=[item for report in reports for item in report.target.evidence or ()] or None,
+        unknown_revisions={k: v for r in reports for k, v in (r.target.unknown_revisions or {}).items()} or None,
     )
     merged.tested = []
     eras = ", ".join(revision.name for revision in sorted(spec.window, reverse=True))

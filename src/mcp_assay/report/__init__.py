@@ -28,12 +28,14 @@ from rich.console import Console
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import FailOn, Report, merge_reports
+from mcp_assay.userfiles import expanded
 
 __all__ = [
     "FORMATS",
     "FailOn",
     "Report",
     "ReportTarget",
+    "check_writable",
     "emit_reports",
     "merge_reports",
     "parse_report_option",
@@ -76,7 +78,7 @@ def parse_report_option(value: str) -> ReportTarget:
         return ReportTarget(name, None)
     if raw_path == "-":
         return ReportTarget(name, None, stdout=True)
-    path = Path(raw_path).expanduser()
+    path = expanded(raw_path, f"--report {value}:")
     if path.is_dir():
         return ReportTarget(name, None, folder=path)
     folder = raw_path.endswith(("/", os.sep))
@@ -84,6 +86,41 @@ def parse_report_option(value: str) -> ReportTarget:
     if blocked is not None:
         raise ConfigError(f"--report {value}: {blocked} is not a folder")
     return ReportTarget(name, None, folder=path) if folder else ReportTarget(name, path)
+
+
+def check_writable(value: str) -> ReportTarget:
+    """``--report FORMAT[:PATH]`` parsed, and its place tried now, so a report that could not be written is a usage
+    error before any work (exit 2) rather than a report lost at the end: the folders it lacks are created and
+    removed again, the file is opened for appending (never truncated) and removed again if it is new, and a
+    folder target must take a new file. Standard output and the temp directory are not tried."""
+    target = parse_report_option(value)
+    if target.stdout or (target.path is None and target.folder is None):
+        return target
+    folder = target.folder if target.path is None else target.path.parent
+    assert folder is not None
+    created: list[Path] = []
+    try:
+        for missing in reversed([item for item in (folder, *folder.parents) if not item.exists()]):
+            missing.mkdir()
+            created.append(missing)
+        if target.path is not None:
+            existed = target.path.exists()
+            with target.path.open("a", encoding="utf-8"):
+                pass
+            if not existed:
+                target.path.unlink()
+        else:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+    except OSError as exc:
+        raise ConfigError(f"--report {value}: cannot write there ({exc.strerror or exc})") from None
+    finally:
+        for made in reversed(created):
+            try:
+                made.rmdir()
+            except OSError:
+                pass
+    return target
 
 
 def _not_a_folder(folder: Path) -> Path | None:

@@ -8,11 +8,11 @@ or merged by ``mcp-assay report`` says what the original said.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Self
 
-__all__ = ["Stats", "Target"]
+__all__ = ["Stats", "Target", "evidence_lines", "newer_line"]
 
 UNKNOWN = "?"
 """What a header shows for a target field no producer filled in."""
@@ -59,6 +59,13 @@ class Target(_JsonFields):
     """The demo's client."""
     recording: str | None = None
     """Where the traffic was recorded."""
+    unknown_revisions: Mapping[str, str] | None = None
+    """Revisions newer than the window the server offered or accepted, and how it showed it (nothing new in them
+    is judged: the report says so first)."""
+    evidence: list[Mapping[str, Any]] | None = None
+    """The files the verdicts rest on, so they can be checked later: each recording written or judged (``file``), its
+    ``sha256``, its ``records`` and what its digest chain says (``chain``: ``whole``, ``broken`` with its
+    ``breaks``, or ``unchained``)."""
     served: str | None = None
     """The command ``run --serve`` started, and stopped when the run ended: a replay needs it started again."""
 
@@ -81,6 +88,40 @@ class Target(_JsonFields):
         """Every text field passed through ``text`` (a redactor's)."""
         changed: dict[str, Any] = {key: text(value) for key, value in self.to_json().items() if isinstance(value, str)}
         return replace(self, **changed)
+
+
+def newer_line(target: Target, window: Sequence[str]) -> str | None:
+    """The report's line on revisions newer than the window the server speaks, or ``None``: what it speaks, what
+    mcp-assay knows, and how to learn whether newer schemas are published."""
+    found = target.unknown_revisions
+    if not found:
+        return None
+    spoken = "; ".join(f"{revision} ({how})" for revision, how in sorted(found.items()))
+    known = " and ".join(sorted(window)) or "no revision"
+    return (
+        f"the server speaks {spoken}; mcp-assay knows {known}, so whatever is new in it is not judged "
+        "(mcp-assay spec pull --check says whether newer schemas are published)"
+    )
+
+
+def evidence_lines(target: Target, *, short: bool = False) -> list[str]:
+    """One line per file of ``target.evidence``, for a report's opening lines: the file, its sha256 (which
+    ``sha256sum`` prints too; ``short``: its first 16 digits, for a terminal) and what its chain says."""
+    lines = []
+    for item in target.evidence or ():
+        value = str(item.get("sha256") or "")
+        digest = f"sha256:{value[:16] + '…' if short else value}" if value else "sha256 not known"
+        chain = item.get("chain")
+        if chain == "whole":
+            state = f"digest chain whole ({item.get('records', '?')} records)"
+            if item.get("closed") is False:
+                state += ", no closing record (cut short)"
+        elif chain == "broken":
+            state = "DIGEST CHAIN BROKEN: " + "; ".join(str(text) for text in item.get("breaks", []))
+        else:
+            state = "no digest chain: cannot be verified"
+        lines.append(f"{item.get('file', '?')} {digest}, {state}")
+    return lines
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

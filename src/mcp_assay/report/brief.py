@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.report.about import evidence_lines, newer_line
 from mcp_assay.report.console import (
     SHOULD_EXPLAINED,
     SHOW_ALL,
@@ -280,8 +281,13 @@ def _header(report: Report, console: Console, *, every_note: bool) -> int:
     that matter; returns how many notes it left out."""
     console.print(Text(report.title, style="bold"))
     print_row(console, "target", target_text(report))
+    newer = newer_line(report.target, report.window)
+    if newer is not None:
+        print_row(console, "newer", newer, "yellow")
     if report.revision_note:
         print_row(console, "revision", report.revision_note)
+    for line in evidence_lines(report.target, short=True):
+        print_row(console, "evidence", line, "yellow" if "BROKEN" in line or "cannot be verified" in line else "")
     for recognition in report.sdks:
         print_row(console, "sdk", recognition.describe(short=True))
     status = report.baseline

@@ -20,7 +20,7 @@ from typing import Any
 from mcp_assay import __version__
 from mcp_assay.audit import AuditLine
 from mcp_assay.replays import Replay
-from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.about import Stats, Target, evidence_lines, newer_line
 from mcp_assay.report.findings import finding_id
 from mcp_assay.report.untried import Generated, Untried, coverage_json, generated_from_json, untried_from_json
 from mcp_assay.verdicts import (
@@ -357,6 +357,9 @@ class Report:
         """The label/value lines a human-readable report opens with: what was judged, and against what."""
         target = self.target
         rows = [("target", target.shown_description), ("kind", target.shown_kind)]
+        newer = newer_line(target, self.window)
+        if newer is not None:
+            rows.append(("newer", newer))
         if target.transport:
             rows.append(("transport", target.transport))
         if self.window:
@@ -366,6 +369,7 @@ class Report:
             rows.append(("revision", self.revision_note))
         if target.replay_caveat:
             rows.append(("replays", target.replay_caveat))
+        rows += [("evidence", line) for line in evidence_lines(target)]
         rows += [("sdk", recognition.describe()) for recognition in self.sdks]
         if self.baseline is not None:
             status = self.baseline
@@ -657,7 +661,12 @@ def merge_reports(reports: Sequence[Report]) -> Report:
     tested = revision_order({name for report in reports for name in report.tested}, window)
     return Report(
         results=list(merged.values()),
-        target=Target(kind="merged", description=" + ".join(r.target.shown_description for r in reports)),
+        target=Target(
+            kind="merged",
+            description=" + ".join(r.target.shown_description for r in reports),
+            evidence=[item for report in reports for item in report.target.evidence or ()] or None,
+            unknown_revisions={k: v for r in reports for k, v in (r.target.unknown_revisions or {}).items()} or None,
+        ),
         tested=tested if all(report.tested for report in reports) else [],
         revision_note="merged from several reports",
         window=window,

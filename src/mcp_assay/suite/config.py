@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from mcp_assay.errors import ConfigError
 from mcp_assay.protocol import HeaderKey
-from mcp_assay.redaction import Redactor
+from mcp_assay.redaction import REDACTED, Redactor, command_secrets
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials
 from mcp_assay.suite.oauth.settings import DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_REDIRECT_HOST, OAuthSettings
@@ -228,9 +228,33 @@ class SuiteConfig:
         redactor = self.credentials().redactor(self.url)
         for secret in self.behaviour.secrets() if self.behaviour is not None else ():
             redactor.add_secret(secret)
-        for secret in (*self.secrets, self.client_secret or ""):
+        for secret in (*self.secrets, self.client_secret or "", *command_secrets((*self.command, *self.serve))):
             redactor.add_secret(secret)
         return redactor
+
+    def recorded_options(self, redactor: Redactor) -> dict[str, Any]:
+        """The settings of this run that differ from their defaults, as a recording's header names them: the
+        credentials replaced whole, the header values and everything else scrubbed by ``redactor``, the config
+        file's sections by name only."""
+        shown: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            factory = item.default_factory
+            default = item.default if item.default is not MISSING else factory() if factory is not MISSING else None
+            if value is None or value == default:
+                continue
+            key = item.name.replace("_", "-")
+            if item.name in ("token", "client_secret"):
+                shown[key] = REDACTED
+            elif item.name == "secrets":
+                shown[key] = [REDACTED for _ in value]
+            elif item.name in _SECTIONS:
+                shown[key] = "(given in the config file)"
+            elif item.name == "headers":
+                shown[key] = [f"{name}: {redactor.header(name, text)}" for name, text in value]
+            else:
+                shown[key] = redactor.data(json.loads(json.dumps(value, default=str)), urls=True)
+        return shown
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], file_values: Mapping[str, Any] | None = None) -> SuiteConfig:

@@ -23,6 +23,7 @@ from mcp_assay.report.model import FailOn, Report
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import AUTO, SdkChoice
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.absence import usable_answer, why_no_answer_was_usable
@@ -131,6 +132,8 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
     log = state.log
     tested = tuple(revision.name for revision in selection.tested) if selection is not None else ()
     untried, generated = coverage_of(log, verdicts, tested)
+    newer = NewerRevisions(state.spec.newest.name)
+    newer.see_all(log)
     signs = SdkSigns()
     for item in log:
         signs.see(item)
@@ -143,6 +146,9 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             credentials=state.credentials.describe(),
             offered=dict(selection.offered) if selection is not None else {},
             served=state.redactor.text(shlex.join(state.config.serve)) if state.config.serve else None,
+            recording=str(state.writer.path) if state.writer is not None else None,
+            evidence=[state.writer.evidence()] if state.writer is not None else None,
+            unknown_revisions=newer.found or None,
         ),
         tested=tested,
         revision_note=selection.note if selection is not None else "",

@@ -19,6 +19,7 @@ import httpx
 
 from mcp_assay.recording import RecordingWriter
 from mcp_assay.redaction import Redactor
+from mcp_assay.spec.provenance import provenance
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.absence import Seen
 from mcp_assay.suite.config import SuiteConfig
@@ -60,7 +61,12 @@ class RunState:
             self.redactor.add_secret(config.token)  # also one the sign-in or the stub obtained
         self.log = ExchangeLog()
         self.writer = (
-            RecordingWriter(config.record, self.redactor, source=f"mcp-assay run {self.redactor.url(config.target)}")
+            RecordingWriter(
+                config.record,
+                self.redactor,
+                source=f"mcp-assay run {self.shown_target()}",
+                about={**provenance(spec), "options": config.recorded_options(self.redactor)},
+            )
             if config.record
             else None
         )

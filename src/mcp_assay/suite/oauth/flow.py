@@ -202,10 +202,10 @@ class _Flow:
         """Why nobody may be asked to sign in through a browser here, or ``None``."""
         if self.settings.interactive is False:
             return "--no-interactive forbids it"
-        if not self.attended:
+        if not self.attended and self.settings.browser:  # --no-browser: someone asked to be shown the URL to open it
             return (
                 "nobody is there to answer it (no terminal on stderr, or CI is set); pass --interactive to sign in "
-                "anyway, or -t with a token"
+                "anyway (--no-browser prints the URL to open and waits), or -t with a token"
             )
         return None
 

@@ -17,6 +17,7 @@ __all__ = [
     "ExploredInput",
     "Level",
     "Outcome",
+    "Party",
     "RequirementText",
     "SchemaInfo",
     "Severity",
@@ -87,6 +88,18 @@ class Side(StrEnum):
     CLIENT = "client"
     BOTH = "both"
     PROXY = "proxy"
+
+
+class Party(StrEnum):
+    """Who is at fault for a finding when mcp-assay watched a gateway between the peers.
+
+    The gateway is a server on its front hop and a client on its back hop; a fault the upstream's own
+    answer already carried on the back hop stays the upstream server's however faithfully the gateway
+    relayed it, and one that appears between the hops is the gateway's (:mod:`mcp_assay.hops`)."""
+
+    CLIENT = "client"
+    GATEWAY = "gateway"
+    SERVER = "server"
 
 
 class Source(StrEnum):
@@ -183,6 +196,8 @@ class Evidence:
     revision: str | None = None
     explored: ExploredInput | None = None
     """For a call ``run --explore`` reported: its first arguments and the shrink steps that led to these."""
+    hop: str | None = None
+    """``front`` or ``back``: the side of a gateway the exchange crossed (``None``: no gateway was watched)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -218,6 +233,19 @@ class Verdict:
     """The revision under test when the verdict was reached: a suite run judges each revision the server serves
     on its own, so one check has a verdict per revision. ``None`` when traffic was judged whatever revisions it
     carried (the proxy, the tap, ``validate`` of a capture); :attr:`revisions` says which those were."""
+    party: Party | None = None
+    """Who is at fault (or, for a result that did not fail, whose conduct it judged) when a gateway stood
+    between the peers; ``None`` when there is only one peer to blame."""
+
+    @property
+    def whose(self) -> str:
+        """Whose conduct the result judges, as the writers name it: the side, or with a gateway between the
+        peers the party (``gateway as server`` on its front hop, ``gateway as client`` on its back hop)."""
+        if self.party is None:
+            return self.side.value
+        if self.party is Party.GATEWAY and self.side in (Side.SERVER, Side.CLIENT):
+            return f"gateway as {self.side.value}"
+        return self.party.value
 
     @property
     def shown_level(self) -> str:

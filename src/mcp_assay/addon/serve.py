@@ -2,13 +2,16 @@
 
 The command line parses the flags; this module owns what needs mitmproxy itself: a
 :class:`~mitmproxy.tools.dump.DumpMaster` in reverse or regular mode with the :class:`Assay` addon,
-a line saying where it listens once the port is known, and a clean stop on SIGINT or SIGTERM.
+a line saying where it listens once the port is known, and a clean stop on SIGINT or SIGTERM. With a
+gateway's back hop (:class:`BackHop`) it listens twice in the one process: at the gateway's front, for
+its clients, and at its back, the address the gateway is told its upstream is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
+from dataclasses import dataclass
 from typing import Any
 
 from mitmproxy import exceptions
@@ -19,7 +22,22 @@ from rich.console import Console
 from mcp_assay.addon.assay import Assay
 from mcp_assay.errors import ConfigError
 
-__all__ = ["serve"]
+__all__ = ["BackHop", "serve"]
+
+
+@dataclass(frozen=True, slots=True)
+class BackHop:
+    """A second listener, at a gateway's back: the gateway's upstream address, forwarding to the real server."""
+
+    port: int
+    origin: str
+    """The real server's scheme and address (``http://127.0.0.1:8000``)."""
+    path: str
+
+    @property
+    def mode(self) -> str:
+        """Its mitmproxy mode: reverse, to the real server, on its own port."""
+        return f"reverse:{self.origin}@{self.port}"
 
 
 async def serve(
@@ -35,10 +53,12 @@ async def serve(
     options: dict[str, Any],
     settings: dict[str, str],
     reports: list[str],
+    back: BackHop | None = None,
 ) -> int:
     """Run mitmproxy with the addon until SIGINT or SIGTERM; the exit code follows the verdicts."""
+    modes = [mode] if back is None else [mode, back.mode]
     master: Any = DumpMaster(
-        Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
+        Options(mode=modes, listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
     )
     assay = Assay(spec=spec, description=description, reports=reports)
 
@@ -47,22 +67,34 @@ async def serve(
 
         def running(self) -> None:
             server = master.addons.get("proxyserver")
-            addresses = server.listen_addrs() if server is not None else []
-            for address in addresses:
-                where = f"{address[0]}:{address[1]}"
-                if mode.startswith("reverse:"):
-                    console.print(
-                        f"mcp-assay proxy listening on http://{where}{path} → {origin}{path}",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
-                else:
-                    console.print(
-                        f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
+            instances = list(server.servers) if server is not None else []
+            for instance in instances:
+                if back is not None and instance.mode.full_spec == back.mode:
+                    for address in instance.listen_addrs:
+                        console.print(
+                            f"mcp-assay proxy: the gateway's back hop listens on http://{address[0]}:{address[1]}"
+                            f"{back.path} → {back.origin}{back.path} (make it the gateway's upstream)",
+                            highlight=False,
+                            soft_wrap=True,
+                        )
+                    continue
+                for address in instance.listen_addrs:
+                    self._front(f"{address[0]}:{address[1]}")
             console.file.flush()
+
+        def _front(self, where: str) -> None:
+            if mode.startswith("reverse:"):
+                console.print(
+                    f"mcp-assay proxy listening on http://{where}{path} → {origin}{path}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            else:
+                console.print(
+                    f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
+                    highlight=False,
+                    soft_wrap=True,
+                )
 
     master.addons.add(assay.injector, assay.server_probe, assay, Announce())
     try:

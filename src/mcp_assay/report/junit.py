@@ -31,7 +31,7 @@ def _details(result: Verdict) -> str:
     lines = [
         f"check: {one_line(result.check)}",
         f"requirements: {', '.join(result.requirements)} "
-        f"({result.level.value}, severity {result.severity.value}, {result.side.value}, {result.source.value})",
+        f"({result.level.value}, severity {result.severity.value}, {result.whose}, {result.source.value})",
     ]
     if result.reason:
         lines.append(f"reason: {one_line(result.reason)}")

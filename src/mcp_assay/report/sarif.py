@@ -134,6 +134,7 @@ def _message(result: Verdict) -> str:
 
 def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, Any]:
     identity = f"{result.check}\n{result.source.value}" + (f"\n{result.revision}" if result.revision else "")
+    identity += f"\n{result.party.value}" if result.party is not None else ""
     fingerprint = hashlib.sha256(identity.encode()).hexdigest()
     item: dict[str, Any] = {
         "ruleId": result.check,
@@ -147,6 +148,7 @@ def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, A
             "requirements": list(result.requirements),
             "severity": result.severity.value,
             "side": result.side.value,
+            **({"party": result.party.value} if result.party is not None else {}),
             "source": result.source.value,
             "revision": result.revision,
             "revisions": list(result.revisions),

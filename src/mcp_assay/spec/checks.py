@@ -45,7 +45,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.features import FEATURES
 from mcp_assay.spec.requirements import Requirement, catalogue
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.verdicts import Level, Outcome, Severity, Side
+from mcp_assay.verdicts import Level, Outcome, Party, Severity, Side
 from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine
 
 __all__ = [
@@ -98,6 +98,11 @@ class Finding:
     blocked_by: str | None = None
     grade: Grade | None = None
     """Set by the engine on a failure a :class:`Grading` of the check's requirements holds for."""
+    related: tuple[Message | Exchange, ...] = ()
+    """Other traffic the finding rests on, shown beside its subject (a gateway's rules name what crossed the
+    other hop: the upstream's answer next to what the client got)."""
+    party: Party | None = None
+    """Set by the engine on a failure, when the judge was told who is at fault for what (a gateway's hops)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +115,10 @@ class Passes:
     outcome = Outcome.PASSED
 
 
-def passed(subject: Message | Exchange | None = None, detail: str = "") -> Finding:
-    return Finding(Outcome.PASSED, detail, subject)
+def passed(
+    subject: Message | Exchange | None = None, detail: str = "", *, related: Iterable[Message | Exchange] = ()
+) -> Finding:
+    return Finding(Outcome.PASSED, detail, subject, related=tuple(related))
 
 
 def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:
@@ -119,8 +126,8 @@ def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Pas
     return Passes(tuple(subjects), detail)
 
 
-def failed(subject: Message | Exchange | None, detail: str) -> Finding:
-    return Finding(Outcome.FAILED, detail, subject)
+def failed(subject: Message | Exchange | None, detail: str, *, related: Iterable[Message | Exchange] = ()) -> Finding:
+    return Finding(Outcome.FAILED, detail, subject, related=tuple(related))
 
 
 def unverified(reason: str, subject: Message | Exchange | None = None, blocked_by: str | None = None) -> Finding:

@@ -59,10 +59,10 @@ from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.window import carried
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Evidence, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.verdicts import Evidence, Outcome, Party, Severity, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
 
-__all__ = ["ALL_SIDES", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
+__all__ = ["ALL_SIDES", "Blame", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,9 @@ _RANK = {Severity.INFO: 0, Severity.SHOULD: 1, Severity.MUST: 2}
 
 FindingListener = Callable[[Check, Message, Finding], None]
 """Called with every failure a message check finds, as it is found (the proxy prints them live)."""
+Blame = Callable[[Check, Finding | None], Party | None]
+"""Who is at fault for a failure (called with the failure), and whose conduct a check judges at all (called with
+``None``): given to a judge of one hop of a gateway, where a finding's side alone does not say who did it."""
 
 
 def registered_checks() -> list[Check]:
@@ -107,6 +110,8 @@ class _Ranked:
     order: Order
     finding: Finding = field(compare=False)
     evidence: Evidence | None = field(compare=False, default=None)
+    related: tuple[Evidence, ...] | None = field(compare=False, default=None)
+    """The evidence of what the finding names beside its subject (made with :attr:`evidence`)."""
 
 
 @dataclass(slots=True)
@@ -132,6 +137,8 @@ class _Tally:
     """Where the findings came from: a probe, an injected answer, or (``None``) the peers' own traffic."""
     revisions: set[str] = field(default_factory=set)
     broken: str | None = None
+    by_party: dict[Party | None, _Tally] = field(default_factory=dict)
+    """With a :data:`Blame`: the failures, by the party at fault (each a tally of failures only)."""
 
 
 @dataclass(slots=True)
@@ -177,6 +184,8 @@ class Judge:
         window: int | None = None,
         tail: int = TAIL,
         on_window: Callable[[ExchangeLog, frozenset[str]], None] | None = None,
+        blame: Blame | None = None,
+        before_window: Callable[[], None] | None = None,
     ) -> None:
         self.spec = spec
         self.checks = list(checks) if checks is not None else registered_checks()
@@ -192,6 +201,10 @@ class Judge:
         self.tail = tail
         self.on_window = on_window
         """Called with each window's log (and the ids it carried from the one before) before it is dropped."""
+        self.blame = blame
+        """Who is at fault for each failure (a judge of one hop of a gateway); ``None``: the side says it."""
+        self.before_window = before_window
+        """Called before a window's log checks run (a gateway's front hop first closes its back hop's window)."""
         self._tallies = {check.name: _Tally() for check in self.checks}
         self._message_checks = [check for check in self.checks if check.scope == "message"]
         self._gates: dict[GateKey, _Gated] = {}
@@ -231,19 +244,28 @@ class Judge:
         if self.window is not None and len(self.log) - len(self._context) >= self.window:
             self._close_window()
 
+    def close_window(self) -> None:
+        """Judge the window so far and start the next one now (a gateway's hops close theirs together)."""
+        if len(self.log) - len(self._context):
+            self._close_window()
+
     def _close_window(self) -> None:
         """Fold this window's log checks into the tallies, keep the evidence, start the next window.
 
         Requests still waiting for an answer are judged by the log checks of the next window, where
         the answer may arrive; everything else carried over is context there, judged already."""
+        if self.before_window is not None:
+            self.before_window()
         handed = carried(self.log, tail=self.tail)
         self._deferred = handed.pending
         self._run_log_checks()
         self._deferred = frozenset()
         for tally in self._tallies.values():
-            for ranked in (*tally.failures, tally.last_pass, tally.pending):
+            failures = [ranked for part in (tally, *tally.by_party.values()) for ranked in part.failures]
+            for ranked in (*failures, tally.last_pass, tally.pending):
                 if ranked is not None and ranked.finding.subject is not None:
                     self._evidence(ranked)
+                    self._related(ranked)
         if self.on_window is not None:
             self.on_window(self.log, frozenset(self._context | handed.pending))
         self.log = ExchangeLog()
@@ -333,10 +355,10 @@ class Judge:
                 if isinstance(finding, Passes):
                     rank = self._fold_passes(check, tally, finding, message.time, position, rank)
                     continue
-                self._fold(check, tally, finding, (message.time, position, rank))
+                folded = self._fold(check, tally, finding, (message.time, position, rank))
                 rank += 1
-                if finding.outcome is Outcome.FAILED and self.on_failure is not None:
-                    self.on_failure(check, message, finding)
+                if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
+                    self.on_failure(check, message, folded)
 
     def _in_scope(self, check: Check) -> tuple[int, str | None]:
         """How many messages passed ``check``'s gates, and the most common reason others did not."""
@@ -396,16 +418,17 @@ class Judge:
         tally.passes += 1
         return _ranked(facts.explored, order)
 
-    def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
+    def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> Finding | None:
+        """Count one finding into the check's tally; the finding as counted (``None``: not this window's)."""
         subject = finding.subject
         facts = self._judged_facts(check, tally, subject, order)
         if facts is None:
-            return
+            return None
         if finding.outcome is Outcome.PASSED:  # most findings: counted, and kept only while the latest
             order = self._counted(tally, facts, order)
             if tally.last_pass is None or order > tally.last_pass.order:
                 tally.last_pass = _Ranked(order, finding)
-            return
+            return finding
         exchange = facts.exchange
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
@@ -422,6 +445,9 @@ class Judge:
         tally.sources.add(facts.source)
         if facts.revision:
             tally.revisions.add(facts.revision)
+        if finding.outcome is Outcome.FAILED and self.blame is not None:
+            finding = replace(finding, party=self._blamed(check, finding))
+            tally = tally.by_party.setdefault(finding.party, _Tally())
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
             tally.failed += 1
@@ -445,6 +471,18 @@ class Judge:
                 tally.pending = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+        return finding
+
+    def _blamed(self, check: Check, finding: Finding | None) -> Party | None:
+        """Who is at fault for ``finding`` (whose conduct ``check`` judges, for ``None``); a defect in the blame
+        leaves it unsaid rather than stopping the judging."""
+        if self.blame is None:
+            return None
+        try:
+            return self.blame(check, finding)
+        except Exception:
+            log.exception("blaming a finding of %s raised", check.name)
+            return None
 
     def _facts_of(self, subject: Message | Exchange | None) -> _Facts:
         """What folding needs to know of a finding's subject, worked out once however many checks judge it (the
@@ -498,8 +536,23 @@ class Judge:
     def _evidence(self, ranked: _Ranked) -> Evidence:
         """The evidence of a kept finding, made once (findings that were not kept never cost any)."""
         if ranked.evidence is None:
-            ranked.evidence = make_evidence(ranked.finding.subject, ranked.finding.detail, self.ctx, self.redactor)
+            ranked.evidence = self._made(ranked.finding.subject, ranked.finding.detail)
         return ranked.evidence
+
+    def _related(self, ranked: _Ranked) -> tuple[Evidence, ...]:
+        """The evidence of what a kept finding names beside its subject (the other hop of a gateway), made once."""
+        if ranked.related is None:
+            ranked.related = tuple(self._made(subject, "") for subject in ranked.finding.related)
+        return ranked.related
+
+    def _every_evidence(self, ranked: _Ranked) -> tuple[Evidence, ...]:
+        return (self._evidence(ranked), *self._related(ranked))
+
+    def _made(self, subject: Message | Exchange | None, detail: str) -> Evidence:
+        evidence = make_evidence(subject, detail, self.ctx, self.redactor)
+        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        hop = exchange.hop if exchange is not None else None
+        return replace(evidence, hop=hop.value) if hop is not None else evidence
 
     # -- verdicts --------------------------------------------------------------------------------
     def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:
@@ -508,7 +561,28 @@ class Judge:
         Once ``stop`` returns a reason (a second Ctrl-C, a deadline), no further log check runs: those
         are *not verified*, saying why, and :attr:`stopped` says how many."""
         self._run_log_checks(stop)
-        return [self._scoped(check, self._verdict_of(check, self._tallies[check.name])) for check in self.checks]
+        return [
+            self._scoped(check, verdict)
+            for check in self.checks
+            for verdict in self._verdicts_of(check, self._tallies[check.name])
+        ]
+
+    def _verdicts_of(self, check: Check, tally: _Tally) -> list[Verdict]:
+        """The check's verdict; with a :data:`Blame`, one failed verdict per party at fault when it failed."""
+        if self.blame is None:
+            return [self._verdict_of(check, tally)]
+        parts = [part for part in tally.by_party.values() if part.failed]
+        if tally.broken is not None or not parts:
+            return [replace(self._verdict_of(check, tally), party=self._blamed(check, None))]
+        parts.sort(key=lambda part: part.first_failure.order if part.first_failure is not None else (math.inf, 0, 0))
+        verdicts = []
+        for part in parts:
+            whole = replace(part, passes=tally.passes, last_pass=tally.last_pass, sources=tally.sources | part.sources)
+            whole.revisions = tally.revisions
+            whole.exchanges_in_scope = tally.exchanges_in_scope
+            party = part.first_failure.finding.party if part.first_failure is not None else None
+            verdicts.append(replace(self._verdict_of(check, whole), party=party))
+        return verdicts
 
     def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         left = [check for check in self.checks if check.scope == "log"]
@@ -585,7 +659,7 @@ class Judge:
             assert tally.first_failure is not None
             more = f" (and {tally.failed - 1} more)" if tally.failed > 1 else ""
             kept = sorted(tally.failures, reverse=True)
-            evidence = tuple(_redacted(self._evidence(item), redact) for item in kept)
+            evidence = tuple(_redacted(item, redact) for ranked in kept for item in self._every_evidence(ranked))
             failure_source = _strongest(tally.failed_sources, self.source)
             reason = redact(tally.first_failure.finding.detail) + more
             if tally.grade is not None and tally.graded == tally.failed:
@@ -599,7 +673,11 @@ class Judge:
             sample = tally.last_pass
             detail = sample.finding.detail
             reason = detail or f"{tally.passes} {check.subject} judged"
-            evidence = (_redacted(self._evidence(sample), redact),) if sample.finding.subject is not None else ()
+            evidence = (
+                tuple(_redacted(item, redact) for item in self._every_evidence(sample))
+                if sample.finding.subject is not None
+                else ()
+            )
             return _verdict(check, Outcome.PASSED, source, redact(reason), evidence=evidence, **common)
         if tally.pending is not None:
             first = tally.pending

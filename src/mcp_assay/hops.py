@@ -1,0 +1,458 @@
+"""The two hops of a gateway, matched: what each request of the client caused upstream, and what came back.
+
+mcp-assay can watch a gateway from both sides at once (:class:`~mcp_assay.wire.Hop`): the *front* hop
+between the client and the gateway, the *back* hop between the gateway and the upstream server. The
+same rules judge each hop as if it were the only one; what only the two together show (a notification
+the upstream sent that never reached the client, a cancellation naming the client's id upstream, an
+error whose code changed on the way) needs each front request matched to what it caused on the back.
+
+A :class:`Correlation` does that matching incrementally, as exchanges finish, in time linear in the
+traffic. A front request is matched to the back request it caused by
+
+* its method (a gateway may not turn one method into another),
+* its params after the rewrites a gateway is allowed: ``_meta`` (progress tokens, the version envelope),
+  a ``cursor`` the gateway maps, the ``requestId`` of a cancellation, and a tool renamed by a prefix
+  (learned from the ``tools/list`` pairs: a front name ``srv_x`` for an upstream ``x`` with the same
+  ``inputSchema``); an exact match is preferred to one of the same method with other params,
+* time order: the back request starts while the front one is open (a notification may follow its
+  front twin by up to :data:`NOTICE_DELAY` seconds, since a gateway acknowledges it first),
+* and each back request is claimed at most once.
+
+Back requests no front request claims are the gateway's own (its ``initialize``, its pings). Each
+:class:`Relay` then holds both sides: the requests, their answers, and what each stream carried
+(notifications, server-to-client requests), so a rule compares them side by side. Over stdio the
+answers of a request are the lines that answer its id on its connection.
+
+Memory is bounded: a relay is kept for :data:`KEEP` seconds of traffic (and at most
+:data:`MAX_RELAYS` of them), unclaimed back requests and unmatched notifications likewise.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_assay.jsonrpc import IdKey, Kind, Message, id_key
+from mcp_assay.protocol import HeaderKey
+from mcp_assay.traffic import MessageKey, message_key
+from mcp_assay.verdicts import Side
+from mcp_assay.wire import EndReason, Exchange, Hop, HttpExchange, StdioLine
+
+__all__ = [
+    "KEEP",
+    "MAX_RELAYS",
+    "NOTICE_DELAY",
+    "Call",
+    "Correlation",
+    "Relay",
+    "hops_of",
+    "params_shape",
+]
+
+SLACK = 0.05
+"""Seconds a back request may seem to start before its front twin (the hops' clocks are one clock, but a
+capture stamps a request when it has read it)."""
+NOTICE_DELAY = 5.0
+"""Seconds a gateway may take to pass a client's notification on after it acknowledged it."""
+KEEP = 120.0
+"""Seconds of traffic a relay, an unclaimed back request or an unmatched notification is kept for."""
+MAX_RELAYS = 20_000
+"""Relays kept at most (the oldest go first), whatever the traffic."""
+
+
+@dataclass(slots=True, eq=False)
+class Call:
+    """One request or notification on one hop, with what came back for it."""
+
+    hop: Hop
+    request: Message
+    exchange: Exchange
+    start: float
+    end: float | None = None
+    """When its answer came (or its exchange ended); ``None`` while a stdio request waits."""
+    answers: list[Message] = field(default_factory=list)
+    """The responses to it (a result or an error, normally one)."""
+    stream: list[Message] = field(default_factory=list)
+    """What else the server sent while it was open, in order: notifications and server-to-client requests."""
+    ending: EndReason | None = None
+    """How its HTTP exchange ended (``None`` over stdio)."""
+
+    @property
+    def method(self) -> str:
+        return self.request.method or ""
+
+    @property
+    def is_notification(self) -> bool:
+        return self.request.kind is Kind.NOTIFICATION
+
+    @property
+    def session(self) -> str | None:
+        """The 2025 session (HTTP) or the connection (stdio) the call belongs to."""
+        exchange = self.exchange
+        if isinstance(exchange, HttpExchange):
+            return exchange.request.headers.get(HeaderKey.SESSION_ID)
+        return exchange.connection if isinstance(exchange, StdioLine) else None
+
+    @property
+    def credential(self) -> str | None:
+        """The credential the request carried (its ``Authorization`` header), for telling principals apart."""
+        exchange = self.exchange
+        if isinstance(exchange, HttpExchange):
+            return exchange.request.headers.get(HeaderKey.AUTHORIZATION)
+        return None
+
+    @property
+    def open_until(self) -> float:
+        """Until when the call could carry what belongs to it (its end, or for ever while it waits)."""
+        return self.end if self.end is not None else float("inf")
+
+
+@dataclass(slots=True, eq=False)
+class Relay:
+    """A request (or notification) of the client on the front hop, and what the gateway sent upstream for it."""
+
+    front: Call
+    back: Call | None = None
+    exact: bool = False
+    """The back request's params are the front's after the allowed rewrites."""
+
+    @property
+    def method(self) -> str:
+        return self.front.method
+
+
+def params_shape(method: str, params: Any, renames: dict[str, str] | None = None) -> Any:
+    """What of a request's params a gateway must pass on unchanged: ``_meta``, a ``cursor``, a cancellation's
+    ``requestId`` and a progress notification's ``progressToken`` left out, a renamed tool under its upstream name."""
+    if not isinstance(params, dict):
+        return params
+    shape = {key: value for key, value in params.items() if key not in ("_meta", "cursor")}
+    if method == "notifications/cancelled":
+        shape.pop("requestId", None)
+    elif method == "notifications/progress":
+        shape.pop("progressToken", None)
+    elif method == "tools/call" and renames and isinstance(shape.get("name"), str):
+        shape["name"] = renames.get(shape["name"], shape["name"])
+    return shape
+
+
+def hops_of(items: Iterable[Exchange]) -> set[Hop]:
+    """The hops that traffic crossed (empty: no gateway was watched)."""
+    return {item.hop for item in items if item.hop is not None}
+
+
+def _answer_time(exchange: HttpExchange) -> float:
+    if exchange.ending is not None:
+        return max(exchange.ending.time, exchange.time)
+    if exchange.response is not None:
+        return exchange.response.time
+    return exchange.time
+
+
+class Correlation:
+    """Both hops of a gateway, matched as exchanges finish (see the module)."""
+
+    def __init__(self, *, keep: float | None = KEEP) -> None:
+        self.keep = keep
+        """Seconds of traffic kept (``None``: everything, for a window of a log that is judged whole)."""
+        self.relays: OrderedDict[int, Relay] = OrderedDict()
+        """Every front request or notification still kept, in the order it was seen, by its call's id."""
+        self.renames: dict[str, str] = {}
+        """Tools the gateway renamed: the client's name -> the upstream's."""
+        self.own: deque[Call] = deque()
+        """Back calls no front request claimed (the gateway's own), kept :data:`KEEP` seconds."""
+        self._unclaimed: dict[str, deque[Call]] = {}
+        """Back calls not claimed yet, by method, in the order they started."""
+        self._waiting: dict[str, deque[Relay]] = {}
+        """Front notifications (and stdio requests still open) whose back twin has not come yet, by method."""
+        self._call_of: dict[MessageKey, Call] = {}
+        """The call a message belongs to (its request, an answer, a stream item)."""
+        self._relay_of: dict[int, Relay] = {}
+        """The relay of a back call, by the call's id."""
+        self._open_stdio: dict[tuple[Hop, str, IdKey], Call] = {}
+        """stdio requests waiting for their answer, by hop, connection and id."""
+        self._by_front_id: dict[tuple[str | None, IdKey], Relay] = {}
+        """Front requests by session (or connection) and id: what a client's cancellation names."""
+        self._answers: OrderedDict[tuple[Hop, str | None, IdKey], Message] = OrderedDict()
+        """Clients' answers to server-to-client requests, by hop, session (or connection) and id."""
+        self.latest = 0.0
+        """The latest time seen (what is older than :data:`KEEP` seconds before it is let go)."""
+
+    # -- feeding -----------------------------------------------------------------------------------
+    def add(self, exchange: Exchange) -> None:
+        """Take in one finished exchange of either hop (others are ignored)."""
+        hop = exchange.hop
+        if hop is None:
+            return
+        if isinstance(exchange, HttpExchange):
+            self.latest = max(self.latest, _answer_time(exchange))
+            self._add_http(hop, exchange)
+        elif isinstance(exchange, StdioLine):
+            self.latest = max(self.latest, exchange.time)
+            self._add_line(hop, exchange)
+        self._forget()
+
+    def _add_http(self, hop: Hop, exchange: HttpExchange) -> None:
+        request = exchange.request_message
+        if request is not None and request.kind.is_response and request.id_key is not None:
+            self._posted_answer(hop, exchange.request.headers.get(HeaderKey.SESSION_ID), request)
+            return
+        if request is None or request.kind not in (Kind.REQUEST, Kind.NOTIFICATION):
+            return
+        call = Call(hop, request, exchange, exchange.time, _answer_time(exchange))
+        call.ending = exchange.ending.reason if exchange.ending is not None else None
+        self._call_of[message_key(request)] = call
+        for message in exchange.response_messages:
+            self._call_of[message_key(message)] = call
+            if message.kind.is_response:
+                call.answers.append(message)
+            elif message.kind in (Kind.NOTIFICATION, Kind.REQUEST):
+                call.stream.append(message)
+        self._arrived(call, complete=True)
+
+    def _add_line(self, hop: Hop, line: StdioLine) -> None:
+        message = line.message
+        connection = line.connection
+        if line.sender is Side.CLIENT and message.kind in (Kind.REQUEST, Kind.NOTIFICATION):
+            call = Call(hop, message, line, line.time, line.time if message.kind is Kind.NOTIFICATION else None)
+            self._call_of[message_key(message)] = call
+            if message.kind is Kind.REQUEST and message.id_key is not None:
+                self._open_stdio[(hop, connection, message.id_key)] = call
+            self._arrived(call, complete=message.kind is Kind.NOTIFICATION)
+            return
+        if line.sender is Side.CLIENT and message.kind.is_response and message.id_key is not None:
+            self._posted_answer(hop, connection, message)
+            return
+        if line.sender is not Side.SERVER:
+            return
+        if message.kind.is_response and message.id_key is not None:
+            key = (hop, connection, message.id_key)
+            asked = self._open_stdio.pop(key) if key in self._open_stdio else None
+            if asked is not None:
+                asked.answers.append(message)
+                asked.end = line.time
+                self._call_of[message_key(message)] = asked
+                self._arrived(asked, complete=True)
+            return
+        if message.kind in (Kind.NOTIFICATION, Kind.REQUEST):
+            owner = self._stdio_owner(hop, connection, message)
+            if owner is not None:
+                owner.stream.append(message)
+                self._call_of[message_key(message)] = owner
+
+    def _posted_answer(self, hop: Hop, session: str | None, answer: Message) -> None:
+        """A client's answer to a server-to-client request, kept to be found by that request's id."""
+        assert answer.id_key is not None
+        self._answers[(hop, session, answer.id_key)] = answer
+        while len(self._answers) > MAX_RELAYS:
+            self._answers.popitem(last=False)
+
+    def answer_to(self, hop: Hop, session: str | None, ident: IdKey) -> Message | None:
+        """The client's answer (on ``hop``, in that session or connection) to the server's request with ``ident``."""
+        return self._answers.get((hop, session, ident))
+
+    def _stdio_owner(self, hop: Hop, connection: str, message: Message) -> Call | None:
+        """The open stdio request a server's notification belongs to: the one its progress token names, else the
+        only one open on the connection (``None`` when that cannot be told)."""
+        open_calls = [call for (side, conn, _), call in self._open_stdio.items() if side is hop and conn == connection]
+        token = message.params.get("progressToken") if isinstance(message.params, dict) else None
+        if token is not None:
+            for call in open_calls:
+                meta = call.request.meta
+                if meta is not None and meta.get("progressToken") == token:
+                    return call
+        return open_calls[0] if len(open_calls) == 1 else None
+
+    def _arrived(self, call: Call, *, complete: bool) -> None:
+        """A call is known (``complete``: its span is known too): match it with its twin on the other hop."""
+        if call.hop is Hop.BACK:
+            if id(call) in self._relay_of:
+                return
+            if not self._claim_waiting(call):
+                self._unclaimed.setdefault(call.method, deque()).append(call)
+            return
+        relay = self.relays.get(id(call))
+        if relay is None:
+            relay = Relay(front=call)
+            self.relays[id(call)] = relay
+            if call.request.kind is Kind.REQUEST and call.request.id_key is not None:
+                self._by_front_id[(call.session, call.request.id_key)] = relay
+        if relay.back is None and complete:
+            self._claim_unclaimed(relay)
+            if relay.back is None and call.is_notification:
+                self._waiting.setdefault(call.method, deque()).append(relay)
+        elif relay.back is None and call.end is None:
+            self._waiting.setdefault(call.method, deque()).append(relay)
+
+    def _fits(self, relay: Relay, back: Call) -> bool:
+        front = relay.front
+        if back.start < front.start - SLACK:
+            return False
+        if front.is_notification:
+            return back.start <= front.start + NOTICE_DELAY
+        return back.start <= front.open_until + SLACK
+
+    def _claim_unclaimed(self, relay: Relay) -> None:
+        """Give a complete front call the back call of its method that fits it best (exact first, then earliest)."""
+        candidates = self._unclaimed.get(relay.method)
+        if not candidates:
+            return
+        wanted = params_shape(relay.method, relay.front.request.params, self.renames)
+        best: Call | None = None
+        for back in candidates:
+            if not self._fits(relay, back):
+                continue
+            if params_shape(back.method, back.request.params) == wanted:
+                best = back
+                relay.exact = True
+                break
+            if best is None:
+                best = back
+        if best is not None:
+            candidates.remove(best)
+            self._pair(relay, best)
+
+    def _claim_waiting(self, back: Call) -> bool:
+        """A back call that came after its front twin (a notification passed on late, or a stdio request still
+        open on the front): pair it with the earliest waiting front call it fits."""
+        waiting = self._waiting.get(back.method)
+        if not waiting:
+            return False
+        shape = params_shape(back.method, back.request.params)
+        best: Relay | None = None
+        for relay in waiting:
+            if relay.back is not None or not self._fits(relay, back):
+                continue
+            if params_shape(relay.method, relay.front.request.params, self.renames) == shape:
+                best = relay
+                relay.exact = True
+                break
+            if best is None:
+                best = relay
+        if best is None:
+            return False
+        waiting.remove(best)
+        self._pair(best, back)
+        return True
+
+    def _pair(self, relay: Relay, back: Call) -> None:
+        relay.back = back
+        self._relay_of[id(back)] = relay
+        if relay.method == "tools/list":
+            self._learn_renames(relay)
+
+    def _learn_renames(self, relay: Relay) -> None:
+        """Tool names the gateway changed on the way: a front tool whose name ends with an upstream tool's name
+        (the longest) and whose inputSchema is that tool's is the upstream tool under a prefix."""
+        back = relay.back
+        front_tools = _tools(relay.front.answers)
+        back_tools = _tools(back.answers) if back is not None else {}
+        if not front_tools or not back_tools:
+            return
+        for name, tool in front_tools.items():
+            if name in back_tools:
+                continue
+            matches = [
+                upstream
+                for upstream, definition in back_tools.items()
+                if name.endswith(upstream) and definition.get("inputSchema") == tool.get("inputSchema")
+            ]
+            if matches:
+                self.renames[name] = max(matches, key=len)
+
+    # -- forgetting --------------------------------------------------------------------------------
+    def _forget(self) -> None:
+        if self.keep is None:
+            return
+        horizon = self.latest - self.keep
+        while self.relays and (len(self.relays) > MAX_RELAYS or _first(self.relays).front.start < horizon):
+            _, relay = self.relays.popitem(last=False)
+            self._drop(relay)
+        for calls in self._unclaimed.values():
+            while calls and calls[0].start < horizon:
+                call = calls.popleft()
+                self.own.append(call)
+        while self.own and (self.own[0].start < horizon or len(self.own) > MAX_RELAYS):
+            self._drop_call(self.own.popleft())
+        for relays in self._waiting.values():
+            while relays and relays[0].front.start < horizon:
+                relays.popleft()
+        if len(self._open_stdio) > MAX_RELAYS:
+            for key in list(self._open_stdio)[: len(self._open_stdio) - MAX_RELAYS]:
+                del self._open_stdio[key]
+
+    def _drop(self, relay: Relay) -> None:
+        self._drop_call(relay.front)
+        if relay.back is not None:
+            self._relay_of.pop(id(relay.back), None)
+            self._drop_call(relay.back)
+        front = relay.front.request
+        if front.id_key is not None:
+            key = (relay.front.session, front.id_key)
+            if self._by_front_id.get(key) is relay:
+                del self._by_front_id[key]
+
+    def _drop_call(self, call: Call) -> None:
+        for message in (call.request, *call.answers, *call.stream):
+            self._call_of.pop(message_key(message), None)
+
+    # -- reading -----------------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Relay]:
+        return iter(list(self.relays.values()))
+
+    def unclaimed(self) -> list[Call]:
+        """Back calls no front request claimed (yet, or ever: the gateway's own)."""
+        return [*self.own, *(call for calls in self._unclaimed.values() for call in calls)]
+
+    def call_of(self, message: Message) -> Call | None:
+        """The call (of either hop) a message belongs to: its request, an answer to it, or what its stream carried."""
+        return self._call_of.get(message_key(message))
+
+    def relay_of(self, call: Call) -> Relay | None:
+        """The relay a call is part of (a front call's own, or the one that claimed a back call)."""
+        if call.hop is Hop.FRONT:
+            return self.relays.get(id(call))
+        return self._relay_of.get(id(call))
+
+    def relay_by_front_id(self, session: str | None, ident: IdKey) -> Relay | None:
+        """The client's request with this id in this session (or connection): what its cancellation names."""
+        return self._by_front_id.get((session, ident))
+
+    def counterparts(self, message: Message) -> list[Message]:
+        """What a message of one hop relayed, or was relayed as, on the other: for an answer the other call's
+        answers, for a notification or a server-to-client request the other stream's of the same method, for a
+        request the other request (empty when nothing matches)."""
+        call = self.call_of(message)
+        relay = self.relay_of(call) if call is not None else None
+        if call is None or relay is None:
+            return []
+        other = relay.back if call.hop is Hop.FRONT else relay.front
+        if other is None:
+            return []
+        if message is call.request:
+            return [other.request]
+        if message.kind.is_response:
+            return list(other.answers)
+        return [item for item in other.stream if item.kind is message.kind and item.method == message.method]
+
+
+def _first(relays: OrderedDict[int, Relay]) -> Relay:
+    return next(iter(relays.values()))
+
+
+def _tools(answers: Iterable[Message]) -> dict[str, dict[str, Any]]:
+    """The tools a ``tools/list`` result lists, by name."""
+    for answer in answers:
+        result = answer.result if answer.kind is Kind.RESULT else None
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if isinstance(tools, list):
+            named = (tool for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str))
+            return {tool["name"]: tool for tool in named}
+    return {}
+
+
+def request_id(value: Any) -> IdKey | None:
+    """A ``requestId`` (or any id) as the key the correlation files requests under."""
+    return id_key(value)

@@ -58,6 +58,9 @@ NOTICE_DELAY = 5.0
 """Seconds a gateway may take to pass a client's notification on after it acknowledged it."""
 KEEP = 120.0
 """Seconds of traffic a relay, an unclaimed back request or an unmatched notification is kept for."""
+PENDING = 500
+"""Calls of one method kept waiting for their twin on the other hop (the oldest give up first): what keeps matching
+linear however many requests a gateway answers itself or sends of its own."""
 MAX_RELAYS = 20_000
 """Relays kept at most (the oldest go first), whatever the traffic."""
 
@@ -166,7 +169,9 @@ class Correlation:
         self._unclaimed: dict[str, deque[Call]] = {}
         """Back calls not claimed yet, by method, in the order they started."""
         self._waiting: dict[str, deque[Relay]] = {}
-        """Front notifications (and stdio requests still open) whose back twin has not come yet, by method."""
+        """Front calls whose back twin has not come yet, by method (it may finish after them, or follow them)."""
+        self._waited: set[int] = set()
+        """The relays ever put in :attr:`_waiting` (each once)."""
         self._call_of: dict[MessageKey, Call] = {}
         """The call a message belongs to (its request, an answer, a stream item)."""
         self._relay_of: dict[int, Relay] = {}
@@ -271,7 +276,10 @@ class Correlation:
             if id(call) in self._relay_of:
                 return
             if not self._claim_waiting(call):
-                self._unclaimed.setdefault(call.method, deque()).append(call)
+                unclaimed = self._unclaimed.setdefault(call.method, deque())
+                unclaimed.append(call)
+                if len(unclaimed) > PENDING:
+                    self.own.append(unclaimed.popleft())
             return
         relay = self.relays.get(id(call))
         if relay is None:
@@ -281,10 +289,13 @@ class Correlation:
                 self._by_front_id[(call.session, call.request.id_key)] = relay
         if relay.back is None and complete:
             self._claim_unclaimed(relay)
-            if relay.back is None and call.is_notification:
-                self._waiting.setdefault(call.method, deque()).append(relay)
-        elif relay.back is None and call.end is None:
-            self._waiting.setdefault(call.method, deque()).append(relay)
+        if relay.back is None and id(relay) not in self._waited:
+            # the back request may still be running (a client that gave up first), or follow (a notification)
+            self._waited.add(id(relay))
+            waiting = self._waiting.setdefault(call.method, deque())
+            waiting.append(relay)
+            if len(waiting) > PENDING:
+                self._waited.discard(id(waiting.popleft()))
 
     def _fits(self, relay: Relay, back: Call) -> bool:
         front = relay.front
@@ -378,7 +389,7 @@ class Correlation:
             self._drop_call(self.own.popleft())
         for relays in self._waiting.values():
             while relays and relays[0].front.start < horizon:
-                relays.popleft()
+                self._waited.discard(id(relays.popleft()))
         if len(self._open_stdio) > MAX_RELAYS:
             for key in list(self._open_stdio)[: len(self._open_stdio) - MAX_RELAYS]:
                 del self._open_stdio[key]

@@ -24,6 +24,7 @@ __all__ = [
     "Side",
     "Source",
     "Verdict",
+    "whose",
 ]
 
 
@@ -200,6 +201,16 @@ class Evidence:
     """``front`` or ``back``: the side of a gateway the exchange crossed (``None``: no gateway was watched)."""
 
 
+def whose(party: Party | None, side: Side) -> str:
+    """Whose conduct a check judged, as the writers name it: the side, or with a gateway between the peers the
+    party (``gateway as server`` on its front hop, ``gateway as client`` on its back hop)."""
+    if party is None:
+        return side.value
+    if party is Party.GATEWAY and side in (Side.SERVER, Side.CLIENT):
+        return f"gateway as {side.value}"
+    return party.value
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Verdict:
     """The outcome of one check over one exchange log."""
@@ -239,13 +250,8 @@ class Verdict:
 
     @property
     def whose(self) -> str:
-        """Whose conduct the result judges, as the writers name it: the side, or with a gateway between the
-        peers the party (``gateway as server`` on its front hop, ``gateway as client`` on its back hop)."""
-        if self.party is None:
-            return self.side.value
-        if self.party is Party.GATEWAY and self.side in (Side.SERVER, Side.CLIENT):
-            return f"gateway as {self.side.value}"
-        return self.party.value
+        """Whose conduct the result judges, as the writers name it (:func:`whose`)."""
+        return whose(self.party, self.side)
 
     @property
     def shown_level(self) -> str:

@@ -48,7 +48,7 @@ from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Severity, Side, Source
+from mcp_assay.verdicts import Severity, Side, Source, whose
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
 
 __all__ = ["FINDING_MARKS", "LIVE_MODES", "LiveSession", "Printer"]
@@ -153,8 +153,7 @@ class Printer:
         line = Text(f"  {mark} ", style=style)
         line.append(f"{', '.join(check.requirements)} ", style="bold")
         line.append(f"{check.title} ")
-        whose = f"{finding.party.value} as {check.side.value}" if finding.party is not None else check.side.value
-        line.append(f"[{whose} · {check.severity.value}] ", style="dim")
+        line.append(f"[{whose(finding.party, check.side)} · {check.severity.value}] ", style="dim")
         line.append(redactor.text(finding.detail or message.describe()))
         self._emit(line, level=logging.WARNING)
 

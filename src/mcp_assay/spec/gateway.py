@@ -9,13 +9,15 @@ recording made before hops existed) goes to a judge of its own, exactly as it al
 
 Every failure names the party at fault (:class:`~mcp_assay.verdicts.Party`):
 
-* on the front hop, the client for what the client sent, else the gateway, **unless the upstream's own
+* on the front hop, the client for a check of the client (or, for a check of both sides, what the client sent),
+  else the gateway, **unless the upstream's own
   answer already carried the fault**: when the same check failed on what the gateway relayed (the back
   answer of the matched request, :meth:`~mcp_assay.hops.Correlation.counterparts`), the fault is the
   upstream server's. The back hop is judged first for this: the gateway's answer follows the
   upstream's, so when a front answer is judged the back one has been (windows of the two hops close
   together, the back one first);
-* on the back hop, the gateway for what it sent upstream, the upstream server for what it answered;
+* on the back hop, the gateway for a check of the client (what it sent upstream), the upstream server for a
+  check of the server (what it answered);
 * a ``GW`` rule's failure is always the gateway's.
 """
 
@@ -56,12 +58,15 @@ _JUDGED = {
 """Whose conduct a check of each side judges on each hop."""
 
 
-def _sender(subject: Message | Exchange | None) -> Side | None:
-    if isinstance(subject, Message):
-        return subject.sender
-    if isinstance(subject, StdioLine):
-        return subject.sender
-    return None
+def _clients(check: Check, finding: Finding) -> bool:
+    """Whether a failure is the client's side of its hop: a check of the client, or of both sides about what the
+    client sent (a check of the server is the server's whatever message it names, often the request it answered)."""
+    if check.side is Side.CLIENT:
+        return True
+    if check.side is not Side.BOTH:
+        return False
+    subject = finding.subject
+    return isinstance(subject, Message | StdioLine) and subject.sender is Side.CLIENT
 
 
 class GatewayJudge:
@@ -150,16 +155,14 @@ class GatewayJudge:
     def _front_blame(self, check: Check, finding: Finding | None) -> Party | None:
         if finding is None:
             return _JUDGED[Hop.FRONT].get(check.side)
-        sender = _sender(finding.subject)
-        if sender is Side.CLIENT or (sender is None and check.side is Side.CLIENT):
+        if _clients(check, finding):
             return Party.CLIENT
         return Party.SERVER if self._relayed(check, finding.subject) else Party.GATEWAY
 
     def _back_blame(self, check: Check, finding: Finding | None) -> Party | None:
         if finding is None:
             return _JUDGED[Hop.BACK].get(check.side)
-        sender = _sender(finding.subject)
-        if sender is Side.CLIENT or (sender is None and check.side is Side.CLIENT):
+        if check.side is Side.PROXY or _clients(check, finding):
             return Party.GATEWAY
         self._remember(check, finding.subject)
         return Party.SERVER

@@ -96,10 +96,12 @@ class _Cancels:
 
     def when(self, relay: Relay) -> tuple[float | None, str]:
         """When and how the client cancelled the relay's request (``None``: it did not)."""
+        noticed = self.client.get(id(relay))
+        if noticed is not None:
+            return noticed, "cancelled"
         if _disconnected(relay.front) and relay.front.end is not None:
             return relay.front.end, "closed the stream of"
-        at = self.client.get(id(relay))
-        return (at, "cancelled") if at is not None else (None, "")
+        return None, ""
 
     def reached(self, work: Call, after: float) -> Message | None:
         """A cancellation the upstream got for ``work`` (by its id, in its session) at or after ``after``."""

@@ -1,0 +1,105 @@
+"""Who is at fault: a gateway's hops judged on their own, each failure naming its party (mcp_assay.spec.gateway).
+
+Tool-defined (docs/gateways.md § Who is at fault): on the front hop a check of the server judges the gateway
+unless the upstream's answer already carried the same fault on the back hop; on the back hop a check of the
+client judges the gateway and a check of the server the upstream; traffic without hops names no party.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mcp_assay.report.about import Target
+from mcp_assay.report.build import build_report
+from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec.engine import Judge
+from mcp_assay.spec.gateway import GatewayJudge
+from mcp_assay.spec.revisions import SpecSet
+from mcp_assay.verdicts import Outcome, Party, Verdict
+from mcp_assay.wire import Exchange, HttpExchange
+from tests.factories import modern_headers
+from tests.gateway.builders import back, front, in_order, request, result
+
+LISTED = {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}
+UNTYPED = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
+CHECK = "results_name_their_result_type"
+
+
+def _judged(spec: SpecSet, *items: Exchange, checks: list[str] | None = None) -> list[Verdict]:
+    from mcp_assay.spec.rules import AREAS
+
+    assert AREAS
+    chosen = [REGISTRY[name] for name in (checks or [CHECK])]
+    judge = GatewayJudge(spec, checks=chosen)
+    for item in items:
+        judge.add(item)
+    return judge.verdicts()
+
+
+def _pair(front_result: dict[str, object], back_result: dict[str, object]) -> list[HttpExchange]:
+    return in_order(
+        front(request("tools/list", 7), start=0.0, end=0.2, answer=result(front_result, 7)),
+        back(request("tools/list", 1), start=0.01, end=0.1, answer=result(back_result, 1)),
+    )
+
+
+def _failed(verdicts: list[Verdict]) -> dict[Party | None, Verdict]:
+    return {verdict.party: verdict for verdict in verdicts if verdict.outcome is Outcome.FAILED}
+
+
+def test_a_fault_the_upstream_answer_carried_is_the_servers_on_both_hops(spec: SpecSet) -> None:
+    verdicts = _judged(spec, *_pair(UNTYPED, UNTYPED))
+    failures = [verdict for verdict in verdicts if verdict.outcome is Outcome.FAILED]
+    assert len(failures) == 2  # the back hop's, and the front hop's relayed copy
+    assert {verdict.party for verdict in failures} == {Party.SERVER}
+    assert {item.hop for verdict in failures for item in verdict.evidence} == {"front", "back"}
+
+
+def test_a_fault_that_appears_between_the_hops_is_the_gateways(spec: SpecSet) -> None:
+    failures = _failed(_judged(spec, *_pair(UNTYPED, LISTED)))
+    assert list(failures) == [Party.GATEWAY]
+    assert failures[Party.GATEWAY].whose == "gateway as server"
+    assert [item.hop for item in failures[Party.GATEWAY].evidence] == ["front"]
+
+
+def test_one_check_failing_for_two_parties_gives_a_verdict_each(spec: SpecSet) -> None:
+    items = [
+        *_pair(UNTYPED, UNTYPED),  # relayed: the server's
+        front(request("tools/list", 8), start=1.0, end=1.2, answer=result(UNTYPED, 8)),  # answered by the gateway
+    ]
+    failures = _failed(_judged(spec, *in_order(*items)))
+    assert set(failures) == {Party.SERVER, Party.GATEWAY}
+    assert failures[Party.GATEWAY].violations == 1
+
+
+def test_the_client_side_of_each_hop(spec: SpecSet) -> None:
+    """A request without Mcp-Method: the client's fault on the front hop, the gateway's on the back hop."""
+    body = request("tools/list", 7)
+    headers = {**modern_headers(body)}
+    headers.pop("mcp-method")
+    items = in_order(
+        front(body, start=0.0, end=0.2, headers=headers, answer=result(LISTED, 7)),
+        back(body, start=0.01, end=0.1, headers=headers, answer=result(LISTED, 7)),
+    )
+    failures = _failed(_judged(spec, *items, checks=["client_method_header_matches_the_body"]))
+    assert set(failures) == {Party.CLIENT, Party.GATEWAY}
+    assert failures[Party.GATEWAY].whose == "gateway as client"
+
+
+def test_traffic_without_hops_is_judged_as_it_always_was(spec: SpecSet) -> None:
+    items = [replace(item, hop=None) for item in _pair(UNTYPED, LISTED)]
+    verdicts = _judged(spec, *items)
+    judge = Judge(spec, checks=[REGISTRY[CHECK]])
+    for item in items:
+        judge.add(item)
+    assert verdicts == judge.verdicts()
+    assert all(verdict.party is None for verdict in verdicts)
+
+
+def test_the_verdict_line_counts_the_parties_apart(spec: SpecSet) -> None:
+    items = [*_pair(UNTYPED, UNTYPED), front(request("tools/list", 8), start=1.0, end=1.2, answer=result(UNTYPED, 8))]
+    report = build_report(_judged(spec, *in_order(*items)), target=Target(), schemas=[])
+    assert report.parties_at_fault() == "the gateway 1, the server 1"
+    assert report.verdict()[1].endswith("; at fault: the gateway 1, the server 1.")
+    statuses = {(status.id, status.party) for status in report.requirements()}
+    assert {("RES-01", Party.GATEWAY), ("RES-01", Party.SERVER)} <= statuses

@@ -14,7 +14,7 @@ from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
 from mcp_assay.cli.params import Checked, readable_file
-from mcp_assay.inputs import Inputs, load_inputs, recording_source, stream_inputs
+from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, recording_source
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.report import emit_reports
@@ -23,7 +23,8 @@ from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import Judge, registered_checks, select_checks
+from mcp_assay.spec.engine import registered_checks, select_checks
+from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
@@ -118,8 +119,8 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     transports: set[str] = set()
     notes = SessionNotes()
     presence = PeerPresence()
-    judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
-    for exchange in stream_inputs(recordings, READERS, inputs):
+    judge = GatewayJudge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
+    for exchange in merged_inputs(recordings, READERS, inputs):
         presence.see(exchange)
         if exchange.transport:
             transports.add(exchange.transport)
@@ -127,7 +128,8 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
             notes.take(exchange)  # what the capture itself noted: a limit reached, what --inject did
         judge.add(exchange)
     verdicts = judge.verdicts()
-    trail.take(judge.log, judge.carried_ids)
+    for log, carried in judge.carried():
+        trail.take(log, carried)
     return build_report(
         verdicts,
         target=_target(recordings, transports, inputs.kinds),

@@ -10,6 +10,7 @@ A :class:`Correlation` does that matching incrementally, as exchanges finish, in
 traffic. A front request is matched to the back request it caused by
 
 * its method (a gateway may not turn one method into another),
+* its era (a request naming its version in ``_meta``, or one of a 2025 session) unless the params match exactly,
 * its params after the rewrites a gateway is allowed: ``_meta`` (progress tokens, the version envelope),
   a ``cursor`` the gateway maps, the ``requestId`` of a cancellation, and a tool renamed by a prefix
   (learned from the ``tools/list`` pairs: a front name ``srv_x`` for an upstream ``x`` with the same
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_assay.jsonrpc import IdKey, Kind, Message, id_key
@@ -47,8 +48,12 @@ __all__ = [
     "Call",
     "Correlation",
     "Relay",
+    "finish_order",
+    "finished_at",
     "hops_of",
     "params_shape",
+    "relayed_probes",
+    "request_id",
 ]
 
 SLACK = 0.05
@@ -85,6 +90,12 @@ class Call:
     @property
     def method(self) -> str:
         return self.request.method or ""
+
+    @property
+    def era(self) -> str:
+        """``modern`` when the request names its version in ``_meta`` (2026), else ``handshake``."""
+        meta = self.request.meta
+        return "modern" if meta is not None and "io.modelcontextprotocol/protocolVersion" in meta else "handshake"
 
     @property
     def is_notification(self) -> bool:
@@ -180,6 +191,10 @@ class Correlation:
         """stdio requests waiting for their answer, by hop, connection and id."""
         self._by_front_id: dict[tuple[str | None, IdKey], Relay] = {}
         """Front requests by session (or connection) and id: what a client's cancellation names."""
+        self._twins: OrderedDict[str, Exchange] = OrderedDict()
+        """Each exchange's twin on the other hop, both ways, by exchange id."""
+        self._loose: dict[tuple[Hop, tuple[str, bytes]], deque[HttpExchange]] = {}
+        """Exchanges without a request to match by (see :meth:`_pair_loose`), waiting for their twin."""
         self._answers: OrderedDict[tuple[Hop, str | None, IdKey], Message] = OrderedDict()
         """Clients' answers to server-to-client requests, by hop, session (or connection) and id."""
         self.latest = 0.0
@@ -203,8 +218,8 @@ class Correlation:
         request = exchange.request_message
         if request is not None and request.kind.is_response and request.id_key is not None:
             self._posted_answer(hop, exchange.request.headers.get(HeaderKey.SESSION_ID), request)
-            return
         if request is None or request.kind not in (Kind.REQUEST, Kind.NOTIFICATION):
+            self._pair_loose(hop, exchange)
             return
         call = Call(hop, request, exchange, exchange.time, _answer_time(exchange))
         call.ending = exchange.ending.reason if exchange.ending is not None else None
@@ -246,6 +261,36 @@ class Correlation:
             if owner is not None:
                 owner.stream.append(message)
                 self._call_of[message_key(message)] = owner
+
+    def _pair_loose(self, hop: Hop, exchange: HttpExchange) -> None:
+        """An exchange whose body is no request (an answer the client posts, a body that is not JSON-RPC, a batch, a
+        GET stream): its twin on the other hop is the one with the same method and body, sent while it was open."""
+        key = (exchange.request.method, exchange.request.body)
+        other = Hop.BACK if hop is Hop.FRONT else Hop.FRONT
+        waiting = self._loose.get((other, key))
+        if waiting:
+            for candidate in waiting:
+                front, back = (exchange, candidate) if hop is Hop.FRONT else (candidate, exchange)
+                if front.time - SLACK <= back.time <= _answer_time(front) + SLACK:
+                    waiting.remove(candidate)
+                    self._twin(front, back)
+                    return
+        mine = self._loose.setdefault((hop, key), deque())
+        mine.append(exchange)
+        if len(mine) > PENDING:
+            mine.popleft()
+        if len(self._loose) > MAX_RELAYS:
+            self._loose.pop(next(iter(self._loose)))
+
+    def _twin(self, front: Exchange, back: Exchange) -> None:
+        self._twins[front.id] = back
+        self._twins[back.id] = front
+        while len(self._twins) > 2 * MAX_RELAYS:
+            self._twins.popitem(last=False)
+
+    def twin_of(self, exchange: str) -> Exchange | None:
+        """The exchange of the other hop that carried the same request (by its id), when one did."""
+        return self._twins.get(exchange)
 
     def _posted_answer(self, hop: Hop, session: str | None, answer: Message) -> None:
         """A client's answer to a server-to-client request, kept to be found by that request's id."""
@@ -306,51 +351,61 @@ class Correlation:
         return back.start <= front.open_until + SLACK
 
     def _claim_unclaimed(self, relay: Relay) -> None:
-        """Give a complete front call the back call of its method that fits it best (exact first, then earliest)."""
+        """Give a complete front call the back call of its method that fits it best (see :meth:`_score`)."""
         candidates = self._unclaimed.get(relay.method)
         if not candidates:
             return
         wanted = params_shape(relay.method, relay.front.request.params, self.renames)
-        best: Call | None = None
+        best: tuple[tuple[bool, bool], Call] | None = None
         for back in candidates:
             if not self._fits(relay, back):
                 continue
-            if params_shape(back.method, back.request.params) == wanted:
-                best = back
-                relay.exact = True
-                break
-            if best is None:
-                best = back
+            score = self._score(relay, back, wanted)
+            if score is not None and (best is None or score > best[0]):
+                best = (score, back)
+                if score == (True, True):
+                    break
         if best is not None:
-            candidates.remove(best)
-            self._pair(relay, best)
+            candidates.remove(best[1])
+            relay.exact = best[0][0]
+            self._pair(relay, best[1])
 
     def _claim_waiting(self, back: Call) -> bool:
-        """A back call that came after its front twin (a notification passed on late, or a stdio request still
-        open on the front): pair it with the earliest waiting front call it fits."""
+        """A back call that came after its front twin (a notification passed on late, or a front call the client
+        gave up on first): pair it with the waiting front call it fits best."""
         waiting = self._waiting.get(back.method)
         if not waiting:
             return False
-        shape = params_shape(back.method, back.request.params)
-        best: Relay | None = None
+        best: tuple[tuple[bool, bool], Relay] | None = None
         for relay in waiting:
             if relay.back is not None or not self._fits(relay, back):
                 continue
-            if params_shape(relay.method, relay.front.request.params, self.renames) == shape:
-                best = relay
-                relay.exact = True
-                break
-            if best is None:
-                best = relay
+            wanted = params_shape(relay.method, relay.front.request.params, self.renames)
+            score = self._score(relay, back, wanted)
+            if score is not None and (best is None or score > best[0]):
+                best = (score, relay)
+                if score == (True, True):
+                    break
         if best is None:
             return False
-        waiting.remove(best)
-        self._pair(best, back)
+        waiting.remove(best[1])
+        best[1].exact = best[0][0]
+        self._pair(best[1], back)
         return True
+
+    @staticmethod
+    def _score(relay: Relay, back: Call, wanted: Any) -> tuple[bool, bool] | None:
+        """How well a back call fits a front one of the same method: (params equal after the allowed rewrites, same
+        era); ``None`` when it does not (other params in another era). The best score wins, the earliest on a tie."""
+        exact = params_shape(back.method, back.request.params) == wanted
+        same_era = back.era == relay.front.era
+        return (exact, same_era) if exact or same_era else None
 
     def _pair(self, relay: Relay, back: Call) -> None:
         relay.back = back
         self._relay_of[id(back)] = relay
+        if isinstance(relay.front.exchange, HttpExchange) and isinstance(back.exchange, HttpExchange):
+            self._twin(relay.front.exchange, back.exchange)
         if relay.method == "tools/list":
             self._learn_renames(relay)
 
@@ -438,7 +493,12 @@ class Correlation:
         call = self.call_of(message)
         relay = self.relay_of(call) if call is not None else None
         if call is None or relay is None:
-            return []
+            twin = self._twins.get(message.exchange)
+            if not isinstance(twin, HttpExchange):
+                return []
+            if message.index == 0:
+                return [twin.request_message] if twin.request_message is not None else []
+            return [item for item in twin.response_messages if item.kind is message.kind]
         other = relay.back if call.hop is Hop.FRONT else relay.front
         if other is None:
             return []
@@ -462,6 +522,38 @@ def _tools(answers: Iterable[Message]) -> dict[str, dict[str, Any]]:
             named = (tool for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str))
             return {tool["name"]: tool for tool in named}
     return {}
+
+
+def finished_at(item: Exchange) -> float:
+    """When an exchange finished (an HTTP one when it ended), the order a capture of both hops holds them in."""
+    if isinstance(item, HttpExchange):
+        return _answer_time(item)
+    return float(getattr(item, "time", 0.0))
+
+
+def finish_order(*groups: Iterable[Exchange]) -> list[Exchange]:
+    """The exchanges of several captures in the order they finished (the upstream's answer before the gateway's)."""
+    return sorted((item for group in groups for item in group), key=finished_at)
+
+
+def relayed_probes(front: Iterable[Exchange], back: Iterable[Exchange]) -> list[Exchange]:
+    """The back hop's exchanges, each one the gateway sent for a probe of mcp-assay's on the front hop tagged with
+    that probe: what mcp-assay made the gateway send is not the gateway's own conduct as a client."""
+    back = list(back)
+    correlation = Correlation(keep=None)
+    for item in finish_order(front, back):
+        correlation.add(item)
+    probes: dict[str, Any] = {}
+    for item in back:
+        twin = correlation.twin_of(item.id)
+        if twin is None and isinstance(item, StdioLine):
+            call = correlation.call_of(item.message)
+            relay = correlation.relay_of(call) if call is not None else None
+            twin = relay.front.exchange if relay is not None and call is not None and call.hop is Hop.BACK else None
+        probe = twin.probe if twin is not None else None
+        if probe is not None and not probe.injected:
+            probes[item.id] = probe
+    return [replace(item, probe=probes[item.id]) if item.id in probes and item.probe is None else item for item in back]
 
 
 def request_id(value: Any) -> IdKey | None:

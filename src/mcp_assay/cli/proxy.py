@@ -106,7 +106,7 @@ def _back_hop(
     return BackHop(port=port, origin=origin, path=path)
 
 
-def _cannot_listen(host: str, port: int, *, flag: str = "--listen-port") -> str | None:
+def cannot_listen(host: str, port: int, *, flag: str = "--listen-port") -> str | None:
     """Why the proxy could not listen on ``host:port`` (taken, or no such local address), or ``None``.
 
     Tried here, before anything starts, by binding as mitmproxy will (address reuse on): mitmproxy's own
@@ -293,9 +293,9 @@ def proxy_command(
     back = _back_hop(gateway_back, proxy_mode, hop, listen_host, listen_port)
     if back is not None:
         description = f"the gateway at {upstream} in front of {back.origin}{back.path} (both hops)"
-    problem = _cannot_listen(listen_host, listen_port)
+    problem = cannot_listen(listen_host, listen_port)
     if problem is None and back is not None:
-        problem = _cannot_listen(listen_host, back.port, flag="--gateway-back")
+        problem = cannot_listen(listen_host, back.port, flag="--gateway-back")
     if problem is not None:
         click.echo(f"mcp-assay proxy: {problem}", err=True)
         raise SystemExit(2)

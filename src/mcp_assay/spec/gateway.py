@@ -36,7 +36,7 @@ from mcp_assay.spec.engine import FindingListener, Judge, Scope, registered_chec
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Party, Side, Source, Verdict
-from mcp_assay.wire import Exchange, Hop, HttpExchange, StdioLine
+from mcp_assay.wire import Exchange, Hop, StdioLine
 
 __all__ = ["GATEWAY_PREFIX", "GatewayJudge", "is_gateway_check"]
 
@@ -84,8 +84,12 @@ class GatewayJudge:
         on_failure: FindingListener | None = None,
         window: int | None = None,
         on_window: Callable[[ExchangeLog, frozenset[str]], None] | None = None,
+        judge_front: bool = True,
     ) -> None:
+        """``judge_front=False``: the front hop is judged elsewhere (a suite run judges it revision by revision, with
+        :meth:`front_blame`); it still feeds the matching and the GW rules."""
         chosen = list(checks) if checks is not None else registered_checks()
+        self.judge_front = judge_front
         self._options: dict[str, Any] = {
             "scope": scope, "settings": settings, "redactor": redactor, "source": source,
             "on_failure": on_failure, "window": window, "on_window": on_window,
@@ -112,7 +116,10 @@ class GatewayJudge:
         self._open()
         assert self.front is not None and self.back is not None and self.gateway is not None
         self.correlation.add(exchange)
-        (self.front if hop is Hop.FRONT else self.back).add(exchange)
+        if hop is Hop.BACK:
+            self.back.add(exchange)
+        elif self.judge_front:
+            self.front.add(exchange)
         self.gateway.add(exchange)
 
     def _open(self) -> None:
@@ -123,7 +130,7 @@ class GatewayJudge:
         self.back = Judge(self.spec, checks=self._hop_checks, blame=self._back_blame, **options)
         back = self.back
         self.front = Judge(
-            self.spec, checks=self._hop_checks, blame=self._front_blame, before_window=back.close_window, **options
+            self.spec, checks=self._hop_checks, blame=self.front_blame, before_window=back.close_window, **options
         )
         gateway_options = {**options, "on_window": None}
         self.gateway = Judge(
@@ -133,7 +140,8 @@ class GatewayJudge:
     @property
     def judges(self) -> list[Judge]:
         """Every judge that has traffic, back hop first (its verdicts tell the front's who is at fault)."""
-        found = [judge for judge in (self.back, self.front, self.gateway) if judge is not None]
+        front = self.front if self.judge_front else None
+        found = [judge for judge in (self.back, front, self.gateway) if judge is not None]
         if self.front is None or self.plain.exchanges_seen or self.plain.messages_seen:
             found.append(self.plain)
         return found
@@ -152,7 +160,8 @@ class GatewayJudge:
         return self.plain.log
 
     # -- blame -------------------------------------------------------------------------------------
-    def _front_blame(self, check: Check, finding: Finding | None) -> Party | None:
+    def front_blame(self, check: Check, finding: Finding | None) -> Party | None:
+        """Who is at fault for a failure on the front hop (see the module); whose conduct a check judges there."""
         if finding is None:
             return _JUDGED[Hop.FRONT].get(check.side)
         if _clients(check, finding):
@@ -186,17 +195,12 @@ class GatewayJudge:
             counterparts = self.correlation.counterparts(subject)
             if any((check.name, other.exchange, other.index) in faults for other in counterparts):
                 return True
-            return not counterparts and self._back_exchange_failed(check, subject)
-        if isinstance(subject, HttpExchange):
-            request = subject.request_message
-            return request is not None and self._back_exchange_failed(check, request)
-        return False
-
-    def _back_exchange_failed(self, check: Check, message: Message) -> bool:
-        call = self.correlation.call_of(message)
-        relay = self.correlation.relay_of(call) if call is not None else None
-        back = relay.back if relay is not None else None
-        return back is not None and (check.name, back.exchange.id, -1) in self._upstream_faults
+            if counterparts:
+                return False
+        twin = self.correlation.twin_of(subject.exchange if isinstance(subject, Message) else subject.id) if (
+            subject is not None
+        ) else None  # fmt: skip
+        return twin is not None and (check.name, twin.id, -1) in faults
 
     # -- verdicts ----------------------------------------------------------------------------------
     def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:

@@ -31,7 +31,9 @@ def app(upstream: str, faults: set[str]) -> Starlette:
 
     async def relay(request: Request) -> Response:
         body = await request.body()
-        headers = [(name, value) for name, value in request.headers.raw if name.decode("latin-1").lower() not in dropped]
+        headers = [
+            (name, value) for name, value in request.headers.raw if name.decode("latin-1").lower() not in dropped
+        ]
         outgoing = client.build_request(request.method, upstream, headers=headers, content=body)
         answer = await client.send(outgoing, stream=True)
         passed = {

@@ -17,12 +17,12 @@ declare = Declare("gateway")
 INITIALIZE = declare(
     "gateway-own-session", "GW-14",
     sends="initialize, then notifications/initialized, in a session of its own (a second principal, then a third)",
-    expects="the gateway opens an upstream session of this session's own", judging=Judging.SELECTED,
+    expects="the gateway opens an upstream session of this session's own", judging=Judging.ALONG,
 )  # fmt: skip
 LIST = declare(
     "gateway-own-session-list", "GW-14",
     sends="tools/list in that session", expects="it reaches the upstream in an upstream session no other session uses",
-    judging=Judging.SELECTED,
+    judging=Judging.ALONG,
 )  # fmt: skip
 
 CASES = tuple(declare.cases)

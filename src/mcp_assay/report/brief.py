@@ -138,13 +138,13 @@ def _cause_keys(result: Verdict) -> list[tuple[str, str]]:
     keys = [("check", result.check + party)]
     reason = _MORE.sub("", result.reason)
     if reason:
-        keys.append(("reason", reason))
+        keys.append(("reason", reason + party))
     if result.evidence:
         lead = result.evidence[0]
         if lead.exchange:
-            keys.append(("exchange", lead.exchange))
+            keys.append(("exchange", lead.exchange + party))
         if lead.reproduction:
-            keys.append(("replay", lead.reproduction))
+            keys.append(("replay", lead.reproduction + party))
     return keys
 
 
@@ -388,6 +388,8 @@ def _one_line_each(report: Report, console: Console, results: Sequence[Verdict])
         line = Text("  ")
         line.append("⚠", style="yellow")
         line.append(f" {_requirements_and_revisions(report, members)}", style="bold")
+        if members[0].party is not None:
+            line.append(f" [{members[0].whose}]", style="dim")
         line.append(f"  {printable(members[0].title, newlines=False)}")
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
     console.print()

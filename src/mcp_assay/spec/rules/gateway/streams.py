@@ -72,17 +72,22 @@ def gateway_relays_stream_notifications(ctx: Context) -> Iterator[Finding]:
     for relay in relays(ctx):
         if not _judged(ctx, relay):
             continue
-        for upstream, relayed in pairs(relay):
-            if relayed is None:
-                yield failed(
-                    relay.front.request,
-                    f"the upstream sent {upstream.describe()} on the stream of {relay.back.request.describe()} "
-                    f"while the client's stream of {relay.front.request.describe()} was open; it never reached the "
-                    "client",
-                    related=(upstream,),
-                )
-            else:
-                yield passed(relayed, f"{upstream.describe()} reached the client", related=(upstream,))
+        assert relay.back is not None
+        found = pairs(relay)
+        lost = [upstream for upstream, relayed in found if relayed is None]
+        if lost:
+            first = lost[0]
+            some = f"{len(lost)} of the {len(found)} notifications" if len(found) > 1 else "the notification"
+            yield failed(
+                relay.front.request,
+                f"the upstream sent {some} on the stream of {relay.back.request.describe()} while the client's stream "
+                f"of {relay.front.request.describe()} was open ({first.describe()} first); "
+                f"{'they' if len(lost) > 1 else 'it'} never reached the client",
+                related=(first,),
+            )
+        elif found:
+            last, relayed = found[-1]
+            yield passed(relayed, f"{len(found)} upstream notification(s) reached the client", related=(last,))
 
 
 @log_check(requirements="GW-02", level=Level.SHOULD, subject="relayed notifications of one request")

@@ -538,8 +538,10 @@ def finish_order(*groups: Iterable[Exchange]) -> list[Exchange]:
 
 def relayed_probes(front: Iterable[Exchange], back: Iterable[Exchange]) -> list[Exchange]:
     """The back hop's exchanges, each one the gateway sent for a probe of mcp-assay's on the front hop tagged with
-    that probe: what mcp-assay made the gateway send is not the gateway's own conduct as a client."""
+    that probe: what mcp-assay made the gateway send is not the gateway's own conduct as a client (``front`` may
+    name no hop: a suite run's own traffic is the front hop)."""
     back = list(back)
+    front = [replace(item, hop=Hop.FRONT) if item.hop is None and item.transport else item for item in front]
     correlation = Correlation(keep=None)
     for item in finish_order(front, back):
         correlation.add(item)

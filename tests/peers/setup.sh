@@ -59,3 +59,42 @@ mkdir -p corpus/node
   fi
   echo "corpus PyPI servers ready in $(pwd)/venv"
 )
+
+# tests/peers/intermediaries/: published MCP gateways and bridges the gateway end-to-end tests put between the
+# reference client and a reference server, pinned (tests/peers/intermediaries.py has each launch recipe):
+# fastmcp (PyPI, `fastmcp run URL` proxies HTTP to HTTP, and a stdio server from an mcp.json) and mcp-proxy
+# (PyPI, sparfenyuk: stdio to Streamable HTTP) each in a venv of their own (their mcp pins differ), and
+# supergateway, mcp-proxy (punkpeye) and mcp-remote (HTTP to stdio) from npm.
+INTERMEDIARIES_NPM='supergateway@4.0.0 mcp-proxy@6.7.19 mcp-remote@0.15.1'
+mkdir -p intermediaries/node
+(
+  cd intermediaries/node
+  if [ ! -f package.json ]; then
+    npm init -y >/dev/null
+  fi
+  missing=0
+  for spec in $INTERMEDIARIES_NPM; do
+    name=${spec%@*}
+    version=${spec##*@}
+    installed=$(node -p "try { require('./node_modules/$name/package.json').version } catch (e) { '' }")
+    [ "$installed" = "$version" ] || missing=1
+  done
+  if [ "$missing" = 1 ]; then
+    npm install --no-audit --no-fund --loglevel=error $INTERMEDIARIES_NPM >/dev/null
+  fi
+  echo "npm intermediaries ready in $(pwd)/node_modules"
+)
+(
+  cd intermediaries
+  python=${CORPUS_PYTHON:-python3}
+  for pinned in mcp-proxy==0.13.0 fastmcp==4.1.6; do
+    venv=venv-${pinned%%==*}
+    if [ ! -x "$venv/bin/python" ]; then
+      "$python" -m venv "$venv"
+    fi
+    if [ "$("$venv/bin/python" -m pip freeze 2>/dev/null | grep -c -x -F "$pinned")" != 1 ]; then
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$pinned"
+    fi
+  done
+  echo "PyPI intermediaries ready in $(pwd)/venv-*"
+)

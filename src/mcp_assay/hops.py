@@ -175,6 +175,8 @@ class Correlation:
         """Every front request or notification still kept, in the order it was seen, by its call's id."""
         self.renames: dict[str, str] = {}
         """Tools the gateway renamed: the client's name -> the upstream's."""
+        self.prefixes: set[str] = set()
+        """The prefixes those renames put before the upstream's names (a list seen in part shows the rule)."""
         self.own: deque[Call] = deque()
         """Back calls no front request claimed (the gateway's own), kept :data:`KEEP` seconds."""
         self._unclaimed: dict[str, deque[Call]] = {}
@@ -426,7 +428,9 @@ class Correlation:
                 if name.endswith(upstream) and definition.get("inputSchema") == tool.get("inputSchema")
             ]
             if matches:
-                self.renames[name] = max(matches, key=len)
+                upstream = max(matches, key=len)
+                self.renames[name] = upstream
+                self.prefixes.add(name[: len(name) - len(upstream)])
 
     # -- forgetting --------------------------------------------------------------------------------
     def _forget(self) -> None:
@@ -471,6 +475,23 @@ class Correlation:
     def unclaimed(self) -> list[Call]:
         """Back calls no front request claimed (yet, or ever: the gateway's own)."""
         return [*self.own, *(call for calls in self._unclaimed.values() for call in calls)]
+
+    def upstream_name(self, name: str) -> str | None:
+        """The upstream's name for a tool the client calls by ``name`` when the gateway renamed it (``None``: it did
+        not, as far as the lists seen show): a name a list paired, else one the gateway's one prefix starts."""
+        if name in self.renames:
+            return self.renames[name]
+        if len(self.prefixes) == 1:
+            prefix = next(iter(self.prefixes))
+            if prefix and name.startswith(prefix) and len(name) > len(prefix):
+                return name[len(prefix) :]
+        return None
+
+    def call_of_exchange(self, exchange: HttpExchange) -> Call | None:
+        """The call an HTTP exchange's request made (``None``: it carried no request or notification)."""
+        request = exchange.request_message
+        call = self._call_of.get(message_key(request)) if request is not None else None
+        return call if call is not None and call.request is request else None
 
     def call_of(self, message: Message) -> Call | None:
         """The call (of either hop) a message belongs to: its request, an answer to it, or what its stream carried."""

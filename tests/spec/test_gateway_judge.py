@@ -73,17 +73,24 @@ def test_one_check_failing_for_two_parties_gives_a_verdict_each(spec: SpecSet) -
 
 
 def test_the_client_side_of_each_hop(spec: SpecSet) -> None:
-    """A request without Mcp-Method: the client's fault on the front hop, the gateway's on the back hop."""
+    """A request without Mcp-Method: the client's fault on the front hop, and on the back hop too when the gateway
+    only passed it on; the gateway's when it left the header out itself."""
     body = request("tools/list", 7)
-    headers = {**modern_headers(body)}
-    headers.pop("mcp-method")
-    items = in_order(
-        front(body, start=0.0, end=0.2, headers=headers, answer=result(LISTED, 7)),
-        back(body, start=0.01, end=0.1, headers=headers, answer=result(LISTED, 7)),
-    )
-    failures = _failed(_judged(spec, *items, checks=["client_method_header_matches_the_body"]))
-    assert set(failures) == {Party.CLIENT, Party.GATEWAY}
-    assert failures[Party.GATEWAY].whose == "gateway as client"
+    bare = {**modern_headers(body)}
+    bare.pop("mcp-method")
+
+    def hops(front_headers: dict[str, str]) -> list[HttpExchange]:
+        return in_order(
+            front(body, start=0.0, end=0.2, headers=front_headers, answer=result(LISTED, 7)),
+            back(body, start=0.01, end=0.1, headers=bare, answer=result(LISTED, 7)),
+        )
+
+    relayed = _failed(_judged(spec, *hops(bare), checks=["client_method_header_matches_the_body"]))
+    assert set(relayed) == {Party.CLIENT}
+    assert len([item for item in relayed[Party.CLIENT].evidence if item.hop]) >= 1
+    own = _failed(_judged(spec, *hops(modern_headers(body)), checks=["client_method_header_matches_the_body"]))
+    assert set(own) == {Party.GATEWAY}
+    assert own[Party.GATEWAY].whose == "gateway as client"
 
 
 def test_traffic_without_hops_is_judged_as_it_always_was(spec: SpecSet) -> None:

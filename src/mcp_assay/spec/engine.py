@@ -62,7 +62,10 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Evidence, Outcome, Party, Severity, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
 
-__all__ = ["ALL_SIDES", "Blame", "FindingListener", "Judge", "Scope", "evaluate", "registered_checks", "select_checks"]
+__all__ = [
+    "ALL_SIDES", "Blame", "FindingListener", "Judge", "Pending", "Scope", "evaluate", "registered_checks",
+    "select_checks",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +77,23 @@ _RANK = {Severity.INFO: 0, Severity.SHOULD: 1, Severity.MUST: 2}
 
 FindingListener = Callable[[Check, Message, Finding], None]
 """Called with every failure a message check finds, as it is found (the proxy prints them live)."""
-Blame = Callable[[Check, Finding | None], Party | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A party at fault that only later traffic settles (:data:`Blame` may return one): ``now`` until
+    :meth:`Judge.verdicts` asks ``settle`` (a gateway's back hop cannot tell a fault the gateway relayed from the
+    client's request until that request is judged on the front hop, which finishes later)."""
+
+    now: Party | None
+    settle: Callable[[], Party | None]
+
+
+Blame = Callable[[Check, Finding | None], "Party | Pending | None"]
 """Who is at fault for a failure (called with the failure), and whose conduct a check judges at all (called with
 ``None``): given to a judge of one hop of a gateway, where a finding's side alone does not say who did it."""
+MAX_PENDING = 1_000
+"""Failures of one check whose party waits to be settled; past it the oldest is settled with what is known."""
 
 
 def registered_checks() -> list[Check]:
@@ -139,6 +156,8 @@ class _Tally:
     broken: str | None = None
     by_party: dict[Party | None, _Tally] = field(default_factory=dict)
     """With a :data:`Blame`: the failures, by the party at fault (each a tally of failures only)."""
+    unsettled: list[tuple[_Ranked, Source | None, Pending]] = field(default_factory=list)
+    """Failures whose party is :class:`Pending`, with their source, in the order they were found."""
 
 
 @dataclass(slots=True)
@@ -262,6 +281,7 @@ class Judge:
         self._deferred = frozenset()
         for tally in self._tallies.values():
             failures = [ranked for part in (tally, *tally.by_party.values()) for ranked in part.failures]
+            failures += [ranked for ranked, _, _ in tally.unsettled]
             for ranked in (*failures, tally.last_pass, tally.pending):
                 if ranked is not None and ranked.finding.subject is not None:
                     self._evidence(ranked)
@@ -446,22 +466,18 @@ class Judge:
         if facts.revision:
             tally.revisions.add(facts.revision)
         if finding.outcome is Outcome.FAILED and self.blame is not None:
-            finding = replace(finding, party=self._blamed(check, finding))
+            party = self._blamed(check, finding)
+            if isinstance(party, Pending):
+                finding = replace(finding, party=party.now)
+                tally.unsettled.append((_Ranked(order, finding), facts.source, party))
+                if len(tally.unsettled) > MAX_PENDING:
+                    self._settle(tally, tally.unsettled.pop(0))
+                return finding
+            finding = replace(finding, party=party)
             tally = tally.by_party.setdefault(finding.party, _Tally())
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
-            tally.failed += 1
-            if finding.grade is not None:
-                tally.graded += 1
-                if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
-                    tally.grade = finding.grade
-            tally.failed_sources.add(facts.source)
-            if tally.first_failure is None or order < tally.first_failure.order:
-                tally.first_failure = ranked
-            if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
-                heapq.heappush(tally.failures, _Ranked(_negated(order), finding))
-                if len(tally.failures) > MAX_EVIDENCE:
-                    heapq.heappop(tally.failures)
+            _count_failure(tally, ranked, facts.source)
         elif finding.outcome is Outcome.PASSED:
             tally.passes += 1
             if tally.last_pass is None or order > tally.last_pass.order:
@@ -473,7 +489,19 @@ class Judge:
             tally.inapplicable = ranked
         return finding
 
-    def _blamed(self, check: Check, finding: Finding | None) -> Party | None:
+    def _settle(self, tally: _Tally, unsettled: tuple[_Ranked, Source | None, Pending]) -> None:
+        """Count a failure whose party waited (its evidence was made while its window was open)."""
+        ranked, source, pending = unsettled
+        try:
+            party = pending.settle()
+        except Exception:
+            log.exception("settling who is at fault raised")
+            party = pending.now
+        finding = replace(ranked.finding, party=party)
+        settled = _Ranked(ranked.order, finding, evidence=ranked.evidence, related=ranked.related)
+        _count_failure(tally.by_party.setdefault(party, _Tally()), settled, source)
+
+    def _blamed(self, check: Check, finding: Finding | None) -> Party | Pending | None:
         """Who is at fault for ``finding`` (whose conduct ``check`` judges, for ``None``); a defect in the blame
         leaves it unsaid rather than stopping the judging."""
         if self.blame is None:
@@ -555,12 +583,17 @@ class Judge:
         return replace(evidence, hop=hop.value) if hop is not None else evidence
 
     # -- verdicts --------------------------------------------------------------------------------
-    def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:
+    def verdicts(self, stop: Callable[[], str | None] | None = None, *, log_checks: bool = True) -> list[Verdict]:
         """Run the log checks over the (last window of the) log, then one verdict per check, the scope applied.
 
         Once ``stop`` returns a reason (a second Ctrl-C, a deadline), no further log check runs: those
-        are *not verified*, saying why, and :attr:`stopped` says how many."""
-        self._run_log_checks(stop)
+        are *not verified*, saying why, and :attr:`stopped` says how many. ``log_checks=False``: they ran
+        already (:meth:`run_log_checks`)."""
+        if log_checks:
+            self._run_log_checks(stop)
+        for tally in self._tallies.values():
+            while tally.unsettled:
+                self._settle(tally, tally.unsettled.pop(0))
         return [
             self._scoped(check, verdict)
             for check in self.checks
@@ -573,7 +606,9 @@ class Judge:
             return [self._verdict_of(check, tally)]
         parts = [part for part in tally.by_party.values() if part.failed]
         if tally.broken is not None or not parts:
-            return [replace(self._verdict_of(check, tally), party=self._blamed(check, None))]
+            judged = self._blamed(check, None)
+            party = judged.now if isinstance(judged, Pending) else judged
+            return [replace(self._verdict_of(check, tally), party=party)]
         parts.sort(key=lambda part: part.first_failure.order if part.first_failure is not None else (math.inf, 0, 0))
         verdicts = []
         for part in parts:
@@ -583,6 +618,11 @@ class Judge:
             party = part.first_failure.finding.party if part.first_failure is not None else None
             verdicts.append(replace(self._verdict_of(check, whole), party=party))
         return verdicts
+
+    def run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
+        """Run the log checks over the (last window of the) log now, before :meth:`verdicts` (``log_checks=False``):
+        a gateway's hops run theirs first, then settle who is at fault."""
+        self._run_log_checks(stop)
 
     def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         left = [check for check in self.checks if check.scope == "log"]
@@ -720,6 +760,24 @@ class Judge:
             ok, why = False, f"{scope.transport} has no such requirement"
         outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
+
+
+def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None) -> None:
+    """Count one failure into ``tally`` (of one party, with a :data:`Blame`): how many, its grade, the earliest, and
+    the earliest few with their evidence."""
+    finding, order = ranked.finding, ranked.order
+    tally.failed += 1
+    if finding.grade is not None:
+        tally.graded += 1
+        if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
+            tally.grade = finding.grade
+    tally.failed_sources.add(source)
+    if tally.first_failure is None or order < tally.first_failure.order:
+        tally.first_failure = ranked
+    if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
+        heapq.heappush(tally.failures, _Ranked(_negated(order), finding, ranked.evidence, ranked.related))
+        if len(tally.failures) > MAX_EVIDENCE:
+            heapq.heappop(tally.failures)
 
 
 def _source_of(probe: Probe | None) -> Source | None:

@@ -16,13 +16,20 @@ Every failure names the party at fault (:class:`~mcp_assay.verdicts.Party`):
   upstream server's. The back hop is judged first for this: the gateway's answer follows the
   upstream's, so when a front answer is judged the back one has been (windows of the two hops close
   together, the back one first);
-* on the back hop, the gateway for a check of the client (what it sent upstream), the upstream server for a
-  check of the server (what it answered);
+* on the back hop, the upstream server for a check of the server (what it answered), the gateway for a check of
+  the client (what it sent upstream), **unless the client's own request already carried the fault**: when the
+  same check failed on the front request the gateway relayed, the fault is the client's. That request finishes
+  after its upstream twin, so this is settled when the verdicts are made (:class:`~mcp_assay.spec.engine.Pending`);
+* a fault of the server on the front hop with no matched request (a notification on a ``GET`` stream) is the
+  upstream's when the same check failed on a message of the same content the upstream sent shortly before; a
+  front fault no upstream fault explains yet is settled when the verdicts are made, since an upstream stream
+  still open (a ``GET`` stream the gateway keeps) is judged only when it ends;
 * a ``GW`` rule's failure is always the gateway's.
 """
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -32,17 +39,21 @@ from mcp_assay.hops import Correlation
 from mcp_assay.jsonrpc import Message
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.checks import Check, Finding
-from mcp_assay.spec.engine import FindingListener, Judge, Scope, registered_checks
+from mcp_assay.spec.engine import FindingListener, Judge, Pending, Scope, registered_checks
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Party, Side, Source, Verdict
-from mcp_assay.wire import Exchange, Hop, StdioLine
+from mcp_assay.wire import Exchange, Hop, HttpExchange, StdioLine
 
 __all__ = ["GATEWAY_PREFIX", "GatewayJudge", "is_gateway_check"]
 
 GATEWAY_PREFIX = "GW-"
 """The catalogue's prefix of the rules that compare a gateway's two hops."""
 REMEMBERED = 100_000
+RELAYED_WITHIN = 10.0
+"""Seconds a relayed copy of an upstream message may follow it (matched by what it said, where nothing else matches
+it: a notification on a stream opened for no request)."""
+SLACK = 0.05
 """Upstream failures remembered for telling a relayed fault from the gateway's own (the oldest go first)."""
 
 
@@ -106,6 +117,12 @@ class GatewayJudge:
         """The hops matched as exchanges finish: what tells a relayed fault from the gateway's own."""
         self._upstream_faults: OrderedDict[tuple[str, str, int], None] = OrderedDict()
         """(check, exchange, message index or -1) of every back-hop failure the upstream server is at fault for."""
+        self._upstream_content: OrderedDict[tuple[str, str], float] = OrderedDict()
+        """(check, what the failing message said) of those failures, with when: a relayed copy has other ids."""
+        self._client_faults: OrderedDict[tuple[str, str, int], None] = OrderedDict()
+        """(check, exchange, message index or -1) of every front-hop failure the client is at fault for."""
+        self._front_of: OrderedDict[tuple[str, int], tuple[str, int]] = OrderedDict()
+        """The front message (exchange, index; -1: the exchange) each back one relayed."""
 
     # -- feeding -----------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:
@@ -116,6 +133,7 @@ class GatewayJudge:
         self._open()
         assert self.front is not None and self.back is not None and self.gateway is not None
         self.correlation.add(exchange)
+        self._map(exchange)
         if hop is Hop.BACK:
             self.back.add(exchange)
         elif self.judge_front:
@@ -159,33 +177,67 @@ class GatewayJudge:
             return self.back.log
         return self.plain.log
 
+    def _map(self, exchange: Exchange) -> None:
+        """Note which front message each back one relayed, as soon as the correlation pairs them."""
+        correlation = self.correlation
+        twin = correlation.twin_of(exchange.id)
+        if twin is not None:
+            front, back = (exchange, twin) if exchange.hop is Hop.FRONT else (twin, exchange)
+            self._note_front(back.id, 0, front.id, 0)
+            self._note_front(back.id, -1, front.id, -1)
+        message = exchange.request_message if isinstance(exchange, HttpExchange) else getattr(exchange, "message", None)
+        call = correlation.call_of(message) if isinstance(message, Message) else None
+        relay = correlation.relay_of(call) if call is not None else None
+        if relay is not None and relay.back is not None:
+            ask, sent = relay.front.request, relay.back.request
+            self._note_front(sent.exchange, sent.index, ask.exchange, ask.index)
+            self._note_front(sent.exchange, -1, ask.exchange, -1)
+
+    def _note_front(self, back: str, back_index: int, front: str, front_index: int) -> None:
+        self._front_of[(back, back_index)] = (front, front_index)
+        while len(self._front_of) > REMEMBERED:
+            self._front_of.popitem(last=False)
+
     # -- blame -------------------------------------------------------------------------------------
-    def front_blame(self, check: Check, finding: Finding | None) -> Party | None:
+    def front_blame(self, check: Check, finding: Finding | None) -> Party | Pending | None:
         """Who is at fault for a failure on the front hop (see the module); whose conduct a check judges there."""
         if finding is None:
             return _JUDGED[Hop.FRONT].get(check.side)
         if _clients(check, finding):
+            _keep(self._client_faults, _keys(check, finding.subject))
             return Party.CLIENT
-        return Party.SERVER if self._relayed(check, finding.subject) else Party.GATEWAY
+        subject = finding.subject
+        if self._relayed(check, subject):
+            return Party.SERVER
+        # what the upstream sent on a stream still open upstream is judged when that stream ends: settle later
+        return Pending(Party.GATEWAY, lambda: Party.SERVER if self._relayed(check, subject) else Party.GATEWAY)
 
-    def _back_blame(self, check: Check, finding: Finding | None) -> Party | None:
+    def _back_blame(self, check: Check, finding: Finding | None) -> Party | Pending | None:
         if finding is None:
             return _JUDGED[Hop.BACK].get(check.side)
-        if check.side is Side.PROXY or _clients(check, finding):
+        if check.side is Side.PROXY:
             return Party.GATEWAY
+        if _clients(check, finding):
+            subject = finding.subject
+            return Pending(Party.GATEWAY, lambda: self._settle(check, subject))
         self._remember(check, finding.subject)
         return Party.SERVER
 
+    def _settle(self, check: Check, subject: Message | Exchange | None) -> Party:
+        """Whose a fault of the gateway's request upstream is: the client's when its own request carried it."""
+        for key in _positions(subject):
+            front = self._front_of.get(key)
+            if front is not None and (check.name, *front) in self._client_faults:
+                return Party.CLIENT
+        return Party.GATEWAY
+
     def _remember(self, check: Check, subject: Message | Exchange | None) -> None:
-        if subject is None:
-            return
-        exchange = subject.exchange if isinstance(subject, Message) else subject.id
-        faults = self._upstream_faults
-        if isinstance(subject, Message):
-            faults[(check.name, exchange, subject.index)] = None
-        faults[(check.name, exchange, -1)] = None
-        while len(faults) > REMEMBERED:
-            faults.popitem(last=False)
+        _keep(self._upstream_faults, _keys(check, subject))
+        if isinstance(subject, Message) and not subject.kind.is_response:
+            content = self._upstream_content
+            content[(check.name, _content(subject))] = subject.time
+            while len(content) > REMEMBERED:
+                content.popitem(last=False)
 
     def _relayed(self, check: Check, subject: Message | Exchange | None) -> bool:
         """Whether the upstream's answer already carried this fault: the same check failed on what the gateway
@@ -200,14 +252,26 @@ class GatewayJudge:
         twin = self.correlation.twin_of(subject.exchange if isinstance(subject, Message) else subject.id) if (
             subject is not None
         ) else None  # fmt: skip
-        return twin is not None and (check.name, twin.id, -1) in faults
+        if twin is not None:
+            return (check.name, twin.id, -1) in faults
+        if isinstance(subject, Message) and subject.sender is Side.SERVER and not subject.kind.is_response:
+            sent = self._upstream_content.get((check.name, _content(subject)))
+            return sent is not None and subject.time - RELAYED_WITHIN <= sent <= subject.time + SLACK
+        return False
 
     # -- verdicts ----------------------------------------------------------------------------------
     def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:
-        """Every judge's verdicts (the back hop's first), each naming whose conduct it judged."""
+        """Every judge's verdicts (the back hop's first), each naming whose conduct it judged.
+
+        Both hops run their log checks before either makes its verdicts: the back hop's failures of the server
+        say what the front relayed, the front hop's failures of the client what the back relayed."""
+        judges = self.judges
+        hops = [judge for judge in (self.back, self.front) if judge is not None and judge in judges]
+        for judge in hops:
+            judge.run_log_checks(stop)
         found: list[Verdict] = []
-        for judge in self.judges:
-            found += judge.verdicts(stop=stop)
+        for judge in judges:
+            found += judge.verdicts(stop=stop, log_checks=judge not in hops)
         return found
 
     @property
@@ -237,6 +301,37 @@ class GatewayJudge:
     @property
     def excluded_failures(self) -> list[Verdict]:
         return [verdict for judge in self.judges for verdict in judge.excluded_failures]
+
+
+def _keys(check: Check, subject: Message | Exchange | None) -> list[tuple[str, str, int]]:
+    return [(check.name, *position) for position in _positions(subject)]
+
+
+def _positions(subject: Message | Exchange | None) -> list[tuple[str, int]]:
+    """Where a finding's subject sits: its message (exchange, index) and its exchange (exchange, -1)."""
+    if isinstance(subject, Message):
+        return [(subject.exchange, subject.index), (subject.exchange, -1)]
+    if subject is not None:
+        return [(subject.id, -1)]
+    return []
+
+
+def _keep(index: OrderedDict[tuple[str, str, int], None], keys: Iterable[tuple[str, str, int]]) -> None:
+    for key in keys:
+        index[key] = None
+    while len(index) > REMEMBERED:
+        index.popitem(last=False)
+
+
+def _content(message: Message) -> str:
+    """What a message said, without what a relay changes (its id, ``_meta``): a relayed copy says the same."""
+    payload = message.payload if isinstance(message.payload, dict) else {"raw": message.raw.decode("utf-8", "replace")}
+    said: dict[str, Any] = {key: value for key, value in payload.items() if key not in ("id", "jsonrpc")}
+    for member in ("params", "result"):
+        value = said.get(member)
+        if isinstance(value, dict) and "_meta" in value:
+            said[member] = {key: item for key, item in value.items() if key != "_meta"}
+    return json.dumps(said, sort_keys=True, default=str)[:4096]
 
 
 def with_party(verdicts: Iterable[Verdict], party: Party | None) -> list[Verdict]:

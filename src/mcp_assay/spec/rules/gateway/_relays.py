@@ -13,7 +13,7 @@ from typing import Any
 from mcp_assay.hops import Call, Correlation, Relay
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.context import Context
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire import Hop, HttpExchange
 
 __all__ = ["HOPS_FOLLOWED", "Relays", "answer_of", "relays", "shown", "status_of"]
 
@@ -26,6 +26,7 @@ class Relays:
 
     def __init__(self, ctx: Context) -> None:
         self.correlation = Correlation(keep=None)
+        self._loose: list[HttpExchange] = []
         self._seen = 0
         self.advance(ctx)
 
@@ -33,6 +34,12 @@ class Relays:
         items = ctx.log.items
         for item in items[self._seen :]:
             self.correlation.add(item)
+            if (
+                isinstance(item, HttpExchange)
+                and item.hop is Hop.FRONT
+                and self.correlation.call_of_exchange(item) is None
+            ):
+                self._loose.append(item)
         self._seen = len(items)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
@@ -41,6 +48,10 @@ class Relays:
     def paired(self) -> list[Relay]:
         """Relays whose request reached the upstream."""
         return [relay for relay in self.correlation if relay.back is not None]
+
+    def loose_front(self) -> list[HttpExchange]:
+        """The front hop's exchanges that carried no request (a GET stream, an answer the client posted)."""
+        return [item for item in self._loose if self.correlation.twin_of(item.id) is not None]
 
 
 def relays(ctx: Context) -> Relays:

@@ -171,15 +171,14 @@ def _name_of(message: Message) -> Any:
 def gateway_calls_renamed_tools_by_upstream_name(ctx: Context) -> Iterator[Finding]:
     """A call of a renamed tool reaches the upstream under the upstream's name, in params.name and Mcp-Name."""
     view = relays(ctx)
-    renames = view.correlation.renames
     for relay in view:
         if relay.method != "tools/call" or not _judged(ctx, relay):
             continue
         assert relay.back is not None
         name = _name_of(relay.front.request)
-        if not isinstance(name, str) or name not in renames:
+        wanted = view.correlation.upstream_name(name) if isinstance(name, str) else None
+        if wanted is None:
             continue
-        wanted = renames[name]
         sent = relay.back.request
         if _name_of(sent) != wanted:
             yield failed(

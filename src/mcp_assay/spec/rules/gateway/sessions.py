@@ -9,6 +9,7 @@ a new one upstream itself (GW-13). Two principals never share an upstream sessio
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from mcp_assay.hops import Call, Relay, params_shape
@@ -16,8 +17,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.gateway._relays import answer_of, relays, shown, status_of
-from mcp_assay.spec.rules.gateway.streams import pairs
+from mcp_assay.spec.rules.gateway._relays import Relays, answer_of, relays, shown, status_of
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
@@ -58,8 +58,9 @@ def gateway_passes_version_on(ctx: Context) -> Iterator[Finding]:
         changed = []
         if sent != asked:
             changed.append(f"_meta version {shown(asked)} became {shown(sent)}")
-        if asked_header is not None and sent_header is not None and sent_header != asked_header:
-            changed.append(f"MCP-Protocol-Version {shown(asked_header)} became {shown(sent_header)}")
+        if asked_header is not None and isinstance(back.exchange, HttpExchange) and sent_header != asked_header:
+            became = f"became {shown(sent_header)}" if sent_header is not None else "was not passed on"
+            changed.append(f"MCP-Protocol-Version {shown(asked_header)} {became}")
         if changed:
             yield failed(
                 back.request,
@@ -133,55 +134,98 @@ def _event_key(message: Message) -> tuple[str, str]:
     return (message.method or "", repr(params_shape(message.method or "", message.params)))
 
 
+@dataclass(frozen=True, slots=True)
+class _Stream:
+    """What one client's stream carried on each hop: a relayed request's, or a GET stream and its upstream twin."""
+
+    principal: str
+    front: list[Message]
+    back: list[Message]
+    subject: Message | HttpExchange
+    upstream: Message | HttpExchange
+
+
+def _streams(view: Relays) -> Iterator[tuple[_Stream, str | None]]:
+    """Every stream both hops carried, with its principal and the upstream session it used."""
+    for relay in view.paired():
+        assert relay.back is not None
+        principal = _principal(relay.front)
+        if principal is not None:
+            stream = _Stream(principal, relay.front.stream, relay.back.stream, relay.front.request, relay.back.request)
+            yield stream, relay.back.session
+    for exchange in view.loose_front():
+        twin = view.correlation.twin_of(exchange.id)
+        principal = _exchange_principal(exchange)
+        if isinstance(twin, HttpExchange) and principal is not None:
+            session = twin.request.headers.get(HeaderKey.SESSION_ID)
+            yield (
+                _Stream(principal, list(exchange.response_messages), list(twin.response_messages), exchange, twin),
+                (session),
+            )
+
+
+def _exchange_principal(exchange: HttpExchange) -> str | None:
+    credential = exchange.request.headers.get(HeaderKey.AUTHORIZATION)
+    if credential:
+        return f"credential {credential}"
+    session = exchange.request.headers.get(HeaderKey.SESSION_ID)
+    return f"session {session}" if session else None
+
+
+def _unrelayed(stream: _Stream) -> list[Message]:
+    """What the client's stream carried that its own upstream stream did not (by method and params)."""
+    own = {_event_key(message) for message in stream.back if message.kind is Kind.NOTIFICATION}
+    return [m for m in stream.front if m.kind is Kind.NOTIFICATION and _event_key(m) not in own]
+
+
 @log_check(requirements="GW-14", level=Level.MUST, subject="upstream sessions and events of several principals")
 def gateway_keeps_principals_apart(ctx: Context) -> Iterator[Finding]:
     """Two principals never share an upstream session, and one's notifications never reach the other."""
     view = relays(ctx)
-    owner: dict[str, tuple[str, Relay]] = {}
-    sources: dict[tuple[str, str], set[str]] = {}
-    judged: list[tuple[Relay, str]] = []
-    for relay in view.paired():
-        assert relay.back is not None
-        principal = _principal(relay.front)
-        if principal is None or not ctx.in_scope(relay.front.request):
-            continue
-        judged.append((relay, principal))
-        for notice in relay.back.stream:
-            if notice.kind is Kind.NOTIFICATION:
-                sources.setdefault(_event_key(notice), set()).add(principal)
-    principals = {principal for _, principal in judged}
-    if len(principals) < 2:
+    judged = [(stream, session) for stream, session in _streams(view) if _in_scope(ctx, stream.subject)]
+    if len({stream.principal for stream, _ in judged}) < 2:
         return  # one principal: nothing to keep apart
+    sources: dict[tuple[str, str], set[str]] = {}
+    for stream, _ in judged:
+        for notice in stream.back:
+            if notice.kind is Kind.NOTIFICATION:
+                sources.setdefault(_event_key(notice), set()).add(stream.principal)
+    owner: dict[str, tuple[str, _Stream]] = {}
     shared: set[str] = set()
-    for relay, principal in judged:
-        assert relay.back is not None
-        session = relay.back.session
+    for stream, session in judged:
         if session is not None:
-            first = owner.setdefault(session, (principal, relay))
-            if first[0] != principal and session not in shared:
+            first = owner.setdefault(session, (stream.principal, stream))
+            if first[0] != stream.principal and session not in shared:
                 shared.add(session)
                 yield failed(
-                    relay.back.request,
-                    f"upstream session {shown(session)} serves two principals: {relay.front.request.describe()} of "
-                    f"one, and {first[1].front.request.describe()} of another",
-                    related=(relay.front.request, first[1].front.request),
+                    stream.upstream,
+                    f"upstream session {shown(session)} serves two principals: {_what(stream.subject)} of one, and "
+                    f"{_what(first[1].subject)} of another",
+                    related=(stream.subject, first[1].subject),
                 )
                 continue
-        matched = {id(relayed) for _, relayed in pairs(relay) if relayed is not None}
-        for notice in relay.front.stream:
-            if notice.kind is not Kind.NOTIFICATION or id(notice) in matched:
-                continue
-            origin = sources.get(_event_key(notice), set()) - {principal}
-            if origin:
-                yield failed(
-                    notice,
-                    f"{notice.describe()} on the stream of {relay.front.request.describe()} came from the upstream "
-                    "stream of another principal",
-                    related=(relay.front.request,),
-                )
-                break
+        leaked = next((m for m in _unrelayed(stream) if sources.get(_event_key(m), set()) - {stream.principal}), None)
+        if leaked is not None:
+            yield failed(
+                leaked,
+                f"{leaked.describe()} on the stream of {_what(stream.subject)} came from the upstream stream of "
+                "another principal",
+                related=(stream.subject,),
+            )
         else:
-            yield passed(relay.front.request, related=(relay.back.request,))
+            yield passed(stream.subject, related=(stream.upstream,))
+
+
+def _in_scope(ctx: Context, subject: Message | HttpExchange) -> bool:
+    if isinstance(subject, Message):
+        return ctx.in_scope(subject)
+    return True
+
+
+def _what(subject: Message | HttpExchange) -> str:
+    if isinstance(subject, Message):
+        return subject.describe()
+    return f"{subject.request.method} stream"
 
 
 def _foreign(call: Call) -> str | None:

@@ -30,6 +30,7 @@ Memory is bounded: a relay is kept for :data:`KEEP` seconds of traffic (and at m
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -67,6 +68,8 @@ PENDING = 500
 """Calls of one method kept waiting for their twin on the other hop (the oldest give up first): what keeps matching
 linear however many requests a gateway answers itself or sends of its own."""
 MAX_RELAYS = 20_000
+Score = tuple[bool, bool, bool, bool, float]
+"""How well a back call fits a front one (:meth:`Correlation._score`): the greatest wins."""
 """Relays kept at most (the oldest go first), whatever the traffic."""
 
 
@@ -184,6 +187,8 @@ class Correlation:
         self._waiting: dict[str, deque[Relay]] = {}
         """Front calls whose back twin has not come yet, by method (it may finish after them, or follow them)."""
         self._waited: set[int] = set()
+        self._sessions: dict[str, str | None] = {}
+        """Each client session (or connection) and the upstream one its requests went to, from exact pairs."""
         """The relays ever put in :attr:`_waiting` (each once)."""
         self._call_of: dict[MessageKey, Call] = {}
         """The call a message belongs to (its request, an answer, a stream item)."""
@@ -267,7 +272,7 @@ class Correlation:
     def _pair_loose(self, hop: Hop, exchange: HttpExchange) -> None:
         """An exchange whose body is no request (an answer the client posts, a body that is not JSON-RPC, a batch, a
         GET stream): its twin on the other hop is the one with the same method and body, sent while it was open."""
-        key = (exchange.request.method, exchange.request.body)
+        key = (exchange.request.method, _without_id(exchange.request.body))
         other = Hop.BACK if hop is Hop.FRONT else Hop.FRONT
         waiting = self._loose.get((other, key))
         if waiting:
@@ -335,14 +340,15 @@ class Correlation:
             if call.request.kind is Kind.REQUEST and call.request.id_key is not None:
                 self._by_front_id[(call.session, call.request.id_key)] = relay
         if relay.back is None and complete:
-            self._claim_unclaimed(relay)
+            # a request answered has its twin upstream already; a notice, or a request the client gave up on, may
+            # see its twin only later: for those only an exact twin is taken now, any other when none came (settle)
+            self._claim(relay, weak=not (call.is_notification or not call.answers))
         if relay.back is None and id(relay) not in self._waited:
-            # the back request may still be running (a client that gave up first), or follow (a notification)
             self._waited.add(id(relay))
             waiting = self._waiting.setdefault(call.method, deque())
             waiting.append(relay)
             if len(waiting) > PENDING:
-                self._waited.discard(id(waiting.popleft()))
+                self._settle_one(waiting.popleft())
 
     def _fits(self, relay: Relay, back: Call) -> bool:
         front = relay.front
@@ -352,21 +358,20 @@ class Correlation:
             return back.start <= front.start + NOTICE_DELAY
         return back.start <= front.open_until + SLACK
 
-    def _claim_unclaimed(self, relay: Relay) -> None:
-        """Give a complete front call the back call of its method that fits it best (see :meth:`_score`)."""
+    def _claim(self, relay: Relay, *, weak: bool) -> None:
+        """Give a front call the unclaimed back call that fits it best (:meth:`_score`); ``weak``: one whose params
+        differ too (same method, same era)."""
         candidates = self._unclaimed.get(relay.method)
         if not candidates:
             return
         wanted = params_shape(relay.method, relay.front.request.params, self.renames)
-        best: tuple[tuple[bool, bool], Call] | None = None
+        best: tuple[Score, Call] | None = None
         for back in candidates:
             if not self._fits(relay, back):
                 continue
             score = self._score(relay, back, wanted)
-            if score is not None and (best is None or score > best[0]):
+            if score is not None and (weak or score[0]) and (best is None or score > best[0]):
                 best = (score, back)
-                if score == (True, True):
-                    break
         if best is not None:
             candidates.remove(best[1])
             relay.exact = best[0][0]
@@ -374,20 +379,19 @@ class Correlation:
 
     def _claim_waiting(self, back: Call) -> bool:
         """A back call that came after its front twin (a notification passed on late, or a front call the client
-        gave up on first): pair it with the waiting front call it fits best."""
+        gave up on first): pair it with the waiting front call whose params it has (others wait to be settled)."""
         waiting = self._waiting.get(back.method)
         if not waiting:
             return False
-        best: tuple[tuple[bool, bool], Relay] | None = None
+        best: tuple[Score, Relay] | None = None
         for relay in waiting:
             if relay.back is not None or not self._fits(relay, back):
                 continue
             wanted = params_shape(relay.method, relay.front.request.params, self.renames)
             score = self._score(relay, back, wanted)
-            if score is not None and (best is None or score > best[0]):
+            open_stdio = relay.front.end is None
+            if score is not None and (score[0] or open_stdio) and (best is None or score > best[0]):
                 best = (score, relay)
-                if score == (True, True):
-                    break
         if best is None:
             return False
         waiting.remove(best[1])
@@ -395,17 +399,39 @@ class Correlation:
         self._pair(best[1], back)
         return True
 
-    @staticmethod
-    def _score(relay: Relay, back: Call, wanted: Any) -> tuple[bool, bool] | None:
-        """How well a back call fits a front one of the same method: (params equal after the allowed rewrites, same
-        era); ``None`` when it does not (other params in another era). The best score wins, the earliest on a tie."""
+    def settle(self) -> None:
+        """Pair every front call still waiting with the best back call left that fits it, params or not (a gateway
+        may rewrite what it passes on): what a window's rules read once it is whole."""
+        for waiting in self._waiting.values():
+            while waiting:
+                self._settle_one(waiting.popleft())
+
+    def _settle_one(self, relay: Relay) -> None:
+        self._waited.discard(id(relay))
+        if relay.back is None:
+            self._claim(relay, weak=True)
+
+    def _score(self, relay: Relay, back: Call, wanted: Any) -> Score | None:
+        """How well a back call fits a front one of the same method: params equal after the allowed rewrites, same
+        era, the upstream session the client's session maps to (once one pair showed it), the same id (a gateway
+        that keeps ids), and the nearer in time; ``None`` when it does not fit (other params in another era)."""
         exact = params_shape(back.method, back.request.params) == wanted
         same_era = back.era == relay.front.era
-        return (exact, same_era) if exact or same_era else None
+        if not (exact or same_era):
+            return None
+        front = relay.front
+        mapped = self._sessions.get(front.session) if front.session is not None else None
+        session_ok = mapped is None or mapped == back.session
+        same_id = back.request.id_key is not None and back.request.id_key == front.request.id_key
+        return (exact, same_era, session_ok, same_id, -abs(back.start - front.start))
 
     def _pair(self, relay: Relay, back: Call) -> None:
         relay.back = back
         self._relay_of[id(back)] = relay
+        if relay.exact and relay.front.session is not None and back.session is not None:
+            self._sessions[relay.front.session] = back.session
+            if len(self._sessions) > MAX_RELAYS:
+                self._sessions.pop(next(iter(self._sessions)))
         if isinstance(relay.front.exchange, HttpExchange) and isinstance(back.exchange, HttpExchange):
             self._twin(relay.front.exchange, back.exchange)
         if relay.method == "tools/list":
@@ -447,8 +473,8 @@ class Correlation:
         while self.own and (self.own[0].start < horizon or len(self.own) > MAX_RELAYS):
             self._drop_call(self.own.popleft())
         for relays in self._waiting.values():
-            while relays and relays[0].front.start < horizon:
-                self._waited.discard(id(relays.popleft()))
+            while relays and relays[0].front.start < self.latest - NOTICE_DELAY - SLACK:
+                self._settle_one(relays.popleft())
         if len(self._open_stdio) > MAX_RELAYS:
             for key in list(self._open_stdio)[: len(self._open_stdio) - MAX_RELAYS]:
                 del self._open_stdio[key]
@@ -528,6 +554,20 @@ class Correlation:
         if message.kind.is_response:
             return list(other.answers)
         return [item for item in other.stream if item.kind is message.kind and item.method == message.method]
+
+
+def _without_id(body: bytes) -> bytes:
+    """A body as a gateway that maps ids passes it on: a JSON object without its ``id`` (other bytes as they are)."""
+    if not body.lstrip().startswith(b"{"):
+        return body
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return body
+    if not isinstance(payload, dict):
+        return body
+    payload.pop("id", None)
+    return json.dumps(payload, sort_keys=True).encode()
 
 
 def _first(relays: OrderedDict[int, Relay]) -> Relay:

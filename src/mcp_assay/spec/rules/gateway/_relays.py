@@ -43,11 +43,12 @@ class Relays:
         self._seen = len(items)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
+        self.correlation.settle()
         return iter(self.correlation)
 
     def paired(self) -> list[Relay]:
         """Relays whose request reached the upstream."""
-        return [relay for relay in self.correlation if relay.back is not None]
+        return [relay for relay in self if relay.back is not None]
 
     def loose_front(self) -> list[HttpExchange]:
         """The front hop's exchanges that carried no request (a GET stream, an answer the client posted)."""

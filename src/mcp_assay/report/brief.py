@@ -30,6 +30,7 @@ from mcp_assay.errors import ConfigError
 from mcp_assay.report.console import (
     SHOW_ALL,
     by_area,
+    evidence_label,
     explored_lines,
     print_replay,
     print_report,
@@ -349,7 +350,7 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
             if item is not None:
                 where = f" (exchange {printable(item.exchange, newlines=False)})" if item.exchange else ""
                 summary = printable(item.summary, newlines=False)
-                console.print(Text(f"      evidence: {summary}{where}", style="dim"), highlight=False)
+                console.print(Text(f"      {evidence_label(item)}: {summary}{where}", style="dim"), highlight=False)
     console.print()
 
 

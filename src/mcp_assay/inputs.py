@@ -92,7 +92,10 @@ def stream_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
         yield from _one_file(Path(raw), readers, inputs, "" if len(paths) == 1 else f"f{number}:")
 
 
-def _one_file(path: Path, readers: Sequence[Reader], inputs: Inputs, prefix: str) -> Iterator[Exchange]:
+def _one_file(
+    path: Path, readers: Sequence[Reader], inputs: Inputs, prefix: str, slot: int | None = None
+) -> Iterator[Exchange]:
+    """One file's exchanges; its kind goes to ``inputs.kinds`` (at ``slot`` when several files are read at once)."""
     reader = _reader_for(path, readers)
     problems: list[str] = []
     if reader is RECORDING:
@@ -104,7 +107,10 @@ def _one_file(path: Path, readers: Sequence[Reader], inputs: Inputs, prefix: str
         problems.extend(loaded.problems)
         kind = loaded.kind or reader.name
     inputs.problems.extend(f"{path.name}: {problem}" for problem in problems)
-    inputs.kinds.append(kind)
+    if slot is None:
+        inputs.kinds.append(kind)
+    else:
+        inputs.kinds[slot] = kind
 
 
 def merged_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs: Inputs) -> Iterator[Exchange]:
@@ -117,7 +123,12 @@ def merged_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
         return
     for raw in paths:
         _reader_for(Path(raw), readers)
-    streams = [_one_file(Path(raw), readers, inputs, f"f{number}:") for number, raw in enumerate(paths, start=1)]
+    first = len(inputs.kinds)
+    inputs.kinds.extend("" for _ in paths)
+    streams = [
+        _one_file(Path(raw), readers, inputs, f"f{number}:", first + number - 1)
+        for number, raw in enumerate(paths, start=1)
+    ]
     yield from heapq.merge(*streams, key=_finished_at)
 
 

@@ -28,13 +28,7 @@ def gateway_traffic(copies: int) -> list[Exchange]:
             continue
         items.append(replace(item, hop=Hop.FRONT))
         request = item.request
-        sent = HttpRequest(
-            method=request.method,
-            url=request.url,
-            headers=request.headers,
-            body=request.body,
-            time=request.time + 0.001,
-        )
+        sent = replace(request, time=request.time + 0.001)
         items.append(
             HttpExchange.build(
                 id=f"{item.id}-b", request=sent, response=item.response, ending=item.ending,

@@ -49,6 +49,7 @@ __all__ = [
     "Call",
     "Correlation",
     "Relay",
+    "canonical",
     "finish_order",
     "finished_at",
     "hops_of",
@@ -153,6 +154,22 @@ def params_shape(method: str, params: Any, renames: dict[str, str] | None = None
     elif method == "tools/call" and renames and isinstance(shape.get("name"), str):
         shape["name"] = renames.get(shape["name"], shape["name"])
     return shape
+
+
+def canonical(value: Any) -> str:
+    """A JSON value as text that two equal values share: keys sorted, a number written as the number it is (a relay
+    that re-encodes ``1`` as ``1.0`` has changed nothing)."""
+    return json.dumps(_numbers(value), sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _numbers(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_numbers(item) for item in value]
+    return value
 
 
 def hops_of(items: Iterable[Exchange]) -> set[Hop]:

@@ -29,13 +29,12 @@ Every failure names the party at fault (:class:`~mcp_assay.verdicts.Party`):
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from mcp_assay.hops import Correlation
+from mcp_assay.hops import Correlation, canonical
 from mcp_assay.jsonrpc import Message
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.checks import Check, Finding
@@ -331,7 +330,7 @@ def _content(message: Message) -> str:
         value = said.get(member)
         if isinstance(value, dict) and "_meta" in value:
             said[member] = {key: item for key, item in value.items() if key != "_meta"}
-    return json.dumps(said, sort_keys=True, default=str)[:4096]
+    return canonical(said)[:4096]
 
 
 def with_party(verdicts: Iterable[Verdict], party: Party | None) -> list[Verdict]:

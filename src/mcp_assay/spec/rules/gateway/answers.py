@@ -16,7 +16,8 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.gateway._relays import answer_of, kind_of, relays, shown, status_of
+from mcp_assay.spec.rules.gateway._relays import Relays, answer_of, kind_of, relays, shown, status_of
+from mcp_assay.spec.rules.gateway.streams import matched
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, is_sentinel
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
@@ -43,23 +44,34 @@ def _judged(ctx: Context, relay: Relay) -> bool:
 
 @log_check(requirements="GW-08", level=Level.SHOULD, subject="upstream errors relayed to the client")
 def gateway_relays_error_codes(ctx: Context) -> Iterator[Finding]:
-    """A JSON-RPC error the upstream answered reaches the client with the same code."""
+    """A JSON-RPC error the upstream answered reaches the client with the same code, and a refusal never becomes a
+    result."""
     for relay in relays(ctx):
         if not _judged(ctx, relay) or relay.front.is_notification:
             continue
         assert relay.back is not None
         upstream = answer_of(relay.back)
-        if upstream is None or upstream.kind is not Kind.ERROR:
-            continue
-        if status_of(relay.back) == 404 and relay.back.session is not None:
+        status = status_of(relay.back)
+        if status == 404 and relay.back.session is not None:
             continue  # an ended session: GW-13's
         got = answer_of(relay.front)
+        if upstream is None and status is not None and status >= 400:
+            if got is not None and got.kind is Kind.RESULT:  # a refusal below JSON-RPC: the gateway's own error is fine
+                yield failed(
+                    got,
+                    f"the upstream refused {relay.back.request.describe()} with HTTP {status} and no JSON-RPC answer; "
+                    f"the client got a result as if it had been served",
+                    related=(relay.back.request,),
+                )
+            continue
+        if upstream is None or upstream.kind is not Kind.ERROR:
+            continue
         if got is not None and got.kind is Kind.ERROR and got.error_code == upstream.error_code:
             yield passed(got, related=(upstream,))
             continue
         if got is None:
-            status = status_of(relay.front)
-            what = f"HTTP {status} with no JSON-RPC answer" if status is not None else "no answer"
+            front_status = status_of(relay.front)
+            what = f"HTTP {front_status} with no JSON-RPC answer" if front_status is not None else "no answer"
         else:
             what = kind_of(got) if got.kind is Kind.ERROR else "a result"
         yield failed(
@@ -71,7 +83,14 @@ def gateway_relays_error_codes(ctx: Context) -> Iterator[Finding]:
 
 
 def _difference(upstream: Any, relayed: Any, path: str) -> str | None:
-    """Where two JSON values first differ (``None``: equal), in words."""
+    """Where two JSON values first differ (``None``: equal), in words; a number re-encoded (``1`` as ``1.0``) is the
+    same number."""
+    if _number(upstream) and _number(relayed):
+        return (
+            None
+            if upstream == relayed
+            else f"{path}: the upstream answered {shown(upstream)}, the client got {shown(relayed)}"
+        )
     if type(upstream) is not type(relayed):
         return f"{path}: the upstream answered {shown(upstream)}, the client got {shown(relayed)}"
     if isinstance(upstream, dict):
@@ -99,6 +118,10 @@ def _difference(upstream: Any, relayed: Any, path: str) -> str | None:
             return f"{path}: {len(upstream)} characters upstream, {len(relayed)} to the client, not the same"
         return f"{path}: the upstream answered {shown(upstream)}, the client got {shown(relayed)}"
     return None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _content_difference(relay: Relay, upstream: dict[str, Any], relayed: dict[str, Any], renames: dict[str, str]) -> (
@@ -138,14 +161,23 @@ def _without(entry: dict[str, Any], key: str) -> dict[str, Any]:
     return {name: value for name, value in entry.items() if name != key}
 
 
-@log_check(requirements="GW-09", level=Level.SHOULD, subject="upstream results relayed to the client")
+@log_check(requirements="GW-09", level=Level.SHOULD, subject="upstream results and notifications relayed to the client")
 def gateway_relays_content_unchanged(ctx: Context) -> Iterator[Finding]:
     """What the upstream answered reaches the client unchanged, apart from tools the gateway renamed."""
     view = relays(ctx)
     for relay in view:
-        if not _judged(ctx, relay) or (relay.method not in CONTENT and relay.method not in LISTS):
+        if not _judged(ctx, relay):
             continue
         assert relay.back is not None
+        for upstream_notice, relayed, same in matched(relay):
+            if relayed is None:
+                continue
+            changed = None if same else _difference(upstream_notice.params, relayed.params, "params")
+            if changed:
+                yield failed(relayed, f"{relayed.describe()} on the stream of {relay.front.request.describe()}: "
+                             f"{changed}", related=(upstream_notice,))  # fmt: skip
+        if relay.method not in CONTENT and relay.method not in LISTS:
+            continue
         upstream, got = answer_of(relay.back), answer_of(relay.front)
         if upstream is None or got is None or upstream.kind is not Kind.RESULT or got.kind is not Kind.RESULT:
             continue
@@ -208,12 +240,27 @@ def _cursor(message: Message | None, holder: str) -> Any:
     return value.get("nextCursor" if holder == "result" else "cursor") if isinstance(value, dict) else None
 
 
+def _pages_asked(view: Relays) -> set[tuple[str, str | None, Any]]:
+    """Every (method, upstream session, cursor) the upstream was asked for a page of: a gateway that walks the pages
+    itself and answers the client with the whole list owes it no cursor."""
+    asked: set[tuple[str, str | None, Any]] = set()
+    calls = [*view.correlation.unclaimed(), *(relay.back for relay in view if relay.back is not None)]
+    for call in calls:
+        if call.method in LISTS:
+            cursor = _cursor(call.request, "params")
+            if isinstance(cursor, str):
+                asked.add((call.method, call.session, cursor))
+    return asked
+
+
 @log_check(requirements="GW-11", level=Level.SHOULD, subject="pages of lists relayed to the client")
 def gateway_relays_cursors(ctx: Context) -> Iterator[Finding]:
     """A nextCursor the upstream returns reaches the client, and the client's cursor reaches the upstream."""
     issued: dict[str, Any] = {}
     """The upstream's cursor behind each cursor the client was given (the same when the gateway passed it on)."""
-    for relay in relays(ctx):
+    view = relays(ctx)
+    walked = _pages_asked(view)
+    for relay in view:
         if relay.method not in LISTS or not _judged(ctx, relay):
             continue
         assert relay.back is not None
@@ -245,6 +292,10 @@ def gateway_relays_cursors(ctx: Context) -> Iterator[Finding]:
             continue
         given = _cursor(got, "result") if got is not None and got.kind is Kind.RESULT else None
         if got is None or got.kind is not Kind.RESULT:
+            continue
+        if not isinstance(given, str) and (relay.method, relay.back.session, following) in walked:
+            walk = "the gateway asked the upstream for the following pages itself"
+            yield passed(got, walk, related=() if upstream is None else (upstream,))
             continue
         if not isinstance(given, str):
             yield failed(

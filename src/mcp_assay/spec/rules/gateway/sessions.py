@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from mcp_assay.hops import Call, Relay, params_shape
+from mcp_assay.hops import Call, Relay, canonical, params_shape
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
@@ -131,7 +131,7 @@ def _principal(call: Call) -> str | None:
 
 
 def _event_key(message: Message) -> tuple[str, str]:
-    return (message.method or "", repr(params_shape(message.method or "", message.params)))
+    return (message.method or "", canonical(params_shape(message.method or "", message.params)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.hops import Relay, params_shape
+from mcp_assay.hops import Relay, canonical, params_shape
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
@@ -32,34 +32,43 @@ def _notifications(messages: list[Message]) -> list[Message]:
 
 
 def _key(message: Message) -> tuple[str, str]:
-    return (message.method or "", repr(params_shape(message.method or "", message.params)))
+    return (message.method or "", canonical(params_shape(message.method or "", message.params)))
 
 
 def pairs(relay: Relay) -> list[tuple[Message, Message | None]]:
     """Each upstream notification of the relay that came while the client's stream was open, with the notification
-    on the client's stream it became (``None``: it never reached the client), matched in order."""
+    on the client's stream it became (``None``: it never reached the client), matched in order: one that says the
+    same first, else the next of the same method (one the gateway changed on the way)."""
+    return [(upstream, relayed) for upstream, relayed, _ in matched(relay)]
+
+
+def matched(relay: Relay) -> list[tuple[Message, Message | None, bool]]:
+    """:func:`pairs`, each pair saying whether the relayed notification says what the upstream's said."""
     back = relay.back
     if back is None:
         return []
     front = relay.front
     fronts = _notifications(front.stream)
     used = [False] * len(fronts)
-    found: list[tuple[Message, Message | None]] = []
+    upstream = [notice for notice in _notifications(back.stream) if notice.time < front.open_until]
+    found: list[tuple[Message, int | None, bool]] = []
     position = 0
-    for notice in _notifications(back.stream):
-        if notice.time >= front.open_until:
-            continue  # the client's stream had ended: nothing could carry it
+    for notice in upstream:
         key = _key(notice)
         match = next((i for i in range(position, len(fronts)) if not used[i] and _key(fronts[i]) == key), None)
         if match is None:
             match = next((i for i in range(len(fronts)) if not used[i] and _key(fronts[i]) == key), None)
+        if match is not None:
+            used[match] = True
+            position = max(position, match + 1)
+        found.append((notice, match, match is not None))
+    for number, (notice, match, _) in enumerate(found):  # what the gateway changed: the next of the same method
         if match is None:
-            found.append((notice, None))
-            continue
-        used[match] = True
-        position = max(position, match + 1)
-        found.append((notice, fronts[match]))
-    return found
+            other = next((i for i in range(len(fronts)) if not used[i] and fronts[i].method == notice.method), None)
+            if other is not None:
+                used[other] = True
+                found[number] = (notice, other, False)
+    return [(notice, fronts[match] if match is not None else None, exact) for notice, match, exact in found]
 
 
 def _judged(ctx: Context, relay: Relay) -> bool:

@@ -199,6 +199,31 @@ def test_gw08_an_upstream_error_keeps_its_code(spec: SpecSet) -> None:
     assert ok.outcome is Outcome.NOT_VERIFIED
 
 
+def test_gw08_a_refusal_of_the_upstream_never_becomes_a_result(spec: SpecSet) -> None:
+    refused = [
+        front(request("tools/list", 7), start=0.0, end=0.2, answer=result({"resultType": "complete", "tools": []}, 7)),
+        back(request("tools/list", 1), start=0.01, end=0.1, status=403, answer=None,
+             response_headers={"content-type": "text/plain"}),
+    ]  # fmt: skip
+    verdict = judged(spec, "gateway_relays_error_codes", *refused)
+    assert verdict.outcome is Outcome.FAILED and "HTTP 403 and no JSON-RPC answer" in verdict.reason
+    own_error = [refused[0], refused[1]]
+    own_error[0] = front(request("tools/list", 7), start=0.0, end=0.2, status=502, answer=error(-32603, 7))
+    assert judged(spec, "gateway_relays_error_codes", *own_error).outcome is Outcome.NOT_VERIFIED
+
+
+def test_gw09_a_notification_changed_on_the_way_is_found(spec: SpecSet) -> None:
+    upstream = [(0.1, note("notifications/message", {"level": "info", "data": "working"})), (1.4, result(DONE, 1))]
+    changed = [(0.11, note("notifications/message", {"level": "info", "data": {"msg": "working"}})),
+               (1.41, result(DONE, 7))]  # fmt: skip
+    verdict = judged(spec, "gateway_relays_content_unchanged", *_streamed(changed, upstream))
+    assert verdict.outcome is Outcome.FAILED and "params.data" in verdict.reason
+    assert judged(spec, "gateway_relays_stream_notifications", *_streamed(changed, upstream)).outcome is Outcome.PASSED
+    renumbered = [(0.11, note("notifications/progress", {"progressToken": "c", "progress": 1.0, "total": 3.0})),
+                  (0.21, progress("c", 2)), (1.41, result(DONE, 7))]  # fmt: skip
+    assert judged(spec, "gateway_relays_content_unchanged", *_streamed(renumbered, UPSTREAM)).outcome is Outcome.PASSED
+
+
 def test_gw09_content_arrives_unchanged(spec: SpecSet) -> None:
     changed = {**DONE, "structuredContent": {"result": "3"}}
     verdict = judged(spec, "gateway_relays_content_unchanged", *_answered(result(changed, 7), result(DONE, 1)))
@@ -257,6 +282,12 @@ def test_gw11_cursors_travel_both_ways(spec: SpecSet) -> None:
     assert verdict.outcome is Outcome.FAILED and "pages after it are lost" in verdict.reason
     kept = judged(spec, "gateway_relays_cursors", *_answered(result(page, 7), result(page, 1), "tools/list", {}))
     assert kept.outcome is Outcome.PASSED
+    walked = [
+        *_answered(result(dropped, 7), result(page, 1), "tools/list", {}),
+        back(request("tools/list", 2, {"cursor": "up-2"}), start=0.11, end=0.15, answer=result(dropped, 2)),
+    ]
+    verdict = judged(spec, "gateway_relays_cursors", *walked)
+    assert verdict.outcome is Outcome.PASSED and "following pages itself" in verdict.reason
     first_page = [
         front(request("tools/list", 7, {"cursor": "up-2"}), start=0.0, end=0.2, answer=result(dropped, 7)),
         back(request("tools/list", 1, {}), start=0.01, end=0.1, answer=result(page, 1)),

@@ -47,6 +47,7 @@ def judged(name: str, folder: Path) -> dict[str, Any]:
     """The JSON report of ``validate`` over both hops of ``name`` after the SDK client and the survey crossed it."""
     recipe = RECIPES[name]
     front, back = folder / "front.jsonl", folder / "back.jsonl"
+    spec = ["--spec-dir", os.environ["MCP_ASSAY_SPEC_DIR"]]  # a bridge may spawn its server without our environment
 
     def proxy(hop: str, record: Path) -> Any:
         return lambda url: assay_proxy(url, "--hop", hop, "--record", str(record), "--live", "off")
@@ -56,13 +57,13 @@ def judged(name: str, folder: Path) -> dict[str, Any]:
         watchers = {"front": proxy("front", front), "back": proxy("back", back)}
     elif recipe.direction == "stdio-to-http":
         watchers = {"front": proxy("front", front), "stdio_back": tap_command("--hop", "back", "--record", str(back),
-                                                                              "--live", "off")}  # fmt: skip
+                                                                              "--live", "off", *spec)}  # fmt: skip
     else:
         watchers = {"back": proxy("back", back)}
     with running(name, "witness", config_dir=folder, **watchers) as target:
         if recipe.direction == "http-to-stdio":
             assert target.stdio is not None
-            wrapped = tap_command("--hop", "front", "--record", str(front), "--live", "off")(target.stdio)
+            wrapped = tap_command("--hop", "front", "--record", str(front), "--live", "off", *spec)(target.stdio)
             target = type(target)(target.recipe, None, wrapped, target.upstream_url, target.env)
         _drive(target, recipe.modes, target.env)
         if target.url is not None:

@@ -58,6 +58,8 @@ __all__ = [
     "request_id",
 ]
 
+SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
+"""The ``_meta`` key naming the ``subscriptions/listen`` request a notification belongs to."""
 SLACK = 0.05
 """Seconds a back request may seem to start before its front twin (the hops' clocks are one clock, but a
 capture stamps a request when it has read it)."""
@@ -337,6 +339,10 @@ class Correlation:
                 meta = call.request.meta
                 if meta is not None and meta.get("progressToken") == token:
                     return call
+        meta = message.meta
+        listen = id_key(meta.get(SUBSCRIPTION)) if isinstance(meta, dict) and SUBSCRIPTION in meta else None
+        if listen is not None:
+            return self._open_stdio.get((hop, connection, listen))
         return open_calls[0] if len(open_calls) == 1 else None
 
     def _arrived(self, call: Call, *, complete: bool) -> None:

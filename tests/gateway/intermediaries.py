@@ -74,8 +74,10 @@ def judged(name: str, folder: Path) -> dict[str, Any]:
     deadline = time.monotonic() + 20
     while not (front.exists() and back.exists()) and time.monotonic() < deadline:
         time.sleep(0.1)
+    # a bridge that spawns a server per request leaves one tap recording each (back-2.jsonl, back-3.jsonl ...)
+    backs = sorted(folder.glob("back*.jsonl"))
     report = folder / "report.json"
-    subprocess.run([PYTHON, "-m", "mcp_assay", "validate", str(front), str(back), "--report", f"json:{report}"],
+    subprocess.run([PYTHON, "-m", "mcp_assay", "validate", str(front), *map(str, backs), "--report", f"json:{report}"],
                    capture_output=True, timeout=300, cwd=ROOT)  # fmt: skip
     data: dict[str, Any] = json.loads(report.read_text())
     return data

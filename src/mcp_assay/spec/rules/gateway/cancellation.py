@@ -18,7 +18,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, relays, shown
 from mcp_assay.verdicts import Level
-from mcp_assay.wire import EndReason
+from mcp_assay.wire import EndReason, HttpExchange
 
 CANCELLED = "notifications/cancelled"
 LATE = 0.05
@@ -111,6 +111,15 @@ class _Cancels:
         return None
 
 
+def _refused(view: Relays, notice: Message) -> int | None:
+    """The HTTP status the upstream refused a cancellation with (``None``: it took it)."""
+    call = view.correlation.call_of(notice)
+    exchange = call.exchange if call is not None else None
+    if isinstance(exchange, HttpExchange) and exchange.response is not None and exchange.response.status >= 400:
+        return exchange.response.status
+    return None
+
+
 @log_check(requirements="GW-05", level=Level.SHOULD, subject="requests the client cancelled while upstream worked")
 def gateway_passes_cancellations_on(ctx: Context) -> Iterator[Finding]:
     """When the client cancels a request the upstream still works on, the gateway cancels it upstream."""
@@ -129,8 +138,17 @@ def gateway_passes_cancellations_on(ctx: Context) -> Iterator[Finding]:
             yield passed(relay.front.request, "the gateway closed the upstream's stream", related=(work.request,))
             continue
         notice = cancels.reached(work, cancelled_at)
-        if notice is not None:
+        refused = _refused(view, notice) if notice is not None else None
+        if notice is not None and refused is None:
             yield passed(relay.front.request, "a cancellation reached the upstream", related=(notice,))
+            continue
+        if notice is not None:
+            yield failed(
+                relay.front.request,
+                f"the client {how} {relay.front.request.describe()}; the cancellation the gateway passed upstream was "
+                f"refused (HTTP {refused}), so {work.request.describe()} went on",
+                related=(notice,),
+            )
             continue
         landed = f"; the upstream answered {work.end - cancelled_at:.2f} s later" if work.end is not None else ""
         yield failed(

@@ -249,8 +249,8 @@ def gateway_checks_origin(ctx: Context) -> Iterator[Finding]:
             yield passed(relay.front.request, "refused at the front with 403")
             continue
         back = relay.back
-        if back is None:
-            continue  # the gateway answered itself: the front hop's Origin rule judges that
+        if back is None or not isinstance(back.exchange, HttpExchange):
+            continue  # the gateway answered itself, or its upstream has no Origin (stdio): the front's Origin rule
         passed_on = _header(back, HeaderKey.ORIGIN)
         if passed_on == origin:
             yield passed(back.request, "the Origin reached the upstream unchanged", related=(relay.front.request,))

@@ -71,7 +71,7 @@ PENDING = 500
 """Calls of one method kept waiting for their twin on the other hop (the oldest give up first): what keeps matching
 linear however many requests a gateway answers itself or sends of its own."""
 MAX_RELAYS = 20_000
-Score = tuple[bool, bool, bool, bool, float]
+Score = tuple[bool, bool, bool, bool, bool, float]
 """How well a back call fits a front one (:meth:`Correlation._score`): the greatest wins."""
 """Relays kept at most (the oldest go first), whatever the traffic."""
 
@@ -436,8 +436,9 @@ class Correlation:
 
     def _score(self, relay: Relay, back: Call, wanted: Any) -> Score | None:
         """How well a back call fits a front one of the same method: params equal after the allowed rewrites, same
-        era, the upstream session the client's session maps to (once one pair showed it), the same id (a gateway
-        that keeps ids), and the nearer in time; ``None`` when it does not fit (other params in another era)."""
+        era, the upstream session the client's session maps to (once one pair showed it), the same cursor and the
+        same id (a gateway that keeps them), and the nearer in time; ``None`` when it does not fit (other params in
+        another era)."""
         exact = params_shape(back.method, back.request.params) == wanted
         same_era = back.era == relay.front.era
         if not (exact or same_era):
@@ -445,8 +446,9 @@ class Correlation:
         front = relay.front
         mapped = self._sessions.get(front.session) if front.session is not None else None
         session_ok = mapped is None or mapped == back.session
+        same_cursor = _cursor_of(back.request) == _cursor_of(front.request)
         same_id = back.request.id_key is not None and back.request.id_key == front.request.id_key
-        return (exact, same_era, session_ok, same_id, -abs(back.start - front.start))
+        return (exact, same_era, session_ok, same_cursor, same_id, -abs(back.start - front.start))
 
     def _pair(self, relay: Relay, back: Call) -> None:
         relay.back = back
@@ -577,6 +579,10 @@ class Correlation:
         if message.kind.is_response:
             return list(other.answers)
         return [item for item in other.stream if item.kind is message.kind and item.method == message.method]
+
+
+def _cursor_of(message: Message) -> Any:
+    return message.params.get("cursor") if isinstance(message.params, dict) else None
 
 
 def _without_id(body: bytes) -> bytes:

@@ -143,7 +143,7 @@ def judge_suite_log(
     if any(item.hop is Hop.BACK for item in log):
         log, gateway = _gateway_hops(log, spec, checks, redactor)
     parts = segments(log)
-    verdicts: list[Verdict] = [] if gateway is None else gateway.verdicts()
+    verdicts: list[Verdict] = [] if gateway is None else [_one_revision(verdict) for verdict in gateway.verdicts()]
     notes: list[str] = []
     blame = gateway.front_blame if gateway is not None else None
     for segment in parts:
@@ -171,6 +171,14 @@ def _gateway_hops(
     for item in finish_order([item for item in front if item.hop is Hop.FRONT], back):
         gateway.add(item)
     return ExchangeLog(front), gateway
+
+
+def _one_revision(verdict: Verdict) -> Verdict:
+    """A verdict of the back hop (judged whatever revision the traffic carried) that saw one revision names it, as
+    the front hop's verdicts do."""
+    if verdict.revision is None and len(verdict.revisions) == 1:
+        return replace(verdict, revision=verdict.revisions[0])
+    return verdict
 
 
 def _judge(

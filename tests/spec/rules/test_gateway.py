@@ -347,6 +347,23 @@ def test_gw14_two_principals_never_share_an_upstream_session(spec: SpecSet) -> N
     assert judged(spec, "gateway_keeps_principals_apart", *alone).outcome is Outcome.NOT_VERIFIED
 
 
+def test_gw17_two_client_sessions_without_credentials_never_share_an_upstream_session(spec: SpecSet) -> None:
+    def call(session: str, ident: int, start: float, upstream_session: str) -> list[HttpExchange]:
+        body = request("tools/list", ident, version=None)
+        return [
+            front(body, start=start, end=start + 0.2, session=session, answer=result({"tools": []}, ident)),
+            back(body, start=start + 0.01, end=start + 0.1, session=upstream_session,
+                 answer=result({"tools": []}, ident)),
+        ]  # fmt: skip
+
+    shared = [*call("c-1", 1, 0.0, "up-1"), *call("c-2", 2, 1.0, "up-1")]
+    verdict = judged(spec, "gateway_keeps_client_sessions_apart", *shared)
+    assert verdict.outcome is Outcome.FAILED and "serves two client sessions" in verdict.reason
+    assert judged(spec, "gateway_keeps_principals_apart", *shared).outcome is Outcome.NOT_VERIFIED  # no credentials
+    apart = [*call("c-1", 1, 0.0, "up-1"), *call("c-2", 2, 1.0, "up-2")]
+    assert judged(spec, "gateway_keeps_client_sessions_apart", *apart).outcome is Outcome.PASSED
+
+
 def test_gw15_a_foreign_origin_is_refused_or_passed_on(spec: SpecSet) -> None:
     body = request("tools/list", 7)
     foreign = {**modern_headers(body), "origin": "https://evil.invalid", "host": "127.0.0.1:9000"}
@@ -406,7 +423,7 @@ def test_no_gateway_rule_applies_to_traffic_without_hops(spec: SpecSet) -> None:
     items = [replace(item, hop=None) for item in _answered(error(-32603, 7), error(-32602, 1))]
     log = ExchangeLog(items)
     checks = [check for check in REGISTRY.values() if check.requirements[0].startswith("GW-")]
-    assert len(checks) == 16
+    assert len(checks) == 17
     for verdict in evaluate(log, spec, checks=checks):
         assert verdict.outcome in (Outcome.NOT_VERIFIED, Outcome.NOT_APPLICABLE), verdict.check
 

@@ -130,6 +130,10 @@ def _principal(call: Call) -> str | None:
     return f"session {call.session}" if call.session else None
 
 
+def _by_credential(principal: str) -> bool:
+    return principal.startswith("credential ")
+
+
 def _event_key(message: Message) -> tuple[str, str]:
     return (message.method or "", canonical(params_shape(message.method or "", message.params)))
 
@@ -181,8 +185,23 @@ def _unrelayed(stream: _Stream) -> list[Message]:
 @log_check(requirements="GW-14", level=Level.MUST, subject="upstream sessions and events of several principals")
 def gateway_keeps_principals_apart(ctx: Context) -> Iterator[Finding]:
     """Two principals never share an upstream session, and one's notifications never reach the other."""
+    yield from _apart(ctx, credentials=True)
+
+
+@log_check(requirements="GW-17", level=Level.SHOULD, subject="upstream sessions of client sessions without credentials")
+def gateway_keeps_client_sessions_apart(ctx: Context) -> Iterator[Finding]:
+    """Two client sessions without credentials never share an upstream session, nor each other's events."""
+    yield from _apart(ctx, credentials=False)
+
+
+def _apart(ctx: Context, *, credentials: bool) -> Iterator[Finding]:
+    """Whether the streams of different principals (credentials, or sessions that carry none) stayed apart."""
     view = relays(ctx)
-    judged = [(stream, session) for stream, session in _streams(view) if _in_scope(ctx, stream.subject)]
+    judged = [
+        (stream, session)
+        for stream, session in _streams(view)
+        if _by_credential(stream.principal) is credentials and _in_scope(ctx, stream.subject)
+    ]
     if len({stream.principal for stream, _ in judged}) < 2:
         return  # one principal: nothing to keep apart
     sources: dict[tuple[str, str], set[str]] = {}
@@ -192,6 +211,7 @@ def gateway_keeps_principals_apart(ctx: Context) -> Iterator[Finding]:
                 sources.setdefault(_event_key(notice), set()).add(stream.principal)
     owner: dict[str, tuple[str, _Stream]] = {}
     shared: set[str] = set()
+    who = "principals" if credentials else "client sessions"
     for stream, session in judged:
         if session is not None:
             first = owner.setdefault(session, (stream.principal, stream))
@@ -199,7 +219,7 @@ def gateway_keeps_principals_apart(ctx: Context) -> Iterator[Finding]:
                 shared.add(session)
                 yield failed(
                     stream.upstream,
-                    f"upstream session {shown(session)} serves two principals: {_what(stream.subject)} of one, and "
+                    f"upstream session {shown(session)} serves two {who}: {_what(stream.subject)} of one, and "
                     f"{_what(first[1].subject)} of another",
                     related=(stream.subject, first[1].subject),
                 )
@@ -209,7 +229,7 @@ def gateway_keeps_principals_apart(ctx: Context) -> Iterator[Finding]:
             yield failed(
                 leaked,
                 f"{leaked.describe()} on the stream of {_what(stream.subject)} came from the upstream stream of "
-                "another principal",
+                f"another of the {who}",
                 related=(stream.subject,),
             )
         else:

@@ -52,7 +52,6 @@ __all__ = [
     "canonical",
     "finish_order",
     "finished_at",
-    "hops_of",
     "params_shape",
     "relayed_probes",
     "request_id",
@@ -172,11 +171,6 @@ def _numbers(value: Any) -> Any:
     if isinstance(value, list):
         return [_numbers(item) for item in value]
     return value
-
-
-def hops_of(items: Iterable[Exchange]) -> set[Hop]:
-    """The hops that traffic crossed (empty: no gateway was watched)."""
-    return {item.hop for item in items if item.hop is not None}
 
 
 def _answer_time(exchange: HttpExchange) -> float:
@@ -350,8 +344,11 @@ class Correlation:
         if call.hop is Hop.BACK:
             if id(call) in self._relay_of:
                 return
-            if not self._claim_waiting(call):
-                unclaimed = self._unclaimed.setdefault(call.method, deque())
+            unclaimed = self._unclaimed.setdefault(call.method, deque())
+            if self._claim_waiting(call):
+                if call in unclaimed:  # a stdio request listed when it was sent, claimed once answered
+                    unclaimed.remove(call)
+            elif call not in unclaimed:
                 unclaimed.append(call)
                 if len(unclaimed) > PENDING:
                     self.own.append(unclaimed.popleft())

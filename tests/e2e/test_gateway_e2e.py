@@ -208,7 +208,7 @@ def _run_through_a_gateway_judges_what_reached_the_upstream(suite_run: SuiteRun)
     assert blamed == set(GATEWAY_AS_SERVER), blamed ^ set(GATEWAY_AS_SERVER)
     assert all(who == {"gateway"} for check, who in parties.items() if check in GATEWAY_AS_SERVER)
     by_check = {item["check"]: item for item in report["results"] if item["requirements"][0].startswith("GW-")}
-    for check in ("gateway_keeps_principals_apart", "gateway_checks_origin", "gateway_passes_version_on",
+    for check in ("gateway_keeps_client_sessions_apart", "gateway_checks_origin", "gateway_passes_version_on",
                   "gateway_relays_error_codes", "gateway_relays_content_unchanged"):  # fmt: skip
         assert by_check[check]["outcome"] == "passed", (check, by_check[check]["reason"])
     assert "at fault: the gateway" in report["verdict"]["text"] and "the server 2" in report["verdict"]["text"]

@@ -62,8 +62,10 @@ def exchange(
     ``answer``, or with ``events`` (time, JSON message) of an event stream."""
     url = FRONT_URL if hop is Hop.FRONT else BACK_URL
     if headers is None:
-        headers = legacy_headers(session) if session is not None else modern_headers(body)
-    raw = json.dumps(body).encode() if body is not None else b""
+        headers = (
+            legacy_headers(session) if session is not None else modern_headers(body if isinstance(body, dict) else {})
+        )
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else b""
     sent = HttpRequest(method="POST", url=url, headers=Headers(headers), body=raw, time=T0 + start)
     if events is not None:
         sse = tuple(SseEvent(time=T0 + at, data=json.dumps(item), event="message") for at, item in events)

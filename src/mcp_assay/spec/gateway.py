@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from mcp_assay.hops import Correlation, canonical
@@ -331,8 +330,3 @@ def _content(message: Message) -> str:
         if isinstance(value, dict) and "_meta" in value:
             said[member] = {key: item for key, item in value.items() if key != "_meta"}
     return canonical(said)[:4096]
-
-
-def with_party(verdicts: Iterable[Verdict], party: Party | None) -> list[Verdict]:
-    """``verdicts`` naming ``party`` (where none names one yet)."""
-    return [verdict if verdict.party is not None else replace(verdict, party=party) for verdict in verdicts]

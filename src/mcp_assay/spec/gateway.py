@@ -12,8 +12,10 @@ Every failure names the party at fault (:class:`~mcp_assay.verdicts.Party`):
 * on the front hop, the client for a check of the client (or, for a check of both sides, what the client sent),
   else the gateway, **unless the upstream's own
   answer already carried the fault**: when the same check failed on what the gateway relayed (the back
-  answer of the matched request, :meth:`~mcp_assay.hops.Correlation.counterparts`), the fault is the
-  upstream server's. The back hop is judged first for this: the gateway's answer follows the
+  answer of the matched request, :meth:`~mcp_assay.hops.Correlation.counterparts`), or the gateway passed that
+  message on as the upstream said it (same content, the client's id: the back hop may lack the context to judge
+  it, as a stdio server spawned for one request that listed no tools there), the fault is the upstream
+  server's. The back hop is judged first for this: the gateway's answer follows the
   upstream's, so when a front answer is judged the back one has been (windows of the two hops close
   together, the back one first);
 * on the back hop, the upstream server for a check of the server (what it answered), the gateway for a check of
@@ -245,6 +247,8 @@ class GatewayJudge:
             counterparts = self.correlation.counterparts(subject)
             if any((check.name, other.exchange, other.index) in faults for other in counterparts):
                 return True
+            if subject.sender is Side.SERVER and any(self._unchanged(subject, other) for other in counterparts):
+                return True  # passed on as the upstream said it (which the back hop could not judge: no context)
             if counterparts:
                 return False
         twin = self.correlation.twin_of(subject.exchange if isinstance(subject, Message) else subject.id) if (
@@ -256,6 +260,15 @@ class GatewayJudge:
             sent = self._upstream_content.get((check.name, _content(subject)))
             return sent is not None and subject.time - RELAYED_WITHIN <= sent <= subject.time + SLACK
         return False
+
+    def _unchanged(self, relayed: Message, upstream: Message) -> bool:
+        """Whether the gateway passed a message of the upstream's on as it was: the same content, and for an answer
+        the client's own id (a fault of the id is the gateway's however faithful the rest)."""
+        if relayed.kind.is_response:
+            call = self.correlation.call_of(relayed)
+            if call is None or relayed.id_key != call.request.id_key:
+                return False
+        return _content(relayed) == _content(upstream)
 
     # -- verdicts ----------------------------------------------------------------------------------
     def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:

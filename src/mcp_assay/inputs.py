@@ -8,6 +8,7 @@ formats of other tools (mitmproxy flow files and HAR, whose readers live in
 from __future__ import annotations
 
 import heapq
+import math
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pathlib import Path
 from mcp_assay.errors import RecordingError
 from mcp_assay.recording import read_recording, stream_recording
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange
+from mcp_assay.wire import Exchange, Observation
 
 __all__ = [
     "RECORDING",
@@ -133,6 +134,11 @@ def merged_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
 
 
 def _finished_at(exchange: Exchange) -> float:
+    """Where an exchange goes among several files' (the merge's key). An observation (an audit line, a note) is
+    written after the exchange it is about, at a later time than the traffic that follows it in its file: it goes
+    as soon as it is read, so that it holds back nothing."""
+    if isinstance(exchange, Observation):
+        return -math.inf
     ending = getattr(exchange, "ending", None)
     if ending is not None:
         return max(float(ending.time), float(exchange.time))

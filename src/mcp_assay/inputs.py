@@ -8,8 +8,8 @@ formats of other tools (mitmproxy flow files and HAR, whose readers live in
 from __future__ import annotations
 
 import heapq
-import math
 import json
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path

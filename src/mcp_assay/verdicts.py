@@ -20,6 +20,7 @@ __all__ = [
     "Party",
     "RequirementText",
     "SchemaInfo",
+    "SdkFinding",
     "Severity",
     "Side",
     "Source",
@@ -212,6 +213,70 @@ def whose(party: Party | None, side: Side) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SdkFinding:
+    """The known finding of an SDK a failure matches: the failure is that SDK's, not the peer's own code.
+
+    Shipped with mcp-assay per SDK and version (``report/sdk_findings.yaml``, generated from the findings the
+    end-to-end tests pin), and matched only on a peer built on that SDK: recognized from what the peer itself
+    showed, or named with ``--sdk``."""
+
+    name: str
+    """The SDK's package name, e.g. ``mcp`` or ``@modelcontextprotocol/server``."""
+    version: str
+    """The version whose known findings the failure matches."""
+    label: str = ""
+    """What people call it: ``Python SDK``, ``TypeScript SDK v2``."""
+    requirement: str = ""
+    """The requirement of the known finding."""
+    behaviour: str = ""
+    """What that SDK version was seen doing (the pinned finding's justification)."""
+    clause: str = ""
+    """Where the specification says it (the catalogue's source of the requirement)."""
+    upstream: str = ""
+    """The upstream report (an issue or pull request), where there is one."""
+    recognized: str = ""
+    """How the SDK was known: what the peer showed, or that ``--sdk`` named it."""
+
+    @property
+    def named(self) -> str:
+        """``mcp 2.3.0``."""
+        return f"{self.name} {self.version}"
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "label": self.label,
+            "requirement": self.requirement,
+            "behaviour": self.behaviour,
+            "clause": self.clause,
+            "upstream": self.upstream,
+            "recognized": self.recognized,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> SdkFinding | None:
+        """Read back from a JSON report (``None`` for anything else)."""
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("name"), str)
+            or not isinstance(data.get("version"), str)
+        ):
+            return None
+        text = {key: value for key, value in data.items() if isinstance(value, str)}
+        return cls(
+            name=text["name"],
+            version=text["version"],
+            label=text.get("label", ""),
+            requirement=text.get("requirement", ""),
+            behaviour=text.get("behaviour", ""),
+            clause=text.get("clause", ""),
+            upstream=text.get("upstream", ""),
+            recognized=text.get("recognized", ""),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Verdict:
     """The outcome of one check over one exchange log."""
 
@@ -247,6 +312,10 @@ class Verdict:
     party: Party | None = None
     """Who is at fault (or, for a result that did not fail, whose conduct it judged) when a gateway stood
     between the peers; ``None`` when there is only one peer to blame."""
+    sdk: SdkFinding | None = None
+    """For a failed verdict: the known finding of the SDK the peer is built on that it matches (it is that SDK's,
+    not the peer's own code), or ``None``. It still counts unless accepted (``--accept-sdk-findings`` or a
+    baseline), which sets :attr:`known`."""
 
     @property
     def whose(self) -> str:

@@ -248,6 +248,13 @@ def hostile(param: click.Parameter, tmp: Path, env: bool) -> st.SearchStrategy[s
     if isinstance(param, click.Option) and param.name == "show":
         listings = {"failed", "not-verified", "should", "notes", "known", "passed", "all"}
         return PLAIN.filter(lambda text: text.strip() != "" and not set(re.split(r"[,\s]+", text.lower())) <= listings)
+    if isinstance(param, click.Option) and param.name == "sdk":  # NAME@VERSION of an SDK whose findings ship
+        unknown = st.sampled_from(["", ",", "nosuchsdk@1.0", "mcp@0.0.0", "none,mcp@2.3.0"])
+        malformed = st.one_of(
+            PLAIN.filter(lambda text: text.lower() != "none"), PLAIN.map(lambda text: f"{text}@"),
+            PLAIN.map(lambda text: f"@{text}"), unknown,
+        )  # fmt: skip
+        return st.one_of(malformed, _spoiled(env))
     if isinstance(param, click.Option) and param.name in ("generate_args", "explore_tool"):
         return _spoiled(env=True)  # white space (a newline, a tab) separates names, as commas do
     return None

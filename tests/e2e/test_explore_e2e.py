@@ -274,6 +274,8 @@ def test_the_python_sdk_server_gives_no_explored_failure_the_spec_does_not_justi
         )  # fmt: skip
     assert found_failures(report) == expected_failures("python-sdk")
     assert explore_notes(report) == []
+    for item in explored_failures(report):  # issue 27: each is a known finding of the SDK, and says so
+        assert (item.get("sdk") or {}).get("name") == "mcp", item["check"]
 
 
 def test_the_typescript_sdk_server_gives_no_explored_failure_the_spec_does_not_justify(

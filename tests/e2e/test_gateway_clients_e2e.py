@@ -1,8 +1,9 @@
 """The faithful build of the test gateway is crossed by the official clients: the Python SDK client (mcp 2.3.0) in
 its three modes and the TypeScript SDK v2 client, over an HTTP upstream and over a stdio upstream the gateway
 spawns (a bridge), with pages, structured content, progress, logs, a cancelled call whose write must not land,
-text and binary resources and, in 2026-07-28, a ``subscriptions/listen`` event. A gateway test that blames the
-gateway for a failure can lean on this: the faithful build gives the official clients no failure.
+text and binary resources and, in 2026-07-28, a ``subscriptions/listen`` event (the TypeScript client: pages, structured
+content, progress, a cancelled call, a blob). A gateway test that blames the gateway for a failure can lean on this:
+the faithful build gives the official clients no failure.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ from typing import Any
 
 import pytest
 
-from tests.peers.assay import assay_proxy
+from tests.peers.gateway.probe import Probe
 from tests.peers.process import PYTHON
-from tests.peers.topology import ROOT, Chain, gateway_chain, tap_command
+from tests.peers.topology import ROOT, Chain, gateway, gateway_chain, tap_command
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(120)]
 
-TS_CLIENT = ROOT / "tests" / "peers" / "ts_client.mjs"
-SDK_STEPS = 8
-TS_STEPS = 7
+TS_DRIVE = ROOT / "tests" / "peers" / "gateway" / "ts_drive.mjs"
+SDK_STEPS = 9
+MODES = ("auto", "legacy", "2026-07-28")
+TS_STEPS = 6
 
 
 @pytest.fixture(scope="module", params=["http", "stdio"])
@@ -44,45 +46,77 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy", "2026-07-28"])
-def test_the_python_sdk_client_crosses_the_faithful_gateway(chain: Chain, mode: str) -> None:
-    lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", chain.url, mode])
-    failed = [line for line in lines if not line["ok"]]
-    assert not failed and len(lines) == SDK_STEPS, lines
-    assert lines[0]["detail"] == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+def test_the_python_sdk_client_crosses_the_faithful_gateway_in_every_mode(chain: Chain) -> None:
+    lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", chain.url, ",".join(MODES)])
+    for mode in MODES:
+        done = [line for line in lines if line["mode"] == mode]
+        failed = [line for line in done if not line["ok"]]
+        assert not failed and len(done) == SDK_STEPS, (mode, done)
+        assert done[0]["detail"] == ("2025-11-25" if mode == "legacy" else "2026-07-28")
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_the_typescript_sdk_client_crosses_the_faithful_gateway(chain: Chain, mode: str) -> None:
     if not (ROOT / "tests" / "peers" / "node" / "node_modules" / "@modelcontextprotocol" / "client").exists():
         pytest.skip("TypeScript SDK client missing: run `bash tests/peers/setup.sh`")
-    lines = steps(["node", str(TS_CLIENT), chain.url, mode, "5000"])
+    lines = steps(["node", str(TS_DRIVE), chain.url, mode])
     failed = [line for line in lines if not line["ok"]]
     assert not failed and len(lines) == TS_STEPS, lines
 
 
 def test_a_prefixing_gateway_is_crossed_under_the_prefixed_names() -> None:
     with gateway_chain(prefix="up_") as running:
-        lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.url, "auto", "--prefix", "up_"])
+        lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.url, "auto:smoke", "--prefix", "up_"])
     failed = [line for line in lines if not line["ok"]]
-    assert not failed and len(lines) == SDK_STEPS, lines
+    assert not failed and len(lines) == 4, lines
     assert "up_witness" in lines[1]["detail"]
 
 
-def test_the_launcher_puts_mcp_assays_proxy_on_both_hops_and_its_tap_on_a_bridges_back(tmp_path: Path) -> None:
-    """The topology gateway tests use: client, mcp-assay proxy, gateway, mcp-assay proxy, server (and for a bridge,
-    mcp-assay tap around the stdio server); the SDK client crosses it and both proxies saw the traffic."""
-    records = {hop: tmp_path / f"{hop}.jsonl" for hop in ("front", "back", "tap")}
+def _crossed(url: str, legacy: bool = True) -> None:
+    """Through ``url``: a 2026 call, and (``legacy``) a 2025 session's list and call."""
+    with Probe(url) as probe:
+        assert probe.modern("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}).result[
+            "structuredContent"
+        ] == {"result": 5}
+        if not legacy:
+            return
+        assert probe.initialize().status == 200 and probe.session
+        assert probe.legacy("tools/list").result["tools"]
+        assert probe.legacy("tools/call", {"name": "add", "arguments": {"a": 1, "b": 1}}).result["content"]
 
-    def proxy(hop: str) -> Any:
-        return lambda url: assay_proxy(url, "--record", str(records[hop]))
 
-    with gateway_chain(front=proxy("front"), back=proxy("back")) as running:
-        lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.url, "auto", "--steps", "smoke"])
+def test_the_launcher_puts_a_watcher_on_each_hop_and_wraps_a_bridges_server(tmp_path: Path) -> None:
+    """The topology of gateway tests: client, watcher, gateway, watcher, server (here each watcher is another faithful
+    gateway writing its log, standing in for ``tests.peers.assay.assay_proxy``), and for a bridge, mcp-assay tap around
+    the stdio server it spawns; both revisions cross it and each hop saw the calls."""
+    logs = {hop: tmp_path / f"{hop}.jsonl" for hop in ("front", "back")}
+    tapped = tmp_path / "tap.jsonl"
+
+    def watcher(hop: str) -> Any:
+        return lambda url: gateway(url, log=logs[hop])
+
+    with gateway_chain(front=watcher("front"), back=watcher("back")) as running:
         assert running.url != running.gateway.url and running.upstream_url not in (None, running.url)
-    assert all(line["ok"] for line in lines) and len(lines) == 4, lines
-    with gateway_chain(stdio=True, stdio_back=tap_command("--record", str(records["tap"]), "--live", "off")) as bridge:
-        lines = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", bridge.url, "legacy", "--steps", "smoke"])
-    assert all(line["ok"] for line in lines) and len(lines) == 4, lines
-    for hop, record in records.items():
-        assert record.exists() and "tools/call" in record.read_text(encoding="utf-8"), hop
+        _crossed(running.url)
+    with gateway_chain(stdio=True, stdio_back=tap_command("--record", str(tapped), "--live", "off")) as bridge:
+        _crossed(bridge.url, legacy=False)  # each 2025 session would spawn (and tap) a server of its own
+    for hop, log in logs.items():
+        assert '"method": "tools/call"' in log.read_text(encoding="utf-8"), hop
+    assert "tools/call" in tapped.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("flags", "modes"),
+    [("--json", "auto:tools/call progress+tools/call cancelled"), ("--stateless", "legacy:tools/call cancelled")],
+)
+def test_an_upstream_servers_own_faults_cross_the_faithful_gateway_unchanged(flags: str, modes: str) -> None:
+    """The server's faults, not the gateway's: a json_response server sends no notifications during a call and lets a
+    2026 call whose client left finish; a stateless one lets a 2025 call cancelled by notice finish. The same steps
+    fail through the faithful gateway as against the server directly (a gateway test blames the server for them)."""
+    with gateway_chain(server_flags=[flags]) as running:
+        assert running.upstream_url is not None
+        via = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.url, modes])
+        direct = steps([PYTHON, "-m", "tests.peers.gateway.sdk_drive", running.upstream_url, modes])
+    failed_via = {line["step"] for line in via if not line["ok"]}
+    failed_direct = {line["step"] for line in direct if not line["ok"]}
+    assert "tools/call cancelled" in failed_direct and failed_via == failed_direct, (via, direct)

@@ -20,7 +20,7 @@ import pytest
 from tests.peers.gateway.faults import FAULTS
 from tests.peers.gateway.probe import LEGACY, MODERN, Answer, Probe
 from tests.peers.process import RunningServer
-from tests.peers.topology import gateway, upstream_server
+from tests.peers.topology import gateway, gateway_chain, upstream_server
 from tests.peers.witness_server import BLOB, GATE_BOUND_S, blob_base64
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(120)]
@@ -131,6 +131,30 @@ def test_progress_token_unmapped_shows_the_gateways_own_token(upstream: RunningS
         answer = probe.modern("tools/call", call, progress="mine")
     tokens = {m["params"]["progressToken"] for m in answer.notifications("notifications/progress")}
     assert len(tokens) == 1 and tokens != {"mine"} and next(iter(tokens)).startswith("gw-progress-")
+
+
+def _listen_ids(url: str) -> list[Any]:
+    """Listen for tools list-changed as "L1", touch the tools once acknowledged: the subscription ids of the events."""
+    toucher = Probe(url)
+
+    def on_message(message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/subscriptions/acknowledged":
+            toucher.modern("tools/call", {"name": "touch_tools", "arguments": {}})
+
+    with Probe(url) as probe:
+        filters = {"notifications": {"toolsListChanged": True}}
+        answer = probe.modern("subscriptions/listen", filters, ident="L1", on_message=on_message, give_up=1.5)
+    toucher.close()
+    methods = [m.get("method") for m in answer.messages]
+    assert methods[:2] == ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"], methods
+    return [m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] for m in answer.messages[:2]]
+
+
+def test_subscription_id_unmapped_shows_the_gateways_listen_id(upstream: RunningServer, faithful: str) -> None:
+    assert _listen_ids(faithful) == ["L1", "L1"]
+    with faulty(upstream, "subscription-id-unmapped") as url:
+        ids = _listen_ids(url)
+    assert ids[0] == ids[1] and ids[0] != "L1" and int(ids[0]) >= 1001
 
 
 # -- cancellation ---------------------------------------------------------------------------------------------
@@ -390,3 +414,28 @@ def test_session_404_as_500_hides_the_ended_session(upstream: RunningServer, fai
     assert _ended_upstream_session(faithful, upstream.url).status == 404
     with faulty(upstream, "session-404-as-500") as url:
         assert _ended_upstream_session(url, upstream.url).status == 500
+
+
+def _bridge_give_up(url: str) -> bool:
+    """Through a stdio bridge: a 2026 call abandoned after 1.5 s (its write waits 3 s); whether the write landed."""
+    name = tag()
+    call = {"name": "tracked_write", "arguments": {"tag": name, "delay_ms": 3000}}
+    with Probe(url) as probe:
+        assert probe.modern("tools/list").status == 200  # the bridge's 2026 server is up before the clock starts
+        assert probe.modern("tools/call", call, give_up=1.5).gave_up
+        deadline = time.monotonic() + 3.0 + 2.0
+        while time.monotonic() < deadline:
+            written = probe.modern("tools/call", {"name": "get_writes", "arguments": {}}).result["structuredContent"]
+            if name in written["result"]:
+                return True
+            time.sleep(0.2)
+    return False
+
+
+@pytest.mark.parametrize(("fault", "lands"), [(None, False), ("cancel-client-id", True), ("drop-cancel", True)])
+def test_a_bridge_cancels_an_abandoned_2026_call_by_notice_naming_its_own_id(fault: str | None, lands: bool) -> None:
+    """On stdio the 2026 cancellation is notifications/cancelled: the faithful bridge sends it for a client that went
+    away, naming the id it gave the call; cancel-client-id names the client's id (nothing is cancelled), drop-cancel
+    sends nothing."""
+    with gateway_chain(stdio=True, faults=[fault] if fault else []) as bridge:
+        assert _bridge_give_up(bridge.url) is lands

@@ -36,6 +36,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_assay.cli import cli
+from mcp_assay.report.sdks import known_sdk
 from tests.peers.assay import RunningProxy, assay_proxy, wait_until_exchanges_end
 from tests.peers.inproc_proxy import injected_exchanges
 from tests.peers.process import HERE as PEERS
@@ -176,6 +177,24 @@ def test_the_reference_clients_findings_are_the_known_ones(session: tuple[str, S
     }
     expected = {(entry["requirement"], entry["check"]) for entry in EXPECTED[f"{name}-client"]}
     assert failed == expected
+
+
+def test_the_reference_clients_failures_are_marked_as_their_sdks(session: tuple[str, Session]) -> None:
+    """Issue 27: each client's SDK is recognized from what the client itself sends (the Python SDK's default
+    clientInfo, the TypeScript SDK's server/discover probe ids), the server's from what it answers, and every pinned
+    client failure is marked as a known finding of that SDK and version."""
+    name, run = session
+    package = {"python": "mcp", "typescript": "@modelcontextprotocol/client"}[name]
+    sdk = known_sdk(package)
+    assert sdk is not None
+    recognized = {(item["side"], item["name"]): item for item in run.report.get("sdks", [])}
+    assert ("client", package) in recognized and ("server", "mcp") in recognized, run.report.get("sdks")
+    assert recognized[("client", package)]["how"] == "recognized" and recognized[("client", package)]["signs"]
+    failed = [item for item in run.report["results"] if item["outcome"] == "failed" and item["side"] == "client"]
+    assert failed
+    for item in failed:
+        assert (item.get("sdk") or {}).get("name") == package and item["sdk"]["version"] == sdk.version, item
+    assert f"known in {package} {sdk.version}" in run.report["verdict"]["text"]
 
 
 def test_no_injected_answer_is_blamed_on_the_server(session: tuple[str, Session]) -> None:

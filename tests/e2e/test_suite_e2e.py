@@ -22,6 +22,7 @@ import yaml
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
+from mcp_assay.report.sdks import known_sdk
 from tests.peers.process import HERE, free_port, http_server, sdk_http_server, sdk_server_command
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
@@ -38,6 +39,12 @@ the suite runs on every tool it may call have something to judge."""
 SDK_ARGS = ["--tool-args", SDK_TOOLS, "--prompt-args", '{"summarize": {"text": "hello"}}']
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 TS_ARGS = ["--tool-args", '{"add": {"a": 1, "b": 2}}', "--prompt-args", '{"shorten": {"text": "hello"}}']
+SDK_OF = {
+    "python-sdk": "mcp",
+    "ts-sdk-v2": "@modelcontextprotocol/server",
+    "server-everything": "@modelcontextprotocol/server-everything",
+}
+"""The package each pinned target is built on: its MUST failures are that SDK's known findings."""
 BROKEN_ARGS = ["--tool-args", '{"echo": {"message": "hi"}, "ask": {}}', "--prompt-args", '{"greet": {"who": "x"}}']
 
 
@@ -79,6 +86,21 @@ def assert_expected(report: dict[str, Any], target: str, revisions: tuple[str, .
     assert report["revisions"]["tested"] == tested, (target, report["revisions"]["note"])
     found = {revision: must_failures(report, revision) for revision in tested}
     assert found == {revision: pinned[revision] for revision in tested}, target
+    assert_marked_as_the_sdks(report, target)
+
+
+def assert_marked_as_the_sdks(report: dict[str, Any], target: str) -> None:
+    """Issue 27: the SDK is recognized from what the server showed, every MUST failure is marked as a known finding
+    of that SDK and version, and the verdict line counts the server's own failures apart: none."""
+    name = next(package for prefix, package in SDK_OF.items() if target.startswith(prefix))
+    sdk = known_sdk(name)
+    assert sdk is not None, name
+    assert [(item["name"], item["how"]) for item in report.get("sdks", [])] == [(name, "recognized")], target
+    assert report["sdks"][0]["signs"], report["sdks"]
+    failed = [item for item in report["results"] if item["outcome"] == "failed" and item["severity"] == "must"]
+    marks = {(item["check"], item.get("revision")): item.get("sdk") or {} for item in failed}
+    assert all((mark.get("name"), mark.get("version")) == (name, sdk.version) for mark in marks.values()), marks
+    assert f"known in {name} {sdk.version}, 0 in the server's own code." in report["verdict"]["text"]
 
 
 def node_peer(path: Path) -> None:

@@ -90,9 +90,10 @@ RECIPES: dict[str, Intermediary] = {
         McpProxyPy("mcp-proxy-py", "mcp-proxy==0.13.0 (PyPI, sparfenyuk)", "stdio-to-http", ("auto", "legacy"),
                    INSTALLED / "venv-mcp-proxy" / "bin" / "mcp-proxy",
                    "built on the Python SDK 1.30: 2025-11-25 only (a 2026 request gets 400)"),
-        SuperGateway("supergateway", "supergateway@4.0.0 (npm)", "stdio-to-http", ALL_MODES,
+        SuperGateway("supergateway", "supergateway@4.0.0 (npm)", "stdio-to-http", ("auto", "legacy"),
                      NODE / "supergateway" / "dist" / "index.js",
-                     "stateless (the default): a new stdio server for every request; binds every interface"),
+                     "stateless (the default): a new stdio server for every request (so the tests drive it in two"
+                     " modes, auto negotiating 2026-07-28); binds every interface"),
         SuperGateway("supergateway-stateful", "supergateway@4.0.0 (npm) --stateful", "stdio-to-http", ALL_MODES,
                      NODE / "supergateway" / "dist" / "index.js", "one stdio server per session", stateful=True),
         McpProxyNpm("mcp-proxy-npm", "mcp-proxy@6.7.19 (npm, punkpeye)", "stdio-to-http", ALL_MODES,

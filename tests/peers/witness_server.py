@@ -14,6 +14,8 @@ in-band, so a test talking to the gateway's front can prove what reached the bac
   tools list-changed event (2026-07-28: ``subscriptions/listen``), tagged by the caller;
 - ``tools/list`` and ``resources/list`` come in pages of three (a dropped ``nextCursor`` hides the
   rest); ``blob://raw`` is binary that is not UTF-8 (a relay that re-encodes it changes it);
+- ``ask`` elicits the caller's name (a server-to-client request in 2025-11-25, an input-required round in
+  2026-07-28);
 - every tool of ``sdk_server.py`` (``add`` answers ``structuredContent``, ``slow_write`` and
   ``get_writes`` witness cancellation, ``progress_tool``, ``chatty``).
 
@@ -32,6 +34,7 @@ import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import ListResourcesResult, ListToolsResult, PaginatedRequestParams
+from pydantic import BaseModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sdk_server  # noqa: E402 - the fixture's tools, registered again below
@@ -140,6 +143,17 @@ async def announce(tag: str, ctx: Context) -> str:
     else:
         await ctx.request_context.session.send_log_message(level="info", data=tag, logger="announce")
     return f"announced {tag}"
+
+
+class Caller(BaseModel):
+    name: str
+
+
+@mcp.tool()
+async def ask(ctx: Context) -> str:
+    """Ask the client who is there (elicitation: a server request in 2025, an input-required round in 2026)."""
+    answer = await ctx.elicit("Who is there?", Caller)
+    return f"hello {answer.data.name}" if answer.action == "accept" else answer.action
 
 
 @mcp.resource("blob://raw", mime_type="application/octet-stream")

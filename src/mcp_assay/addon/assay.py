@@ -89,6 +89,7 @@ from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.brief import parse_show
 from mcp_assay.report.model import FailOn
+from mcp_assay.report.sdks import AUTO, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.sse import SseEvent, SseParser, parse_sse
@@ -183,6 +184,7 @@ class Assay:
         self._default_reports = list(reports)
         self._reports: list[str] = []
         self._baseline: Baseline | None = None
+        self._sdk = AUTO
         self._show: frozenset[str] = frozenset()
         self._console = console
         self._flows: dict[str, _FlowState] = {}
@@ -219,6 +221,16 @@ class Assay:
         loader.add_option(
             "mcp_assay_baseline", Optional[str], None,  # noqa: UP045
             "Known findings (mcp-assay.baseline/1 YAML) the report accepts, each with its reason.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_sdk", Sequence[str], [],
+            "The SDK the peers are built on, as NAME@VERSION (e.g. mcp@2.3.0), instead of recognizing it from what "
+            "they show; none: attribute no failure to an SDK.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_accept_sdk_findings", bool, False,
+            "Accept the failures that are known findings of the SDK a peer is built on (they no longer decide the "
+            "exit status).",
         )  # fmt: skip
         loader.add_option(
             "mcp_assay_show", Sequence[str], [],
@@ -301,6 +313,8 @@ class Assay:
                 self._show = parse_show(options.mcp_assay_show)
             if "mcp_assay_baseline" in updated:
                 self._baseline = read_baseline(options.mcp_assay_baseline, registered_checks())
+            if updated & {"mcp_assay_sdk", "mcp_assay_accept_sdk_findings"}:
+                self._sdk = parse_sdk(options.mcp_assay_sdk, accept=options.mcp_assay_accept_sdk_findings)
             key = (options.mcp_assay_spec_dir, tuple(options.mcp_assay_spec_path))
             if self._spec is None or (self._spec_key is not None and key != self._spec_key):
                 self._spec = load_spec(
@@ -343,6 +357,8 @@ class Assay:
                     baseline=self._baseline.path if self._baseline is not None else None,
                     show=sorted(self._show),
                     write_baseline=options.mcp_assay_write_baseline,
+                    sdk=list(options.mcp_assay_sdk),
+                    accept_sdk_findings=options.mcp_assay_accept_sdk_findings,
                     target=target.to_json(),
                 ),
             )
@@ -360,6 +376,7 @@ class Assay:
             target=target,
             fail_on=FailOn(options.mcp_assay_fail_on),
             baseline=self._baseline,
+            sdk=self._sdk,
         )
         return self.session
 

@@ -43,6 +43,8 @@ from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdks import AUTO, SdkChoice
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.requirements import glossary
@@ -177,6 +179,7 @@ class LiveSession:
         fail_on: FailOn = FailOn.MUST,
         baseline: Baseline | None = None,
         threaded: bool = True,
+        sdk: SdkChoice = AUTO,
     ) -> None:
         self._spec_source = spec
         self._spec: SpecSet | None = spec if isinstance(spec, SpecSet) else None
@@ -186,6 +189,9 @@ class LiveSession:
         self.target = target if target is not None else Target()
         self.fail_on = fail_on
         self.baseline = baseline
+        self.sdk = sdk
+        self.signs = SdkSigns()
+        """What the peers show of the SDKs they are built on (one sighting per sign: bounded)."""
         self.notes = SessionNotes(redactor.text)
         """What the report says of the session beyond its verdicts (bounded whatever a peer sends)."""
         self.presence = PeerPresence(url=redactor.url)
@@ -274,6 +280,7 @@ class LiveSession:
     def _finished(self, exchange: Exchange, *, live: bool = True) -> None:
         self._live = live
         self.presence.see(exchange)
+        self.signs.see(exchange)
         self.judge.add(exchange)
         found, self._found = self._found, []
         if isinstance(exchange, Observation):
@@ -414,4 +421,6 @@ class LiveSession:
             glossary=glossary(verdicts),
             baseline=self.baseline,
             unjudged=unjudged,
+            sdk=self.sdk,
+            signs=self.signs,
         )

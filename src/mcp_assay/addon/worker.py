@@ -105,6 +105,10 @@ class WorkerSettings:
     """The listings the terminal report gives in full (``--show``: section keys)."""
     write_baseline: str | None = None
     """A baseline file to write from the session's failures (``--write-baseline``)."""
+    sdk: list[str] = field(default_factory=list)
+    """``--sdk`` values (checked by whoever started the worker): the SDKs the peers are built on, or ``none``."""
+    accept_sdk_findings: bool = False
+    """``--accept-sdk-findings``: the failures known in those SDKs no longer decide the exit status."""
     target: dict[str, Any] = field(default_factory=dict)
     """The report's :class:`~mcp_assay.report.about.Target`, in its JSON form."""
     result: str = ""
@@ -306,6 +310,7 @@ def main() -> None:
     from mcp_assay.redaction import Redactor
     from mcp_assay.report.baseline import read_baseline
     from mcp_assay.report.model import FailOn
+    from mcp_assay.report.sdks import parse_sdk
     from mcp_assay.spec import load_spec
     from mcp_assay.spec.engine import registered_checks
 
@@ -338,6 +343,7 @@ def main() -> None:
             fail_on=FailOn(settings.fail_on),
             baseline=read_baseline(settings.baseline, registered_checks()),
             threaded=False,
+            sdk=parse_sdk(settings.sdk, accept=settings.accept_sdk_findings),
         )
         unread = 0
         for line in source:

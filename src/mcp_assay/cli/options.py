@@ -18,6 +18,7 @@ from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, re
 from mcp_assay.errors import ConfigError
 from mcp_assay.report import ReportTarget, parse_report_option
 from mcp_assay.report.model import FailOn, SchemaInfo
+from mcp_assay.report.sdks import ACCEPT_FLAG, SdkChoice, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.sources import SPEC_DIR_ENV
 from mcp_assay.values import Number
@@ -30,6 +31,8 @@ __all__ = [
     "report_options",
     "report_targets",
     "schema_infos",
+    "sdk_choice",
+    "sdk_options",
     "spec_dir_name",
     "show_option",
     "spec_notes",
@@ -111,6 +114,46 @@ def write_baseline_option[F: Callable[..., Any]](func: F) -> F:
         help="Also write a baseline accepting every failure of this run (known ones keep their reason); fill in "
         "each reason, then pass it as --baseline so CI fails only on new failures.",
     )(func)
+
+
+def sdk_options[F: Callable[..., Any]](func: F) -> F:
+    """``--sdk NAME@VERSION`` (or ``none``) and ``--accept-sdk-findings``: whose failures are the SDK's."""
+    func = click.option(
+        ACCEPT_FLAG,
+        "accept_sdk_findings",
+        is_flag=True,
+        default=False,
+        envvar="MCP_ASSAY_ACCEPT_SDK_FINDINGS",
+        show_envvar=True,
+        help="Accept the failures that are known findings of the SDK the peer is built on: they are listed as "
+        "KNOWN and no longer decide the exit status (your own failures still do).",
+    )(func)
+    func = click.option(
+        "--sdk",
+        "sdk",
+        multiple=True,
+        envvar="MCP_ASSAY_SDK",
+        show_envvar=True,
+        metavar="NAME@VERSION|none",
+        callback=_check_sdk,
+        help="The SDK the peer is built on, e.g. mcp@2.3.0 (instead of recognizing it from what the peer shows); "
+        "none: attribute no failure to an SDK. Repeatable (a server's and a client's).",
+    )(func)
+    return func
+
+
+def _check_sdk(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> tuple[str, ...]:
+    """``--sdk`` checked before any work: a malformed or unknown value is one usage error."""
+    try:
+        parse_sdk(values or ())
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--sdk "), ctx, param) from None
+    return tuple(values or ())
+
+
+def sdk_choice(values: Sequence[str], accept: bool) -> SdkChoice:
+    """The checked ``--sdk`` values and ``--accept-sdk-findings`` as one choice."""
+    return parse_sdk(values, accept=accept)
 
 
 def report_options[F: Callable[..., Any]](func: F) -> F:

@@ -32,6 +32,7 @@ from mcp_assay.cli.options import (
     parse_inject,
     report_options,
     report_targets,
+    sdk_options,
     spec_options,
     write_baseline_option,
 )
@@ -226,6 +227,7 @@ def cannot_listen(host: str, port: int, *, flag: str = "--listen-port") -> str |
 @inject_options
 @spec_options
 @report_options
+@sdk_options
 @write_baseline_option
 def proxy_command(
     upstream: str | None,
@@ -251,6 +253,8 @@ def proxy_command(
     baseline: str | None,
     show: frozenset[str],
     write_baseline: Path | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
 ) -> None:
     """Judge the MCP traffic between real clients and servers, live, through mitmproxy.
 
@@ -310,6 +314,8 @@ def proxy_command(
                 "mcp_assay_record": str(record.expanduser()) if record else None,
                 "mcp_assay_fail_on": fail_on,
                 "mcp_assay_baseline": baseline,
+                "mcp_assay_sdk": list(sdk),
+                "mcp_assay_accept_sdk_findings": accept_sdk_findings,
                 "mcp_assay_show": sorted(show),
                 "mcp_assay_write_baseline": str(write_baseline.expanduser()) if write_baseline else None,
                 "mcp_assay_secrets": list(secrets),

@@ -8,12 +8,13 @@ from pathlib import Path
 import click
 
 from mcp_assay.cli.command import BASELINE, AssayCommand, environment
-from mcp_assay.cli.options import report_options, report_targets
+from mcp_assay.cli.options import report_options, report_targets, sdk_choice, sdk_options
 from mcp_assay.cli.params import WritableFile, readable_file
 from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, baseline_text, read_baseline
 from mcp_assay.report.model import FailOn, Report, merge_reports
+from mcp_assay.report.sdks import attribute
 from mcp_assay.spec.engine import registered_checks
 
 __all__ = ["register"]
@@ -39,6 +40,7 @@ def read_report(path: Path) -> Report:
 )
 @click.argument("files", nargs=-1, required=True, type=readable_file(path_type=Path))
 @report_options
+@sdk_options
 @click.option(
     "--write-baseline", type=WritableFile(path_type=Path), metavar="FILE",
     envvar="MCP_ASSAY_WRITE_BASELINE", show_envvar=True,
@@ -51,6 +53,8 @@ def report_command(
     baseline: str | None,
     show: frozenset[str],
     write_baseline: Path | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
 ) -> None:
     """Re-render JSON reports in any format; several are merged into one, results kept per source.
 
@@ -69,6 +73,8 @@ def report_command(
         return
     if known is not None:
         apply_baseline(merged, known)
+    if known is not None or sdk or accept_sdk_findings:  # else each result keeps what the report said of it
+        attribute(merged, sdk_choice(sdk, accept_sdk_findings), merged.sdks)
     emit_reports(merged, targets, show=show)
     raise SystemExit(merged.exit_code())
 

@@ -23,7 +23,14 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from mcp_assay.cli.command import BASELINE, FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import report_options, report_targets, spec_options, write_baseline_option
+from mcp_assay.cli.options import (
+    report_options,
+    report_targets,
+    sdk_choice,
+    sdk_options,
+    spec_options,
+    write_baseline_option,
+)
 from mcp_assay.cli.params import HEADER_LINES, WritableFile, readable_file, setting
 from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
@@ -237,6 +244,7 @@ def run_options[F: Callable[..., Any]](func: F) -> F:
 @spec_options
 @offline_option
 @report_options
+@sdk_options
 @write_baseline_option
 @click.pass_context
 def run_command(
@@ -251,6 +259,8 @@ def run_command(
     baseline: str | None,
     show: frozenset[str],
     write_baseline: Path | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
     **settings: Any,
 ) -> None:
     """Run the conformance suite against one MCP server (-u URL or -c COMMAND).
@@ -302,7 +312,9 @@ def run_command(
     check_revisions(config, spec)
     with _back_hop(config, spec) as back_hop:
         finished = _drive(config, spec, redactor, back_hop)
-    report = report_of(finished, spec, fail_on=FailOn(fail_on), baseline=known)
+    report = report_of(
+        finished, spec, fail_on=FailOn(fail_on), baseline=known, sdk=sdk_choice(sdk, accept_sdk_findings)
+    )
     emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
 

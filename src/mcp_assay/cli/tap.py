@@ -22,6 +22,7 @@ from mcp_assay.cli.options import (
     parse_inject,
     report_options,
     report_targets,
+    sdk_options,
     spec_options,
     write_baseline_option,
 )
@@ -78,6 +79,7 @@ __all__ = ["register"]
 @inject_options
 @spec_options
 @report_options
+@sdk_options
 @write_baseline_option
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def tap_command(
@@ -95,6 +97,8 @@ def tap_command(
     baseline: str | None,
     show: frozenset[str],
     write_baseline: Path | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
     command: tuple[str, ...],
 ) -> None:
     """Run COMMAND (a stdio MCP server) and judge both sides of its traffic.
@@ -137,6 +141,8 @@ def tap_command(
             baseline=baseline,
             show=sorted(show),
             write_baseline=str(write_baseline.expanduser()) if write_baseline else None,
+            sdk=list(sdk),
+            accept_sdk_findings=accept_sdk_findings,
             target=Target(kind="tap", description=description, transport="stdio").to_json(),
             orphaned="finish",  # clients kill the tap once they closed its stdin: that must not cost the report
         )

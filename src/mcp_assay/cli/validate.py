@@ -12,7 +12,15 @@ import click
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
-from mcp_assay.cli.options import build_spec, report_options, report_targets, spec_options, write_baseline_option
+from mcp_assay.cli.options import (
+    build_spec,
+    report_options,
+    report_targets,
+    sdk_choice,
+    sdk_options,
+    spec_options,
+    write_baseline_option,
+)
 from mcp_assay.cli.params import Checked, readable_file
 from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, recording_source
 from mcp_assay.notes import SessionNotes
@@ -22,6 +30,8 @@ from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn, Report, traffic_stats
+from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdks import SdkChoice, attribute
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import registered_checks, select_checks
 from mcp_assay.spec.gateway import GatewayJudge
@@ -53,6 +63,7 @@ __all__ = ["register"]
 @click.argument("recordings", nargs=-1, required=True, type=readable_file())
 @spec_options
 @report_options
+@sdk_options
 @write_baseline_option
 @click.option(
     "--only",
@@ -72,6 +83,8 @@ def validate_command(
     show: frozenset[str],
     write_baseline: Path | None,
     only: str | None,
+    sdk: tuple[str, ...],
+    accept_sdk_findings: bool,
 ) -> None:
     """Judge recorded MCP traffic offline and write the report.
 
@@ -85,16 +98,18 @@ def validate_command(
     checks = select_checks(only)
     if checks is not None and not checks:
         raise click.UsageError(f"--only {only}: no check matches")
+    choice = sdk_choice(sdk, accept_sdk_findings)
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
     if any(recording_source(path).startswith("mcp-assay run") for path in recordings if path.endswith(".jsonl")):
-        report = _judge_suite_recordings(recordings, spec, checks)  # small: read whole, judged as the run did
+        report = _judge_suite_recordings(recordings, spec, checks, choice)  # small: read whole, judged as the run did
     else:
-        report = _judge_captures(recordings, spec, checks)
+        report = _judge_captures(recordings, spec, checks, choice)
     report.fail_on = FailOn(fail_on)
     report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
     if known is not None:
         apply_baseline(report, known)
+        attribute(report, choice, report.sdks)  # after the baseline, which keeps its own reasons
     emit_reports(report, targets, show=show, write_baseline=write_baseline)
     raise SystemExit(report.exit_code())
 
@@ -112,9 +127,10 @@ def _target(recordings: Sequence[str], transports: Iterable[str], kinds: list[st
     )
 
 
-def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
+def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice) -> Report:
     """Captures of live traffic, streamed through the judge window by window."""
     inputs = Inputs()
+    signs = SdkSigns()
     trail = AuditTrail()
     transports: set[str] = set()
     notes = SessionNotes()
@@ -122,6 +138,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     judge = GatewayJudge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
     for exchange in merged_inputs(recordings, READERS, inputs):
         presence.see(exchange)
+        signs.see(exchange)
         if exchange.transport:
             transports.add(exchange.transport)
         elif isinstance(exchange, Observation):
@@ -144,12 +161,19 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         ),
         glossary=glossary(verdicts),
         unjudged=presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
+        sdk=sdk,
+        signs=signs,
     )
 
 
-def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None) -> Report:
+def _judge_suite_recordings(
+    recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice
+) -> Report:
     """Recordings of ``mcp-assay run``: judged exactly as the run judged them (its revision, its skips)."""
     log, problems, kinds = load_inputs(recordings, READERS)
+    signs = SdkSigns()
+    for item in log:
+        signs.see(item)
     verdicts, notes = judge_suite_log(log, spec, checks=checks)
     runs = log.observations(RUN_OBSERVATION)
     note = str(runs[-1].data.get("note", "")) if runs else ""
@@ -163,6 +187,8 @@ def _judge_suite_recordings(recordings: Sequence[str], spec: SpecSet, checks: li
         audit=audit_lines(log),
         stats=replace(traffic_stats(log), messages=len(log.messages())),
         glossary=glossary(verdicts),
+        sdk=sdk,
+        signs=signs,
     )
 
 

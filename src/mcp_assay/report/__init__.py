@@ -132,6 +132,7 @@ def emit_reports(
     full (:mod:`mcp_assay.report.brief`); ``write_baseline`` is a baseline file accepting every failure."""
     from mcp_assay.report.brief import known_findings_hint, print_terminal
     from mcp_assay.report.console import print_verdict
+    from mcp_assay.report.sdks import sdk_hint
 
     stdout = stdout or Console()
     notices = notices or Console(stderr=True)
@@ -166,7 +167,7 @@ def emit_reports(
             json_report = path
         notices.print(f"{target.format} report written to {path}", highlight=False, soft_wrap=True)
     baseline = _write_baseline(report, write_baseline, notices) if write_baseline is not None else None
-    hint = known_findings_hint(report, json_report=json_report, written=baseline)
+    hint = [*sdk_hint(report), *known_findings_hint(report, json_report=json_report, written=baseline)]
     for _ in terminal:
         print_terminal(report, stdout, show=show, hint=hint)
     if not terminal:

@@ -177,7 +177,8 @@ def apply_baseline(report: Report, baseline: Baseline) -> None:
 
 
 def baseline_text(results: Iterable[Verdict]) -> str:
-    """A baseline accepting every failed result given, each reason left to fill in (a known one keeps its own).
+    """A baseline accepting every failed result given, each reason left to fill in (a known one keeps its own; the
+    comment of a known finding of the peer's SDK says whose it is).
 
     One entry per check, or per check and revision for a run that tested several revisions: a failure
     in one revision does not excuse the same check in another."""
@@ -200,8 +201,9 @@ def baseline_text(results: Iterable[Verdict]) -> str:
             lines.append(f'    revision: "{result.revision}"')
         if result.known:
             lines.append(f"    reason: {json.dumps(result.known, ensure_ascii=False)}")
-        else:
-            lines.append(f'    reason: ""  # {" ".join(result.title.split())}')
+        else:  # the reason is yours to give; the comment says what failed, and whose finding it is known to be
+            whose = f" — known in {result.sdk.named} ({result.sdk.label})" if result.sdk is not None else ""
+            lines.append(f'    reason: ""  # {" ".join(result.title.split())}{whose}')
     if not seen:
         lines[-1] = "known: []"
     return "\n".join(lines) + "\n"

@@ -40,6 +40,7 @@ from mcp_assay.report.console import (
     sections,
 )
 from mcp_assay.report.model import Report
+from mcp_assay.report.sdks import sdk_line
 from mcp_assay.verdicts import ExitCode, Outcome, Source, Verdict
 
 __all__ = [
@@ -283,6 +284,9 @@ def _header(report: Report, console: Console, *, every_note: bool) -> int:
     console.print(f"target    {described}" + (f" ({over})" if over else ""), highlight=False, markup=False)
     if report.revision_note:
         console.print(f"revision  {printable(report.revision_note, newlines=False)}", highlight=False, markup=False)
+    for recognition in report.sdks:
+        text = printable(recognition.describe(short=True), newlines=False)
+        console.print(f"sdk       {text}", highlight=False, markup=False)
     status = report.baseline
     if status is not None:
         text = f"{status.path}: {status.known} known failure(s) accepted"
@@ -311,8 +315,10 @@ def _ordered(report: Report, results: Sequence[Verdict]) -> list[Verdict]:
 
 
 def _failures(report: Report, console: Console, title: str, explanation: str, results: Sequence[Verdict]) -> None:
-    """Each cause of failure: its requirements and revisions, one line of evidence, its replay."""
+    """Each cause of failure: its requirements and revisions, one line of evidence, its replay; the causes in the
+    peer's own code first, those known in the SDK it is built on after them, each saying so."""
     grouped = causes(_ordered(report, results))
+    grouped.sort(key=lambda members: all(result.sdk is not None for result in members))
     count = f"{len(results)}" + (
         f", {len(grouped)} cause{'s' if len(grouped) != 1 else ''}" if len(grouped) != len(results) else ""
     )
@@ -333,6 +339,9 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
         if lead.party is not None:
             line.append(f" [{lead.whose}]", style="dim")
         console.print(line, highlight=False)
+        sdk = sdk_line(lead, short=True)
+        if sdk is not None:
+            console.print(Text(f"      {printable(sdk, newlines=False)}", style="cyan"), highlight=False)
         if _hops(console, lead):
             continue
         item = next((evidence for evidence in lead.evidence if evidence.reproduction), None)

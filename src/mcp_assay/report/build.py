@@ -4,7 +4,9 @@ The proxy and the stdio tap (at the end of a session), ``mcp-assay run`` (when i
 arrives) and ``mcp-assay validate`` (after reading the files) all hand their verdicts and what they
 know about what was judged to :func:`build_report`; it adds what every report says the same way
 (the revision window and its schema files, a note for any schema that matched no pin), applies a
-baseline, and returns the :class:`~mcp_assay.report.model.Report` every writer renders.
+baseline, marks the failures that are known findings of the SDK the peer is built on (recognized from the
+traffic, or named with ``--sdk``: :mod:`mcp_assay.report.sdks`), and returns the
+:class:`~mcp_assay.report.model.Report` every writer renders.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from mcp_assay.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import Baseline, apply_baseline
 from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdks import AUTO, SdkChoice, attribute
 from mcp_assay.verdicts import RequirementText, SchemaInfo, Verdict
 
 __all__ = ["PER_MESSAGE", "build_report", "unpinned_notes"]
@@ -46,10 +50,14 @@ def build_report(
     baseline: Baseline | None = None,
     glossary: Mapping[str, RequirementText] | None = None,
     unjudged: str | None = None,
+    sdk: SdkChoice = AUTO,
+    signs: SdkSigns | None = None,
 ) -> Report:
     """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes;
     ``tested`` names the revisions a suite run tested (newest first), ``glossary`` what the catalogue
-    says of the requirements the verdicts cite; ``unjudged`` why there was nothing to judge (no MCP peer)."""
+    says of the requirements the verdicts cite; ``unjudged`` why there was nothing to judge (no MCP peer); ``signs``
+    what the peers showed of their SDKs, ``sdk`` what ``--sdk`` and ``--accept-sdk-findings`` asked."""
+    recognized, sdk_notes = signs.recognitions() if signs is not None and sdk.recognize else ([], [])
     report = Report(
         results=list(verdicts),
         target=target,
@@ -57,7 +65,7 @@ def build_report(
         revision_note=revision_note,
         window=[schema.revision for schema in schemas],
         schemas=list(schemas),
-        notes=list(dict.fromkeys([*unpinned_notes(schemas), *notes])),
+        notes=list(dict.fromkeys([*unpinned_notes(schemas), *notes, *sdk_notes])),
         audit=list(audit),
         stats=stats if stats is not None else Stats(),
         fail_on=fail_on,
@@ -66,4 +74,5 @@ def build_report(
     )
     if baseline is not None:
         apply_baseline(report, baseline)
+    attribute(report, sdk, recognized)
     return report

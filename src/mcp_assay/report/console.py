@@ -28,6 +28,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from mcp_assay.report.model import Report, sort_results
+from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.shell import one_line, quote
 from mcp_assay.verdicts import Evidence, ExploredInput, Outcome, Severity, Verdict
 
@@ -122,7 +123,12 @@ def sections(report: Report) -> list[tuple[str, str, str, list[Verdict]]]:
             recommended,
         ),
         ("notes", "NOTES", "informational findings", notes),
-        ("known", "KNOWN", "failures the baseline accepts, with its reason; they do not change the verdict", known),
+        (
+            "known",
+            "KNOWN",
+            "failures a baseline (or --accept-sdk-findings) accepts, with the reason; they do not change the verdict",
+            known,
+        ),
         ("passed", "PASSED", "", report.with_outcome(Outcome.PASSED)),
     ]
 
@@ -195,7 +201,11 @@ def _result_lines(
             console.print(Text(f"        {printable(result.reason, newlines=False)}", style="dim"), highlight=False)
         return
     if result.known is not None:
-        console.print(Text(f"        baseline: {printable(result.known, newlines=False)}", style="yellow"))
+        label = "accepted" if accepted_by(result) != "baseline" else "baseline"
+        console.print(Text(f"        {label}: {printable(result.known, newlines=False)}", style="yellow"))
+    sdk = sdk_line(result)
+    if sdk is not None:
+        console.print(Text(f"        sdk: {printable(sdk, newlines=False)}", style="cyan"), highlight=False)
     if result.reason:
         console.print(Text(f"        {printable(result.reason, newlines=False)}"), highlight=False)
     if result.blocked_by:

@@ -36,6 +36,7 @@ from mcp_assay.report.console import (
     summary_lines,
 )
 from mcp_assay.report.model import Report
+from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.verdicts import Evidence, Verdict
 
 __all__ = ["render_html"]
@@ -209,7 +210,11 @@ def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
         lines.append(f'<p class="reason">{_e(result.reason)}</p>')
     if key != "passed":
         if result.known is not None:
-            lines.append(f'<p class="known">baseline: {_e(result.known)}</p>')
+            label = "accepted" if accepted_by(result) != "baseline" else "baseline"
+            lines.append(f'<p class="known">{label}: {_e(result.known)}</p>')
+        sdk = sdk_line(result)
+        if sdk is not None:
+            lines.append(f'<p class="sdk">SDK: {_e(sdk)}</p>')
         if result.reason:
             lines.append(f'<p class="reason">{_e(result.reason)}</p>')
         if result.blocked_by:

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from mcp_assay.report.console import by_area, sections
 from mcp_assay.report.model import Report
 from mcp_assay.report.plain import evidence_lines, one_line
+from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.verdicts import Verdict
 
 __all__ = ["render_junit"]
@@ -37,10 +38,19 @@ def _details(result: Verdict) -> str:
         lines.append(f"reason: {one_line(result.reason)}")
     if result.blocked_by:
         lines.append(f"blocked by: {one_line(result.blocked_by)}")
+    sdk = sdk_line(result)
+    if sdk is not None:
+        lines.append(f"sdk: {one_line(sdk)}")
     lines += evidence_lines(result)
     if result.violations > len(result.evidence):
         lines.append(f"{result.violations - len(result.evidence)} more occurrence(s) not kept in the report")
     return "\n".join(lines)
+
+
+def _failure_message(result: Verdict) -> str:
+    """The reason; for a failure an SDK is known to have, whose it is."""
+    message = result.reason or result.title
+    return f"{message} (known in {result.sdk.named})" if result.sdk is not None else message
 
 
 def _in(result: Verdict) -> str:
@@ -62,13 +72,15 @@ def _testcase(parent: ET.Element, result: Verdict, key: str) -> str:
         failure = ET.SubElement(
             case,
             "failure",
-            {"message": one_line(result.reason or result.title), "type": f"{result.severity.value.upper()}-level"},
+            {"message": one_line(_failure_message(result)), "type": f"{result.severity.value.upper()}-level"},
         )
         failure.text = _details(result)
         return "failure"
     if key == "known":
         ET.SubElement(
-            case, "skipped", {"message": one_line(f"known finding, accepted by the baseline: {result.known}")}
+            case,
+            "skipped",
+            {"message": one_line(f"known finding, accepted by the {accepted_by(result)}: {result.known}")},
         )
         ET.SubElement(case, "system-out").text = _details(result)
         return "skipped"
@@ -98,6 +110,7 @@ def render_junit(report: Report) -> str:
         "verdict": code,
         "verdict_text": verdict,
         "tool": report.tool,
+        **{f"sdk_{recognition.side}": recognition.describe() for recognition in report.sdks},
     }
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     for area, members in by_area(report.applied(), report.result_revisions()).items():

@@ -24,6 +24,7 @@ from mcp_assay.report.console import (
     summary_lines,
 )
 from mcp_assay.report.model import Report
+from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.verdicts import Evidence, Verdict
 
 __all__ = ["render_markdown"]
@@ -86,7 +87,11 @@ def _result(result: Verdict, key: str) -> list[str]:
             lines[-1] += HARD_BREAK
             lines.append(f"  {text(result.reason)}")
         return lines
-    details: list[str] = [f"baseline: {text(result.known)}"] if result.known is not None else []
+    label = "accepted" if accepted_by(result) != "baseline" else "baseline"
+    details: list[str] = [f"{label}: {text(result.known)}"] if result.known is not None else []
+    sdk = sdk_line(result)
+    if sdk is not None:
+        details.append(f"SDK: {text(sdk)}")
     if result.reason:
         details.append(text(result.reason))
     if result.blocked_by:

@@ -29,6 +29,7 @@ from mcp_assay.verdicts import (
     Party,
     RequirementText,
     SchemaInfo,
+    SdkFinding,
     Severity,
     Side,
     Source,
@@ -44,10 +45,12 @@ __all__ = [
     "Report",
     "RequirementStatus",
     "SchemaInfo",
+    "SdkRecognition",
     "Stats",
     "Target",
     "merge_reports",
     "revision_order",
+    "sdk_verdict_part",
     "traffic_stats",
 ]
 
@@ -92,6 +95,76 @@ class BaselineStatus:
     """Entries this run could neither confirm nor refute."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SdkRecognition:
+    """The SDK a peer is built on, as this report knows it: recognized from what the peer showed, or named with
+    ``--sdk`` (see :mod:`mcp_assay.report.sdks`). Failures matching its known findings carry :attr:`Verdict.sdk`."""
+
+    side: str
+    """``server`` or ``client``: whose SDK."""
+    name: str
+    version: str
+    """The version whose known findings are compared."""
+    label: str = ""
+    how: str = "recognized"
+    """``recognized`` (from :attr:`signs`) or ``named`` (``--sdk``)."""
+    signs: tuple[str, ...] = ()
+    """What the peer showed that only this SDK shows, each with where it was seen."""
+    transports: tuple[str, ...] = ()
+    """The transports the peer was seen on (``http``, ``stdio``): a known finding of one transport matches there."""
+    version_shown: bool = False
+    """Whether the peer itself showed :attr:`version`."""
+
+    @property
+    def named(self) -> str:
+        return f"{self.name} {self.version}"
+
+    def describe(self, *, short: bool = False) -> str:
+        """What was recognized and why, for a report's header (``short``: the first sign only, for the terminal)."""
+        who = f"{self.label} ({self.name})" if self.label else self.name
+        if self.how == "named":
+            return f"{self.side}: {who} {self.version}, named with --sdk; its known findings are compared"
+        if short:
+            more = f" and {len(self.signs) - 1} more sign(s)" if len(self.signs) > 1 else ""
+            shown = self.signs[0] if self.signs else "what it showed"
+            return f"{self.side}: {who} recognized from {shown}{more}; findings known in {self.named} compared"
+        version = "" if self.version_shown else f"; the {self.side} does not show its version"
+        return (
+            f"{self.side}: {who} recognized from {'; '.join(self.signs)} — the findings known in {self.named} are "
+            f"compared{version} (--sdk NAME@VERSION names yours, --sdk none turns this off)"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "side": self.side,
+            "name": self.name,
+            "version": self.version,
+            "label": self.label,
+            "how": self.how,
+            "signs": list(self.signs),
+            "transports": list(self.transports),
+            "version_shown": self.version_shown,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> SdkRecognition | None:
+        if not isinstance(data, Mapping) or not all(
+            isinstance(data.get(key), str) for key in ("side", "name", "version")
+        ):
+            return None
+        signs, transports = data.get("signs"), data.get("transports")
+        return cls(
+            side=str(data["side"]),
+            name=str(data["name"]),
+            version=str(data["version"]),
+            label=str(data.get("label", "")),
+            how=str(data.get("how", "recognized")),
+            signs=tuple(str(sign) for sign in signs) if isinstance(signs, list) else (),
+            transports=tuple(str(item) for item in transports) if isinstance(transports, list) else (),
+            version_shown=data.get("version_shown") is True,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class RequirementStatus:
     """All results that cite one requirement, merged."""
@@ -134,6 +207,8 @@ class Report:
     """Why there was nothing to judge (no MCP peer there: missing, dead, not MCP, only revisions outside the
     window; a session with no traffic). The report then makes no conformance statement: its verdict is
     ``not-judged`` and its exit code 3, whatever results it holds."""
+    sdks: list[SdkRecognition] = field(default_factory=list)
+    """The SDKs the peers are built on, recognized or named; empty when none was (or ``--sdk none``)."""
 
     # -- views -----------------------------------------------------------------------------------
     @property
@@ -250,11 +325,8 @@ class Report:
         if counts["failed"]:
             violated = self.violated_requirements()
             noun = "requirement" if len(violated) == 1 else "requirements"
-            at_fault = self.parties_at_fault()
-            return "not-conformant", (
-                f"not conformant — {len(violated)} {noun} violated ({self._violations_text()})"
-                + (f"; at fault: {at_fault}." if at_fault else ".")
-            )
+            sentence = f"not conformant — {len(violated)} {noun} violated ({self._violations_text()})"
+            return "not-conformant", f"{_joined(_joined(sentence, party_verdict_part(self)), sdk_verdict_part(self))}."
         if self.baseline is not None and self.baseline.stale:
             count = len(self.baseline.stale)
             entries = "entry matches" if count == 1 else "entries match"
@@ -268,12 +340,13 @@ class Report:
                 "nothing verified — no applicable requirement could be established from this run.",
             )
         if counts["not_verified"]:
-            return (
-                "conformant-in-part",
+            sentence = (
                 f"{subject} in part — every requirement that could be checked passed; "
-                f"{counts['not_verified']} could not be verified.",
+                f"{counts['not_verified']} could not be verified"
             )
-        return "conformant", f"{subject} — every applicable requirement that was checked passed."
+            return "conformant-in-part", f"{_joined(sentence, sdk_verdict_part(self))}."
+        sentence = f"{subject} — every applicable requirement that was checked passed"
+        return "conformant", f"{_joined(sentence, sdk_verdict_part(self))}."
 
     def exit_code(self) -> ExitCode:
         """The process's exit status, one value with :meth:`verdict`: 0 conformant (in part), 1 a counted
@@ -297,6 +370,7 @@ class Report:
             rows.append(("window", f"{', '.join(self.window)} (the revisions mcp-assay judges)"))
         if self.revision_note:
             rows.append(("revision", self.revision_note))
+        rows += [("sdk", recognition.describe()) for recognition in self.sdks]
         if self.baseline is not None:
             status = self.baseline
             text = f"{status.path}: {status.known} known failure(s) accepted"
@@ -342,6 +416,7 @@ class Report:
             "audit": [asdict(line) for line in self.audit],
             "notes": self.notes,
             "stats": self.stats.to_json(),
+            **({"sdks": [recognition.to_json() for recognition in self.sdks]} if self.sdks else {}),
         }
 
     @classmethod
@@ -372,7 +447,73 @@ class Report:
             baseline=_baseline_from_json(data.get("baseline")),
             glossary=_glossary_from_json(data.get("requirements", [])),
             unjudged=unjudged if isinstance(unjudged, str) else None,
+            sdks=_sdks_from_json(data.get("sdks")),
         )
+
+
+def _sdks_from_json(items: Any) -> list[SdkRecognition]:
+    found = (SdkRecognition.from_json(item) for item in (items if isinstance(items, list) else ()))
+    return [item for item in found if item is not None]
+
+
+def _joined(sentence: str, part: str) -> str:
+    return f"{sentence}; {part}" if part else sentence
+
+
+def party_verdict_part(report: Report) -> str:
+    """The verdict line's count by party at fault where a gateway stood between the peers (``at fault: the gateway 3,
+    the server 1``); ``''`` when no failure names a party. One function of its own, joined beside the SDK's count."""
+    at_fault = report.parties_at_fault()
+    return f"at fault: {at_fault}" if at_fault else ""
+
+
+def sdk_verdict_part(report: Report) -> str:
+    """The verdict line's count of the failures known in the SDK a peer is built on, apart from those of the peer's
+    own code: ``3 known in mcp 2.3.0, 0 in the server's own code``; ``''`` when no SDK was recognized or named.
+
+    Counted as the sentence before it counts (violated requirements): a requirement is the SDK's when every failure
+    of it that decides the verdict matches a known finding, else the peer's own. Failures already accepted (with
+    ``--accept-sdk-findings`` or a baseline) are counted apart. One function of its own, so that another count of the
+    same line (by party, for a gateway) is joined beside it."""
+    if not report.sdks:
+        return ""
+    deciding: dict[str, list[Verdict]] = defaultdict(list)
+    accepted: dict[str, dict[str, None]] = defaultdict(dict)
+    for result in report.results:
+        if report.fail_on.decides(result):
+            for ident in result.requirements:
+                deciding[ident].append(result)
+        elif result.outcome is Outcome.FAILED and result.known is not None and result.sdk is not None:
+            accepted[result.sdk.named].update(dict.fromkeys(result.requirements))
+    known: dict[str, dict[str, None]] = defaultdict(dict)
+    own: dict[str, dict[str, None]] = defaultdict(dict)
+    for ident, results in deciding.items():
+        named = [result.sdk.named for result in results if result.sdk is not None]
+        if len(named) == len(results):
+            known[named[0]][ident] = None
+        else:
+            for result in results:
+                if result.sdk is None:
+                    own[_party(result.side)][ident] = None
+    # a count of zero is said once for each kind, so the reader sees what was weighed: the SDK, the peer's own code
+    sides = list(dict.fromkeys(recognition.side for recognition in report.sdks))
+    parts = [f"{len(ids)} known in {named}" for named, ids in known.items()] or [f"0 known in {report.sdks[0].named}"]
+    parts += [f"{len(ids)} in {_own_code(side)}" for side, ids in own.items()] or [
+        f"0 in {_own_code(sides[0] if len(sides) == 1 else 'peers')}"
+    ]
+    text = ", ".join(parts) if deciding else ""
+    taken = [
+        f"{len(ids)} failure{'s' if len(ids) != 1 else ''} known in {named} accepted" for named, ids in accepted.items()
+    ]
+    return "; ".join(part for part in (text, ", ".join(taken)) if part)
+
+
+def _own_code(party: str) -> str:
+    return "the peers' own code" if party == "peers" else f"the {party}'s own code"
+
+
+def _party(side: Side) -> str:
+    return side.value if side in (Side.SERVER, Side.CLIENT) else "peers"
 
 
 def _text_json(text: RequirementText | None) -> dict[str, str]:
@@ -441,6 +582,7 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "graded": result.graded,
         "revision": result.revision,
         **({"party": result.party.value} if result.party is not None else {}),
+        **({"sdk": result.sdk.to_json()} if result.sdk is not None else {}),
     }
 
 
@@ -483,6 +625,7 @@ def _result_from_json(item: Mapping[str, Any]) -> Verdict:
         graded=item.get("graded"),
         revision=item.get("revision") if isinstance(item.get("revision"), str) else None,
         party=Party(item["party"]) if item.get("party") in {party.value for party in Party} else None,
+        sdk=SdkFinding.from_json(item.get("sdk")),
     )
 
 
@@ -536,7 +679,26 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
         unjudged=None if judged else "; ".join(unjudged),
+        sdks=_merged_sdks(recognition for report in reports for recognition in report.sdks),
     )
+
+
+def _merged_sdks(recognitions: Iterable[SdkRecognition]) -> list[SdkRecognition]:
+    """One recognition per side and SDK: the signs and transports each report saw, together."""
+    merged: dict[tuple[str, str, str, str], SdkRecognition] = {}
+    for item in recognitions:
+        key = (item.side, item.name, item.version, item.how)
+        kept = merged.get(key)
+        merged[key] = (
+            item
+            if kept is None
+            else replace(
+                kept,
+                signs=tuple(dict.fromkeys((*kept.signs, *item.signs))),
+                transports=tuple(sorted({*kept.transports, *item.transports})),
+            )
+        )
+    return list(merged.values())
 
 
 def revision_order(names: Iterable[str], order: Sequence[str]) -> list[str]:

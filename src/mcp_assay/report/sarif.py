@@ -156,6 +156,7 @@ def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, A
             "reproductions": [one_line(item.reproduction) for item in result.evidence if item.reproduction],
             "violations": result.violations,
             "judged": result.judged,
+            **({"sdk": result.sdk.to_json()} if result.sdk is not None else {}),
         },
     }
     if result.known is not None:
@@ -218,6 +219,8 @@ def render_sarif(report: Report) -> str:
             "generatedAt": report.generated_at,
         },
     }
+    if report.sdks:
+        run["properties"]["sdks"] = [recognition.to_json() for recognition in report.sdks]
     if report.baseline is not None:
         run["properties"]["baseline"] = {
             "path": report.baseline.path,

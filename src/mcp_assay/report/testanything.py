@@ -16,6 +16,7 @@ import yaml
 
 from mcp_assay.report.console import by_area, explored_lines, printable, sections, summary_lines
 from mcp_assay.report.model import Report
+from mcp_assay.report.sdks import accepted_by
 from mcp_assay.verdicts import Verdict
 
 __all__ = ["render_tap"]
@@ -50,6 +51,8 @@ def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[s
         data["reason"] = _line(result.reason)
     if result.blocked_by:
         data["blocked_by"] = _line(result.blocked_by)
+    if result.sdk is not None:
+        data["sdk"] = {key: _line(value) for key, value in result.sdk.to_json().items() if value}
     evidence = []
     for item in result.evidence:
         entry: dict[str, Any] = {"summary": _line(item.summary)}
@@ -82,7 +85,7 @@ def _point(number: int, result: Verdict, key: str, *, several: bool = False) -> 
         todo = _description(f"SHOULD-level, does not fail the run unless --fail-on should: {result.reason}")
         return [f"not ok {number} - {description} # TODO {todo}", *_diagnostics(result)]
     if key == "known":
-        todo = _description(f"known, accepted by the baseline: {result.known}")
+        todo = _description(f"known, accepted by the {accepted_by(result)}: {result.known}")
         return [f"not ok {number} - {description} # TODO {todo}", *_diagnostics(result)]
     if key == "notes":
         return [f"ok {number} - {description}", *_diagnostics(result, {"note": "informational finding"})]
@@ -109,7 +112,9 @@ def render_tap(report: Report) -> str:
     if report.window:
         lines.append(f"# supported: {', '.join(report.window)}")
     lines.append(f"# fail on: {report.fail_on.value}")
-    baseline_rows = [(label, value) for label, value in report.target_rows() if label in ("baseline", "unconfirmed")]
+    baseline_rows = [
+        (label, value) for label, value in report.target_rows() if label in ("sdk", "baseline", "unconfirmed")
+    ]
     lines += [f"# {label}: {_line(value)}" for label, value in baseline_rows]
     lines += [f"# note: {_line(note)}" for note in report.notes]
     if report.unjudged is not None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from mcp_assay.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.suite.oauth.steps import Line
 from mcp_assay.verdicts import Verdict
 from mcp_assay.wire import Exchange
@@ -98,6 +99,8 @@ class RunFinished:
     unjudged: str | None = None
     """Why there was nothing to judge (no MCP server there, or none that could be driven): the report then makes
     no conformance statement and the exit code is 3."""
+    signs: SdkSigns | None = field(default=None, compare=False)
+    """What the server showed of the SDK it is built on (its error texts, its tool schemas ...)."""
 
 
 Event = (

@@ -19,6 +19,8 @@ from mcp_assay.report.about import Target as JudgedTarget
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import FailOn, Report
+from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdks import AUTO, SdkChoice
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
@@ -141,6 +143,9 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
         state.writer.close()
     notes += _notes(state, selection, contexts)
     log = state.log
+    signs = SdkSigns()
+    for item in log:
+        signs.see(item)
     return RunFinished(
         verdicts=tuple(verdicts),
         target=JudgedTarget(
@@ -162,11 +167,17 @@ def finished(state: RunState, selection: Selection | None, contexts: Sequence[Su
             duration_ms=round((time.perf_counter() - state.started) * 1000),
         ),
         unjudged=state.unjudged,
+        signs=signs,
     )
 
 
 def report_of(
-    finished: RunFinished, spec: SpecSet, *, fail_on: FailOn = FailOn.MUST, baseline: Baseline | None = None
+    finished: RunFinished,
+    spec: SpecSet,
+    *,
+    fail_on: FailOn = FailOn.MUST,
+    baseline: Baseline | None = None,
+    sdk: SdkChoice = AUTO,
 ) -> Report:
     """The report of a finished run."""
     return build_report(
@@ -182,4 +193,6 @@ def report_of(
         glossary=glossary(finished.verdicts),
         baseline=baseline,
         unjudged=finished.unjudged,
+        sdk=sdk,
+        signs=finished.signs,
     )

@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     if args.list_faults:
         for fault in FAULTS.values():
-            print(f"{fault.name:24} {fault.summary}")
+            print(f"{fault.name:25} {fault.seen:22} {fault.summary}")
         return 0
     if not args.upstream and not args.upstream_command:
         print("one of --upstream URL or --upstream-command CMD is required", file=sys.stderr)

@@ -74,10 +74,12 @@ class HttpAnswer(Answer):
 class Reply(Answer):
     """An answer with nothing to stream (a notification's 202, a bridge's own reply)."""
 
-    def __init__(self, status: int, content: bytes = b"", content_type: str = "application/json") -> None:
+    def __init__(self, status: int, content: bytes = b"", content_type: str = "application/json",
+                 headers: dict[str, str] | None = None) -> None:  # fmt: skip
         self.status = status
         self.content = content
         self.headers = {"content-type": content_type} if content else {}
+        self.headers.update(headers or {})
 
     async def body(self) -> bytes:
         return self.content
@@ -100,7 +102,9 @@ class HttpUpstream:
         if session is not None and session.ident is not None:
             headers["mcp-session-id"] = session.ident
         content = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        request = self.client.build_request(method, self.url, headers=headers, content=content)
+        # values go up byte for byte as they came (the front read them as latin-1), whatever characters they hold
+        raw = {name: value.encode("latin-1", "replace") for name, value in headers.items()}
+        request = self.client.build_request(method, self.url, headers=raw, content=content)
         return HttpAnswer(await self.client.send(request, stream=True))
 
     async def request(self, message: dict[str, Any], headers: dict[str, str], session: BackSession | None,
@@ -115,6 +119,10 @@ class HttpUpstream:
 
     async def end(self, headers: dict[str, str], session: BackSession) -> Answer:
         return await self._send("DELETE", headers, session, None)
+
+    async def bare(self, method: str, headers: dict[str, str]) -> Answer:
+        """A GET or DELETE outside any session (a 2026 one), relayed as it came."""
+        return await self._send(method, headers, None, None)
 
     async def cancelled(self, session: BackSession | None, back_id: Any, notification: dict[str, Any] | None) -> None:
         """Nothing to write: dropping the upstream request (done by the caller) is the HTTP signal."""
@@ -275,8 +283,9 @@ class Child:
         subscription = meta.get("io.modelcontextprotocol/subscriptionId") if isinstance(meta, dict) else None
         if key is None and subscription is not None and json.dumps(subscription) in self.waiters:
             key = json.dumps(subscription)
-        if key is None and "id" not in message:
-            # stdio says nothing of which request a log message belongs to: the latest call still in flight
+        if key is None:
+            # stdio says nothing of which request a log message (or a server request) belongs to: the latest call
+            # still in flight
             calls = [name for name, waiter in self.waiters.items() if not waiter.listen]
             key = calls[-1] if calls else None
         if key is not None and key in self.waiters:
@@ -309,6 +318,7 @@ class StdioUpstream:
         self.command = command
         self.modern = Child(command)
         self.children: list[Child] = [self.modern]
+        self.closing: set[asyncio.Task[None]] = set()
 
     def _child(self, session: BackSession | None) -> Child:
         return session.child if session is not None and session.child is not None else self.modern
@@ -334,10 +344,17 @@ class StdioUpstream:
     async def stream(self, headers: dict[str, str], session: BackSession) -> Answer:
         return QueueAnswer(self._child(session).unrelated)
 
+    async def bare(self, method: str, headers: dict[str, str]) -> Answer:
+        """A GET or DELETE outside any session: a stdio server has no such thing."""
+        return Reply(405, headers={"allow": "POST"})
+
     async def end(self, headers: dict[str, str], session: BackSession) -> Answer:
+        """The session's server is stopped after the answer (it may take a while to exit)."""
         child = self._child(session)
         if child is not self.modern:
-            await child.aclose()
+            closing = asyncio.create_task(child.aclose())
+            self.closing.add(closing)
+            closing.add_done_callback(self.closing.discard)
         return Reply(200)
 
     async def cancelled(self, session: BackSession | None, back_id: Any, notification: dict[str, Any] | None) -> None:

@@ -28,23 +28,31 @@ if TYPE_CHECKING:
     from tests.peers.gateway.relay import Exchange
 
 
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+LISTEN = "subscriptions/listen"
+
+
 @dataclass
 class Fault:
     name: str
     summary: str
+    seen: str = ""
+    """Where the fault shows: "front" (the client's hop alone), "back" (the upstream's hop alone), or "hops
+    compared" (only the two hops side by side); "two principals" when it needs two users."""
     hooks: dict[str, Callable[..., Any]] = field(default_factory=dict)
 
 
 FAULTS: dict[str, Fault] = {}
 
 
-def fault(name: str, hook: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def fault(name: str, hook: str, seen: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register ``function`` as fault ``name`` at ``hook`` (a fault may act at several hooks); its docstring
     says what the fault does."""
 
     def register(function: Callable[..., Any]) -> Callable[..., Any]:
         entry = FAULTS.setdefault(name, Fault(name, ""))
         entry.summary = entry.summary or (function.__doc__ or "").strip().rstrip(".")
+        entry.seen = entry.seen or seen
         entry.hooks[hook] = function
         return function
 
@@ -54,19 +62,19 @@ def fault(name: str, hook: str) -> Callable[[Callable[..., Any]], Callable[..., 
 # -- what reaches the client ------------------------------------------------------------------------------
 
 
-@fault("strip-notifications", "stream")
+@fault("strip-notifications", "stream", seen="hops compared")
 def strip_notifications(exchange: Exchange) -> str:
     """the POST's event stream ends at the response: notifications during a call are dropped."""
     return "strip"
 
 
-@fault("hold-notifications", "stream")
+@fault("hold-notifications", "stream", seen="hops compared")
 def hold_notifications(exchange: Exchange) -> str:
     """the whole event stream is buffered: notifications arrive with the response, at the end."""
     return "hold"
 
 
-@fault("drop-cursor", "to_client")
+@fault("drop-cursor", "to_client", seen="hops compared")
 def drop_cursor(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
     """list results lose nextCursor, so the pages after the first are unreachable."""
     result = message.get("result")
@@ -75,7 +83,7 @@ def drop_cursor(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
     return message
 
 
-@fault("rewrite-error-code", "to_client")
+@fault("rewrite-error-code", "to_client", seen="hops compared")
 def rewrite_error_code(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
     """error codes are rewritten: -32601 becomes -32602, every other code -32603."""
     error = message.get("error")
@@ -84,7 +92,7 @@ def rewrite_error_code(message: dict[str, Any], exchange: Exchange) -> dict[str,
     return message
 
 
-@fault("made-up-error-id", "to_client")
+@fault("made-up-error-id", "to_client", seen="front")
 def made_up_error_id(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
     """an error answer carries the gateway's upstream id, not the client's request id."""
     if "error" in message and "id" in message:
@@ -92,7 +100,7 @@ def made_up_error_id(message: dict[str, Any], exchange: Exchange) -> dict[str, A
     return message
 
 
-@fault("progress-token-unmapped", "to_client")
+@fault("progress-token-unmapped", "to_client", seen="front")
 def progress_token_unmapped(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
     """progress notifications keep the gateway's own progress token."""
     params = message.get("params")
@@ -102,7 +110,17 @@ def progress_token_unmapped(message: dict[str, Any], exchange: Exchange) -> dict
     return message
 
 
-@fault("alter-content", "to_client")
+@fault("subscription-id-unmapped", "to_client", seen="front")
+def subscription_id_unmapped(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
+    """events on a subscriptions/listen stream carry the gateway's upstream subscription id, not the client's."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and meta.get(SUBSCRIPTION_ID) == exchange.front_id and exchange.method == LISTEN:
+        meta[SUBSCRIPTION_ID] = exchange.back_id
+    return message
+
+
+@fault("alter-content", "to_client", seen="hops compared")
 def alter_content(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]:
     """structuredContent values become strings and blobs are re-encoded through text."""
     result = message.get("result")
@@ -121,14 +139,14 @@ def alter_content(message: dict[str, Any], exchange: Exchange) -> dict[str, Any]
 # -- what reaches the upstream ----------------------------------------------------------------------------
 
 
-@fault("drop-version", "to_upstream_headers")
+@fault("drop-version", "to_upstream_headers", seen="back")
 def drop_version(headers: dict[str, str], exchange: Exchange) -> dict[str, str]:
     """MCP-Protocol-Version is not forwarded upstream."""
     headers.pop("mcp-protocol-version", None)
     return headers
 
 
-@fault("stale-mcp-name", "to_upstream_headers")
+@fault("stale-mcp-name", "to_upstream_headers", seen="back")
 def stale_mcp_name(headers: dict[str, str], exchange: Exchange) -> dict[str, str]:
     """a prefixed tool name is stripped in the body but Mcp-Name keeps the prefix."""
     front = exchange.front_headers.get("mcp-name")
@@ -137,7 +155,7 @@ def stale_mcp_name(headers: dict[str, str], exchange: Exchange) -> dict[str, str
     return headers
 
 
-@fault("cancel-client-id", "cancel")
+@fault("cancel-client-id", "cancel", seen="back")
 def cancel_client_id(notification: dict[str, Any], exchange: Exchange) -> dict[str, Any] | None:
     """a cancellation is forwarded naming the client's request id, not the upstream's."""
     params = notification.get("params")
@@ -146,7 +164,7 @@ def cancel_client_id(notification: dict[str, Any], exchange: Exchange) -> dict[s
     return notification
 
 
-@fault("drop-cancel", "cancel")
+@fault("drop-cancel", "cancel", seen="back")
 def drop_cancel(notification: dict[str, Any], exchange: Exchange) -> dict[str, Any] | None:
     """a cancellation is never forwarded (notice dropped, the upstream request left running)."""
     return None
@@ -160,13 +178,13 @@ def drop_cancel_keeps_working(exchange: Exchange) -> bool:
 # -- the front's checks and sessions ----------------------------------------------------------------------
 
 
-@fault("no-origin-check", "origin_allowed")
+@fault("no-origin-check", "origin_allowed", seen="front")
 def no_origin_check(origin: str) -> bool:
     """a foreign Origin is served (no Origin check at the front)."""
     return True
 
 
-@fault("html-parse-error", "parse_error")
+@fault("html-parse-error", "parse_error", seen="front")
 def html_parse_error() -> tuple[int, str, bytes]:
     """a body that is not JSON gets an HTML error page (500), not -32700."""
     page = b"<!DOCTYPE html><html><head><title>500 Internal Server Error</title></head>"
@@ -174,19 +192,19 @@ def html_parse_error() -> tuple[int, str, bytes]:
     return 500, "text/html; charset=utf-8", page
 
 
-@fault("shared-session", "share_upstream_session")
+@fault("shared-session", "share_upstream_session", seen="back, two principals")
 def shared_session() -> bool:
     """every client session is relayed on one upstream session (users merged)."""
     return True
 
 
-@fault("cross-events", "event_targets")
+@fault("cross-events", "event_targets", seen="front, two principals")
 def cross_events(own: Any, everyone: list[Any]) -> list[Any]:
     """an event of one user's session stream is delivered to every open session stream."""
     return list(everyone)
 
 
-@fault("session-404-as-500", "session_gone_status")
+@fault("session-404-as-500", "session_gone_status", seen="hops compared")
 def session_404_as_500() -> int:
     """the upstream's 404 for an ended session is relayed as 500."""
     return 500

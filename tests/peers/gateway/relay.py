@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.peers.gateway import sse
+from tests.peers.gateway import sse, transport
 from tests.peers.gateway.backends import Answer, BackSession, HttpUpstream, StdioUpstream
 from tests.peers.gateway.faults import Faults
 
@@ -36,8 +36,11 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 FORWARDED = ("accept", "mcp-protocol-version", "mcp-method", "mcp-name")
+RELAYED = ("allow",)
+"""The upstream's answer headers the front repeats besides Content-Type (sessions are the gateway's own)."""
 MAX_BODY = 4 * 1024 * 1024
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+HANDSHAKE = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 FIRST_BACK_ID = 1001
 """The gateway's upstream ids start here, so a test can tell them from a client's small integers."""
 
@@ -212,6 +215,10 @@ class Gateway:
             self.note("upstream-error", error=type(failure).__name__)
             if not front.started:
                 await front.json(502, _error(None, -32603, f"upstream unreachable: {type(failure).__name__}"))
+        except Exception as failure:  # a bug of the gateway's own: still a JSON-RPC answer, and the log says what
+            self.note("gateway-error", error=f"{type(failure).__name__}: {failure}")
+            if not front.started:
+                await front.json(500, _error(None, -32603, f"gateway error: {type(failure).__name__}"))
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -257,11 +264,22 @@ class Gateway:
             return
         principal = front.headers.get("authorization", "")
         session: FrontSession | None = None
-        session_id = front.headers.get("mcp-session-id")
+        session_id = None if _modern(front, message) else front.headers.get("mcp-session-id")
         if session_id is not None:
             session = self.sessions.get(session_id)
             if session is None or session.principal != principal:
                 await front.json(404, _error(message.get("id"), -32600, "Session not found"))
+                return
+        if self.upstream.stdio:  # the bridge is the HTTP server: it checks what an HTTP server checks
+            modern = _modern(front, message)
+            refusal = (
+                transport.modern_refusal(message, front.headers)
+                if modern
+                else transport.legacy_refusal(message, front.headers, session is not None)
+            )
+            if refusal is not None:
+                ident = message.get("id") if isinstance(message.get("id"), str | int) else None
+                await front.json(refusal.status, refusal.error(ident))
                 return
         if "method" in message and "id" in message:
             await self.request(front, message, principal, session)
@@ -392,7 +410,10 @@ class Gateway:
                     self._remember_initialize(exchange, message["result"])
                 out = self.to_client(message, exchange)
                 content = _dump(out) if out is not None else b""
-        await front.whole(status or answer.status, content_type, content, extra)
+                if out is not None and self.upstream.stdio and _modern(front, None) and status is None:
+                    status = transport.status_of(out, answer.status)
+        relayed = {name: answer.headers[name] for name in RELAYED if name in answer.headers}
+        await front.whole(status or answer.status, content_type, content, {**relayed, **(extra or {})})
 
     # -- mapping back ---------------------------------------------------------------------------------------
     def to_client(self, message: dict[str, Any], exchange: Exchange) -> dict[str, Any] | None:
@@ -489,7 +510,16 @@ class Gateway:
             return None
         return session
 
+    async def _sessionless(self, front: Front) -> None:
+        """A GET or DELETE under a 2026 version: no session of the gateway's is involved (the upstream answers it)."""
+        headers = {name: front.headers[name] for name in ("accept", "mcp-protocol-version") if name in front.headers}
+        answer = await self.upstream.bare(front.method, headers)
+        await self._relay_plain(front, answer, None)
+
     async def get(self, front: Front) -> None:
+        if _modern(front, None):
+            await self._sessionless(front)
+            return
         session = self._session(front)
         if session is None:
             status = 400 if "mcp-session-id" not in front.headers else 404
@@ -529,6 +559,9 @@ class Gateway:
                     target.queue.put_nowait(message)
 
     async def delete(self, front: Front) -> None:
+        if _modern(front, None):
+            await self._sessionless(front)
+            return
         session = self._session(front)
         if session is None:
             status = 400 if "mcp-session-id" not in front.headers else 404
@@ -544,6 +577,17 @@ class Gateway:
         headers = {name: front.headers[name] for name in ("mcp-protocol-version",) if name in front.headers}
         answer = await self.upstream.end(headers, session.back)
         await self._relay_plain(front, answer, None)
+
+
+def _modern(front: Front, message: dict[str, Any] | None) -> bool:
+    """A 2026 request (version header past the handshake era, or the 2026 envelope without a header): sessions are no
+    part of it, and an Mcp-Session-Id it carries is ignored."""
+    version = front.headers.get("mcp-protocol-version")
+    if version is not None:
+        return version.strip() not in HANDSHAKE
+    params = message.get("params") if message is not None else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and "io.modelcontextprotocol/protocolVersion" in meta
 
 
 def _fingerprint(principal: str) -> str:

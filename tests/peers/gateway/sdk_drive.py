@@ -8,8 +8,9 @@ must not land, a text and a binary resource, and (2026-07-28) a ``subscriptions/
 upstream is ``witness_server.py`` (directly or on stdio behind a bridge); ``--prefix`` names the tools
 as a prefixing gateway shows them.
 
-usage: python -m tests.peers.gateway.sdk_drive URL MODE[,MODE...] [--prefix P] [--upstream witness|sdk]
-                                                [--steps all|smoke]
+usage: python -m tests.peers.gateway.sdk_drive URL MODE[:STEPS][,MODE[:STEPS]...] [--prefix P]
+                                                [--upstream witness|sdk] [--steps all|smoke]
+       (STEPS: all, smoke, or step names joined by +, e.g. auto:all,legacy:smoke)
        python -m tests.peers.gateway.sdk_drive stdio MODE[,MODE...] --command 'CMD ...' [--upstream ...]
 (``--upstream sdk``: the server behind is ``sdk_server.py``, which has no witness tool, no blob and no pages)
 """
@@ -29,6 +30,7 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.types import ElicitResult
 
 BLOB = base64.b64encode(bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE, 0x80, 0xC3, 0x28]))
 
@@ -51,14 +53,21 @@ async def step(name: str, work: Callable[[], Awaitable[tuple[bool, Any]]]) -> No
     say(name, ok, detail)
 
 
-async def drive(target: str | StdioServerParameters, mode: str, prefix: str, witness: bool, smoke: bool) -> None:
+async def drive(
+    target: str | StdioServerParameters, mode: str, prefix: str, witness: bool, chosen: set[str] | None
+) -> None:
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
         logs.append(params.data)
 
+    async def on_elicit(context: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"name": "gateway"})
+
     warnings.simplefilter("ignore")
-    async with Client(target, mode=mode, logging_callback=on_log, log_level="info", cache=None) as client:  # type: ignore[arg-type]
+    async with Client(
+        target, mode=mode, logging_callback=on_log, log_level="info", cache=None, elicitation_callback=on_elicit
+    ) as client:  # type: ignore[arg-type]
         say("connect", True, client.protocol_version)
 
         async def all_tools() -> tuple[bool, Any]:
@@ -105,6 +114,13 @@ async def drive(target: str | StdioServerParameters, mode: str, prefix: str, wit
             landed = tag in (written or {}).get("result", [])
             return not landed, f"write landed: {landed}"
 
+        async def elicited() -> tuple[bool, Any]:
+            if not witness or client.protocol_version == "2026-07-28":
+                return True, "a 2025-11-25 server request (ctx.elicit), with the witness server"
+            result = await client.call_tool(f"{prefix}ask", {})
+            text = getattr(result.content[0], "text", "") if result.content else ""
+            return text == "hello gateway", text
+
         async def resources() -> tuple[bool, Any]:
             uris: list[str] = []
             cursor = None
@@ -137,10 +153,11 @@ async def drive(target: str | StdioServerParameters, mode: str, prefix: str, wit
             ("tools/call progress", progress),
             ("tools/call logs", logged),
             ("tools/call cancelled", cancelled),
+            ("tools/call elicitation", elicited),
             ("resources", resources),
             ("subscriptions/listen", listen),
         ]:
-            if not smoke or name in SMOKE:
+            if chosen is None or name in chosen:
                 await step(name, work)
 
 
@@ -153,7 +170,11 @@ def _innermost(failure: BaseException) -> str:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("url", help="the front's URL, or 'stdio' with --command")
-    parser.add_argument("modes", help="auto, legacy, 2026-07-28, or several joined by commas")
+    parser.add_argument(
+        "modes",
+        help="auto, legacy, 2026-07-28, or several joined by commas, each with :all, :smoke or :STEP+STEP (the steps"
+        " it runs; default --steps)",
+    )
     parser.add_argument("--prefix", default="")
     parser.add_argument("--upstream", choices=["witness", "sdk"], default="witness")
     parser.add_argument("--command", help="a stdio front (an HTTP-to-stdio bridge): its command line")
@@ -163,10 +184,14 @@ def main(argv: list[str]) -> int:
     if args.url == "stdio":
         command = shlex.split(args.command or "")
         target = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    for mode in args.modes.split(","):
+    for spec in args.modes.split(","):
+        mode, _, steps = spec.partition(":")
         MODE[0] = mode
+        chosen = set(SMOKE) if (steps or args.steps) == "smoke" else None
+        if steps not in ("", "all", "smoke"):
+            chosen = set(steps.split("+"))
         try:
-            anyio.run(drive, target, mode, args.prefix, args.upstream == "witness", args.steps == "smoke")
+            anyio.run(drive, target, mode, args.prefix, args.upstream == "witness", chosen)
         except Exception as failure:  # noqa: BLE001 - a connect that fails is a step too
             say("connect", False, _innermost(failure))
     return 0

@@ -160,6 +160,20 @@ def bob_hears(url: str, upstream: str) -> None:
         bob_stream.stop()
 
 
+def listen(url: str, upstream: str) -> None:
+    """Listen for tools list-changed as "L1" and touch the tools once acknowledged, from a second client."""
+    toucher = Probe(url)
+
+    def on_message(message: dict[str, Any]) -> None:
+        if message.get("method") == "notifications/subscriptions/acknowledged":
+            toucher.modern("tools/call", {"name": "touch_tools", "arguments": {}})
+
+    with Probe(url) as probe:
+        probe.modern("subscriptions/listen", {"notifications": {"toolsListChanged": True}}, ident="L1",
+                     on_message=on_message, give_up=1.5)  # fmt: skip
+    toucher.close()
+
+
 def ended_session(url: str, upstream: str) -> None:
     """A 2025 session whose upstream session is ended behind the gateway's back; the client's next request."""
     with Probe(url) as probe:
@@ -174,6 +188,7 @@ FAULTS: dict[str, tuple[Driver, str, str]] = {
     "strip-notifications": (progress, "", "gateway_relays_stream_notifications"),
     "hold-notifications": (gated, "", "gateway_does_not_hold_events"),
     "progress-token-unmapped": (progress, "", "gateway_maps_progress_tokens"),
+    "subscription-id-unmapped": (listen, "", "gateway_maps_subscription_ids"),
     "cancel-client-id": (legacy_cancel, "", "gateway_cancels_with_upstream_id"),
     "drop-cancel": (cancels, "", "gateway_passes_cancellations_on"),
     "drop-cursor": (pages, "", "gateway_relays_cursors"),
@@ -190,3 +205,17 @@ FAULTS: dict[str, tuple[Driver, str, str]] = {
 }
 """Each seeded fault: the traffic that shows it, the tool-name prefix the gateway runs with, and the check that must
 find it (and blame the gateway)."""
+
+GROUPS: list[list[str]] = [
+    ["drop-version", "shared-session"],
+    ["hold-notifications", "made-up-error-id", "alter-content", "cancel-client-id", "html-parse-error", "cross-events",
+     "session-404-as-500", "progress-token-unmapped"],
+    ["drop-cancel", "drop-cursor", "rewrite-error-code", "subscription-id-unmapped", "no-origin-check"],
+    ["strip-notifications"],
+    ["stale-mcp-name"],
+]  # fmt: skip
+"""The faults one gateway runs together (one watched session judges each group): no fault of a group hides the
+traffic another needs. A version left out upstream turns every 2026 call into a refusal (only front checks and
+2025 sessions beside it); a held stream, a cut one and the listen stream's ids each need the events delivered by
+the others; made-up error ids and rewritten error codes are on errors apart; the prefixed fault runs with its
+prefix."""

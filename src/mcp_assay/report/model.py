@@ -494,7 +494,7 @@ def sdk_verdict_part(report: Report) -> str:
         else:
             for result in results:
                 if result.sdk is None:
-                    own[_party(result.side)][ident] = None
+                    own[result.party.value if result.party is not None else _party(result.side)][ident] = None
     # a count of zero is said once for each kind, so the reader sees what was weighed: the SDK, the peer's own code
     sides = list(dict.fromkeys(recognition.side for recognition in report.sdks))
     parts = [f"{len(ids)} known in {named}" for named, ids in known.items()] or [f"0 known in {report.sdks[0].named}"]

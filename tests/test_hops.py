@@ -44,6 +44,17 @@ def test_each_front_request_claims_its_own_upstream_twin() -> None:
     assert relays[8].back is not None and relays[8].back.request.id == 101
 
 
+def test_a_request_sent_upstream_after_the_client_was_answered_is_not_its_twin() -> None:
+    """The gateway answered one request itself (a probe it refused or served from a cache); the next, like it, went
+    upstream a moment after that answer (within the capture's slack): that upstream request is the next one's."""
+    own = front(request("tools/list", 56), start=0.0, end=0.20, answer=result({"tools": []}, 56))
+    later = front(request("tools/list", 57), start=0.21, end=0.40, answer=result({"tools": []}, 57))
+    upstream = back(request("tools/list", 1107), start=0.22, end=0.30, answer=result({"tools": []}, 1107))
+    relays = {relay.front.request.id: relay for relay in matched(own, later, upstream)}
+    assert relays[56].back is None
+    assert relays[57].back is not None and relays[57].back.request.id == 1107
+
+
 def test_a_stdio_request_upstream_is_claimed_once() -> None:
     """A stdio request is listed when it is sent and again when it is answered: one client request claims it."""
     ask = front(request("tools/call", 7, CALL), start=0.0, end=0.5, answer=result(DONE, 7))

@@ -173,6 +173,13 @@ def _numbers(value: Any) -> Any:
     return value
 
 
+def _envelope(message: Message) -> Any:
+    """The ``jsonrpc`` member a request was sent with: a probe's ``"1.0"`` passed on is twinned with its own copy
+    upstream, not with a well-formed request of the same method."""
+    payload = message.payload
+    return payload.get("jsonrpc") if isinstance(payload, dict) else None
+
+
 def _answer_time(exchange: HttpExchange) -> float:
     if exchange.ending is not None:
         return max(exchange.ending.time, exchange.time)
@@ -376,6 +383,8 @@ class Correlation:
             return False
         if front.is_notification:
             return back.start <= front.start + NOTICE_DELAY
+        if front.answers:  # a relayed answer came back upstream first: its request was read before the client's end
+            return back.start < front.open_until
         return back.start <= front.open_until + SLACK
 
     def _claim(self, relay: Relay, *, weak: bool) -> None:
@@ -436,7 +445,9 @@ class Correlation:
         era, the upstream session the client's session maps to (once one pair showed it), the same cursor and the
         same id (a gateway that keeps them), and the nearer in time; ``None`` when it does not fit (other params in
         another era)."""
-        exact = params_shape(back.method, back.request.params) == wanted
+        exact = params_shape(back.method, back.request.params) == wanted and _envelope(back.request) == _envelope(
+            relay.front.request
+        )
         same_era = back.era == relay.front.era
         if not (exact or same_era):
             return None

@@ -23,7 +23,7 @@ from tests.peers.intermediaries import RECIPES, running
 from tests.peers.process import PYTHON
 from tests.peers.topology import ROOT, tap_command
 
-__all__ = ["judged"]
+__all__ = ["judged", "main"]
 
 
 def _drive(target: Any, modes: tuple[str, ...], env: dict[str, str]) -> None:
@@ -81,3 +81,28 @@ def judged(name: str, folder: Path) -> dict[str, Any]:
                    capture_output=True, timeout=300, cwd=ROOT)  # fmt: skip
     data: dict[str, Any] = json.loads(report.read_text())
     return data
+
+
+def main(names: list[str]) -> None:
+    """``python -m tests.gateway.intermediaries NAME...``: each intermediary judged on both hops, its failures (but
+    notes) printed as ``REQUIREMENTS@party`` with the check and its reason, to review before any is pinned."""
+    import sys
+    import tempfile
+
+    from tests.peers.intermediaries import installed
+
+    for name in names or sorted(RECIPES):
+        installed(RECIPES[name])
+        with tempfile.TemporaryDirectory() as folder:
+            report = judged(name, Path(folder))
+        print(f"== {name}: {report['verdict']['text']}")
+        for item in report["results"]:
+            if item["outcome"] == "failed" and item["severity"] != "info":
+                print(f"  {','.join(item['requirements'])}@{item.get('party')} {item['check']}: {item.get('reason')}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -110,3 +110,28 @@ def test_the_verdict_line_counts_the_parties_apart(spec: SpecSet) -> None:
     assert report.verdict()[1].endswith("; at fault: the gateway 1, the server 1.")
     statuses = {(status.id, status.party) for status in report.requirements()}
     assert {("RES-01", Party.GATEWAY), ("RES-01", Party.SERVER)} <= statuses
+
+
+def test_an_error_without_an_id_relayed_as_the_upstream_said_it_is_the_servers(spec: SpecSet) -> None:
+    """An upstream refusing a request it could not read answers with ``"id": null``: passed on unchanged (null
+    stays null, the client's id is not the gateway's to restore) the fault is the upstream's on both hops."""
+    refusal = {"jsonrpc": "2.0", "id": None, "error": {"code": -32602, "message": "Validation error"}}
+    listed = {"tools": []}
+    items = in_order(
+        # a well-formed tools/list in the same moment: the probe's twin upstream is its own "1.0" copy, not this one
+        front({"jsonrpc": "2.0", "id": 30, "method": "tools/list"}, start=0.0, end=0.3, answer=result(listed, 30),
+              session="front-session"),
+        back({"jsonrpc": "2.0", "id": 1072, "method": "tools/list"}, start=0.019, end=0.05, answer=result(listed, 1072),
+             session="back-session"),
+        front({"jsonrpc": "1.0", "id": 31, "method": "tools/list"}, start=0.02, end=0.2, status=400, answer=refusal,
+              session="front-session"),
+        back({"jsonrpc": "1.0", "id": 1073, "method": "tools/list"}, start=0.03, end=0.1, status=400, answer=refusal,
+             session="back-session"),
+    )  # fmt: skip
+    failures = [
+        verdict
+        for verdict in _judged(spec, *items, checks=["invalid_requests_get_an_invalid_request_error"])
+        if verdict.outcome is Outcome.FAILED
+    ]
+    assert {item.hop for verdict in failures for item in verdict.evidence} == {"front", "back"}
+    assert {verdict.party for verdict in failures} == {Party.SERVER}

@@ -264,7 +264,7 @@ class GatewayJudge:
     def _unchanged(self, relayed: Message, upstream: Message) -> bool:
         """Whether the gateway passed a message of the upstream's on as it was: the same content, and for an answer
         the client's own id (a fault of the id is the gateway's however faithful the rest)."""
-        if relayed.kind.is_response:
+        if relayed.kind.is_response and not (relayed.id is None and upstream.id is None):  # null: the upstream's own
             call = self.correlation.call_of(relayed)
             if call is None or relayed.id_key != call.request.id_key:
                 return False

@@ -101,4 +101,17 @@ def in_order(*items: HttpExchange) -> list[HttpExchange]:
     return sorted(items, key=lambda item: item.ending.time if item.ending is not None else item.time)
 
 
-__all__ = ["LEGACY", "MODERN", "back", "error", "exchange", "front", "in_order", "note", "request", "result"]
+__all__ = [
+    "BACK_URL",
+    "FRONT_URL",
+    "LEGACY",
+    "MODERN",
+    "back",
+    "error",
+    "exchange",
+    "front",
+    "in_order",
+    "note",
+    "request",
+    "result",
+]

@@ -18,7 +18,7 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.verdicts import Outcome, Party, Verdict
 from mcp_assay.wire import Exchange, HttpExchange
 from tests.factories import modern_headers
-from tests.gateway.builders import back, front, in_order, request, result
+from tests.gateway.builders import BACK_URL, FRONT_URL, back, front, in_order, request, result
 
 LISTED = {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}
 UNTYPED = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
@@ -135,3 +135,15 @@ def test_an_error_without_an_id_relayed_as_the_upstream_said_it_is_the_servers(s
     ]
     assert {item.hop for verdict in failures for item in verdict.evidence} == {"front", "back"}
     assert {verdict.party for verdict in failures} == {Party.SERVER}
+
+
+def test_each_hop_of_a_finding_has_its_replay_to_the_party_it_went_to(spec: SpecSet) -> None:
+    """The client's request again to the gateway (front hop), the gateway's request again to the upstream (back)."""
+    verdicts = _judged(spec, *_pair(UNTYPED, UNTYPED))
+    replays = {item.hop: item.reproduction for verdict in verdicts for item in verdict.evidence}
+    assert FRONT_URL in replays["front"] and '"id":7' in replays["front"].replace(" ", "")
+    assert BACK_URL in replays["back"] and '"id":1' in replays["back"].replace(" ", "")
+    plain = Judge(spec, checks=[REGISTRY[CHECK]])
+    for item in _pair(UNTYPED, UNTYPED):
+        plain.add(replace(item, hop=None))
+    assert not [item.reproduction for verdict in plain.verdicts() for item in verdict.evidence if item.reproduction]

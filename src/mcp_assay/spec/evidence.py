@@ -126,9 +126,10 @@ def _session_opened_by_server(exchange: HttpExchange, ctx: Context) -> str | Non
 
 
 def _reproduction(exchange: Exchange | None, message: Message | None, ctx: Context, redactor: Redactor) -> str:
-    """The request mcp-assay sent, again: only for exchanges it sent itself (a peer's traffic is not replayed)."""
+    """The request mcp-assay sent, again: only for exchanges it sent itself (a peer's traffic is not replayed), and
+    each hop's request of a gateway watched on both (sent again to the gateway or the upstream it went to)."""
     if isinstance(exchange, HttpExchange):
-        if not sent_by_assay(exchange):
+        if not sent_by_assay(exchange) and exchange.hop is None:
             return ""
         return curl_command(exchange, redactor, session_revision=_session_opened_by_server(exchange, ctx))
     if not isinstance(exchange, StdioLine):

@@ -24,6 +24,7 @@ CORE = {
     "mcp_assay.audit",
     "mcp_assay.errors",
     "mcp_assay.faults",
+    "mcp_assay.hops",
     "mcp_assay.inputs",
     "mcp_assay.jsonrpc",
     "mcp_assay.jsontext",

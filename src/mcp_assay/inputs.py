@@ -7,7 +7,9 @@ formats of other tools (mitmproxy flow files and HAR, whose readers live in
 
 from __future__ import annotations
 
+import heapq
 import json
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +17,7 @@ from pathlib import Path
 from mcp_assay.errors import RecordingError
 from mcp_assay.recording import read_recording, stream_recording
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange
+from mcp_assay.wire import Exchange, Observation
 
 __all__ = [
     "RECORDING",
@@ -23,6 +25,7 @@ __all__ = [
     "Loaded",
     "Reader",
     "load_inputs",
+    "merged_inputs",
     "reader_for",
     "recording_source",
     "stream_inputs",
@@ -88,20 +91,59 @@ def stream_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
     """Every file's exchanges, one file after another, as they are read: JSONL recordings stream,
     other captures are read whole (they are read whole by their own tools too)."""
     for number, raw in enumerate(paths, start=1):
-        path = Path(raw)
-        reader = reader_for(path, readers)
-        prefix = "" if len(paths) == 1 else f"f{number}:"
-        problems: list[str] = []
-        if reader is RECORDING:
-            yield from stream_recording(path, problems, prefix=prefix)
-            kind = "recording"
-        else:
-            loaded = reader.read(path, prefix)
-            yield from loaded.exchanges
-            problems.extend(loaded.problems)
-            kind = loaded.kind or reader.name
-        inputs.problems.extend(f"{path.name}: {problem}" for problem in problems)
+        yield from _one_file(Path(raw), readers, inputs, "" if len(paths) == 1 else f"f{number}:")
+
+
+def _one_file(
+    path: Path, readers: Sequence[Reader], inputs: Inputs, prefix: str, slot: int | None = None
+) -> Iterator[Exchange]:
+    """One file's exchanges; its kind goes to ``inputs.kinds`` (at ``slot`` when several files are read at once)."""
+    reader = reader_for(path, readers)
+    problems: list[str] = []
+    if reader is RECORDING:
+        yield from stream_recording(path, problems, prefix=prefix)
+        kind = "recording"
+    else:
+        loaded = reader.read(path, prefix)
+        yield from loaded.exchanges
+        problems.extend(loaded.problems)
+        kind = loaded.kind or reader.name
+    inputs.problems.extend(f"{path.name}: {problem}" for problem in problems)
+    if slot is None:
         inputs.kinds.append(kind)
+    else:
+        inputs.kinds[slot] = kind
+
+
+def merged_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs: Inputs) -> Iterator[Exchange]:
+    """Every file's exchanges merged in the order they finished, each file read as a stream of its own: the hops of
+    a gateway captured apart (a proxy's recording of the front, a tap's of the back) are judged as they happened,
+    the upstream's answer before the gateway's. Each file is in that order already, so memory holds one exchange
+    per file whatever their sizes. Every file is checked before any is read."""
+    if len(paths) < 2:
+        yield from stream_inputs(paths, readers, inputs)
+        return
+    for raw in paths:
+        reader_for(Path(raw), readers)
+    first = len(inputs.kinds)
+    inputs.kinds.extend("" for _ in paths)
+    streams = [
+        _one_file(Path(raw), readers, inputs, f"f{number}:", first + number - 1)
+        for number, raw in enumerate(paths, start=1)
+    ]
+    yield from heapq.merge(*streams, key=_finished_at)
+
+
+def _finished_at(exchange: Exchange) -> float:
+    """Where an exchange goes among several files' (the merge's key). An observation (an audit line, a note) is
+    written after the exchange it is about, at a later time than the traffic that follows it in its file: it goes
+    as soon as it is read, so that it holds back nothing."""
+    if isinstance(exchange, Observation):
+        return -math.inf
+    ending = getattr(exchange, "ending", None)
+    if ending is not None:
+        return max(float(ending.time), float(exchange.time))
+    return float(getattr(exchange, "time", 0.0))
 
 
 def reader_for(path: Path, readers: Sequence[Reader]) -> Reader:

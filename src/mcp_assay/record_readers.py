@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from mcp_assay.jsontext import is_clean, is_unicode
 from mcp_assay.sse import SseEvent
 from mcp_assay.verdicts import Side
-from mcp_assay.wire import Ending, EndReason, Headers, HttpRequest, Observation, Probe, ProcessExit, StdioLine
+from mcp_assay.wire import Ending, EndReason, Headers, Hop, HttpRequest, Observation, Probe, ProcessExit, StdioLine
 
 __all__ = [
     "BadRecord",
@@ -227,6 +227,16 @@ class Fields:
                 return Headers(pairs)
         raise BadRecord(key, value, "a list of [name, value] string pairs")
 
+    def hop(self, key: str = "hop") -> Hop | None:
+        """The side of a gateway a record crossed; absent (a recording without hops) is ``None``."""
+        value = self._get(key)
+        if value is _ABSENT or value is None:
+            return None
+        hop = Hop.read(value)
+        if hop is None:
+            raise BadRecord(key, value, "'front' or 'back'")
+        return hop
+
     def mapping(self, key: str) -> dict[str, Any] | None:
         value = self._get(key)
         if value is _ABSENT:
@@ -270,6 +280,7 @@ class RequestRecord:
     request: HttpRequest
     connection: str
     probe: Probe | None
+    hop: Hop | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -299,7 +310,7 @@ def read_http(fields: Fields) -> RequestRecord:
         time=fields.time(),
     )
     probe = Probe.from_record(fields.mapping("probe"))
-    return RequestRecord(request=request, connection=fields.text("conn"), probe=probe)
+    return RequestRecord(request=request, connection=fields.text("conn"), probe=probe, hop=fields.hop())
 
 
 def read_response(fields: Fields) -> ResponseRecord:
@@ -342,6 +353,7 @@ def read_line(fields: Fields, ident: str) -> StdioLine:
         time=fields.time(),
         raw=fields.payload("text", "b64"),
         probe=Probe.from_record(fields.mapping("probe")),
+        hop=fields.hop(),
     )
 
 
@@ -353,6 +365,7 @@ def read_exit(fields: Fields, ident: str) -> ProcessExit:
         code=fields.integer("code", low=-(2**31), high=2**31 - 1, nullable=True),
         stdin_closed_at=fields.optional_time("stdin_closed"),
         signals=fields.strings("signals"),
+        hop=fields.hop(),
     )
 
 

@@ -12,15 +12,15 @@ Record types (``format: mcp-assay.recording/1``)::
                          "redacted": true, "integrity": "mcp-assay.chain/1", "catalogue": ..., "schemas": {...},
                          "options": {...}}
     {"type": "http",     "x": ID, "t": T, "conn": C, "method": M, "url": U, "headers": [[n, v], ...],
-                         "body": TEXT | "body_b64": B64, "probe": {...}?}
+                         "body": TEXT | "body_b64": B64, "probe": {...}?, "hop": front|back?}
     {"type": "response", "x": ID, "t": T, "status": S, "reason": R, "headers": [[n, v], ...]}
     {"type": "body",     "x": ID, "t": T, "body": TEXT | "body_b64": B64}
     {"type": "event",    "x": ID, "t": T, "data": D?, "event": E?, "id": I?, "retry": N?, "comment": C?}
     {"type": "end",      "x": ID, "t": T, "reason": complete|client-disconnect|server-disconnect|error|open,
                          "detail": TEXT}
     {"type": "line",     "x": ID, "t": T, "conn": C, "from": client|server, "text": TEXT | "b64": B64,
-                         "probe": {...}?}
-    {"type": "exit",     "x": ID, "t": T, "conn": C, "code": N?, "stdin_closed": T?, "signals": [...]}
+                         "probe": {...}?, "hop": front|back?}
+    {"type": "exit",     "x": ID, "t": T, "conn": C, "code": N?, "stdin_closed": T?, "signals": [...], "hop": ...?}
     {"type": "observation", "x": ID, "t": T, "kind": K, "data": {...}}
     {"type": "close",    "t": T, "records": N}
 
@@ -35,6 +35,9 @@ the sha256 of the previous record's ``chain`` and of this record's line without 
 :func:`verify_recording` names it. Records are redacted before they are written and digested, so a
 shared recording verifies; the sha256 of the whole file is what a report names. Recordings from before
 the chain still read and judge as they always did; they just cannot be verified.
+
+``hop`` is written only where mcp-assay watched both sides of a gateway
+(:class:`~mcp_assay.wire.Hop`); a recording without it reads as traffic with no gateway.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ from mcp_assay.wire import (
     Ending,
     EndReason,
     Exchange,
+    Hop,
     HttpExchange,
     HttpRequest,
     HttpResponse,
@@ -128,7 +132,7 @@ def body_fields(body: bytes, key: str = "body") -> dict[str, str]:
 
 
 def http_record(
-    ident: str, request: HttpRequest, *, connection: str = "", probe: Probe | None = None
+    ident: str, request: HttpRequest, *, connection: str = "", probe: Probe | None = None, hop: Hop | None = None
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
         "type": "http", "x": ident, "t": request.time, "conn": connection, "method": request.method,
@@ -138,6 +142,8 @@ def http_record(
         record.update(body_fields(request.body))
     if probe is not None:
         record["probe"] = probe.to_record()
+    if hop is not None:
+        record["hop"] = hop.value
     return record
 
 
@@ -155,22 +161,39 @@ def end_record(ident: str, reason: EndReason, time: float, detail: str = "") -> 
 
 
 def line_record(
-    ident: str, connection: str, sender: Side, time: float, raw: bytes, probe: Probe | None = None
+    ident: str,
+    connection: str,
+    sender: Side,
+    time: float,
+    raw: bytes,
+    probe: Probe | None = None,
+    hop: Hop | None = None,
 ) -> dict[str, Any]:
     record: dict[str, Any] = {"type": "line", "x": ident, "t": time, "conn": connection, "from": sender.value}
     record.update(body_fields(raw, "text"))
     if probe is not None:
         record["probe"] = probe.to_record()
+    if hop is not None:
+        record["hop"] = hop.value
     return record
 
 
 def exit_record(
-    ident: str, connection: str, time: float, code: int | None, stdin_closed: float | None, signals: Iterable[str]
+    ident: str,
+    connection: str,
+    time: float,
+    code: int | None,
+    stdin_closed: float | None,
+    signals: Iterable[str],
+    hop: Hop | None = None,
 ) -> dict[str, Any]:
-    return {
+    record: dict[str, Any] = {
         "type": "exit", "x": ident, "t": time, "conn": connection, "code": code,
         "stdin_closed": stdin_closed, "signals": list(signals),
     }  # fmt: skip
+    if hop is not None:
+        record["hop"] = hop.value
+    return record
 
 
 def observation_record(
@@ -368,6 +391,7 @@ class Assembler:
             ending=ending,
             connection=head.connection,
             probe=head.probe,
+            hop=head.hop,
         )
 
     @staticmethod
@@ -398,7 +422,9 @@ def records_of(exchange: Exchange, redactor: Redactor | None = None) -> Iterator
 
 def _raw_records_of(exchange: Exchange) -> Iterator[dict[str, Any]]:
     if isinstance(exchange, HttpExchange):
-        yield http_record(exchange.id, exchange.request, connection=exchange.connection, probe=exchange.probe)
+        yield http_record(
+            exchange.id, exchange.request, connection=exchange.connection, probe=exchange.probe, hop=exchange.hop
+        )
         response = exchange.response
         if response is not None:
             yield response_record(exchange.id, response.status, response.reason, response.headers, response.time)
@@ -411,11 +437,12 @@ def _raw_records_of(exchange: Exchange) -> Iterator[dict[str, Any]]:
             yield end_record(exchange.id, ending.reason, ending.time, ending.detail)
     elif isinstance(exchange, StdioLine):
         line = exchange
-        yield line_record(line.id, line.connection, line.sender, line.time, line.raw, line.probe)
+        yield line_record(line.id, line.connection, line.sender, line.time, line.raw, line.probe, line.hop)
     elif isinstance(exchange, ProcessExit):
         yield exit_record(
-            exchange.id, exchange.connection, exchange.time, exchange.code, exchange.stdin_closed_at, exchange.signals
-        )
+            exchange.id, exchange.connection, exchange.time, exchange.code, exchange.stdin_closed_at, exchange.signals,
+            exchange.hop,
+        )  # fmt: skip
     elif isinstance(exchange, Observation):
         yield observation_record(exchange.id, exchange.time, exchange.kind, exchange.data, exchange.connection)
 

@@ -28,6 +28,7 @@ from mcp_assay.redaction import Redactor
 __all__ = [
     "COMMAND",
     "FLAG",
+    "GATEWAY_BACK",
     "HEADER",
     "HEADERS",
     "HEADER_NAME",
@@ -180,6 +181,28 @@ class _URL:
 
 
 URL = _URL()
+
+
+@dataclass(frozen=True, slots=True)
+class _GatewayBack:
+    """``PORT=URL``: where a gateway's back hop is listened for (the gateway's upstream address) and the real server
+    it leads to. Returned as given, once both halves are checked."""
+
+    wanted: str = "PORT=URL, the port the gateway is told its upstream is on and the real server's URL"
+
+    def __call__(self, value: Any) -> str:
+        if not isinstance(value, str) or "=" not in value:
+            raise _refuse(self, value)
+        listen, _, target = value.partition("=")
+        try:
+            port(1)(listen.strip())
+            URL(target.strip())
+        except BadValue as exc:
+            raise BadValue(f"PORT=URL: {exc}") from None
+        return f"{listen.strip()}={target.strip()}"
+
+
+GATEWAY_BACK = _GatewayBack()
 
 
 @dataclass(frozen=True, slots=True)

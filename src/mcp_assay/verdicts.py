@@ -19,6 +19,7 @@ __all__ = [
     "ExploredInput",
     "Level",
     "Outcome",
+    "Party",
     "RequirementText",
     "SchemaInfo",
     "SdkFinding",
@@ -26,6 +27,7 @@ __all__ = [
     "Side",
     "Source",
     "Verdict",
+    "whose",
 ]
 
 
@@ -90,6 +92,18 @@ class Side(StrEnum):
     CLIENT = "client"
     BOTH = "both"
     PROXY = "proxy"
+
+
+class Party(StrEnum):
+    """Who is at fault for a finding when mcp-assay watched a gateway between the peers.
+
+    The gateway is a server on its front hop and a client on its back hop; a fault the upstream's own
+    answer already carried on the back hop stays the upstream server's however faithfully the gateway
+    relayed it, and one that appears between the hops is the gateway's (:mod:`mcp_assay.hops`)."""
+
+    CLIENT = "client"
+    GATEWAY = "gateway"
+    SERVER = "server"
 
 
 class Source(StrEnum):
@@ -189,6 +203,18 @@ class Evidence:
     """For a call ``run --explore`` reported: its first arguments and the shrink steps that led to these."""
     replay: Replay | None = field(default=None, compare=False)
     """What :attr:`reproduction` sends, as data ``mcp-assay replay`` re-sends (``None``: nothing to re-send)."""
+    hop: str | None = None
+    """``front`` or ``back``: the side of a gateway the exchange crossed (``None``: no gateway was watched)."""
+
+
+def whose(party: Party | None, side: Side) -> str:
+    """Whose conduct a check judged, as the writers name it: the side, or with a gateway between the peers the
+    party (``gateway as server`` on its front hop, ``gateway as client`` on its back hop)."""
+    if party is None:
+        return side.value
+    if party is Party.GATEWAY and side in (Side.SERVER, Side.CLIENT):
+        return f"gateway as {side.value}"
+    return party.value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -288,10 +314,18 @@ class Verdict:
     """The revision under test when the verdict was reached: a suite run judges each revision the server serves
     on its own, so one check has a verdict per revision. ``None`` when traffic was judged whatever revisions it
     carried (the proxy, the tap, ``validate`` of a capture); :attr:`revisions` says which those were."""
+    party: Party | None = None
+    """Who is at fault (or, for a result that did not fail, whose conduct it judged) when a gateway stood
+    between the peers; ``None`` when there is only one peer to blame."""
     sdk: SdkFinding | None = None
     """For a failed verdict: the known finding of the SDK the peer is built on that it matches (it is that SDK's,
     not the peer's own code), or ``None``. It still counts unless accepted (``--accept-sdk-findings`` or a
     baseline), which sets :attr:`known`."""
+
+    @property
+    def whose(self) -> str:
+        """Whose conduct the result judges, as the writers name it (:func:`whose`)."""
+        return whose(self.party, self.side)
 
     @property
     def shown_level(self) -> str:

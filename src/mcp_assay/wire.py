@@ -32,6 +32,7 @@ __all__ = [
     "LISTENING",
     "HttpRequest",
     "HttpResponse",
+    "Hop",
     "OAUTH_AUTHORIZATION",
     "OAUTH_REGISTRATION",
     "OAUTH_TOKEN",
@@ -258,6 +259,23 @@ class Probe:
         )
 
 
+class Hop(StrEnum):
+    """Which side of a gateway an exchange crossed, when mcp-assay watches both (``None``: no gateway).
+
+    A gateway is a server to its clients and a client to its upstream. Its *front* hop runs between the
+    client and the gateway (the gateway answers there as a server); its *back* hop between the gateway and
+    the upstream server (the gateway asks there as a client). The same rules judge both hops; who is at
+    fault for a finding follows from the hop and the side (:mod:`mcp_assay.hops`)."""
+
+    FRONT = "front"
+    BACK = "back"
+
+    @classmethod
+    def read(cls, value: object) -> Hop | None:
+        """A hop as a recording names it; ``None`` for anything else (recordings made before hops had none)."""
+        return cls(value) if value in ("front", "back") else None
+
+
 class EndReason(StrEnum):
     """How an HTTP exchange finished."""
 
@@ -291,6 +309,8 @@ class HttpExchange:
     """Client connection the exchange travelled on (when the capture knows it)."""
     probe: Probe | None = None
     """Set when mcp-assay sent this request (or answered it) itself."""
+    hop: Hop | None = None
+    """The side of a gateway the exchange crossed (``None``: no gateway was watched)."""
     messages: tuple[Message, ...] = field(default=(), compare=False)
 
     transport = "http"
@@ -305,6 +325,7 @@ class HttpExchange:
         ending: Ending | None = None,
         connection: str = "",
         probe: Probe | None = None,
+        hop: Hop | None = None,
     ) -> HttpExchange:
         """Create the exchange and parse the messages it carried."""
         return cls(
@@ -314,6 +335,7 @@ class HttpExchange:
             ending=ending,
             connection=connection,
             probe=probe,
+            hop=hop,
             messages=tuple(_messages_of(id, request, response)),
         )
 
@@ -477,6 +499,8 @@ class StdioLine:
     raw: bytes
     message: Message
     probe: Probe | None = None
+    hop: Hop | None = None
+    """The side of a gateway the line crossed (a stdio server a gateway spawned is its back hop)."""
 
     transport = "stdio"
 
@@ -490,10 +514,13 @@ class StdioLine:
         time: float,
         raw: bytes,
         probe: Probe | None = None,
+        hop: Hop | None = None,
     ) -> StdioLine:
         line = raw[:-1] if raw.endswith(b"\n") else raw
         message = parse_message(line, sender=sender, time=time, exchange=id, index=0, transport="stdio")
-        return cls(id=id, connection=connection, sender=sender, time=time, raw=raw, message=message, probe=probe)
+        return cls(
+            id=id, connection=connection, sender=sender, time=time, raw=raw, message=message, probe=probe, hop=hop
+        )
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -512,6 +539,7 @@ class ProcessExit:
     """When the client closed the server's stdin, if it did."""
     signals: tuple[str, ...] = ()
     """Signals forwarded to the server before it exited, in order."""
+    hop: Hop | None = None
 
     transport = "stdio"
     messages: tuple[Message, ...] = ()
@@ -532,6 +560,7 @@ class Observation:
     transport = ""
     messages: tuple[Message, ...] = ()
     probe: Probe | None = None
+    hop: Hop | None = None
 
 
 LISTENING = "listening"

@@ -34,6 +34,7 @@ from mcp_assay.report import ALIASES, FORMATS
 from mcp_assay.suite.config import SETTINGS
 from mcp_assay.values import (
     COMMAND,
+    GATEWAY_BACK,
     HEADER,
     HEADER_NAME,
     HOST,
@@ -202,6 +203,11 @@ def hostile(param: click.Parameter, tmp: Path, env: bool) -> st.SearchStrategy[s
             return st.one_of(_spoiled(env), st.sampled_from(["a b", "é", "x:y", "(x)"]))
         if checked is HOST:
             return st.one_of(_spoiled(env), st.sampled_from(["a b", "h/st", "user@host", "é.example", "[::1"]))
+        if checked is GATEWAY_BACK:
+            ports = st.integers().filter(lambda p: not 1 <= p <= 65535).map(lambda p: f"{p}=http://127.0.0.1:9/mcp")
+            return st.one_of(
+                ports, _bad_urls(env).map(lambda url: f"8081={url}"), st.sampled_from(["8081", "=", "x=y"])
+            )
         if checked is HOST_PORT:
             ports = st.integers().filter(lambda p: not 1 <= p <= 65535).map(lambda p: f"127.0.0.1:{p}")
             return st.one_of(ports, st.sampled_from(["nocolon", "127.0.0.1:", ":9411", "a b:80", "h:٣"]))

@@ -24,6 +24,15 @@ A server mitmproxy cannot connect to is said once per outage (a warning naming i
 error) and recorded as an ``upstream-unreachable`` observation: a session whose upstream never answered
 is not judged, and its report says why (:mod:`mcp_assay.presence`).
 
+A gateway is watched from both sides at once: mitmproxy listens at the gateway's front (``--mode
+reverse:http://gateway@8080``) and at its back (``--mode reverse:http://upstream@8081``, the address the
+gateway is told its upstream is), and ``mcp_assay_gateway_back`` names the back listener (its port, or its
+whole mode). Every flow then carries its hop (:class:`~mcp_assay.wire.Hop`, from the listener it arrived
+on: ``flow.client_conn.proxy_mode``), and the worker judges each hop on its own and both together
+(:mod:`mcp_assay.spec.gateway`). ``mcp_assay_hop`` instead gives every flow one hop, for a capture of one
+side whose other side another capture holds (a stdio server behind the gateway, under ``mcp-assay tap
+--hop back``): ``mcp-assay validate`` judges the two recordings together.
+
 With ``mcp_assay_probe_server`` the companion :attr:`Assay.server_probe` sends the suite's probe
 families to the server on a live client's revision and credentials, into the same session.
 With ``mcp_assay_inject`` the companion :attr:`Assay.injector` (registered before this addon)
@@ -85,13 +94,14 @@ from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.provenance import provenance
 from mcp_assay.sse import SseEvent, SseParser, parse_sse
-from mcp_assay.wire import EVENTS_LOST, EndReason
+from mcp_assay.wire import EVENTS_LOST, EndReason, Hop
 
 __all__ = ["ANSWER_LIMIT", "Assay"]
 
 log = logging.getLogger("mcp_assay.addon")
 
 FAIL_ON_CHOICES = [item.value for item in FailOn]
+HOP_CHOICES = ["", *(hop.value for hop in Hop)]
 ANSWER_LIMIT = 16 * 1024 * 1024
 """Bytes of one request body, response body or event stream (decoded) the addon records and judges."""
 
@@ -279,6 +289,18 @@ class Assay:
                 "mitmproxy's own exit status (0). The JSON report's verdict.exit_code says the same.",
             )  # fmt: skip
         loader.add_option(
+            "mcp_assay_gateway_back", str, "",
+            "The listener that is a gateway's upstream (its port, or its whole --mode spec): flows arriving there are "
+            "the gateway's back hop (the gateway as a client of the real server), every other flow its front hop "
+            "(clients of the gateway). Empty: no gateway is watched.",
+        )  # fmt: skip
+        loader.add_option(
+            "mcp_assay_hop", str, "",
+            "Give every flow this hop of a gateway (front or back) when the other hop is captured elsewhere "
+            "(mcp-assay tap --hop back); mcp-assay validate judges both recordings together. Empty: none.",
+            choices=HOP_CHOICES,
+        )  # fmt: skip
+        loader.add_option(
             "mcp_assay_live", str, "all",
             "Live output: a line per exchange and findings (all), only findings, or off.",
             choices=list(LIVE_MODES),
@@ -297,6 +319,13 @@ class Assay:
                 )
             if options.mcp_assay_finish_timeout < 0:
                 raise exceptions.OptionsError("mcp_assay_finish_timeout: seconds, 0 or more")
+            if options.mcp_assay_hop not in HOP_CHOICES:
+                raise exceptions.OptionsError(f"mcp_assay_hop: {options.mcp_assay_hop!r} is not front or back")
+            if options.mcp_assay_gateway_back and options.mcp_assay_hop:
+                raise exceptions.OptionsError(
+                    "mcp_assay_hop and mcp_assay_gateway_back exclude each other: with both listeners every flow's hop "
+                    "comes from the listener it arrived on"
+                )
             if options.mcp_assay_live not in LIVE_MODES:
                 raise exceptions.OptionsError(
                     f"mcp_assay_live: {options.mcp_assay_live!r} is not one of {', '.join(LIVE_MODES)}"
@@ -427,7 +456,9 @@ class Assay:
                 request = replace(request, body=b"")
             metadata = flow.metadata
             probe = self.injector.probe_of(flow)
-            record = http_record(state.ident, request, connection=str(flow.client_conn.id), probe=probe)
+            record = http_record(
+                state.ident, request, connection=str(flow.client_conn.id), probe=probe, hop=self._hop_of(flow)
+            )
             state.awaiting_injection = bool(metadata.get(PENDING))
             if decision is Decision.MCP:
                 self._endpoints.add(endpoint_of(request.url))
@@ -613,6 +644,22 @@ class Assay:
             log.exception("mcp-assay: could not write the report")
 
     # -- helpers -------------------------------------------------------------------------------------
+    def _hop_of(self, flow: Any) -> Hop | None:
+        """The hop of a gateway a flow crossed: from the listener it arrived on when both are watched."""
+        from mitmproxy import ctx
+
+        options = ctx.options
+        if options.mcp_assay_hop:
+            return Hop(options.mcp_assay_hop)
+        back = options.mcp_assay_gateway_back
+        if not back:
+            return None
+        mode = getattr(flow.client_conn, "proxy_mode", None)
+        if mode is None:
+            return Hop.FRONT
+        port = getattr(mode, "custom_listen_port", None)
+        return Hop.BACK if back in (getattr(mode, "full_spec", None), str(port)) else Hop.FRONT
+
     def _end_cut(self, state: _FlowState, end: float) -> None:
         """End an exchange the addon kept only part of: judged as one whose events were lost, and noted."""
         kept = f"{state.cut} was passed on but not kept (the addon keeps {ANSWER_LIMIT} bytes of one answer)"

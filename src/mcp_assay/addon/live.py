@@ -14,6 +14,9 @@ and the tap's relay threads never wait for judging, and
   request that finished;
 * at the end, judges the whole log with every check and builds the report, which is *not judged*
   when no peer ever answered (:mod:`mcp_assay.presence`).
+
+Traffic that crossed a gateway's hops is judged hop by hop and both together, each failure naming the
+party at fault (:mod:`mcp_assay.spec.gateway`); live lines say the hop.
 """
 
 from __future__ import annotations
@@ -43,12 +46,12 @@ from mcp_assay.report.model import FailOn, Report
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import AUTO, SdkChoice
 from mcp_assay.spec.checks import Check, Finding
-from mcp_assay.spec.engine import Judge
+from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Severity, Side, Source
+from mcp_assay.verdicts import Severity, Side, Source, whose
 from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
 
 __all__ = ["FINDING_MARKS", "LIVE_MODES", "LiveSession", "Printer"]
@@ -132,6 +135,8 @@ class Printer:
             line.append(f" ({revision})", style="dim")
         if exchange.probe is not None:
             line.append(f" [{'injected by mcp-assay' if exchange.probe.injected else 'probe'}: {exchange.probe.name}]")
+        if exchange.hop is not None:
+            line = Text.assemble((f"{exchange.hop.value} ", "magenta"), line)
         self._emit(Text(redactor.text(line.plain)), at=_ended(exchange))
 
     def event(self, record: Mapping[str, Any], redactor: Redactor) -> None:
@@ -151,7 +156,7 @@ class Printer:
         line = Text(f"  {mark} ", style=style)
         line.append(f"{', '.join(check.requirements)} ", style="bold")
         line.append(f"{check.title} ")
-        line.append(f"[{check.side.value} · {check.severity.value}] ", style="dim")
+        line.append(f"[{whose(finding.party, check.side)} · {check.severity.value}] ", style="dim")
         line.append(redactor.text(finding.detail or message.describe()))
         self._emit(line, level=logging.WARNING)
 
@@ -197,7 +202,7 @@ class LiveSession:
         self.started = time.time()
         self.live_failures = 0
         self._assembler = Assembler()
-        self._judge: Judge | None = None
+        self._judge: GatewayJudge | None = None
         self._trail = AuditTrail()
         self._live = True
         """Whether the exchange being added is live traffic (not one the capture closed at its end)."""
@@ -233,10 +238,10 @@ class LiveSession:
         return self._spec
 
     @property
-    def judge(self) -> Judge:
+    def judge(self) -> GatewayJudge:
         """The judge of this session (the rules and schemas load when it is first needed)."""
         if self._judge is None:
-            self._judge = Judge(
+            self._judge = GatewayJudge(
                 self.spec,
                 redactor=self.redactor,
                 source=Source.PASSIVE,
@@ -248,7 +253,8 @@ class LiveSession:
 
     @property
     def log(self) -> ExchangeLog:
-        return self.judge.log
+        """The log of the traffic that crossed no gateway hop (each hop's is :meth:`GatewayJudge.log_of`)."""
+        return self.judge.plain.log
 
     def _run(self) -> None:
         try:
@@ -288,7 +294,7 @@ class LiveSession:
             if live and note is not None and exchange.kind != "note":
                 self.printer.note(f"· {note}")
         elif live:
-            self.printer.exchange(exchange, self.log, self.redactor)
+            self.printer.exchange(exchange, self.judge.log_of(exchange), self.redactor)
         for check, message, finding in found:  # after the line of the exchange they belong to
             self.printer.finding(check, message, finding, self.redactor)
         if not isinstance(exchange, Observation):
@@ -303,30 +309,34 @@ class LiveSession:
     def _audit(self, exchange: Exchange) -> None:
         """Write an audit line for every client request this exchange finished."""
         requests: list[Message] = []
+        log = self.judge.log_of(exchange)
         for message in exchange.messages:
             if message.sender is Side.CLIENT and message.kind is Kind.REQUEST:
                 if isinstance(exchange, HttpExchange):
                     requests.append(message)
             elif message.kind.is_response and message.sender is Side.SERVER:
-                request = self.log.request_of(message)
+                request = log.request_of(message)
                 if request is not None and request.transport == "stdio":
                     requests.append(request)
         for request in requests:
-            self._write_audit(request)
+            self._write_audit(request, log)
 
     def _forget_judged_windows(self) -> None:
         """Once a window is dropped, only requests carried into the next one can still need an audit line."""
         if self._pruned_at != self.judge.windows:
             self._pruned_at = self.judge.windows
-            self._audited = {key for key in self._audited if self.log.get(key.partition("#")[0]) is not None}
+            logs = [log for log, _ in self.judge.carried()]
+            self._audited = {
+                key for key in self._audited if any(log.get(key.partition("#")[0]) is not None for log in logs)
+            }
 
-    def _write_audit(self, request: Message) -> None:
+    def _write_audit(self, request: Message, log: ExchangeLog) -> None:
         self._forget_judged_windows()
         key = f"{request.exchange}#{request.index}"
         if key in self._audited:
             return
         self._audited.add(key)
-        line = audit_line(request, self.log)
+        line = audit_line(request, log)
         record = observation_record(f"audit:{key}", time.time(), "audit", audit_data(line), connection="")
         if self.recorder is not None:
             self.recorder.write(redact_record(record, self.redactor))
@@ -368,11 +378,12 @@ class LiveSession:
             for exchange in self._assembler.close():
                 if not self._cut_short:
                     self._finished(exchange, live=False)
-            requests = {message.exchange: message for message in self.log.messages() if message.index == 0}
-            for line in audit_lines(self.log):
-                request = requests.get(line.exchange) if line.outcome == "no-result" else None
-                if request is not None:
-                    self._write_audit(request)
+            for judged, _ in self.judge.carried():
+                requests = {message.exchange: message for message in judged.messages() if message.index == 0}
+                for line in audit_lines(judged):
+                    request = requests.get(line.exchange) if line.outcome == "no-result" else None
+                    if request is not None:
+                        self._write_audit(request, judged)
         except Exception:
             log.exception("mcp-assay could not finish the capture cleanly")
         if self.recorder is not None:
@@ -386,10 +397,13 @@ class LiveSession:
         verdicts = self.judge.verdicts(stop=stop)
         if self.judge.stopped:
             self.notes.add(self.judge.stopped)
-        self._trail.take(self.log, self.judge.carried_ids)
+        transports: set[str] = set()
+        for log, carried in self.judge.carried():
+            self._trail.take(log, carried)
+            transports |= log.transports()
         target = self.target.redacted(self.redactor.text)
         if target.transport is None:
-            target = replace(target, transport=", ".join(sorted(self.log.transports())) or "none")
+            target = replace(target, transport=", ".join(sorted(transports)) or "none")
         if self.recorder is not None:
             target = replace(target, recording=str(self.recorder.path), evidence=[self.recorder.evidence()])
         if self._newer is not None and self._newer.found:

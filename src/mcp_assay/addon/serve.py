@@ -2,7 +2,9 @@
 
 The command line parses the flags; this module owns what needs mitmproxy itself: a
 :class:`~mitmproxy.tools.dump.DumpMaster` in reverse or regular mode with the :class:`Assay` addon,
-a line saying where it listens once the port is known, and a clean stop on SIGINT or SIGTERM.
+a line saying where it listens once the port is known, and a clean stop on SIGINT or SIGTERM. With a
+gateway's back hop (:class:`BackHop`) it listens twice in the one process: at the gateway's front, for
+its clients, and at its back, the address the gateway is told its upstream is.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import base64
 import signal
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from mitmproxy import exceptions
@@ -24,7 +27,7 @@ from mcp_assay.errors import ConfigError
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.recording import observation_record
 
-__all__ = ["UpstreamCredentials", "serve"]
+__all__ = ["BackHop", "UpstreamCredentials", "serve"]
 
 
 class UpstreamCredentials:
@@ -53,6 +56,21 @@ class UpstreamCredentials:
             self._assay.note(observation_record("upstream-credentials", time.time(), "note", {"detail": detail}))
 
 
+@dataclass(frozen=True, slots=True)
+class BackHop:
+    """A second listener, at a gateway's back: the gateway's upstream address, forwarding to the real server."""
+
+    port: int
+    origin: str
+    """The real server's scheme and address (``http://127.0.0.1:8000``)."""
+    path: str
+
+    @property
+    def mode(self) -> str:
+        """Its mitmproxy mode: reverse, to the real server, on its own port."""
+        return f"reverse:{self.origin}@{self.port}"
+
+
 async def serve(
     *,
     mode: str,
@@ -67,15 +85,18 @@ async def serve(
     settings: dict[str, str],
     reports: list[str],
     credentials: tuple[str, str] | None = None,
+    back: BackHop | None = None,
 ) -> int:
     """Run mitmproxy with the addon until SIGINT or SIGTERM; the exit code follows the verdicts. ``upstream`` is
-    the server's URL as it may be shown (redacted); ``credentials`` its ``user:password@``, sent as Basic."""
+    the server's URL as it may be shown (redacted); ``credentials`` its ``user:password@``, sent as Basic;
+    ``back`` a second listener at a gateway's back."""
     try:  # mitmproxy reports a mode it cannot parse only from a task, and then never listens
         mode_specs.ProxyMode.parse(mode)
     except ValueError as exc:
         raise ConfigError(f"--upstream: mitmproxy cannot use it ({exc})") from exc
+    modes = [mode] if back is None else [mode, back.mode]
     master: Any = DumpMaster(
-        Options(mode=[mode], listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
+        Options(mode=modes, listen_host=host, listen_port=port), with_termlog=False, with_dumper=False
     )
     assay = Assay(spec=spec, description=description, reports=reports)
 
@@ -84,22 +105,34 @@ async def serve(
 
         def running(self) -> None:
             server = master.addons.get("proxyserver")
-            addresses = server.listen_addrs() if server is not None else []
-            for address in addresses:
-                where = f"{address[0]}:{address[1]}"
-                if mode.startswith("reverse:"):
-                    console.print(
-                        f"mcp-assay proxy listening on http://{where}{path} → {upstream}",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
-                else:
-                    console.print(
-                        f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
+            instances = list(server.servers) if server is not None else []
+            for instance in instances:
+                if back is not None and instance.mode.full_spec == back.mode:
+                    for address in instance.listen_addrs:
+                        console.print(
+                            f"mcp-assay proxy: the gateway's back hop listens on http://{address[0]}:{address[1]}"
+                            f"{back.path} → {back.origin}{back.path} (make it the gateway's upstream)",
+                            highlight=False,
+                            soft_wrap=True,
+                        )
+                    continue
+                for address in instance.listen_addrs:
+                    self._front(f"{address[0]}:{address[1]}")
             console.file.flush()
+
+        def _front(self, where: str) -> None:
+            if mode.startswith("reverse:"):
+                console.print(
+                    f"mcp-assay proxy listening on http://{where}{path} → {upstream}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            else:
+                console.print(
+                    f"mcp-assay proxy listening on {where} (set HTTP_PROXY/HTTPS_PROXY=http://{where})",
+                    highlight=False,
+                    soft_wrap=True,
+                )
 
     companions: list[Any] = [] if credentials is None else [UpstreamCredentials(*credentials, assay=assay)]
     master.addons.add(*companions, assay.injector, assay.server_probe, assay, Announce())

@@ -45,7 +45,7 @@ from mcp_assay.presence import START_FAILED
 from mcp_assay.recording import exit_record, line_record, observation_record
 from mcp_assay.replays import STARTED
 from mcp_assay.verdicts import Side
-from mcp_assay.wire import Probe
+from mcp_assay.wire import Hop, Probe
 
 __all__ = ["FORWARDED_SIGNALS", "STDERR_LINE_LIMIT", "STDERR_RECORD_LIMIT", "Tap", "exit_like", "start_error"]
 
@@ -56,6 +56,20 @@ class Feed(Protocol):
     """Where records go: a :class:`~mcp_assay.addon.worker.RemoteSession` or a live session."""
 
     def feed(self, record: Mapping[str, Any]) -> None: ...
+
+
+class HopFeed:
+    """A feed that stamps the tap's traffic with a gateway's hop (``mcp-assay tap --hop back`` in front of the stdio
+    server a gateway spawns: its lines are the gateway's back hop, judged with a capture of its front)."""
+
+    def __init__(self, session: Feed, hop: Hop) -> None:
+        self.session = session
+        self.hop = hop
+
+    def feed(self, record: Mapping[str, Any]) -> None:
+        if record.get("type") in ("line", "exit"):
+            record = {**record, "hop": self.hop.value}
+        self.session.feed(record)
 
 
 class Writable(Protocol):

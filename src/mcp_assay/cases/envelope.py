@@ -103,7 +103,7 @@ WRONG_ACCEPT_HTML = declare(
     invalid=True, judging=Judging.NOTED, marker=("accept", "text/html"),
 )  # fmt: skip
 FOREIGN_ORIGIN = declare(
-    "foreign-origin", "HTTP-35 AUTH-30",
+    "foreign-origin", "HTTP-35 AUTH-30 GW-15",
     sends="Origin: https://mcp-assay.invalid", expects="403", invalid=True, judging=Judging.SELECTED,
     also_recorded=(("foreign_origin", True),),
 )  # fmt: skip

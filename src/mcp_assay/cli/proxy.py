@@ -5,6 +5,10 @@ front of one server (``--upstream``) or as a regular forward proxy for clients t
 ``HTTP_PROXY`` / ``HTTPS_PROXY``. Findings are printed as exchanges finish; the report is written
 when the proxy stops (Ctrl-C or SIGTERM), and the exit code says whether a requirement failed.
 
+With ``--gateway-back PORT=URL`` it watches a gateway from both sides in one process: ``--upstream`` is the
+gateway, and the proxy also listens on PORT, the address the gateway is told its upstream is, forwarding to
+URL, the real server; one report judges both hops and names who is at fault (docs/gateways.md).
+
 ``addon-path`` prints where the addon script is, for running it inside an existing mitmproxy.
 """
 
@@ -20,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 import click
 from rich.console import Console
 
+from mcp_assay.addon.serve import BackHop
 from mcp_assay.addon.server_probe import DEFAULT_RATE, PROBE_FAMILIES
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
@@ -46,7 +51,7 @@ from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.config import read_probe_config
-from mcp_assay.values import HOST, Number
+from mcp_assay.values import GATEWAY_BACK, HOST, Number
 
 __all__ = ["register"]
 
@@ -116,7 +121,31 @@ def _forwards_to_itself(upstream: str, listen_host: str, listen_port: int) -> bo
     )
 
 
-def _cannot_listen(host: str, port: int) -> str | None:
+def _back_hop(
+    gateway_back: str | None, proxy_mode: str, hop: str | None, listen_host: str, listen_port: int
+) -> BackHop | None:
+    """The gateway's back hop ``--gateway-back PORT=URL`` asks for, checked against the other flags."""
+    if gateway_back is None:
+        return None
+    if proxy_mode != "reverse":
+        raise click.UsageError("--gateway-back needs --mode reverse: --upstream is the gateway")
+    if hop:
+        raise click.UsageError(
+            "--hop and --gateway-back exclude each other: with both listeners each hop is known by its listener"
+        )
+    listen, _, target = gateway_back.partition("=")
+    port = int(listen)
+    if port == listen_port:
+        raise click.UsageError(f"--gateway-back {gateway_back}: port {port} is --listen-port already; choose another")
+    if _forwards_to_itself(target, listen_host, port) or _forwards_to_itself(target, listen_host, listen_port):
+        raise click.UsageError(
+            f"--gateway-back {gateway_back}: URL is one of the proxy's own listeners; give the real server's address"
+        )
+    origin, path = _upstream_parts(target)
+    return BackHop(port=port, origin=origin, path=path)
+
+
+def cannot_listen(host: str, port: int, *, flag: str = "--listen-port") -> str | None:
     """Why the proxy could not listen on ``host:port`` (taken, or no such local address), or ``None``.
 
     Tried here, before anything starts, by binding as mitmproxy will (address reuse on): mitmproxy's own
@@ -135,9 +164,8 @@ def _cannot_listen(host: str, port: int) -> str | None:
                 sock.bind(address)
             except OSError as exc:
                 if exc.errno == errno.EADDRINUSE:
-                    return (
-                        f"--listen-port {port}: {host or '*'}:{port} is already in use; choose another port "
-                        "(--listen-port 0 picks a free one)"
+                    return f"{flag} {port}: {host or '*'}:{port} is already in use; choose another port" + (
+                        " (--listen-port 0 picks a free one)" if flag == "--listen-port" else ""
                     )
                 reason = (exc.strerror or str(exc)).lower()
                 return f"--listen-host {host} --listen-port {port}: cannot listen there ({reason})"
@@ -209,6 +237,17 @@ def _cannot_listen(host: str, port: int) -> str | None:
     help="Set any mitmproxy option, as mitmdump's --set does; repeatable.",
 )  # fmt: skip
 @click.option(
+    "--gateway-back", envvar="MCP_ASSAY_GATEWAY_BACK", show_envvar=True, metavar="PORT=URL",
+    type=Checked(GATEWAY_BACK, "PORT=URL"),
+    help="--upstream is a gateway: also listen on PORT, the address the gateway is told its upstream is, and forward "
+    "to URL, the real server; both hops are judged in one report, each finding naming the party at fault.",
+)  # fmt: skip
+@click.option(
+    "--hop", type=click.Choice(["front", "back"]), envvar="MCP_ASSAY_HOP", show_envvar=True,
+    help="This proxy watches one hop of a gateway whose other hop another capture holds (mcp-assay tap --hop back "
+    "in front of the stdio server the gateway spawns); mcp-assay validate judges the recordings together.",
+)  # fmt: skip
+@click.option(
     "--probe-server", is_flag=True, envvar="MCP_ASSAY_PROBE_SERVER", show_envvar=True,
     help=f"While a real client is connected, also send the suite's probe families ({', '.join(PROBE_FAMILIES)}) to "
     "the server on the client's revision and credentials (paced; marked as probes, never held against the client).",
@@ -238,6 +277,8 @@ def proxy_command(
     live: str,
     finish_timeout: int,
     mitm_settings: tuple[str, ...],
+    gateway_back: str | None,
+    hop: str | None,
     probe_server: bool,
     probe_config: str | None,
     probe_rate: int,
@@ -296,7 +337,12 @@ def proxy_command(
         if not sep or not name:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--set")
         settings[name.strip()] = value
-    problem = _cannot_listen(listen_host, listen_port)
+    back = _back_hop(gateway_back, proxy_mode, hop, listen_host, listen_port)
+    if back is not None:
+        description = f"the gateway at {upstream} in front of {back.origin}{back.path} (both hops)"
+    problem = cannot_listen(listen_host, listen_port)
+    if problem is None and back is not None:
+        problem = cannot_listen(listen_host, back.port, flag="--gateway-back")
     if problem is not None:
         click.echo(f"mcp-assay proxy: {problem}", err=True)
         raise SystemExit(2)
@@ -325,7 +371,9 @@ def proxy_command(
                 "mcp_assay_probe_server": probe_server,
                 "mcp_assay_probe_config": probe_config,
                 "mcp_assay_probe_rate": probe_rate,
-            }, settings=settings, reports=list(reports),
+                "mcp_assay_gateway_back": back.mode if back is not None else "",
+                "mcp_assay_hop": hop or "",
+            }, settings=settings, reports=list(reports), back=back,
         )
     )  # fmt: skip
     raise SystemExit(code)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,12 @@ from mcp_assay.cli.schemas import obtain_spec, offline_option
 from mcp_assay.errors import ConfigError
 from mcp_assay.logs import redact_with as redact_logs_with
 from mcp_assay.logs import scrub
+from mcp_assay.redaction import Redactor
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.report.model import FailOn
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.config import SETTINGS, SuiteConfig, read_config_file
 from mcp_assay.suite.credentials import AUTH_MODES
 from mcp_assay.suite.events import (
@@ -53,6 +56,7 @@ from mcp_assay.suite.events import (
 )
 from mcp_assay.suite.oauth import Line
 from mcp_assay.suite.probes import family_names
+from mcp_assay.wire import Exchange
 
 __all__ = ["register"]
 
@@ -84,7 +88,7 @@ _SETTINGS = (
     "retry_budget_ms", "timeout", "stream_budget_ms", "record", "failing_tool", "serve", "serve_timeout",
     "secrets", "default_version", "client_id", "client_secret", "scope", "no_register", "interactive", "no_browser",
     "redirect_host", "redirect_port", "auth_timeout", "without_token", "allow_insecure_http",
-    "explore", "explore_budget", "explore_time", "explore_tool", "seed",
+    "explore", "explore_budget", "explore_time", "explore_tool", "seed", "gateway_back",
 )  # fmt: skip
 
 _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
@@ -186,6 +190,9 @@ _OPTIONS: list[tuple[tuple[str, ...], str, dict[str, Any], str]] = [
      "repeatable, or names separated by commas."),
     (("--seed",), "SEED", {"metavar": "N"},
      "Seed of the exploration (always printed; the same seed gives the same findings).  [default: drawn]"),
+    (("--gateway-back",), "GATEWAY_BACK", {"metavar": "PORT=URL"},
+     "--url is a gateway whose upstream is PORT: the run listens there, forwards to URL (the real server) and "
+     "judges what reached it with what it sent, each finding naming the party at fault (docs/gateways.md)."),
     (("--config", "config_file"), "CONFIG", {"type": readable_file(path_type=Path)},
      "YAML file with any of these settings (long names as keys); flags win."),
     (("--record",), "RECORD", {"type": WritableFile()},
@@ -301,7 +308,7 @@ def run_command(
             raise ConfigError(f"--config {config_file}: record: {exc.message}") from None
     errors = Console(stderr=True)
     spec = obtain_spec(spec_dir, spec_paths, offline=offline, console=errors)
-    from mcp_assay.suite.runner import check_revisions, report_of, run
+    from mcp_assay.suite.runner import check_revisions, report_of
 
     for flag, revision in (("--spec-version", config.spec_version), ("--default-version", config.default_version)):
         try:
@@ -310,6 +317,52 @@ def run_command(
         except ConfigError as exc:
             raise ConfigError(f"{flag}: {exc}") from None
     check_revisions(config, spec)
+    with _back_hop(config, spec) as back_hop:
+        finished = _drive(config, spec, redactor, back_hop)
+    report = report_of(
+        finished, spec, fail_on=FailOn(fail_on), baseline=known, sdk=sdk_choice(sdk, accept_sdk_findings)
+    )
+    emit_reports(report, targets, show=show, write_baseline=write_baseline)
+    raise SystemExit(report.exit_code())
+
+
+@contextmanager
+def _back_hop(config: SuiteConfig, spec: SpecSet) -> Iterator[Callable[[], list[Exchange]] | None]:
+    """The gateway's back hop, listened to for the whole run when ``--gateway-back`` asks for it."""
+    if config.gateway_back is None:
+        yield None
+        return
+    if not config.url:
+        raise ConfigError("--gateway-back: the target must be a gateway over HTTP (-u URL)")
+    from urllib.parse import urlsplit
+
+    from mcp_assay.addon.backhop import BackHopListener
+    from mcp_assay.cli.proxy import cannot_listen
+
+    listen, _, upstream = config.gateway_back.partition("=")
+    port = int(listen)
+    parts = urlsplit(upstream)
+    problem = cannot_listen("127.0.0.1", port, flag="--gateway-back")
+    if problem is not None:
+        raise ConfigError(problem)
+    gateway = urlsplit(config.url)
+    if gateway.port == port and gateway.hostname in ("127.0.0.1", "localhost"):
+        raise ConfigError(f"--gateway-back {config.gateway_back}: port {port} is the gateway's own (--url)")
+    with BackHopListener(port, f"{parts.scheme}://{parts.netloc}", spec) as listener:
+        Console(stderr=True).print(
+            f"[dim]gateway: its back hop listens on http://127.0.0.1:{port}{parts.path or '/'} → {upstream}[/]",
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
+        yield listener.exchanges
+
+
+def _drive(
+    config: SuiteConfig, spec: SpecSet, redactor: Redactor, back_hop: Callable[[], list[Exchange]] | None
+) -> RunFinished:
+    """Run the suite with a progress display on stderr; its last event."""
+    from mcp_assay.suite.runner import run
+
+    errors = Console(stderr=True)
     finished: RunFinished | None = None
     interactive = sys.stdout.isatty()
     progress = Progress(
@@ -319,7 +372,7 @@ def run_command(
     with progress:
         task = progress.add_task("selecting the revision", total=None)
         exchanges = 0
-        for event in run(config, spec, redactor=redactor):
+        for event in run(config, spec, redactor=redactor, back_hop=back_hop):
             if isinstance(event, ExchangeRecorded):
                 exchanges += 1
                 stage = progress.tasks[task].description.split(" · ")[0]
@@ -347,11 +400,7 @@ def run_command(
             elif isinstance(event, RunFinished):
                 finished = event
     assert finished is not None
-    report = report_of(
-        finished, spec, fail_on=FailOn(fail_on), baseline=known, sdk=sdk_choice(sdk, accept_sdk_findings)
-    )
-    emit_reports(report, targets, show=show, write_baseline=write_baseline)
-    raise SystemExit(report.exit_code())
+    return finished
 
 
 _SIGN_IN_STYLE = {Line.FAILED: "yellow", Line.NOTE: "dim", Line.DONE: "green"}

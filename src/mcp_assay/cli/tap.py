@@ -34,6 +34,7 @@ from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import read_baseline
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.verdicts import ExitCode
+from mcp_assay.wire import Hop
 
 __all__ = ["register"]
 
@@ -73,6 +74,11 @@ __all__ = ["register"]
     help="How long judging may take once the server exits; past it the report is written from what was judged "
     "and says so (0: as long as it takes).",
 )  # fmt: skip
+@click.option(
+    "--hop", type=click.Choice(["front", "back"]), envvar="MCP_ASSAY_HOP", show_envvar=True,
+    help="The server is one hop of a gateway: back for a stdio server a gateway spawns, front for a stdio bridge a "
+    "client spawns; mcp-assay validate judges this recording with the proxy's of the other hop (docs/gateways.md).",
+)  # fmt: skip
 @inject_options
 @spec_options
 @report_options
@@ -84,6 +90,7 @@ def tap_command(
     secrets: tuple[str, ...],
     live: str,
     finish_timeout: int,
+    hop: str | None,
     inject: tuple[str, ...],
     inject_hold_ms: int,
     spec_dir: str | None,
@@ -109,7 +116,7 @@ def tap_command(
     from mcp_assay.addon.descriptors import standard_streams
     from mcp_assay.addon.inject import STDIO_FAMILIES, build_plan, parse_families
     from mcp_assay.addon.inject.stdio import StdioInjector
-    from mcp_assay.addon.tap import Tap, exit_like, start_error
+    from mcp_assay.addon.tap import HopFeed, Tap, exit_like, start_error
     from mcp_assay.addon.worker import RemoteSession, WorkerSettings, say
 
     if command[0].startswith("-"):  # an option of the tap's own, misspelled: no program is named with a dash
@@ -133,7 +140,7 @@ def tap_command(
             spec_dir=spec_dir,
             spec_paths=list(spec_paths),
             record=str(record.expanduser()) if record else None,
-            record_source=f"stdio tap: {description}",
+            record_source=f"stdio tap: {description}" + (f" ({hop} hop of a gateway)" if hop else ""),
             record_options=given_options(click.get_current_context()),
             secrets=[*secrets, *command_secrets(command)],  # the command's --api-key VALUE too
             live=live,
@@ -150,8 +157,9 @@ def tap_command(
         )
     )
     stdin, stdout, stderr = standard_streams()
-    tap = Tap(command, session, stdin=stdin, stdout=stdout, stderr=stderr)
-    tap.injector = StdioInjector(plan, session.feed) if plan is not None else None
+    feed = HopFeed(session, Hop(hop)) if hop else session
+    tap = Tap(command, feed, stdin=stdin, stdout=stdout, stderr=stderr)
+    tap.injector = StdioInjector(plan, feed.feed) if plan is not None else None
     code: int | None = None
     failed = ""
     try:

@@ -27,7 +27,7 @@ from mcp_assay.cli.options import (
 )
 from mcp_assay.cli.params import Checked, readable_file
 from mcp_assay.errors import ConfigError, RecordingError
-from mcp_assay.inputs import Inputs, load_inputs, reader_for, recording_source, stream_inputs
+from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, reader_for, recording_source
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.recording import verify_recording
@@ -39,7 +39,8 @@ from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import SdkChoice, attribute
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import Judge, registered_checks, split_only
+from mcp_assay.spec.engine import registered_checks, split_only
+from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
@@ -167,9 +168,9 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
     transports: set[str] = set()
     notes = SessionNotes()
     presence = PeerPresence()
-    judge = Judge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
+    judge = GatewayJudge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
     newer = NewerRevisions(spec.newest.name)
-    for exchange in stream_inputs(recordings, READERS, inputs):
+    for exchange in merged_inputs(recordings, READERS, inputs):
         presence.see(exchange)
         newer.see(exchange)
         signs.see(exchange)
@@ -179,7 +180,8 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
             notes.take(exchange)  # what the capture itself noted: a limit reached, what --inject did
         judge.add(exchange)
     verdicts = judge.verdicts()
-    trail.take(judge.log, judge.carried_ids)
+    for log, carried in judge.carried():
+        trail.take(log, carried)
     return build_report(
         verdicts,
         target=replace(_target(recordings, transports, inputs.kinds), unknown_revisions=newer.found or None),

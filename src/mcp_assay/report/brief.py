@@ -32,6 +32,7 @@ from mcp_assay.report.console import (
     SHOULD_EXPLAINED,
     SHOW_ALL,
     by_area,
+    evidence_label,
     explored_lines,
     print_replay,
     print_report,
@@ -130,16 +131,17 @@ def causes(results: Sequence[Verdict]) -> list[list[Verdict]]:
 
 
 def _cause_keys(result: Verdict) -> list[tuple[str, str]]:
-    keys = [("check", result.check)]
+    party = f"@{result.party.value}" if result.party is not None else ""  # a gateway's fault and the server's differ
+    keys = [("check", result.check + party)]
     reason = _MORE.sub("", result.reason)
     if reason:
-        keys.append(("reason", reason))
+        keys.append(("reason", reason + party))
     if result.evidence:
         lead = result.evidence[0]
         if lead.exchange:
-            keys.append(("exchange", lead.exchange))
+            keys.append(("exchange", lead.exchange + party))
         if lead.reproduction:
-            keys.append(("replay", lead.reproduction))
+            keys.append(("replay", lead.reproduction + party))
     return keys
 
 
@@ -347,10 +349,14 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
             line.append(f" (and {others} more check{'s' if others != 1 else ''})", style="dim")
         if lead.source is Source.EXPLORED:
             line.append(" · found by --explore", style="dim")
+        if lead.party is not None:
+            line.append(f" [{lead.whose}]", style="dim")
         console.print(line, highlight=False)
         sdk = sdk_line(lead, short=True)
         if sdk is not None:
             console.print(Text(f"      {printable(sdk, newlines=False)}", style="cyan"), highlight=False)
+        if _hops(console, lead):
+            continue
         item = next((evidence for evidence in lead.evidence if evidence.reproduction), None)
         item = item or (lead.evidence[0] if lead.evidence else None)
         reason = lead.reason or (item.detail if item is not None else "")
@@ -365,8 +371,33 @@ def _failures(report: Report, console: Console, title: str, explanation: str, re
             if item is not None:
                 where = f" (exchange {printable(item.exchange, newlines=False)})" if item.exchange else ""
                 summary = printable(item.summary, newlines=False)
-                console.print(Text(f"      evidence: {summary}{where}", style="dim"), highlight=False)
+                console.print(Text(f"      {evidence_label(item)}: {summary}{where}", style="dim"), highlight=False)
     console.print()
+
+
+def _hops(console: Console, lead: Verdict) -> bool:
+    """A finding that rests on both hops of a gateway: its reason, then each hop's evidence side by side, each with
+    its replay when it has one (``False``: the evidence crossed one hop or none, shown the usual way)."""
+    first = lead.evidence[:1]
+    if not first or first[0].hop is None:
+        return False
+    lead_hops = [first[0]]
+    for item in lead.evidence[1:]:  # what the first failure names beside its subject follows it
+        if item.hop is None or item.detail or item.hop in {shown.hop for shown in lead_hops}:
+            break
+        lead_hops.append(item)
+    if len(lead_hops) < 2:
+        return False
+    reason = lead.reason or first[0].detail
+    if reason:
+        console.print(Text(f"      {printable(reason, newlines=False)}"), highlight=False)
+    for item in lead_hops:
+        where = f" (exchange {printable(item.exchange, newlines=False)})" if item.exchange else ""
+        summary = printable(item.summary, newlines=False)
+        console.print(Text(f"      {item.hop} hop: {summary}{where}", style="dim"), highlight=False)
+        if item.reproduction:
+            print_replay(console, item.reproduction, "        ", label="replay: ")
+    return True
 
 
 def _one_line_each(report: Report, console: Console, results: Sequence[Verdict]) -> None:
@@ -380,6 +411,8 @@ def _one_line_each(report: Report, console: Console, results: Sequence[Verdict])
         line.append("⚠", style="yellow")
         line.append(f" {finding_id(members[0])}", style="dim")
         line.append(f" {_requirements_and_revisions(report, members)}", style="bold")
+        if members[0].party is not None:
+            line.append(f" [{members[0].whose}]", style="dim")
         line.append(f"  {printable(members[0].title, newlines=False)}")
         console.print(line, highlight=False, no_wrap=True, overflow="ellipsis")
     console.print()

@@ -32,13 +32,14 @@ from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.report.untried import coverage_rows
 from mcp_assay.report.wrap import phrase_lines
 from mcp_assay.shell import one_line, quote
-from mcp_assay.verdicts import ExploredInput, Outcome, Severity, Verdict
+from mcp_assay.verdicts import Evidence, ExploredInput, Outcome, Severity, Verdict
 
 __all__ = [
     "EXPLAIN_TAG",
     "MARKS",
     "SHOW_ALL",
     "by_area",
+    "evidence_label",
     "explained",
     "explored_lines",
     "hidden_occurrences",
@@ -150,8 +151,14 @@ def explained(result: Verdict) -> bool:
     return result.outcome is Outcome.PASSED and EXPLAIN_TAG in result.tags and bool(result.reason)
 
 
+def evidence_label(item: Evidence) -> str:
+    """``evidence``, or with a gateway between the peers the hop it crossed (``evidence (back hop)``), so a
+    finding's two hops read side by side."""
+    return f"evidence ({item.hop} hop)" if item.hop else "evidence"
+
+
 def _tag(result: Verdict) -> str:
-    return f"[{', '.join(result.requirements)} · {result.side.value} · {result.source.value}]"
+    return f"[{', '.join(result.requirements)} · {result.whose} · {result.source.value}]"
 
 
 LABEL = 10
@@ -220,7 +227,7 @@ def _result_lines(
     for item in shown:
         where = f" (exchange {printable(item.exchange, newlines=False)})" if item.exchange else ""
         summary = printable(item.summary, newlines=False)
-        console.print(Text(f"        evidence: {summary}{where}", style="dim"), highlight=False)
+        console.print(Text(f"        {evidence_label(item)}: {summary}{where}", style="dim"), highlight=False)
         if item.detail and item.detail != result.reason:
             console.print(Text(f"          {printable(item.detail, newlines=False)}", style="dim"), highlight=False)
         for step in explored_lines(item.explored) if item.explored is not None else ():

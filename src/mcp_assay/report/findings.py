@@ -24,8 +24,11 @@ _SHORTEST_PREFIX = 4
 
 
 def finding_fingerprint(result: Verdict) -> str:
-    """The SHA-256 of a result's identity: its check, its source, and its revision when it has one."""
+    """The SHA-256 of a result's identity: its check, its source, its revision when it has one, and the party at
+    fault when a gateway stood between the peers (the same check failed by the gateway and by the upstream is two
+    findings)."""
     identity = f"{result.check}\n{result.source.value}" + (f"\n{result.revision}" if result.revision else "")
+    identity += f"\n{result.party.value}" if result.party is not None else ""
     return hashlib.sha256(identity.encode()).hexdigest()
 
 

@@ -29,6 +29,7 @@ from mcp_assay.report.console import (
     MARKS,
     by_area,
     counted,
+    evidence_label,
     explained,
     explored_lines,
     hidden_occurrences,
@@ -182,7 +183,7 @@ def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
     replay = ' <span class="has-reproduction">· reproduce</span>' if item.reproduction else ""
     lines = [
         '<details class="evidence" open>' if open_ else '<details class="evidence">',
-        f"<summary>evidence: <code>{_e(item.summary)}</code>{where}{replay}</summary>",
+        f"<summary>{_e(evidence_label(item))}: <code>{_e(item.summary)}</code>{where}{replay}</summary>",
         "<div>",
     ]
     if item.detail and item.detail != result.reason:
@@ -201,7 +202,7 @@ def _evidence(item: Evidence, result: Verdict, *, open_: bool) -> list[str]:
 
 def _result(result: Verdict, key: str, window: Iterable[str] = ()) -> list[str]:
     ids = " ".join(f"<code>{_e(ident)}</code>" for ident in result.requirements)
-    tags = f"{ids} · {_e(result.shown_level)} · {_e(result.side.value)} · {_e(result.source.value)}"
+    tags = f"{ids} · {_e(result.shown_level)} · {_e(result.whose)} · {_e(result.source.value)}"
     if key != "passed" and result.outcome is Outcome.FAILED:
         tags += f" · finding <code>{_e(finding_id(result))}</code>"
     eras = " ".join(_eras(result, window))

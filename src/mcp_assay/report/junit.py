@@ -34,7 +34,7 @@ def _details(result: Verdict) -> str:
         *([f"finding: {finding_id(result)}"] if result.outcome is Outcome.FAILED else []),
         f"check: {one_line(result.check)}",
         f"requirements: {', '.join(result.requirements)} "
-        f"({result.level.value}, severity {result.severity.value}, {result.side.value}, {result.source.value})",
+        f"({result.level.value}, severity {result.severity.value}, {result.whose}, {result.source.value})",
     ]
     if result.reason:
         lines.append(f"reason: {one_line(result.reason)}")

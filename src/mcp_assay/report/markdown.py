@@ -15,6 +15,7 @@ from mcp_assay.report.console import (
     MARKS,
     MAX_EVIDENCE_SHOWN,
     by_area,
+    evidence_label,
     explained,
     explored_lines,
     hidden_occurrences,
@@ -63,12 +64,12 @@ def block(value: str, language: str = "", indent: str = "") -> list[str]:
 def _tag(result: Verdict) -> str:
     ids = ", ".join(code(ident) for ident in result.requirements)
     finding = f" · finding {code(finding_id(result))}" if result.outcome is Outcome.FAILED else ""
-    return f"{ids} · {result.shown_level} · {result.side.value} · {result.source.value}{finding}"
+    return f"{ids} · {result.shown_level} · {result.whose} · {result.source.value}{finding}"
 
 
 def _evidence(item: Evidence, result: Verdict) -> list[str]:
     where = f" (exchange {code(item.exchange)})" if item.exchange else ""
-    lines = [f"  - evidence: {code(item.summary)}{where}"]
+    lines = [f"  - {evidence_label(item)}: {code(item.summary)}{where}"]
     if item.detail and item.detail != result.reason:
         lines[-1] += HARD_BREAK
         lines.append(f"    {text(item.detail)}")

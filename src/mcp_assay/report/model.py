@@ -29,6 +29,7 @@ from mcp_assay.verdicts import (
     ExploredInput,
     Level,
     Outcome,
+    Party,
     RequirementText,
     SchemaInfo,
     SdkFinding,
@@ -178,6 +179,8 @@ class RequirementStatus:
     sources: tuple[Source, ...]
     revision: str | None = None
     """The revision these results were reached in; a requirement binding several revisions has a status per revision."""
+    party: Party | None = None
+    """Whose conduct these results judged, where a gateway stood between the peers (a status per party)."""
 
 
 @dataclass
@@ -247,13 +250,13 @@ class Report:
         """Results merged per requirement ID and revision: failure wins, then pass, then not verified.
 
         A requirement that binds several revisions the run tested has one status per revision."""
-        grouped: dict[tuple[str, str | None], list[Verdict]] = defaultdict(list)
+        grouped: dict[tuple[str, str | None, Party | None], list[Verdict]] = defaultdict(list)
         for result in self.results:
             for ident in result.requirements:
-                grouped[(ident, result.revision)].append(result)
+                grouped[(ident, result.revision, result.party)].append(result)
         rank = {name: position for position, name in enumerate(self.result_revisions())}
         merged = []
-        for (ident, revision), results in sorted(grouped.items(), key=lambda item: _status_key(item[0], rank)):
+        for (ident, revision, party), results in sorted(grouped.items(), key=lambda item: _status_key(item[0], rank)):
             best = max(results, key=lambda r: (_PRECEDENCE[r.outcome], r.severity is Severity.MUST))
             merged.append(
                 RequirementStatus(
@@ -263,6 +266,7 @@ class Report:
                     checks=tuple(dict.fromkeys(r.check for r in results)),
                     sources=tuple(dict.fromkeys(r.source for r in results)),
                     revision=revision,
+                    party=party,
                 )
             )
         return merged
@@ -310,6 +314,15 @@ class Report:
             parts.append(f"{revision}: {listed}" if revision else f"other: {listed}")
         return "; ".join(parts)
 
+    def parties_at_fault(self) -> str:
+        """Who is at fault for the violations, counted apart where a gateway stood between the peers (``the
+        gateway 3, the server 1``: the requirements each violated); ``""`` when no failure names a party."""
+        found: dict[Party, dict[str, None]] = defaultdict(dict)
+        for result in self.results:
+            if result.party is not None and self.fail_on.decides(result):
+                found[result.party].update(dict.fromkeys(result.requirements))
+        return ", ".join(f"the {party.value} {len(found[party])}" for party in Party if found.get(party))
+
     def verdict(self) -> tuple[str, str]:
         """A code and a sentence: the answer to "is this conformant?" (or why it has none)."""
         if self.unjudged is not None:
@@ -320,7 +333,7 @@ class Report:
             violated = self.violated_requirements()
             noun = "requirement" if len(violated) == 1 else "requirements"
             sentence = f"not conformant — {len(violated)} {noun} violated ({self._violations_text()})"
-            return "not-conformant", f"{_joined(sentence, sdk_verdict_part(self))}."
+            return "not-conformant", f"{_joined(_joined(sentence, party_verdict_part(self)), sdk_verdict_part(self))}."
         if self.baseline is not None and self.baseline.stale:
             count = len(self.baseline.stale)
             entries = "entry matches" if count == 1 else "entries match"
@@ -407,6 +420,7 @@ class Report:
                     "checks": list(status.checks),
                     "sources": [source.value for source in status.sources],
                     "revision": status.revision,
+                    **({"party": status.party.value} if status.party is not None else {}),
                     **_text_json(self.glossary.get(status.id)),
                 }
                 for status in self.requirements()
@@ -463,6 +477,13 @@ def _joined(sentence: str, part: str) -> str:
     return f"{sentence}; {part}" if part else sentence
 
 
+def party_verdict_part(report: Report) -> str:
+    """The verdict line's count by party at fault where a gateway stood between the peers (``at fault: the gateway 3,
+    the server 1``); ``''`` when no failure names a party. One function of its own, joined beside the SDK's count."""
+    at_fault = report.parties_at_fault()
+    return f"at fault: {at_fault}" if at_fault else ""
+
+
 def sdk_verdict_part(report: Report) -> str:
     """The verdict line's count of the failures known in the SDK a peer is built on, apart from those of the peer's
     own code: ``3 known in mcp 2.3.0, 0 in the server's own code``; ``''`` when no SDK was recognized or named.
@@ -490,7 +511,7 @@ def sdk_verdict_part(report: Report) -> str:
         else:
             for result in results:
                 if result.sdk is None:
-                    own[_party(result.side)][ident] = None
+                    own[result.party.value if result.party is not None else _party(result.side)][ident] = None
     # a count of zero is said once for each kind, so the reader sees what was weighed: the SDK, the peer's own code
     sides = list(dict.fromkeys(recognition.side for recognition in report.sdks))
     parts = [f"{len(ids)} known in {named}" for named, ids in known.items()] or [f"0 known in {report.sdks[0].named}"]
@@ -578,6 +599,7 @@ def _result_json(result: Verdict) -> dict[str, Any]:
         "known": result.known,
         "graded": result.graded,
         "revision": result.revision,
+        **({"party": result.party.value} if result.party is not None else {}),
         **({"sdk": result.sdk.to_json()} if result.sdk is not None else {}),
     }
 
@@ -586,6 +608,8 @@ def _evidence_json(item: Evidence) -> dict[str, Any]:
     """One piece of evidence as JSON; ``explored`` only where ``run --explore`` reported the call, ``replay`` only
     where there is a request to re-send."""
     data = asdict(replace(item, replay=None))
+    if data.get("hop") is None:
+        data.pop("hop", None)
     if data.get("explored") is None:
         data.pop("explored", None)
     else:
@@ -624,6 +648,7 @@ def _result_from_json(item: Mapping[str, Any]) -> Verdict:
         known=item.get("known"),
         graded=item.get("graded"),
         revision=item.get("revision") if isinstance(item.get("revision"), str) else None,
+        party=Party(item["party"]) if item.get("party") in {party.value for party in Party} else None,
         sdk=SdkFinding.from_json(item.get("sdk")),
     )
 
@@ -641,7 +666,7 @@ def _merge_pair(first: Verdict, second: Verdict) -> Verdict:
 
 
 def merge_reports(reports: Sequence[Report]) -> Report:
-    """One report from several: results of the same check, source and revision are merged, others kept.
+    """One report from several: results of the same check, source, revision and party are merged, others kept.
 
     The merged report names every revision any of them tested; a report of captured traffic (which
     tested none) adds none."""
@@ -649,10 +674,10 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         raise ValueError("no reports to merge")
     if len(reports) == 1:
         return reports[0]
-    merged: dict[tuple[str, Source, str | None], Verdict] = {}
+    merged: dict[tuple[str, Source, str | None, Party | None], Verdict] = {}
     for report in reports:
         for result in report.results:
-            key = (result.check, result.source, result.revision)
+            key = (result.check, result.source, result.revision, result.party)
             merged[key] = _merge_pair(merged[key], result) if key in merged else result
     base = reports[0]
     judged = [report for report in reports if report.unjudged is None]
@@ -713,9 +738,10 @@ def revision_order(names: Iterable[str], order: Sequence[str]) -> list[str]:
     return [name for name in dict.fromkeys(order) if name in wanted] + sorted(wanted - set(order))
 
 
-def _status_key(key: tuple[str, str | None], rank: Mapping[str, int]) -> tuple[str, int]:
-    ident, revision = key
-    return ident, rank.get(revision, len(rank)) if revision is not None else len(rank) + 1
+def _status_key(key: tuple[str, str | None, Party | None], rank: Mapping[str, int]) -> tuple[str, int, str]:
+    ident, revision, party = key
+    order = rank.get(revision, len(rank)) if revision is not None else len(rank) + 1
+    return ident, order, party.value if party is not None else ""
 
 
 def sort_results(results: Iterable[Verdict]) -> list[Verdict]:

@@ -6,7 +6,7 @@ here once, each one cleaned of control characters and line breaks by :func:`prin
 
 from __future__ import annotations
 
-from mcp_assay.report.console import explored_lines, printable
+from mcp_assay.report.console import evidence_label, explored_lines, printable
 from mcp_assay.verdicts import Verdict
 
 __all__ = ["evidence_lines", "explored_lines", "one_line"]
@@ -22,7 +22,7 @@ def evidence_lines(result: Verdict) -> list[str]:
     lines = []
     for item in result.evidence:
         where = f" (exchange {one_line(item.exchange)})" if item.exchange else ""
-        lines.append(f"evidence: {one_line(item.summary)}{where}")
+        lines.append(f"{evidence_label(item)}: {one_line(item.summary)}{where}")
         if item.detail and item.detail != result.reason:
             lines.append(f"  {one_line(item.detail)}")
         if item.excerpt:

@@ -146,6 +146,7 @@ def _result(result: Verdict, key: str, rule_index: int, uri: str) -> dict[str, A
             "requirements": list(result.requirements),
             "severity": result.severity.value,
             "side": result.side.value,
+            **({"party": result.party.value} if result.party is not None else {}),
             "source": result.source.value,
             "revision": result.revision,
             "revisions": list(result.revisions),

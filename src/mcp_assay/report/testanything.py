@@ -48,6 +48,8 @@ def _diagnostics(result: Verdict, extra: dict[str, Any] | None = None) -> list[s
     )
     if result.revision:
         data["revision"] = result.revision
+    if result.party is not None:
+        data["party"] = result.party.value
     if result.reason:
         data["reason"] = _line(result.reason)
     if result.blocked_by:

@@ -48,7 +48,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.features import FEATURES
 from mcp_assay.spec.requirements import Requirement, catalogue
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.verdicts import Level, Outcome, Severity, Side
+from mcp_assay.verdicts import Level, Outcome, Party, Severity, Side
 from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine
 
 __all__ = [
@@ -103,6 +103,11 @@ class Finding:
     """Set by the engine on a failure a :class:`Grading` of the check's requirements holds for."""
     clause: str | None = None
     """The clause of the cited requirement a failure is about, when the catalogue qualifies it on its own."""
+    related: tuple[Message | Exchange, ...] = ()
+    """Other traffic the finding rests on, shown beside its subject (a gateway's rules name what crossed the
+    other hop: the upstream's answer next to what the client got)."""
+    party: Party | None = None
+    """Set by the engine on a failure, when the judge was told who is at fault for what (a gateway's hops)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +120,10 @@ class Passes:
     outcome = Outcome.PASSED
 
 
-def passed(subject: Message | Exchange | None = None, detail: str = "") -> Finding:
-    return Finding(Outcome.PASSED, detail, subject)
+def passed(
+    subject: Message | Exchange | None = None, detail: str = "", *, related: Iterable[Message | Exchange] = ()
+) -> Finding:
+    return Finding(Outcome.PASSED, detail, subject, related=tuple(related))
 
 
 def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:
@@ -124,9 +131,16 @@ def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Pas
     return Passes(tuple(subjects), detail)
 
 
-def failed(subject: Message | Exchange | None, detail: str, *, clause: str | None = None) -> Finding:
-    """A failure; ``clause`` names the part of the requirement it is about where the catalogue qualifies one."""
-    return Finding(Outcome.FAILED, detail, subject, clause=clause)
+def failed(
+    subject: Message | Exchange | None,
+    detail: str,
+    *,
+    clause: str | None = None,
+    related: Iterable[Message | Exchange] = (),
+) -> Finding:
+    """A failure; ``clause`` names the part of the requirement it is about where the catalogue qualifies one,
+    ``related`` other traffic it rests on (what crossed a gateway's other hop)."""
+    return Finding(Outcome.FAILED, detail, subject, clause=clause, related=tuple(related))
 
 
 def unverified(reason: str, subject: Message | Exchange | None = None, blocked_by: str | None = None) -> Finding:

@@ -59,15 +59,17 @@ from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.window import carried
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Evidence, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.verdicts import Evidence, Outcome, Party, Severity, Side, Source, Verdict
 from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
 
 __all__ = [
     "ALL_SIDES",
     "REQUIREMENT_PATTERN",
+    "Blame",
     "FindingListener",
     "Judge",
     "OnlyChecks",
+    "Pending",
     "Scope",
     "evaluate",
     "registered_checks",
@@ -85,6 +87,23 @@ _RANK = {Severity.INFO: 0, Severity.SHOULD: 1, Severity.MUST: 2}
 
 FindingListener = Callable[[Check, Message, Finding], None]
 """Called with every failure a message check finds, as it is found (the proxy prints them live)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A party at fault that only later traffic settles (:data:`Blame` may return one): ``now`` until
+    :meth:`Judge.verdicts` asks ``settle`` (a gateway's back hop cannot tell a fault the gateway relayed from the
+    client's request until that request is judged on the front hop, which finishes later)."""
+
+    now: Party | None
+    settle: Callable[[], Party | None]
+
+
+Blame = Callable[[Check, Finding | None], "Party | Pending | None"]
+"""Who is at fault for a failure (called with the failure), and whose conduct a check judges at all (called with
+``None``): given to a judge of one hop of a gateway, where a finding's side alone does not say who did it."""
+MAX_PENDING = 1_000
+"""Failures of one check whose party waits to be settled; past it the oldest is settled with what is known."""
 
 
 def registered_checks() -> list[Check]:
@@ -118,6 +137,8 @@ class _Ranked:
     order: Order
     finding: Finding = field(compare=False)
     evidence: Evidence | None = field(compare=False, default=None)
+    related: tuple[Evidence, ...] | None = field(compare=False, default=None)
+    """The evidence of what the finding names beside its subject (made with :attr:`evidence`)."""
 
 
 @dataclass(slots=True)
@@ -145,6 +166,10 @@ class _Tally:
     """Where the findings came from: a probe, an injected answer, or (``None``) the peers' own traffic."""
     revisions: set[str] = field(default_factory=set)
     broken: str | None = None
+    by_party: dict[Party | None, _Tally] = field(default_factory=dict)
+    """With a :data:`Blame`: the failures, by the party at fault (each a tally of failures only)."""
+    unsettled: list[tuple[_Ranked, Source | None, Pending]] = field(default_factory=list)
+    """Failures whose party is :class:`Pending`, with their source, in the order they were found."""
 
 
 @dataclass(slots=True)
@@ -190,6 +215,8 @@ class Judge:
         window: int | None = None,
         tail: int = TAIL,
         on_window: Callable[[ExchangeLog, frozenset[str]], None] | None = None,
+        blame: Blame | None = None,
+        before_window: Callable[[], None] | None = None,
     ) -> None:
         self.spec = spec
         self.checks = list(checks) if checks is not None else registered_checks()
@@ -205,6 +232,10 @@ class Judge:
         self.tail = tail
         self.on_window = on_window
         """Called with each window's log (and the ids it carried from the one before) before it is dropped."""
+        self.blame = blame
+        """Who is at fault for each failure (a judge of one hop of a gateway); ``None``: the side says it."""
+        self.before_window = before_window
+        """Called before a window's log checks run (a gateway's front hop first closes its back hop's window)."""
         self._tallies = {check.name: _Tally() for check in self.checks}
         self._message_checks = [check for check in self.checks if check.scope == "message"]
         self._gates: dict[GateKey, _Gated] = {}
@@ -244,19 +275,29 @@ class Judge:
         if self.window is not None and len(self.log) - len(self._context) >= self.window:
             self._close_window()
 
+    def close_window(self) -> None:
+        """Judge the window so far and start the next one now (a gateway's hops close theirs together)."""
+        if len(self.log) - len(self._context):
+            self._close_window()
+
     def _close_window(self) -> None:
         """Fold this window's log checks into the tallies, keep the evidence, start the next window.
 
         Requests still waiting for an answer are judged by the log checks of the next window, where
         the answer may arrive; everything else carried over is context there, judged already."""
+        if self.before_window is not None:
+            self.before_window()
         handed = carried(self.log, tail=self.tail)
         self._deferred = handed.pending
         self._run_log_checks()
         self._deferred = frozenset()
         for tally in self._tallies.values():
-            for ranked in (*tally.failures, tally.last_pass, tally.pending):
+            failures = [ranked for part in (tally, *tally.by_party.values()) for ranked in part.failures]
+            failures += [ranked for ranked, _, _ in tally.unsettled]
+            for ranked in (*failures, tally.last_pass, tally.pending):
                 if ranked is not None and ranked.finding.subject is not None:
                     self._evidence(ranked)
+                    self._related(ranked)
         if self.on_window is not None:
             self.on_window(self.log, frozenset(self._context | handed.pending))
         self.log = ExchangeLog()
@@ -346,10 +387,10 @@ class Judge:
                 if isinstance(finding, Passes):
                     rank = self._fold_passes(check, tally, finding, message.time, position, rank)
                     continue
-                self._fold(check, tally, finding, (message.time, position, rank))
+                folded = self._fold(check, tally, finding, (message.time, position, rank))
                 rank += 1
-                if finding.outcome is Outcome.FAILED and self.on_failure is not None:
-                    self.on_failure(check, message, finding)
+                if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
+                    self.on_failure(check, message, folded)
 
     def _in_scope(self, check: Check) -> tuple[int, str | None]:
         """How many messages passed ``check``'s gates, and the most common reason others did not."""
@@ -409,16 +450,17 @@ class Judge:
         tally.passes += 1
         return _ranked(facts.explored, order)
 
-    def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
+    def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> Finding | None:
+        """Count one finding into the check's tally; the finding as counted (``None``: not this window's)."""
         subject = finding.subject
         facts = self._judged_facts(check, tally, subject, order)
         if facts is None:
-            return
+            return None
         if finding.outcome is Outcome.PASSED:  # most findings: counted, and kept only while the latest
             order = self._counted(tally, facts, order)
             if tally.last_pass is None or order > tally.last_pass.order:
                 tally.last_pass = _Ranked(order, finding)
-            return
+            return finding
         exchange = facts.exchange
         if finding.outcome is Outcome.FAILED and isinstance(exchange, HttpExchange) and exchange.events_lost:
             # what the stream carried is unknown: a reader of another tool's capture must not guess it
@@ -439,20 +481,19 @@ class Judge:
         tally.sources.add(facts.source)
         if facts.revision:
             tally.revisions.add(facts.revision)
+        if finding.outcome is Outcome.FAILED and self.blame is not None:
+            party = self._blamed(check, finding)
+            if isinstance(party, Pending):
+                finding = replace(finding, party=party.now)
+                tally.unsettled.append((_Ranked(order, finding), facts.source, party))
+                if len(tally.unsettled) > MAX_PENDING:
+                    self._settle(tally, tally.unsettled.pop(0))
+                return finding
+            finding = replace(finding, party=party)
+            tally = tally.by_party.setdefault(finding.party, _Tally())
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
-            tally.failed += 1
-            if finding.grade is not None:
-                tally.graded += 1
-                if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
-                    tally.grade = finding.grade
-            tally.failed_sources.add(facts.source)
-            if tally.first_failure is None or order < tally.first_failure.order:
-                tally.first_failure = ranked
-            if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
-                heapq.heappush(tally.failures, _Ranked(_negated(order), finding))
-                if len(tally.failures) > MAX_EVIDENCE:
-                    heapq.heappop(tally.failures)
+            _count_failure(tally, ranked, facts.source)
         elif finding.outcome is Outcome.PASSED:
             tally.passes += 1
             if tally.last_pass is None or order > tally.last_pass.order:
@@ -464,6 +505,30 @@ class Judge:
                 tally.unread = ranked
         elif tally.inapplicable is None or order < tally.inapplicable.order:
             tally.inapplicable = ranked
+        return finding
+
+    def _settle(self, tally: _Tally, unsettled: tuple[_Ranked, Source | None, Pending]) -> None:
+        """Count a failure whose party waited (its evidence was made while its window was open)."""
+        ranked, source, pending = unsettled
+        try:
+            party = pending.settle()
+        except Exception:
+            log.exception("settling who is at fault raised")
+            party = pending.now
+        finding = replace(ranked.finding, party=party)
+        settled = _Ranked(ranked.order, finding, evidence=ranked.evidence, related=ranked.related)
+        _count_failure(tally.by_party.setdefault(party, _Tally()), settled, source)
+
+    def _blamed(self, check: Check, finding: Finding | None) -> Party | Pending | None:
+        """Who is at fault for ``finding`` (whose conduct ``check`` judges, for ``None``); a defect in the blame
+        leaves it unsaid rather than stopping the judging."""
+        if self.blame is None:
+            return None
+        try:
+            return self.blame(check, finding)
+        except Exception:
+            log.exception("blaming a finding of %s raised", check.name)
+            return None
 
     def _facts_of(self, subject: Message | Exchange | None) -> _Facts:
         """What folding needs to know of a finding's subject, worked out once however many checks judge it (the
@@ -530,17 +595,65 @@ class Judge:
     def _evidence(self, ranked: _Ranked) -> Evidence:
         """The evidence of a kept finding, made once (findings that were not kept never cost any)."""
         if ranked.evidence is None:
-            ranked.evidence = make_evidence(ranked.finding.subject, ranked.finding.detail, self.ctx, self.redactor)
+            ranked.evidence = self._made(ranked.finding.subject, ranked.finding.detail)
         return ranked.evidence
 
+    def _related(self, ranked: _Ranked) -> tuple[Evidence, ...]:
+        """The evidence of what a kept finding names beside its subject (the other hop of a gateway), made once."""
+        if ranked.related is None:
+            ranked.related = tuple(self._made(subject, "") for subject in ranked.finding.related)
+        return ranked.related
+
+    def _every_evidence(self, ranked: _Ranked) -> tuple[Evidence, ...]:
+        return (self._evidence(ranked), *self._related(ranked))
+
+    def _made(self, subject: Message | Exchange | None, detail: str) -> Evidence:
+        evidence = make_evidence(subject, detail, self.ctx, self.redactor)
+        exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
+        hop = exchange.hop if exchange is not None else None
+        return replace(evidence, hop=hop.value) if hop is not None else evidence
+
     # -- verdicts --------------------------------------------------------------------------------
-    def verdicts(self, stop: Callable[[], str | None] | None = None) -> list[Verdict]:
+    def verdicts(self, stop: Callable[[], str | None] | None = None, *, log_checks: bool = True) -> list[Verdict]:
         """Run the log checks over the (last window of the) log, then one verdict per check, the scope applied.
 
         Once ``stop`` returns a reason (a second Ctrl-C, a deadline), no further log check runs: those
-        are *not verified*, saying why, and :attr:`stopped` says how many."""
+        are *not verified*, saying why, and :attr:`stopped` says how many. ``log_checks=False``: they ran
+        already (:meth:`run_log_checks`)."""
+        if log_checks:
+            self._run_log_checks(stop)
+        for tally in self._tallies.values():
+            while tally.unsettled:
+                self._settle(tally, tally.unsettled.pop(0))
+        return [
+            self._scoped(check, verdict)
+            for check in self.checks
+            for verdict in self._verdicts_of(check, self._tallies[check.name])
+        ]
+
+    def _verdicts_of(self, check: Check, tally: _Tally) -> list[Verdict]:
+        """The check's verdict; with a :data:`Blame`, one failed verdict per party at fault when it failed."""
+        if self.blame is None:
+            return [self._verdict_of(check, tally)]
+        parts = [part for part in tally.by_party.values() if part.failed]
+        if tally.broken is not None or not parts:
+            judged = self._blamed(check, None)
+            party = judged.now if isinstance(judged, Pending) else judged
+            return [replace(self._verdict_of(check, tally), party=party)]
+        parts.sort(key=lambda part: part.first_failure.order if part.first_failure is not None else (math.inf, 0, 0))
+        verdicts = []
+        for part in parts:
+            whole = replace(part, passes=tally.passes, last_pass=tally.last_pass, sources=tally.sources | part.sources)
+            whole.revisions = tally.revisions
+            whole.exchanges_in_scope = tally.exchanges_in_scope
+            party = part.first_failure.finding.party if part.first_failure is not None else None
+            verdicts.append(replace(self._verdict_of(check, whole), party=party))
+        return verdicts
+
+    def run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
+        """Run the log checks over the (last window of the) log now, before :meth:`verdicts` (``log_checks=False``):
+        a gateway's hops run theirs first, then settle who is at fault."""
         self._run_log_checks(stop)
-        return [self._scoped(check, self._verdict_of(check, self._tallies[check.name])) for check in self.checks]
 
     def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         left = [check for check in self.checks if check.scope == "log"]
@@ -617,7 +730,7 @@ class Judge:
             assert tally.first_failure is not None
             more = f" (and {tally.failed - 1} more)" if tally.failed > 1 else ""
             kept = sorted(tally.failures, reverse=True)
-            evidence = tuple(_redacted(self._evidence(item), redact) for item in kept)
+            evidence = tuple(_redacted(item, redact) for ranked in kept for item in self._every_evidence(ranked))
             failure_source = _strongest(tally.failed_sources, self.source)
             reason = redact(tally.first_failure.finding.detail) + more
             if tally.grade is not None and tally.graded == tally.failed:
@@ -638,7 +751,11 @@ class Judge:
             sample = tally.last_pass
             detail = sample.finding.detail
             reason = detail or f"{tally.passes} {check.subject} judged"
-            evidence = (_redacted(self._evidence(sample), redact),) if sample.finding.subject is not None else ()
+            evidence = (
+                tuple(_redacted(item, redact) for item in self._every_evidence(sample))
+                if sample.finding.subject is not None
+                else ()
+            )
             return _verdict(check, Outcome.PASSED, source, redact(reason), evidence=evidence, **common)
         if tally.pending is not None:
             first = tally.pending
@@ -681,6 +798,24 @@ class Judge:
             ok, why = False, f"{scope.transport} has no such requirement"
         outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
+
+
+def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None) -> None:
+    """Count one failure into ``tally`` (of one party, with a :data:`Blame`): how many, its grade, the earliest, and
+    the earliest few with their evidence."""
+    finding, order = ranked.finding, ranked.order
+    tally.failed += 1
+    if finding.grade is not None:
+        tally.graded += 1
+        if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
+            tally.grade = finding.grade
+    tally.failed_sources.add(source)
+    if tally.first_failure is None or order < tally.first_failure.order:
+        tally.first_failure = ranked
+    if len(tally.failures) < MAX_EVIDENCE or order < _negated(_top(tally.failures)):
+        heapq.heappush(tally.failures, _Ranked(_negated(order), finding, ranked.evidence, ranked.related))
+        if len(tally.failures) > MAX_EVIDENCE:
+            heapq.heappop(tally.failures)
 
 
 def _source_of(probe: Probe | None) -> Source | None:

@@ -26,6 +26,7 @@ from mcp_assay.userfiles import UnreadableFile, read_text, read_yaml
 from mcp_assay.values import (
     COMMAND,
     FLAG,
+    GATEWAY_BACK,
     HEADER_NAME,
     HEADERS,
     HOST,
@@ -177,6 +178,9 @@ class SuiteConfig:
     """Tools to explore besides those annotated ``readOnlyHint: true`` (a write tool only when named here)."""
     seed: int | None = None
     """The exploration's seed; ``None``: one is drawn (and printed), so every run can be reproduced."""
+    gateway_back: str | None = None
+    """``PORT=URL``: the target is a gateway whose upstream is PORT (the run listens there) and leads to URL, the
+    real server; what reached the upstream is judged with what the suite sent (docs/gateways.md)."""
 
     def __post_init__(self) -> None:
         if bool(self.url) == bool(self.command):
@@ -395,6 +399,7 @@ SETTINGS: dict[str, Kind] = {
     "explore_time": Number(0, MAX_SECONDS, above=True, unit="seconds"),
     "explore_tool": NAMES,
     "seed": Number(0, 2**32 - 1, whole=True),
+    "gateway_back": GATEWAY_BACK,
 }
 """The typed schema of every setting a flag, its environment twin or a config key can give: one kind
 per setting (:mod:`mcp_assay.values`), used by the config file, :meth:`SuiteConfig.from_options`, the

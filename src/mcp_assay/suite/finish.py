@@ -118,9 +118,26 @@ def _notes(state: RunState, selection: Selection | None, contexts: Sequence[Suit
     return notes
 
 
+def _take_back_hop(state: RunState) -> None:
+    """What reached the upstream of the gateway under test joins the run's log and recording (judged with it)."""
+    assert state.back_hop is not None
+    arrived = list(state.back_hop())
+    for exchange in arrived:
+        state.log.add(exchange)
+        if state.writer is not None:
+            state.writer.exchange(exchange)
+    if not arrived:
+        state.notes.append(
+            "nothing reached the gateway's back hop (--gateway-back): is the gateway's upstream set to that port? "
+            "The gateway was judged as a server only"
+        )
+
+
 def finished(state: RunState, selection: Selection | None, contexts: Sequence[SuiteContext]) -> RunFinished:
     """Judge the run's traffic: the verdicts, and what the report says about the run."""
     checks = state.plan.checks
+    if state.back_hop is not None:
+        _take_back_hop(state)
     verdicts, notes = judge_suite_log(state.log, state.spec, checks=checks, redactor=state.redactor)
     verdicts = state.plan.narrowed(verdicts)
     if state.unjudged is None:

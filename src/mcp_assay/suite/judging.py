@@ -11,6 +11,13 @@ requirement that binds both revisions gets a verdict per revision, and every ver
 This works on a live run's log and on a recording of one alike, so re-judging a ``--record``
 file gives the verdicts the run gave. A recording made before runs tested several revisions has
 one ``suite-run`` observation, and is judged whole, as it always was.
+
+A run through a gateway (``--gateway-back``) also holds what reached the upstream: the back hop's
+exchanges (:class:`~mcp_assay.wire.Hop`). The suite's own traffic is then the gateway's front hop,
+judged by revision as above with each failure naming its party; the back hop is judged as captured
+traffic, each exchange the gateway sent for one of the suite's probes tagged with that probe (so
+relaying a malformed probe is never held against the gateway as a client); and the GW rules judge
+both hops together (:mod:`mcp_assay.spec.gateway`).
 """
 
 from __future__ import annotations
@@ -19,14 +26,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mcp_assay.hops import finish_order, relayed_probes
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import Judge, Scope
+from mcp_assay.spec.engine import Blame, Judge, Scope, registered_checks
+from mcp_assay.spec.gateway import GatewayJudge, is_gateway_check
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.blocking import annotate, skip_from_observation
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Severity, Side, Source, Verdict
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.wire import Exchange, Hop, HttpExchange, Observation
 
 __all__ = [
     "CLIENT_IS_US",
@@ -130,11 +139,15 @@ def judge_suite_log(
     The skips of each revision make its untouched verdicts *not verified*, with the reason. A
     failure of a check that judges the client is a defect of mcp-assay's own requests: a note,
     never a finding."""
+    gateway: GatewayJudge | None = None
+    if any(item.hop is Hop.BACK for item in log):
+        log, gateway = _gateway_hops(log, spec, checks, redactor)
     parts = segments(log)
-    verdicts: list[Verdict] = []
+    verdicts: list[Verdict] = [] if gateway is None else [_one_revision(verdict) for verdict in gateway.verdicts()]
     notes: list[str] = []
+    blame = gateway.front_blame if gateway is not None else None
     for segment in parts:
-        found, excluded = _judge(segment, spec, checks, redactor)
+        found, excluded = _judge(segment, spec, checks, redactor, blame)
         verdicts += found
         where = f" in {segment.facts['revision']}" if len(parts) > 1 else ""
         notes += [
@@ -146,15 +159,44 @@ def judge_suite_log(
     return verdicts, notes
 
 
+def _gateway_hops(
+    log: ExchangeLog, spec: SpecSet, checks: Sequence[Check] | None, redactor: Redactor | None
+) -> tuple[ExchangeLog, GatewayJudge]:
+    """The suite's own traffic as the gateway's front hop, and a judge of the back hop and both hops together that
+    has taken everything in (its front blame is what the suite's judging of the front hop names parties by)."""
+    front = [item if item.hop is not None or not isinstance(item, HttpExchange) else replace(item, hop=Hop.FRONT)
+             for item in log if item.hop is not Hop.BACK]  # fmt: skip
+    back = relayed_probes(front, [item for item in log if item.hop is Hop.BACK])
+    gateway = GatewayJudge(spec, checks=checks, redactor=redactor, judge_front=False)
+    for item in finish_order([item for item in front if item.hop is Hop.FRONT], back):
+        gateway.add(item)
+    return ExchangeLog(front), gateway
+
+
+def _one_revision(verdict: Verdict) -> Verdict:
+    """A verdict of the back hop (judged whatever revision the traffic carried) that saw one revision names it, as
+    the front hop's verdicts do."""
+    if verdict.revision is None and len(verdict.revisions) == 1:
+        return replace(verdict, revision=verdict.revisions[0])
+    return verdict
+
+
 def _judge(
-    segment: Segment, spec: SpecSet, checks: Sequence[Check] | None, redactor: Redactor | None
+    segment: Segment,
+    spec: SpecSet,
+    checks: Sequence[Check] | None,
+    redactor: Redactor | None,
+    blame: Blame | None = None,
 ) -> tuple[list[Verdict], list[Verdict]]:
     """One segment's verdicts (each naming the segment's revision) and the client failures its scope left out."""
     scope = suite_scope(segment.log, spec, segment.facts)
     settings = {MODERN_ONLY: True} if segment.facts.get(MODERN_ONLY) is True else {}
+    if blame is not None:
+        checks = [check for check in (checks or registered_checks()) if not is_gateway_check(check)]
     judge = Judge.of(
-        segment.log, spec, checks=checks, scope=scope, settings=settings, redactor=redactor, source=Source.ACTIVE
-    )
+        segment.log, spec, checks=checks, scope=scope, settings=settings, redactor=redactor, source=Source.ACTIVE,
+        blame=blame,
+    )  # fmt: skip
     skips = [skip_from_observation(item.data) for item in segment.log.observations("skip")]
     verdicts = annotate(judge.verdicts(), skips)
     named = segment.facts.get("revision")

@@ -50,7 +50,7 @@ from mcp_assay.suite.plan import check_revisions, plan_run, select_families
 from mcp_assay.suite.revisions import choose, context, marker, selection_buffers
 from mcp_assay.suite.selection import Selection
 from mcp_assay.suite.setup import ready
-from mcp_assay.suite.state import RunState
+from mcp_assay.suite.state import BackHop, RunState
 
 __all__ = [
     "RUN_OBSERVATION",
@@ -100,10 +100,13 @@ async def arun(
     *,
     mock: httpx.AsyncBaseTransport | None = None,
     redactor: Redactor | None = None,
+    back_hop: BackHop | None = None,
 ) -> Report:
     """Run the suite and return its report (events go to ``emit`` as they happen, the last a :class:`RunFinished`).
 
-    ``redactor`` is the run's, when the caller prints or logs with it too (else one made from ``config``)."""
+    ``redactor`` is the run's, when the caller prints or logs with it too (else one made from ``config``).
+    ``back_hop`` gives what reached the upstream of the gateway under test (``--gateway-back``), once the
+    suite is done: judged with the suite's own traffic (:mod:`mcp_assay.suite.judging`)."""
     if config.explore:  # mcp_assay.suite.explore: the extra it needs, and one seed for the whole run
         explore.require()
         config = explore.seeded(config)
@@ -111,6 +114,7 @@ async def arun(
     redactor = redactor if redactor is not None else config.redactor()
     async with ready(config, spec, emit, mock=mock, redactor=redactor) as prepared:
         state = RunState(prepared.config, spec, emit, plan=plan, mock=mock, redactor=redactor)
+        state.back_hop = back_hop
         if prepared.unreachable is not None:
             state.unjudged = state.redactor.text(prepared.unreachable)
             result = finished(state, None, ())
@@ -131,6 +135,7 @@ def run(
     *,
     mock: httpx.AsyncBaseTransport | None = None,
     redactor: Redactor | None = None,
+    back_hop: BackHop | None = None,
 ) -> Iterator[Event]:
     """Run the suite on a worker thread and yield its events as they happen; the last is :class:`RunFinished`."""
     check_revisions(config, spec)
@@ -139,7 +144,7 @@ def run(
 
     def work() -> None:
         try:
-            asyncio.run(arun(config, spec, events.put, mock=mock, redactor=redactor))
+            asyncio.run(arun(config, spec, events.put, mock=mock, redactor=redactor, back_hop=back_hop))
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
             failure.append(exc)
         finally:

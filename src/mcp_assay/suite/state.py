@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
@@ -32,9 +32,13 @@ from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.target import Target
 from mcp_assay.suite.turns import Turns
 from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Observation
+from mcp_assay.wire import Exchange, Observation
 
-__all__ = ["RunState"]
+__all__ = ["BackHop", "RunState"]
+
+
+BackHop = Callable[[], Sequence[Exchange]]
+"""The exchanges a gateway's back hop carried so far (the listener ``run --gateway-back`` starts)."""
 
 
 class RunState:
@@ -81,6 +85,8 @@ class RunState:
         """Why the run has nothing to judge (no MCP server there, or none that answered usably)."""
         self.skipped: list[str] = []
         """Why families were skipped, in order (the first says why a run that sent no case tested nothing)."""
+        self.back_hop: BackHop | None = None
+        """What reached the upstream of the gateway under test, asked for when the suite is done (--gateway-back)."""
         self.families_run = 0
         """Families whose cases were sent (none: the run tested nothing, whatever revision it chose)."""
         self.stub: StubSession | None = None

@@ -138,6 +138,15 @@ def test_a_2025_error_after_a_cancel_fails_the_should(spec: SpecSet) -> None:
     assert "code=-32800" in verdict.reason
 
 
+def test_a_2025_notice_the_server_refused_cancelled_nothing(spec: SpecSet) -> None:
+    """Tool-defined: a notice answered 400 (sent without the session id, as a bridge did) is no cancellation the
+    server took, so answering the call afterwards is no finding against it."""
+    call = legacy_sse(legacy_req("tools/call", 2, SLOW), [(0.15, result_body({"content": []}, 2))], start=0.0)
+    notice = legacy_post(cancel(2), start=0.1, status=400)
+    verdict = judge(log_of(legacy_init(), call, notice), spec, "cancelled_requests_are_not_answered")
+    assert verdict.outcome is Outcome.NOT_VERIFIED
+
+
 def test_cancelled_request_rule_is_not_verified_without_cancellations(spec: SpecSet) -> None:
     log = log_of(stdio_discover(), client(req("tools/list", 2), 0.5), server(done(2, tools=[]), 0.51))
     assert judge(log, spec, "cancelled_requests_are_not_answered").outcome is Outcome.NOT_VERIFIED

@@ -15,6 +15,7 @@ from . import (
     cancellation,
     completion,
     envelope,
+    gateway,
     handshake,
     http,
     interop,
@@ -36,6 +37,6 @@ from . import (
 
 AREAS = (
     jsonrpc, schema, envelope, results, versions, handshake, http, stdio, cancellation, progress, logging,
-    pagination, subscriptions, tools, resources, prompts, completion, mrtr, auth, behaviour, interop, suite,
+    pagination, subscriptions, tools, resources, prompts, completion, mrtr, auth, behaviour, interop, suite, gateway,
 )  # fmt: skip
 """Every area, in the order a reader meets the protocol."""

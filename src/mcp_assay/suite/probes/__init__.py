@@ -18,6 +18,7 @@ from mcp_assay.suite.probes import (
     completion,
     discover,
     envelope,
+    gateway,
     handshake,
     interop,
     listen,
@@ -54,6 +55,7 @@ FAMILIES: tuple[Family, ...] = (
     interop.FAMILY,
     discover.LATER,
     burst.FAMILY,
+    gateway.FAMILY,
     explore.FAMILY,  # opt-in (--explore), last: it may leave the server in a state no other case expects
 )
 

@@ -344,6 +344,9 @@ class StreamIndex:
                 continue
             if message.transport == "http" and self.revision_has(message, "per_request_version"):
                 continue  # on 2026 HTTP closing the stream is the signal; a POSTed notice means nothing
+            posted = self.http(message)
+            if posted is not None and posted.response is not None and posted.response.status >= 400:
+                continue  # the server refused the notice (a missing session id ...): it cancelled nothing
             target = self.cancelled_request(message)
             if target is not None:
                 self._add(Cancellation(target, message.time, "notification", message))

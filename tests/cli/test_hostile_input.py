@@ -425,7 +425,7 @@ ACCEPTED: dict[str, tuple[type, ...]] = {
     "failing_tool": (str,), "resource_sample": (int,), "page_limit": (int,), "rate_limit": (int, float),
     "retry_budget_ms": (int,), "timeout": (int, float), "stream_budget_ms": (int,), "only": (str,),
     "verbose": (bool,), "record": (str,), "explore": (bool,), "explore_budget": (int,),
-    "explore_time": (int, float), "explore_tool": (str, list), "seed": (int,),
+    "explore_time": (int, float), "explore_tool": (str, list), "seed": (int,), "gateway_back": (str,),
 }  # fmt: skip
 """The YAML types each key takes, written out here rather than read from the schema under test."""
 YAML_VALUES = st.one_of(

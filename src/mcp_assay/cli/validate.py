@@ -205,11 +205,17 @@ SCRIPTS = (".py", ".js", ".mjs", ".ts", ".sh")
 """What a server's own source looks like: ``validate server.py`` is someone who meant ``run -c``."""
 
 
+RECORDING_SUFFIXES = (".jsonl", ".ndjson", ".json", ".har", ".flow", ".flows", ".mitm")
+"""Names a recording goes by: such a file no reader reads is a damaged recording (data: not judged, exit 3)."""
+
+
 def _check_recordings(recordings: Sequence[str]) -> None:
-    """A file none of the readers reads is the user's mistake: one line under the usage, exit 2, before any work
-    (a server's source gets the ``run -c`` line that tests the server it starts)."""
+    """A file none of the readers reads, and not named like a recording, is the user's mistake: one line under the
+    usage, exit 2, before any work (a server's source gets the ``run -c`` line that tests the server it starts)."""
     for raw in recordings:
         path = Path(raw)
+        if path.suffix.lower() in RECORDING_SUFFIXES:
+            continue
         try:
             reader_for(path, READERS)
         except RecordingError as exc:

@@ -67,7 +67,7 @@ def test_a_plain_first_run_calls_the_read_only_tool_finds_tool_10_and_says_the_a
     assert "not tried" not in top  # the one tool was called, the one resource read
     failures = stdout[stdout.index("FAILED") : stdout.index("SHOULD (")]
     tool_10 = re.search(
-        r"✗ TOOL-10 · 2026-07-28, 2025-11-25 .*\n(.*\n){0,3}.*'21\.5' is not of type 'number'", failures
+        r"✗ [0-9a-f]{7} TOOL-10 · 2026-07-28, 2025-11-25 .*\n(.*\n){0,3}.*'21\.5' is not of type 'number'", failures
     )
     assert tool_10 is not None, failures
     replay = next(line for line in failures.splitlines() if '"name":"forecast"' in line)
@@ -122,4 +122,4 @@ def test_exploring_says_the_plainest_call_already_fails_where_the_report_says_fo
     summary = next(line for line in stderr.splitlines() if line.startswith("explore 2026-07-28: forecast:"))
     assert "its plainest valid call already fails TOOL-10, TOOL-11 (reported from that call)" in summary, summary
     assert "0 other distinct failure(s) found by exploring" in summary
-    assert re.search(r"✗ TOOL-10 · 2026-07-28 .*found by --explore", " ".join(stdout.split())), stdout
+    assert re.search(r"✗ [0-9a-f]{7} TOOL-10 · 2026-07-28 .*found by --explore", " ".join(stdout.split())), stdout

@@ -275,7 +275,7 @@ def test_the_terminal_hint_names_the_one_flag_that_accepts_them() -> None:
     report = report_of(failure("HTTP-09"), failure("TOOL-10"))
     attribute(report, AUTO, [python_server()])
     (line,) = sdk_hint(report)
-    assert f"known in mcp {PYTHON.version}" in line and ACCEPT_FLAG in line and "this failure is" in line
+    assert f"known in mcp {PYTHON.version}" in line and ACCEPT_FLAG in line and "1 failure known" in line
 
 
 def test_sdk_named_overrides_recognition_and_none_turns_it_off() -> None:

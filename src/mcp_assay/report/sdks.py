@@ -316,5 +316,5 @@ def sdk_hint(report: Report) -> list[str]:
         return []
     names = " and ".join(dict.fromkeys(result.sdk.named for result in counted if result.sdk is not None))
     ids = len({ident for result in counted for ident in result.requirements})
-    these = "this failure is" if ids == 1 else f"these {ids} failures are"
+    these = "1 failure" if ids == 1 else f"{ids} failures"
     return [f"sdk findings: {these} known in {names}, not your own code; {ACCEPT_FLAG} accepts them"]

@@ -17,7 +17,17 @@ from mcp_assay.recording import read_recording, stream_recording
 from mcp_assay.traffic import ExchangeLog
 from mcp_assay.wire import Exchange
 
-__all__ = ["RECORDING", "Inputs", "Loaded", "Reader", "load_inputs", "recording_source", "stream_inputs"]
+__all__ = [
+    "RECORDING",
+    "Inputs",
+    "Loaded",
+    "Reader",
+    "load_inputs",
+    "reader_for",
+    "recording_source",
+    "stream_input",
+    "stream_inputs",
+]
 
 
 @dataclass
@@ -79,23 +89,29 @@ def stream_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs
     """Every file's exchanges, one file after another, as they are read: JSONL recordings stream,
     other captures are read whole (they are read whole by their own tools too)."""
     for number, raw in enumerate(paths, start=1):
-        path = Path(raw)
-        reader = _reader_for(path, readers)
-        prefix = "" if len(paths) == 1 else f"f{number}:"
-        problems: list[str] = []
-        if reader is RECORDING:
-            yield from stream_recording(path, problems, prefix=prefix)
-            kind = "recording"
-        else:
-            loaded = reader.read(path, prefix)
-            yield from loaded.exchanges
-            problems.extend(loaded.problems)
-            kind = loaded.kind or reader.name
-        inputs.problems.extend(f"{path.name}: {problem}" for problem in problems)
-        inputs.kinds.append(kind)
+        yield from stream_input(raw, readers, inputs, prefix="" if len(paths) == 1 else f"f{number}:")
 
 
-def _reader_for(path: Path, readers: Sequence[Reader]) -> Reader:
+def stream_input(raw: str | Path, readers: Sequence[Reader], inputs: Inputs, *, prefix: str = "") -> Iterator[Exchange]:
+    """One file's exchanges as they are read, their ids prefixed with ``prefix``; its kind and anything odd in it
+    go to ``inputs``. The one place a file of captured traffic is read, whoever judges it."""
+    path = Path(raw)
+    reader = reader_for(path, readers)
+    problems: list[str] = []
+    if reader is RECORDING:
+        yield from stream_recording(path, problems, prefix=prefix)
+        kind = "recording"
+    else:
+        loaded = reader.read(path, prefix)
+        yield from loaded.exchanges
+        problems.extend(loaded.problems)
+        kind = loaded.kind or reader.name
+    inputs.problems.extend(f"{path.name}: {problem}" for problem in problems)
+    inputs.kinds.append(kind)
+
+
+def reader_for(path: Path, readers: Sequence[Reader]) -> Reader:
+    """The reader of ``path``'s format (told by its content); :class:`RecordingError` when none reads it."""
     if not path.is_file():
         raise RecordingError(f"{path}: no such file")
     for reader in readers:

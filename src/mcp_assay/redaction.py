@@ -100,6 +100,11 @@ class Redactor:
             self._secrets.add(secret)
             self._pattern = None
 
+    @property
+    def secrets(self) -> frozenset[str]:
+        """Every value scrubbed by value (configured or learnt): another ``Redactor(secrets=...)`` scrubs the same."""
+        return frozenset(self._secrets)
+
     def is_secret_header(self, name: str) -> bool:
         return name.lower() in self._headers
 

@@ -18,14 +18,16 @@ import pytest
 
 from mcp_assay.recording import RECORDING_FORMAT, records_of
 from mcp_assay.report.sdks import AUTO
+from mcp_assay.scale.local import judge_here
 from mcp_assay.scale.locations import Recording
 from mcp_assay.scale.reduce import Reduction, reduce_units
 from mcp_assay.scale.units import Unit, UnitResult, judge_unit, plan_units
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.engine import Judge
+from mcp_assay.spec.engine import Judge, registered_checks
 from mcp_assay.verdicts import Outcome
 from mcp_assay.wire import Exchange
-from tests.scale.growth import traffic
+from tests.scale.growth import package_lines, traffic
+from tests.scale.test_growth import LIMIT, marginal
 
 WINDOW = 60
 DATA = Path(__file__).resolve().parents[1] / "data" / "recordings"
@@ -67,7 +69,7 @@ def test_the_shares_of_a_recording_find_what_one_judge_finds(
     expected = _report([whole], spec, [str(long_recording)])
     assert expected["stats"]["windows"] >= 6, "the recording was cut into many windows"
     assert expected["summary"]["failed"] and expected["summary"]["passed"], "failures and passes to merge"
-    results = [judge_unit(unit, spec, None) for unit in _shares(long_recording, 3)]
+    results = list(judge_here(_shares(long_recording, 3), spec, None, 2))  # two processes of a pool, three shares
     assert _report(results, spec, [str(long_recording)]) == expected
     calls = [result.partial.counts["check_calls"] for result in results]
     assert sum(calls) == whole.partial.counts["check_calls"]
@@ -141,7 +143,7 @@ def test_the_reduction_holds_no_more_audit_lines_than_the_report_keeps(spec: Spe
         reduction.add(pickle.loads(pickle.dumps(UnitResult(unit=unit, partial=one.partial.placed(index),
                                                             audit=one.audit, audit_total=len(one.audit)))))  # fmt: skip
         held.append(reduction.held_audit_lines())
-    assert max(held) <= 2 * reduction.limit + lines
+    assert max(held) <= reduction.limit
     report = reduction.report(spec=spec, checks=None, sdk=AUTO, described=["x"])
     assert len(report.audit) == reduction.limit
     assert "latest" in " ".join(report.notes)
@@ -158,3 +160,40 @@ def test_a_long_recording_among_short_ones_is_cut_into_shares() -> None:
     many = plan_units([Recording(f"r{index}.jsonl", 5_000_000) for index in range(100)], 2)
     assert len(many) == 100, "many recordings of a size: one unit each"
     assert [unit.shares for unit in plan_units([Recording("small.jsonl", 1_000_000)], 8)] == [1]
+
+
+def test_reducing_does_the_same_work_for_every_recording_more(spec: SpecSet) -> None:
+    """Counted work, never time: folding in the 41st to 60th recordings costs what the 21st to 40th did, whatever
+    order the results come in (the audit lines are trimmed as they come, each line at most once). One check is
+    judged, so the merging of tallies does not hide the rest of the reduction's work."""
+    checks = registered_checks()[:1]
+    one = judge_unit(Unit(str(DATA / "python-sdk-2026-07-28.jsonl"), 0), spec, checks)
+    limit = 3 * len(one.audit)
+
+    def reduce(count: int) -> int:
+        order = list(range(count))
+        random.Random(count).shuffle(order)
+        results = [
+            UnitResult(
+                unit=Unit(one.unit.location, index, f"f{index + 1}:"),
+                partial=one.partial.placed(index),
+                sightings=one.sightings,
+                audit=one.audit,
+                audit_total=len(one.audit),
+                transports=one.transports,
+            )  # fmt: skip
+            for index in order
+        ]
+        reduction = Reduction(limit=limit)
+
+        def work() -> None:
+            for result in results:
+                reduction.add(result)
+            reduction.report(spec=spec, checks=checks, sdk=AUTO, described=["x"])
+
+        return package_lines(work)
+
+    reduce(2)  # once first, not counted: what is cached for the process
+    work = [reduce(count) for count in (20, 40, 60)]
+    assert work[1] > work[0], "the work was counted"
+    assert marginal(*work) <= LIMIT, f"lines executed for 20, 40, 60 recordings: {work}"

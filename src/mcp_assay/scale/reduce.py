@@ -12,6 +12,7 @@ report says in a note when others were judged, and in its verdict when none was.
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,9 @@ class Reduction:
         self._partial: Partial | None = None
         self._shares: dict[int, list[Partial]] = {}
         self._files: dict[int, _File] = {}
+        self._holding: list[int] = []
+        """The recordings whose audit lines are held, in their order (the earliest first)."""
+        self._held = 0
         self.peak_rss_kib = 0
         """The most memory any process that judged a unit needed (the figure a cluster's worker must have)."""
         self.units = 0
@@ -86,22 +90,29 @@ class Reduction:
                 unit.location, result.kinds, result.problems, result.sightings, result.notes, result.transports,
                 result.unjudged, deque(result.audit), result.audit_total,
             )  # fmt: skip
-            self._forget_audit()
+            self._hold_audit(unit.index)
 
     def held_audit_lines(self) -> int:
-        """Audit lines held now (at most about twice what the report keeps)."""
-        return sum(len(item.audit) for item in self._files.values())
+        """Audit lines held now (at most what the report keeps, and the lines of the result just added)."""
+        return self._held
 
-    def _forget_audit(self) -> None:
-        """Drop the audit lines no report can keep: those before the latest :attr:`limit` of the recordings with
-        later places that are in already (earlier recordings' lines come before theirs in the report)."""
-        later = 0
-        for index in sorted(self._files, reverse=True):
-            item = self._files[index]
-            room = max(0, self.limit - later)
-            while len(item.audit) > room:
-                item.audit.popleft()
-            later += len(item.audit)
+    def _hold_audit(self, index: int) -> None:
+        """Keep the latest :attr:`limit` audit lines of the recordings in so far, in their order: the lines of the
+        earliest recordings held are dropped first (earlier recordings' lines come before theirs in the report).
+        Each line is dropped at most once, so this is linear in the lines, whatever order results come in."""
+        item = self._files[index]
+        if not item.audit:
+            return
+        bisect.insort(self._holding, index)
+        self._held += len(item.audit)
+        while self._held > self.limit:
+            earliest = self._files[self._holding[0]]
+            drop = min(len(earliest.audit), self._held - self.limit)
+            for _ in range(drop):
+                earliest.audit.popleft()
+            self._held -= drop
+            if not earliest.audit:
+                self._holding.pop(0)
 
     def report(self, *, spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice, described: Sequence[str]) -> Report:
         """The report of every result added; ``described`` names what was judged (the arguments as given)."""

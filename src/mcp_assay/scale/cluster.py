@@ -77,7 +77,7 @@ def judge_on_cluster(
             )  # fmt: skip
             for unit in units
         ]
-        for future in distributed.as_completed(futures):
+        for future in distributed.as_completed(futures, loop=client.loop):
             result: UnitResult = future.result()
             future.release()  # the cluster need not keep it: it is folded into the report here
             yield result

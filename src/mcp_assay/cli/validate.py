@@ -39,9 +39,12 @@ from mcp_assay.spec.engine import registered_checks, select_checks
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
-from mcp_assay.values import TEXT
+from mcp_assay.values import TEXT, Number
 
 __all__ = ["register"]
+
+MAX_JOBS = 1024
+"""The most processes ``--jobs`` starts (more than any machine's cores: a typo, not a plan)."""
 
 
 @click.command(
@@ -78,7 +81,7 @@ __all__ = ["register"]
     "-j",
     envvar="MCP_ASSAY_JOBS",
     show_envvar=True,
-    type=click.IntRange(min=1),
+    type=Checked(Number(1, MAX_JOBS, whole=True, unit="processes"), "N"),
     default=None,
     metavar="N",
     help="Judge in N processes at once (default: one per core this process may use; 1: in this process).",

@@ -53,6 +53,12 @@ def whole(spec: SpecSet, long_recording: Path) -> UnitResult:
     return judge_unit(Unit(str(long_recording), 0, window=WINDOW), spec, None)
 
 
+@pytest.fixture(scope="module")
+def in_shares(spec: SpecSet, long_recording: Path) -> list[UnitResult]:
+    """The long recording judged in three shares by a pool of two processes."""
+    return list(judge_here(_shares(long_recording, 3), spec, None, 2))
+
+
 def _report(results: list[UnitResult], spec: SpecSet, described: list[str]) -> dict[str, Any]:
     data = reduce_units(results, spec=spec, checks=None, sdk=AUTO, described=described).to_json()
     data.pop("generated_at")
@@ -64,12 +70,12 @@ def _shares(path: Path, shares: int, index: int = 0, prefix: str = "") -> list[U
 
 
 def test_the_shares_of_a_recording_find_what_one_judge_finds(
-    spec: SpecSet, long_recording: Path, whole: UnitResult
+    spec: SpecSet, long_recording: Path, whole: UnitResult, in_shares: list[UnitResult]
 ) -> None:
     expected = _report([whole], spec, [str(long_recording)])
     assert expected["stats"]["windows"] >= 6, "the recording was cut into many windows"
     assert expected["summary"]["failed"] and expected["summary"]["passed"], "failures and passes to merge"
-    results = list(judge_here(_shares(long_recording, 3), spec, None, 2))  # two processes of a pool, three shares
+    results = in_shares
     assert _report(results, spec, [str(long_recording)]) == expected
     calls = [result.partial.counts["check_calls"] for result in results]
     assert sum(calls) == whole.partial.counts["check_calls"]
@@ -90,14 +96,15 @@ def test_a_judge_of_one_share_is_the_judge_of_the_whole_when_the_share_is_all(sp
         ), verdict.check  # fmt: skip
 
 
-def test_results_in_any_order_and_across_processes_give_the_same_report(spec: SpecSet, long_recording: Path) -> None:
+def test_results_in_any_order_and_across_processes_give_the_same_report(
+    spec: SpecSet, in_shares: list[UnitResult]
+) -> None:
     units = [
-        *_shares(long_recording, 2, 0, "f1:"),
         *_shares(DATA / "broken-2026-07-28.jsonl", 1, 1, "f2:"),
         *_shares(DATA / "python-sdk-2025-11-25.jsonl", 1, 2, "f3:"),
     ]
-    results = [judge_unit(unit, spec, None) for unit in units]
-    described = [unit.location for unit in units if unit.share == 0]
+    results = [*in_shares, *(judge_unit(unit, spec, None) for unit in units)]
+    described = [result.unit.location for result in results if result.unit.share == 0]
     expected = _report(results, spec, described)
     shuffled = [pickle.loads(pickle.dumps(result)) for result in results]
     for seed in range(3):

@@ -62,7 +62,7 @@ def layer(module: str) -> str:
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in ("spec", "report", "suite", "addon"):
         return parts[1]
-    if module in EDGE_MODULES or (len(parts) > 1 and parts[1] in ("cli", "demo")):
+    if module in EDGE_MODULES or (len(parts) > 1 and parts[1] in ("cli", "demo", "scale")):
         return "edge"
     raise AssertionError(f"{module} belongs to no layer: add it to tests/test_architecture.py")
 

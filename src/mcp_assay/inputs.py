@@ -28,6 +28,7 @@ __all__ = [
     "merged_inputs",
     "reader_for",
     "recording_source",
+    "stream_input",
     "stream_inputs",
 ]
 
@@ -113,6 +114,12 @@ def _one_file(
         inputs.kinds.append(kind)
     else:
         inputs.kinds[slot] = kind
+
+
+def stream_input(raw: str | Path, readers: Sequence[Reader], inputs: Inputs, *, prefix: str = "") -> Iterator[Exchange]:
+    """One file's exchanges as they are read, their ids prefixed with ``prefix``; its kind and anything odd in it
+    go to ``inputs`` (a worker of ``validate --jobs`` reads its recording so)."""
+    yield from _one_file(Path(raw), readers, inputs, prefix)
 
 
 def merged_inputs(paths: Sequence[str | Path], readers: Sequence[Reader], inputs: Inputs) -> Iterator[Exchange]:

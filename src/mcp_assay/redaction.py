@@ -177,6 +177,11 @@ class Redactor:
         forms = {form for secret in self._secrets for form in spellings(secret)}
         return sorted(forms, key=len, reverse=True)
 
+    @property
+    def secrets(self) -> frozenset[str]:
+        """Every value scrubbed by value (configured or learnt): another ``Redactor(secrets=...)`` scrubs the same."""
+        return frozenset(self._secrets)
+
     def is_secret_header(self, name: str) -> bool:
         return name.lower() in self._headers
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/bench_scale.py [--sizes 10000,100000,1000000] [--proxy 1000,10000,100000]
                                                 [--latency 300] [--repeat 3] [--conformance DIR]
+                                                [--recordings 10,100] [--each 10000] [--long 100000]
 
 Prints, in one run, every figure docs/performance.md shows:
 
@@ -17,7 +18,11 @@ Prints, in one run, every figure docs/performance.md shows:
    exchanges;
 4. the wall time of ``mcp-assay run`` against the SDK server, and of the official conformance
    framework against the same server when ``--conformance DIR`` names an npm folder where
-   ``@modelcontextprotocol/conformance`` and Node 22 are installed.
+   ``@modelcontextprotocol/conformance`` and Node 22 are installed;
+5. ``validate --jobs`` on every core: 10 and 100 recordings (``--recordings``, each of ``--each``
+   messages) and one long recording cut into shares, judged with ``--jobs 1`` and ``--jobs`` the
+   cores, the speed-up, and whether the reports are the same apart from timings; with Dask installed,
+   the same folder on a ``LocalCluster`` of two workers, its report compared with the local one's.
 
 Everything runs on 127.0.0.1; every loop is bounded. Figures are ratios against a baseline of the
 same run, so they compare across machines.
@@ -138,6 +143,51 @@ def bench_validate(sizes: list[int], folder: Path) -> None:
         print(f"{count:>10}{seconds:>10.1f}{count / seconds:>9.0f}{rss / 1024:>14.0f}{parsing:>9.2f}"
               f"{seconds / parsing:>9.1f}{reading:>9.2f}{reading / parsing:>14.1f}{note}")  # fmt: skip
         path.unlink()
+
+
+# -- 5. every core ---------------------------------------------------------------------------------
+def _report_without_timings(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data.pop("generated_at", None)
+    data["stats"].pop("duration_ms", None)
+    return data
+
+
+def _validate(target: Path, where: list[str], report: Path) -> tuple[float, int, int]:
+    command = [PYTHON, "-m", "mcp_assay", "validate", str(target), *where, "--spec-dir", str(SPEC_DIR)]
+    return run_measured([*command, "--report", f"json:{report}", "--fail-on", "never"])
+
+
+def bench_jobs(counts: list[int], each: int, long: int, folder: Path) -> None:
+    cores = len(os.sched_getaffinity(0))
+    print(f"\n## validate --jobs: {cores} cores")
+    print(f"{'recordings':>12}{'messages':>10}{'1 job s':>9}{f'{cores} jobs s':>10}{'speed-up':>10}{'same report':>13}")
+    cases: list[tuple[str, Path, int]] = []
+    for count in counts:
+        target = folder / f"corpus-{count}"
+        target.mkdir()
+        written = sum(write_recording(target / f"r{index:04d}.jsonl", each) for index in range(count))
+        cases.append((str(count), target, written))
+    if long:
+        target = folder / "long.jsonl"
+        cases.append(("1 (shares)", target, write_recording(target, long)))
+    for label, target, written in cases:
+        one, _, _ = _validate(target, ["--jobs", "1"], folder / "one.json")
+        many, _, _ = _validate(target, ["--jobs", str(cores)], folder / "many.json")
+        same = _report_without_timings(folder / "one.json") == _report_without_timings(folder / "many.json")
+        print(f"{label:>12}{written:>10}{one:>9.1f}{many:>10.1f}{one / many:>10.2f}{'yes' if same else 'NO':>13}")
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        print("Dask LocalCluster: distributed is not installed (pip install 'mcp-assay[cluster]')")
+        return
+    label, target, _ = cases[0]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        seconds, _, _ = _validate(target, ["--cluster", str(cluster.scheduler_address)], folder / "cluster.json")
+    _validate(target, ["--jobs", "1"], folder / "one.json")
+    same = _report_without_timings(folder / "one.json") == _report_without_timings(folder / "cluster.json")
+    print(f"Dask LocalCluster, 2 workers, {label} recordings: {seconds:.1f} s, "
+          f"report the same as the local one's: {'yes' if same else 'NO'}")  # fmt: skip
 
 
 # -- 2. latency ------------------------------------------------------------------------------------
@@ -367,7 +417,10 @@ def main() -> None:
     parser.add_argument("--latency", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3, help="runs of the latency section, each printed")
     parser.add_argument("--conformance", type=Path, default=None)
-    parser.add_argument("--only", default="validate,latency,memory,suite")
+    parser.add_argument("--recordings", default="10,100", help="folder sizes of the --jobs section")
+    parser.add_argument("--each", type=int, default=10_000, help="messages per recording of the --jobs section")
+    parser.add_argument("--long", type=int, default=100_000, help="messages of the long recording cut into shares")
+    parser.add_argument("--only", default="validate,latency,memory,suite,jobs")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="mcp-assay-bench-"))
     wanted = set(args.only.split(","))
@@ -380,6 +433,8 @@ def main() -> None:
         bench_proxy_memory([int(size) for size in args.proxy.split(",")], folder)
     if "suite" in wanted:
         bench_suite(args.conformance, folder)
+    if "jobs" in wanted:
+        bench_jobs([int(count) for count in args.recordings.split(",")], args.each, args.long, folder)
 
 
 if __name__ == "__main__":

@@ -195,7 +195,7 @@ def test_a_defect_inside_mcp_assay_exits_3_with_one_line_never_1(
     def defect(*_: object) -> None:
         raise RuntimeError("a bug in mcp-assay")
 
-    monkeypatch.setattr(validate, "merged_inputs", defect)
+    monkeypatch.setattr(validate, "judge_here", defect)
     result = CliRunner().invoke(cli, ["validate", str(broken_recording), "--spec-dir", str(spec_path)])
     assert result.exit_code == 3, result.output
     assert "internal error" in result.output and "RuntimeError: a bug in mcp-assay" in result.output

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +177,18 @@ def _monitored(tool: int, event: int, callback: Any, work: Any) -> None:
         monitoring.set_events(tool, 0)
         monitoring.register_callback(tool, event, None)
         monitoring.free_tool_id(tool)
+
+
+def package_lines(work: Callable[[], object]) -> int:
+    """Lines of mcp-assay (any module) executed while ``work`` runs: loops count, not only calls."""
+    lines = 0
+
+    def on_line(code: Any, line: int) -> Any:
+        nonlocal lines
+        if PACKAGE not in code.co_filename:
+            return sys.monitoring.DISABLE
+        lines += 1
+        return None
+
+    _monitored(sys.monitoring.PROFILER_ID, sys.monitoring.events.LINE, on_line, work)
+    return lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,19 +25,24 @@ from mcp_assay.cli.options import (
     spec_options,
     write_baseline_option,
 )
-from mcp_assay.cli.params import Checked, readable_file
+from mcp_assay.cli.params import Checked
 from mcp_assay.errors import ConfigError, RecordingError
 from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, reader_for, recording_source
 from mcp_assay.notes import SessionNotes
 from mcp_assay.presence import PeerPresence
 from mcp_assay.recording import verify_recording
 from mcp_assay.report import emit_reports
-from mcp_assay.report.about import Stats, Target
+from mcp_assay.report.about import Stats
 from mcp_assay.report.baseline import apply_baseline, read_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
 from mcp_assay.report.model import FailOn, Report, traffic_stats
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import SdkChoice, attribute
+from mcp_assay.scale.cluster import CLUSTER_ENV, judge_on_cluster
+from mcp_assay.scale.local import cores, judge_here
+from mcp_assay.scale.locations import SUFFIXES, Recording, expand, is_url
+from mcp_assay.scale.reduce import reduce_units, target_of
+from mcp_assay.scale.units import WINDOW, HopsSeen, plan_units
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import registered_checks, split_only
 from mcp_assay.spec.gateway import GatewayJudge
@@ -46,29 +51,33 @@ from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
 from mcp_assay.suite.untried import coverage_of
-from mcp_assay.values import TEXT
+from mcp_assay.values import TEXT, Number
 from mcp_assay.verdicts import Source
 from mcp_assay.wire import Observation
 
 __all__ = ["register"]
 
+MAX_JOBS = 1024
+"""The most processes ``--jobs`` starts (more than any machine's cores: a typo, not a plan)."""
+
 
 @click.command(
     "validate",
     cls=AssayCommand,
-    short_help="Judge a recording, mitmproxy flow file or HAR file offline.",
+    short_help="Judge recordings, mitmproxy flow files or HAR files offline, on every core or a cluster.",
     reads=(
         (
             "RECORDINGS...",
-            f"each {', '.join(reader.name for reader in READERS[:-1])} or {READERS[-1].name}, told apart by "
-            "content; several are judged as one capture.",
+            f"files (each {', '.join(reader.name for reader in READERS[:-1])} or {READERS[-1].name}, told apart by "
+            f"content), folders (their files ending in {', '.join(SUFFIXES)}, and below), glob patterns, or fsspec "
+            "URLs; each recording is a capture of its own, all judged into one report.",
         ),
         SCHEMAS,
         BASELINE,
         environment(),
     ),
 )
-@click.argument("recordings", nargs=-1, required=True, type=readable_file())
+@click.argument("recordings", nargs=-1, required=True, type=Checked(TEXT, "recording"))
 @spec_options
 @report_options
 @sdk_options
@@ -82,6 +91,25 @@ __all__ = ["register"]
     help="Judge only the checks citing these requirement IDs or ID prefixes, in upper case (RES, HTTP-0, "
     "AUTH-09), or named here whole (as `mcp-assay checks` lists them).",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    envvar="MCP_ASSAY_JOBS",
+    show_envvar=True,
+    type=Checked(Number(1, MAX_JOBS, whole=True, unit="processes"), "N"),
+    default=None,
+    metavar="N",
+    help="Judge in N processes at once (default: one per core this process may use; 1: in this process).",
+)
+@click.option(
+    "--cluster",
+    envvar=CLUSTER_ENV,
+    show_envvar=True,
+    metavar="ADDRESS",
+    type=Checked(TEXT, "address"),
+    default=None,
+    help="Judge on a Dask cluster (its scheduler's address, e.g. tcp://host:8786) instead of this machine's cores.",
+)
 def validate_command(
     recordings: tuple[str, ...],
     spec_dir: str | None,
@@ -94,6 +122,8 @@ def validate_command(
     only: str | None,
     sdk: tuple[str, ...],
     accept_sdk_findings: bool,
+    jobs: int | None,
+    cluster: str | None,
 ) -> None:
     """Judge recorded MCP traffic offline and write the report.
 
@@ -101,9 +131,12 @@ def validate_command(
     mcp-assay validate session.jsonl   a recording: run, proxy, tap or demo --record
     mcp-assay validate capture.flows   a mitmproxy flow file: mitmdump -w capture.flows
     mcp-assay validate export.har      a HAR file: browser developer tools, mitmdump --set hardump=FILE
+    mcp-assay validate nightly/        every recording in a folder, on every core
+    mcp-assay validate 's3://bucket/mcp/*.jsonl' --cluster tcp://scheduler:8786
     """
     targets = report_targets(reports)
-    _check_recordings(recordings)
+    found = expand(recordings)
+    _check_recordings([item.location for item in found if not is_url(item.location)])
     known = read_baseline(baseline, registered_checks())
     selected = split_only(only)
     if selected.others:
@@ -114,14 +147,21 @@ def validate_command(
     if selected.unmatched:
         raise click.UsageError(f"--only {','.join(selected.unmatched)}: no check cites a requirement starting so")
     checks = selected.checks
+    if jobs is not None and cluster:
+        raise click.UsageError(
+            "--jobs and --cluster: choose one (a cluster runs as many units at once as it has threads)"
+        )
     choice = sdk_choice(sdk, accept_sdk_findings)
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
-    evidence = _verified(recordings)
-    if any(recording_source(path).startswith("mcp-assay run") for path in recordings if path.endswith(".jsonl")):
-        report = _judge_suite_recordings(recordings, spec, checks, choice)  # small: read whole, judged as the run did
+    local = [item.location for item in found if not is_url(item.location)]
+    evidence = _verified(local)
+    if any(recording_source(path).startswith("mcp-assay run") for path in local if path.endswith(".jsonl")):
+        if len(local) < len(found):
+            raise click.UsageError("recordings of mcp-assay run are judged here, as the run judged them: not from URLs")
+        report = _judge_suite_recordings(local, spec, checks, choice)  # small: read whole, judged as the run did
     else:
-        report = _judge_captures(recordings, spec, checks, choice)
+        report = _judge_captures(found, recordings, spec, checks, choice, jobs=jobs, cluster=cluster)
     report.target = replace(report.target, evidence=evidence)
     report.fail_on = FailOn(fail_on)
     report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
@@ -147,21 +187,52 @@ def _verified(recordings: Sequence[str]) -> list[Mapping[str, Any]]:
     return evidence
 
 
-WINDOW = 2_000
-"""Exchanges judged per window of a capture: the memory a capture of any length needs."""
+def _judge_captures(
+    found: Sequence[Recording],
+    described: Sequence[str],
+    spec: SpecSet,
+    checks: list[Check] | None,
+    sdk: SdkChoice,
+    *,
+    jobs: int | None,
+    cluster: str | None,
+) -> Report:
+    """Captures of live traffic: each recording (or share of a long one) judged on its own, here, on every core,
+    or on a cluster, and reduced into one report (:mod:`mcp_assay.scale`)."""
+    try:
+        return _judge_in_units(found, described, spec, checks, sdk, jobs=jobs, cluster=cluster)
+    except HopsSeen:
+        if any(is_url(item.location) for item in found):
+            raise click.UsageError("recordings of a gateway's hops are judged here, together: not from URLs") from None
+        return _judge_hops([item.location for item in found], described, spec, checks, sdk)
 
 
-def _target(recordings: Sequence[str], transports: Iterable[str], kinds: list[str]) -> Target:
-    return Target(
-        kind="recording",
-        description=", ".join(recordings),
-        transport=", ".join(sorted(transports)) or "none",
-        inputs=kinds,
-    )
+def _judge_in_units(
+    found: Sequence[Recording],
+    described: Sequence[str],
+    spec: SpecSet,
+    checks: list[Check] | None,
+    sdk: SdkChoice,
+    *,
+    jobs: int | None,
+    cluster: str | None,
+) -> Report:
+    """Each recording (or share of a long one) judged on its own and reduced into one report; :class:`HopsSeen`
+    when one of them crossed a gateway's hops."""
+    if cluster:
+        results = judge_on_cluster(cluster, lambda threads: plan_units(found, threads), spec, checks)
+    else:
+        count = jobs if jobs is not None else cores()
+        results = judge_here(plan_units(found, count), spec, checks, count)
+    return reduce_units(results, spec=spec, checks=checks, sdk=sdk, described=described)
 
 
-def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice) -> Report:
-    """Captures of live traffic, streamed through the judge window by window."""
+def _judge_hops(
+    recordings: Sequence[str], described: Sequence[str], spec: SpecSet, checks: list[Check] | None, sdk: SdkChoice
+) -> Report:
+    """Captures of a gateway's hops (a both-hops recording, or a proxy's of the front and a tap's of the back),
+    merged in the order their exchanges finished and judged in this process: who is at fault for a failure on one
+    hop depends on what the other hop showed, which a share of the traffic judged elsewhere cannot see."""
     inputs = Inputs()
     signs = SdkSigns()
     trail = AuditTrail()
@@ -184,7 +255,7 @@ def _judge_captures(recordings: Sequence[str], spec: SpecSet, checks: list[Check
         trail.take(log, carried)
     return build_report(
         verdicts,
-        target=replace(_target(recordings, transports, inputs.kinds), unknown_revisions=newer.found or None),
+        target=replace(target_of(described, transports, inputs.kinds), unknown_revisions=newer.found or None),
         schemas=spec.schema_infos(),
         notes=[*inputs.problems, *notes.notes(), *filter(None, [trail.note()])],
         audit=list(trail.lines),
@@ -242,7 +313,7 @@ def _judge_suite_recordings(
     tested = tested_revisions(log)
     report = build_report(
         verdicts,
-        target=replace(_target(recordings, log.transports(), kinds), unknown_revisions=newer.found or None),
+        target=replace(target_of(recordings, log.transports(), kinds), unknown_revisions=newer.found or None),
         schemas=spec.schema_infos(),
         tested=tested,
         revision_note=note or PER_MESSAGE,

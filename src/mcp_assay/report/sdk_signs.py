@@ -29,12 +29,14 @@ from mcp_assay.report.sdks import known_sdk
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, answered_by_assay, sent_by_assay
 
-__all__ = ["SIGNS", "Sign", "SdkSigns"]
+__all__ = ["SIGNS", "Sightings", "Sign", "SdkSigns"]
 
 PYTHON = "mcp"
 TS_SERVER = "@modelcontextprotocol/server"
 TS_CLIENT = "@modelcontextprotocol/client"
 EVERYTHING = "@modelcontextprotocol/server-everything"
+Sightings = tuple[dict[int, str], dict[str, list[str]]]
+"""What an observer saw: each sign's first sighting (by its place in :data:`SIGNS`), the transports per side."""
 MAX_SHOWN = 60
 """A quoted text is cut to this many characters."""
 
@@ -206,6 +208,19 @@ class SdkSigns:
                     shown = None
                 if shown is not None:
                     self._seen[key] = f"{shown} (exchange {item.id})"
+
+    def sightings(self) -> Sightings:
+        """What was seen so far, as plain data (it crosses processes): each sign's first sighting, the transports."""
+        return dict(self._seen), {side.value: sorted(found) for side, found in self._transports.items()}
+
+    def absorb(self, sightings: Sightings) -> None:
+        """Take in what another observer saw (of traffic after this one's): its first sightings count where this
+        one saw none, as if it had been fed that traffic itself."""
+        seen, transports = sightings
+        for key, shown in seen.items():
+            self._seen.setdefault(key, shown)
+        for side, found in transports.items():
+            self._transports[Side(side)].update(found)
 
     def recognitions(self) -> tuple[list[SdkRecognition], list[str]]:
         """The SDK recognized on each side (at most one), and a note for each side whose signs disagree."""

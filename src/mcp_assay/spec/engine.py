@@ -56,6 +56,7 @@ from mcp_assay.spec.checks import (
 )
 from mcp_assay.spec.context import Context, GateKey
 from mcp_assay.spec.evidence import make_evidence
+from mcp_assay.spec.partial import MAX_EVIDENCE, Kept, Partial, Place, TallyState, verdict_of
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.window import carried
 from mcp_assay.traffic import ExchangeLog
@@ -79,7 +80,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-MAX_EVIDENCE = 8
 TAIL = 64
 """Exchanges at the end of a window carried into the next, so relations across the cut are seen whole."""
 ALL_SIDES = frozenset(Side)
@@ -170,6 +170,10 @@ class _Tally:
     """With a :data:`Blame`: the failures, by the party at fault (each a tally of failures only)."""
     unsettled: list[tuple[_Ranked, Source | None, Pending]] = field(default_factory=list)
     """Failures whose party is :class:`Pending`, with their source, in the order they were found."""
+    broken_at: int = 0
+    """The position (a log check: the window) at which the check raised."""
+    grade_order: Order | None = None
+    """Where the finding that set :attr:`grade` was folded."""
 
 
 @dataclass(slots=True)
@@ -217,6 +221,7 @@ class Judge:
         on_window: Callable[[ExchangeLog, frozenset[str]], None] | None = None,
         blame: Blame | None = None,
         before_window: Callable[[], None] | None = None,
+        share: tuple[int, int] = (0, 1),
     ) -> None:
         self.spec = spec
         self.checks = list(checks) if checks is not None else registered_checks()
@@ -236,6 +241,14 @@ class Judge:
         """Who is at fault for each failure (a judge of one hop of a gateway); ``None``: the side says it."""
         self.before_window = before_window
         """Called before a window's log checks run (a gateway's front hop first closes its back hop's window)."""
+        self.share = share
+        """``(i, n)``: judge only the windows ``w`` with ``w % n == i`` (every window is read, for what the next one
+        carries, and every message counted at its gates); ``n`` judges of shares ``0 .. n-1`` of the same traffic
+        together find what one judge finds (:func:`mcp_assay.spec.partial.merge`)."""
+        if not 0 <= share[0] < share[1] or (share[1] > 1 and window is None):
+            raise ValueError(f"share {share[0]} of {share[1]}: a judge shares windows of a log judged in windows")
+        if share[1] > 1 and blame is not None:
+            raise ValueError("a judge of a gateway's hop is not shared: who is at fault depends on the other hop")
         self._tallies = {check.name: _Tally() for check in self.checks}
         self._message_checks = [check for check in self.checks if check.scope == "message"]
         self._gates: dict[GateKey, _Gated] = {}
@@ -261,6 +274,7 @@ class Judge:
         """Message checks called, over every window (counted work: what the dispatch index leaves to run)."""
         self.log_check_calls = 0
         """Log checks run, over every window (one that follows nothing a window holds does not run there)."""
+        self._finished = False
 
     # -- feeding ---------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:
@@ -268,10 +282,15 @@ class Judge:
 
         With a :attr:`window`, a log that has grown to it is judged and replaced by the next
         window once no request waits for its answer (at twice the window, whatever waits)."""
+        self._finished = False
         self.log.add(exchange)
         self._note(exchange)
+        judged = self._owned()
         for message in exchange.messages:
-            self._judge_message(message)
+            if judged:
+                self._judge_message(message)
+            else:
+                self._count_message(message)
         if self.window is not None and len(self.log) - len(self._context) >= self.window:
             self._close_window()
 
@@ -289,12 +308,13 @@ class Judge:
             self.before_window()
         handed = carried(self.log, tail=self.tail)
         self._deferred = handed.pending
-        self._run_log_checks()
+        if self._owned():
+            self._run_log_checks()
         self._deferred = frozenset()
         for tally in self._tallies.values():
             failures = [ranked for part in (tally, *tally.by_party.values()) for ranked in part.failures]
             failures += [ranked for ranked, _, _ in tally.unsettled]
-            for ranked in (*failures, tally.last_pass, tally.pending):
+            for ranked in (*failures, tally.last_pass, tally.pending, tally.unread):
                 if ranked is not None and ranked.finding.subject is not None:
                     self._evidence(ranked)
                     self._related(ranked)
@@ -307,6 +327,11 @@ class Judge:
         self.ctx = Context(self.log, self.spec, self.settings, clients_judged=self.ctx.clients_judged)
         self._context = {exchange.id for exchange in handed.exchanges} - handed.pending
         self._windows += 1
+
+    def _owned(self) -> bool:
+        """Whether this judge judges the current window (:attr:`share`)."""
+        index, shares = self.share
+        return shares == 1 or self._windows % shares == index
 
     @property
     def carried_ids(self) -> frozenset[str]:
@@ -340,8 +365,8 @@ class Judge:
             self.messages_seen += len(exchange.messages)
             self._exchanges_by_gate[(exchange.transport, self.log.exchange_revision(exchange.id))] += 1
 
-    def _judge_message(self, message: Message) -> None:
-        self._facts.clear()
+    def _count_message(self, message: Message) -> tuple[int, GateKey, _Gated]:
+        """Give a message its position and count it at its gate key (every message, judged here or not)."""
         position = self._position
         self._position += 1
         ctx = self.ctx
@@ -352,6 +377,12 @@ class Judge:
             for check in self.checks:  # once per gate key: a handful in any capture
                 self._admissions[(check.name, key)] = ctx.admission(check, message)
         gated.count += 1
+        return position, key, gated
+
+    def _judge_message(self, message: Message) -> None:
+        self._facts.clear()
+        position, key, gated = self._count_message(message)
+        ctx = self.ctx
         route = (message.sender, message.kind, routed_method(message, self.log.request_of))
         runs = gated.runs.get(route)
         if runs is None:  # the dispatch index: built once per gate key, sender, kind and method met
@@ -378,7 +409,7 @@ class Judge:
             try:
                 found = _normalise(check.func(message, ctx))
             except Exception as exc:  # a defect in a check must never stop the judging
-                self._broken(check, tally, exc)
+                self._broken(check, tally, exc, position)
                 continue
             finally:
                 ctx.check = None
@@ -406,9 +437,10 @@ class Judge:
         main = min(reasons.items(), key=lambda item: (-item[1][0], item[1][1]))[0] if reasons else None
         return count, main
 
-    def _broken(self, check: Check, tally: _Tally, exc: Exception) -> None:
+    def _broken(self, check: Check, tally: _Tally, exc: Exception, at: int) -> None:
         log.exception("check %s raised", check.name)
         tally.broken = f"the check itself failed ({self.redactor.text(f'{type(exc).__name__}: {exc}')})"
+        tally.broken_at = at
 
     # -- folding ---------------------------------------------------------------------------------
     def _fold_passes(self, check: Check, tally: _Tally, passes: Passes, first: float, second: int, rank: int) -> int:
@@ -477,6 +509,7 @@ class Judge:
             finding = self._clause_graded(check, finding)
         if finding.outcome is Outcome.FAILED and check.graded:
             finding = self._graded(check, finding)
+        graded_at = order
         order = _ranked(facts.explored, order)
         tally.sources.add(facts.source)
         if facts.revision:
@@ -493,7 +526,7 @@ class Judge:
             tally = tally.by_party.setdefault(finding.party, _Tally())
         ranked = _Ranked(order, finding)
         if finding.outcome is Outcome.FAILED:
-            _count_failure(tally, ranked, facts.source)
+            _count_failure(tally, ranked, facts.source, graded_at)
         elif finding.outcome is Outcome.PASSED:
             tally.passes += 1
             if tally.last_pass is None or order > tally.last_pass.order:
@@ -621,7 +654,7 @@ class Judge:
         are *not verified*, saying why, and :attr:`stopped` says how many. ``log_checks=False``: they ran
         already (:meth:`run_log_checks`)."""
         if log_checks:
-            self._run_log_checks(stop)
+            self.finish(stop)
         for tally in self._tallies.values():
             while tally.unsettled:
                 self._settle(tally, tally.unsettled.pop(0))
@@ -653,7 +686,85 @@ class Judge:
     def run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         """Run the log checks over the (last window of the) log now, before :meth:`verdicts` (``log_checks=False``):
         a gateway's hops run theirs first, then settle who is at fault."""
-        self._run_log_checks(stop)
+        self.finish(stop)
+
+    def finish(self, stop: Callable[[], str | None] | None = None) -> None:
+        """Run the log checks over the last window (when it is this judge's share), once."""
+        if not self._finished:
+            self._finished = True
+            if self._owned():
+                self._run_log_checks(stop)
+
+    def partial(self, *, recording: int = 0) -> Partial:
+        """This judge's state before its verdicts, for :func:`mcp_assay.spec.partial.merge` (the last window judged
+        first): the tallies with their evidence made, what decides *not applicable*, the credentials learnt.
+
+        A judge of a gateway's hop has none: who is at fault for its failures is settled against the other hop's
+        judge, in the same process (``mcp-assay validate`` judges such recordings together, there)."""
+        if self.blame is not None:
+            raise ValueError("a judge of a gateway's hop gives its verdicts, not a partial state")
+        self.finish()
+        place = _placer(recording)
+        return Partial(
+            checks=tuple(check.name for check in self.checks),
+            tallies={check.name: self._state(self._tallies[check.name], place, recording) for check in self.checks},
+            gates={key: (gated.count, place(gated.first)) for key, gated in self._gates.items()},
+            admissions=dict(self._admissions),
+            traffic=self._traffic(),
+            source=self.source,
+            secrets=self.redactor.secrets,
+            counts={
+                "exchanges": self.exchanges_seen,
+                "observations": self.observations_seen,
+                "messages": self.messages_seen,
+                "windows": self._windows + 1,
+                "check_calls": self.check_calls,
+                "log_check_calls": self.log_check_calls,
+            },
+            recording=recording,
+            share=self.share[0],
+            shares=self.share[1],
+        )
+
+    def _traffic(self) -> bool:
+        return bool(self._position or len(self.log) or self._windows)
+
+    def _state(self, tally: _Tally, place: Callable[[Order], Place], recording: int) -> TallyState:
+        """A tally without the traffic: every finding a verdict may quote, its evidence made."""
+
+        def kept(
+            ranked: _Ranked | None, *, evidence: bool = True, negated: bool = False, related: bool = False
+        ) -> Kept | None:
+            if ranked is None:
+                return None
+            finding = ranked.finding
+            made = self._evidence(ranked) if evidence and (finding.subject is not None or negated) else None
+            beside = self._related(ranked) if related and made is not None else ()
+            return Kept(
+                place(_negated(ranked.order) if negated else ranked.order), finding.outcome, finding.detail,
+                finding.blocked_by, finding.grade, made, finding.subject is not None, beside,
+            )  # fmt: skip
+
+        failures = [kept(item, negated=True, related=True) for item in sorted(tally.failures, reverse=True)]
+        return TallyState(
+            failures=tuple(item for item in failures if item is not None),
+            failed=tally.failed,
+            graded=tally.graded,
+            grade=tally.grade,
+            grade_place=place(tally.grade_order) if tally.grade_order is not None else None,
+            failed_sources=frozenset(tally.failed_sources),
+            first_failure=kept(tally.first_failure, evidence=False),
+            passes=tally.passes,
+            last_pass=kept(tally.last_pass, related=True),
+            pending=kept(tally.pending),
+            unread=kept(tally.unread),
+            inapplicable=kept(tally.inapplicable, evidence=False),
+            sources=frozenset(tally.sources),
+            revisions=frozenset(tally.revisions),
+            exchanges_in_scope=tally.exchanges_in_scope,
+            broken=tally.broken,
+            broken_at=(recording, tally.broken_at) if tally.broken is not None else None,
+        )
 
     def _run_log_checks(self, stop: Callable[[], str | None] | None = None) -> None:
         left = [check for check in self.checks if check.scope == "log"]
@@ -693,7 +804,7 @@ class Judge:
         try:
             found = _normalise(check.func(self.ctx))
         except Exception as exc:  # a defect in a check must never stop the report
-            self._broken(check, tally, exc)
+            self._broken(check, tally, exc, window)
             return
         finally:
             self.ctx.check = None
@@ -714,59 +825,14 @@ class Judge:
         return count
 
     def _verdict_of(self, check: Check, tally: _Tally) -> Verdict:
-        source = self.source
-        if tally.broken is not None:
-            return _verdict(check, Outcome.NOT_VERIFIED, source, tally.broken)
-        if not self._position and not len(self.log) and not self._windows:
-            return _verdict(check, Outcome.NOT_VERIFIED, source, "no MCP traffic was captured")
-        in_scope, gated = self._in_scope(check)
-        if in_scope == 0 and tally.exchanges_in_scope == 0:
-            reason = gated or "nothing in the traffic falls under this requirement"
-            return _verdict(check, Outcome.NOT_APPLICABLE, source, reason)
-        source = _strongest(tally.sources, source)
-        common: dict[str, Any] = {"judged": tally.failed + tally.passes, "revisions": tuple(sorted(tally.revisions))}
-        redact = self.redactor.text
-        if tally.failed:
-            assert tally.first_failure is not None
-            more = f" (and {tally.failed - 1} more)" if tally.failed > 1 else ""
-            kept = sorted(tally.failures, reverse=True)
-            evidence = tuple(_redacted(item, redact) for ranked in kept for item in self._every_evidence(ranked))
-            failure_source = _strongest(tally.failed_sources, self.source)
-            reason = redact(tally.first_failure.finding.detail) + more
-            if tally.grade is not None and tally.graded == tally.failed:
-                grade = tally.grade
-                common.update(severity=grade.severity, graded=redact(grade.reason))
-                reason += f" (graded {grade.severity.value.upper()}: {redact(grade.reason)})"
-            return _verdict(
-                check, Outcome.FAILED, failure_source, reason, evidence=evidence, violations=tally.failed, **common
-            )
-        if tally.unread is not None:  # what may have failed cannot be read: the passes elsewhere settle nothing
-            first = tally.unread
-            evidence = (_redacted(self._evidence(first), redact),) if first.finding.subject is not None else ()
-            others = f" ({tally.passes} other {check.subject} passed)" if tally.passes else ""
-            return _verdict(
-                check, Outcome.NOT_VERIFIED, source, redact(first.finding.detail) + others, evidence=evidence, **common
-            )
-        if tally.last_pass is not None:
-            sample = tally.last_pass
-            detail = sample.finding.detail
-            reason = detail or f"{tally.passes} {check.subject} judged"
-            evidence = (
-                tuple(_redacted(item, redact) for item in self._every_evidence(sample))
-                if sample.finding.subject is not None
-                else ()
-            )
-            return _verdict(check, Outcome.PASSED, source, redact(reason), evidence=evidence, **common)
-        if tally.pending is not None:
-            first = tally.pending
-            evidence = (_redacted(self._evidence(first), redact),) if first.finding.subject is not None else ()
-            return _verdict(
-                check, Outcome.NOT_VERIFIED, source, redact(first.finding.detail),
-                evidence=evidence, blocked_by=first.finding.blocked_by, **common,
-            )  # fmt: skip
-        if tally.inapplicable is not None:
-            return _verdict(check, Outcome.NOT_APPLICABLE, source, redact(tally.inapplicable.finding.detail), **common)
-        return _verdict(check, Outcome.NOT_VERIFIED, source, f"no {check.subject} observed in the traffic", **common)
+        return verdict_of(
+            check,
+            self._state(tally, _placer(0), 0),
+            source=self.source,
+            traffic=self._traffic(),
+            in_scope=self._in_scope(check),
+            redact=self.redactor.text,
+        )
 
     # -- the scope -------------------------------------------------------------------------------
     def _scoped(self, check: Check, verdict: Verdict) -> Verdict:
@@ -800,15 +866,16 @@ class Judge:
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
 
 
-def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None) -> None:
+def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None, graded_at: Order | None = None) -> None:
     """Count one failure into ``tally`` (of one party, with a :data:`Blame`): how many, its grade, the earliest, and
-    the earliest few with their evidence."""
+    the earliest few with their evidence (``graded_at``: where it was folded, when its rank moved it elsewhere)."""
     finding, order = ranked.finding, ranked.order
     tally.failed += 1
     if finding.grade is not None:
         tally.graded += 1
         if tally.grade is None or _RANK[finding.grade.severity] > _RANK[tally.grade.severity]:
             tally.grade = finding.grade
+            tally.grade_order = graded_at if graded_at is not None else order
     tally.failed_sources.add(source)
     if tally.first_failure is None or order < tally.first_failure.order:
         tally.first_failure = ranked
@@ -825,19 +892,6 @@ def _source_of(probe: Probe | None) -> Source | None:
     return Source.INJECTED if probe.injected else Source.ACTIVE
 
 
-def _strongest(sources: set[Source | None], default: Source) -> Source:
-    """A verdict's source: probed when any of its evidence came from a fixed probe; explored when all of what
-    mcp-assay sent was drawn from a tool's schema (``run --explore`` found what the fixed cases did not); injected
-    when all of it is the client's part of exchanges mcp-assay answered (its reactions); else the judge's own."""
-    if Source.ACTIVE in sources:
-        return Source.ACTIVE
-    if Source.EXPLORED in sources:
-        return Source.EXPLORED
-    if sources == {Source.INJECTED}:
-        return Source.INJECTED
-    return default
-
-
 def _ranked(explored: Explored | None, order: Order) -> Order:
     """A finding's place among a check's evidence: an explored call made while searching or shrinking ranks after
     every other, so a verdict shows first the shrunk input ``run --explore`` reported (and the fixed cases')."""
@@ -850,6 +904,15 @@ _AFTER_EVERY_WINDOW = 2**62
 """The window position of explored calls made while searching: after every finding of every window."""
 
 
+def _placer(recording: int) -> Callable[[Order], Place]:
+    """Where a finding of this judge sits among the recordings judged (this one's place: ``recording``)."""
+
+    def place(order: Order) -> Place:
+        return (order[0], recording, order[1], order[2])
+
+    return place
+
+
 def _top(heap: list[_Ranked]) -> Order:
     """The latest of the kept failures (the heap holds negated orders)."""
     return heap[0].order
@@ -859,18 +922,6 @@ def _negated(order: Order) -> Order:
     return (-order[0], -order[1], -order[2])
 
 
-def _redacted(evidence: Evidence, redact: Callable[[str], str]) -> Evidence:
-    """Evidence redacted again with every credential learnt since it was made."""
-    return replace(
-        evidence,
-        summary=redact(evidence.summary),
-        detail=redact(evidence.detail),
-        excerpt=redact(evidence.excerpt),
-        reproduction=redact(evidence.reproduction),
-        replay=evidence.replay.redacted(redact) if evidence.replay is not None else None,
-    )
-
-
 def _normalise(result: Result) -> list[Finding | Passes]:
     """A check's findings as a list (passes of nothing left out)."""
     if result is None:
@@ -878,24 +929,6 @@ def _normalise(result: Result) -> list[Finding | Passes]:
     if isinstance(result, Finding | Passes):
         result = (result,)
     return [item for item in result if item is not None and not (isinstance(item, Passes) and not item.subjects)]
-
-
-def _verdict(check: Check, outcome: Outcome, source: Source, reason: str, **extra: Any) -> Verdict:
-    severity = extra.pop("severity", check.severity)
-    return Verdict(
-        check=check.name,
-        title=check.title,
-        requirements=check.requirements,
-        level=check.level,
-        severity=severity,
-        side=check.side,
-        area=check.area,
-        outcome=outcome,
-        source=source,
-        reason=reason,
-        tags=check.tags,
-        **extra,
-    )
 
 
 def evaluate(

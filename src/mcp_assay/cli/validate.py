@@ -28,8 +28,6 @@ from mcp_assay.cli.options import (
 from mcp_assay.cli.params import Checked
 from mcp_assay.errors import ConfigError, RecordingError
 from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, reader_for, recording_source
-from mcp_assay.notes import SessionNotes
-from mcp_assay.presence import PeerPresence
 from mcp_assay.recording import verify_recording
 from mcp_assay.report import emit_reports
 from mcp_assay.report.about import Stats
@@ -43,6 +41,7 @@ from mcp_assay.scale.local import cores, judge_here
 from mcp_assay.scale.locations import SUFFIXES, Recording, expand, is_url
 from mcp_assay.scale.reduce import reduce_units, target_of
 from mcp_assay.scale.units import WINDOW, HopsSeen, plan_units
+from mcp_assay.scale.watch import CaptureWatch
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import registered_checks, split_only
 from mcp_assay.spec.gateway import GatewayJudge
@@ -53,7 +52,6 @@ from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_rev
 from mcp_assay.suite.untried import coverage_of
 from mcp_assay.values import TEXT, Number
 from mcp_assay.verdicts import Source
-from mcp_assay.wire import Observation
 
 __all__ = ["register"]
 
@@ -234,30 +232,22 @@ def _judge_hops(
     merged in the order their exchanges finished and judged in this process: who is at fault for a failure on one
     hop depends on what the other hop showed, which a share of the traffic judged elsewhere cannot see."""
     inputs = Inputs()
-    signs = SdkSigns()
     trail = AuditTrail()
-    transports: set[str] = set()
-    notes = SessionNotes()
-    presence = PeerPresence()
+    watch = CaptureWatch.newest(spec.newest.name)
     judge = GatewayJudge(spec, checks=checks, source=Source.PASSIVE, window=WINDOW, on_window=trail.take)
-    newer = NewerRevisions(spec.newest.name)
     for exchange in merged_inputs(recordings, READERS, inputs):
-        presence.see(exchange)
-        newer.see(exchange)
-        signs.see(exchange)
-        if exchange.transport:
-            transports.add(exchange.transport)
-        elif isinstance(exchange, Observation):
-            notes.take(exchange)  # what the capture itself noted: a limit reached, what --inject did
+        watch.see(exchange)
         judge.add(exchange)
     verdicts = judge.verdicts()
     for log, carried in judge.carried():
         trail.take(log, carried)
     return build_report(
         verdicts,
-        target=replace(target_of(described, transports, inputs.kinds), unknown_revisions=newer.found or None),
+        target=replace(
+            target_of(described, watch.transports, inputs.kinds), unknown_revisions=watch.newer.found or None
+        ),
         schemas=spec.schema_infos(),
-        notes=[*inputs.problems, *notes.notes(), *filter(None, [trail.note()])],
+        notes=[*inputs.problems, *watch.notes.notes(), *filter(None, [trail.note()])],
         audit=list(trail.lines),
         stats=Stats(
             exchanges=judge.exchanges_seen,
@@ -266,9 +256,9 @@ def _judge_hops(
             windows=judge.windows + 1,
         ),
         glossary=glossary(verdicts),
-        unjudged=presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
+        unjudged=watch.presence.unjudged(),  # a capture in which no peer ever answered holds nothing to judge
         sdk=sdk,
-        signs=signs,
+        signs=watch.signs,
     )
 
 

@@ -34,18 +34,15 @@ from typing import Any
 from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditLine, AuditTrail
 from mcp_assay.inputs import Inputs, stream_input
-from mcp_assay.notes import SessionNotes
-from mcp_assay.presence import PeerPresence
-from mcp_assay.report.sdk_signs import SdkSigns, Sightings
+from mcp_assay.report.sdk_signs import Sightings
 from mcp_assay.scale.locations import Recording, local_copy
+from mcp_assay.scale.watch import CaptureWatch
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.spec.engine import Judge, registered_checks
-from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.partial import Partial
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.sources import SchemaFile
 from mcp_assay.verdicts import Source
-from mcp_assay.wire import Observation
 
 __all__ = [
     "WINDOW",
@@ -172,12 +169,8 @@ def judge_unit(unit: Unit, spec: SpecSet, checks: list[Check] | None) -> UnitRes
     started = time.perf_counter()
     first = unit.share == 0
     inputs = Inputs()
-    signs = SdkSigns()
     trail = AuditTrail()
-    transports: set[str] = set()
-    notes = SessionNotes()
-    presence = PeerPresence()
-    newer = NewerRevisions(spec.newest.name)
+    watch = CaptureWatch.newest(spec.newest.name)
     judge = Judge(
         spec,
         checks=checks,
@@ -191,13 +184,7 @@ def judge_unit(unit: Unit, spec: SpecSet, checks: list[Check] | None) -> UnitRes
             if exchange.hop is not None:
                 raise HopsSeen(unit.location)
             if first:
-                presence.see(exchange)
-                newer.see(exchange)
-                signs.see(exchange)
-                if exchange.transport:
-                    transports.add(exchange.transport)
-                elif isinstance(exchange, Observation):
-                    notes.take(exchange)  # what the capture itself noted: a limit reached, what --inject did
+                watch.see(exchange)
             judge.add(exchange)
     partial = judge.partial(recording=unit.index)
     if first:
@@ -208,13 +195,13 @@ def judge_unit(unit: Unit, spec: SpecSet, checks: list[Check] | None) -> UnitRes
         partial=partial,
         kinds=inputs.kinds,
         problems=[problem.replace(f"{path.name}: ", f"{_name(shown)}: ", 1) for problem in inputs.problems],
-        sightings=signs.sightings() if first else ({}, {}),
-        notes=notes.notes(),
+        sightings=watch.signs.sightings() if first else ({}, {}),
+        notes=watch.notes.notes(),
         audit=list(trail.lines),
         audit_total=trail.total,
-        transports=tuple(sorted(transports)),
-        unjudged=presence.unjudged() if first else None,
-        newer=newer.found if first else {},
+        transports=tuple(sorted(watch.transports)),
+        unjudged=watch.presence.unjudged() if first else None,
+        newer=watch.newer.found if first else {},
         peak_rss_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         seconds=time.perf_counter() - started,
     )

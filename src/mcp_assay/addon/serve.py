@@ -13,7 +13,6 @@ import asyncio
 import base64
 import signal
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from mitmproxy import exceptions
@@ -23,6 +22,7 @@ from mitmproxy.tools.dump import DumpMaster
 from rich.console import Console
 
 from mcp_assay.addon.assay import Assay
+from mcp_assay.addon.listeners import BackHop
 from mcp_assay.errors import ConfigError
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.recording import observation_record
@@ -54,21 +54,6 @@ class UpstreamCredentials:
                 "carried no Authorization header of its own; the recording shows the requests as the server got them"
             )
             self._assay.note(observation_record("upstream-credentials", time.time(), "note", {"detail": detail}))
-
-
-@dataclass(frozen=True, slots=True)
-class BackHop:
-    """A second listener, at a gateway's back: the gateway's upstream address, forwarding to the real server."""
-
-    port: int
-    origin: str
-    """The real server's scheme and address (``http://127.0.0.1:8000``)."""
-    path: str
-
-    @property
-    def mode(self) -> str:
-        """Its mitmproxy mode: reverse, to the real server, on its own port."""
-        return f"reverse:{self.origin}@{self.port}"
 
 
 async def serve(

@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 import click
 from rich.console import Console
 
-from mcp_assay.addon.serve import BackHop
+from mcp_assay.addon.listeners import BackHop
 from mcp_assay.addon.server_probe import DEFAULT_RATE, PROBE_FAMILIES
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (

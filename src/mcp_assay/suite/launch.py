@@ -69,6 +69,8 @@ class LaunchedServer:
                 os.killpg(self.process.pid, sig)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.process.wait(), timeout=wait)
+        if self.readers:  # the process is gone: what it printed last is still in the pipe, read it to its end
+            await asyncio.wait(self.readers, timeout=1.0)
         for reader in self.readers:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

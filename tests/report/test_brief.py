@@ -143,7 +143,7 @@ def test_the_known_findings_hint_names_a_command_that_works_only_when_the_run_fa
         f"    mcp-assay report '{json_report}' --write-baseline mcp-assay-baseline.yaml"
     )
     (line,) = known_findings_hint(report)
-    assert "add --write-baseline mcp-assay-baseline.yaml to this command" in line
+    assert "add --write-baseline mcp-assay-baseline.yaml, give each a reason, then run with --baseline" in line
     (written,) = known_findings_hint(report, written=tmp_path / "b.yaml")
     assert f"{tmp_path / 'b.yaml'} lists these failures" in written
     kept = replace(report, baseline=BaselineStatus(path="ci/known.yaml", known=1))

@@ -190,7 +190,7 @@ def known_findings_hint(report: Report, *, json_report: Path | None = None, writ
                 "so CI fails only on new failures"]  # fmt: skip
     if report.baseline is None:
         target = shlex.quote(BASELINE_FILE)
-        then = f"fill in each reason, then add --baseline {target} to the run"
+        then = f"give each a reason, then run with --baseline {target}"
     else:  # never overwrite the baseline in use: entries this run could not confirm would be lost
         kept = Path(report.baseline.path)
         target = shlex.quote(str(kept.with_name(f"{kept.stem}.new{kept.suffix or '.yaml'}")))
@@ -200,7 +200,7 @@ def known_findings_hint(report: Report, *, json_report: Path | None = None, writ
             f"known findings: to fail CI only on new failures, write a baseline of these, {then}:",
             f"    mcp-assay report {shlex.quote(str(json_report))} --write-baseline {target}",
         ]
-    return [f"known findings: to fail CI only on new failures, add --write-baseline {target} to this command, {then}"]
+    return [f"known findings: to fail CI only on new ones, add --write-baseline {target}, {then}"]
 
 
 def print_terminal(

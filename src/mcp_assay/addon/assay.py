@@ -70,6 +70,7 @@ from mcp_assay.addon.flows import (
 )
 from mcp_assay.addon.inject.http import CLIENT_LEFT, PENDING, WHOLE, Injector
 from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
+from mcp_assay.addon.marked import marked_probe
 from mcp_assay.addon.server_probe import ServerProbe
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
 from mcp_assay.errors import AssayError
@@ -455,7 +456,7 @@ class Assay:
                 state.cut = f"the request body of {len(request.body)} bytes"
                 request = replace(request, body=b"")
             metadata = flow.metadata
-            probe = self.injector.probe_of(flow)
+            probe = self.injector.probe_of(flow) or marked_probe(request.headers)
             record = http_record(
                 state.ident, request, connection=str(flow.client_conn.id), probe=probe, hop=self._hop_of(flow)
             )

@@ -62,6 +62,11 @@ def is_gateway_check(check: Check) -> bool:
     return any(ident.startswith(GATEWAY_PREFIX) for ident in check.requirements)
 
 
+JUDGED_IN_CONTEXT = frozenset({"cancelled_requests_are_not_answered"})
+"""Checks whose failure on the front rests on what the client did there (a cancellation), not on what the answer
+says: an answer the gateway passed on unchanged is the upstream's fault only if the back hop failed it too (the
+upstream got the cancellation and answered anyway), never merely because its content is the upstream's."""
+
 _JUDGED = {
     Hop.FRONT: {Side.SERVER: Party.GATEWAY, Side.PROXY: Party.GATEWAY, Side.CLIENT: Party.CLIENT},
     Hop.BACK: {Side.SERVER: Party.SERVER, Side.PROXY: Party.GATEWAY, Side.CLIENT: Party.GATEWAY},
@@ -247,7 +252,11 @@ class GatewayJudge:
             counterparts = self.correlation.counterparts(subject)
             if any((check.name, other.exchange, other.index) in faults for other in counterparts):
                 return True
-            if subject.sender is Side.SERVER and any(self._unchanged(subject, other) for other in counterparts):
+            if (
+                subject.sender is Side.SERVER
+                and check.name not in JUDGED_IN_CONTEXT
+                and any(self._unchanged(subject, other) for other in counterparts)
+            ):
                 return True  # passed on as the upstream said it (which the back hop could not judge: no context)
             if counterparts:
                 return False

@@ -175,14 +175,14 @@ class Probe:
         return headers
 
     def legacy(self, method: str, params: dict[str, Any] | None = None, *, ident: Any = None,
-               progress: Any = None, **options: Any) -> Answer:  # fmt: skip
+               progress: Any = None, headers: dict[str, str] | None = None, **options: Any) -> Answer:  # fmt: skip
         params = dict(params or {})
         if progress is not None:
             params["_meta"] = {"progressToken": progress}
         body: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self.ids) if ident is None else ident, "method": method}
         if params:
             body["params"] = params
-        return self.send(body, self._session_headers(), **options)
+        return self.send(body, {**self._session_headers(), **(headers or {})}, **options)
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> Answer:
         body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

@@ -22,9 +22,16 @@ from typing import Any
 
 import httpx
 
+from mcp_assay.addon.marked import PROBE_HEADER
 from tests.peers.gateway.probe import LEGACY, Answer, Probe
 
 FOREIGN = "https://mcp-assay.invalid"
+
+
+def marked(case: str) -> dict[str, str]:
+    """The header that tells an mcp-assay proxy on the way a request is the probe ``case``, sent wrong on purpose
+    (never held against the client; the answer judged as ``run`` judges that probe)."""
+    return {PROBE_HEADER: case}
 
 
 def brief(answer: Answer) -> dict[str, Any]:
@@ -50,28 +57,31 @@ def _writes(probe: Probe, legacy: bool) -> list[str]:
 
 def origin(url: str, witness: bool) -> dict[str, Any]:
     with Probe(url) as probe:
-        modern = probe.modern("tools/list", headers={"origin": FOREIGN})
+        modern = probe.modern("tools/list", headers={"origin": FOREIGN, **marked("foreign-origin")})
         legacy = probe.send(
             {"jsonrpc": "2.0", "id": 1, "method": "initialize",
              "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "s", "version": "0"}}},
-            {"origin": FOREIGN},
+            {"origin": FOREIGN, **marked("foreign-origin")},
         )  # fmt: skip
     return {"2026 tools/list": brief(modern), "2025 initialize": brief(legacy)}
 
 
 def unknown_method(url: str, witness: bool) -> dict[str, Any]:
     with Probe(url) as probe:
-        modern = probe.modern("no/such-method", ident=42)
+        modern = probe.modern("no/such-method", ident=42, headers=marked("unknown-method"))
         probe.initialize()
-        legacy = probe.legacy("no/such-method", ident=43)
+        legacy = probe.legacy("no/such-method", ident=43, headers=marked("unknown-method"))
     return {"2026 (id 42)": brief(modern), "2025 (id 43)": brief(legacy)}
 
 
 def bad_json(url: str, witness: bool) -> dict[str, Any]:
     with Probe(url) as probe:
-        modern = probe.send(b'{"jsonrpc": "2.0", "id": 1, "method": ', {"mcp-protocol-version": "2026-07-28"})
+        modern = probe.send(b'{"jsonrpc": "2.0", "id": 1, "method": ',
+                            {"mcp-protocol-version": "2026-07-28", **marked("invalid-json")})  # fmt: skip
         probe.initialize()
-        legacy = probe.send(b'{"jsonrpc": "2.0", "id": 2, "method": ', probe._session_headers())
+        legacy = probe.send(
+            b'{"jsonrpc": "2.0", "id": 2, "method": ', {**probe._session_headers(), **marked("invalid-json")}
+        )
     return {"2026": brief(modern), "2025 session": brief(legacy)}
 
 

@@ -209,6 +209,26 @@ def test_a_malformed_body_is_forwarded_unchanged_and_fails_a_check(harness: Harn
     assert exchange.request.body == broken
 
 
+@pytest.mark.parametrize(("marked", "tagged"), [("invalid-json", True), ("no-such-case", False), (None, False)])
+def test_a_request_marked_as_a_probe_case_is_judged_as_that_probe_and_never_held_against_the_client(
+    harness: Harness, marked: str | None, tagged: bool
+) -> None:
+    """Tool-defined (docs/gateways.md § Published intermediaries): ``X-Mcp-Assay-Probe: invalid-json`` tags the request
+    with that registered case, as ``run`` tags its own, so RPC-01 does not blame the client, while the answer is judged
+    (RPC-12); a name no case has, or no header, tags nothing and the client's broken body is its own."""
+    broken = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list",'
+    headers = request_headers("tools/list", **({"x-mcp-assay-probe": marked} if marked is not None else {}))
+    answer = json.dumps({"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad"}}).encode()
+    flow = flow_of(broken, headers)
+    harness.exchange(flow, http.Response.make(400, answer, {"content-type": "application/json"}))
+    report = harness.finish()
+    assert flow.request.content == broken and flow.request.headers.get("x-mcp-assay-probe") == marked  # forwarded
+    (exchange,) = harness.exchanges()
+    assert (exchange.probe.name if exchange.probe is not None else None) == ("invalid-json" if tagged else None)
+    assert ("failed" in outcome(report, "RPC-01")) is not tagged
+    assert "failed" in outcome(report, "RPC-12")  # -32000, not -32700: the answer is judged either way
+
+
 def test_a_client_disconnect_is_recorded_as_the_end_of_the_exchange(harness: Harness) -> None:
     """Tool-defined: a client closing the stream (the 2026 cancellation signal) is kept as evidence."""
     flow = flow_of(

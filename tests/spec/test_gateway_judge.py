@@ -18,7 +18,7 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.verdicts import Outcome, Party, Verdict
 from mcp_assay.wire import Exchange, HttpExchange
 from tests.factories import modern_headers
-from tests.gateway.builders import BACK_URL, FRONT_URL, back, front, in_order, request, result
+from tests.gateway.builders import BACK_URL, FRONT_URL, back, front, in_order, note, request, result
 
 LISTED = {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}
 UNTYPED = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
@@ -148,3 +148,40 @@ def test_each_hop_of_a_finding_has_its_replay_to_the_party_it_went_to(spec: Spec
         plain.add(replace(item, hop=None))
     plain_replays = [item.reproduction for verdict in plain.verdicts() for item in verdict.evidence]
     assert plain_replays and all(plain_replays)  # without a gateway, every finding still has its replay (issue 27)
+
+
+def _cancelled_call(*, passed_on: bool) -> list[HttpExchange]:
+    """A 2025 client cancels its call 5; the upstream (call 1005) answers anyway, and the gateway relays the answer
+    unchanged; ``passed_on``: the gateway sent the upstream the cancellation (with the upstream's id)."""
+    done = {"content": [{"type": "text", "text": "written"}]}
+    items = [
+        front(request("tools/call", 5, {"name": "slow_write"}, version=None), start=0.0, end=1.0,
+              answer=result(done, 5), session="front-session"),
+        back(request("tools/call", 1005, {"name": "slow_write"}, version=None), start=0.01, end=0.9,
+             answer=result(done, 1005), session="back-session"),
+        front(note("notifications/cancelled", {"requestId": 5}), start=0.3, end=0.31, status=202,
+              session="front-session"),
+    ]  # fmt: skip
+    if passed_on:
+        items.append(
+            back(
+                note("notifications/cancelled", {"requestId": 1005}),
+                start=0.32,
+                end=0.33,
+                status=202,
+                session="back-session",
+            )  # fmt: skip
+        )
+    return in_order(*items)
+
+
+def test_an_answer_to_a_cancelled_call_is_the_gateways_unless_the_upstream_got_the_cancellation(spec: SpecSet) -> None:
+    """CAN-08 on the front rests on what the client did there: an answer relayed unchanged is the upstream's fault
+    only when the upstream itself was told of the cancellation (the back hop fails it too), never for its content
+    alone (mcp-remote's cancellation refused upstream for want of a session id left the call running)."""
+    check = ["cancelled_requests_are_not_answered"]
+    kept = _failed(_judged(spec, *_cancelled_call(passed_on=False), checks=check))
+    assert list(kept) == [Party.GATEWAY] and [item.hop for item in kept[Party.GATEWAY].evidence] == ["front"]
+    told = [v for v in _judged(spec, *_cancelled_call(passed_on=True), checks=check) if v.outcome is Outcome.FAILED]
+    assert {verdict.party for verdict in told} == {Party.SERVER}
+    assert {item.hop for verdict in told for item in verdict.evidence} == {"front", "back"}

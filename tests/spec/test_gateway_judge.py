@@ -18,7 +18,7 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.verdicts import Outcome, Party, Verdict
 from mcp_assay.wire import Exchange, HttpExchange
 from tests.factories import modern_headers
-from tests.gateway.builders import BACK_URL, FRONT_URL, back, front, in_order, note, request, result
+from tests.gateway.builders import BACK_URL, FRONT_URL, back, error, front, in_order, note, request, result
 
 LISTED = {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}
 UNTYPED = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
@@ -185,3 +185,20 @@ def test_an_answer_to_a_cancelled_call_is_the_gateways_unless_the_upstream_got_t
     told = [v for v in _judged(spec, *_cancelled_call(passed_on=True), checks=check) if v.outcome is Outcome.FAILED]
     assert {verdict.party for verdict in told} == {Party.SERVER}
     assert {item.hop for verdict in told for item in verdict.evidence} == {"front", "back"}
+
+
+def test_a_probe_the_gateway_relays_upstream_is_not_held_against_it_as_a_client(spec: SpecSet) -> None:
+    """A request made malformed on purpose on the front (here an unknown method, tagged as the probe, as a marked
+    X-Mcp-Assay-Probe request is) is never the client's fault, and its copy upstream is not the gateway's either:
+    what mcp-assay made the gateway send is not the gateway's conduct. Untagged, it is the client's on both hops."""
+    from mcp_assay.cases.methods import UNKNOWN_METHOD
+    from mcp_assay.wire import Probe
+
+    def items(tagged: bool) -> list[HttpExchange]:
+        sent = front(request("no/such-method", 42), start=0.0, end=0.2, status=404, answer=error(-32601, 42))
+        relayed = back(request("no/such-method", 7), start=0.01, end=0.1, status=404, answer=error(-32601, 7))
+        return in_order(replace(sent, probe=Probe.of(UNKNOWN_METHOD)) if tagged else sent, relayed)
+
+    check = ["methods_are_defined_by_the_revision"]
+    assert set(_failed(_judged(spec, *items(tagged=False), checks=check))) == {Party.CLIENT}
+    assert _failed(_judged(spec, *items(tagged=True), checks=check)) == {}

@@ -97,6 +97,9 @@ class Pending:
 
     now: Party | None
     settle: Callable[[], Party | None]
+    void: Callable[[], bool] | None = None
+    """True once later traffic shows the failure is no one's conduct (a gateway relaying a request mcp-assay made
+    malformed on purpose): it is then not counted."""
 
 
 Blame = Callable[[Check, Finding | None], "Party | Pending | None"]
@@ -544,6 +547,8 @@ class Judge:
         """Count a failure whose party waited (its evidence was made while its window was open)."""
         ranked, source, pending = unsettled
         try:
+            if pending.void is not None and pending.void():
+                return
             party = pending.settle()
         except Exception:
             log.exception("settling who is at fault raised")

@@ -126,6 +126,8 @@ class GatewayJudge:
         """(check, what the failing message said) of those failures, with when: a relayed copy has other ids."""
         self._client_faults: OrderedDict[tuple[str, str, int], None] = OrderedDict()
         """(check, exchange, message index or -1) of every front-hop failure the client is at fault for."""
+        self._front_probes: OrderedDict[str, None] = OrderedDict()
+        """The front-hop exchanges whose request mcp-assay (or a harness marking it) made malformed on purpose."""
         self._front_of: OrderedDict[tuple[str, int], tuple[str, int]] = OrderedDict()
         """The front message (exchange, index; -1: the exchange) each back one relayed."""
 
@@ -139,6 +141,9 @@ class GatewayJudge:
         assert self.front is not None and self.back is not None and self.gateway is not None
         self.correlation.add(exchange)
         self._map(exchange)
+        probe = exchange.probe
+        if hop is Hop.FRONT and probe is not None and probe.invalid and not probe.injected:
+            _keep(self._front_probes, [exchange.id])
         if hop is Hop.BACK:
             self.back.add(exchange)
         elif self.judge_front:
@@ -224,7 +229,7 @@ class GatewayJudge:
             return Party.GATEWAY
         if _clients(check, finding):
             subject = finding.subject
-            return Pending(Party.GATEWAY, lambda: self._settle(check, subject))
+            return Pending(Party.GATEWAY, lambda: self._settle(check, subject), lambda: self._relays_a_probe(subject))
         self._remember(check, finding.subject)
         return Party.SERVER
 
@@ -235,6 +240,14 @@ class GatewayJudge:
             if front is not None and (check.name, *front) in self._client_faults:
                 return Party.CLIENT
         return Party.GATEWAY
+
+    def _relays_a_probe(self, subject: Message | Exchange | None) -> bool:
+        """Whether the gateway's request upstream relayed a probe malformed on purpose on the front (tagged there, as a
+        suite run tags the relayed copy itself): what mcp-assay made the gateway send is not its conduct as a client."""
+        return any(
+            front is not None and front[0] in self._front_probes
+            for front in (self._front_of.get(key) for key in _positions(subject))
+        )
 
     def _remember(self, check: Check, subject: Message | Exchange | None) -> None:
         _keep(self._upstream_faults, _keys(check, subject))
@@ -336,7 +349,7 @@ def _positions(subject: Message | Exchange | None) -> list[tuple[str, int]]:
     return []
 
 
-def _keep(index: OrderedDict[tuple[str, str, int], None], keys: Iterable[tuple[str, str, int]]) -> None:
+def _keep[K](index: OrderedDict[K, None], keys: Iterable[K]) -> None:
     for key in keys:
         index[key] = None
     while len(index) > REMEMBERED:

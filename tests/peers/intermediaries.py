@@ -7,8 +7,8 @@ it in front of the Python SDK server (``sdk_server.py``, or ``witness_server.py`
 see the back hop). ``running(name)`` starts the upstream and the intermediary on free 127.0.0.1 ports and
 stops both when the block ends.
 
-What each one was seen to do wrong on the wire is pinned, with the evidence, in
-``tests/e2e/test_intermediaries_e2e.py``.
+What mcp-assay finds each one doing, on either hop, is pinned with its justification in
+``tests/e2e/intermediaries_expected.yaml`` (``tests/e2e/test_intermediaries_e2e.py`` keeps it true).
 """
 
 from __future__ import annotations

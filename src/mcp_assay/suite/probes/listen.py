@@ -142,7 +142,7 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
             "the server advertises neither listChanged nor resources.subscribe, so no notification could reach "
             "either of two concurrent subscriptions",
             requirements={"SUB-14", "SUB-15"},
-            case="concurrent",
+            case=cases.CONCURRENT,
         )
         return
     (first, first_label), (second, second_label) = filters[0], (filters[1] if len(filters) > 1 else ({}, "nothing"))

@@ -282,7 +282,7 @@ async def run(ctx: SuiteContext) -> None:
             if tools
             else "the server lists no tools, so no call could be made",
             requirements=CALL_REQUIREMENTS,
-            case="call",
+            case=cases.CALL,
             untried="tools" if tools else None,
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
@@ -342,7 +342,7 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
             "no tool the suite may call logged anything below error when asked for every level, so asking for "
             "error and above only would show nothing",
             requirements=(),
-            case="call-log-error",
+            case=cases.CALL_LOG_ERROR,
         )
         return
     name, arguments = chatty
@@ -409,7 +409,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
             "no tool with required arguments may be called with bad ones: name one in --tool-args "
             "(its arguments are then varied) or annotate one readOnlyHint",
             requirements={"TOOL-14"},
-            case="bad-arguments",
+            case=cases.MISSING_REQUIRED,
             untried="tools",
         )
         return
@@ -438,7 +438,7 @@ async def _extra_property(
             "no tool named in --tool-args or --generate-args has a strict inputSchema (additionalProperties: false), "
             "so no call carries a property the schema forbids",
             requirements=(),
-            case="extra-property",
+            case=cases.EXTRA_PROPERTY,
         )
         return
     name, arguments = strict[0]
@@ -456,15 +456,13 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
         ctx.skip(
             "no tool is known to fail: name one with --failing-tool (its arguments come from --tool-args) to see "
             "whether a tool failure comes back as a result with isError: true",
-            requirements=cases.FAILING_TOOL.feeds,
-            case="failing-tool",
+            case=cases.FAILING_TOOL,
         )
         return
     if name not in by_name(tools):
         ctx.skip(
             f"--failing-tool {name}: the server lists no such tool",
-            requirements=cases.FAILING_TOOL.feeds,
-            case="failing-tool",
+            case=cases.FAILING_TOOL,
         )
         return
     arguments = dict(ctx.config.tool_args.get(name, {}))

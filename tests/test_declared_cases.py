@@ -24,6 +24,7 @@ from mcp_assay.cases import prompts as prompt_cases
 from mcp_assay.cases.model import left_unsent
 from mcp_assay.recording import read_recording
 from mcp_assay.spec import SpecSet
+from mcp_assay.spec.engine import registered_checks
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
 from mcp_assay.verdicts import Outcome
@@ -32,6 +33,7 @@ from tests.factories import judge, log_of
 from tests.peers.broken_suite.core import Server
 from tests.spec.rules._capability_builders import failing
 from tests.suite.scripted import Handler, mock, respond
+from tests.test_cases import referenced
 
 PACKAGE = Path(mcp_assay.__file__).parent
 LABELLED = {"suite/behaviour/cases.py"}
@@ -72,11 +74,11 @@ def test_the_skip_labels_of_recorded_runs_read_back_to_registered_cases() -> Non
 
 
 def _failing_lists(inner: Handler) -> Handler:
-    """The conformant scripted server, except that prompts/list and resources/list answer -32603."""
+    """The conformant scripted server, except that tools/list, prompts/list and resources/list answer -32603."""
 
     async def handler(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content) if request.content else None
-        if isinstance(body, dict) and body.get("method") in ("prompts/list", "resources/list"):
+        if isinstance(body, dict) and body.get("method") in ("tools/list", "prompts/list", "resources/list"):
             error = {"code": -32603, "message": "listing broke"}
             answer = {"jsonrpc": "2.0", "id": body.get("id"), "error": error}
             return httpx.Response(200, headers={"content-type": "application/json"}, json=answer)
@@ -85,7 +87,7 @@ def _failing_lists(inner: Handler) -> Handler:
     return handler
 
 
-@pytest.mark.parametrize("family", ["prompts", "resources"])
+@pytest.mark.parametrize("family", ["tools", "prompts", "resources"])
 def test_a_family_whose_listing_fails_skips_every_case_it_left_unsent(
     spec: SpecSet, tmp_path: Path, family: str
 ) -> None:
@@ -150,3 +152,28 @@ def test_every_module_a_docstring_names_exists() -> None:
             if importlib.util.find_spec(name) is None:
                 missing.append(f"{path.relative_to(PACKAGE)}: {name}")
     assert missing == []
+
+
+def test_a_rule_that_names_a_case_judges_what_the_case_feeds() -> None:
+    """A check whose body names a probe case judges a requirement that case feeds, so ``--only <family>`` (which
+    runs the checks of what the family's cases feed) keeps it; or it leaves out a case that feeds nothing (one
+    only noted, or mcp-assay's own groundwork). Leaving out another requirement's case by name is what
+    :func:`~mcp_assay.spec.rules.shared.selected.selected_for_another` is for."""
+    checks = {check.func.__name__: check for check in registered_checks()}
+    functions: dict[str, list[ast.FunctionDef]] = {}
+    wrong = []
+    for case, places in referenced("spec/rules").items():
+        for place in places:
+            path, line = place.rsplit(":", 1)
+            if path not in functions:
+                tree = ast.parse((PACKAGE / path).read_text(encoding="utf-8"))
+                functions[path] = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+            around = [node for node in functions[path] if node.lineno <= int(line) <= (node.end_lineno or node.lineno)]
+            if not around:
+                continue
+            check = checks.get(min(around, key=lambda node: (node.end_lineno or 0) - node.lineno).name)
+            if check is None or set(check.requirements) & case.feeds or not case.feeds:
+                continue
+            judged = ", ".join(check.requirements)
+            wrong.append(f"{place}: {check.name} ({judged}) names {case.name}, which feeds {sorted(case.feeds)}")
+    assert wrong == []

@@ -34,6 +34,7 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
+from mcp_assay.cases.model import left_unsent
 from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
 from mcp_assay.report.untried import EXPLORE_STEP
@@ -60,13 +61,8 @@ __all__ = ["FAMILY", "call_tool"]
 NO_SUCH_TOOL = "mcp-assay-no-such-tool"
 CANCEL_WATCH = 1.2
 """Seconds to watch for anything the server still sends about a call the suite cancelled."""
-CALL_REQUIREMENTS = frozenset().union(
-    *(case.feeds for case in (cases.CALL, cases.CANCEL_CALL, cases.CANCEL, cases.CALL_LOGGED, cases.FAILING_TOOL))
-)
-"""What the calls feed: left unjudged when there is no tool to call."""
-ERROR_REQUIREMENTS = frozenset().union(
-    *(case.feeds for case in (cases.UNKNOWN_TOOL, cases.NO_NAME, cases.MISSING_REQUIRED, cases.FAILING_TOOL))
-)
+CALL_REQUIREMENTS = cases.CALL.feeds | left_unsent(cases.CASES, cases.CALL)
+"""What the calls feed: left unjudged when there is no tool to call (the cases that need a call, by their ``needs``)."""
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_MESSAGE = "notifications/message"
 EXTRA_PROPERTY = "mcp_assay_unexpected"
@@ -261,7 +257,7 @@ async def run(ctx: SuiteContext) -> None:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"tools/list answered {answer}, so there was no tool to call",
-            requirements=CALL_REQUIREMENTS | ERROR_REQUIREMENTS | cases.LIST_AGAIN.feeds,
+            requirements=left_unsent(cases.CASES, cases.LIST),
             blocked_by="TOOL-02",
         )
         return

@@ -25,6 +25,7 @@ from typing import Any
 
 from mcp_assay.cases import Case
 from mcp_assay.cases import listen as cases
+from mcp_assay.cases.model import left_unsent
 from mcp_assay.jsonrpc import Message
 from mcp_assay.protocol import Era
 from mcp_assay.suite.context import Family, SuiteContext
@@ -141,7 +142,7 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
         ctx.skip(
             "the server advertises neither listChanged nor resources.subscribe, so no notification could reach "
             "either of two concurrent subscriptions",
-            requirements={"SUB-14", "SUB-15"},
+            requirements=left_unsent(cases.CASES, cases.CONCURRENT),
             case=cases.CONCURRENT,
         )
         return

@@ -42,7 +42,7 @@ def _sections() -> dict[str, str]:
 
 def _concrete(path: str) -> str:
     """A listed path with its placeholder filled as the worked example fills it."""
-    return path.replace("<family>", "recipe_sampling").replace("<area>", "cancellation")
+    return path.replace("<family>", "recipe_sampling").replace("<area>/<module>", "cancellation/requests")
 
 
 def test_every_recipe_lists_at_most_four_files_and_each_exists_or_is_made_by_the_example() -> None:

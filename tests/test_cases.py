@@ -82,6 +82,12 @@ def _cases_in(value: Any) -> set[Case]:
     return set()
 
 
+def _named_by_a_skip(parent: ast.AST | None, parents: dict[ast.AST, ast.AST]) -> bool:
+    """``parent`` is the ``case=`` of a ``ctx.skip(...)`` call."""
+    call = parents.get(parent) if isinstance(parent, ast.keyword) and parent.arg == "case" else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "skip"
+
+
 def referenced(*parts: str) -> dict[Case, list[str]]:
     """Every case the modules under ``parts`` name (an attribute of a case module, a case imported by name, a
     collection of some, or a registry function called with constants), with where; a case only read for its
@@ -111,6 +117,8 @@ def referenced(*parts: str) -> dict[Case, list[str]]:
             parent = parents.get(node)
             if isinstance(parent, ast.Attribute) and parent.attr == "feeds":
                 continue
+            if _named_by_a_skip(parent, parents):
+                continue  # a skip says the case was not sent
             if inspect.isfunction(value) and isinstance(parent, ast.Call) and parent.func is node:
                 if all(isinstance(arg, ast.Constant) for arg in parent.args):
                     value = value(*(arg.value for arg in parent.args))

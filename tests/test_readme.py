@@ -33,7 +33,7 @@ from tests.report.sample import failed_must, not_verified, passed
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-PAGES = [README, *DOCS]
+PAGES = [README, ROOT / "CONTRIBUTING.md", *DOCS]
 MAX_LINES = 350
 FIRST_SCREEN = 40
 """Lines a terminal or a browser shows before scrolling, give or take."""

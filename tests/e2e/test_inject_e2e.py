@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from mcp_assay.addon.inject import CASES
 from mcp_assay.cli import cli
 from mcp_assay.spec import SpecSet
 from tests.peers.assay import wait_until_exchanges_end
-from tests.peers.inject_clients import HTTP_SCENARIOS, STDIO_SCENARIOS, Lines
+from tests.peers.inject_clients import CAUGHT, CORRECT, HTTP_SCENARIOS, STDIO_SCENARIOS, Lines
 from tests.peers.inproc_proxy import injected_exchanges, inproc_proxy, outcome
 from tests.peers.process import PYTHON, free_port, http_server, sdk_server_command
 
@@ -69,33 +70,6 @@ def sessions(tmp_path_factory: pytest.TempPathFactory, spec: SpecSet, spec_path:
     yield runs
 
 
-CAUGHT = [
-    ("version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
-    ("session-broken", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
-    ("hold-broken-initialize", "initialize_is_never_cancelled", "CAN-10", "injected"),
-    ("hold-broken-request", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
-    ("headers-broken-refusal", "client_refreshes_tools_after_a_parameter_header_rejection", "HTTP-22", "injected"),
-    # the lost session id shows on the client's later requests, which mcp-assay did not touch
-    ("headers-broken-case", "clients_send_the_session_id_on_every_request", "HS-19", "passive"),
-    ("headers-broken-case", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
-    ("cut-broken-modern", "client_reissues_broken_streams_as_new_requests", "HTTP-36", "injected"),
-    ("cut-broken-legacy", "client_waits_the_retry_interval", "HTTP-43", "injected"),
-    ("stdio-version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
-    ("stdio-hold-broken", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
-    # the clauses issue 21 added: each client below passed (or was not verified) before
-    ("version-broken-new-connection", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
-    ("version-broken-same-id", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
-    ("session-broken-carries-on", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
-    ("hold-broken-modern-notice", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
-    ("headers-broken-fallback", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
-    ("headers-broken-refusal-fallback", "http_clients_stay_modern_after_a_modern_refusal", "VER-13", "injected"),
-    ("stdio-hold-broken-loose", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
-    # the counter-offer no revision defines (a case of its own)
-    ("counter-offer-broken", "clients_leave_a_version_they_cannot_use", "HS-10", "injected"),
-    ("stdio-counter-offer-broken", "clients_leave_a_version_they_cannot_use", "HS-10", "injected"),
-]
-
-
 @pytest.mark.parametrize(
     ("scenario", "check", "requirement", "source"), CAUGHT, ids=[f"{s}-{r}" for s, _, r, _ in CAUGHT]
 )
@@ -107,26 +81,6 @@ def test_a_broken_client_is_caught_with_the_requirement_of_its_mistake(
     assert result["outcome"] == "failed", result["reason"]
     assert requirement in result["requirements"] and result["side"] == "client"
     assert result["source"] == source, result
-
-
-CORRECT = {
-    "version-correct": [
-        "clients_retry_refused_versions_from_the_supported_list", "http_clients_stay_modern_after_a_modern_refusal",
-    ],
-    "session-correct": ["clients_reinitialize_after_a_session_404"],
-    "hold-correct": ["initialize_is_never_cancelled", "clients_cancel_requests_whose_answer_is_late"],
-    "headers-correct": [
-        "clients_send_the_session_id_on_every_request", "client_reads_header_names_in_any_case",
-        "client_refreshes_tools_after_a_parameter_header_rejection",
-    ],
-    "cut-correct": ["client_reissues_broken_streams_as_new_requests", "client_waits_the_retry_interval"],
-    "stdio-version-correct": [
-        "clients_retry_refused_versions_from_the_supported_list", "stdio_clients_stay_modern_after_a_modern_answer",
-    ],
-    "stdio-hold-correct": ["clients_cancel_requests_whose_answer_is_late"],
-    "counter-offer-correct": ["clients_leave_a_version_they_cannot_use"],
-    "stdio-counter-offer-correct": ["clients_leave_a_version_they_cannot_use"],
-}  # fmt: skip
 
 
 @pytest.mark.parametrize("scenario", sorted(CORRECT))
@@ -177,3 +131,31 @@ def test_the_recording_judges_again_to_the_same_verdicts(
         return {(r["check"], r["outcome"], r["source"], r["violations"]) for r in report["results"]}
 
     assert verdicts(offline) == verdicts(session.report)
+
+
+@pytest.mark.parametrize("scenario", sorted([*HTTP_SCENARIOS, *STDIO_SCENARIOS]))
+def test_each_fired_case_is_judged_as_injected_by_one_of_its_reactions(
+    sessions: dict[str, Session], scenario: str
+) -> None:
+    """Tool-defined (issue 30): a verdict counts as ``injected`` only when a finding of it names the injected
+    exchange (the request mcp-assay answered, held or reshaped), not the client's later reaction (a failed verdict:
+    when all its failures do). Each case that fired and whose reactions failed has at least one failure that says
+    so; a fault rule whose findings all name the reaction instead reads as passive traffic, and fails here (see
+    docs/development.md, "Add a fault")."""
+    report = sessions[scenario].report
+    fired = {note.split(":")[0].removeprefix("injected ") for note in report["notes"] if note.startswith("injected ")}
+    by_check = {item["check"]: item for item in report["results"]}
+    for name in fired:
+        reactions = {reaction.check.__name__ for case in CASES if case.name == name for reaction in case.reactions}
+        judged = [by_check[check] for check in reactions if check in by_check]
+        judged = [item for item in judged if item["outcome"] == "failed"]
+        if not judged:
+            continue  # a correct client: a pass is injected only when every instance judged is (mixed: passive)
+        sources = {item["check"]: item["source"] for item in judged}
+        assert "injected" in sources.values(), (name, sources)
+
+
+def test_every_scenario_says_what_it_shows() -> None:
+    """Tool-defined: a scripted client added without its expectation (in ``CAUGHT`` or ``CORRECT``) is noticed."""
+    shown = {scenario for scenario, *_ in CAUGHT} | set(CORRECT)
+    assert shown == {*HTTP_SCENARIOS, *STDIO_SCENARIOS}

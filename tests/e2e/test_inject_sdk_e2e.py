@@ -36,10 +36,11 @@ from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcp_assay.addon.inject import CASES
 from mcp_assay.cli import cli
 from mcp_assay.report.sdks import known_sdk
 from tests.peers.assay import RunningProxy, assay_proxy, wait_until_exchanges_end
-from tests.peers.inproc_proxy import injected_exchanges
+from tests.peers.inproc_proxy import injected_exchanges, injected_in
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import free_port, http_server, sdk_server_command
 
@@ -164,11 +165,10 @@ def test_every_case_of_all_fired_and_the_report_says_so(session: tuple[str, Sess
     _, run = session
     notes = run.report["notes"]
     fired = {note.split(":")[0] for note in notes if note.startswith("injected ")}
-    for case in (
-        "version-refusal", "session-expiry", "held-answer", "held-initialize", "header-refusal", "header-case",
-        "stream-cut", "version-counter-offer",
-    ):  # fmt: skip
-        assert f"injected inject-{case}" in fired, notes
+    http_cases = [case for case in CASES if "http" in case.transports]  # the registry's, not a list kept here
+    for case in http_cases:
+        assert f"injected {case.name}" in fired, notes
+    assert {(case.name, case.era.recorded) for case in http_cases} <= injected_in(run.recording)
     assert not [note for note in notes if "never met its point" in note], notes
 
 

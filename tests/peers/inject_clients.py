@@ -609,3 +609,54 @@ STDIO_SCENARIOS: dict[str, tuple[str, Callable[[Lines], None]]] = {
     "stdio-counter-offer-correct": ("version", stdio_counter_offer_correct),
     "stdio-counter-offer-broken": ("version", stdio_counter_offer_broken),
 }
+
+
+# -- what each scenario shows ------------------------------------------------------------------------------
+CAUGHT: list[tuple[str, str, str, str]] = [
+    ("version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("session-broken", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
+    ("hold-broken-initialize", "initialize_is_never_cancelled", "CAN-10", "injected"),
+    ("hold-broken-request", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    ("headers-broken-refusal", "client_refreshes_tools_after_a_parameter_header_rejection", "HTTP-22", "injected"),
+    # the lost session id shows on the client's later requests, which mcp-assay did not touch
+    ("headers-broken-case", "clients_send_the_session_id_on_every_request", "HS-19", "passive"),
+    ("headers-broken-case", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
+    ("cut-broken-modern", "client_reissues_broken_streams_as_new_requests", "HTTP-36", "injected"),
+    ("cut-broken-legacy", "client_waits_the_retry_interval", "HTTP-43", "injected"),
+    ("stdio-version-broken", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("stdio-hold-broken", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    # the clauses issue 21 added: each client below passed (or was not verified) before
+    ("version-broken-new-connection", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("version-broken-same-id", "clients_retry_refused_versions_from_the_supported_list", "VER-05", "injected"),
+    ("session-broken-carries-on", "clients_reinitialize_after_a_session_404", "HS-22", "injected"),
+    ("hold-broken-modern-notice", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    ("headers-broken-fallback", "client_reads_header_names_in_any_case", "HTTP-14", "injected"),
+    ("headers-broken-refusal-fallback", "http_clients_stay_modern_after_a_modern_refusal", "VER-13", "injected"),
+    ("stdio-hold-broken-loose", "clients_cancel_requests_whose_answer_is_late", "CAN-13", "injected"),
+    # the counter-offer no revision defines (a case of its own)
+    ("counter-offer-broken", "clients_leave_a_version_they_cannot_use", "HS-10", "injected"),
+    ("stdio-counter-offer-broken", "clients_leave_a_version_they_cannot_use", "HS-10", "injected"),
+]
+"""(scenario, check, requirement, source): the broken client's mistake, caught by the check with its requirement;
+``source`` is ``injected`` when the failure names the injected exchange (docs/development.md, "Add a fault")."""
+
+
+CORRECT: dict[str, list[str]] = {
+    "version-correct": [
+        "clients_retry_refused_versions_from_the_supported_list", "http_clients_stay_modern_after_a_modern_refusal",
+    ],
+    "session-correct": ["clients_reinitialize_after_a_session_404"],
+    "hold-correct": ["initialize_is_never_cancelled", "clients_cancel_requests_whose_answer_is_late"],
+    "headers-correct": [
+        "clients_send_the_session_id_on_every_request", "client_reads_header_names_in_any_case",
+        "client_refreshes_tools_after_a_parameter_header_rejection",
+    ],
+    "cut-correct": ["client_reissues_broken_streams_as_new_requests", "client_waits_the_retry_interval"],
+    "stdio-version-correct": [
+        "clients_retry_refused_versions_from_the_supported_list", "stdio_clients_stay_modern_after_a_modern_answer",
+    ],
+    "stdio-hold-correct": ["clients_cancel_requests_whose_answer_is_late"],
+    "counter-offer-correct": ["clients_leave_a_version_they_cannot_use"],
+    "stdio-counter-offer-correct": ["clients_leave_a_version_they_cannot_use"],
+}  # fmt: skip
+"""Scenario -> the reaction checks a correct client passes (and it fails no client check)."""

@@ -130,4 +130,15 @@ def injected_exchanges(recording: Path) -> dict[str, str]:
     return marked
 
 
-__all__: Sequence[str] = ("InprocProxy", "injected_exchanges", "inproc_proxy", "outcome", "results")
+def injected_in(recording: Path) -> set[tuple[str, str]]:
+    """The injection cases that met their point in a recording: (case name, era as recorded) of each injected
+    exchange (a resumption after a cut carries a name of its own)."""
+    met: set[tuple[str, str]] = set()
+    for line in recording.read_text(encoding="utf-8").splitlines():
+        probe = json.loads(line).get("probe")
+        if isinstance(probe, dict) and probe.get("injected"):
+            met.add((str(probe.get("name")), str(probe.get("era"))))
+    return met
+
+
+__all__: Sequence[str] = ("InprocProxy", "injected_exchanges", "injected_in", "inproc_proxy", "outcome", "results")

@@ -3,7 +3,7 @@
 Each module here declares one family's cases (:class:`~mcp_assay.cases.model.Case`: name, family,
 the requirement IDs it feeds, what it sends, what the specification expects). Everything else is
 derived from them: a suite family's requirements (:mod:`mcp_assay.suite.probes`), the probe
-table in ``docs/probes.md`` (:mod:`mcp_assay.cases.table`), the family list the help texts show,
+table in ``docs/probes.md`` (:mod:`mcp_assay.suite.probes.table`), the family list the help texts show,
 and the recordings' probe tags, read back to the same case (:func:`lookup`). Rules import the
 case they judge and select exchanges by it (``probe.case is envelope.FOREIGN_ORIGIN``) or by a typed
 attribute of it (``probe.case.credential``).

@@ -56,12 +56,12 @@ CONCURRENT = declare(
 LIST_WHILE_LISTENING = declare(
     "list-while-listening", "SUB-15",
     sends="the lists read while both subscriptions are open, and again after the calls",
-    expects="a changed list was announced to its listener",
+    expects="a changed list was announced to its listener", needs=CONCURRENT,
 )  # fmt: skip
 CALL_WHILE_LISTENING = declare(
     "call-while-listening", "SUB-14 SUB-15",
     sends="the tools the suite already called, called again (same arguments) while both subscriptions are open",
-    expects="a list change it causes goes only to the subscription that asked for it",
+    expects="a list change it causes goes only to the subscription that asked for it", needs=CONCURRENT,
 )  # fmt: skip
 
 CASES = tuple(declare.cases)

@@ -16,12 +16,12 @@ them in declaration order; :mod:`mcp_assay.cases` collects the families.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["PAGE_SUFFIX", "Case", "Credential", "Declare", "Judging"]
+__all__ = ["PAGE_SUFFIX", "Case", "Credential", "Declare", "Judging", "left_unsent"]
 
 PAGE_SUFFIX = "-page-"
 """What a paged case's name gains from its second page on (``list``, ``list-page-2`` ...)."""
@@ -89,6 +89,10 @@ class Case:
     """Sent once per page of a walk: page ``n`` is :meth:`page` ``(n)``."""
     base: Case | None = None
     """The case this one is a page of."""
+    needs: Case | None = None
+    """The case whose answer this one is made from or sent after (a get of a listed prompt needs the list): when
+    that case gets no usable answer, this one is not sent, and the skip that says so is derived from this
+    (:func:`left_unsent`), never kept by hand."""
     also_recorded: tuple[tuple[str, str | bool], ...] = ()
     """Keys a recording also carries for readers from before the registry (a stub token's ``requirement``)."""
     registered: bool = True
@@ -185,12 +189,25 @@ class Declare:
         alone: Case | None = None,
         paged: bool = False,
         also_recorded: tuple[tuple[str, str | bool], ...] = (),
+        needs: Case | None = None,
     ) -> Case:
         """One case of the family; ``feeds`` is a space-separated list of requirement IDs."""
         case = Case(
             name=name, family=self.family, feeds=ids(feeds), sends=sends, expects=expects, invalid=invalid,
             off_version=off_version, judging=judging, marker=marker, credential=credential, control=control,
-            alone=alone, paged=paged, also_recorded=also_recorded,
+            alone=alone, paged=paged, also_recorded=also_recorded, needs=needs,
         )  # fmt: skip
         self.cases.append(case)
         return case
+
+
+def left_unsent(family: Iterable[Case], failed: Case) -> frozenset[str]:
+    """What the cases of ``family`` that need ``failed`` (directly or through another) feed: the requirements left
+    unjudged when ``failed`` got no usable answer."""
+    gone: set[Case] = {failed}
+    feeds: set[str] = set()
+    for case in family:  # declaration order: a case is declared after the one it needs
+        if case.needs is not None and case.needs in gone:
+            gone.add(case)
+            feeds |= case.feeds
+    return frozenset(feeds)

@@ -15,19 +15,22 @@ LIST = declare(
 LIST_AGAIN = declare(
     "list-again", "PRM-03",
     sends="prompts/list walked again, on a new connection over HTTP (2026)", expects="the same prompts", paged=True,
+    needs=LIST,
 )  # fmt: skip
 GET = declare(
     "get", "PRM-05 PRM-06 PRM-09 PRM-10 PRM-11",
     sends="prompts/get of each listed prompt the suite can fill (--prompt-args, or no required argument)",
-    expects="a GetPromptResult matching the schema",
+    expects="a GetPromptResult matching the schema", needs=LIST,
 )  # fmt: skip
 UNKNOWN_PROMPT = declare(
     "unknown-prompt", "PRM-07",
     sends="prompts/get of a prompt that does not exist", expects="-32602", invalid=True, judging=Judging.SELECTED,
+    needs=LIST,
 )  # fmt: skip
 MISSING_PROMPT_ARGUMENT = declare(
     "missing-prompt-argument", "PRM-08",
     sends="prompts/get without a required argument", expects="-32602", invalid=True, judging=Judging.SELECTED,
+    needs=LIST,
 )  # fmt: skip
 
 CASES = tuple(declare.cases)

@@ -30,19 +30,21 @@ TEMPLATES = declare(
 LIST_AGAIN = declare(
     "list-again", "RSRC-03",
     sends="resources/list walked again, on a new connection over HTTP (2026)", expects="the same resources",
-    paged=True,
+    paged=True, needs=LIST,
 )  # fmt: skip
 READ = declare(
     "read", "RSRC-05 RSRC-06 RSRC-07 RSRC-10 RSRC-14",
     sends="resources/read of listed resources (at most --resource-sample)", expects="contents matching the schema",
+    needs=LIST,
 )  # fmt: skip
 SUBSCRIBE = declare(
     "subscribe", "SUB-17",
     sends="resources/subscribe to the first listed resource (2025, where subscribe is advertised)",
-    expects="an empty result",
+    expects="an empty result", needs=LIST,
 )  # fmt: skip
 UNSUBSCRIBE = declare(
-    "unsubscribe", "SUB-17", sends="resources/unsubscribe of the same resource", expects="an empty result"
+    "unsubscribe", "SUB-17", sends="resources/unsubscribe of the same resource", expects="an empty result",
+    needs=LIST,
 )  # fmt: skip
 MISSING_RESOURCE = declare(
     "missing-resource", "RSRC-08 RSRC-09",

@@ -289,17 +289,27 @@ class SuiteContext:
         self,
         reason: str,
         *,
-        requirements: Iterable[str],
-        case: str | None = None,
+        requirements: Iterable[str] | None = None,
+        case: Case | None = None,
+        label: str | None = None,
         blocked_by: str | None = None,
         family: str | None = None,
         untried: str | None = None,
     ) -> None:
+        """Say that ``case`` (a registered case, never a name typed here) was not sent, and why: the checks of
+        ``requirements`` (by default what the case feeds) are left *not verified* with the reason. ``label`` is
+        for a skip no registered case stands for (a behaviour lane's own sub-case, made per tool)."""
+        if requirements is None:
+            if case is None:
+                raise HarnessError(f"a skip names neither a case nor requirements: {reason}")
+            requirements = case.feeds
+        if case is not None and not case.registered:
+            raise HarnessError(f"a skip names {case.name!r}, which the case registry does not hold")
         skip = Skip(
             family=family or self.family,
             requirements=frozenset(requirements),
             reason=reason,
-            case=case,
+            case=case.name if case is not None else label,
             blocked_by=blocked_by,
             untried=untried,
         )

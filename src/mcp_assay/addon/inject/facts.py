@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.protocol import Era, HeaderKey, MediaType, MetaKey
@@ -38,6 +38,11 @@ class RequestFacts:
     session_id: str | None = None
     streams: bool = False
     """The client accepts an event stream for the answer (HTTP ``Accept``; always on stdio)."""
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """The message's ``params`` (empty when it has none): for a point that depends on what is asked."""
+    capabilities: Mapping[str, Any] | None = field(default=None, compare=False)
+    """The capabilities the client declares on this message (2026: ``_meta`` clientCapabilities; 2025: an
+    ``initialize``'s ``capabilities``); ``None`` when it declares none here."""
 
     @classmethod
     def of(cls, body: bytes, *, transport: str, headers: Mapping[str, str] | None = None) -> RequestFacts | None:
@@ -62,6 +67,9 @@ class RequestFacts:
             era = Era.HANDSHAKE
             version = offered if isinstance(offered, str) else lowered.get(HeaderKey.PROTOCOL_VERSION)
         accept = lowered.get(HeaderKey.ACCEPT, "")
+        capabilities = meta.get(MetaKey.CLIENT_CAPABILITIES)  # 2026: on every request
+        if era is Era.HANDSHAKE:
+            capabilities = params.get("capabilities") if payload["method"] == "initialize" else None
         return cls(
             transport=transport,
             method=payload["method"],
@@ -71,6 +79,8 @@ class RequestFacts:
             version=version,
             session_id=lowered.get(HeaderKey.SESSION_ID),
             streams=transport == "stdio" or MediaType.EVENT_STREAM in accept or "*/*" in accept,
+            params=params,
+            capabilities=capabilities if isinstance(capabilities, dict) else None,
         )
 
     @property

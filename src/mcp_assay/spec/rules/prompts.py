@@ -24,6 +24,7 @@ from mcp_assay.spec.rules.shared.answers import (
     refused_at_envelope,
     reports_internal_error,
 )
+from mcp_assay.spec.rules.shared.selected import selected_for_another
 from mcp_assay.spec.rules.shared.server_features import (
     capability_declared,
     content_block_issues,
@@ -254,9 +255,13 @@ def missing_prompt_arguments_get_invalid_params(message: Message, ctx: Context) 
 def failed_prompts_report_internal_errors(message: Message, ctx: Context) -> Finding | None:
     """A failure inside the server while producing a prompt is reported as -32603.
 
-    Errors for unknown prompts and missing arguments are PRM-07's and PRM-08's concern."""
+    Errors for unknown prompts and missing arguments are PRM-07's and PRM-08's concern: a get a captured
+    listing shows to be one, or one sent as a case those rules pick out (any such case, read from the
+    registry)."""
     got = _get_of(message, ctx)
-    if got is None or _unknown_prompt(*got, ctx) is not None or _missing_arguments(*got, ctx) is not None:
+    if got is None or selected_for_another(got[0], ctx, "PRM-09"):
+        return None
+    if _unknown_prompt(*got, ctx) is not None or _missing_arguments(*got, ctx) is not None:
         return None
     return reports_internal_error(message, "prompts/get")
 

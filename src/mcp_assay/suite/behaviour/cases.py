@@ -123,7 +123,7 @@ class LaneRun:
         return "/".join((self.lane.era, self.lane.transport, *parts))
 
     def skip(self, reason: str, requirements: frozenset[str], case: str) -> None:
-        self.ctx.skip(f"{self.lane.label}: {reason}", requirements=requirements, case=case)
+        self.ctx.skip(f"{self.lane.label}: {reason}", requirements=requirements, label=case)
 
     def note(self, text: str) -> None:
         self.ctx.observe("note", detail=text)

@@ -147,7 +147,7 @@ async def run(ctx: SuiteContext) -> None:
     if not config.explore:
         return  # the runner leaves the family out of such a run (Family.wanted); a caller of its own may not
     if not draws.available():
-        ctx.skip(f"not explored: {draws.EXTRA} adds what --explore needs", requirements=(), case=cases.EXPLORE.name)
+        ctx.skip(f"not explored: {draws.EXTRA} adds what --explore needs", requirements=(), case=cases.EXPLORE)
         return
     seed = config.seed if config.seed is not None else 0
     listing = ctx.listings.get("tools/list")

@@ -40,7 +40,7 @@ async def run(ctx: SuiteContext) -> None:
         ctx.skip(
             "no prompt argument or resource template variable to complete",
             requirements={"COMP-03", "COMP-04", "COMP-05"},
-            case="complete",
+            case=cases.COMPLETE,
         )
     else:
         ref, argument = found

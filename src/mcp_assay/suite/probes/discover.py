@@ -46,8 +46,7 @@ def _skip_without_ttl(ctx: SuiteContext) -> bool:
     ctx.skip(
         f"the first server/discover answer carries {shown}, so it promises no period within which a later "
         "answer must list the same supportedVersions and capabilities",
-        requirements=STABILITY,
-        case="stability",
+        case=cases.DISCOVER_LAST,
     )
     return False
 
@@ -57,17 +56,14 @@ async def last(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
     if ctx.discover_result is None:
-        ctx.skip("the first server/discover got no result to compare a later one with", requirements=STABILITY,
-                 case="stability-last", blocked_by="VER-06")  # fmt: skip
+        ctx.skip("the first server/discover got no result to compare a later one with", case=cases.DISCOVER_LAST,
+                 blocked_by="VER-06")  # fmt: skip
         return
     await client.request(
         "server/discover",
         probe=ctx.probe(cases.DISCOVER_LAST),
     )
 
-
-STABILITY = cases.DISCOVER_LAST.feeds
-"""What the stability cases feed, left unjudged when the first answer promises no stability."""
 
 FAMILY = Family(
     name="discover",

@@ -311,7 +311,7 @@ async def _named(ctx: SuiteContext, client: ModernClient) -> None:
         ctx.skip(
             "no tools, prompts or resources capability, so no method carries Mcp-Name",
             requirements=("HTTP-12", "HTTP-13", "HTTP-16"),
-            case=HeaderKey.NAME,
+            case=cases.NO_MCP_NAME,
         )
         return
     method, field, value, params = targets[0]

@@ -25,6 +25,7 @@ from typing import Any
 
 from mcp_assay.cases import Case
 from mcp_assay.cases import listen as cases
+from mcp_assay.cases.model import left_unsent
 from mcp_assay.jsonrpc import Message
 from mcp_assay.protocol import Era
 from mcp_assay.suite.context import Family, SuiteContext
@@ -141,8 +142,8 @@ async def _concurrent(ctx: SuiteContext, uris: list[str]) -> None:
         ctx.skip(
             "the server advertises neither listChanged nor resources.subscribe, so no notification could reach "
             "either of two concurrent subscriptions",
-            requirements={"SUB-14", "SUB-15"},
-            case="concurrent",
+            requirements=left_unsent(cases.CASES, cases.CONCURRENT),
+            case=cases.CONCURRENT,
         )
         return
     (first, first_label), (second, second_label) = filters[0], (filters[1] if len(filters) > 1 else ({}, "nothing"))

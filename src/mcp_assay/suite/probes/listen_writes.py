@@ -60,7 +60,7 @@ async def run(ctx: SuiteContext) -> None:
             "no write tool names the resources it changes: add `changes: [<uri>, …]` to an entry of write_tools in "
             "--config, and a listen stream subscribed to them watches a call of it",
             requirements=REQUIREMENTS,
-            case="listen-write",
+            case=cases.LISTEN_WRITES,
         )
         return
     if not ctx.flag("resources", "subscribe"):
@@ -68,7 +68,7 @@ async def run(ctx: SuiteContext) -> None:
             f"the server does not advertise resources.subscribe, so no listen stream can subscribe to what "
             f"{tool.name} changes",
             requirements=REQUIREMENTS,
-            case="listen-write",
+            case=cases.LISTEN_WRITES,
         )
         return
     if ctx.connect is None or ctx.config.behaviour is None:
@@ -82,7 +82,7 @@ async def run(ctx: SuiteContext) -> None:
         await _watch_a_write(ctx, lane, tool)
     except Unavailable as exc:
         ctx.skip(f"{tool.name} could not be called as its principal: {exc}", requirements=REQUIREMENTS,
-                 case="listen-write")  # fmt: skip
+                 case=cases.LISTEN_WRITES)  # fmt: skip
     finally:
         await lane.close()
 

@@ -125,15 +125,19 @@ async def run(ctx: SuiteContext) -> None:
     client = ctx.client
     assert isinstance(client, ModernClient)
     if not ctx.advertises("tools"):
-        ctx.skip("the server advertises no tools capability", requirements=PARAM_ONLY, case="mcp-param")
+        ctx.skip("the server advertises no tools capability", requirements=PARAM_ONLY, case=cases.PARAM_MISSING)
         return
     tools = await _tools(ctx, client)
     if tools is None:
-        ctx.skip("tools/list gave no listing to find x-mcp-header marks in", requirements=PARAM_ONLY, case="mcp-param")
+        ctx.skip(
+            "tools/list gave no listing to find x-mcp-header marks in",
+            requirements=PARAM_ONLY,
+            case=cases.PARAM_MISSING,
+        )
         return
     target = _target(ctx, tools)
     if isinstance(target, str):
-        ctx.skip(target, requirements=PARAM_ONLY, case="mcp-param")
+        ctx.skip(target, requirements=PARAM_ONLY, case=cases.PARAM_MISSING)
         return
     tool, marks, arguments = target
     name = tool["name"]
@@ -191,7 +195,7 @@ async def run(ctx: SuiteContext) -> None:
             f"--tool-args gives {name} no value for any of its marked properties "
             f"({', '.join('.'.join(mark.path) for mark in marks)}), so no Mcp-Param header could be varied",
             requirements=cases.PARAM_MISMATCH.feeds | cases.PARAM_NUMERIC.feeds,
-            case="mcp-param",
+            case=cases.PARAM_MISSING,
         )
     integers = [(mark, value) for mark, value in present if isinstance(value, int) and not isinstance(value, bool)]
     if integers:
@@ -203,7 +207,7 @@ async def run(ctx: SuiteContext) -> None:
         ctx.skip(
             f"{name} has no integer marked property with a value in --tool-args",
             requirements=cases.PARAM_NUMERIC.feeds,
-            case="param-numeric",
+            case=cases.PARAM_NUMERIC,
         )
     await _absent(ctx, call, schema, marks, arguments, name)
 
@@ -234,5 +238,5 @@ async def _absent(
     ctx.skip(
         f"every marked property of {name} is required and not nullable, so no valid call leaves one out",
         requirements=cases.PARAM_ABSENT.feeds,
-        case="param-absent",
+        case=cases.PARAM_ABSENT,
     )

@@ -11,13 +11,11 @@ import json
 from typing import Any
 
 from mcp_assay.cases import prompts as cases
+from mcp_assay.cases.model import left_unsent
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
-
-GET_REQUIREMENTS = cases.GET.feeds | cases.UNKNOWN_PROMPT.feeds | cases.MISSING_PROMPT_ARGUMENT.feeds
-"""What the gets feed: left unjudged when there is no prompt to get."""
 
 
 def _required(prompt: dict[str, Any]) -> list[str]:
@@ -55,7 +53,7 @@ async def run(ctx: SuiteContext) -> None:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"prompts/list answered {answer}, so there was no prompt to get",
-            requirements=GET_REQUIREMENTS | cases.LIST_AGAIN.feeds,
+            requirements=left_unsent(cases.CASES, cases.LIST),
             blocked_by="PRM-02",
         )
         return
@@ -88,7 +86,7 @@ async def run(ctx: SuiteContext) -> None:
             if prompts
             else "the server lists no prompts",
             requirements={"PRM-06", "PRM-10", "PRM-11"},
-            case="get",
+            case=cases.GET,
             untried="prompts" if prompts else None,
         )
     await client.request(
@@ -100,8 +98,7 @@ async def run(ctx: SuiteContext) -> None:
     if with_required is None:
         ctx.skip(
             "no listed prompt has a required argument",
-            requirements=cases.MISSING_PROMPT_ARGUMENT.feeds,
-            case="missing-argument",
+            case=cases.MISSING_PROMPT_ARGUMENT,
         )
         return
     await client.request(

@@ -18,12 +18,11 @@ import uuid
 from typing import Any
 
 from mcp_assay.cases import resources as cases
+from mcp_assay.cases.model import left_unsent
 from mcp_assay.suite.context import Family, SuiteContext
 from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
-
-READ_REQUIREMENTS = cases.READ.feeds
 
 
 async def run(ctx: SuiteContext) -> None:
@@ -55,8 +54,7 @@ async def run(ctx: SuiteContext) -> None:
         if not sample:
             ctx.skip(
                 "the server lists no resources to read" if not uris else "--resource-sample is 0",
-                requirements=READ_REQUIREMENTS,
-                case="read",
+                case=cases.READ,
                 untried="resources" if uris else None,
             )
         if uris and ctx.flag("resources", "subscribe") and ctx.revision.has("resource_subscribe"):
@@ -72,7 +70,7 @@ async def run(ctx: SuiteContext) -> None:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"resources/list answered {answer}, so there was nothing to read",
-            requirements=READ_REQUIREMENTS | cases.LIST_AGAIN.feeds,
+            requirements=left_unsent(cases.CASES, cases.LIST),
             blocked_by="RSRC-02",
         )
     missing = f"file:///mcp-assay/does-not-exist-{uuid.uuid4().hex[:12]}"
@@ -90,7 +88,6 @@ async def run(ctx: SuiteContext) -> None:
         "the suite does not try to read files outside a server's tree (it cannot tell a refused escape "
         "from a missing file without reading something it should not)",
         requirements={"RSRC-13"},
-        case="path-traversal",
     )
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
+from mcp_assay.cases.model import left_unsent
 from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
 from mcp_assay.report.untried import EXPLORE_STEP
@@ -60,13 +61,8 @@ __all__ = ["FAMILY", "call_tool"]
 NO_SUCH_TOOL = "mcp-assay-no-such-tool"
 CANCEL_WATCH = 1.2
 """Seconds to watch for anything the server still sends about a call the suite cancelled."""
-CALL_REQUIREMENTS = frozenset().union(
-    *(case.feeds for case in (cases.CALL, cases.CANCEL_CALL, cases.CANCEL, cases.CALL_LOGGED, cases.FAILING_TOOL))
-)
-"""What the calls feed: left unjudged when there is no tool to call."""
-ERROR_REQUIREMENTS = frozenset().union(
-    *(case.feeds for case in (cases.UNKNOWN_TOOL, cases.NO_NAME, cases.MISSING_REQUIRED, cases.FAILING_TOOL))
-)
+CALL_REQUIREMENTS = cases.CALL.feeds | left_unsent(cases.CASES, cases.CALL)
+"""What the calls feed: left unjudged when there is no tool to call (the cases that need a call, by their ``needs``)."""
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 LOG_MESSAGE = "notifications/message"
 EXTRA_PROPERTY = "mcp_assay_unexpected"
@@ -261,7 +257,7 @@ async def run(ctx: SuiteContext) -> None:
         answer = listing.error.describe() if listing.error is not None else "nothing"
         ctx.skip(
             f"tools/list answered {answer}, so there was no tool to call",
-            requirements=CALL_REQUIREMENTS | ERROR_REQUIREMENTS | cases.LIST_AGAIN.feeds,
+            requirements=left_unsent(cases.CASES, cases.LIST),
             blocked_by="TOOL-02",
         )
         return
@@ -282,7 +278,7 @@ async def run(ctx: SuiteContext) -> None:
             if tools
             else "the server lists no tools, so no call could be made",
             requirements=CALL_REQUIREMENTS,
-            case="call",
+            case=cases.CALL,
             untried="tools" if tools else None,
         )
     for number, (name, arguments, why) in enumerate(chosen, start=1):
@@ -342,7 +338,7 @@ async def _logged_calls(ctx: SuiteContext, chosen: list[tuple[str, dict[str, Any
             "no tool the suite may call logged anything below error when asked for every level, so asking for "
             "error and above only would show nothing",
             requirements=(),
-            case="call-log-error",
+            case=cases.CALL_LOG_ERROR,
         )
         return
     name, arguments = chatty
@@ -409,7 +405,7 @@ async def _bad_arguments(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None
             "no tool with required arguments may be called with bad ones: name one in --tool-args "
             "(its arguments are then varied) or annotate one readOnlyHint",
             requirements={"TOOL-14"},
-            case="bad-arguments",
+            case=cases.MISSING_REQUIRED,
             untried="tools",
         )
         return
@@ -438,7 +434,7 @@ async def _extra_property(
             "no tool named in --tool-args or --generate-args has a strict inputSchema (additionalProperties: false), "
             "so no call carries a property the schema forbids",
             requirements=(),
-            case="extra-property",
+            case=cases.EXTRA_PROPERTY,
         )
         return
     name, arguments = strict[0]
@@ -456,15 +452,13 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
         ctx.skip(
             "no tool is known to fail: name one with --failing-tool (its arguments come from --tool-args) to see "
             "whether a tool failure comes back as a result with isError: true",
-            requirements=cases.FAILING_TOOL.feeds,
-            case="failing-tool",
+            case=cases.FAILING_TOOL,
         )
         return
     if name not in by_name(tools):
         ctx.skip(
             f"--failing-tool {name}: the server lists no such tool",
-            requirements=cases.FAILING_TOOL.feeds,
-            case="failing-tool",
+            case=cases.FAILING_TOOL,
         )
         return
     arguments = dict(ctx.config.tool_args.get(name, {}))

@@ -3,6 +3,7 @@
     .venv/bin/python tests/bench/bench_scale.py [--sizes 10000,100000,1000000] [--proxy 1000,10000,100000]
                                                 [--latency 300] [--repeat 3] [--conformance DIR]
                                                 [--recordings 10,100] [--each 10000] [--long 100000]
+                                                [--saturation 60] [--quick] [--only SECTIONS]
 
 Prints, in one run, every figure docs/performance.md shows:
 
@@ -19,6 +20,10 @@ Prints, in one run, every figure docs/performance.md shows:
 4. the wall time of ``mcp-assay run`` against the SDK server, and of the official conformance
    framework against the same server when ``--conformance DIR`` names an npm folder where
    ``@modelcontextprotocol/conformance`` and Node 22 are installed;
+6. the proxy at saturation (``bench_saturation.py``): requests a second through plain ``mitmdump``, through
+   ``mitmdump -s`` with the addon and through ``mcp-assay proxy``, taking turns, for ``--saturation`` seconds
+   each (``--quick``: 6), with the judging worker's backlog and memory over time and what it left to
+   ``validate``; and, last, each figure against issue 31's target.
 5. ``validate --jobs`` on every core: 10 and 100 recordings (``--recordings``, each of ``--each``
    messages) and one long recording cut into shares, judged with ``--jobs 1`` and ``--jobs`` the
    cores, the speed-up, and whether the reports are the same apart from timings; with Dask installed,
@@ -48,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.bench.bench_proxy import plain_mitmdump  # noqa: E402
+from tests.bench.bench_saturation import Outcome, bench_saturation, left_unjudged  # noqa: E402
 from tests.peers.assay import assay_proxy, mitmdump  # noqa: E402
 from tests.peers.process import PYTHON, sdk_http_server  # noqa: E402
 from tests.scale.growth import RECORDINGS, _copy  # noqa: E402
@@ -127,10 +133,11 @@ def run_measured(command: list[str]) -> tuple[float, int, int]:
     return time.perf_counter() - started, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 
 
-def bench_validate(sizes: list[int], folder: Path) -> None:
+def bench_validate(sizes: list[int], folder: Path) -> dict[int, float]:
     print("\n## validate: judging recordings of growing size")
     print(f"{'messages':>10}{'seconds':>10}{'msg/s':>9}{'peak RSS MiB':>14}{'parse s':>9}{'x parse':>9}"
           f"{'read s':>9}{'read x parse':>14}")  # fmt: skip
+    ratios: dict[int, float] = {}
     for size in sizes:
         path = folder / f"recording-{size}.jsonl"
         count = write_recording(path, size)
@@ -143,6 +150,8 @@ def bench_validate(sizes: list[int], folder: Path) -> None:
         print(f"{count:>10}{seconds:>10.1f}{count / seconds:>9.0f}{rss / 1024:>14.0f}{parsing:>9.2f}"
               f"{seconds / parsing:>9.1f}{reading:>9.2f}{reading / parsing:>14.1f}{note}")  # fmt: skip
         path.unlink()
+        ratios[size] = seconds / parsing
+    return ratios
 
 
 # -- 5. every core ---------------------------------------------------------------------------------
@@ -158,11 +167,14 @@ def _validate(target: Path, where: list[str], report: Path) -> tuple[float, int,
     return run_measured([*command, "--report", f"json:{report}", "--fail-on", "never"])
 
 
-def bench_jobs(counts: list[int], each: int, long: int, folder: Path) -> None:
+def bench_jobs(counts: list[int], each: int, long: int, folder: Path) -> tuple[dict[str, float], bool | None]:
+    """The speed-up per case (by its label) and whether the LocalCluster's report was the local one's (None: no
+    Dask here)."""
     cores = len(os.sched_getaffinity(0))
     print(f"\n## validate --jobs: {cores} cores")
     print(f"{'recordings':>12}{'messages':>10}{'1 job s':>9}{f'{cores} jobs s':>10}{'speed-up':>10}{'same report':>13}")
     cases: list[tuple[str, Path, int]] = []
+    speedups: dict[str, float] = {}
     for count in counts:
         target = folder / f"corpus-{count}"
         target.mkdir()
@@ -176,11 +188,12 @@ def bench_jobs(counts: list[int], each: int, long: int, folder: Path) -> None:
         many, _, _ = _validate(target, ["--jobs", str(cores)], folder / "many.json")
         same = _report_without_timings(folder / "one.json") == _report_without_timings(folder / "many.json")
         print(f"{label:>12}{written:>10}{one:>9.1f}{many:>10.1f}{one / many:>10.2f}{'yes' if same else 'NO':>13}")
+        speedups[label] = one / many if same else 0.0
     try:
         from distributed import LocalCluster
     except ImportError:
         print("Dask LocalCluster: distributed is not installed (pip install 'mcp-assay[cluster]')")
-        return
+        return speedups, None
     label, target, _ = cases[0]
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         seconds, _, _ = _validate(target, ["--cluster", str(cluster.scheduler_address)], folder / "cluster.json")
@@ -188,6 +201,7 @@ def bench_jobs(counts: list[int], each: int, long: int, folder: Path) -> None:
     same = _report_without_timings(folder / "one.json") == _report_without_timings(folder / "cluster.json")
     print(f"Dask LocalCluster, 2 workers, {label} recordings: {seconds:.1f} s, "
           f"report the same as the local one's: {'yes' if same else 'NO'}")  # fmt: skip
+    return speedups, same
 
 
 # -- 2. latency ------------------------------------------------------------------------------------
@@ -420,13 +434,19 @@ def main() -> None:
     parser.add_argument("--recordings", default="10,100", help="folder sizes of the --jobs section")
     parser.add_argument("--each", type=int, default=10_000, help="messages per recording of the --jobs section")
     parser.add_argument("--long", type=int, default=100_000, help="messages of the long recording cut into shares")
-    parser.add_argument("--only", default="validate,latency,memory,suite,jobs")
+    parser.add_argument("--saturation", type=float, default=60.0, help="seconds of load per path at saturation")
+    parser.add_argument("--quick", action="store_true", help="the saturation section for 6 s per path")
+    parser.add_argument("--only", default="validate,latency,memory,suite,jobs,saturation")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="mcp-assay-bench-"))
     wanted = set(args.only.split(","))
     print(f"mcp-assay benchmarks ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores); files in {folder}")
+    ratios: dict[int, float] = {}
+    speedups: dict[str, float] = {}
+    cluster: bool | None = None
+    saturated: list[Outcome] = []
     if "validate" in wanted:
-        bench_validate([int(size) for size in args.sizes.split(",")], folder)
+        ratios = bench_validate([int(size) for size in args.sizes.split(",")], folder)
     if "latency" in wanted:
         bench_latency(args.latency, folder, args.repeat)
     if "memory" in wanted:
@@ -434,7 +454,34 @@ def main() -> None:
     if "suite" in wanted:
         bench_suite(args.conformance, folder)
     if "jobs" in wanted:
-        bench_jobs([int(count) for count in args.recordings.split(",")], args.each, args.long, folder)
+        speedups, cluster = bench_jobs(
+            [int(count) for count in args.recordings.split(",")], args.each, args.long, folder
+        )
+    if "saturation" in wanted:
+        saturated = bench_saturation(6.0 if args.quick else args.saturation, 16, folder)
+    summary(ratios, speedups, cluster, saturated)
+
+
+def summary(
+    ratios: dict[int, float], speedups: dict[str, float], cluster: bool | None, saturated: list[Outcome]
+) -> None:
+    """Issue 31's figures, each against its target, from the sections this run measured."""
+    print("\n## against the targets (issue 31)")
+    cores = len(os.sched_getaffinity(0))
+    for size, ratio in ratios.items():
+        print(f"validate per core, {size} messages: {ratio:.1f}x json.loads (target at 100,000: <= 15x)")
+    for label, speedup in speedups.items():
+        same = "" if speedup else " (the reports differ)"
+        print(f"speed-up on {cores} cores, {label} recording(s): {speedup:.2f}x{same} (target at 100: >= 1.7x)")
+    if cluster is not None:
+        print(f"Dask LocalCluster verdicts identical to the local run's: {'yes' if cluster else 'NO'}")
+    if saturated:
+        base = saturated[0].rate
+        for outcome in saturated[1:]:
+            left = left_unjudged(outcome.report)
+            print(f"saturated throughput, {outcome.name}: {outcome.rate / base:.2f}x plain mitmdump (target >= 0.9x); "
+                  f"worker held at most {max(int(s.worker.get('most_queued', 0)) for s in outcome.samples)} records, "
+                  f"left {left} exchange(s) unjudged live")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -212,6 +212,7 @@ class LiveSession:
         self._pruned_at = 0
         self._closed = False
         self._cut_short = False
+        self._writing = threading.Lock()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         if threaded:
@@ -270,9 +271,23 @@ class LiveSession:
     def _process(self, record: Mapping[str, Any]) -> None:
         try:
             if self.recorder is not None:
-                self.recorder.write(redact_record(record, self.redactor))
+                self._write(redact_record(record, self.redactor))
             else:
                 redact_record(record, self.redactor)  # still learn the credentials for the report
+        except Exception:  # the capture must survive a defect here; the traffic is already relayed
+            log.exception("mcp-assay could not record a %s record", record.get("type"))
+        self.judge_only(record)
+
+    def _write(self, record: Mapping[str, Any]) -> None:
+        """Write a (redacted) record to the recording: records from the reading thread, audit lines from the
+        judging one (:mod:`mcp_assay.addon.backlog`), one at a time."""
+        assert self.recorder is not None
+        with self._writing:
+            self.recorder.write(record)
+
+    def judge_only(self, record: Mapping[str, Any]) -> None:
+        """Judge a record already written to the recording (:meth:`keep_only`), on the judging thread."""
+        try:
             if record.get("type") == "event":
                 self.printer.event(record, self.redactor)
             for exchange in self._assembler.feed(record):
@@ -339,18 +354,21 @@ class LiveSession:
         line = audit_line(request, log)
         record = observation_record(f"audit:{key}", time.time(), "audit", audit_data(line), connection="")
         if self.recorder is not None:
-            self.recorder.write(redact_record(record, self.redactor))
+            self._write(redact_record(record, self.redactor))
         for exchange in self._assembler.feed(record):
             self.judge.add(exchange)
 
     # -- the end ---------------------------------------------------------------------------------------
     def keep_only(self, record: Mapping[str, Any]) -> None:
-        """Write a record to the recording without judging it: what arrives once judging was cut short
-        (see :mod:`mcp_assay.addon.worker`) stays evidence a later ``mcp-assay validate`` can judge."""
-        if self.recorder is None or self._closed:
+        """Write a record to the recording without judging it (the worker's reading thread: judging follows
+        on another, :mod:`mcp_assay.addon.backlog`, or not at all once it was cut short), so that it stays
+        evidence a later ``mcp-assay validate`` can judge; recorded or not, the credentials it shows are learnt."""
+        if self._closed:
             return
         try:
-            self.recorder.write(redact_record(record, self.redactor))
+            redacted = redact_record(record, self.redactor)
+            if self.recorder is not None:
+                self._write(redacted)
         except Exception:  # the report comes first; a record that cannot be written is left out
             log.exception("mcp-assay could not record a %s record", record.get("type"))
 
@@ -362,6 +380,24 @@ class LiveSession:
         self.notes.add(
             f"judging was cut short by {reason}: {unread} record(s) that arrived after that were not judged{kept}, "
             "and exchanges still in flight were left out"
+        )
+
+    def fell_behind(self, exchanges: int, records: int, since: float | None, *, torn: bool = False) -> None:
+        """Judging could not keep up with the traffic (:mod:`mcp_assay.addon.backlog`): the report says how much
+        was left unjudged live and how to judge it; ``torn``: an exchange judging had begun lost records, so
+        exchanges still open at the end are left out, as when judging is cut short."""
+        self._cut_short = self._cut_short or torn
+        when = f" from {_clock(since)} on" if since is not None else ""
+        if self.recorder is not None:
+            rest = (
+                f"they are in the recording: `mcp-assay validate {self.recorder.path}` judges every exchange "
+                "(the verdicts here cover the traffic before them)"
+            )
+        else:
+            rest = "they were not recorded (--record keeps them for `mcp-assay validate`)"
+        self.notes.add(
+            f"judging did not keep up with the traffic: {exchanges} exchange(s) ({records} record(s)){when} were "
+            f"left unjudged live; {rest}"
         )
 
     def close(self, timeout: float = 30.0) -> None:

@@ -4,9 +4,12 @@ Checks are CPU work (schema validation above all) and Python threads share one i
 lock: judging on a thread inside mitmproxy or the stdio tap would hold back the event loop or
 the relay threads for milliseconds per exchange. So the proxy and the tap only describe what
 they see as records and hand them to a worker process (``python -m mcp_assay.addon.worker``):
-a writer thread sends them in batches as JSON lines on the worker's stdin, and the worker records,
-judges, prints live findings and, at end of input, writes the reports. While the traffic flows the
-worker yields the CPU to it with a bounded delay (:mod:`mcp_assay.addon.sharing`).
+a writer thread sends them in batches as JSON lines on the worker's stdin, and the worker records
+each at once on its reading thread, judges it on another (printing live findings) and, at end of
+input, writes the reports. While the traffic flows the judging thread yields the CPU to it
+(:mod:`mcp_assay.addon.sharing`) and never takes more: what it has yet to judge is bounded, and when
+judging cannot keep up it stops judging new exchanges live, records them, and the report says how many
+are left to ``mcp-assay validate`` (:mod:`mcp_assay.addon.backlog`).
 
 The worker runs in its own process group and ignores SIGINT/SIGTERM: a Ctrl-C aimed at the
 proxy, or a client killing the tap's process group, must not cost the report. How it stops is
@@ -36,7 +39,6 @@ import io
 import json
 import logging
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -50,6 +52,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from mcp_assay import jsontext
+from mcp_assay.addon.backlog import JudgingBacklog
 from mcp_assay.addon.sharing import Sharing
 from mcp_assay.report.about import Target
 
@@ -75,8 +78,6 @@ _REASONS = {
 """Why a worker hurries, by what the parent wrote on the control pipe (nothing: the pipe ended)."""
 _ENDING = b"e"
 """Control byte: the traffic has ended (the input is being closed), so the worker stops yielding to it."""
-WATCH_EVERY = 0.25
-"""Seconds between two looks at whether yielding has let judging fall behind (:mod:`mcp_assay.addon.sharing`)."""
 _PROGRESS = {
     b"p": "mcp-assay: judging the session for the report…",
     b"q": "mcp-assay: judging the session for the report… (interrupt to write it from what has been judged so far)",
@@ -211,11 +212,7 @@ class _Hurry:
     """Set when the parent asks the worker to hurry (or dies); says why."""
 
     def __init__(
-        self,
-        orphaned: str = "hurry",
-        say: Callable[[str], None] = lambda text: None,
-        sharing: Sharing | None = None,
-        backlog: Callable[[], bool] = lambda: False,
+        self, orphaned: str = "hurry", say: Callable[[str], None] = lambda text: None, sharing: Sharing | None = None
     ) -> None:
         self.event = threading.Event()
         self.reason = ""
@@ -223,9 +220,7 @@ class _Hurry:
         self.say = say
         """Prints a status line the parent asked for."""
         self.sharing = sharing
-        """The judging thread's scheduling, watched between control bytes."""
-        self.backlog = backlog
-        """Whether records wait in the input."""
+        """The judging thread's scheduling: ordinary once the traffic ends."""
 
     def __call__(self) -> str:
         """Why to hurry; empty while there is no reason to."""
@@ -233,18 +228,13 @@ class _Hurry:
 
     def listen(self, fd: int) -> None:
         """Read the control pipe (on a thread) until it ends: status lines to print, the end of the traffic, or a
-        reason to hurry; between bytes, watch whether judging falls behind."""
+        reason to hurry."""
         sharing = self.sharing
         while True:
             try:
-                ready = select.select([fd], [], [], WATCH_EVERY)[0] if sharing is not None else [fd]
-                data = os.read(fd, 64) if ready else None
+                data = os.read(fd, 64)
             except (OSError, ValueError):
                 data = b""
-            if data is None:
-                assert sharing is not None
-                sharing.watch(self.backlog())
-                continue
             for byte in data:
                 key = bytes([byte])
                 if key in _PROGRESS:
@@ -290,16 +280,8 @@ class _StatusLines:
             self.reporting = True
 
 
-def _readable(source: IO[bytes]) -> bool:
-    """Whether bytes wait in the worker's input pipe (not yet read into its buffer)."""
-    try:
-        return bool(select.select([source], [], [], 0)[0])
-    except (OSError, ValueError):
-        return False
-
-
 def main() -> None:
-    # while traffic flows the judging thread yields to it with a bounded delay (sharing.py); once the traffic
+    # while traffic flows the judging thread yields to it (sharing.py); once the traffic
     # ends it judges at the proxy's priority again: at a lower one for good (tried: nice 10) a loaded machine
     # starved it, and the report took 7 to 15 s after Ctrl-C instead of about one
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -324,14 +306,15 @@ def main() -> None:
     configure_logs(settings.log_level, redactor)  # the session's redactor: it learns credentials from the traffic
     status = _StatusLines()
     sharing = Sharing() if settings.control_fd is not None else None
-    hurry = _Hurry(settings.orphaned, status.say, sharing, lambda: _readable(source))
+    # judging yields to the traffic and never takes more while it flows, however far behind: the backlog's
+    # bound (backlog.py), not the CPU, limits what it holds
+    hurry = _Hurry(settings.orphaned, status.say, sharing)
     if settings.control_fd is not None:
         listener = threading.Thread(target=hurry.listen, args=(settings.control_fd,), name="control", daemon=True)
-        listener.start()  # before the judging thread yields: the listener keeps the ordinary share
-    if sharing is not None:
-        sharing.yield_to_traffic()
+        listener.start()
     stream = sys.stderr if settings.stream == "stderr" else sys.stdout
     result = Finished(exit_code=3)
+    reading = [True]
     try:
         spec = load_spec(spec_dir=settings.spec_dir, spec_paths=settings.spec_paths)
         recorder = None
@@ -349,24 +332,33 @@ def main() -> None:
             threaded=False,
             sdk=parse_sdk(settings.sdk, accept=settings.accept_sdk_findings),
         )
+        backlog = JudgingBacklog(
+            session, stop=hurry, started=sharing.take_this_thread if sharing is not None else lambda: None,
+            **_test_hooks(),
+        )  # fmt: skip
+        if os.environ.get(STATUS_VARIABLE):
+            backlog.write_status_every(os.environ[STATUS_VARIABLE], lambda: reading[0])
         unread = 0
-        for line in source:
-            hurried = bool(hurry())
+        for line in source:  # this thread records every record at once; judging follows on the backlog's
             try:
                 record = jsontext.loads(line)
             except ValueError:
                 continue
-            if hurried:  # keep reading, so the parent's writes end, and recording, but judge nothing more
-                unread += 1
-                if isinstance(record, dict):
-                    session.keep_only(record)
+            if not isinstance(record, dict):
                 continue
-            if isinstance(record, dict):
-                session.feed(record)
-                if sharing is not None:
-                    sharing.judged(record.get("t"))
+            session.keep_only(record)
+            if hurry():  # keep reading, so the parent's writes end, and recording, but judge nothing more
+                unread += 1
+            else:
+                backlog.offer(record, len(line))
         if sharing is not None:
-            sharing.ordinary(for_good=True)  # the input ended: the report at the ordinary share
+            sharing.ordinary(for_good=True)  # the input ended: the rest and the report at the ordinary share
+        backlog.close()
+        reading[0] = False
+        unread += backlog.unread
+        shortfall = backlog.shortfall
+        if shortfall:
+            session.fell_behind(shortfall.exchanges, shortfall.records, shortfall.since, torn=backlog.torn())
         if hurry():
             session.cut_short(hurry.reason, unread)
         result = finish(
@@ -380,6 +372,25 @@ def main() -> None:
         stream.flush()
         if settings.result:
             Path(settings.result).write_text(json.dumps(asdict(result)), encoding="utf-8")
+
+
+STATUS_VARIABLE = "MCP_ASSAY_WORKER_STATUS"
+"""An environment variable naming a file the worker writes its backlog's counts to, twice a second (JSON)."""
+_TEST_HOOKS = {"MCP_ASSAY_TEST_JUDGE_DELAY": ("delay", float), "MCP_ASSAY_TEST_BACKLOG": ("records", int)}
+"""Test hooks: seconds the judging thread sleeps per record, and the backlog's bound in records, so that a test
+can make judging fall behind a few hundred requests."""
+
+
+def _test_hooks() -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for variable, (key, kind) in _TEST_HOOKS.items():
+        value = os.environ.get(variable)
+        if value:
+            try:
+                found[key] = kind(value)
+            except ValueError:
+                log.warning("mcp-assay: %s=%r is not a number; ignored", variable, value)
+    return found
 
 
 # -- the parent side ---------------------------------------------------------------------------------

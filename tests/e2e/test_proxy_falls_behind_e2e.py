@@ -52,6 +52,8 @@ def test_a_flooded_proxy_whose_judging_lags_forwards_records_everything_and_leav
     assert left == counts["unjudged"] > 0
     assert judged_live + left == REQUESTS  # what was judged and what was left: every exchange, once
     assert f"mcp-assay validate {recording}" in notes[0]
+    assert data["verdict"]["code"] != "conformant", data["verdict"]  # what was left unjudged is never a pass
+    assert f"{left} exchange(s) were left unjudged live" in data["verdict"].get("left_out", "")
     # the recording is whole, and validate finishes the job
     records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
     assert sum(1 for record in records if record.get("type") == "http") == REQUESTS

@@ -174,3 +174,17 @@ def test_an_injected_source_survives_json_and_merges_by_requirement_with_the_oth
     old = report.to_json()
     old["results"] = [item for item in old["results"] if item["source"] != "injected"]
     assert {result.source for result in Report.from_json(old).results} == {Source.PASSIVE, Source.ACTIVE}
+
+
+def test_traffic_left_unjudged_makes_a_passing_run_conformant_only_in_part() -> None:
+    """A limit of our own (live judging fell behind) never becomes a pass; a failure still decides."""
+    left = "92 exchange(s) were left unjudged live (judging did not keep up)"
+    code, text = sample_report(results=[passed()], left_out=left).verdict()
+    assert code == "conformant-in-part" and text.endswith(f"passed; {left}.")
+    assert sample_report(results=[passed()]).verdict()[0] == "conformant"
+    assert sample_report(left_out=left).verdict()[0] == "not-conformant"
+    report = sample_report(results=[passed()], left_out=left)
+    again = Report.from_json(report.to_json())
+    assert again.left_out == left and again.verdict() == report.verdict()
+    merged = merge_reports([report, sample_report(results=[passed()])])
+    assert merged.verdict()[0] == "conformant-in-part" and left in (merged.left_out or "")

@@ -212,6 +212,7 @@ class LiveSession:
         self._pruned_at = 0
         self._closed = False
         self._cut_short = False
+        self._left_out: str | None = None
         self._writing = threading.Lock()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
@@ -387,6 +388,7 @@ class LiveSession:
         was left unjudged live and how to judge it; ``torn``: an exchange judging had begun lost records, so
         exchanges still open at the end are left out, as when judging is cut short."""
         self._cut_short = self._cut_short or torn
+        self._left_out = f"{exchanges} exchange(s) were left unjudged live (judging did not keep up)"
         when = f" from {_clock(since)} on" if since is not None else ""
         if self.recorder is not None:
             rest = (
@@ -465,6 +467,7 @@ class LiveSession:
             glossary=glossary(verdicts),
             baseline=self.baseline,
             unjudged=unjudged,
+            left_out=self._left_out,
             sdk=self.sdk,
             signs=self.signs,
         )

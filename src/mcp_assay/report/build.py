@@ -50,12 +50,14 @@ def build_report(
     baseline: Baseline | None = None,
     glossary: Mapping[str, RequirementText] | None = None,
     unjudged: str | None = None,
+    left_out: str | None = None,
     sdk: SdkChoice = AUTO,
     signs: SdkSigns | None = None,
 ) -> Report:
     """A report of ``verdicts``: what was judged (``target``), against which schemas, with which notes;
     ``tested`` names the revisions a suite run tested (newest first), ``glossary`` what the catalogue
-    says of the requirements the verdicts cite; ``unjudged`` why there was nothing to judge (no MCP peer); ``signs``
+    says of the requirements the verdicts cite; ``unjudged`` why there was nothing to judge (no MCP peer); ``left_out``
+    what of the traffic was there but not judged; ``signs``
     what the peers showed of their SDKs, ``sdk`` what ``--sdk`` and ``--accept-sdk-findings`` asked."""
     recognized, sdk_notes = signs.recognitions() if signs is not None and sdk.recognize else ([], [])
     report = Report(
@@ -71,6 +73,7 @@ def build_report(
         fail_on=fail_on,
         glossary=dict(glossary or {}),
         unjudged=unjudged,
+        left_out=left_out,
     )
     if baseline is not None:
         apply_baseline(report, baseline)

@@ -210,6 +210,9 @@ class Report:
     """Why there was nothing to judge (no MCP peer there: missing, dead, not MCP, only revisions outside the
     window; a session with no traffic). The report then makes no conformance statement: its verdict is
     ``not-judged`` and its exit code 3, whatever results it holds."""
+    left_out: str | None = None
+    """What of the traffic was not judged although it was there (live judging fell behind and left the later
+    exchanges to ``validate``). A run without failures is then conformant only in part, never conformant."""
     untried: list[Untried] = field(default_factory=list)
     """Listed tools, prompts and resources a suite run did not call, get or read, and the setting that would."""
     generated: list[Generated] = field(default_factory=list)
@@ -346,10 +349,10 @@ class Report:
                 "nothing-verified",
                 "nothing verified — no applicable requirement could be established from this run.",
             )
-        if counts["not_verified"]:
-            sentence = (
-                f"{subject} in part — every requirement that could be checked passed; "
-                f"{counts['not_verified']} could not be verified"
+        if counts["not_verified"] or self.left_out:
+            unverified = [f"{counts['not_verified']} could not be verified"] if counts["not_verified"] else []
+            sentence = f"{subject} in part — every requirement that could be checked passed; " + "; ".join(
+                [*unverified, *filter(None, [self.left_out])]
             )
             return "conformant-in-part", f"{_joined(sentence, sdk_verdict_part(self))}."
         sentence = f"{subject} — every applicable requirement that was checked passed"
@@ -411,7 +414,13 @@ class Report:
             "fail_on": self.fail_on.value,
             "baseline": asdict(self.baseline) if self.baseline is not None else None,
             "summary": self.counts(),
-            "verdict": {"code": code, "text": text, "exit_code": int(self.exit_code()), "unjudged": self.unjudged},
+            "verdict": {
+                "code": code,
+                "text": text,
+                "exit_code": int(self.exit_code()),
+                "unjudged": self.unjudged,
+                **({"left_out": self.left_out} if self.left_out else {}),
+            },
             "requirements": [
                 {
                     "id": status.id,
@@ -443,6 +452,7 @@ class Report:
         revisions = data.get("revisions", {})
         verdict = data.get("verdict")
         unjudged = verdict.get("unjudged") if isinstance(verdict, Mapping) else None
+        left_out = verdict.get("left_out") if isinstance(verdict, Mapping) else None
         under_test = revisions.get("under_test")
         tested = revisions.get("tested", [under_test] if isinstance(under_test, str) else [])
         coverage = data.get("coverage")
@@ -462,6 +472,7 @@ class Report:
             baseline=_baseline_from_json(data.get("baseline")),
             glossary=_glossary_from_json(data.get("requirements", [])),
             unjudged=unjudged if isinstance(unjudged, str) else None,
+            left_out=left_out if isinstance(left_out, str) else None,
             untried=untried_from_json(coverage.get("untried")) if isinstance(coverage, Mapping) else [],
             generated=generated_from_json(coverage.get("generated")) if isinstance(coverage, Mapping) else [],
             sdks=_sdks_from_json(data.get("sdks")),
@@ -708,6 +719,7 @@ def merge_reports(reports: Sequence[Report]) -> Report:
         fail_on=base.fail_on,
         glossary={ident: text for report in reports for ident, text in report.glossary.items()},
         unjudged=None if judged else "; ".join(unjudged),
+        left_out="; ".join(f"{r.target.shown_description}: {r.left_out}" for r in reports if r.left_out) or None,
         untried=list(dict.fromkeys(item for report in reports for item in report.untried)),
         generated=list(dict.fromkeys(item for report in reports for item in report.generated)),
         sdks=_merged_sdks(recognition for report in reports for recognition in report.sdks),

@@ -10,6 +10,7 @@ from mcp_assay.wire import EndReason
 from tests.factories import judge, log_of, result_body
 from tests.spec.rules._stream_builders import (
     ack,
+    cancel,
     client,
     done,
     legacy_init,
@@ -65,6 +66,35 @@ def test_sharing_a_token_between_concurrent_requests_fails_prog_02(spec: SpecSet
     verdict = judge(log_, spec, "progress_tokens_are_unique_among_requests_in_flight")
     assert verdict.outcome is Outcome.FAILED
     assert "still in flight" in verdict.reason
+
+
+def test_reusing_the_token_of_a_cancelled_request_passes_prog_02(spec: SpecSet) -> None:
+    """Spec-mandated (PROG-02): a request the sender cancelled is no longer active, its answer or not."""
+    log_ = log_of(
+        stdio_discover(),
+        client(req("tools/call", 1, TOOL, progressToken="p"), 0.0),
+        client(cancel(1), 0.01),
+        client(req("tools/call", 2, TOOL, progressToken="p"), 0.02),
+    )
+    verdict = judge(log_, spec, "progress_tokens_are_unique_among_requests_in_flight")
+    assert verdict.outcome is Outcome.PASSED, verdict.reason
+
+
+def test_two_clients_naming_themselves_apart_may_share_a_token_on_one_endpoint(spec: SpecSet) -> None:
+    """Tool-defined: a 2026 HTTP endpoint has no session; requests naming different clientInfo are two senders."""
+    first = req("tools/call", 1, TOOL, progressToken="p")
+    second = req("tools/call", 2, TOOL, progressToken="p")
+    first["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = {"name": "one", "version": "1"}
+    second["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = {"name": "two", "version": "1"}
+    log_ = log_of(
+        sse(first, [(0.5, done(1))], start=0.0),
+        sse(second, [(0.6, done(2))], start=0.1),
+    )
+    verdict = judge(log_, spec, "progress_tokens_are_unique_among_requests_in_flight")
+    assert verdict.outcome is Outcome.PASSED, verdict.reason
+    second["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = {"name": "one", "version": "1"}
+    clash = log_of(sse(first, [(0.5, done(1))], start=0.0), sse(second, [(0.6, done(2))], start=0.1))
+    assert judge(clash, spec, "progress_tokens_are_unique_among_requests_in_flight").outcome is Outcome.FAILED
 
 
 def test_prog_02_is_not_verified_without_tokens(spec: SpecSet) -> None:

@@ -18,6 +18,7 @@ from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int, params_of
+from mcp_assay.spec.rules.shared.envelopes import same_client
 from mcp_assay.spec.rules.shared.stream_facts import PROGRESS, describe_id, loosely_same_id, meta_value, same_id
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.traffic import MessageKey, message_key
@@ -110,9 +111,10 @@ def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterato
         if key is None:
             continue
         same = earlier[(idx.place(request), request.sender, key)]
-        # a request answered before this one stays answered for every later one: drop it for good
-        same[:] = [other for other in same if idx.in_flight(other, request)]
-        clash = list(same)
+        # a request answered (or cancelled: a 2025 notice, a 2026 disconnect) before this one stays so for every
+        # later one: drop it for good
+        same[:] = [other for other in same if idx.in_flight(other, request) and not _cancelled(other, request, idx)]
+        clash = [other for other in same if same_client(other, request)]  # two clients may share a 2026 endpoint
         same.append(request)
         if clash:
             yield failed(
@@ -122,6 +124,12 @@ def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterato
             )
         else:
             yield passed(request)
+
+
+def _cancelled(request: Message, at: Message, idx: StreamIndex) -> bool:
+    """The sender gave ``request`` up before ``at``: its token is free again."""
+    cancellation = idx.cancel_of.get(message_key(request))
+    return cancellation is not None and cancellation.time < at.time
 
 
 @log_check(

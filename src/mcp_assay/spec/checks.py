@@ -130,7 +130,22 @@ class Passes:
 def passed(
     subject: Message | Exchange | None = None, detail: str = "", *, related: Iterable[Message | Exchange] = ()
 ) -> Finding:
+    if subject is not None and not detail and related == ():
+        # a plain pass is the commonest finding by far, and a message passes a score of checks: one finding each
+        kept = _PLAIN_PASSES.get(id(subject))
+        if kept is not None and kept.subject is subject:
+            return kept
+        if len(_PLAIN_PASSES) >= _KEPT_PASSES:
+            _PLAIN_PASSES.clear()
+        kept = _PLAIN_PASSES[id(subject)] = Finding(Outcome.PASSED, "", subject)
+        return kept
     return Finding(Outcome.PASSED, detail, subject, related=tuple(related))
+
+
+_PLAIN_PASSES: dict[int, Finding] = {}
+"""Plain passes (no detail, nothing related) of the subjects judged last, each held with its subject (so an id
+stays its subject's): findings are values, and every check that passes a subject may hand over the same one."""
+_KEPT_PASSES = 256
 
 
 def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:

@@ -407,7 +407,9 @@ class Judge:
                     continue
             ctx.check = check
             try:
-                found = _normalise(check.func(message, ctx))
+                result = check.func(message, ctx)
+                # most calls return one finding, or none: no list is made for them
+                found = (result,) if type(result) is Finding else _normalise(result) if result is not None else ()
             except Exception as exc:  # a defect in a check must never stop the judging
                 self._broken(check, tally, exc, position)
                 continue

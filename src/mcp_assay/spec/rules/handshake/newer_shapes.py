@@ -79,8 +79,10 @@ def _only_newer(
         return []
     found = []
     for name in value:
+        if name in own:
+            continue  # most members: the session's own revision defines them
         owner = next((revision for revision, defined in theirs.items() if name in defined), None)
-        if name not in own and owner is not None:
+        if owner is not None:
             found.append((f"{prefix}{name}", owner))
     return found
 

@@ -10,7 +10,7 @@ Prints, in one run, every figure docs/performance.md shows:
    request and session ids): wall time, messages per second, peak RSS, and the ratio to the time
    plain ``json.loads`` takes over the same records and the messages inside them; and how much of
    that reading the recording into exchanges takes (records and messages parsed, nothing judged); and the
-   per-core ratio: ``validate``'s CPU seconds to those of ``json.loads`` (robust to a busy machine);
+   per-core ratio: ``validate --jobs 1``'s CPU seconds to those of ``json.loads`` (robust to a busy machine);
 2. the proxy's latency for JSON and SSE answers: direct, through plain ``mitmdump``, through
    ``mitmdump -s`` with the addon and through ``mcp-assay proxy``, as p50 and p95 and as ratios to
    plain mitmdump, with the CPU each request costs the proxy process and its judging worker; in
@@ -145,7 +145,7 @@ def bench_validate(sizes: list[int], folder: Path) -> None:
         parsing = parse_time(path)
         parsing_cpu = min(parse_time(path, time.process_time) for _ in range(3))  # the per-core baseline
         reading = read_time(path)
-        command = [PYTHON, "-m", "mcp_assay", "validate", str(path), "--spec-dir", str(SPEC_DIR)]
+        command = [PYTHON, "-m", "mcp_assay", "validate", str(path), "--jobs", "1", "--spec-dir", str(SPEC_DIR)]
         command += ["--report", f"json:{folder / f'validate-{size}.json'}", "--fail-on", "never"]
         seconds, cpu, rss, code = run_measured_cpu(command)
         note = "" if code == 0 else f"  (exit {code})"

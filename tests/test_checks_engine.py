@@ -8,11 +8,13 @@ import pytest
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.checks import REGISTRY, Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import REGISTRY, Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.verdicts import Level, Outcome, Severity, Side, Source
 from tests.factories import legacy_call, legacy_session, log_of, modern_call, stdio
+
+SCRATCH = Every("a scratch check of this test reads everything")
 
 TOOLS = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
 
@@ -33,7 +35,9 @@ def run(spec: SpecSet, log: object, name: str) -> object:
 
 
 def test_a_feature_gate_makes_a_check_not_applicable_with_the_reason(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(requirements="RES-01", level=Level.MUST, subject="results", features={"result_envelope"})
+    @message_check(
+        requirements="RES-01", level=Level.MUST, subject="results", features={"result_envelope"}, methods=SCRATCH
+    )
     def scratch_gated(message: Message, ctx: Context) -> Finding:
         return passed(message)
 
@@ -46,7 +50,7 @@ def test_a_feature_gate_makes_a_check_not_applicable_with_the_reason(spec: SpecS
 
 
 def test_a_transport_gate_makes_a_check_not_applicable(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(requirements="HTTP-07", level=Level.MUST, subject="answers")
+    @message_check(requirements="HTTP-07", level=Level.MUST, subject="answers", methods=SCRATCH)
     def scratch_http_only(message: Message, ctx: Context) -> Finding:
         return passed(message)
 
@@ -57,7 +61,7 @@ def test_a_transport_gate_makes_a_check_not_applicable(spec: SpecSet, scratch_ch
 
 
 def test_an_exception_inside_a_check_becomes_not_verified(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(requirements="RPC-01", level=Level.MUST, subject="messages")
+    @message_check(requirements="RPC-01", level=Level.MUST, subject="messages", methods=SCRATCH)
     def scratch_raises(message: Message, ctx: Context) -> Finding:
         raise KeyError("boom")
 
@@ -67,7 +71,7 @@ def test_an_exception_inside_a_check_becomes_not_verified(spec: SpecSet, scratch
 
 
 def test_failures_win_and_carry_evidence_and_counts(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @log_check(requirements="RPC-05", level=Level.MUST, subject="requests")
+    @log_check(requirements="RPC-05", level=Level.MUST, subject="requests", follows=SCRATCH)
     def scratch_mixed(ctx: Context) -> Iterator[Finding]:
         for message in ctx.messages(kinds={Kind.REQUEST}):
             yield passed(message)
@@ -84,7 +88,9 @@ def test_failures_win_and_carry_evidence_and_counts(spec: SpecSet, scratch_check
 
 
 def test_no_subject_means_not_verified_with_what_was_missing(spec: SpecSet, scratch_checks: list[str]) -> None:
-    @message_check(requirements="RPC-07", level=Level.MUST, subject="error responses", kinds={Kind.ERROR})
+    @message_check(
+        requirements="RPC-07", level=Level.MUST, subject="error responses", kinds={Kind.ERROR}, methods=SCRATCH
+    )
     def scratch_errors(message: Message, ctx: Context) -> Finding:
         return passed(message)
 

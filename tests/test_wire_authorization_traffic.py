@@ -9,10 +9,12 @@ import pytest
 from mcp_assay.jsonrpc import Kind
 from mcp_assay.redaction import Redactor
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.checks import REGISTRY, Finding, log_check, not_applicable
+from mcp_assay.spec.checks import REGISTRY, Every, Finding, log_check, not_applicable
 from mcp_assay.spec.context import Context
 from mcp_assay.verdicts import Level, Outcome
 from tests.factories import error_body, http, judge, log_of, modern_call, request_body
+
+SCRATCH = Every("a scratch check of this test reads everything")
 
 PRM = {"resource": "http://127.0.0.1:8000/mcp", "authorization_servers": ["https://as.example"]}
 
@@ -76,7 +78,7 @@ def scratch_checks() -> Iterator[None]:
 def test_a_not_applicable_finding_makes_the_verdict_not_applicable(spec: SpecSet, scratch_checks: None) -> None:
     """Tool-defined: a reason only the traffic shows can make a check not applicable, with that reason."""
 
-    @log_check(requirements="AUTH-09", level=Level.MUST, subject="probes")
+    @log_check(requirements="AUTH-09", level=Level.MUST, subject="probes", follows=SCRATCH)
     def scratch_inapplicable(ctx: Context) -> Finding:
         return not_applicable("the server uses no authorization")
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 from mcp_assay.cases import NO_FACTS, Case, Explored, Facts, case_of_record
@@ -94,6 +94,16 @@ class Headers(tuple[tuple[str, str], ...]):
     def names(self) -> list[str]:
         return [key for key, _ in self]
 
+    def media_type(self) -> str | None:
+        """The media type ``Content-Type`` names (:func:`media_type`), worked out once: rules ask it again and again."""
+        found: str | None | object = self.__dict__.get("_media_type", _UNSET)
+        if found is _UNSET:
+            found = self.__dict__["_media_type"] = media_type(self.get(HeaderKey.CONTENT_TYPE))
+        return cast(str | None, found)
+
+
+_UNSET = object()
+
 
 def media_type(content_type: str | None) -> str | None:
     """``application/json; charset=utf-8`` -> ``application/json``; ``None`` when absent."""
@@ -127,7 +137,7 @@ class HttpRequest:
 
     @property
     def content_type(self) -> str | None:
-        return media_type(self.headers.get(HeaderKey.CONTENT_TYPE))
+        return self.headers.media_type()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,7 +155,7 @@ class HttpResponse:
 
     @property
     def content_type(self) -> str | None:
-        return media_type(self.headers.get(HeaderKey.CONTENT_TYPE))
+        return self.headers.media_type()
 
     @property
     def is_event_stream(self) -> bool:

@@ -10,7 +10,8 @@ Prints, in one run, every figure docs/performance.md shows:
 1. ``validate`` on recordings of growing size (the recorded Python SDK sessions, copied with fresh
    request and session ids): wall time, messages per second, peak RSS, and the ratio to the time
    plain ``json.loads`` takes over the same records and the messages inside them; and how much of
-   that reading the recording into exchanges takes (records and messages parsed, nothing judged);
+   that reading the recording into exchanges takes (records and messages parsed, nothing judged); and the
+   per-core ratio: ``validate --jobs 1``'s CPU seconds to those of ``json.loads`` (robust to a busy machine);
 2. the proxy's latency for JSON and SSE answers: direct, through plain ``mitmdump``, through
    ``mitmdump -s`` with the addon and through ``mcp-assay proxy``, as p50 and p95 and as ratios to
    plain mitmdump, with the CPU each request costs the proxy process and its judging worker; in
@@ -42,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -101,9 +102,9 @@ def write_recording(path: Path, messages: int) -> int:
     return written
 
 
-def parse_time(path: Path) -> float:
-    """Seconds ``json.loads`` takes over every record and every message inside one."""
-    started = time.perf_counter()
+def parse_time(path: Path, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds ``json.loads`` takes over every record and every message inside one (by ``clock``)."""
+    started = clock()
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
@@ -111,7 +112,7 @@ def parse_time(path: Path) -> float:
                 value = record.get(key)
                 if isinstance(value, str) and value[:1] in "{[":
                     json.loads(value)
-    return time.perf_counter() - started
+    return clock() - started
 
 
 def read_time(path: Path) -> float:
@@ -127,30 +128,39 @@ def read_time(path: Path) -> float:
 
 def run_measured(command: list[str]) -> tuple[float, int, int]:
     """Wall seconds, peak RSS (KiB) and exit code of a command."""
+    seconds, _, rss, code = run_measured_cpu(command)
+    return seconds, rss, code
+
+
+def run_measured_cpu(command: list[str]) -> tuple[float, float, int, int]:
+    """Wall seconds, CPU seconds (user and system), peak RSS (KiB) and exit code of a command."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     _, status, usage = os.wait4(process.pid, 0)
-    return time.perf_counter() - started, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - started, cpu, usage.ru_maxrss, os.waitstatus_to_exitcode(status)
 
 
 def bench_validate(sizes: list[int], folder: Path) -> dict[int, float]:
     print("\n## validate: judging recordings of growing size")
     print(f"{'messages':>10}{'seconds':>10}{'msg/s':>9}{'peak RSS MiB':>14}{'parse s':>9}{'x parse':>9}"
-          f"{'read s':>9}{'read x parse':>14}")  # fmt: skip
+          f"{'read s':>9}{'read x parse':>14}{'CPU s':>9}{'CPU x parse CPU':>17}")  # fmt: skip
     ratios: dict[int, float] = {}
     for size in sizes:
         path = folder / f"recording-{size}.jsonl"
         count = write_recording(path, size)
         parsing = parse_time(path)
+        parsing_cpu = min(parse_time(path, time.process_time) for _ in range(3))  # the per-core baseline
         reading = read_time(path)
-        command = [PYTHON, "-m", "mcp_assay", "validate", str(path), "--spec-dir", str(SPEC_DIR)]
+        command = [PYTHON, "-m", "mcp_assay", "validate", str(path), "--jobs", "1", "--spec-dir", str(SPEC_DIR)]
         command += ["--report", f"json:{folder / f'validate-{size}.json'}", "--fail-on", "never"]
-        seconds, rss, code = run_measured(command)
+        seconds, cpu, rss, code = run_measured_cpu(command)
         note = "" if code == 0 else f"  (exit {code})"
         print(f"{count:>10}{seconds:>10.1f}{count / seconds:>9.0f}{rss / 1024:>14.0f}{parsing:>9.2f}"
-              f"{seconds / parsing:>9.1f}{reading:>9.2f}{reading / parsing:>14.1f}{note}")  # fmt: skip
+              f"{seconds / parsing:>9.1f}{reading:>9.2f}{reading / parsing:>14.1f}"
+              f"{cpu:>9.1f}{cpu / parsing_cpu:>17.1f}{note}")  # fmt: skip
         path.unlink()
-        ratios[size] = seconds / parsing
+        ratios[size] = cpu / parsing_cpu  # per core: the CPU validate spent to the CPU json.loads spent
     return ratios
 
 

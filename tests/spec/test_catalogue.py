@@ -6,9 +6,11 @@ import pytest
 
 from mcp_assay.errors import CatalogueError
 from mcp_assay.spec import rules  # noqa: F401 - registers the checks
-from mcp_assay.spec.checks import REGISTRY, message_check
+from mcp_assay.spec.checks import REGISTRY, Every, message_check
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.verdicts import Level, Side
+
+SCRATCH = Every("a scratch check of this test reads everything")
 
 
 def test_the_catalogue_has_every_requirement_once() -> None:
@@ -41,12 +43,12 @@ def test_every_check_cites_known_requirements_at_their_level() -> None:
 
 def test_a_check_citing_an_unknown_id_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="unknown requirement"):
-        message_check(requirements="NOPE-99", level=Level.MUST, subject="x")
+        message_check(requirements="NOPE-99", level=Level.MUST, subject="x", methods=SCRATCH)
 
 
 def test_a_check_restating_a_different_level_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="catalogue gives"):
-        message_check(requirements="RPC-01", level=Level.SHOULD, subject="x")
+        message_check(requirements="RPC-01", level=Level.SHOULD, subject="x", methods=SCRATCH)
 
 
 def test_a_check_takes_its_side_and_transports_from_the_catalogue() -> None:
@@ -70,16 +72,18 @@ def test_a_check_narrowing_the_catalogue_says_why() -> None:
 
 def test_restating_the_catalogue_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="restates the catalogue's side"):
-        message_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="x")
+        message_check(requirements="RPC-05", level=Level.MUST, side=Side.SERVER, subject="x", methods=SCRATCH)
     with pytest.raises(CatalogueError, match="restates the catalogue's transports"):
-        message_check(requirements="HTTP-07", level=Level.MUST, transports={"http"}, subject="x")
+        message_check(requirements="HTTP-07", level=Level.MUST, transports={"http"}, subject="x", methods=SCRATCH)
 
 
 def test_narrowing_without_a_reason_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="without saying why"):
-        message_check(requirements="RPC-05", level=Level.MUST, side=Side.CLIENT, subject="x")
+        message_check(requirements="RPC-05", level=Level.MUST, side=Side.CLIENT, subject="x", methods=SCRATCH)
     with pytest.raises(CatalogueError, match="narrows nothing"):
-        message_check(requirements="RPC-05", level=Level.MUST, because="no reason to give", subject="x")
+        message_check(
+            requirements="RPC-05", level=Level.MUST, because="no reason to give", subject="x", methods=SCRATCH
+        )
 
 
 def test_every_requirement_without_a_check_says_why() -> None:
@@ -124,7 +128,9 @@ def test_every_entry_marked_inferred_is_graded_as_a_whole_or_by_its_clause() -> 
 
 def test_a_check_naming_a_clause_the_catalogue_does_not_give_fails_at_import() -> None:
     with pytest.raises(CatalogueError, match="does not give"):
-        message_check(requirements="HTTP-07", level=Level.MUST, subject="x", clauses=("no-such-clause",))
+        message_check(
+            requirements="HTTP-07", level=Level.MUST, subject="x", clauses=("no-such-clause",), methods=SCRATCH
+        )
 
 
 def test_a_check_that_names_the_families_it_judges_names_known_ones() -> None:

@@ -15,12 +15,14 @@ import pytest
 from mcp_assay.cases import Case, methods
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.checks import REGISTRY, Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import REGISTRY, Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import ANSWERED_BY_ASSAY, SENT_BY_ASSAY, Context
 from mcp_assay.spec.engine import Scope, evaluate
 from mcp_assay.verdicts import Level, Outcome, Side, Source, Verdict
 from mcp_assay.wire import Probe
 from tests.factories import error_body, http, legacy_call, legacy_session, log_of, modern_call, request_body
+
+SCRATCH = Every("a scratch check of this test reads everything")
 
 TOOLS = {"tools": [], "ttlMs": 0, "cacheScope": "private"}
 INJECTED = Probe(case=Case(name="inject-version-refusal", family="inject-version", registered=False), injected=True)
@@ -48,7 +50,9 @@ def verdict_of(spec: SpecSet, log: object, name: str, scope: Scope | None = None
 def test_a_server_message_check_never_judges_an_injected_answer(spec: SpecSet, scratch_checks: None) -> None:
     """Tool-defined: the -32022 mcp-assay made up is out of the server's checks, whatever they would say."""
 
-    @message_check(requirements="RPC-07", level=Level.MUST, subject="error responses", kinds={Kind.ERROR})
+    @message_check(
+        requirements="RPC-07", level=Level.MUST, subject="error responses", kinds={Kind.ERROR}, methods=SCRATCH
+    )
     def scratch_server_errors(message: Message, ctx: Context) -> Finding:
         return failed(message, "every error is wrong")
 
@@ -62,7 +66,7 @@ def test_a_server_message_check_never_judges_an_injected_answer(spec: SpecSet, s
 def test_a_server_log_check_finding_about_an_injected_exchange_is_dropped(spec: SpecSet, scratch_checks: None) -> None:
     """Tool-defined: log checks see the whole log; the engine drops what they say about mcp-assay's answers."""
 
-    @log_check(requirements="RPC-05", level=Level.MUST, subject="requests")
+    @log_check(requirements="RPC-05", level=Level.MUST, subject="requests", follows=SCRATCH)
     def scratch_server_log(ctx: Context) -> Iterator[Finding]:
         for message in ctx.log.messages():
             yield failed(message, "blamed")
@@ -74,7 +78,9 @@ def test_a_server_log_check_finding_about_an_injected_exchange_is_dropped(spec: 
 def test_the_clients_request_in_an_injected_exchange_is_still_the_clients(spec: SpecSet, scratch_checks: None) -> None:
     """Tool-defined: the client's reaction is judged like any traffic, and the verdict says it was provoked."""
 
-    @message_check(requirements="VER-01", level=Level.MUST, subject="client requests", kinds={Kind.REQUEST})
+    @message_check(
+        requirements="VER-01", level=Level.MUST, subject="client requests", kinds={Kind.REQUEST}, methods=SCRATCH
+    )
     def scratch_client_requests(message: Message, ctx: Context) -> Finding:
         return passed(message)
 
@@ -91,7 +97,9 @@ def test_a_probe_is_never_held_against_the_client_unless_a_suite_judges_only_the
 ) -> None:
     """Tool-defined: the proxy's server probes are mcp-assay's requests, not the client's."""
 
-    @message_check(requirements="VER-01", level=Level.MUST, subject="client requests", kinds={Kind.REQUEST})
+    @message_check(
+        requirements="VER-01", level=Level.MUST, subject="client requests", kinds={Kind.REQUEST}, methods=SCRATCH
+    )
     def scratch_client_blame(message: Message, ctx: Context) -> Finding:
         return failed(message, "the client did this")
 
@@ -109,7 +117,7 @@ def test_a_probe_is_never_held_against_the_client_unless_a_suite_judges_only_the
 def test_what_a_probe_established_about_the_server_is_probed(spec: SpecSet, scratch_checks: None) -> None:
     """Tool-defined: a server-side verdict resting on a probe says active."""
 
-    @message_check(requirements="RES-01", level=Level.MUST, subject="results", kinds={Kind.RESULT})
+    @message_check(requirements="RES-01", level=Level.MUST, subject="results", kinds={Kind.RESULT}, methods=SCRATCH)
     def scratch_results(message: Message, ctx: Context) -> Finding:
         return passed(message)
 

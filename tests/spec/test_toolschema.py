@@ -149,3 +149,51 @@ def test_a_remote_ref_in_a_tool_schema_is_never_fetched(spec: SpecSet, schema_se
     assert arguments_verdict.outcome is Outcome.NOT_VERIFIED  # nothing known to be invalid
     assert review.blocked is not None and url in review.blocked
     assert instance.blocked is not None and "will not fetch" in instance.blocked
+
+
+def _recorded_pairs() -> Iterator[tuple[Any, Any]]:
+    """Every tool schema of the recordings in ``tests/data`` with every value a call or a result gave it (and a
+    few values that break it)."""
+    from mcp_assay.recording import read_recording
+    from tests.scale.growth import RECORDINGS
+
+    for path in sorted(RECORDINGS.glob("*.jsonl")):
+        log = read_recording(path).log
+        tools: dict[str, dict[str, Any]] = {}
+        for message in log.messages():
+            result = message.result if isinstance(message.result, dict) else {}
+            for tool in result.get("tools", []) if isinstance(result.get("tools"), list) else []:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    tools[tool["name"]] = tool
+        for message in log.messages():
+            params = message.params if isinstance(message.params, dict) else {}
+            tool = tools.get(str(params.get("name"))) if message.method == "tools/call" else None
+            if tool is not None and isinstance(tool.get("inputSchema"), dict):
+                arguments = params.get("arguments", {})
+                widened = {**arguments, "x": float("inf")} if isinstance(arguments, dict) else None
+                for value in (arguments, {"unexpected": [1.5, None]}, [], widened):
+                    yield tool["inputSchema"], value
+
+
+def test_the_compiled_validator_and_the_memo_agree_with_jsonschema_on_every_recorded_call() -> None:
+    """Tool-defined: a value the compiled validator passes, or one met before, gets jsonschema's own review."""
+    from mcp_assay.spec import toolschema
+
+    pairs = list(_recorded_pairs())
+    assert len(pairs) > 50
+    for schema, value in pairs * 2:  # the second round is answered from the memo
+        text = toolschema._canonical(schema)
+        assert text is not None
+        assert validate_instance(schema, value, "arguments") == toolschema._validated(text, value, "arguments", False)
+
+
+def test_a_value_met_before_is_not_validated_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_assay.spec import toolschema
+
+    calls: list[Any] = []
+    real = toolschema._validated
+    monkeypatch.setattr(toolschema, "_validated", lambda *args: calls.append(args) or real(*args))
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "pattern": "x"}}}  # no compiled validator
+    for _ in range(3):
+        assert validate_instance(schema, {"n": "a"}, "arguments").issues
+    assert len(calls) == 1

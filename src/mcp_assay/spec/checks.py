@@ -9,7 +9,8 @@ with ``because=``; restating the catalogue, or narrowing without a reason, fails
 keyword ``level`` is restated on purpose (it is what a reader of the rule needs in front of them)
 and must be one the catalogue gives.
 
-Two shapes exist:
+Two shapes exist, and each declares what it reads (the decorators' keyword arguments are typed, so mypy checks
+every declaration, and leaving it out fails at import):
 
 * :func:`message_check` functions see one message at a time (schema validity, envelopes, error
   codes); the engine runs them as each exchange finishes, which is also what the proxy prints live.
@@ -17,9 +18,13 @@ Two shapes exist:
   request's or notification's own, an answer's request's): the engine routes each message only to the
   checks that asked for it, and ``tests/spec/test_dispatch.py`` runs every body on every recorded
   message to prove that a declaration keeps nothing away that its body would have judged;
-* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation). One that
-  declares what it ``follows`` (the methods of the requests or notifications it reads, stdio lines,
-  process exits, observations of a kind) runs only over the windows that hold some of it.
+* :func:`log_check` functions see the exchange log (correlation, ordering, cancellation). One declares
+  what it ``follows`` (the methods of the requests or notifications it reads, stdio lines, process
+  exits, observations of a kind) and runs only over the windows that hold some of it.
+
+A check that needs a message of any method, or every window, declares ``Every(reason)`` instead (the
+common reasons are in :mod:`mcp_assay.spec.rules.shared.reads`); ``tests/spec/test_declarations.py``
+holds every registered check to a declaration.
 
 Either returns findings built with :func:`passed`, :func:`failed` and :func:`unverified` (and
 :func:`not_applicable`, for a reason only the traffic shows, when nothing else was found); a rule
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from mcp_assay.errors import CatalogueError
 from mcp_assay.jsonrpc import Kind, Message
@@ -58,6 +63,8 @@ __all__ = [
     "STDIO_LINES",
     "TRANSPORTS",
     "Check",
+    "Declaration",
+    "Every",
     "Finding",
     "Gate",
     "Grade",
@@ -123,7 +130,22 @@ class Passes:
 def passed(
     subject: Message | Exchange | None = None, detail: str = "", *, related: Iterable[Message | Exchange] = ()
 ) -> Finding:
+    if subject is not None and not detail and related == ():
+        # a plain pass is the commonest finding by far, and a message passes a score of checks: one finding each
+        kept = _PLAIN_PASSES.get(id(subject))
+        if kept is not None and kept.subject is subject:
+            return kept
+        if len(_PLAIN_PASSES) >= _KEPT_PASSES:
+            _PLAIN_PASSES.clear()
+        kept = _PLAIN_PASSES[id(subject)] = Finding(Outcome.PASSED, "", subject)
+        return kept
     return Finding(Outcome.PASSED, detail, subject, related=tuple(related))
+
+
+_PLAIN_PASSES: dict[int, Finding] = {}
+"""Plain passes (no detail, nothing related) of the subjects judged last, each held with its subject (so an id
+stays its subject's): findings are values, and every check that passes a subject may hand over the same one."""
+_KEPT_PASSES = 256
 
 
 def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:
@@ -253,6 +275,46 @@ class Check:
     families: frozenset[str] | None = None
     """The case families whose traffic is all the check ever judges (one that picks its own cases out, e.g. the
     ``sdk`` observations); ``None``: any traffic. A run narrowed to some families asks it (``--only``)."""
+    every: str | None = None
+    """Why the check reads every message its sender and kinds allow (:attr:`methods` is ``None``), or every window
+    with anything in its scope (:attr:`follows` is ``None``): the reason its declaration's :class:`Every` gave."""
+
+
+@dataclass(frozen=True, slots=True)
+class Every:
+    """A declaration that a check reads everything of its kind, and why no narrower one holds: ``methods=Every(...)``
+    for a message check that judges a message of any method (an envelope rule, a schema), ``follows=Every(...)``
+    for a log check that needs every window with anything in its scope (an HTTP audit of every exchange). Nothing
+    is implicit: a check that omits ``methods`` or ``follows`` fails at import, and ``tests/spec/test_declarations.py``
+    holds every registered check to a declaration."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise CatalogueError("a check that reads everything says why (Every needs a reason)")
+
+
+class Declaration(TypedDict, total=False):
+    """What a check may declare beside its requirements, level, subject and what it reads (all checked by mypy: the
+    rule modules' shared declarations, e.g. ``MODERN_HTTP``, are typed with it)."""
+
+    side: Side | None
+    transports: Iterable[str] | None
+    because: str | None
+    features: Iterable[str]
+    capability: str | None
+    sent_by: Side | None
+    kinds: Iterable[Kind] | None
+    area: str | None
+    tags: Iterable[str]
+    off_version: bool
+    clauses: Iterable[str]
+    families: Iterable[str] | None
+
+
+CheckFunc = Callable[..., Result]
+"""A message check is called as ``func(message, ctx)``, a log check as ``func(ctx)``."""
 
 
 REGISTRY: dict[str, Check] = {}
@@ -380,8 +442,8 @@ def _declare(
     capability: str | None = None,
     sent_by: Side | None = None,
     kinds: Iterable[Kind] | None = None,
-    methods: Iterable[str] | None = None,
-    follows: Iterable[str] | None = None,
+    methods: Iterable[str] | Every | None = None,
+    follows: Iterable[str] | Every | None = None,
     area: str | None = None,
     tags: Iterable[str] = (),
     off_version: bool = False,
@@ -402,6 +464,14 @@ def _declare(
         raise CatalogueError("only a message check declares the methods it judges")
     if follows is not None and scope != "log":
         raise CatalogueError("only a log check declares what it follows")
+    reads = methods if scope == "message" else follows
+    if reads is None:
+        what = "the methods it judges (methods=)" if scope == "message" else "what it follows (follows=)"
+        raise CatalogueError(f"a check of {', '.join(ids)} does not declare {what}; Every(reason) if it is everything")
+    every = reads.reason if isinstance(reads, Every) else None
+    named = None if isinstance(reads, Every) else frozenset(reads)
+    if named is not None and not named:
+        raise CatalogueError(f"a check of {', '.join(ids)} declares it reads nothing")
     unknown_features = {name.lstrip("!") for name in features} - set(FEATURES)
     if unknown_features:
         raise CatalogueError(f"unknown revision features {sorted(unknown_features)}")
@@ -432,8 +502,9 @@ def _declare(
             subject=subject,
             sent_by=sent_by,
             kinds=frozenset(kinds) if kinds is not None else None,
-            methods=frozenset(methods) if methods is not None else None,
-            follows=frozenset(follows) if follows is not None else None,
+            methods=named if scope == "message" else None,
+            follows=named if scope == "log" else None,
+            every=every,
             tags=tuple(tags),
             narrowed=because.strip() if because else None,
             graded=graded,
@@ -446,11 +517,27 @@ def _declare(
     return register
 
 
-def message_check(**declaration: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
-    """Declare a check called as ``func(message, ctx)`` for every message in scope."""
-    return _declare("message", **declaration)
+def message_check(
+    *,
+    requirements: str | Iterable[str],
+    level: Level,
+    subject: str,
+    methods: Iterable[str] | Every,
+    **declaration: Unpack[Declaration],
+) -> Callable[[CheckFunc], CheckFunc]:
+    """Declare a check called as ``func(message, ctx)`` for every message in scope of the ``methods`` it judges
+    (:func:`routed_method`; ``Every(reason)``: a message of any method)."""
+    return _declare("message", requirements=requirements, level=level, subject=subject, methods=methods, **declaration)
 
 
-def log_check(**declaration: Any) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
-    """Declare a check called once as ``func(ctx)`` over the exchange log."""
-    return _declare("log", **declaration)
+def log_check(
+    *,
+    requirements: str | Iterable[str],
+    level: Level,
+    subject: str,
+    follows: Iterable[str] | Every,
+    **declaration: Unpack[Declaration],
+) -> Callable[[CheckFunc], CheckFunc]:
+    """Declare a check called once as ``func(ctx)`` over each window of the exchange log holding some of what it
+    ``follows`` (:func:`window_follows`; ``Every(reason)``: every window with anything in its scope)."""
+    return _declare("log", requirements=requirements, level=level, subject=subject, follows=follows, **declaration)

@@ -410,12 +410,17 @@ class Judge:
                     continue
             ctx.check = check
             try:
-                found = _normalise(check.func(message, ctx))
+                result = check.func(message, ctx)
+                # most calls return one finding, or none: no list is made for them
+                found = (result,) if type(result) is Finding else _normalise(result) if result is not None else ()
             except Exception as exc:  # a defect in a check must never stop the judging
                 self._broken(check, tally, exc, position)
                 continue
             finally:
                 ctx.check = None
+            if type(result) is Finding and result.outcome is Outcome.PASSED:
+                self._fold_pass(check, tally, result, (message.time, position, 0))  # the commonest finding by far
+                continue
             rank = 0
             for finding in found:
                 if isinstance(finding, Passes):
@@ -460,6 +465,15 @@ class Judge:
         if latest is not None and (tally.last_pass is None or latest[0] > tally.last_pass.order):
             tally.last_pass = _Ranked(latest[0], Finding(Outcome.PASSED, passes.detail, latest[1].subject))
         return rank
+
+    def _fold_pass(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> None:
+        """:meth:`_fold` of a message check's pass: counted, and kept while the latest (the facts of its subject
+        decide first whether it is this window's and the check's to count, as there)."""
+        facts = self._judged_facts(check, tally, finding.subject, order)
+        if facts is not None:
+            order = self._counted(tally, facts, order)
+            if tally.last_pass is None or order > tally.last_pass.order:
+                tally.last_pass = _Ranked(order, finding)
 
     def _judged_facts(
         self, check: Check, tally: _Tally, subject: Message | Exchange | None, order: Order

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import jsonschema_rs
 import jsonschema_specifications  # type: ignore[import-untyped]
 import referencing
 import referencing.exceptions
@@ -33,6 +34,7 @@ import referencing.jsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.protocols import Validator
 
+from mcp_assay import jsontext
 from mcp_assay.spec.validator import FORMAT_CHECKER, SchemaIssue, StrictValidator
 
 __all__ = [
@@ -236,14 +238,33 @@ def _canonical(schema: Any) -> str | None:
 
 def review_schema(schema: Any) -> SchemaReview:
     """Whether ``schema`` is a valid schema in its dialect, judged without any network access."""
+    return _reviewed(schema)[0]
+
+
+_BY_OBJECT: dict[int, tuple[Any, SchemaReview, str | None]] = {}
+"""The review and canonical text of each schema object met, held with the object (so its id stays its own): a
+tool's schema is read once per listing, and each call and answer of that tool asks for it again."""
+HELD = 1024
+
+
+def _reviewed(schema: Any) -> tuple[SchemaReview, str | None]:
+    """The review of ``schema`` and its canonical text (``None`` when it has none), worked out once per object."""
+    held = _BY_OBJECT.get(id(schema))
+    if held is not None and held[0] is schema:
+        return held[1], held[2]
     dialect, _ = _dialect_of(schema)
     blocker = _size_blocker(schema)
+    text = _canonical(schema) if blocker is None else None
     if blocker is not None:
-        return SchemaReview(dialect, blocked=blocker)
-    text = _canonical(schema)
-    if text is None:
-        return SchemaReview(dialect, blocked="the schema cannot be serialised as JSON")
-    return _review(text)
+        review = SchemaReview(dialect, blocked=blocker)
+    elif text is None:
+        review = SchemaReview(dialect, blocked="the schema cannot be serialised as JSON")
+    else:
+        review = _review(text)
+    if len(_BY_OBJECT) >= HELD:
+        _BY_OBJECT.clear()
+    _BY_OBJECT[id(schema)] = (schema, review, text)
+    return review, text
 
 
 @lru_cache(maxsize=256)
@@ -261,14 +282,37 @@ def validate_instance(schema: Any, instance: Any, prefix: str = "", *, strict: b
 
     By default the dialect applies as written (``1.0`` is an integer, formats annotate);
     ``strict=True`` counts ``1.0`` as a number, not an integer, and asserts formats,
-    for deciding whether a peer could fairly have accepted a value."""
-    review = review_schema(schema)
+    for deciding whether a peer could fairly have accepted a value.
+
+    Calls repeat themselves (a client calls a tool with the same arguments again and again), so the review of a
+    value already validated against the same schema is reused; and a clean value the compiled validator passes
+    is valid without :mod:`jsonschema` (as for the revisions' schemas, :mod:`mcp_assay.spec.fastschema`)."""
+    review, text = _reviewed(schema)
     if review.blocked is not None:
         return InstanceReview(blocked=review.blocked)
     if not review.valid:
         return InstanceReview(blocked=f"the schema itself is invalid ({review.problems[0]})")
-    text = _canonical(schema)
     assert text is not None  # review_schema returned a verdict, so the schema serialises
+    value = jsontext.fingerprint(instance)
+    key = (text, strict, prefix, value)
+    found = _CHECKED.get(key) if value is not None else None
+    if found is None:
+        if value is not None and not strict and _fast_valid(text, instance):
+            found = InstanceReview()
+        else:
+            found = _validated(text, instance, prefix, strict)
+        if value is not None:
+            if len(_CHECKED) >= HELD * 4:
+                _CHECKED.clear()
+            _CHECKED[key] = found
+    return found
+
+
+_CHECKED: dict[tuple[str, bool, str, bytes | None], InstanceReview] = {}
+"""Reviews of clean values by schema text, strictness, prefix and the value's text."""
+
+
+def _validated(text: str, instance: Any, prefix: str, strict: bool) -> InstanceReview:
     try:
         errors = sorted(_compiled(text, strict).iter_errors(instance), key=lambda e: list(e.absolute_path))
         issues = tuple(
@@ -280,6 +324,38 @@ def validate_instance(schema: Any, instance: Any, prefix: str = "", *, strict: b
     except RecursionError:
         return InstanceReview(blocked="validating against the schema recursed without end")
     return InstanceReview(issues)
+
+
+def _refuse(uri: str) -> Any:
+    raise LookupError(f"mcp-assay retrieves no schema ({uri})")
+
+
+@lru_cache(maxsize=256)
+def _fast(text: str) -> Any:
+    """The compiled validator of a 2020-12 schema without patterns (whose regular expressions the two libraries
+    may read differently) or references (a schema referring to itself recurses without end in :mod:`jsonschema`,
+    which is what a review says), formats annotating as in :mod:`jsonschema`; ``None`` for any other schema."""
+    schema = json.loads(text)
+    if _dialect_of(schema)[1] is not Draft202012Validator or any(word in text for word in _NOT_FAST):
+        return None
+    try:
+        return jsonschema_rs.Draft202012Validator(schema, validate_formats=False, retriever=_refuse)
+    except Exception:  # a schema it cannot compile: jsonschema judges every value
+        return None
+
+
+_NOT_FAST = ('"pattern', '"$ref"', '"$dynamicRef"', '"$recursiveRef"')
+
+
+def _fast_valid(text: str, instance: Any) -> bool:
+    """True when the compiled validator passes a clean ``instance``; False means *ask jsonschema*, never *invalid*."""
+    validator = _fast(text)
+    if validator is None:
+        return False
+    try:
+        return bool(validator.is_valid(instance))
+    except Exception:
+        return False
 
 
 def _join(prefix: str, path: str) -> str:

@@ -20,9 +20,10 @@ from typing import Any
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
+from mcp_assay.spec.rules.shared.reads import ANY_PAIRING
 from mcp_assay.spec.rules.shared.stream_facts import LOG_LEVELS, LOG_MESSAGE, level_rank, meta_value
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.verdicts import Level, Side
@@ -50,10 +51,7 @@ def _stdio_open(message: Message, idx: StreamIndex) -> list[Message]:
 
 
 @log_check(
-    requirements="LOG-01",
-    level=Level.MUST_NOT,
-    subject="log messages",
-    features=PER_REQUEST,
+    requirements="LOG-01", level=Level.MUST_NOT, subject="log messages", features=PER_REQUEST, follows=ANY_PAIRING
 )
 def log_messages_only_for_requests_that_asked(ctx: Context) -> Iterator[Finding]:
     """No notifications/message for a request that set no logLevel (stdio: judged only when unambiguous, A9).
@@ -186,6 +184,7 @@ def log_messages_stay_on_their_request_stream(ctx: Context) -> Iterator[Finding]
     level=Level.SHOULD,
     subject="requests with an unknown logLevel",
     features=PER_REQUEST,
+    follows=ANY_PAIRING,
 )
 def unknown_log_levels_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A request whose logLevel is not a known level is refused with -32602.
@@ -392,6 +391,7 @@ def servers_do_not_adopt_deprecated_logging(ctx: Context) -> Iterator[Finding]:
     subject="client requests",
     features=PER_REQUEST,
     because="the client's half of a requirement binding both sides (its server half is a check of its own)",
+    follows=Every("a logLevel may ride on a request of any method"),
 )
 def clients_do_not_adopt_deprecated_logging(ctx: Context) -> Iterator[Finding]:
     """A 2026 client asking for log messages (logLevel) is noted (information only)."""

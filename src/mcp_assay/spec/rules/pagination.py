@@ -97,11 +97,14 @@ class Page:
 
     request: Message
     log: ExchangeLog = field(repr=False, compare=False)
+    _answer: Message | None = field(default=None, repr=False, compare=False)
 
     @property
     def answer(self) -> Message | None:
-        answers = self.log.responses_to(self.request)
-        return answers[0] if answers else None
+        if self._answer is None:  # once found it stays the first answer: the log only grows
+            answers = self.log.responses_to(self.request)
+            self._answer = answers[0] if answers else None
+        return self._answer
 
     @property
     def cursor(self) -> Any:
@@ -110,9 +113,10 @@ class Page:
 
     @property
     def result(self) -> dict[str, Any] | None:
-        if self.answer is None or self.answer.kind is not Kind.RESULT or not isinstance(self.answer.result, dict):
+        answer = self.answer
+        if answer is None or answer.kind is not Kind.RESULT or not isinstance(answer.result, dict):
             return None
-        return self.answer.result
+        return answer.result
 
     @property
     def next_cursor(self) -> Any:

@@ -19,6 +19,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, message_check, pas
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int, params_of
 from mcp_assay.spec.rules.shared.envelopes import same_client
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
 from mcp_assay.spec.rules.shared.stream_facts import PROGRESS, describe_id, loosely_same_id, meta_value, same_id
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.traffic import MessageKey, message_key
@@ -83,6 +84,7 @@ def _task_augmented(request: Message) -> bool:
     subject="requests with a progress token",
     kinds={Kind.REQUEST},
     because="in 2025-11-25 either side may send a request carrying a progress token",
+    methods=ANY_ENVELOPE,
 )
 def progress_tokens_are_strings_or_integers(message: Message, ctx: Context) -> Finding | None:
     """A progressToken is a string or an integer."""
@@ -100,6 +102,7 @@ def progress_tokens_are_strings_or_integers(message: Message, ctx: Context) -> F
     side=Side.BOTH,
     subject="requests with a progress token",
     because="in 2025-11-25 either side may send a request carrying a progress token",
+    follows=ANY_PAIRING,
 )
 def progress_tokens_are_unique_among_requests_in_flight(ctx: Context) -> Iterator[Finding]:
     """A sender never gives two requests in flight at the same time the same progress token."""

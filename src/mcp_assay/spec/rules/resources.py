@@ -28,6 +28,7 @@ from mcp_assay.spec.rules.shared.answers import (
     reports_internal_error,
 )
 from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.reads import ANY_RESULT
 from mcp_assay.spec.rules.shared.server_features import (
     answered_method,
     capability_declared,
@@ -209,6 +210,7 @@ def _binary_fields(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str,
     subject="results carrying binary data",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods=ANY_RESULT,
 )
 def binary_data_is_valid_base64(message: Message, ctx: Context) -> Finding | None:
     """Every blob, and every image or audio data field, is valid base64."""

@@ -15,10 +15,11 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey, MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, client_capabilities, is_probe, place_of
+from mcp_assay.spec.rules.shared.reads import ANY_RESULT
 from mcp_assay.spec.rules.versions._common import advertised_discover
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange
@@ -53,7 +54,14 @@ def _method_of(message: Message, ctx: Context) -> str | None:
 
 
 # -- RES-01, RES-02, RES-05: the envelope ---------------------------------------------------------
-@message_check(requirements="RES-01", level=Level.MUST, subject="results", features={"result_envelope"}, **_RESULTS)
+@message_check(
+    requirements="RES-01",
+    level=Level.MUST,
+    subject="results",
+    features={"result_envelope"},
+    **_RESULTS,
+    methods=ANY_RESULT,
+)
 def results_name_their_result_type(message: Message, ctx: Context) -> Finding | None:
     """Every 2026 result carries a string resultType, empty results included."""
     result = _result(message)
@@ -83,6 +91,7 @@ def _extensions(value: Any) -> set[str]:
         "judges the results a server sends; the client half of VER-19 (declaring extensions) is "
         "judged with the envelope"
     ),
+    methods=ANY_RESULT,
 )
 def result_types_are_core_or_negotiated(message: Message, ctx: Context) -> Finding | None:
     """resultType is complete or input_required, or a value of an extension both sides declared."""
@@ -112,7 +121,14 @@ def result_types_are_core_or_negotiated(message: Message, ctx: Context) -> Findi
     )
 
 
-@message_check(requirements="RES-05", level=Level.SHOULD, subject="results", features={"result_envelope"}, **_RESULTS)
+@message_check(
+    requirements="RES-05",
+    level=Level.SHOULD,
+    subject="results",
+    features={"result_envelope"},
+    **_RESULTS,
+    methods=ANY_RESULT,
+)
 def results_identify_the_server(message: Message, ctx: Context) -> Finding | None:
     """Every 2026 result names the server in _meta serverInfo, with string name and version."""
     result = _result(message)
@@ -130,7 +146,12 @@ def results_identify_the_server(message: Message, ctx: Context) -> Finding | Non
 
 # -- RES-06 .. RES-09: the caching hints -----------------------------------------------------------
 @message_check(
-    requirements="RES-06", level=Level.MUST, subject="cacheable results", features={"cache_hints"}, **_RESULTS
+    requirements="RES-06",
+    level=Level.MUST,
+    subject="cacheable results",
+    features={"cache_hints"},
+    **_RESULTS,
+    methods=ANY_RESULT,
 )
 def cacheable_results_carry_ttl_and_scope(message: Message, ctx: Context) -> Finding | None:
     """Complete discover, list and read results carry both ttlMs and cacheScope."""
@@ -157,7 +178,12 @@ def _describe_number(value: Any) -> str:
 
 
 @message_check(
-    requirements="RES-07", level=Level.MUST, subject="results with ttlMs", features={"cache_hints"}, **_RESULTS
+    requirements="RES-07",
+    level=Level.MUST,
+    subject="results with ttlMs",
+    features={"cache_hints"},
+    **_RESULTS,
+    methods=ANY_RESULT,
 )
 def ttl_is_a_non_negative_integer(message: Message, ctx: Context) -> Finding | None:
     """ttlMs, when present, is an integer number of milliseconds >= 0."""
@@ -173,7 +199,12 @@ def ttl_is_a_non_negative_integer(message: Message, ctx: Context) -> Finding | N
 
 
 @message_check(
-    requirements="RES-08", level=Level.MUST, subject="results with cacheScope", features={"cache_hints"}, **_RESULTS
+    requirements="RES-08",
+    level=Level.MUST,
+    subject="results with cacheScope",
+    features={"cache_hints"},
+    **_RESULTS,
+    methods=ANY_RESULT,
 )
 def cache_scope_is_public_or_private(message: Message, ctx: Context) -> Finding | None:
     """cacheScope, when present, is exactly "public" or "private"."""
@@ -192,6 +223,7 @@ def cache_scope_is_public_or_private(message: Message, ctx: Context) -> Finding 
     subject="input_required results",
     features={"input_required"},
     **_RESULTS,
+    methods=ANY_RESULT,
 )
 def interim_results_carry_no_cache_hints(message: Message, ctx: Context) -> Finding | None:
     """input_required results carry neither ttlMs nor cacheScope."""
@@ -234,7 +266,13 @@ def _list_walks(ctx: Context) -> list[list[Message]]:
     return walks
 
 
-@log_check(requirements="RES-10", level=Level.MUST, subject="multi-page list walks", features={"cache_hints"})
+@log_check(
+    requirements="RES-10",
+    level=Level.MUST,
+    subject="multi-page list walks",
+    features={"cache_hints"},
+    follows=Every("a cursor may continue a list of any method, an extension's included"),
+)
 def pages_of_one_list_share_a_cache_scope(ctx: Context) -> Iterator[Finding]:
     """All pages of one paginated list walk (linked by nextCursor) carry the same cacheScope."""
     for walk in _list_walks(ctx):
@@ -277,6 +315,7 @@ def _without_meta(params: Any) -> str:
     because=(
         "the same request under two authorization contexts is only seen over HTTP, where credentials travel per request"
     ),
+    follows=Every("a result of any method may be marked public"),
 )
 def public_results_do_not_depend_on_the_caller(ctx: Context) -> Iterator[Finding]:
     """A result marked "public" is the same for every authorization context; caller-specific payloads are "private".
@@ -318,6 +357,7 @@ POLL_TOLERANCE = 0.1
     level=Level.SHOULD_NOT,
     subject="repeated cacheable requests",
     features={"cache_hints"},
+    follows=Every("a cacheable result of any method carries a ttlMs a client might poll on"),
 )
 def clients_do_not_poll_on_the_ttl(ctx: Context) -> Iterator[Finding]:
     """The client does not re-request a cacheable result on a fixed timer equal to its ttlMs (heuristic).

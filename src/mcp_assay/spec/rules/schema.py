@@ -11,6 +11,7 @@ from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, message_check
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import schema_finding
+from mcp_assay.spec.rules.shared.reads import ANY_SCHEMA
 from mcp_assay.verdicts import Level, Side
 
 
@@ -20,6 +21,7 @@ from mcp_assay.verdicts import Level, Side
     subject="results",
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods=ANY_SCHEMA,
 )
 def results_match_their_method_definition(message: Message, ctx: Context) -> Finding:
     """Results match the definition for their method (and resultType)."""
@@ -32,6 +34,7 @@ def results_match_their_method_definition(message: Message, ctx: Context) -> Fin
     subject="error responses",
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
+    methods=ANY_SCHEMA,
 )
 def error_responses_match_the_schema(message: Message, ctx: Context) -> Finding:
     """Error responses carry an integer code, a string message and the fields their code requires.
@@ -45,6 +48,7 @@ def error_responses_match_the_schema(message: Message, ctx: Context) -> Finding:
     level=Level.MUST,
     subject="notifications",
     kinds={Kind.NOTIFICATION},
+    methods=ANY_SCHEMA,
 )
 def notifications_match_their_definition(message: Message, ctx: Context) -> Finding | None:
     """Notifications carry the params their definition requires."""
@@ -61,6 +65,7 @@ def notifications_match_their_definition(message: Message, ctx: Context) -> Find
     features={"per_request_version"},
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
+    methods=ANY_SCHEMA,
 )
 def client_requests_match_their_definition(message: Message, ctx: Context) -> Finding | None:
     """Requests match their method's definition, params._meta included."""
@@ -75,6 +80,7 @@ def client_requests_match_their_definition(message: Message, ctx: Context) -> Fi
     level=Level.MUST,
     subject="client messages and server requests",
     features={"handshake"},
+    methods=ANY_SCHEMA,
 )
 def handshake_era_messages_match_the_negotiated_schema(message: Message, ctx: Context) -> Finding | None:
     """In a negotiated session, client messages and server requests match that revision's schema."""

@@ -34,6 +34,7 @@ from mcp_assay.spec.checks import (
     unverified,
 )
 from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import ProcessExit, StdioLine, body_text, sent_by_assay
 
@@ -215,7 +216,7 @@ def client_stdin_carries_only_mcp_messages(ctx: Context) -> Iterator[Finding | P
     return _only_messages(ctx, Side.CLIENT)
 
 
-@message_check(requirements="STDIO-04", level=Level.MUST, subject="stdio lines")
+@message_check(requirements="STDIO-04", level=Level.MUST, subject="stdio lines", methods=ANY_ENVELOPE)
 def stdio_lines_hold_one_message_not_a_batch(message: Message, ctx: Context) -> Finding | None:
     """Each stdio line holds one request, notification or response object, never a JSON array batch."""
     if message.kind is Kind.BATCH:
@@ -229,6 +230,7 @@ def stdio_lines_hold_one_message_not_a_batch(message: Message, ctx: Context) -> 
 @message_check(
     requirements="STDIO-05", level=Level.MUST_NOT, subject="server lines", sent_by=Side.SERVER,
     **MODERN_STDIO,
+    methods=ANY_ENVELOPE,
 )  # fmt: skip
 def stdio_servers_write_no_requests(message: Message, ctx: Context) -> Finding | None:
     """A 2026 stdio server writes no JSON-RPC request to stdout (server-to-client needs go through MRTR)."""
@@ -242,6 +244,7 @@ def stdio_servers_write_no_requests(message: Message, ctx: Context) -> Finding |
 @message_check(
     requirements="STDIO-06", level=Level.MUST_NOT, subject="client lines", sent_by=Side.CLIENT,
     **MODERN_STDIO,
+    methods=ANY_ENVELOPE,
 )  # fmt: skip
 def stdio_clients_write_no_responses(message: Message, ctx: Context) -> Finding | None:
     """A 2026 stdio client writes no JSON-RPC response to the server's stdin."""

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from mcp_assay.cases import envelope
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine, probe_case
 
@@ -33,7 +34,7 @@ def _observations(ctx: Context, kind: str) -> list[Observation]:
     return ctx.log.observations(kind)
 
 
-@log_check(requirements="BEH-09", level=Level.MUST, subject="suite runs")
+@log_check(requirements="BEH-09", level=Level.MUST, subject="suite runs", follows=ANY_BEHAVIOUR)
 def server_stays_available_through_the_run(ctx: Context) -> Iterator[Finding]:
     """The server keeps serving through the suite's run: no exit, no refused connection mid-run.
 
@@ -80,7 +81,7 @@ UNANSWERED = "RPC-05"
 from running, and the report names the check that failed it."""
 
 
-@log_check(requirements=UNANSWERED, level=Level.MUST, subject="requests the suite sent")
+@log_check(requirements=UNANSWERED, level=Level.MUST, subject="requests the suite sent", follows=ANY_BEHAVIOUR)
 def requests_get_an_answer_within_the_timeout(ctx: Context) -> Iterator[Finding]:
     """Every well-formed request the suite sends gets an answer within the configured timeout.
 
@@ -101,7 +102,12 @@ def requests_get_an_answer_within_the_timeout(ctx: Context) -> Iterator[Finding]
         yield passed(None, "every well-formed request the suite sent was answered in time")
 
 
-@log_check(requirements=("RPC-12", "RPC-13"), level=Level.MUST, subject="malformed probes the suite sent")
+@log_check(
+    requirements=("RPC-12", "RPC-13"),
+    level=Level.MUST,
+    subject="malformed probes the suite sent",
+    follows=ANY_BEHAVIOUR,
+)
 def malformed_input_gets_an_error_answer(ctx: Context) -> Iterator[Finding]:
     """Input that is not JSON, or not a valid request, is answered with an error rather than ignored.
 

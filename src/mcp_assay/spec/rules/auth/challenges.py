@@ -21,6 +21,7 @@ from mcp_assay.spec.rules.auth.use import (
     protected_requests,
     status_of,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
@@ -28,7 +29,7 @@ from mcp_assay.wire import HttpExchange
 RFC6750_ERRORS = frozenset({"invalid_request", "invalid_token", "insufficient_scope"})
 
 
-@log_check(requirements="AUTH-09", level=Level.MUST, subject="unauthenticated requests")
+@log_check(requirements="AUTH-09", level=Level.MUST, subject="unauthenticated requests", follows=ANY_AUTHORIZATION)
 def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
     """A protected endpoint answers a request that carries no credentials at all with 401.
 
@@ -71,7 +72,7 @@ def unauthenticated_requests_get_401(ctx: Context) -> Iterator[Finding]:
         )
 
 
-@log_check(requirements="AUTH-10", level=Level.MUST, subject="401 and scope 403 answers")
+@log_check(requirements="AUTH-10", level=Level.MUST, subject="401 and scope 403 answers", follows=ANY_AUTHORIZATION)
 def refusals_carry_a_bearer_challenge(ctx: Context) -> Iterator[Finding]:
     """Every 401, and every 403 for missing scope, carries `WWW-Authenticate` with a `Bearer` challenge."""
     use = auth_use(ctx)
@@ -111,7 +112,7 @@ def _bearer_401s(ctx: Context) -> tuple[list[tuple[HttpExchange, Challenge]], Fi
     return found, None
 
 
-@log_check(requirements="AUTH-11", level=Level.SHOULD, subject="401 challenges")
+@log_check(requirements="AUTH-11", level=Level.SHOULD, subject="401 challenges", follows=ANY_AUTHORIZATION)
 def unauthorized_challenges_name_scopes(ctx: Context) -> Iterator[Finding]:
     """The Bearer challenge of a 401 names the scopes needed in a `scope` parameter."""
     challenges, reason = _bearer_401s(ctx)
@@ -125,7 +126,7 @@ def unauthorized_challenges_name_scopes(ctx: Context) -> Iterator[Finding]:
             yield failed(exchange, "the 401 Bearer challenge has no scope parameter")
 
 
-@log_check(requirements="AUTH-12", level=Level.SHOULD, subject="Bearer challenges")
+@log_check(requirements="AUTH-12", level=Level.SHOULD, subject="Bearer challenges", follows=ANY_AUTHORIZATION)
 def challenge_error_codes_follow_rfc_6750(ctx: Context) -> Iterator[Finding]:
     """Challenge `error` codes follow RFC 6750: none without credentials, `invalid_token` for a refused token.
 
@@ -153,7 +154,7 @@ def challenge_error_codes_follow_rfc_6750(ctx: Context) -> Iterator[Finding]:
             yield passed(exchange)
 
 
-@log_check(requirements="AUTH-14", level=Level.SHOULD, subject="scope refusals")
+@log_check(requirements="AUTH-14", level=Level.SHOULD, subject="scope refusals", follows=ANY_AUTHORIZATION)
 def scope_refusals_carry_a_complete_challenge(ctx: Context) -> Iterator[Finding]:
     """A 403 for missing scope challenges with `error="insufficient_scope"`, `scope` and `resource_metadata`.
 

@@ -23,6 +23,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, home_origin, metadata_documents, origin_of, prm_documents
 from mcp_assay.spec.rules.auth.facts import canonical_uri, is_loopback_host, jwt_claims, jwt_shaped, presented
 from mcp_assay.spec.rules.auth.use import auth_use, deliberate, gated_http_exchanges
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, is_well_known, media_type
@@ -52,7 +53,7 @@ def _client_tokens(ctx: Context) -> set[str]:
     return endpoints
 
 
-@log_check(requirements="AUTH-36", level=Level.MUST, subject="client requests")
+@log_check(requirements="AUTH-36", level=Level.MUST, subject="client requests", follows=ANY_AUTHORIZATION)
 def clients_send_the_token_on_every_request(ctx: Context) -> Iterator[Finding]:
     """Once a client has presented a bearer token to an endpoint, each later request there carries one.
 
@@ -82,7 +83,7 @@ def clients_send_the_token_on_every_request(ctx: Context) -> Iterator[Finding]:
         yield not_applicable("no client presented a bearer token to an MCP endpoint")
 
 
-@log_check(requirements="AUTH-37", level=Level.MUST_NOT, subject="client request URIs")
+@log_check(requirements="AUTH-37", level=Level.MUST_NOT, subject="client request URIs", follows=ANY_AUTHORIZATION)
 def clients_keep_tokens_out_of_query_strings(ctx: Context) -> Iterator[Finding]:
     """A client never puts an access token in a request URI's query string.
 
@@ -125,7 +126,7 @@ def _audience_names(audience: Any, endpoint: str) -> bool:
     return False
 
 
-@log_check(requirements="AUTH-38", level=Level.MUST_NOT, subject="readable bearer JWTs")
+@log_check(requirements="AUTH-38", level=Level.MUST_NOT, subject="readable bearer JWTs", follows=ANY_AUTHORIZATION)
 def clients_send_only_tokens_meant_for_the_server(ctx: Context) -> Iterator[Finding]:
     """A client sends a server only tokens issued for it: a readable JWT's `aud` names the server (heuristic).
 
@@ -182,7 +183,7 @@ def _redirect_uris(exchange: HttpExchange) -> list[str]:
     return values
 
 
-@log_check(requirements="AUTH-48", level=Level.MUST, subject="authorization URLs")
+@log_check(requirements="AUTH-48", level=Level.MUST, subject="authorization URLs", follows=ANY_AUTHORIZATION)
 def authorization_urls_use_https(ctx: Context) -> Iterator[Finding]:
     """Authorization server URLs are `https`, and redirect URIs are `https` or loopback.
 
@@ -226,7 +227,7 @@ def authorization_urls_use_https(ctx: Context) -> Iterator[Finding]:
             yield not_applicable(use.reason)
 
 
-@log_check(requirements="AUTH-50", level=Level.MUST, subject="OpenID discovery documents")
+@log_check(requirements="AUTH-50", level=Level.MUST, subject="OpenID discovery documents", follows=ANY_AUTHORIZATION)
 def openid_metadata_lists_pkce_methods(ctx: Context) -> Iterator[Finding]:
     """An authorization server's OpenID Connect discovery document includes `code_challenge_methods_supported`."""
     use = auth_use(ctx)

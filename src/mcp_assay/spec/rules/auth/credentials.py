@@ -32,6 +32,7 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
     variant_of,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, probe_case
@@ -55,7 +56,7 @@ def _refused_token(exchange: HttpExchange) -> bool:
     return response.status == 401 or (bearer is not None and bearer.get("error") == "invalid_token")
 
 
-@log_check(requirements="AUTH-13", level=Level.MUST, subject="requests with invalid tokens")
+@log_check(requirements="AUTH-13", level=Level.MUST, subject="requests with invalid tokens", follows=ANY_AUTHORIZATION)
 def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
     """A request presenting an invalid or expired bearer token is answered 401.
 
@@ -92,9 +93,7 @@ def invalid_tokens_get_401(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="AUTH-20",
-    level=Level.MUST,
-    subject="requests with malformed credentials",
+    requirements="AUTH-20", level=Level.MUST, subject="requests with malformed credentials", follows=ANY_AUTHORIZATION
 )
 def malformed_credentials_are_not_served(ctx: Context) -> Iterator[Finding]:
     """Malformed credentials (a non-JWT or empty bearer, Basic auth, a garbage token) are never served.
@@ -151,9 +150,7 @@ def _refused_without_query(ctx: Context, like: HttpExchange, method: str | None)
 
 
 @log_check(
-    requirements="AUTH-28",
-    level=Level.SHOULD,
-    subject="requests with query-string tokens",
+    requirements="AUTH-28", level=Level.SHOULD, subject="requests with query-string tokens", follows=ANY_AUTHORIZATION
 )
 def query_string_tokens_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token sent only in the query string (`access_token`, `token`) is refused (tool policy).
@@ -191,7 +188,7 @@ def query_string_tokens_are_refused(ctx: Context) -> Iterator[Finding]:
             )
 
 
-@log_check(requirements="AUTH-29", level=Level.SHOULD, subject="unauthenticated requests")
+@log_check(requirements="AUTH-29", level=Level.SHOULD, subject="unauthenticated requests", follows=ANY_AUTHORIZATION)
 def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
     """A protected server requires authentication: an unauthenticated `tools/list` (or other request) gets 401.
 
@@ -218,6 +215,7 @@ def unauthenticated_requests_are_not_served(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="session requests without credentials",
     features={"handshake"},
+    follows=ANY_AUTHORIZATION,
 )
 def session_ids_are_not_credentials(ctx: Context) -> Iterator[Finding]:
     """A 2025 server does not take `Mcp-Session-Id` for a credential: a session request without a token is refused.
@@ -274,6 +272,7 @@ def _opened_without_credentials(ctx: Context) -> frozenset[str]:
     level=Level.SHOULD,
     subject="another principal's requests in a session",
     features={"handshake"},
+    follows=ANY_AUTHORIZATION,
 )
 def sessions_are_bound_to_their_principal(ctx: Context) -> Iterator[Finding]:
     """A 2025 session belongs to the principal that opened it: another principal's token with its id is refused.
@@ -312,6 +311,7 @@ _DIGITS = re.compile(r"\d+")
     level=Level.MUST,
     subject="issued session ids",
     features={"handshake"},
+    follows=ANY_AUTHORIZATION,
 )
 def session_ids_are_unpredictable(ctx: Context) -> Iterator[Finding]:
     """2025 session ids are hard to guess: at least 16 characters, and not a counter (heuristic)."""

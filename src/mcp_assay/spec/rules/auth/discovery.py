@@ -21,6 +21,7 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
 )
 from mcp_assay.spec.rules.auth.documents import Document
 from mcp_assay.spec.rules.auth.facts import prm_candidates
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 
 PRM_KINDS = ("path", "root", "header")
@@ -30,7 +31,7 @@ def _bare(url: str) -> str:
     return endpoint_of_url(url).rstrip("/")
 
 
-@log_check(requirements="AUTH-39", level=Level.MUST, subject="PRM discoveries")
+@log_check(requirements="AUTH-39", level=Level.MUST, subject="PRM discoveries", follows=ANY_AUTHORIZATION)
 def clients_discover_prm_where_told(ctx: Context) -> Iterator[Finding]:
     """After a 401 a client fetches PRM from the challenge's `resource_metadata`, else path-scoped before root."""
     flow = oauth_flow(ctx)
@@ -117,7 +118,9 @@ def _used(doc: Document, flow: OAuthFlow) -> bool:
     )
 
 
-@log_check(requirements="AUTH-40", level=Level.MUST, subject="authorization server discoveries")
+@log_check(
+    requirements="AUTH-40", level=Level.MUST, subject="authorization server discoveries", follows=ANY_AUTHORIZATION
+)
 def clients_discover_authorization_servers_in_order(ctx: Context) -> Iterator[Finding]:
     """A client tries the metadata URIs in the prescribed order and does not use metadata naming another issuer."""
     flow = oauth_flow(ctx)

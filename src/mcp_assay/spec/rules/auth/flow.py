@@ -21,13 +21,16 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
     oauth_flow,
 )
 from mcp_assay.spec.rules.auth.facts import canonical_uri
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 
 STEP_UP_RETRIES = 3
 """Re-authorizations for the same challenge beyond which a client is looping (the spec's example cap)."""
 
 
-@log_check(requirements="AUTH-41", level=Level.MUST, subject="authorization and token requests")
+@log_check(
+    requirements="AUTH-41", level=Level.MUST, subject="authorization and token requests", follows=ANY_AUTHORIZATION
+)
 def clients_name_the_resource(ctx: Context) -> Iterator[Finding]:
     """Authorization and token requests carry `resource` with the MCP server's canonical URI."""
     flow = oauth_flow(ctx)
@@ -50,7 +53,9 @@ def clients_name_the_resource(ctx: Context) -> Iterator[Finding]:
         yield flow_applicability(ctx, "authorization or token request")
 
 
-@log_check(requirements="AUTH-42", level=Level.MUST, subject="authorization and token requests")
+@log_check(
+    requirements="AUTH-42", level=Level.MUST, subject="authorization and token requests", follows=ANY_AUTHORIZATION
+)
 def clients_use_pkce_s256(ctx: Context) -> Iterator[Finding]:
     """Authorization requests carry an S256 `code_challenge`, code exchanges a `code_verifier`, and a client
     does not go on with an authorization server whose metadata lists no PKCE methods."""
@@ -82,7 +87,7 @@ def clients_use_pkce_s256(ctx: Context) -> Iterator[Finding]:
         yield flow_applicability(ctx, "authorization request or code exchange")
 
 
-@log_check(requirements="AUTH-44", level=Level.SHOULD, subject="authorization requests")
+@log_check(requirements="AUTH-44", level=Level.SHOULD, subject="authorization requests", follows=ANY_AUTHORIZATION)
 def clients_send_state(ctx: Context) -> Iterator[Finding]:
     """Authorization requests carry a `state` parameter."""
     flow = oauth_flow(ctx)
@@ -111,7 +116,7 @@ def _challenge_before(flow: OAuthFlow, step: AuthorizationStep) -> ClientChallen
     return earlier[-1] if earlier else None
 
 
-@log_check(requirements="AUTH-45", level=Level.SHOULD, subject="authorization requests")
+@log_check(requirements="AUTH-45", level=Level.SHOULD, subject="authorization requests", follows=ANY_AUTHORIZATION)
 def clients_ask_for_the_challenged_scopes(ctx: Context) -> Iterator[Finding]:
     """The first authorization asks for the challenge's `scope` (else PRM `scopes_supported`); a step-up asks
     for the union with what was asked before; re-authorizations for one challenge are capped."""

@@ -24,6 +24,7 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
     speaks_2026,
 )
 from mcp_assay.spec.rules.auth.documents import origin_of
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 
 ONLY_2026 = "the client's MCP traffic is not 2026-07-28, and this requirement binds 2026 clients only"
@@ -57,7 +58,7 @@ def _exchanged_after(flow: OAuthFlow, step: AuthorizationStep) -> TokenStep | No
     )
 
 
-@log_check(requirements="AUTH-43", level=Level.MUST, subject="authorization responses")
+@log_check(requirements="AUTH-43", level=Level.MUST, subject="authorization responses", follows=ANY_AUTHORIZATION)
 @_only_2026
 def clients_check_the_response_issuer(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """A 2026 client does not redeem a code whose response `iss` is missing (though advertised) or differs."""
@@ -88,7 +89,7 @@ def clients_check_the_response_issuer(ctx: Context, flow: OAuthFlow) -> Iterator
         yield flow_applicability(ctx, "authorization response (a redirect carrying a code)")
 
 
-@log_check(requirements="AUTH-49", level=Level.SHOULD, subject="authorization responses")
+@log_check(requirements="AUTH-49", level=Level.SHOULD, subject="authorization responses", follows=ANY_AUTHORIZATION)
 @_only_2026
 def authorization_responses_carry_iss(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """An authorization server puts `iss` into its authorization responses."""
@@ -103,7 +104,9 @@ def authorization_responses_carry_iss(ctx: Context, flow: OAuthFlow) -> Iterator
         yield flow_applicability(ctx, "authorization response")
 
 
-@log_check(requirements="AUTH-49", level=Level.MUST, subject="authorization responses with iss")
+@log_check(
+    requirements="AUTH-49", level=Level.MUST, subject="authorization responses with iss", follows=ANY_AUTHORIZATION
+)
 @_only_2026
 def response_issuers_are_advertised(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """An authorization server putting `iss` into its responses advertises it in its metadata.
@@ -132,7 +135,7 @@ def _client_id(step: AuthorizationStep | TokenStep) -> str | None:
     return step.client_id if isinstance(step, TokenStep) else step.params.get("client_id")
 
 
-@log_check(requirements="AUTH-46", level=Level.MUST, subject="client registrations")
+@log_check(requirements="AUTH-46", level=Level.MUST, subject="client registrations", follows=ANY_AUTHORIZATION)
 def clients_register_in_the_prescribed_form(ctx: Context) -> Iterator[Finding]:
     """A 2026 dynamic registration carries `application_type`; a URL-form `client_id` is https with a path."""
     flow = oauth_flow(ctx)
@@ -163,7 +166,7 @@ def clients_register_in_the_prescribed_form(ctx: Context) -> Iterator[Finding]:
             yield flow_applicability(ctx, "client registration or URL-form client_id")
 
 
-@log_check(requirements="AUTH-47", level=Level.MUST, subject="client ids presented")
+@log_check(requirements="AUTH-47", level=Level.MUST, subject="client ids presented", follows=ANY_AUTHORIZATION)
 @_only_2026
 def client_ids_stay_with_their_issuer(ctx: Context, flow: OAuthFlow) -> Iterator[Finding]:
     """A 2026 client presents a registered `client_id` only to the authorization server that issued it."""

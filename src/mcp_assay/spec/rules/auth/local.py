@@ -13,6 +13,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, pa
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.spec.rules.auth.use import auth_use
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import LISTENING
 
@@ -25,7 +26,7 @@ def _host(address: str) -> str:
     return address.rpartition(":")[0].strip("[]")
 
 
-@log_check(requirements="AUTH-31", level=Level.SHOULD, subject="launched servers")
+@log_check(requirements="AUTH-31", level=Level.SHOULD, subject="launched servers", follows=ANY_AUTHORIZATION)
 def local_servers_listen_on_loopback(ctx: Context) -> Iterator[Finding]:
     """A server run locally listens on loopback addresses only (never on every interface).
 

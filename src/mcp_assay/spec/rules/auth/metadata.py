@@ -39,13 +39,14 @@ from mcp_assay.spec.rules.auth.use import (
     prm_subjects,
     status_of,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
 
 OMNIBUS_SCOPES = frozenset({"*", "all", "full-access", "full_access"})
 
 
-@log_check(requirements="AUTH-01", level=Level.MUST, subject="metadata fetches")
+@log_check(requirements="AUTH-01", level=Level.MUST, subject="metadata fetches", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_is_served(ctx: Context) -> Iterator[Finding]:
     """A protected server serves its Protected Resource Metadata: 200, application/json, a JSON object.
 
@@ -72,7 +73,7 @@ def protected_resource_metadata_is_served(ctx: Context) -> Iterator[Finding]:
             yield failed(docs[0].exchange, f"no PRM URL of {origin} serves the document ({tried})")
 
 
-@log_check(requirements="AUTH-02", level=Level.MUST, subject="metadata documents")
+@log_check(requirements="AUTH-02", level=Level.MUST, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_names_authorization_servers(ctx: Context) -> Iterator[Finding]:
     """The PRM document lists at least one authorization server issuer URL in `authorization_servers`."""
     _use, bodies, reason = prm_bodies(ctx)
@@ -118,7 +119,7 @@ def _described_endpoints(doc: Document, use: AuthUse, ctx: Context) -> list[str]
     return [endpoint for endpoint in use.endpoints if origin_of(endpoint) == origin_of(doc.url)]
 
 
-@log_check(requirements="AUTH-03", level=Level.MUST, subject="metadata documents")
+@log_check(requirements="AUTH-03", level=Level.MUST, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_names_this_server(ctx: Context) -> Iterator[Finding]:
     """The PRM `resource` is this server's canonical URI (a path prefix of it for root or header discovery).
 
@@ -150,7 +151,7 @@ def protected_resource_metadata_names_this_server(ctx: Context) -> Iterator[Find
                 )
 
 
-@log_check(requirements="AUTH-03", level=Level.SHOULD, subject="metadata documents")
+@log_check(requirements="AUTH-03", level=Level.SHOULD, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_uses_the_canonical_form(ctx: Context) -> Iterator[Finding]:
     """The PRM `resource` is written in canonical form: lowercase scheme and host, no query, no stray trailing slash."""
     use, bodies, reason = prm_bodies(ctx)
@@ -177,7 +178,7 @@ def protected_resource_metadata_uses_the_canonical_form(ctx: Context) -> Iterato
             yield passed(doc.exchange)
 
 
-@log_check(requirements="AUTH-04", level=Level.MUST, subject="protected endpoints")
+@log_check(requirements="AUTH-04", level=Level.MUST, subject="protected endpoints", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_is_discoverable(ctx: Context) -> Iterator[Finding]:
     """A protected server names its PRM in the 401 challenge (`resource_metadata`) or serves it at a well-known URI.
 
@@ -221,7 +222,7 @@ def protected_resource_metadata_is_discoverable(ctx: Context) -> Iterator[Findin
             )
 
 
-@log_check(requirements="AUTH-05", level=Level.MUST, subject="advertised metadata URLs")
+@log_check(requirements="AUTH-05", level=Level.MUST, subject="advertised metadata URLs", follows=ANY_AUTHORIZATION)
 def advertised_resource_metadata_resolves(ctx: Context) -> Iterator[Finding]:
     """The `resource_metadata` URL a challenge advertises serves the PRM document (a dangling URL breaks clients)."""
     use = auth_use(ctx)
@@ -253,7 +254,7 @@ def _scopes(value: Any) -> list[str]:
     return []
 
 
-@log_check(requirements="AUTH-06", level=Level.SHOULD_NOT, subject="advertised scopes")
+@log_check(requirements="AUTH-06", level=Level.SHOULD_NOT, subject="advertised scopes", follows=ANY_AUTHORIZATION)
 def resource_server_does_not_advertise_offline_access(ctx: Context) -> Iterator[Finding]:
     """The resource server advertises no `offline_access` scope, in PRM `scopes_supported` or a challenge `scope`."""
     use = auth_use(ctx)
@@ -277,7 +278,7 @@ def resource_server_does_not_advertise_offline_access(ctx: Context) -> Iterator[
             yield passed(exchange)
 
 
-@log_check(requirements="AUTH-07", level=Level.SHOULD, subject="metadata documents")
+@log_check(requirements="AUTH-07", level=Level.SHOULD, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_offers_no_query_tokens(ctx: Context) -> Iterator[Finding]:
     """PRM `bearer_methods_supported`, when present, leaves out `query` (policy: MCP forbids tokens in URIs)."""
     _use, bodies, reason = prm_bodies(ctx)
@@ -292,7 +293,7 @@ def protected_resource_metadata_offers_no_query_tokens(ctx: Context) -> Iterator
             yield passed(doc.exchange)
 
 
-@log_check(requirements="AUTH-08", level=Level.MAY, subject="metadata documents")
+@log_check(requirements="AUTH-08", level=Level.MAY, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_avoids_omnibus_scopes(ctx: Context) -> Iterator[Finding]:
     """PRM `scopes_supported` avoids catch-all scopes such as `*`, `all` or `full-access` (advisory)."""
     _use, bodies, reason = prm_bodies(ctx)

@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
     unattributable,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, Probe
 
@@ -94,6 +95,7 @@ def _needs(probe: Probe) -> list[str]:
     level=Level.MUST,
     families={cases.declare.family},
     subject="tool calls with a token lacking the tool's scopes",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Iterator[Finding]:
     """A tool called with a token that lacks the scopes the tool needs is not performed."""
@@ -111,6 +113,7 @@ def tokens_lacking_an_operations_scopes_do_not_perform_it(ctx: Context) -> Itera
     level=Level.SHOULD,
     families={cases.declare.family},
     subject="scope challenges for operations needing several scopes",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> Iterator[Finding]:
     """For an operation needing several scopes, the one 403 challenge names all of them (not one per retry)."""
@@ -143,6 +146,7 @@ def tokens_lacking_several_scopes_get_one_challenge_naming_all(ctx: Context) -> 
     level=Level.MUST,
     families={cases.declare.family},
     subject="tool calls with a broad scope alone",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Finding]:
     """A token holding only a broad scope is served for an operation needing a narrower scope it implies."""
@@ -170,6 +174,7 @@ def tokens_with_a_broad_scope_get_what_it_implies(ctx: Context) -> Iterator[Find
     families={cases.declare.family},
     subject="tool calls whose Mcp-Name names a tool the token may call",
     features={"per_request_version"},
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_lacking_a_scope_cannot_borrow_another_tools_name(ctx: Context) -> Iterator[Finding]:
     """Authorization cannot be steered by Mcp-Name: a body naming a tool the token lacks the scope for is refused

@@ -25,6 +25,7 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
     variant_of,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, probe_case
 
@@ -80,6 +81,7 @@ def _judge(ctx: Context, requirement: str) -> Iterator[Finding]:
     level=Level.MUST,
     families={cases.declare.family},
     subject="stub tokens for another audience",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_for_another_audience_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose aud does not name the server (another service, none, a look-alike, a list without it) is
@@ -92,6 +94,7 @@ def tokens_for_another_audience_are_refused(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     families={cases.declare.family},
     subject="stub tokens from a foreign issuer",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_from_a_foreign_issuer_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token signed by the trusted key but naming another issuer is refused."""
@@ -103,6 +106,7 @@ def tokens_from_a_foreign_issuer_are_refused(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     families={cases.declare.family},
     subject="stub tokens with an untrusted signature or algorithm",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Finding]:
     """Tokens signed by an untrusted key (under the trusted kid, its own, via jku or an embedded jwk), unsigned
@@ -125,6 +129,7 @@ def tokens_with_an_untrusted_signature_are_refused(ctx: Context) -> Iterator[Fin
     level=Level.MUST,
     families={cases.declare.family},
     subject="stub tokens outside their lifetime",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_outside_their_lifetime_are_refused(ctx: Context) -> Iterator[Finding]:
     """A token whose exp has passed, or whose nbf lies in the future, is refused."""
@@ -136,6 +141,7 @@ def tokens_outside_their_lifetime_are_refused(ctx: Context) -> Iterator[Finding]
     level=Level.MUST_NOT,
     families={cases.declare.family},
     subject="upstream requests made while serving a stub token",
+    follows=ANY_AUTHORIZATION,
 )
 def tokens_are_not_passed_upstream(ctx: Context) -> Iterator[Finding]:
     """The server never forwards the client's token to an upstream API, in a header, the query or the body.

@@ -32,6 +32,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, message_check, pas
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES
 from mcp_assay.spec.toolschema import validate_instance
 from mcp_assay.traffic import MessageKey, message_key
@@ -299,6 +300,7 @@ def _dead_answer(exchange: HttpExchange) -> str | None:
         "the suite's liveness control follows its malformed HTTP probes; over stdio a server that "
         "stops serving is caught by the suite's own stays-available check"
     ),
+    follows=ANY_BEHAVIOUR,
 )
 def hostile_input_leaves_the_server_serving(ctx: Context) -> Iterator[Finding]:
     """After a deliberately malformed probe, the next well-formed request is still served (no 5xx, no drop).

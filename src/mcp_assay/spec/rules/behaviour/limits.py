@@ -17,6 +17,7 @@ from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
+from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
 from mcp_assay.verdicts import Level
 
 _LIMIT_WORDS = re.compile(r"rate.?limit|too many|throttl|quota|slow down", re.IGNORECASE)
@@ -49,7 +50,7 @@ def _limited(request: Message, ctx: Context) -> str | None:
     return None
 
 
-@log_check(requirements="BEH-11", level=Level.MAY, subject="burst calls")
+@log_check(requirements="BEH-11", level=Level.MAY, subject="burst calls", follows=ANY_BEHAVIOUR)
 def tool_calls_are_rate_limited(ctx: Context) -> Iterator[Finding]:
     """A burst of calls to one tool meets a rate limit (a 429 or an error that says so)."""
     requests = _burst_requests(ctx)

@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.behaviour.cases import (
     movement,
     summarised,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
 from mcp_assay.verdicts import Level
 
 NO_DIFFERING_LISTS = (
@@ -91,9 +92,7 @@ def _extra(request: Message, case: BehaviourCase) -> list[str]:
 
 
 @log_check(
-    requirements="BEH-04",
-    level=Level.SHOULD,
-    subject="tool lists captured per principal",
+    requirements="BEH-04", level=Level.SHOULD, subject="tool lists captured per principal", follows=ANY_BEHAVIOUR
 )
 def principals_are_offered_the_expected_tools(ctx: Context) -> Iterator[Finding]:
     """Each principal's tools/list offers exactly the tools the user's expected table names for it.
@@ -174,11 +173,7 @@ def _what(case: BehaviourCase, request: Message) -> str:
     return f"tools/call {tool} as {case.principal}, who must not be able to use it"
 
 
-@log_check(
-    requirements="BEH-05",
-    level=Level.MUST,
-    subject="refused calls with witness reads",
-)
+@log_check(requirements="BEH-05", level=Level.MUST, subject="refused calls with witness reads", follows=ANY_BEHAVIOUR)
 def refused_calls_change_nothing(ctx: Context) -> Iterator[Finding]:
     """A call that must be refused changes nothing in storage.
 
@@ -226,6 +221,7 @@ def _refused_calls_change_nothing(ctx: Context, kinds: frozenset[Refusal] | None
     requirements="AUTH-21",
     level=Level.MUST,
     subject="write calls with an invalid token, with witness reads",
+    follows=ANY_BEHAVIOUR,
 )
 def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
     """A write tool called with an invalid token changes nothing in storage: the token is checked first.
@@ -247,6 +243,7 @@ def invalid_tokens_have_no_side_effect(ctx: Context) -> Iterator[Finding]:
     level=Level.SHOULD,
     subject="tools/list results of principals offered different tools",
     features={"cache_hints"},
+    follows=ANY_BEHAVIOUR,
 )
 def per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
     """tools/list results that differ from one principal to another are marked cacheScope "private".
@@ -291,6 +288,7 @@ def _per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
     requirements="AUTH-24",
     level=Level.MUST,
     subject="calls of a tool the caller's tools/list leaves out",
+    follows=ANY_BEHAVIOUR,
 )
 def hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
     """A tool left out of a principal's tools/list cannot be called by that principal either.
@@ -340,9 +338,7 @@ def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="BEH-03",
-    level=Level.MUST,
-    subject="write calls with forbidden arguments",
+    requirements="BEH-03", level=Level.MUST, subject="write calls with forbidden arguments", follows=ANY_BEHAVIOUR
 )
 def forbidden_arguments_are_not_accepted(ctx: Context) -> Iterator[Finding]:
     """A write tool called with an argument its strict inputSchema forbids does not succeed.

@@ -28,6 +28,7 @@ from mcp_assay.spec.rules.behaviour.cases import (
     shown,
     summarised,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
@@ -87,11 +88,7 @@ def _calibrated_ms(case: BehaviourCase, ctx: Context) -> float | None:
     return None
 
 
-@log_check(
-    requirements="BEH-06",
-    level=Level.SHOULD,
-    subject="cancel races",
-)
+@log_check(requirements="BEH-06", level=Level.SHOULD, subject="cancel races", follows=ANY_BEHAVIOUR)
 def timed_out_calls_leave_no_late_write(ctx: Context) -> Iterator[Finding]:
     """A write the client gave up on (timeout, then the era's cancellation) leaves no record behind.
 
@@ -164,9 +161,7 @@ def _contains(message: Message | None, canary: Any) -> bool:
 
 
 @log_check(
-    requirements="BEH-07",
-    level=Level.MUST_NOT,
-    subject="handles presented by another principal",
+    requirements="BEH-07", level=Level.MUST_NOT, subject="handles presented by another principal", follows=ANY_BEHAVIOUR
 )
 def handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
     """A handle minted for one principal gets another principal nothing: no result, no contents.
@@ -182,6 +177,7 @@ def handles_do_not_authenticate(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST_NOT,
     subject="2026 handles presented by another principal",
     features={"per_request_version"},
+    follows=ANY_BEHAVIOUR,
 )
 def handle_possession_is_not_authentication(ctx: Context) -> Iterator[Finding]:
     """A 2026 server does not take possession of a state handle for authentication.
@@ -219,11 +215,7 @@ def _handles_do_not_authenticate(ctx: Context, feature: str | None = None) -> It
                 yield passed(answer.message or request, f"{what}: {answer.text}")
 
 
-@log_check(
-    requirements="BEH-08",
-    level=Level.SHOULD,
-    subject="reads with witness reads",
-)
+@log_check(requirements="BEH-08", level=Level.SHOULD, subject="reads with witness reads", follows=ANY_BEHAVIOUR)
 def reads_change_nothing(ctx: Context) -> Iterator[Finding]:
     """A tool used as a read changes nothing a witness read can see (read_tools in the config).
 

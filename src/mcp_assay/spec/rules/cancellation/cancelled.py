@@ -22,6 +22,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.reads import ANY_CANCELLATION
 from mcp_assay.spec.rules.shared.stream_facts import (
     LISTEN,
     Cancellation,
@@ -56,6 +57,7 @@ def _recognisable(request: Message) -> bool:
     level=Level.MUST,
     subject="requests whose stream the client closed",
     features={"per_request_version"},
+    follows=ANY_CANCELLATION,
 )
 def closing_a_stream_cancels_its_request(ctx: Context) -> Iterator[Finding]:
     """Once the client closes a request's SSE stream, nothing more about that request arrives on any stream.
@@ -89,6 +91,7 @@ def closing_a_stream_cancels_its_request(ctx: Context) -> Iterator[Finding]:
     because=(
         "stdio only: over HTTP the same requirement is judged on the cancelled request's own stream by the stream rules"
     ),
+    follows=ANY_CANCELLATION,
 )
 def cancelled_stdio_requests_get_no_later_messages(ctx: Context) -> Iterator[Finding]:
     """After a stdio cancellation, the server sends no response, progress or log for that request.
@@ -110,11 +113,7 @@ def cancelled_stdio_requests_get_no_later_messages(ctx: Context) -> Iterator[Fin
             yield passed(cancellation.request)
 
 
-@log_check(
-    requirements="CAN-08",
-    level=Level.SHOULD_NOT,
-    subject="cancelled requests",
-)
+@log_check(requirements="CAN-08", level=Level.SHOULD_NOT, subject="cancelled requests", follows=ANY_CANCELLATION)
 def cancelled_requests_are_not_answered(ctx: Context) -> Iterator[Finding]:
     """A server stops answering a request once it was cancelled (no response, progress or log for it).
 
@@ -183,6 +182,7 @@ def _stdio_replies(notice: Message, idx: StreamIndex, window: float) -> list[Mes
     requirements="CAN-09",
     level=Level.MUST_NOT,
     subject="cancellations of unknown or finished requests",
+    follows=ANY_CANCELLATION,
 )
 def unknown_cancellations_get_no_reply(ctx: Context) -> Iterator[Finding]:
     """A cancellation for an unknown or finished request (or a malformed one) gets no JSON-RPC reply.
@@ -217,6 +217,7 @@ def unknown_cancellations_get_no_reply(ctx: Context) -> Iterator[Finding]:
     requirements="CAN-09",
     level=Level.SHOULD,
     subject="requests after a cancellation of an unknown request",
+    follows=ANY_CANCELLATION,
 )
 def servers_keep_serving_after_unknown_cancellations(ctx: Context) -> Iterator[Finding]:
     """After a cancellation it cannot apply, the server still answers the next request.

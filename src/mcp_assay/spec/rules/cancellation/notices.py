@@ -16,6 +16,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
+from mcp_assay.spec.rules.shared.reads import ANY_CANCELLATION
 from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, LISTEN, describe_id, request_id_of, same_id
 from mcp_assay.spec.rules.shared.streams import index
 from mcp_assay.verdicts import Level, Side
@@ -55,6 +56,7 @@ def http_cancel_notices_are_accepted_or_refused(ctx: Context) -> Iterator[Findin
     subject="2026 HTTP cancellations",
     features={"per_request_version"},
     because="the client's half over HTTP: it cancels by closing the response stream",
+    follows=ANY_CANCELLATION,
 )
 def http_clients_cancel_by_closing_the_stream(ctx: Context) -> Iterator[Finding]:
     """2026 HTTP clients cancel by closing the response stream; a POSTed notifications/cancelled is only noted."""

@@ -20,6 +20,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.envelopes import place_of
+from mcp_assay.spec.rules.shared.reads import ANY_CANCELLATION
 from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, LISTEN, describe_id, request_id_of
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
 from mcp_assay.traffic import message_key
@@ -54,6 +55,7 @@ def _hold_ms(probe: Probe) -> str:
     level=Level.MUST_NOT,
     subject="client cancellations",
     features={"handshake"},
+    follows=ANY_CANCELLATION,
 )
 def initialize_is_never_cancelled(ctx: Context) -> Iterator[Finding]:
     """A 2025 client never cancels its initialize request.
@@ -163,6 +165,7 @@ def _resumed(exchange: HttpExchange, ctx: Context) -> bool:
     subject="2025 HTTP requests whose stream the client dropped",
     features={"handshake"},
     because="the client's half: it cancels by notification, not by dropping the connection",
+    follows=ANY_CANCELLATION,
 )
 def legacy_http_clients_do_not_cancel_by_disconnecting(ctx: Context) -> Iterator[Finding]:
     """A 2025 HTTP client that drops a request's stream also POSTs notifications/cancelled or resumes it.
@@ -196,9 +199,7 @@ def _client_went_on(request: Message, idx: StreamIndex, limit: float) -> Message
 
 
 @log_check(
-    requirements="CAN-13",
-    level=Level.SHOULD,
-    subject="requests the client gave up on",
+    requirements="CAN-13", level=Level.SHOULD, subject="requests the client gave up on", follows=ANY_CANCELLATION
 )
 def clients_cancel_requests_they_abandon(ctx: Context) -> Iterator[Finding]:
     """A client cancels a request it stops waiting for (timeout), instead of leaving it open.
@@ -232,6 +233,7 @@ def clients_cancel_requests_they_abandon(ctx: Context) -> Iterator[Finding]:
     requirements="CAN-13",
     level=Level.SHOULD,
     subject="requests whose answer mcp-assay held back",
+    follows=ANY_CANCELLATION,
 )
 def clients_cancel_requests_whose_answer_is_late(ctx: Context) -> Iterator[Finding]:
     """A client whose timeout passes while an answer is late cancels the request, in its era's way.

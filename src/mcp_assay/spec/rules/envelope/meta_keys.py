@@ -15,6 +15,7 @@ from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.envelopes import meta_key_problem, meta_objects
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE
 from mcp_assay.verdicts import Level
 
 RESERVED_LABELS = frozenset({"modelcontextprotocol", "mcp"})
@@ -60,7 +61,7 @@ def _looks_like_tld(label: str) -> bool:
     return (len(lowered) == 2 and lowered.isalpha()) or lowered in GENERIC_TLDS or lowered.startswith("xn--")
 
 
-@message_check(requirements="META-05", level=Level.MUST, subject="messages with _meta")
+@message_check(requirements="META-05", level=Level.MUST, subject="messages with _meta", methods=ANY_ENVELOPE)
 def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Iterator[Finding]:
     """Every key of every _meta object is an optional reverse-DNS prefix plus '/' and a well-formed name."""
     for path, meta in meta_objects(message):
@@ -73,7 +74,7 @@ def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Iterator
             yield passed(message)
 
 
-@message_check(requirements="META-06", level=Level.MUST_NOT, subject="reserved-prefix _meta keys")
+@message_check(requirements="META-06", level=Level.MUST_NOT, subject="reserved-prefix _meta keys", methods=ANY_ENVELOPE)
 def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context) -> Iterator[Finding]:
     """Keys under a reserved prefix (second label modelcontextprotocol or mcp) are ones MCP defines."""
     for path, meta in meta_objects(message):
@@ -89,7 +90,7 @@ def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context
                 )
 
 
-@message_check(requirements="META-07", level=Level.SHOULD, subject="prefixed _meta keys")
+@message_check(requirements="META-07", level=Level.SHOULD, subject="prefixed _meta keys", methods=ANY_ENVELOPE)
 def meta_prefixes_are_reverse_dns(message: Message, ctx: Context) -> Iterator[Finding]:
     """_meta key prefixes are reverse-DNS names (com.example/, not example.com/)."""
     for path, meta in meta_objects(message):
@@ -169,6 +170,7 @@ _TRACE_RULES = {"traceparent": traceparent_problem, "tracestate": tracestate_pro
     level=Level.MUST,
     subject="trace context _meta values",
     features={"per_request_version"},
+    methods=ANY_ENVELOPE,
 )
 def trace_context_meta_follows_w3c_syntax(message: Message, ctx: Context) -> Iterator[Finding]:
     """traceparent, tracestate and baggage in _meta follow the W3C Trace Context and Baggage syntax."""

@@ -26,17 +26,19 @@ from mcp_assay.spec.rules.shared.envelopes import (
     place_of,
     request_meta,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
 from mcp_assay.verdicts import Level, Side
 
-_CLIENT_REQUESTS = {
-    "subject": "client requests",
+_CLIENT_REQUESTS: dict[str, Any] = {
     "features": {"per_request_version"},
     "sent_by": Side.CLIENT,
     "kinds": {Kind.REQUEST},
 }
 
 
-@message_check(requirements="META-01", level=Level.MUST, **_CLIENT_REQUESTS)
+@message_check(
+    requirements="META-01", level=Level.MUST, subject="client requests", **_CLIENT_REQUESTS, methods=ANY_ENVELOPE
+)
 def requests_carry_params_with_meta(message: Message, ctx: Context) -> Finding:
     """Every 2026 request has a params object holding a _meta object."""
     if message.params is MISSING:
@@ -51,7 +53,9 @@ def requests_carry_params_with_meta(message: Message, ctx: Context) -> Finding:
     return passed(message)
 
 
-@message_check(requirements="META-02", level=Level.MUST, **_CLIENT_REQUESTS)
+@message_check(
+    requirements="META-02", level=Level.MUST, subject="client requests", **_CLIENT_REQUESTS, methods=ANY_ENVELOPE
+)
 def requests_declare_client_capabilities(message: Message, ctx: Context) -> Finding | None:
     """Every 2026 request declares its client capabilities in _meta (an object; {} means none)."""
     meta = request_meta(message)
@@ -72,7 +76,9 @@ def requests_declare_client_capabilities(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@message_check(requirements="META-03", level=Level.SHOULD, **_CLIENT_REQUESTS)
+@message_check(
+    requirements="META-03", level=Level.SHOULD, subject="client requests", **_CLIENT_REQUESTS, methods=ANY_ENVELOPE
+)
 def requests_identify_the_client(message: Message, ctx: Context) -> Finding | None:
     """Every 2026 request names the client software in _meta clientInfo, with string name and version."""
     meta = request_meta(message)
@@ -90,7 +96,11 @@ def requests_identify_the_client(message: Message, ctx: Context) -> Finding | No
 
 
 @message_check(
-    requirements="META-04", level=Level.MUST, **{**_CLIENT_REQUESTS, "subject": "requests naming a log level"}
+    requirements="META-04",
+    level=Level.MUST,
+    subject="requests naming a log level",
+    **_CLIENT_REQUESTS,
+    methods=ANY_ENVELOPE,
 )
 def requested_log_levels_are_defined_levels(message: Message, ctx: Context) -> Finding | None:
     """A _meta logLevel, when present, is one of the eight syslog level names."""
@@ -124,6 +134,7 @@ def _undeclared(required: dict[str, Any], declared: dict[str, Any]) -> bool:
     level=Level.MUST,
     subject="missing-capability errors",
     features={"missing_capability_error"},
+    follows=ANY_PAIRING,
 )
 def missing_capability_errors_name_what_is_missing(ctx: Context) -> Iterator[Finding]:
     """A -32021 error names, in data.requiredCapabilities, capabilities the request did not declare (HTTP 400).
@@ -180,6 +191,7 @@ def _comparable(result: dict[str, Any]) -> str:
     level=Level.SHOULD_NOT,
     subject="repeated requests with different clientInfo",
     features={"per_request_version"},
+    follows=ANY_PAIRING,
 )
 def answers_do_not_depend_on_client_info(ctx: Context) -> Iterator[Finding]:
     """The same request sent with different clientInfo (or none: it is optional) gets the same result.

@@ -19,6 +19,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, answer_of, kind_of, relays, shown, status_of
 from mcp_assay.spec.rules.gateway.streams import matched
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, is_sentinel
+from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
@@ -42,7 +43,9 @@ def _judged(ctx: Context, relay: Relay) -> bool:
     return relay.back is not None and ctx.in_scope(relay.front.request)
 
 
-@log_check(requirements="GW-08", level=Level.SHOULD, subject="upstream errors relayed to the client")
+@log_check(
+    requirements="GW-08", level=Level.SHOULD, subject="upstream errors relayed to the client", follows=ANY_GATEWAY_RELAY
+)
 def gateway_relays_error_codes(ctx: Context) -> Iterator[Finding]:
     """A JSON-RPC error the upstream answered reaches the client with the same code, and a refusal never becomes a
     result."""
@@ -161,7 +164,12 @@ def _without(entry: dict[str, Any], key: str) -> dict[str, Any]:
     return {name: value for name, value in entry.items() if name != key}
 
 
-@log_check(requirements="GW-09", level=Level.SHOULD, subject="upstream results and notifications relayed to the client")
+@log_check(
+    requirements="GW-09",
+    level=Level.SHOULD,
+    subject="upstream results and notifications relayed to the client",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_relays_content_unchanged(ctx: Context) -> Iterator[Finding]:
     """What the upstream answered reaches the client unchanged, apart from tools the gateway renamed."""
     view = relays(ctx)
@@ -199,7 +207,9 @@ def _name_of(message: Message) -> Any:
     return message.params.get("name") if isinstance(message.params, dict) else None
 
 
-@log_check(requirements="GW-10", level=Level.SHOULD, subject="calls of tools the gateway renamed")
+@log_check(
+    requirements="GW-10", level=Level.SHOULD, subject="calls of tools the gateway renamed", follows=ANY_GATEWAY_RELAY
+)
 def gateway_calls_renamed_tools_by_upstream_name(ctx: Context) -> Iterator[Finding]:
     """A call of a renamed tool reaches the upstream under the upstream's name, in params.name and Mcp-Name."""
     view = relays(ctx)
@@ -253,7 +263,9 @@ def _pages_asked(view: Relays) -> set[tuple[str, str | None, Any]]:
     return asked
 
 
-@log_check(requirements="GW-11", level=Level.SHOULD, subject="pages of lists relayed to the client")
+@log_check(
+    requirements="GW-11", level=Level.SHOULD, subject="pages of lists relayed to the client", follows=ANY_GATEWAY_RELAY
+)
 def gateway_relays_cursors(ctx: Context) -> Iterator[Finding]:
     """A nextCursor the upstream returns reaches the client, and the client's cursor reaches the upstream."""
     issued: dict[str, Any] = {}

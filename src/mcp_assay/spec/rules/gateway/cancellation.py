@@ -17,6 +17,7 @@ from mcp_assay.jsonrpc import Message
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, relays, shown
+from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import EndReason, HttpExchange
 
@@ -35,7 +36,7 @@ def _cancelled(view: Relays, notice: Relay) -> Relay | None:
     return view.correlation.relay_by_front_id(notice.front.session, ident) if ident is not None else None
 
 
-@log_check(requirements="GW-04", level=Level.MUST, subject="cancellations passed upstream")
+@log_check(requirements="GW-04", level=Level.MUST, subject="cancellations passed upstream", follows=ANY_GATEWAY_RELAY)
 def gateway_cancels_with_upstream_id(ctx: Context) -> Iterator[Finding]:
     """A cancellation passed upstream names the upstream's id for the request, not the client's."""
     view = relays(ctx)
@@ -120,7 +121,12 @@ def _refused(view: Relays, notice: Message) -> int | None:
     return None
 
 
-@log_check(requirements="GW-05", level=Level.SHOULD, subject="requests the client cancelled while upstream worked")
+@log_check(
+    requirements="GW-05",
+    level=Level.SHOULD,
+    subject="requests the client cancelled while upstream worked",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_passes_cancellations_on(ctx: Context) -> Iterator[Finding]:
     """When the client cancels a request the upstream still works on, the gateway cancels it upstream."""
     view = relays(ctx)

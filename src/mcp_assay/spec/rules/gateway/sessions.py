@@ -18,6 +18,7 @@ from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, answer_of, relays, shown, status_of
+from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange
 
@@ -37,6 +38,7 @@ def _version(message: Message) -> object:
     level=Level.SHOULD,
     subject="2026 requests passed upstream",
     features={"per_request_version"},
+    follows=ANY_GATEWAY_RELAY,
 )
 def gateway_passes_version_on(ctx: Context) -> Iterator[Finding]:
     """The version a 2026 request names reaches the upstream unchanged, or the request is refused at the front."""
@@ -91,6 +93,7 @@ def _reopened(view_unclaimed: list[Call], relay: Relay) -> Call | None:
     level=Level.SHOULD,
     subject="requests the upstream answered with 404 for an ended session",
     features={"handshake"},
+    follows=ANY_GATEWAY_RELAY,
 )
 def gateway_passes_ended_sessions_on(ctx: Context) -> Iterator[Finding]:
     """An upstream 404 for an ended session reaches the client as a 404 for its own, unless the gateway reopened."""
@@ -182,13 +185,23 @@ def _unrelayed(stream: _Stream) -> list[Message]:
     return [m for m in stream.front if m.kind is Kind.NOTIFICATION and _event_key(m) not in own]
 
 
-@log_check(requirements="GW-14", level=Level.MUST, subject="upstream sessions and events of several principals")
+@log_check(
+    requirements="GW-14",
+    level=Level.MUST,
+    subject="upstream sessions and events of several principals",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_keeps_principals_apart(ctx: Context) -> Iterator[Finding]:
     """Two principals never share an upstream session, and one's notifications never reach the other."""
     yield from _apart(ctx, credentials=True)
 
 
-@log_check(requirements="GW-17", level=Level.SHOULD, subject="upstream sessions of client sessions without credentials")
+@log_check(
+    requirements="GW-17",
+    level=Level.SHOULD,
+    subject="upstream sessions of client sessions without credentials",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_keeps_client_sessions_apart(ctx: Context) -> Iterator[Finding]:
     """Two client sessions without credentials never share an upstream session, nor each other's events."""
     yield from _apart(ctx, credentials=False)
@@ -258,7 +271,7 @@ def _foreign(call: Call) -> str | None:
     return origin if named and named != host.lower() else None
 
 
-@log_check(requirements="GW-15", level=Level.MUST, subject="requests with a foreign Origin")
+@log_check(requirements="GW-15", level=Level.MUST, subject="requests with a foreign Origin", follows=ANY_GATEWAY_RELAY)
 def gateway_checks_origin(ctx: Context) -> Iterator[Finding]:
     """A foreign Origin is refused at the front with 403, or reaches the upstream unchanged; never dropped."""
     for relay in relays(ctx):

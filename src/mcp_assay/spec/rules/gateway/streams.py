@@ -20,6 +20,7 @@ from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import answer_of, relays, shown
+from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import Hop
 
@@ -75,7 +76,12 @@ def _judged(ctx: Context, relay: Relay) -> bool:
     return relay.back is not None and ctx.in_scope(relay.front.request)
 
 
-@log_check(requirements="GW-01", level=Level.SHOULD, subject="upstream notifications on a relayed request's stream")
+@log_check(
+    requirements="GW-01",
+    level=Level.SHOULD,
+    subject="upstream notifications on a relayed request's stream",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_relays_stream_notifications(ctx: Context) -> Iterator[Finding]:
     """A notification the upstream sent on a request's stream reaches the client on that request's stream."""
     for relay in relays(ctx):
@@ -99,7 +105,9 @@ def gateway_relays_stream_notifications(ctx: Context) -> Iterator[Finding]:
             yield passed(relayed, f"{len(found)} upstream notification(s) reached the client", related=(last,))
 
 
-@log_check(requirements="GW-02", level=Level.SHOULD, subject="relayed notifications of one request")
+@log_check(
+    requirements="GW-02", level=Level.SHOULD, subject="relayed notifications of one request", follows=ANY_GATEWAY_RELAY
+)
 def gateway_keeps_stream_order(ctx: Context) -> Iterator[Finding]:
     """The notifications of one request reach the client in the upstream's order, and before its answer."""
     for relay in relays(ctx):
@@ -139,7 +147,12 @@ def _order(message: Message) -> tuple[float, int]:
     return (message.time, message.index)
 
 
-@log_check(requirements="GW-03", level=Level.SHOULD, subject="upstream notifications sent well before the answer")
+@log_check(
+    requirements="GW-03",
+    level=Level.SHOULD,
+    subject="upstream notifications sent well before the answer",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_does_not_hold_events(ctx: Context) -> Iterator[Finding]:
     """A notification the upstream sent well before its answer reaches the client before that answer came."""
     for relay in relays(ctx):
@@ -164,7 +177,12 @@ def gateway_does_not_hold_events(ctx: Context) -> Iterator[Finding]:
                 yield passed(relayed, "relayed as it came", related=(upstream,))
 
 
-@log_check(requirements="GW-06", level=Level.MUST, subject="progress notifications relayed to the client")
+@log_check(
+    requirements="GW-06",
+    level=Level.MUST,
+    subject="progress notifications relayed to the client",
+    follows=ANY_GATEWAY_RELAY,
+)
 def gateway_maps_progress_tokens(ctx: Context) -> Iterator[Finding]:
     """A relayed progress notification names the progressToken the client gave its request."""
     for relay in relays(ctx):
@@ -198,6 +216,7 @@ def gateway_maps_progress_tokens(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="notifications relayed on a listen stream",
     features={"listen_subscriptions"},
+    follows=ANY_GATEWAY_RELAY,
 )
 def gateway_maps_subscription_ids(ctx: Context) -> Iterator[Finding]:
     """A notification relayed on a subscriptions/listen stream carries the client's subscription id."""
@@ -229,6 +248,7 @@ def gateway_maps_subscription_ids(ctx: Context) -> Iterator[Finding]:
     level=Level.SHOULD,
     subject="requests the upstream sent on a relayed request's stream",
     features={"handshake"},
+    follows=ANY_GATEWAY_RELAY,
 )
 def gateway_relays_server_requests(ctx: Context) -> Iterator[Finding]:
     """A request the upstream sends while answering reaches the client, and the client's answer the upstream."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import HeaderKey
@@ -23,7 +24,7 @@ from mcp_assay.wire import HttpExchange, answered_by_assay
 
 __all__ = ["HANDSHAKE", "Session", "all_sessions", "client_sessions", "ended_sessions"]
 
-HANDSHAKE = {"features": {"handshake"}}
+HANDSHAKE: dict[str, Any] = {"features": {"handshake"}}
 
 
 @dataclass

@@ -18,12 +18,13 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange, on_connection
 from mcp_assay.spec.rules.shared.envelopes import meta_version, place_of
+from mcp_assay.spec.rules.shared.reads import ANY_SESSION
 from mcp_assay.spec.rules.versions._common import handshake_versions, refused_supported, supported_versions
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, sent_by_assay
 
 
-@log_check(requirements="HS-01", level=Level.MUST, subject="2025 sessions", **HANDSHAKE)
+@log_check(requirements="HS-01", level=Level.MUST, subject="2025 sessions", **HANDSHAKE, follows=ANY_SESSION)
 def initialize_opens_every_session(ctx: Context) -> Iterator[Finding]:
     """initialize is the client's first legacy request (stdio), sent without Mcp-Session-Id (HTTP)."""
     by_connection: dict[str, list[Message]] = defaultdict(list)
@@ -166,7 +167,14 @@ class _SaidSupported:
         return said
 
 
-@log_check(requirements="HS-05", level=Level.MUST, subject="initialize answers", **HANDSHAKE, off_version=True)
+@log_check(
+    requirements="HS-05",
+    level=Level.MUST,
+    subject="initialize answers",
+    **HANDSHAKE,
+    off_version=True,
+    follows=ANY_SESSION,
+)
 def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     """When the client requests a version the server supports, the initialize result names exactly that version.
 
@@ -205,6 +213,7 @@ def supported_requested_versions_are_echoed(ctx: Context) -> Iterator[Finding]:
     subject="initialize with an unsupported version",
     **HANDSHAKE,
     off_version=True,
+    follows=ANY_SESSION,
 )
 def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator[Finding]:
     """An initialize naming a version the server cannot support gets a counter-offer of a supported one, never an echo.
@@ -232,7 +241,14 @@ def unsupported_requested_versions_get_a_counter_offer(ctx: Context) -> Iterator
             yield passed(session.answer)
 
 
-@log_check(requirements="HS-06", level=Level.SHOULD, subject="counter-offers", **HANDSHAKE, off_version=True)
+@log_check(
+    requirements="HS-06",
+    level=Level.SHOULD,
+    subject="counter-offers",
+    **HANDSHAKE,
+    off_version=True,
+    follows=ANY_SESSION,
+)
 def counter_offers_name_the_newest_supported_version(ctx: Context) -> Iterator[Finding]:
     """A counter-offer to an unsupported version names the newest version the server supports.
 
@@ -265,7 +281,7 @@ def counter_offers_name_the_newest_supported_version(ctx: Context) -> Iterator[F
             )
 
 
-@log_check(requirements="HS-07", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE)
+@log_check(requirements="HS-07", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE, follows=ANY_SESSION)
 def clients_wait_for_the_initialize_result(ctx: Context) -> Iterator[Finding]:
     """Before the initialize result arrives the client sends no request other than ping."""
     for session in client_sessions(ctx):
@@ -312,7 +328,9 @@ def _initialized_time(session: Session) -> float | None:
     return None
 
 
-@log_check(requirements="HS-08", level=Level.MUST, subject="successful initializations", **HANDSHAKE)
+@log_check(
+    requirements="HS-08", level=Level.MUST, subject="successful initializations", **HANDSHAKE, follows=ANY_SESSION
+)
 def clients_confirm_with_initialized(ctx: Context) -> Iterator[Finding]:
     """After a successful initialize result the client sends notifications/initialized before other work."""
     for session in client_sessions(ctx):
@@ -340,7 +358,7 @@ def clients_confirm_with_initialized(ctx: Context) -> Iterator[Finding]:
             yield failed(later[0], f"the client sent {later[0].describe()} before notifications/initialized")
 
 
-@log_check(requirements="HS-09", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE)
+@log_check(requirements="HS-09", level=Level.SHOULD_NOT, subject="2025 sessions", **HANDSHAKE, follows=ANY_SESSION)
 def servers_wait_for_initialized_before_requests(ctx: Context) -> Iterator[Finding]:
     """Before notifications/initialized arrives the server sends no request other than ping."""
     for session in all_sessions(ctx):

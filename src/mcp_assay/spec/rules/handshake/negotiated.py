@@ -24,6 +24,7 @@ from mcp_assay.spec.rules.handshake._sessions import (
 )
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, is_probe, meta_version
+from mcp_assay.spec.rules.shared.reads import ANY_SESSION
 from mcp_assay.spec.rules.versions._common import known_versions, offered_version
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
@@ -49,6 +50,7 @@ def _later_exchanges(session: Session, ctx: Context) -> list[HttpExchange]:
     **HANDSHAKE,
     transports={"http"},
     because="only HTTP repeats the negotiated version on every request (the MCP-Protocol-Version header)",
+    follows=ANY_SESSION,
 )
 def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
     """Requests in a session send MCP-Protocol-Version equal to the negotiated version."""
@@ -67,7 +69,12 @@ def clients_keep_to_the_negotiated_version(ctx: Context) -> Iterator[Finding]:
                 yield failed(subject, f"MCP-Protocol-Version is {header!r} in a session that negotiated {version}")
 
 
-@log_check(requirements="HS-10", level=Level.SHOULD, subject="initialize results naming a version no revision defines")
+@log_check(
+    requirements="HS-10",
+    level=Level.SHOULD,
+    subject="initialize results naming a version no revision defines",
+    follows=ANY_SESSION,
+)
 def clients_leave_a_version_they_cannot_use(ctx: Context) -> Iterator[Finding]:
     """A client whose initialize result names a version no revision defines goes no further with that server.
 
@@ -125,7 +132,9 @@ def _after(answer: Message, ctx: Context) -> tuple[Message | None, bool]:
     return None, closed
 
 
-@log_check(requirements="HS-11", level=Level.MUST, subject="requests in 2025 HTTP sessions", **HANDSHAKE)
+@log_check(
+    requirements="HS-11", level=Level.MUST, subject="requests in 2025 HTTP sessions", **HANDSHAKE, follows=ANY_SESSION
+)
 def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]:
     """Every HTTP request after initialize (POST, GET, DELETE) carries MCP-Protocol-Version."""
     for session in client_sessions(ctx):
@@ -146,6 +155,7 @@ def session_requests_carry_the_version_header(ctx: Context) -> Iterator[Finding]
     subject="requests with an invalid version header",
     **HANDSHAKE,
     off_version=True,
+    follows=ANY_SESSION,
 )
 def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
     """A session request whose MCP-Protocol-Version names no published revision, or one the server does not
@@ -197,6 +207,7 @@ def _declined(ctx: Context) -> frozenset[str]:
     subject="requests without a version header",
     **HANDSHAKE,
     off_version=True,
+    follows=ANY_SESSION,
 )
 def missing_version_headers_are_tolerated(ctx: Context) -> Iterator[Finding]:
     """A legacy request with neither MCP-Protocol-Version nor a session is served (as 2025-03-26) or gets 400 (A22)."""
@@ -269,7 +280,9 @@ def _server_message_problem(
     return None
 
 
-@log_check(requirements="HS-14", level=Level.MUST, subject="capability-bound server messages", **HANDSHAKE)
+@log_check(
+    requirements="HS-14", level=Level.MUST, subject="capability-bound server messages", **HANDSHAKE, follows=ANY_SESSION
+)
 def servers_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
     """The server sends sampling, roots, elicitation, list-changed and resource-update messages only as negotiated."""
     for session in all_sessions(ctx):
@@ -318,7 +331,9 @@ def _client_message_problem(message: Message, client: dict[str, Any], server: di
     return None
 
 
-@log_check(requirements="HS-15", level=Level.MUST, subject="capability-bound client messages", **HANDSHAKE)
+@log_check(
+    requirements="HS-15", level=Level.MUST, subject="capability-bound client messages", **HANDSHAKE, follows=ANY_SESSION
+)
 def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
     """The client uses tools, prompts, resources, subscriptions, logging and completion only as the server declared.
 
@@ -340,7 +355,7 @@ def clients_use_only_negotiated_capabilities(ctx: Context) -> Iterator[Finding]:
             yield failed(message, f"the client sent {problem}") if problem else passed(message)
 
 
-@log_check(requirements="HS-17", level=Level.MUST, subject="ping requests", **HANDSHAKE)
+@log_check(requirements="HS-17", level=Level.MUST, subject="ping requests", **HANDSHAKE, follows=ANY_SESSION)
 def pings_get_a_prompt_empty_result(ctx: Context) -> Iterator[Finding]:
     """A ping (either direction) is answered promptly with an empty result {}."""
     for request in ctx.messages(kinds={Kind.REQUEST}):

@@ -18,7 +18,7 @@ from functools import cache
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.spec.checks import Finding, failed, message_check, passed
+from mcp_assay.spec.checks import Every, Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.validator import MessageValidator
@@ -79,8 +79,10 @@ def _only_newer(
         return []
     found = []
     for name in value:
+        if name in own:
+            continue  # most members: the session's own revision defines them
         owner = next((revision for revision, defined in theirs.items() if name in defined), None)
-        if name not in own and owner is not None:
+        if owner is not None:
             found.append((f"{prefix}{name}", owner))
     return found
 
@@ -146,6 +148,7 @@ def _notification_extras(message: Message, ctx: Context, revision: Revision) -> 
         "judges what the server answers and announces in a negotiated session; client messages and server "
         "requests are held to the negotiated schema by the other HS-16 check"
     ),
+    methods=Every("a newer revision's field, _meta key or notification may turn up in a message of any method"),
 )
 def handshake_sessions_get_no_newer_revision_fields(message: Message, ctx: Context) -> Finding | None:
     """In a 2025 session the server sends no field, _meta key or notification that only a newer revision defines."""

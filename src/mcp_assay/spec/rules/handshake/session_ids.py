@@ -17,6 +17,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, all_sessions, client_sessions, ended_sessions
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import meta_version
+from mcp_assay.spec.rules.shared.reads import ANY_SESSION
 from mcp_assay.spec.rules.versions._common import modern_versions
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
@@ -44,7 +45,7 @@ def _initialize_result(exchange: HttpExchange) -> Message | None:
     return next((m for m in exchange.response_messages if m.kind is Kind.RESULT), None)
 
 
-@log_check(requirements="HS-18", level=Level.MUST, subject="issued session ids", **HANDSHAKE)
+@log_check(requirements="HS-18", level=Level.MUST, subject="issued session ids", **HANDSHAKE, follows=ANY_SESSION)
 def session_ids_are_visible_ascii(ctx: Context) -> Iterator[Finding]:
     """A session id issued with the InitializeResult consists of visible ASCII only."""
     for exchange, issued in _issued_session_ids(ctx):
@@ -57,7 +58,7 @@ def session_ids_are_visible_ascii(ctx: Context) -> Iterator[Finding]:
             yield failed(result, f"the session id {issued!r} is not only visible ASCII (0x21-0x7E)")
 
 
-@log_check(requirements="HS-18", level=Level.SHOULD, subject="issued session ids", **HANDSHAKE)
+@log_check(requirements="HS-18", level=Level.SHOULD, subject="issued session ids", **HANDSHAKE, follows=ANY_SESSION)
 def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[Finding]:
     """A session id is issued on the response carrying the InitializeResult, not on other answers.
 
@@ -81,6 +82,7 @@ def session_ids_come_only_with_the_initialize_result(ctx: Context) -> Iterator[F
     level=Level.MUST,
     subject="requests after a session was issued",
     **HANDSHAKE,
+    follows=ANY_SESSION,
 )
 def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Finding]:
     """Once a session id was issued, the client's later legacy requests to that endpoint carry Mcp-Session-Id."""
@@ -112,6 +114,7 @@ def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Findi
     subject="legacy requests without a session id",
     **HANDSHAKE,
     off_version=True,
+    follows=ANY_SESSION,
 )
 def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
     """A server that issues session ids answers a non-initialize legacy request lacking Mcp-Session-Id with 400.
@@ -143,10 +146,7 @@ def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
 
 
 @log_check(
-    requirements="HS-21",
-    level=Level.MUST,
-    subject="requests naming an ended session",
-    **HANDSHAKE,
+    requirements="HS-21", level=Level.MUST, subject="requests naming an ended session", **HANDSHAKE, follows=ANY_SESSION
 )
 def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
     """After a session ended (DELETE accepted, or a 404 for it), requests carrying its id get 404.
@@ -166,7 +166,7 @@ def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
             )
 
 
-@log_check(requirements="HS-22", level=Level.MUST, subject="404s for a session id", **HANDSHAKE)
+@log_check(requirements="HS-22", level=Level.MUST, subject="404s for a session id", **HANDSHAKE, follows=ANY_SESSION)
 def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
     """After a 404 to a request that carried a session id, the client starts over with initialize and no session id.
 
@@ -231,6 +231,7 @@ def _modern(exchange: HttpExchange, modern: frozenset[str]) -> bool:
     subject="session DELETE requests",
     **HANDSHAKE,
     because="the client's half: its DELETE names the session (a server may refuse with 405)",
+    follows=ANY_SESSION,
 )
 def session_deletes_name_the_session(ctx: Context) -> Iterator[Finding]:
     """A client ending a session sends DELETE with its Mcp-Session-Id."""

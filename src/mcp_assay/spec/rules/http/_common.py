@@ -93,13 +93,28 @@ def judged_as_client(exchange: HttpExchange) -> bool:
 
 def request_posts(ctx: Context, *, client: bool = False) -> Iterator[tuple[HttpExchange, Message]]:
     """POSTed JSON-RPC requests (not notifications) with their exchange."""
-    for exchange in ctx.log.http_exchanges():
-        request = exchange.request_message
-        if exchange.request.method != "POST" or request is None or request.kind is not Kind.REQUEST:
-            continue
-        if client and not judged_as_client(exchange):
-            continue
-        yield exchange, request
+    posts = ctx.view(_RequestPosts).posts
+    if not client:
+        return iter(posts)
+    return ((exchange, request) for exchange, request in posts if judged_as_client(exchange))
+
+
+class _RequestPosts:
+    """The request POSTs of the log, found once for the score of HTTP rules that walk them (taking in what the log
+    gained since, when a rule asks while it grows)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.posts: list[tuple[HttpExchange, Message]] = []
+        self.seen = 0
+        self.advance(ctx)
+
+    def advance(self, ctx: Context) -> None:
+        exchanges = ctx.log.http_exchanges()
+        for exchange in exchanges[self.seen :]:
+            request = exchange.request_message
+            if exchange.request.method == "POST" and request is not None and request.kind is Kind.REQUEST:
+                self.posts.append((exchange, request))
+        self.seen = len(exchanges)
 
 
 def errors_of(exchange: HttpExchange) -> list[Message]:

@@ -45,12 +45,15 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     needs_encoding,
     value_at,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange, sent_by_assay
 
 
-@log_check(requirements="HTTP-08", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-08", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def client_version_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """Every 2026 request POST carries MCP-Protocol-Version equal to the body's _meta version.
 
@@ -70,7 +73,9 @@ def client_version_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
 
 
-@log_check(requirements="HTTP-10", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-10", level=Level.MUST, subject="2026 request POSTs", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def client_method_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """Every 2026 request POST carries Mcp-Method equal, case included, to the body method.
 
@@ -87,7 +92,9 @@ def client_method_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
 
 
-@log_check(requirements="HTTP-11", level=Level.MUST, subject="named request POSTs", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-11", level=Level.MUST, subject="named request POSTs", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def client_name_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """tools/call and prompts/get carry Mcp-Name = params.name; resources/read carries Mcp-Name = params.uri.
 
@@ -133,7 +140,9 @@ def _mirrored_values(exchange: HttpExchange, request: Message, ctx: Context) -> 
             yield f"{Header.PARAM_PREFIX}{mark.name}", header, expected
 
 
-@log_check(requirements="HTTP-15", level=Level.MUST, subject="mirrored header values", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-15", level=Level.MUST, subject="mirrored header values", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def client_encodes_unsafe_header_values(ctx: Context) -> Iterator[Finding]:
     """Mcp-Name and Mcp-Param values unsafe as plain header text travel as =?base64?…?= with lowercase markers."""
     for exchange, request in request_posts(ctx, client=True):
@@ -161,6 +170,7 @@ def client_encodes_unsafe_header_values(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="HTTP-18", level=Level.MUST, subject="calls of tools with x-mcp-header marks",
     **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
     """A tools/call sends Mcp-Param-<Name> for each marked argument present and non-null, and omits it otherwise.
@@ -206,7 +216,7 @@ def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
             yield passed(request)
 
 
-@log_check(requirements="HTTP-23", level=Level.MUST, subject="tool calls", **MODERN_HTTP)
+@log_check(requirements="HTTP-23", level=Level.MUST, subject="tool calls", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP)
 def client_never_calls_tools_with_invalid_header_marks(ctx: Context) -> Iterator[Finding]:
     """An HTTP client drops tools whose x-mcp-header marks are invalid (TOOL-16) and never calls them."""
     for exchange, request in request_posts(ctx, client=True):
@@ -224,7 +234,13 @@ def client_never_calls_tools_with_invalid_header_marks(ctx: Context) -> Iterator
             yield passed(request)
 
 
-@log_check(requirements="HTTP-22", level=Level.SHOULD, subject="parameter-header rejections", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-22",
+    level=Level.SHOULD,
+    subject="parameter-header rejections",
+    **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def client_refreshes_tools_after_a_parameter_header_rejection(ctx: Context) -> Iterator[Finding]:
     """After a -32020 about Mcp-Param headers the client re-reads tools/list and retries under a new id.
 
@@ -262,11 +278,7 @@ def _post_messages(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
             yield exchange, message
 
 
-@log_check(
-    requirements="HTTP-02",
-    level=Level.MUST,
-    subject="client messages",
-)
+@log_check(requirements="HTTP-02", level=Level.MUST, subject="client messages", follows=ANY_EXCHANGE_HTTP)
 def client_messages_are_posted(ctx: Context) -> Iterator[Finding | Passes]:
     """Every JSON-RPC message from the client travels in its own POST to the MCP endpoint."""
     passes: list[Message] = []
@@ -281,11 +293,7 @@ def client_messages_are_posted(ctx: Context) -> Iterator[Finding | Passes]:
     yield passed_each(passes)
 
 
-@log_check(
-    requirements="HTTP-03",
-    level=Level.MUST,
-    subject="client POSTs",
-)
+@log_check(requirements="HTTP-03", level=Level.MUST, subject="client POSTs", follows=ANY_EXCHANGE_HTTP)
 def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding | Passes]:
     """Every POST's Accept header lists application/json and text/event-stream (wildcards are HTTP-03's SHOULD)."""
     passes: list[Message] = []
@@ -306,11 +314,7 @@ def client_posts_accept_json_and_event_streams(ctx: Context) -> Iterator[Finding
     yield passed_each(passes)
 
 
-@log_check(
-    requirements="HTTP-03",
-    level=Level.SHOULD,
-    subject="client POSTs",
-)
+@log_check(requirements="HTTP-03", level=Level.SHOULD, subject="client POSTs", follows=ANY_EXCHANGE_HTTP)
 def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Finding | Passes]:
     """The POST Accept header names both media types literally rather than through wildcards (⚠A28)."""
     passes: list[Message] = []
@@ -326,7 +330,9 @@ def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Findi
     yield passed_each(passes)
 
 
-@log_check(requirements="HTTP-04", level=Level.MUST_NOT, subject="client POST bodies", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-04", level=Level.MUST_NOT, subject="client POST bodies", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def client_posts_one_request_or_notification(ctx: Context) -> Iterator[Finding]:
     """A 2026 POST body is one request or notification: never a response, never a JSON array."""
     for exchange, message in _post_messages(ctx):
@@ -343,6 +349,7 @@ def client_posts_one_request_or_notification(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="HTTP-14", level=Level.MUST, side=Side.CLIENT, subject="answers with respelled header names",
     **MODERN_HTTP, because="the client's half: it reads the answer's header names in any case",
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
     """A client reads an answer whose header names come in another case (``cONTENT-tYPE``) as usual.

@@ -29,6 +29,7 @@ from mcp_assay.spec.rules.http._common import (
 )
 from mcp_assay.spec.rules.http._header_audit import answer_text, audit
 from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level
 from mcp_assay.wire import HttpExchange, is_well_known, probe_case
@@ -38,11 +39,7 @@ MODERN_CODES = MCP_DEFINED_CODES | {ErrorCode.METHOD_NOT_FOUND, ErrorCode.INVALI
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
 
-@log_check(
-    requirements="HTTP-01",
-    level=Level.MUST,
-    subject="request POSTs",
-)
+@log_check(requirements="HTTP-01", level=Level.MUST, subject="request POSTs", follows=ANY_EXCHANGE_HTTP)
 def the_mcp_endpoint_accepts_post(ctx: Context) -> Iterator[Finding | Passes]:
     """The MCP endpoint accepts POST: a POSTed JSON-RPC message is never answered 405."""
     passes: list[Message] = []
@@ -72,6 +69,7 @@ def _notification_posts(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
 
 @log_check(
     requirements="HTTP-05", level=Level.MUST, subject="accepted notification POSTs",
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def accepted_notifications_get_202_with_no_body(ctx: Context) -> Iterator[Finding]:
     """A notification POST (2025: or a client response) that the server accepts gets 202 Accepted with no body.
@@ -94,6 +92,7 @@ def accepted_notifications_get_202_with_no_body(ctx: Context) -> Iterator[Findin
 
 @log_check(
     requirements="HTTP-06", level=Level.MUST, subject="refused notification POSTs",
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def refused_notifications_get_an_error_status_and_no_id(ctx: Context) -> Iterator[Finding]:
     """A notification POST the server refuses gets an HTTP error status; any JSON-RPC error in the body has no id.
@@ -124,6 +123,7 @@ AUTH_LAYER_STATUSES = frozenset({401, 403, 407, 429})
     level=Level.MUST,
     subject="answers to requests",
     clauses=("error-body",),
+    follows=ANY_EXCHANGE_HTTP,
 )
 def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding | Passes]:
     """Answers to request POSTs are application/json or text/event-stream, error answers with a body included.
@@ -151,7 +151,13 @@ def request_answers_are_json_or_event_streams(ctx: Context) -> Iterator[Finding 
     yield passed_each(passes)
 
 
-@log_check(requirements="HTTP-25", level=Level.MUST, subject="method-not-found answers", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-25",
+    level=Level.MUST,
+    subject="method-not-found answers",
+    **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def unknown_methods_get_404_with_a_jsonrpc_error(ctx: Context) -> Iterator[Finding]:
     """An unimplemented method is answered HTTP 404 with a JSON-RPC -32601 body (not a bare 404, not 200).
 
@@ -179,7 +185,14 @@ def _mandated_rejection(exchange: HttpExchange) -> bool:
     return code in MODERN_CODES
 
 
-@log_check(requirements="HTTP-37", level=Level.MUST, subject="400/404 rejections", **MODERN_HTTP, off_version=True)
+@log_check(
+    requirements="HTTP-37",
+    level=Level.MUST,
+    subject="400/404 rejections",
+    **MODERN_HTTP,
+    off_version=True,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterator[Finding]:
     """A 2026 400 or 404 rejection carries an application/json JSON-RPC error whose id is the request id.
 
@@ -210,7 +223,13 @@ def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterat
             yield passed(errors[0])
 
 
-@log_check(requirements="HTTP-32", level=Level.SHOULD, subject="GET and DELETE requests", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-32",
+    level=Level.SHOULD,
+    subject="GET and DELETE requests",
+    **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def get_and_delete_get_405(ctx: Context) -> Iterator[Finding]:
     """GET or DELETE on the MCP endpoint with a 2026 version header is answered 405 Method Not Allowed.
 
@@ -231,7 +250,9 @@ def get_and_delete_get_405(ctx: Context) -> Iterator[Finding]:
             yield failed(exchange, f"{exchange.request.method} with a 2026 version header {what}, expected 405")
 
 
-@log_check(requirements="HTTP-33", level=Level.SHOULD, subject="2026 request POSTs", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-33", level=Level.SHOULD, subject="2026 request POSTs", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def session_ids_are_ignored_and_never_issued(ctx: Context) -> Iterator[Finding]:
     """A 2026 server ignores an incoming Mcp-Session-Id and never mints or echoes one.
 
@@ -280,6 +301,7 @@ def _loopback(host: str) -> bool:
     requirements=("HTTP-35", "AUTH-30"),
     level=Level.MUST,
     subject="requests with a foreign Origin",
+    follows=ANY_EXCHANGE_HTTP,
 )
 def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
     """A request whose Origin is present and not allowed is answered 403 Forbidden.

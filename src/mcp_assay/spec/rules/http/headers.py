@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.http._header_audit import (
     modern_audits,
 )
 from mcp_assay.spec.rules.shared.common import params_of
+from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.traffic import endpoint_of
 from mcp_assay.verdicts import Level, Outcome, Side
 from mcp_assay.wire import HttpExchange
@@ -40,6 +41,7 @@ OLD_VERSIONS = ("2025-03-26", "2024-11-05")
     subject="version header mismatches",
     **MODERN_HTTP,
     off_version=True,
+    follows=ANY_EXCHANGE_HTTP,
 )
 def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
     """A request whose MCP-Protocol-Version header disagrees with its body version gets 400 and -32020.
@@ -62,6 +64,7 @@ def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="requests lacking routing headers",
     **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )
 def missing_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A request without Mcp-Method (or without Mcp-Name where one is required) gets 400 and -32020.
@@ -76,6 +79,7 @@ def missing_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
     level=Level.MUST,
     subject="mismatched routing headers",
     **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )
 def mismatched_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A request whose Mcp-Method or plain Mcp-Name differs from the body (case included) gets 400 and -32020.
@@ -91,6 +95,7 @@ def mismatched_routing_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
 @log_check(
     requirements="HTTP-14", level=Level.MUST, side=Side.SERVER, subject="requests with unusual header-name case",
     **MODERN_HTTP, because="the server's half: a server accepts the headers in any case (a client's spelling is free)",
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def header_names_are_matched_case_insensitively(ctx: Context) -> Iterator[Finding]:
     """Standard headers are recognised whatever the case of their names (mcp-method, MCP-NAME ...).
@@ -100,7 +105,13 @@ def header_names_are_matched_case_insensitively(ctx: Context) -> Iterator[Findin
     return judge_acceptance(ctx, "name-case")
 
 
-@log_check(requirements="HTTP-16", level=Level.MUST, subject="Base64-sentinel header values", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-16",
+    level=Level.MUST,
+    subject="Base64-sentinel header values",
+    **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def sentinel_values_are_decoded_before_comparison(ctx: Context) -> Iterator[Finding]:
     """A correct =?base64?…?= Mcp-Name or Mcp-Param value is accepted; one decoding to another value gets -32020.
 
@@ -117,6 +128,7 @@ def sentinel_values_are_decoded_before_comparison(ctx: Context) -> Iterator[Find
 @log_check(
     requirements="HTTP-17", level=Level.MUST, subject="header values with invalid characters",
     **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def header_values_with_invalid_characters_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A standard or recognised Mcp-Param header holding raw non-ASCII or control characters gets 400.
@@ -127,7 +139,13 @@ def header_values_with_invalid_characters_are_rejected(ctx: Context) -> Iterator
     return judge_audits(ctx, ("invalid-characters",), bare_400_ok=True)
 
 
-@log_check(requirements="HTTP-19", level=Level.MUST, subject="tools/call parameter headers", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-19",
+    level=Level.MUST,
+    subject="tools/call parameter headers",
+    **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def missing_or_mismatched_parameter_headers_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A tools/call whose marked argument lacks its Mcp-Param header, or whose plain header differs, gets -32020.
 
@@ -148,6 +166,7 @@ def missing_or_mismatched_parameter_headers_are_rejected(ctx: Context) -> Iterat
 @log_check(
     requirements="HTTP-20", level=Level.MUST_NOT, 
     subject="calls with null or absent marked arguments", **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def absent_arguments_need_no_parameter_header(ctx: Context) -> Iterator[Finding]:
     """A tools/call whose marked argument is null or absent is not refused for lacking its Mcp-Param header.
@@ -160,6 +179,7 @@ def absent_arguments_need_no_parameter_header(ctx: Context) -> Iterator[Finding]
 @log_check(
     requirements="HTTP-21", level=Level.SHOULD, subject="numerically equal integer headers",
     **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def integer_parameter_headers_compare_numerically(ctx: Context) -> Iterator[Finding]:
     """An integer Mcp-Param header such as 42.0 matches the body value 42.
@@ -198,6 +218,7 @@ def _serves_pre_2025_06_18(ctx: Context, exchange: HttpExchange) -> bool | None:
     requirements="HTTP-26", level=Level.MUST, subject="request POSTs without a version header",
     **MODERN_HTTP,
     off_version=True,
+    follows=ANY_EXCHANGE_HTTP,
 )  # fmt: skip
 def requests_without_a_version_header_are_rejected(ctx: Context) -> Iterator[Finding]:
     """A 2026 request without MCP-Protocol-Version gets 400 and -32020, unless the server serves pre-2025-06-18 clients.

@@ -28,6 +28,7 @@ from mcp_assay.spec.rules.http._common import (
     setting,
 )
 from mcp_assay.spec.rules.shared.common import params_of
+from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange
 
@@ -49,6 +50,7 @@ def _legacy_gets(ctx: Context) -> Iterator[HttpExchange]:
     subject="2025 GET requests",
     **LEGACY_HTTP,
     because="the server's half: how the endpoint answers a GET",
+    follows=ANY_EXCHANGE_HTTP,
 )
 def legacy_get_opens_a_stream_or_gets_405(ctx: Context) -> Iterator[Finding]:
     """A 2025 GET on the MCP endpoint is answered with text/event-stream or 405.
@@ -78,6 +80,7 @@ def legacy_get_opens_a_stream_or_gets_405(ctx: Context) -> Iterator[Finding]:
     subject="2025 GET requests",
     **LEGACY_HTTP,
     because="the client's half: the Accept header of its GET",
+    follows=ANY_EXCHANGE_HTTP,
 )
 def legacy_get_accepts_event_streams(ctx: Context) -> Iterator[Finding]:
     """A 2025 client's GET on the MCP endpoint lists text/event-stream in Accept."""
@@ -91,7 +94,9 @@ def legacy_get_accepts_event_streams(ctx: Context) -> Iterator[Finding]:
             yield failed(exchange, f"the GET's Accept {header!r} does not list text/event-stream")
 
 
-@log_check(requirements="HTTP-39", level=Level.MUST_NOT, subject="2025 GET streams", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-39", level=Level.MUST_NOT, subject="2025 GET streams", **LEGACY_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def get_streams_carry_no_responses(ctx: Context) -> Iterator[Finding]:
     """A GET-opened 2025 stream carries no JSON-RPC response unless it resumes a request's stream."""
     for exchange in _legacy_gets(ctx):
@@ -126,7 +131,13 @@ def _resumption(exchange: HttpExchange) -> bool:
     return exchange.request.method == "GET" and exchange.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None
 
 
-@log_check(requirements="HTTP-40", level=Level.MUST_NOT, subject="messages on 2025 streams", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-40",
+    level=Level.MUST_NOT,
+    subject="messages on 2025 streams",
+    **LEGACY_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def messages_travel_on_one_stream_only(ctx: Context) -> Iterator[Finding]:
     """A 2025 server sends each message on one stream only, never broadcast across connected streams."""
     window = setting(ctx, "broadcast_window_s", 1.0)
@@ -149,7 +160,7 @@ def messages_travel_on_one_stream_only(ctx: Context) -> Iterator[Finding]:
             seen[key].append((message, exchange))
 
 
-@log_check(requirements="HTTP-41", level=Level.MUST, subject="SSE event ids", **LEGACY_HTTP)
+@log_check(requirements="HTTP-41", level=Level.MUST, subject="SSE event ids", **LEGACY_HTTP, follows=ANY_EXCHANGE_HTTP)
 def event_ids_are_unique_per_session(ctx: Context) -> Iterator[Finding]:
     """2025 SSE event ids, when used, are unique across all streams of the session."""
     seen: dict[tuple[str, str], HttpExchange] = {}
@@ -170,7 +181,9 @@ def event_ids_are_unique_per_session(ctx: Context) -> Iterator[Finding]:
             seen.setdefault((scope, event.id), exchange)
 
 
-@log_check(requirements="HTTP-42", level=Level.SHOULD, subject="2025 POST streams", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-42", level=Level.SHOULD, subject="2025 POST streams", **LEGACY_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding]:
     """A 2025 POST stream opens with an id-only priming event, and a retry precedes any early close.
 
@@ -199,7 +212,13 @@ def post_streams_are_primed_and_announce_retry(ctx: Context) -> Iterator[Finding
                 )
 
 
-@log_check(requirements="HTTP-43", level=Level.MUST, subject="reconnections after retry", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-43",
+    level=Level.MUST,
+    subject="reconnections after retry",
+    **LEGACY_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def client_waits_the_retry_interval(ctx: Context) -> Iterator[Finding]:
     """After the server closed a 2025 stream announcing retry: N, the client waits N ms before reconnecting."""
     for exchange in _legacy_event_streams(ctx):
@@ -242,7 +261,13 @@ def client_waits_the_retry_interval(ctx: Context) -> Iterator[Finding]:
             yield passed(reconnect)
 
 
-@log_check(requirements="HTTP-44", level=Level.MUST_NOT, subject="2025 stream resumptions", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-44",
+    level=Level.MUST_NOT,
+    subject="2025 stream resumptions",
+    **LEGACY_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def resumptions_replay_only_the_broken_stream(ctx: Context) -> Iterator[Finding]:
     """A GET with Last-Event-ID replays only messages of the stream that broke."""
     origins: dict[tuple[str, str], HttpExchange] = {}
@@ -276,7 +301,13 @@ def _judge_replay(exchange: HttpExchange, origin: HttpExchange) -> Iterator[Find
     yield passed(exchange)
 
 
-@log_check(requirements="HTTP-45", level=Level.SHOULD, subject="2025 stream notifications", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-45",
+    level=Level.SHOULD,
+    subject="2025 stream notifications",
+    **LEGACY_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def stream_messages_relate_to_their_stream(ctx: Context) -> Iterator[Finding]:
     """Progress on a 2025 POST stream concerns its request; the GET stream carries none for in-flight requests."""
     tokens: dict[tuple[str, tuple[str, Any] | None], Message] = {}
@@ -309,7 +340,9 @@ def stream_messages_relate_to_their_stream(ctx: Context) -> Iterator[Finding]:
                 yield passed(message)
 
 
-@log_check(requirements="HTTP-46", level=Level.SHOULD, subject="2025 POST streams", **LEGACY_HTTP)
+@log_check(
+    requirements="HTTP-46", level=Level.SHOULD, subject="2025 POST streams", **LEGACY_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def post_streams_deliver_their_response(ctx: Context) -> Iterator[Finding]:
     """A 2025 POST stream eventually delivers the response to its request (possibly after a resumption).
 

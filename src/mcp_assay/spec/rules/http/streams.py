@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.protocol import Era, HeaderKey, MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.http._common import (
     MODERN_HTTP,
@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.http._common import (
 )
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.envelopes import meta_version
+from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
@@ -39,6 +40,7 @@ LISTEN_STREAM_ONLY = CHANGE_NOTIFICATIONS | {ACKNOWLEDGED}
     level=Level.MUST,
     subject="notifications on request streams",
     **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
 )
 def request_streams_carry_only_notifications_about_their_request(ctx: Context) -> Iterator[Finding]:
     """Before its final response, a request's SSE stream carries only notifications about that request.
@@ -73,6 +75,7 @@ def request_streams_carry_only_notifications_about_their_request(ctx: Context) -
 @message_check(
     requirements="HTTP-28", level=Level.MUST_NOT, subject="messages on SSE streams",
     sent_by=Side.SERVER, **MODERN_HTTP,
+    methods=Every("a request of any method on a 2026 stream breaks it"),
 )  # fmt: skip
 def sse_streams_carry_no_server_requests(message: Message, ctx: Context) -> Finding | None:
     """No JSON-RPC request (method plus id) travels on a 2026 SSE stream."""
@@ -86,11 +89,7 @@ def sse_streams_carry_no_server_requests(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(
-    requirements="HTTP-29",
-    level=Level.SHOULD,
-    subject="SSE request streams",
-)
+@log_check(requirements="HTTP-29", level=Level.SHOULD, subject="SSE request streams", follows=ANY_EXCHANGE_HTTP)
 def final_responses_end_their_streams(ctx: Context) -> Iterator[Finding]:
     """After the final JSON-RPC response no more data events follow, and the server closes the stream."""
     limit = setting(ctx, "sse_close_grace_s", 2.0)
@@ -116,7 +115,9 @@ def final_responses_end_their_streams(ctx: Context) -> Iterator[Finding]:
         yield passed(final)
 
 
-@log_check(requirements="HTTP-30", level=Level.SHOULD, subject="SSE responses", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-30", level=Level.SHOULD, subject="SSE responses", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
     """Every 2026 SSE response carries X-Accel-Buffering: no.
 
@@ -138,7 +139,9 @@ def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
             yield failed(subject, f"the SSE response has {shown}")
 
 
-@log_check(requirements="HTTP-34", level=Level.SHOULD, subject="2026 SSE responses", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-34", level=Level.SHOULD, subject="2026 SSE responses", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP
+)
 def streams_are_not_resumable(ctx: Context) -> Iterator[Finding]:
     """2026 SSE streams carry no event ids and a Last-Event-ID header replays nothing (INFO, ⚠A18)."""
     for exchange in ctx.log.http_exchanges():
@@ -172,7 +175,13 @@ def _same_work(a: Message, b: Message) -> bool:
     return strip(a) == strip(b)
 
 
-@log_check(requirements="HTTP-36", level=Level.MUST, subject="broken response streams", **MODERN_HTTP)
+@log_check(
+    requirements="HTTP-36",
+    level=Level.MUST,
+    subject="broken response streams",
+    **MODERN_HTTP,
+    follows=ANY_EXCHANGE_HTTP,
+)
 def client_reissues_broken_streams_as_new_requests(ctx: Context) -> Iterator[Finding]:
     """When a 2026 response stream breaks before its final response, the client re-sends the work under a new id.
 

@@ -23,10 +23,13 @@ from mcp_assay.protocol import (
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
 from mcp_assay.verdicts import Level, Side
 
 
-@message_check(requirements="RPC-08", level=Level.SHOULD, subject="error responses", kinds={Kind.ERROR})
+@message_check(
+    requirements="RPC-08", level=Level.SHOULD, subject="error responses", kinds={Kind.ERROR}, methods=ANY_ENVELOPE
+)
 def error_messages_are_short_sentences(message: Message, ctx: Context) -> Finding | None:
     """Error messages are one short sentence (no stack traces)."""
     text = message.error.get("message") if isinstance(message.error, dict) else None
@@ -54,7 +57,7 @@ def _readable_request(message: Message, ctx: Context) -> Message | None:
     return None
 
 
-@log_check(requirements="RPC-09", level=Level.MUST, subject="error responses")
+@log_check(requirements="RPC-09", level=Level.MUST, subject="error responses", follows=ANY_PAIRING)
 def error_responses_repeat_the_request_id(ctx: Context) -> Iterator[Finding]:
     """An error repeats the request id; it leaves the id out only when the request could not be read.
 
@@ -72,7 +75,7 @@ def error_responses_repeat_the_request_id(ctx: Context) -> Iterator[Finding]:
             yield passed(message)
 
 
-@log_check(requirements="RPC-09", level=Level.SHOULD, subject="error responses")
+@log_check(requirements="RPC-09", level=Level.SHOULD, subject="error responses", follows=ANY_PAIRING)
 def error_responses_never_carry_a_null_id(ctx: Context) -> Iterator[Finding | Passes]:
     """Errors carry the request id or no id at all, not JSON-RPC 2.0's "id": null (A1).
 
@@ -103,6 +106,7 @@ def _errors(ctx: Context) -> Iterator[tuple[Message, int]]:
     level=Level.MUST_NOT,
     subject="error codes",
     features={"header_mismatch_error"},
+    follows=ANY_PAIRING,
 )
 def reserved_error_codes_are_used_only_as_defined(ctx: Context) -> Iterator[Finding]:
     """Codes -32020..-32099 appear only as -32020, -32021, -32022 (and -32020 only for HTTP header checks)."""
@@ -116,7 +120,13 @@ def reserved_error_codes_are_used_only_as_defined(ctx: Context) -> Iterator[Find
                 yield passed(message)
 
 
-@log_check(requirements="RPC-17", level=Level.MUST_NOT, subject="error codes", features={"per_request_version"})
+@log_check(
+    requirements="RPC-17",
+    level=Level.MUST_NOT,
+    subject="error codes",
+    features={"per_request_version"},
+    follows=ANY_PAIRING,
+)
 def retired_error_codes_are_not_emitted(ctx: Context) -> Iterator[Finding]:
     """2026 implementations never emit -32002 (resource not found) or -32042 (URL elicitation)."""
     for message, code in _errors(ctx):
@@ -132,6 +142,7 @@ def retired_error_codes_are_not_emitted(ctx: Context) -> Iterator[Finding]:
     level=Level.SHOULD_NOT,
     subject="error codes",
     features={"per_request_version"},
+    follows=ANY_PAIRING,
 )
 def legacy_error_range_is_avoided(ctx: Context) -> Iterator[Finding]:
     """New implementations avoid codes -32000..-32019 (the draft codes -32001/-32003/-32004 were renumbered)."""
@@ -147,7 +158,13 @@ def legacy_error_range_is_avoided(ctx: Context) -> Iterator[Finding]:
             yield passed(message)
 
 
-@log_check(requirements="RPC-19", level=Level.SHOULD, subject="error codes", features={"per_request_version"})
+@log_check(
+    requirements="RPC-19",
+    level=Level.SHOULD,
+    subject="error codes",
+    features={"per_request_version"},
+    follows=ANY_PAIRING,
+)
 def application_error_codes_stay_outside_the_reserved_range(ctx: Context) -> Iterator[Finding]:
     """Application-defined codes live outside -32768..-32000."""
     for message, code in _errors(ctx):

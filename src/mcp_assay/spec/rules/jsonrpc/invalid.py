@@ -13,13 +13,14 @@ from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.protocol import ErrorCode
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
+from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
 from mcp_assay.verdicts import Level, Side
 
 
-@log_check(requirements="RPC-12", level=Level.MUST, subject="answers to invalid JSON")
+@log_check(requirements="RPC-12", level=Level.MUST, subject="answers to invalid JSON", follows=ANY_PAIRING)
 def invalid_json_gets_a_parse_error(ctx: Context) -> Iterator[Finding]:
     """A body that is not valid JSON is answered with error -32700."""
     for exchange in ctx.log.http_exchanges():
@@ -54,7 +55,7 @@ def _invalid_request_reason(message: Message) -> str | None:
     return None
 
 
-@log_check(requirements="RPC-13", level=Level.MUST, subject="answers to invalid requests")
+@log_check(requirements="RPC-13", level=Level.MUST, subject="answers to invalid requests", follows=ANY_PAIRING)
 def invalid_requests_get_an_invalid_request_error(ctx: Context) -> Iterator[Finding]:
     """JSON that is not a valid request object is answered with error -32600.
 
@@ -92,7 +93,9 @@ def _judge_answer(answer: Message, reason: str) -> Finding:
     return passed(answer)
 
 
-@message_check(requirements="RPC-14", level=Level.MUST_NOT, subject="client messages", sent_by=Side.CLIENT)
+@message_check(
+    requirements="RPC-14", level=Level.MUST_NOT, subject="client messages", sent_by=Side.CLIENT, methods=ANY_ENVELOPE
+)
 def clients_send_no_batches(message: Message, ctx: Context) -> Finding:
     """Clients send one message per POST body or stdio line, never a JSON array batch."""
     if message.kind is Kind.BATCH:
@@ -109,6 +112,7 @@ def clients_send_no_batches(message: Message, ctx: Context) -> Finding:
         "the requirement forbids clients to send batches; this check judges how a server reacts to "
         "one, which the catalogue grades as a warning"
     ),
+    follows=ANY_PAIRING,
 )
 def servers_do_not_process_batches(ctx: Context) -> Iterator[Finding]:
     """A batch is rejected (-32600 and/or HTTP 400) rather than processed as a batch.
@@ -125,7 +129,7 @@ def servers_do_not_process_batches(ctx: Context) -> Iterator[Finding]:
             yield passed(request, f"batch refused with HTTP {exchange.response.status}")
 
 
-@log_check(requirements="RPC-15", level=Level.MUST, subject="requests for undefined methods")
+@log_check(requirements="RPC-15", level=Level.MUST, subject="requests for undefined methods", follows=ANY_PAIRING)
 def unknown_methods_get_method_not_found(ctx: Context) -> Iterator[Finding]:
     """A request for a method the revision does not define is answered with -32601."""
     for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
@@ -154,6 +158,7 @@ def unknown_methods_get_method_not_found(ctx: Context) -> Iterator[Finding]:
     subject="server messages",
     features={"!server_requests"},
     sent_by=Side.SERVER,
+    methods=ANY_ENVELOPE,
 )
 def servers_send_no_requests(message: Message, ctx: Context) -> Finding:
     """The server never sends a JSON-RPC request in this revision."""
@@ -168,6 +173,7 @@ def servers_send_no_requests(message: Message, ctx: Context) -> Finding:
     subject="client messages",
     features={"!server_requests"},
     sent_by=Side.CLIENT,
+    methods=ANY_ENVELOPE,
 )
 def clients_send_no_responses(message: Message, ctx: Context) -> Finding:
     """The client never sends a JSON-RPC response in this revision."""
@@ -181,6 +187,7 @@ def clients_send_no_responses(message: Message, ctx: Context) -> Finding:
     level=Level.MUST,
     subject="requests and notifications",
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
+    methods=ANY_ENVELOPE,
 )
 def params_are_objects(message: Message, ctx: Context) -> Finding:
     """params, when present, is a JSON object."""
@@ -194,6 +201,7 @@ def params_are_objects(message: Message, ctx: Context) -> Finding:
     level=Level.SHOULD,
     subject="requests and notifications",
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
+    methods=Every("it judges the method itself, so every method is its business"),
 )
 def methods_are_defined_by_the_revision(message: Message, ctx: Context) -> Finding:
     """Methods are ones the revision in use defines for that direction."""

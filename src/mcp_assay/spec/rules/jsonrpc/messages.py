@@ -15,6 +15,7 @@ from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange, is_int
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
 from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import EndReason
 
@@ -32,7 +33,7 @@ def _shown_id(value: object) -> str:
     return text if len(text) <= SHOWN_ID else f"{text[:SHOWN_ID]}… ({len(text):,} characters)"
 
 
-@message_check(requirements="RPC-01", level=Level.MUST, subject="messages")
+@message_check(requirements="RPC-01", level=Level.MUST, subject="messages", methods=ANY_ENVELOPE)
 def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding | None:
     """Every message is a JSON object with "jsonrpc": "2.0"."""
     if message.kind is Kind.BATCH:
@@ -53,7 +54,7 @@ def messages_are_jsonrpc_2_0_objects(message: Message, ctx: Context) -> Finding 
     return passed(message)
 
 
-@message_check(requirements="RPC-02", level=Level.MUST, subject="messages")
+@message_check(requirements="RPC-02", level=Level.MUST, subject="messages", methods=ANY_ENVELOPE)
 def messages_are_utf8(message: Message, ctx: Context) -> Finding:
     """Messages are UTF-8 encoded."""
     bad = [p.detail for p in message.problems if p.code == "encoding"]
@@ -62,7 +63,7 @@ def messages_are_utf8(message: Message, ctx: Context) -> Finding:
     return passed(message)
 
 
-@message_check(requirements="RPC-03", level=Level.MUST, subject="requests", kinds={Kind.REQUEST})
+@message_check(requirements="RPC-03", level=Level.MUST, subject="requests", kinds={Kind.REQUEST}, methods=ANY_ENVELOPE)
 def request_ids_are_strings_or_integers(message: Message, ctx: Context) -> Finding:
     """Request ids are strings or integers (never null, boolean, fractional, object or array)."""
     ident = message.id
@@ -72,7 +73,7 @@ def request_ids_are_strings_or_integers(message: Message, ctx: Context) -> Findi
     return failed(message, f"{message.describe()} uses id {text} ({type(ident).__name__})")
 
 
-@log_check(requirements="RPC-04", level=Level.MUST_NOT, subject="requests")
+@log_check(requirements="RPC-04", level=Level.MUST_NOT, subject="requests", follows=ANY_PAIRING)
 def request_ids_are_not_reused(ctx: Context) -> Iterator[Finding]:
     """A sender does not reuse an id while it is still in flight (2025: within the session at all)."""
     seen: dict[tuple[str, Side, tuple[str, object]], list[Message]] = defaultdict(list)
@@ -134,7 +135,7 @@ def _answers_an_unreadable_request(message: Message, ctx: Context) -> bool:
     return request is not None and request.kind in (Kind.INVALID, Kind.BATCH, Kind.UNPARSEABLE)
 
 
-@log_check(requirements="RPC-05", level=Level.MUST, subject="requests and responses")
+@log_check(requirements="RPC-05", level=Level.MUST, subject="requests and responses", follows=ANY_PAIRING)
 def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding | Passes]:
     """Each request gets exactly one response with the same id; nothing answers an id never sent."""
     passes: list[Message] = []
@@ -168,6 +169,7 @@ def each_request_gets_exactly_one_response(ctx: Context) -> Iterator[Finding | P
     side=Side.BOTH,
     subject="responses",
     because="in 2025-11-25 either side answers requests (a client answers a server's sampling or elicitation request)",
+    methods=ANY_ENVELOPE,
 )
 def responses_carry_exactly_one_of_result_or_error(message: Message, ctx: Context) -> Finding | None:
     """A response carries exactly one of result or error, and that member is an object."""
@@ -192,6 +194,7 @@ def responses_carry_exactly_one_of_result_or_error(message: Message, ctx: Contex
     level=Level.MUST_NOT,
     subject="notifications",
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
+    methods=ANY_ENVELOPE,
 )
 def notifications_carry_no_id(message: Message, ctx: Context) -> Finding | None:
     """Notifications (methods defined as notifications) carry no id."""
@@ -206,7 +209,7 @@ def notifications_carry_no_id(message: Message, ctx: Context) -> Finding | None:
     return passed(message)
 
 
-@log_check(requirements="RPC-11", level=Level.MUST_NOT, subject="client notifications")
+@log_check(requirements="RPC-11", level=Level.MUST_NOT, subject="client notifications", follows=ANY_PAIRING)
 def notifications_are_not_answered(ctx: Context) -> Iterator[Finding]:
     """Nobody answers a notification with a JSON-RPC response.
 

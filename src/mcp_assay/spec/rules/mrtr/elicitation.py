@@ -17,6 +17,7 @@ from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS
 from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.reads import ANY_INPUT_REQUIRED
 from mcp_assay.spec.rules.shared.server_features import is_input_required, is_uri
 from mcp_assay.spec.toolschema import review_schema
 from mcp_assay.verdicts import Level, Side
@@ -28,6 +29,7 @@ from mcp_assay.verdicts import Level, Side
     subject="server messages",
     features={"input_required"},
     sent_by=Side.SERVER,
+    methods=ANY_INPUT_REQUIRED,
 )
 def retired_elicitation_mechanisms_are_not_used(message: Message, ctx: Context) -> Finding | None:
     """No notifications/elicitation/complete, -32042, elicitationId in URL elicitations, or server-sent requests."""
@@ -60,6 +62,7 @@ def retired_elicitation_mechanisms_are_not_used(message: Message, ctx: Context) 
     features={"input_required"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT},
+    methods=ANY_INPUT_REQUIRED,
 )
 def elicitation_requests_are_well_formed(message: Message, ctx: Context) -> Iterator[Finding]:
     """Elicitations carry a message; form mode a requestedSchema, URL mode mode "url" and a valid url."""
@@ -101,6 +104,7 @@ def elicitation_requests_are_well_formed(message: Message, ctx: Context) -> Iter
     features={"url_elicitation_error"},
     sent_by=Side.SERVER,
     kinds={Kind.ERROR},
+    methods=ANY_INPUT_REQUIRED,
 )
 def url_elicitation_errors_list_url_elicitations(message: Message, ctx: Context) -> Finding | None:
     """A -32042 error lists URL-mode elicitations in data.elicitations, each with an elicitationId (2025)."""

@@ -20,6 +20,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS, MRTR_METHODS
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities
+from mcp_assay.spec.rules.shared.reads import ANY_INPUT_REQUIRED
 from mcp_assay.spec.rules.shared.server_features import answered_method, is_input_required
 from mcp_assay.verdicts import Level, Side
 
@@ -85,6 +86,7 @@ def _input_required_answer(message: Message, ctx: Context) -> Message | None:
     level=Level.MUST_NOT,
     subject="input_required results",
     **_INPUT_REQUIRED_RESULTS,
+    methods=ANY_INPUT_REQUIRED,
 )
 def input_required_only_answers_supported_methods(message: Message, ctx: Context) -> Finding | None:
     """resultType "input_required" answers only tools/call, resources/read and prompts/get."""
@@ -105,6 +107,7 @@ def input_required_only_answers_supported_methods(message: Message, ctx: Context
     level=Level.MUST,
     subject="input_required results",
     **_INPUT_REQUIRED_RESULTS,
+    methods=ANY_INPUT_REQUIRED,
 )
 def input_required_results_ask_for_something(message: Message, ctx: Context) -> Finding | None:
     """An InputRequiredResult carries inputRequests, requestState, or both."""
@@ -121,6 +124,7 @@ def input_required_results_ask_for_something(message: Message, ctx: Context) -> 
     level=Level.MUST,
     subject="input_required results",
     **_INPUT_REQUIRED_RESULTS,
+    methods=ANY_INPUT_REQUIRED,
 )
 def input_requests_are_well_formed(message: Message, ctx: Context) -> Finding | None:
     """Each inputRequests value is an embedded elicitation, sampling or roots request; requestState is a string."""
@@ -181,6 +185,7 @@ def _duplicate_input_keys(raw: bytes) -> list[str]:
     level=Level.MUST,
     subject="input_required results with inputRequests",
     **_INPUT_REQUIRED_RESULTS,
+    methods=ANY_INPUT_REQUIRED,
 )
 def input_request_keys_are_unique(message: Message, ctx: Context) -> Finding | None:
     """Keys inside one inputRequests object never repeat (judged on the raw JSON text)."""
@@ -198,6 +203,7 @@ def input_request_keys_are_unique(message: Message, ctx: Context) -> Finding | N
     level=Level.MUST_NOT,
     subject="input_required results with inputRequests",
     **_INPUT_REQUIRED_RESULTS,
+    methods=ANY_INPUT_REQUIRED,
 )
 def input_requests_stay_within_client_capabilities(message: Message, ctx: Context) -> Finding | None:
     """A server asks only for input the original request's clientCapabilities cover."""
@@ -219,6 +225,7 @@ def input_requests_stay_within_client_capabilities(message: Message, ctx: Contex
     features={"input_required"},
     sent_by=Side.SERVER,
     kinds={Kind.RESULT, Kind.ERROR},
+    methods=ANY_INPUT_REQUIRED,
 )
 def missing_capabilities_get_minus_32021_or_a_completion(message: Message, ctx: Context) -> Finding | None:
     """Lacking a client capability it needs, a server answers -32021 (with data.requiredCapabilities) or completes.

@@ -23,6 +23,7 @@ from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.mrtr._common import Original, is_retry, original_of, retry_and_original, target_of
 from mcp_assay.spec.rules.shared.answers import expects_invalid_params, refused_at_envelope
 from mcp_assay.spec.rules.shared.common import error_code, params_of
+from mcp_assay.spec.rules.shared.reads import ANY_INPUT_REQUIRED
 from mcp_assay.spec.rules.shared.server_features import is_input_required
 from mcp_assay.verdicts import Level, Side
 
@@ -58,6 +59,7 @@ def _answered_retry(message: Message, ctx: Context) -> tuple[Message, Original] 
     level=Level.SHOULD,
     subject="answers to incomplete retries",
     **_ANSWERS_TO_RETRIES,
+    methods=ANY_INPUT_REQUIRED,
 )
 def incomplete_retries_get_a_new_input_required_result(message: Message, ctx: Context) -> Finding | None:
     """A retry lacking input the server still needs gets a new InputRequiredResult, not an error.
@@ -85,6 +87,7 @@ def incomplete_retries_get_a_new_input_required_result(message: Message, ctx: Co
     level=Level.SHOULD,
     subject="answers to retries with extra inputResponses",
     **_ANSWERS_TO_RETRIES,
+    methods=ANY_INPUT_REQUIRED,
 )
 def extra_input_responses_are_ignored(message: Message, ctx: Context) -> Finding | None:
     """inputResponses keys the server did not ask for are ignored, and the retry still goes through.
@@ -136,6 +139,7 @@ def _malformed_responses(retry: Message, original: Original | None, ctx: Context
     level=Level.SHOULD,
     subject="answers to malformed inputResponses",
     **_ANSWERS_TO_RETRIES,
+    methods=ANY_INPUT_REQUIRED,
 )
 def malformed_input_responses_get_invalid_params(message: Message, ctx: Context) -> Finding | None:
     """A retry whose inputResponses is malformed (not an object, wrong answer shapes) gets -32602.
@@ -159,6 +163,7 @@ def malformed_input_responses_get_invalid_params(message: Message, ctx: Context)
     level=Level.MUST,
     subject="answers to retries with a tampered requestState",
     **_ANSWERS_TO_RETRIES,
+    methods=ANY_INPUT_REQUIRED,
 )
 def tampered_request_state_is_rejected(message: Message, ctx: Context) -> Finding | None:
     """A retry whose requestState was altered is rejected (an error or a fresh InputRequiredResult).
@@ -188,12 +193,7 @@ def _retry_subject(message: Message, ctx: Context) -> Original | None:
     return original if original is not None and original.same_request else None
 
 
-@message_check(
-    requirements="MRTR-07",
-    level=Level.MUST,
-    subject="retries",
-    **_RETRIES,
-)
+@message_check(requirements="MRTR-07", level=Level.MUST, subject="retries", **_RETRIES, methods=ANY_INPUT_REQUIRED)
 def retries_echo_request_state_exactly(message: Message, ctx: Context) -> Finding | None:
     """A retry returns requestState exactly as issued, and carries none when none was issued."""
     original = _retry_subject(message, ctx)
@@ -209,12 +209,7 @@ def retries_echo_request_state_exactly(message: Message, ctx: Context) -> Findin
     return passed(message)
 
 
-@message_check(
-    requirements="MRTR-08",
-    level=Level.MUST,
-    subject="retries",
-    **_RETRIES,
-)
+@message_check(requirements="MRTR-08", level=Level.MUST, subject="retries", **_RETRIES, methods=ANY_INPUT_REQUIRED)
 def retries_use_a_fresh_id(message: Message, ctx: Context) -> Finding | None:
     """A retry uses a JSON-RPC id different from the original request's."""
     original = _retry_subject(message, ctx)
@@ -225,12 +220,7 @@ def retries_use_a_fresh_id(message: Message, ctx: Context) -> Finding | None:
     return passed(message)
 
 
-@message_check(
-    requirements="MRTR-09",
-    level=Level.MUST,
-    subject="retries",
-    **_RETRIES,
-)
+@message_check(requirements="MRTR-09", level=Level.MUST, subject="retries", **_RETRIES, methods=ANY_INPUT_REQUIRED)
 def retries_repeat_the_original_request(message: Message, ctx: Context) -> Finding | None:
     """A retry repeats the original method, name or uri, and arguments, adding only inputResponses and requestState."""
     original = _retry_subject(message, ctx)
@@ -248,6 +238,7 @@ def retries_repeat_the_original_request(message: Message, ctx: Context) -> Findi
     level=Level.MUST,
     subject="retries answering inputRequests",
     **_RETRIES,
+    methods=ANY_INPUT_REQUIRED,
 )
 def input_responses_match_their_requests(message: Message, ctx: Context) -> Finding | None:
     """Each inputResponses entry has the result shape of the input request it answers.
@@ -269,6 +260,7 @@ def input_responses_match_their_requests(message: Message, ctx: Context) -> Find
     level=Level.MUST_NOT,
     subject="requests carrying requestState or inputResponses",
     **_RETRIES,
+    methods=ANY_INPUT_REQUIRED,
 )
 def request_state_stays_with_its_request(message: Message, ctx: Context) -> Finding | None:
     """requestState and inputResponses appear only on the retry of the request that produced them."""

@@ -49,6 +49,7 @@ def _full_list(request: Message, answer: Message, member: str, key: str) -> froz
     level=Level.SHOULD,
     subject="list changes seen while a listener was subscribed",
     features=LISTEN_FEATURES,
+    follows={"subscriptions/listen"},
 )
 def list_changes_reach_listeners(ctx: Context) -> Iterator[Finding]:
     """When a list it advertised listChanged for changes, the server notifies opted-in listeners.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.protocol import MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, passed
+from mcp_assay.spec.checks import Every, Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
@@ -86,6 +86,9 @@ def listen_streams_carry_only_requested_types(ctx: Context) -> Iterator[Finding]
     level=Level.MUST,
     subject="listen stream notifications",
     features=LISTEN_FEATURES,
+    follows=Every(
+        "a subscriptionId on a stdio notification of any method is judged, with a listen in the window or none"
+    ),
 )
 def listen_notifications_carry_the_subscription_id(ctx: Context) -> Iterator[Finding]:
     """Every notification on a listen stream carries the listen id as its subscriptionId (list changes too)."""

@@ -205,5 +205,5 @@ def code_text(answer: Message) -> str:
     return "a result" if answer.kind is Kind.RESULT else f"code {code if code is not None else '?'}"
 
 
-MODERN = {"features": {"per_request_version"}}
+MODERN: dict[str, Any] = {"features": {"per_request_version"}}
 """Check gate: revisions where every request names its own version."""

@@ -16,6 +16,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of, same_client
+from mcp_assay.spec.rules.shared.reads import ANY_VERSION
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     MODERN_ERRORS,
@@ -31,7 +32,9 @@ from mcp_assay.verdicts import Level, Side
 from mcp_assay.wire import HttpExchange, sent_by_assay
 
 
-@log_check(requirements="VER-10", level=Level.SHOULD, subject="requests after a discover", **MODERN)
+@log_check(
+    requirements="VER-10", level=Level.SHOULD, subject="requests after a discover", **MODERN, follows=ANY_VERSION
+)
 def clients_use_an_advertised_version(ctx: Context) -> Iterator[Finding]:
     """After a discover, the client's requests name a version from supportedVersions."""
     for request in ctx.log.messages():
@@ -62,6 +65,7 @@ def _stdio_client_messages(ctx: Context) -> dict[str, list[Message]]:
     level=Level.SHOULD,
     subject="stdio connections of 2026 clients",
     **MODERN,
+    follows=ANY_VERSION,
 )
 def stdio_clients_open_with_discover(ctx: Context) -> Iterator[Finding]:
     """A 2026 client's first message to a freshly started stdio server is server/discover."""
@@ -84,12 +88,7 @@ def _modern_answer(answer: Message | None) -> bool:
     return answer.kind is Kind.RESULT or error_code(answer) in MODERN_ERRORS
 
 
-@log_check(
-    requirements="VER-12",
-    level=Level.MUST_NOT,
-    subject="stdio discover probes",
-    **MODERN,
-)
+@log_check(requirements="VER-12", level=Level.MUST_NOT, subject="stdio discover probes", **MODERN, follows=ANY_VERSION)
 def stdio_clients_stay_modern_after_a_modern_answer(ctx: Context) -> Iterator[Finding]:
     """A stdio client that got a DiscoverResult or a modern error never falls back to initialize.
 
@@ -129,10 +128,7 @@ def _next_client_exchange(exchange: HttpExchange, request: Message, ctx: Context
 
 
 @log_check(
-    requirements="VER-13",
-    level=Level.SHOULD,
-    subject="modern refusals to HTTP clients",
-    **MODERN,
+    requirements="VER-13", level=Level.SHOULD, subject="modern refusals to HTTP clients", **MODERN, follows=ANY_VERSION
 )
 def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Finding]:
     """After a 400 with -32020/-32021/-32022 (or 404 with -32601) the HTTP client stays modern, no initialize.
@@ -168,7 +164,7 @@ def http_clients_stay_modern_after_a_modern_refusal(ctx: Context) -> Iterator[Fi
             yield failed(request, f"the client fell back to initialize after {refusal}")
 
 
-@log_check(requirements="VER-14", level=Level.SHOULD, subject="client request sequences", **MODERN)
+@log_check(requirements="VER-14", level=Level.SHOULD, subject="client request sequences", **MODERN, follows=ANY_VERSION)
 def clients_do_not_rediscover_before_every_request(ctx: Context) -> Iterator[Finding]:
     """The client remembers the era decision instead of sending server/discover before every request (heuristic)."""
     sequences: dict[str, list[Message]] = defaultdict(list)

@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     place_of,
     request_meta,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_VERSION
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     advertised_discover,
@@ -154,7 +155,14 @@ def discover_results_identify_the_server(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(requirements="VER-09", level=Level.MUST, subject="requests naming a version", **MODERN, off_version=True)
+@log_check(
+    requirements="VER-09",
+    level=Level.MUST,
+    subject="requests naming a version",
+    **MODERN,
+    off_version=True,
+    follows=ANY_VERSION,
+)
 def accepted_versions_match_supported_versions(ctx: Context) -> Iterator[Finding | Passes]:
     """Versions the server serves are in its supportedVersions; versions it refuses with -32022 are not.
 

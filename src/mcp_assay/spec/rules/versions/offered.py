@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.protocol import Era, ErrorCode, MetaKey
-from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
+from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import (
@@ -23,6 +23,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     meta_key_problem,
     meta_version,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_VERSION
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     advertised_discover,
@@ -49,6 +50,7 @@ CAPABILITY_OF_PREFIX = (
     level=Level.MUST,
     subject="declared extensions",
     features={"capability_extensions"},
+    methods=ANY_ENVELOPE,
 )
 def extension_keys_are_prefixed_meta_keys(message: Message, ctx: Context) -> Finding | None:
     """capabilities.extensions keys follow the _meta key grammar with a mandatory prefix; values are objects."""
@@ -104,6 +106,7 @@ def _expect_method_not_found(answer: Message, ctx: Context, what: str) -> Findin
     level=Level.SHOULD,
     subject="requests outside the advertised capabilities",
     **MODERN,
+    follows=ANY_VERSION,
 )
 def unadvertised_capabilities_get_method_not_found(ctx: Context) -> Iterator[Finding]:
     """A method whose capability discover did not advertise (tools, prompts, resources, completions) gets -32601/404."""
@@ -139,6 +142,7 @@ def _removed_methods(ctx: Context, *, notifications: bool) -> frozenset[str]:
     level=Level.SHOULD,
     subject="removed methods sent with a 2026 envelope",
     **MODERN,
+    follows=ANY_VERSION,
 )
 def removed_methods_are_unknown_to_modern_requests(ctx: Context) -> Iterator[Finding]:
     """ping, logging/setLevel, resources/(un)subscribe and tasks/* with a 2026 envelope get -32601 (HTTP 404).
@@ -178,6 +182,7 @@ def _tasks_methods(ctx: Context) -> frozenset[str]:
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST, Kind.NOTIFICATION},
     **MODERN,
+    methods=Every("it judges the method itself and passes every other, so every method is its business"),
 )
 def modern_clients_do_not_send_removed_methods(message: Message, ctx: Context) -> Finding | None:
     """A client speaking 2026 never sends initialize, ping, logging/setLevel, resources/(un)subscribe and the like."""

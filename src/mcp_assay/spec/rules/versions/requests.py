@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     request_meta,
     same_client,
 )
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_VERSION
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     advertised_discover,
@@ -63,6 +64,7 @@ def _defined_somewhere(method: str | None, ctx: Context) -> bool:
     sent_by=Side.CLIENT,
     kinds={Kind.REQUEST},
     **MODERN,
+    methods=ANY_ENVELOPE,
 )
 def requests_name_their_protocol_version(message: Message, ctx: Context) -> Finding:
     """Every 2026 request names its protocol version as a string in params._meta."""
@@ -75,7 +77,9 @@ def requests_name_their_protocol_version(message: Message, ctx: Context) -> Find
     return passed(message)
 
 
-@log_check(requirements="VER-02", level=Level.MUST, subject="requests missing envelope fields", **MODERN)
+@log_check(
+    requirements="VER-02", level=Level.MUST, subject="requests missing envelope fields", **MODERN, follows=ANY_VERSION
+)
 def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
     """A 2026 request without params._meta, its protocolVersion or its clientCapabilities gets -32602 (HTTP 400).
 
@@ -124,6 +128,7 @@ def incomplete_envelopes_get_invalid_params(ctx: Context) -> Iterator[Finding]:
     subject="requests naming an unsupported version",
     **MODERN,
     off_version=True,
+    follows=ANY_VERSION,
 )
 def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterator[Finding]:
     """A request naming a version the server does not support gets -32022 with supported and requested (HTTP 400).
@@ -170,7 +175,14 @@ def unsupported_versions_get_unsupported_version_errors(ctx: Context) -> Iterato
         yield passed(answer)
 
 
-@log_check(requirements="VER-04", level=Level.SHOULD, subject="unsupported-version errors", **MODERN, off_version=True)
+@log_check(
+    requirements="VER-04",
+    level=Level.SHOULD,
+    subject="unsupported-version errors",
+    **MODERN,
+    off_version=True,
+    follows=ANY_VERSION,
+)
 def unsupported_version_errors_echo_the_request_and_the_discover_list(ctx: Context) -> Iterator[Finding]:
     """A -32022 repeats the requested version and lists a non-empty supported set equal to discover's."""
     for answer in ctx.log.messages():
@@ -211,6 +223,7 @@ def _connection(message: Message, ctx: Context) -> str:
     subject="clients refused with -32022",
     clauses=("resent-version",),
     **MODERN,
+    follows=ANY_VERSION,
 )
 def clients_retry_refused_versions_from_the_supported_list(ctx: Context) -> Iterator[Finding]:
     """After -32022 the client retries with a version from data.supported (new id), or stops; never the same version.

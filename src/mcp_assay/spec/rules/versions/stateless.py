@@ -15,6 +15,7 @@ from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, http_status, meta_version, place_of
+from mcp_assay.spec.rules.shared.reads import ANY_VERSION
 from mcp_assay.spec.rules.versions._common import (
     MODERN,
     advertised_discover,
@@ -37,6 +38,7 @@ DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}")
     subject="refused legacy initialize requests",
     **MODERN,
     off_version=True,
+    follows=ANY_VERSION,
 )
 def refused_initialize_names_supported_versions(ctx: Context) -> Iterator[Finding]:
     """A server refusing a legacy initialize names its supported versions in the error (HTTP 400, or 404 with a body).
@@ -77,7 +79,9 @@ def refused_initialize_names_supported_versions(ctx: Context) -> Iterator[Findin
 SESSION_WORDS = re.compile(r"session|initiali[sz]", re.IGNORECASE)
 
 
-@log_check(requirements="VER-16", level=Level.MUST_NOT, subject="well-formed 2026 requests", **MODERN)
+@log_check(
+    requirements="VER-16", level=Level.MUST_NOT, subject="well-formed 2026 requests", **MODERN, follows=ANY_VERSION
+)
 def servers_serve_each_request_on_its_own(ctx: Context) -> Iterator[Finding]:
     """A well-formed 2026 request is served without a prior discover, session or handshake.
 
@@ -125,6 +129,7 @@ def _earlier_values(ctx: Context, member: str) -> dict[str, Message]:
     level=Level.SHOULD_NOT,
     subject="continuations on a new connection",
     **MODERN,
+    follows=ANY_VERSION,
 )
 def continuations_work_on_a_new_connection(ctx: Context) -> Iterator[Finding]:
     """A cursor-continued list or a multi round-trip retry sent on another TCP connection is served the same."""

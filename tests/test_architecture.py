@@ -21,32 +21,46 @@ import mcp_assay
 
 PACKAGE = Path(mcp_assay.__file__).parent
 
-CORE = {
-    "mcp_assay",
-    "mcp_assay.audit",
-    "mcp_assay.errors",
-    "mcp_assay.faults",
-    "mcp_assay.hops",
-    "mcp_assay.inputs",
-    "mcp_assay.jsonrpc",
-    "mcp_assay.jsontext",
-    "mcp_assay.lines",
-    "mcp_assay.logs",
-    "mcp_assay.notes",
-    "mcp_assay.presence",
-    "mcp_assay.protocol",
-    "mcp_assay.record_readers",
-    "mcp_assay.recording",
-    "mcp_assay.redaction",
-    "mcp_assay.replays",
-    "mcp_assay.shell",
-    "mcp_assay.sse",
-    "mcp_assay.traffic",
-    "mcp_assay.userfiles",
-    "mcp_assay.values",
-    "mcp_assay.verdicts",
-    "mcp_assay.wire",
+ROOMS: dict[str, tuple[str, ...]] = {
+    "vocabulary": (
+        "mcp_assay.protocol",
+        "mcp_assay.verdicts",
+        "mcp_assay.replays",
+        "mcp_assay.shell",
+        "mcp_assay.errors",
+    ),
+    "cases": ("mcp_assay.cases",),
+    "wire": (
+        "mcp_assay.jsontext",
+        "mcp_assay.jsonrpc",
+        "mcp_assay.sse",
+        "mcp_assay.lines",
+        "mcp_assay.wire",
+        "mcp_assay.traffic",
+        "mcp_assay.hops",
+        "mcp_assay.faults",
+    ),
+    "recording": (
+        "mcp_assay.recording",
+        "mcp_assay.record_readers",
+        "mcp_assay.redaction",
+        "mcp_assay.inputs",
+        "mcp_assay.presence",
+        "mcp_assay.audit",
+        "mcp_assay.notes",
+        "mcp_assay.logs",
+    ),
+    "userinput": (
+        "mcp_assay.values",
+        "mcp_assay.userfiles",
+    ),
 }
+"""The core's rooms, each importing only those before it (and itself): the words every part shares (the
+protocol's names, verdicts, errors), the probe cases, the wire model and its readers, the recording (and what
+mcp-assay writes: redaction, logs, notes), and what a user hands mcp-assay (values, files)."""
+CORE = {name for names in ROOMS.values() for name in names}
+TOP_LEVEL = {"mcp_assay", "mcp_assay.__main__", "mcp_assay.testing", "mcp_assay.pytest_plugin"}
+"""The modules that may stay loose at the package top: the package, ``python -m``, and the public test helpers."""
 EDGE_MODULES = {"mcp_assay.__main__", "mcp_assay.testing", "mcp_assay.pytest_plugin", "mcp_assay.demo"}
 ALLOWED = {
     "core": {"core"},
@@ -58,8 +72,21 @@ ALLOWED = {
 }
 
 
+def room(module: str) -> str | None:
+    """The core room of ``module`` (a listed module, anything inside one, or a package holding only one room's)."""
+    found = {
+        name
+        for name, members in ROOMS.items()
+        for member in members
+        if module == member or module.startswith(member + ".") or member.startswith(module + ".")
+    }
+    if module == "mcp_assay" or len(found) != 1:
+        return None
+    return found.pop()
+
+
 def layer(module: str) -> str:
-    if module in CORE or module.startswith("mcp_assay.cases"):
+    if module == "mcp_assay" or room(module) is not None:
         return "core"
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in ("spec", "report", "suite", "addon"):
@@ -125,6 +152,27 @@ def test_no_import_points_against_the_layers() -> None:
                     f"{path.relative_to(PACKAGE.parent)}:{line} ({layer(name)}) imports {target} ({layer(target)})"
                 )
     assert not wrong, "imports against the intended direction:\n" + "\n".join(wrong)
+
+
+def test_the_core_rooms_import_only_those_before_them() -> None:
+    """Tool-defined: inside the core, the vocabulary knows nothing of the wire, the wire nothing of recordings."""
+    order = list(ROOMS)
+    found = modules()
+    known = set(found)
+    wrong = []
+    for name, path in found.items():
+        here = room(name)
+        for target, line in imports_of(name, path, known):
+            there = room(target) if target in known else None
+            if here is not None and there is not None and order.index(there) > order.index(here):
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} ({here}) imports {target} ({there})")
+    assert not wrong, "core imports against the rooms' order:\n" + "\n".join(wrong)
+
+
+def test_no_module_is_loose_at_the_package_top_unless_a_room_lists_it() -> None:
+    """Tool-defined: a new core module goes into its room's folder (and its room's list), not the package top."""
+    loose = {name for name in modules() if name.count(".") == 1 and not (PACKAGE / name.split(".")[1]).is_dir()}
+    assert loose <= TOP_LEVEL | CORE, sorted(loose - TOP_LEVEL - CORE)
 
 
 def test_only_the_addon_imports_mitmproxy() -> None:

@@ -21,7 +21,7 @@ import pytest
 import mcp_assay
 from mcp_assay import cases as registry
 from mcp_assay.addon.registry import all_cases, injection_cases
-from mcp_assay.cases import BY_FAMILY, Case, Explored, ExploreRole, Facts, Fault, Judging, lookup, probe_cases
+from mcp_assay.cases import BY_FAMILY, Case, Explored, ExploreRole, Facts, FaultKind, Judging, lookup, probe_cases
 from mcp_assay.errors import HarnessError
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.requirements import catalogue
@@ -243,7 +243,7 @@ def test_typed_facts_of_an_injection_and_of_an_explored_call_read_back_from_thei
     nameless = Probe.from_record({**record, "explored": {"seed": 1}})  # a story naming no tool is left out
     assert nameless is not None and nameless.explored is None
     injected = Probe.from_record({"name": "inject-held-answer", "injected": True, "fault": "held", "hold_ms": 50})
-    assert injected is not None and injected.facts.fault is Fault.HELD and injected.facts.hold_ms == 50
+    assert injected is not None and injected.facts.fault is FaultKind.HELD and injected.facts.hold_ms == 50
     unknown = Probe.from_record({"name": "x", "injected": True, "fault": "burnt"})
     assert unknown is not None and unknown.facts.fault is None
 

@@ -14,6 +14,7 @@ from mcp_assay.protocol import (
     MCP_DEFINED_CODES,
     MCP_RESERVED,
     PRE_RELEASE_CODES,
+    REVISIONS,
     SERVER_ERRORS,
     Era,
     ErrorCode,
@@ -22,6 +23,7 @@ from mcp_assay.protocol import (
     MediaType,
     MetaKey,
 )
+from mcp_assay.spec.sources import load_pins
 
 
 def test_every_header_key_is_its_header_lowercased() -> None:
@@ -57,6 +59,17 @@ def test_code_ranges_are_inclusive_and_hold_integers_only() -> None:
     assert set(PRE_RELEASE_CODES.values()) == MCP_DEFINED_CODES
 
 
-def test_the_handshake_era_is_recorded_as_legacy() -> None:
-    assert (Era.MODERN.recorded, Era.HANDSHAKE.recorded) == ("modern", "legacy")
+def test_an_era_is_recorded_as_its_value_and_older_recordings_still_read() -> None:
+    assert [Era.read(value) for value in ("modern", "handshake", "legacy", "2025-11-25", None)] == [
+        Era.MODERN,
+        Era.HANDSHAKE,
+        Era.HANDSHAKE,
+        None,
+        None,
+    ]
+    assert (Era.MODERN.revision, Era.HANDSHAKE.revision) == REVISIONS
     assert (str(Era.MODERN), str(Era.HANDSHAKE)) == ("modern", "handshake")
+
+
+def test_the_revisions_are_the_pinned_ones() -> None:
+    assert set(REVISIONS) == set(load_pins())

@@ -26,6 +26,7 @@ RECIPES = ("Add a requirement", "Add a rule", "Add a probe case", "Add a fault (
 BLOCK = re.compile(r"^```(\w+) file=(\S+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 LISTED = re.compile(r"^\d+\. `([^`]+)`", re.MULTILINE)
 DECLARED_CASES = "\nCASES = tuple(declare.cases)"
+NAMED_MODULES = "from . import "
 
 
 def _sections() -> dict[str, str]:
@@ -84,7 +85,9 @@ def _follow(scratch: Path) -> str:
             target.write_text(body, encoding="utf-8")
             continue
         text = target.read_text(encoding="utf-8")
-        if DECLARED_CASES in text and "declare(" in body:
+        if body.startswith(NAMED_MODULES) and NAMED_MODULES in text:  # the module list, given whole
+            text = text[: text.index(NAMED_MODULES)] + body
+        elif DECLARED_CASES in text and "declare(" in body:
             text = text.replace(DECLARED_CASES, "\n" + body.rstrip("\n") + DECLARED_CASES, 1)
         else:
             text = text.rstrip("\n") + ("\n" if path.endswith(".yaml") else "\n\n\n") + body
@@ -121,7 +124,7 @@ assert ident in next(family for family in FAMILIES if family.name == "prompts").
 assert ident in left_unsent(cases.CASES, cases.LIST)
 
 import json
-from mcp_assay.addon.inject import CASES, RequestFacts, build_plan, parse_families
+from mcp_assay.addon.inject import RequestFacts, build_plan, parse_families
 from mcp_assay.addon.inject.table import render
 
 (family,) = parse_families("recipe-sampling")

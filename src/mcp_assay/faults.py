@@ -11,20 +11,20 @@ change to any rule.
 
 from __future__ import annotations
 
-from mcp_assay.cases.facts import Fault
+from mcp_assay.cases.facts import FaultKind
 from mcp_assay.wire import Probe
 
-__all__ = ["Fault", "fault_of"]
+__all__ = ["FaultKind", "fault_kind_of"]
 
 _BEFORE_THE_TAG = {
-    "inject-held-answer": Fault.HELD,
-    "inject-held-initialize": Fault.HELD,
-    "inject-header-case": Fault.RESPELLED,
+    "inject-held-answer": FaultKind.HELD,
+    "inject-held-initialize": FaultKind.HELD,
+    "inject-header-case": FaultKind.RESPELLED,
 }
 """Recordings written before the tag existed: the cases whose fault a rule reads, by the names they carried."""
 
 
-def fault_of(probe: Probe | None) -> Fault | None:
+def fault_kind_of(probe: Probe | None) -> FaultKind | None:
     """The fault an injected exchange carries; ``None`` for any other exchange."""
     if probe is None or not probe.injected:
         return None

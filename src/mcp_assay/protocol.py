@@ -17,12 +17,15 @@ from typing import Final
 
 __all__ = [
     "ACCEPT_BOTH",
+    "HANDSHAKE_REVISION",
     "JSONRPC_RESERVED",
     "JSONRPC_STANDARD_CODES",
     "LEGACY_SERVER_ERRORS",
     "MCP_DEFINED_CODES",
     "MCP_RESERVED",
+    "MODERN_REVISION",
     "PRE_RELEASE_CODES",
+    "REVISIONS",
     "SERVER_ERRORS",
     "CodeRange",
     "Era",
@@ -57,10 +60,26 @@ class Era(_PlainStr):
     """Once per session, negotiated by ``initialize`` (2025-11-25 and earlier)."""
 
     @property
-    def recorded(self) -> str:
-        """The era as the proxy's recordings name it (an injection's ``era`` tag, its server probes' connections):
-        ``legacy`` for the handshake era, as they always have."""
-        return "legacy" if self is Era.HANDSHAKE else "modern"
+    def revision(self) -> str:
+        """The newest revision of this era mcp-assay knows (:data:`REVISIONS`)."""
+        return MODERN_REVISION if self is Era.MODERN else HANDSHAKE_REVISION
+
+    @classmethod
+    def read(cls, value: object) -> Era | None:
+        """The era a recording names: its value, or ``legacy``, which recordings wrote for the handshake era before
+        they wrote the value; ``None`` for anything else."""
+        if value == "legacy":
+            return cls.HANDSHAKE
+        return next((era for era in cls if era.value == value), None)
+
+
+MODERN_REVISION: Final = "2026-07-28"
+"""The newest revision of the modern era mcp-assay knows."""
+HANDSHAKE_REVISION: Final = "2025-11-25"
+"""The newest revision of the handshake era mcp-assay knows."""
+REVISIONS: Final = (MODERN_REVISION, HANDSHAKE_REVISION)
+"""The revisions mcp-assay is built for, newest first: declared here once (``spec/pins.toml`` pins their schemas;
+which of them a run judges is what is on disk, :mod:`mcp_assay.spec.revisions`)."""
 
 
 class Header(_PlainStr):

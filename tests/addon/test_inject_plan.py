@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from mcp_assay.addon.inject import (
-    CASES,
     FAMILIES,
+    FAULTS,
     STDIO_FAMILIES,
     RequestFacts,
     build_plan,
@@ -24,7 +24,7 @@ from mcp_assay.addon.inject.families.cut import RETRY_MS, cut_legacy, cut_modern
 from mcp_assay.addon.inject.families.version import refusal
 from mcp_assay.cases import Facts
 from mcp_assay.errors import ConfigError
-from mcp_assay.faults import Fault, fault_of
+from mcp_assay.faults import FaultKind, fault_kind_of
 from mcp_assay.protocol import Era
 from mcp_assay.sse import parse_sse
 from mcp_assay.wire import Probe
@@ -125,11 +125,17 @@ def test_each_case_fires_once_per_era_and_a_request_carries_at_most_one() -> Non
     assert cut.CUT_LEGACY in unmet
 
 
-def test_an_injected_exchange_names_the_handshake_era_legacy_as_recordings_always_have() -> None:
-    """Tool-defined: the era is one enum inside mcp-assay; the recording keeps the tag it has always carried."""
-    assert session.EXPIRY.probe().facts.era == "legacy"
-    assert version.REFUSAL.probe().facts.era == "modern"
-    assert {case.probe().facts.era for case in CASES} == {"modern", "legacy"}
+def test_an_injected_exchange_records_its_era_and_an_older_recordings_legacy_still_reads() -> None:
+    """Tool-defined: the era is the enum everywhere, recordings included; ``legacy``, which older recordings wrote
+    for the handshake era, reads back as it, and an older behaviour lane's revision under ``era`` as its lane."""
+    probe = session.EXPIRY.probe()
+    assert probe.facts.era is Era.HANDSHAKE and probe.to_record()["era"] == "handshake"
+    assert version.REFUSAL.probe().facts.era is Era.MODERN
+    assert {case.probe().facts.era for case in FAULTS} == set(Era)
+    older = Probe.from_record({**probe.to_record(), "era": "legacy"})
+    assert older is not None and older.facts.era is Era.HANDSHAKE
+    lane = Facts.from_record({"era": "2026-07-28", "transport": "http"})
+    assert (lane.era, lane.lane, lane.transport) == (None, "2026-07-28", "http")
 
 
 def test_cases_decided_at_the_answer_are_candidates_until_confirmed_once() -> None:
@@ -207,14 +213,19 @@ def test_a_case_the_tap_cannot_apply_or_nothing_judges_is_refused() -> None:
 def test_an_injected_exchange_says_what_was_done_to_it_and_older_recordings_are_read_by_name() -> None:
     """Tool-defined: the rules select held and respelled exchanges by their fault, never by a case name."""
     held = hold.HELD_INITIALIZE.probe(Facts(hold_ms=5))
-    assert fault_of(held) is Fault.HELD and held.facts.hold_ms == 5
-    assert fault_of(version.REFUSAL.probe()) is Fault.ANSWERED
+    assert fault_kind_of(held) is FaultKind.HELD and held.facts.hold_ms == 5
+    assert fault_kind_of(version.REFUSAL.probe()) is FaultKind.ANSWERED
     back = Probe.from_record(held.to_record())  # what the judging worker and a recording's reader get
-    assert back is not None and back.facts == held.facts and back.name == held.name and fault_of(back) is Fault.HELD
+    assert (
+        back is not None
+        and back.facts == held.facts
+        and back.name == held.name
+        and fault_kind_of(back) is FaultKind.HELD
+    )
     older = {"name": "inject-header-case", "family": "inject-headers"}  # written before the tag
-    assert fault_of(Probe.from_record({**older, "injected": True})) is Fault.RESPELLED
-    assert fault_of(Probe.from_record(older)) is None  # a probe, not an injection
-    assert fault_of(None) is None
+    assert fault_kind_of(Probe.from_record({**older, "injected": True})) is FaultKind.RESPELLED
+    assert fault_kind_of(Probe.from_record(older)) is None  # a probe, not an injection
+    assert fault_kind_of(None) is None
 
 
 def test_a_case_that_never_met_its_point_says_how_another_session_meets_it() -> None:
@@ -222,7 +233,7 @@ def test_a_case_that_never_met_its_point_says_how_another_session_meets_it() -> 
     from mcp_assay.addon.inject.plan import unmet_note
 
     note = unmet_note(version.COUNTER_OFFER)
-    assert note.startswith("injection inject-version-counter-offer (legacy) never met its point in this session")
+    assert note.startswith("injection inject-version-counter-offer (handshake) never met its point in this session")
     assert "never a reaction to another fault" in note and "in 2025-11-25 (a legacy-mode client)" in note
     held = unmet_note(hold.HELD_INITIALIZE, via="tap")
     assert "never a reaction" not in held and "through this tap again" in held

@@ -11,6 +11,7 @@ a requirement added to the catalogue fails here until someone decides.
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import sys
 import textwrap
@@ -19,10 +20,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mcp_assay.addon.inject import CASES, FAMILIES, family_names, parse_families
+from mcp_assay.addon.inject import FAMILIES, FAULTS, family_names, parse_families
 from mcp_assay.addon.inject.table import DOCS_PATH, render, revisions_of
 from mcp_assay.cli import cli
-from mcp_assay.faults import Fault
+from mcp_assay.faults import FaultKind
 from mcp_assay.protocol import Era
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.verdicts import Side
@@ -69,7 +70,7 @@ ORDINARY = frozenset(
 
 
 def _fed() -> set[str]:
-    return {reaction.requirement for case in CASES for reaction in case.reactions}
+    return {reaction.requirement for case in FAULTS for reaction in case.reactions}
 
 
 def _client_requirements() -> set[str]:
@@ -106,7 +107,7 @@ def test_every_fed_requirement_has_a_fault_in_each_revision_and_transport_where_
     """Issue 21: in every revision where it exists, the plan has a fault that reveals it and a rule that judges it."""
     covered = {
         (reaction.requirement, case.era, transport)
-        for case in CASES
+        for case in FAULTS
         for reaction in case.reactions
         for transport in case.transports & reaction.registered.gate.transports
     }
@@ -123,7 +124,7 @@ def test_every_fed_requirement_has_a_fault_in_each_revision_and_transport_where_
 def test_every_case_is_judged_by_registered_checks_of_client_requirements_where_it_lands() -> None:
     """A fault nothing judges is noise: each reaction names a registered check, citing a client requirement that
     exists in the case's era on a transport the case lands on."""
-    for case in CASES:
+    for case in FAULTS:
         assert case.reactions, case.name
         for reaction in case.reactions:
             check = reaction.registered
@@ -140,17 +141,17 @@ def test_what_the_rules_select_is_what_some_case_does() -> None:
     read: set[str] = set()
     for path in SPEC_RULES.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "Fault":
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "FaultKind":
                 read.add(node.attr)
     assert read, "no rule reads a fault: the scan is broken"
-    done = {case.action.fault.name for case in CASES}
+    done = {case.action.fault.name for case in FAULTS}
     assert read <= done
 
 
 def test_the_cases_are_tried_in_rank_order_and_each_name_and_era_is_one_case() -> None:
-    assert [case.rank for case in CASES] == sorted(case.rank for case in CASES)
-    assert len({case.key for case in CASES}) == len(CASES)
-    assert {case.family for case in CASES} == set(FAMILIES)
+    assert [case.rank for case in FAULTS] == sorted(case.rank for case in FAULTS)
+    assert len({case.key for case in FAULTS}) == len(FAULTS)
+    assert {case.family for case in FAULTS} == set(FAMILIES)
     assert parse_families("all") == frozenset(FAMILIES)
 
 
@@ -163,27 +164,28 @@ def test_the_help_texts_list_the_families_of_the_registry() -> None:
 
 def test_every_kind_of_fault_is_something_a_case_does() -> None:
     """No kind of fault in the recording vocabulary is left over: each is an action's (a resumption follows a cut)."""
-    done = {case.action.fault for case in CASES}
-    assert done | ({Fault.RESUMED} if Fault.CUT in done else set()) == set(Fault)
+    done = {case.action.fault for case in FAULTS}
+    assert done | ({FaultKind.RESUMED} if FaultKind.CUT in done else set()) == set(FaultKind)
 
 
-def test_a_new_family_is_a_module_in_the_families_package_and_nothing_else(
+def test_a_new_family_is_a_module_named_in_the_families_package_and_nothing_else(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The registry finds a family module by itself: its cases are tried by rank, its name is an --inject family."""
+    """A family module named in ``MODULES`` is registered: its faults are tried by rank, its name is an --inject
+    family."""
     from mcp_assay.addon.inject import families, registry
 
     (tmp_path / "zz_extra.py").write_text(
         textwrap.dedent("""
             from mcp_assay.addon.inject.actions import HoldBack
-            from mcp_assay.addon.inject.case import Case, Family, Reaction
+            from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
             from mcp_assay.addon.inject.facts import Point
             from mcp_assay.protocol import Era
             from mcp_assay.spec.rules.cancellation.requests import clients_cancel_requests_whose_answer_is_late
 
-            FAMILY = Family("extra", 99, "hold back every ping answer")
-            CASES = (
-                Case(
+            FAMILY = FaultFamily("extra", 99, "hold back every ping answer")
+            FAULTS = (
+                Fault(
                     name="inject-extra", family=FAMILY, era=Era.MODERN, transports=frozenset({"stdio"}),
                     point=Point("a ping", lambda facts: facts.method == "ping"), action=HoldBack(),
                     expects="the client cancels", rank=5, note="held {method}",
@@ -195,10 +197,12 @@ def test_a_new_family_is_a_module_in_the_families_package_and_nothing_else(
     )
     monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
     monkeypatch.delitem(sys.modules, "mcp_assay.addon.inject.families.zz_extra", raising=False)
+    extra = importlib.import_module("mcp_assay.addon.inject.families.zz_extra")
+    monkeypatch.setattr(registry, "MODULES", (*families.MODULES, extra))
     found, cases = registry._load()
     assert [family.name for family in found][-1] == "extra"
     assert cases[0].name == "inject-extra"  # rank 5: offered a request before every other case
-    assert {case.name for case in cases} >= {case.name for case in CASES}
+    assert {case.name for case in cases} >= {case.name for case in FAULTS}
     sys.modules.pop("mcp_assay.addon.inject.families.zz_extra", None)
 
 
@@ -208,6 +212,19 @@ def test_a_module_without_its_family_and_cases_is_refused(tmp_path: Path, monkey
 
     (tmp_path / "zz_stray.py").write_text("X = 1\n", encoding="utf-8")
     monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])
-    with pytest.raises(CatalogueError, match="declares no FAMILY and CASES"):
+    stray = importlib.import_module("mcp_assay.addon.inject.families.zz_stray")
+    monkeypatch.setattr(registry, "MODULES", (*families.MODULES, stray))
+    with pytest.raises(CatalogueError, match="declares no FAMILY and FAULTS"):
         registry._load()
     sys.modules.pop("mcp_assay.addon.inject.families.zz_stray", None)
+
+
+def test_every_module_of_the_families_package_is_named_in_modules() -> None:
+    """A family module left out of ``MODULES`` would never be registered: registration is explicit, so check it."""
+    import pkgutil
+
+    from mcp_assay.addon.inject import families
+
+    assert {info.name for info in pkgutil.iter_modules(families.__path__)} == {
+        module.__name__.rpartition(".")[2] for module in families.MODULES
+    }

@@ -39,7 +39,7 @@ def test_a_command_witness_is_reduced_by_its_extract_and_recorded(spec: SpecSet)
     assert result.ok and result.value == 3
     assert observation.kind == "witness"
     assert observation.data == {
-        "case": "c1", "read": "before", "witness": "w", "via": "command", "era": "2026-07-28",
+        "case": "c1", "read": "before", "witness": "w", "via": "command", "lane": "2026-07-28",
         "transport": "http", "tool": "create_draft", "value": 3,
     }  # fmt: skip
 

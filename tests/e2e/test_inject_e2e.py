@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from mcp_assay.addon.inject import CASES
+from mcp_assay.addon.inject import FAULTS
 from mcp_assay.cli import cli
 from mcp_assay.spec import SpecSet
 from tests.peers.assay import wait_until_exchanges_end
@@ -146,7 +146,7 @@ def test_each_fired_case_is_judged_as_injected_by_one_of_its_reactions(
     fired = {note.split(":")[0].removeprefix("injected ") for note in report["notes"] if note.startswith("injected ")}
     by_check = {item["check"]: item for item in report["results"]}
     for name in fired:
-        reactions = {reaction.check.__name__ for case in CASES if case.name == name for reaction in case.reactions}
+        reactions = {reaction.check.__name__ for case in FAULTS if case.name == name for reaction in case.reactions}
         judged = [by_check[check] for check in reactions if check in by_check]
         judged = [item for item in judged if item["outcome"] == "failed"]
         if not judged:

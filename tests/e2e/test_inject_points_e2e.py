@@ -21,8 +21,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcp_assay.addon.inject import CASES
-from mcp_assay.addon.inject.case import Case, Family
+from mcp_assay.addon.inject import FAULTS
+from mcp_assay.addon.inject.case import Fault, FaultFamily
 from mcp_assay.protocol import Era
 from tests.peers.inproc_proxy import injected_in
 from tests.peers.process import HERE as PEERS
@@ -33,20 +33,20 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 HOLD_MS = 200
 """Short: the point is met when the answer is held, whatever the client does next."""
 MODE = {Era.MODERN: "2026-07-28", Era.HANDSHAKE: "legacy"}
-STDIO_CASES = tuple(case for case in CASES if "stdio" in case.transports)
+STDIO_FAULTS = tuple(case for case in FAULTS if "stdio" in case.transports)
 
 
 @dataclass(frozen=True)
 class Session:
-    family: Family
+    family: FaultFamily
     era: Era
 
     @property
     def name(self) -> str:
-        return f"{self.family.name}-{self.era.recorded}"
+        return f"{self.family.name}-{self.era.value}"
 
 
-SESSIONS = sorted({Session(case.family, case.era) for case in STDIO_CASES}, key=lambda item: item.name)
+SESSIONS = sorted({Session(case.family, case.era) for case in STDIO_FAULTS}, key=lambda item: item.name)
 
 
 async def _connect(command: list[str], mode: str, errlog: TextIO) -> None:
@@ -98,15 +98,15 @@ def _notes(folder: Path, session: Session) -> list[str]:
 def test_each_stdio_case_meets_its_point_against_the_python_sdk_client(folder: Path, session: Session) -> None:
     """Tool-defined (issue 30): each case of the family in this era fired in the session, and none is left saying
     it never met its point."""
-    expected: list[Case] = [case for case in STDIO_CASES if case.family is session.family and case.era is session.era]
+    expected: list[Fault] = [case for case in STDIO_FAULTS if case.family is session.family and case.era is session.era]
     notes = _notes(folder, session)
     met = injected_in(folder / f"{session.name}.jsonl")
-    missing = [case.name for case in expected if (case.name, case.era.recorded) not in met]
+    missing = [case.name for case in expected if (case.name, case.era.value) not in met]
     assert missing == [], [note for note in notes if "never met its point" in note] or notes
-    assert not [note for note in notes if "never met its point" in note and session.era.recorded in note], notes
+    assert not [note for note in notes if "never met its point" in note and session.era.value in note], notes
 
 
 def test_the_sessions_cover_every_stdio_case() -> None:
     """The sessions are derived from the registry: every stdio case lands in one of them."""
-    assert {(case.family, case.era) for case in STDIO_CASES} == {(item.family, item.era) for item in SESSIONS}
-    assert STDIO_CASES, "no injection case on stdio: the registry lost them"
+    assert {(case.family, case.era) for case in STDIO_FAULTS} == {(item.family, item.era) for item in SESSIONS}
+    assert STDIO_FAULTS, "no injection case on stdio: the registry lost them"

@@ -36,7 +36,7 @@ from click.testing import CliRunner
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_assay.addon.inject import CASES
+from mcp_assay.addon.inject import FAULTS
 from mcp_assay.cli import cli
 from mcp_assay.report.sdks import known_sdk
 from tests.peers.assay import RunningProxy, assay_proxy, wait_until_exchanges_end
@@ -165,10 +165,10 @@ def test_every_case_of_all_fired_and_the_report_says_so(session: tuple[str, Sess
     _, run = session
     notes = run.report["notes"]
     fired = {note.split(":")[0] for note in notes if note.startswith("injected ")}
-    http_cases = [case for case in CASES if "http" in case.transports]  # the registry's, not a list kept here
+    http_cases = [case for case in FAULTS if "http" in case.transports]  # the registry's, not a list kept here
     for case in http_cases:
         assert f"injected {case.name}" in fired, notes
-    assert {(case.name, case.era.recorded) for case in http_cases} <= injected_in(run.recording)
+    assert {(case.name, case.era.value) for case in http_cases} <= injected_in(run.recording)
     assert not [note for note in notes if "never met its point" in note], notes
 
 

@@ -20,7 +20,7 @@ from mcp_assay.recording import read_recording
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig, read_config_file
-from mcp_assay.suite.context import Family, Router, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, Router, SuiteContext
 from mcp_assay.suite.events import Event, FamilyFinished, FamilyStarted, RevisionSelected
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, segments
 from mcp_assay.suite.judging import tested_revisions as revisions_of
@@ -117,9 +117,9 @@ def test_an_exclusive_family_has_the_server_to_itself(spec: SpecSet, monkeypatch
         return run
 
     families = (
-        Family(name="tools", cases=(), run=timed("first", 0.05)),
-        Family(name="prompts", cases=(), run=timed("alone", 0.1), exclusive=lambda config: True),
-        Family(name="resources", cases=(), run=timed("last", 0.05)),
+        ProbeFamily(name="tools", cases=(), run=timed("first", 0.05)),
+        ProbeFamily(name="prompts", cases=(), run=timed("alone", 0.1), exclusive=lambda config: True),
+        ProbeFamily(name="resources", cases=(), run=timed("last", 0.05)),
     )
     monkeypatch.setattr(plan, "FAMILIES", families)
     run_suite(spec, respond(Server()))

@@ -20,7 +20,7 @@ from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.runner import arun
 from mcp_assay.verdicts import Outcome
@@ -85,7 +85,7 @@ def test_an_exception_inside_a_family_is_not_verified_and_the_run_goes_on(
         await ctx.client.request("tools/list", {}, probe=ctx.probe(tool_cases.LIST, "tools/list"))
         raise IndexError("list index out of range")
 
-    tools = Family(name="tools", cases=(tool_cases.CALL,), run=broken, capability="tools")
+    tools = ProbeFamily(name="tools", cases=(tool_cases.CALL,), run=broken, capability="tools")
     prompts = next(family for family in FAMILIES if family.name == "prompts")
     monkeypatch.setattr(plan, "FAMILIES", (tools, prompts))
     with caplog.at_level(logging.ERROR, logger="mcp_assay"):

@@ -20,7 +20,7 @@ from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import select_checks
 from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.events import Event, RunFinished
 from mcp_assay.suite.runner import arun, judge_suite_log
 from mcp_assay.verdicts import Outcome
@@ -216,7 +216,7 @@ def test_a_harness_defect_is_reported_as_such_and_never_as_a_server_failure(
             "tools/call", {}, probe=ctx.probe(tool_cases.CALL, "a call without a name, not marked invalid")
         )
 
-    family = Family(name="tools", cases=(tool_cases.CALL,), run=broken, capability="tools")
+    family = ProbeFamily(name="tools", cases=(tool_cases.CALL,), run=broken, capability="tools")
     monkeypatch.setattr(plan, "FAMILIES", (family,))
     report, _ = run_suite(spec, respond(Server()))
     blocked = verdict(report, "tool_results_match_the_schema")

@@ -9,7 +9,7 @@ what mcp-assay can do.
 
 from __future__ import annotations
 
-from mcp_assay.addon.inject import CASES
+from mcp_assay.addon.inject import FAULTS
 from mcp_assay.cases import Case, probe_cases
 
 __all__ = ["all_cases", "injection_cases"]
@@ -17,7 +17,7 @@ __all__ = ["all_cases", "injection_cases"]
 
 def injection_cases() -> tuple[Case, ...]:
     """The injected faults as the cases their exchanges' tags carry (one per fault and era: what each feeds)."""
-    return tuple(fault.tag_case for fault in CASES)
+    return tuple(fault.tag_case for fault in FAULTS)
 
 
 def all_cases() -> tuple[Case, ...]:

@@ -187,7 +187,7 @@ class ServerProbe:
                 return
             self._started.add(opening.era)
         thread = threading.Thread(
-            target=self._run, args=(opening,), name=f"mcp-assay-probe-{opening.era.recorded}", daemon=True
+            target=self._run, args=(opening,), name=f"mcp-assay-probe-{opening.era.value}", daemon=True
         )
         self._threads.append(thread)
         thread.start()
@@ -218,7 +218,7 @@ class ServerProbe:
         def transport() -> HttpTransport:
             made = HttpTransport(
                 opening.url, credentials=credentials, recorder=router.sink(), new_id=self._new_id, limiter=limiter,
-                timeout=config.timeout, connection=f"probe-{opening.era.recorded}-{next(connections)}",
+                timeout=config.timeout, connection=f"probe-{opening.era.value}-{next(connections)}",
             )  # fmt: skip
             transports.append(made)
             return made
@@ -260,7 +260,7 @@ class ServerProbe:
                 result = legacy.initialize_result
                 client = legacy
         except (TransportFailure, CredentialsRefused, RateLimited, HarnessError) as exc:
-            self._note(f"the server probes ({opening.era.recorded}) could not start: {exc}")
+            self._note(f"the server probes ({opening.era.value}) could not start: {exc}")
             return None
         capabilities = result.get("capabilities") if isinstance(result, dict) else None
 
@@ -287,9 +287,7 @@ class ServerProbe:
             await self._guarded(ctx, "handshake", confirm(ctx))
         for family in FAMILIES:
             if self._stop.is_set():
-                self._note(
-                    f"the server probes ({era.recorded}) stopped with the session, before the {family.name} family"
-                )
+                self._note(f"the server probes ({era.value}) stopped with the session, before the {family.name} family")
                 break
             if family.name not in PROBE_FAMILIES or era not in family.eras or "http" not in family.transports:
                 continue

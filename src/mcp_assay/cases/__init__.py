@@ -40,7 +40,7 @@ from mcp_assay.cases import (
     tools,
     versioning,
 )
-from mcp_assay.cases.facts import NO_FACTS, Explored, ExploreRole, Facts, Fault, Phase, Refusal
+from mcp_assay.cases.facts import NO_FACTS, Explored, ExploreRole, Facts, FaultKind, Phase, Refusal
 from mcp_assay.cases.model import PAGE_SUFFIX, Case, Credential, Judging
 
 __all__ = [
@@ -51,7 +51,7 @@ __all__ = [
     "ExploreRole",
     "Explored",
     "Facts",
-    "Fault",
+    "FaultKind",
     "Judging",
     "Phase",
     "Refusal",

@@ -8,6 +8,7 @@ nobody serves; ``discover-last`` asks once more after every other family.
 from __future__ import annotations
 
 from mcp_assay.cases.model import Declare
+from mcp_assay.protocol import MODERN_REVISION
 
 __all__ = ["AGAIN", "CASES", "DISCOVER", "DISCOVER_LAST", "LATER_CASES", "TRY_MODERN", "UNSUPPORTED_VERSION"]
 
@@ -21,7 +22,7 @@ DISCOVER = declare(
 TRY_MODERN = declare(
     "try-modern", "VER-06 VER-07 VER-09",
     sends="one 2026 list request (tools/list, or the list of a capability initialize declared) when "
-    "server/discover does not list 2026-07-28",
+    f"server/discover does not list {MODERN_REVISION}",
     expects="served with a result (2026 is then tested, and the discover exchanges judged with it), or refused",
 )  # fmt: skip
 AGAIN = declare(

@@ -17,7 +17,9 @@ from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["NO_FACTS", "ExploreRole", "Explored", "Facts", "Fault", "Phase", "Refusal"]
+from mcp_assay.protocol import Era
+
+__all__ = ["NO_FACTS", "ExploreRole", "Explored", "Facts", "FaultKind", "Phase", "Refusal"]
 
 
 class Phase(StrEnum):
@@ -43,9 +45,9 @@ class Refusal(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
 
 
-class Fault(StrEnum):
+class FaultKind(StrEnum):
     """One kind of thing ``--inject`` does to an exchange (what the reaction rules select injected exchanges by,
-    :func:`mcp_assay.faults.fault_of`)."""
+    :func:`mcp_assay.faults.fault_kind_of`)."""
 
     ANSWERED = "answered"
     """Answered in the server's place: the request never reached the server."""
@@ -140,8 +142,8 @@ class Facts:
     """What one sending adds to its case; every field is optional and recorded under its own name."""
 
     # -- the behaviour lane (suite.behaviour): where, as whom, and which step -----------------------
-    era: str | None = None
-    """The revision of a behaviour lane; the era (``modern``/``legacy``) of an injected answer."""
+    lane: str | None = None
+    """The revision of a behaviour lane (older recordings kept it under ``era``)."""
     transport: str | None = None
     case: str | None = None
     """The behaviour case a request or witness read belongs to (``<era>/<transport>/write/<tool>/...``)."""
@@ -177,7 +179,10 @@ class Facts:
     burst: int | None = None
     """The size of the burst a rate-limit call belongs to."""
     # -- injected exchanges (``--inject``) ------------------------------------------------------------
-    fault: Fault | None = None
+    era: Era | None = None
+    """The era of the client an injected answer was made for (older recordings wrote ``legacy`` for the handshake
+    era)."""
+    fault: FaultKind | None = None
     """What the injection did to the exchange."""
     hold_ms: int | None = None
     """How long an injected answer was held back."""
@@ -216,8 +221,10 @@ class Facts:
     def from_record(cls, record: Mapping[str, Any], *, skip: frozenset[str] = frozenset()) -> Facts:
         """The facts in a recorded probe (or a witness observation); a value of the wrong type is left out."""
         found: dict[str, Any] = {}
+        if "era" in record and "era" not in skip:
+            _read_era(record["era"], record, found)
         for item in fields(cls):
-            if item.name in skip or item.name not in record:
+            if item.name in skip or item.name not in record or item.name == "era":
                 continue
             value = _typed(item.name, record[item.name])
             if value is not None:
@@ -227,10 +234,22 @@ class Facts:
 
 _INTS = frozenset({"page", "timeout_ms", "settle_ms", "calibrated_ms", "attempt", "burst", "hold_ms", "retry_ms"})
 _LISTS = frozenset({"extra", "needs", "supported"})
-_ENUMS: dict[str, type[StrEnum]] = {"phase": Phase, "refusal": Refusal, "fault": Fault}
+_ENUMS: dict[str, type[StrEnum]] = {"phase": Phase, "refusal": Refusal, "fault": FaultKind}
+
+
+def _read_era(value: Any, record: Mapping[str, Any], found: dict[str, Any]) -> None:
+    """``era`` as recordings hold it: an :class:`~mcp_assay.protocol.Era` (``legacy`` included), or, in recordings
+    older than ``lane``, the revision of a behaviour lane."""
+    era = Era.read(value)
+    if era is not None:
+        found["era"] = era
+    elif isinstance(value, str) and "lane" not in record:
+        found["lane"] = value
 
 
 def _typed(name: str, value: Any) -> Any:
+    if name == "era":
+        return value if isinstance(value, Era) else Era.read(value)
     if name == "explored":
         return value if isinstance(value, Explored) else Explored.from_record(value)
     if name in _INTS:

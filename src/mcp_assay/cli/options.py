@@ -6,7 +6,9 @@ stable, documented in ``--help``, and checked by a test that walks every command
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +20,22 @@ from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, re
 from mcp_assay.errors import ConfigError
 from mcp_assay.redaction import REDACTED
 from mcp_assay.report import ReportTarget, parse_report_option
+from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.model import FailOn, SchemaInfo
 from mcp_assay.report.sdks import ACCEPT_FLAG, SdkChoice, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
+from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.sources import SPEC_DIR_ENV
 from mcp_assay.values import Number
 
 __all__ = [
+    "ReportChoices",
     "build_spec",
     "given_options",
     "parse_show_option",
     "inject_options",
     "parse_inject",
+    "report_choices",
     "report_options",
     "report_targets",
     "schema_infos",
@@ -248,6 +254,67 @@ def report_targets(values: Sequence[str], *, others: Mapping[str, Path | None] |
             raise ConfigError(f"--report {value} and {seen[place]} would both write to {where}; give each its own")
         seen[place] = f"--report {value}"
     return targets
+
+
+@dataclass(frozen=True, slots=True)
+class ReportChoices:
+    """What a command that writes a report was asked for: ``--report``, ``--fail-on``, ``--baseline``, ``--show``,
+    ``--write-baseline``, ``--sdk`` and ``--accept-sdk-findings``, gathered once (:func:`report_choices`)."""
+
+    reports: tuple[str, ...]
+    fail_on: str
+    baseline: str | None
+    show: frozenset[str]
+    write_baseline: Path | None
+    sdk: tuple[str, ...]
+    accept_sdk_findings: bool
+
+    def targets(self, *, others: Mapping[str, Path | None] | None = None) -> list[ReportTarget]:
+        """The checked ``--report`` targets (:func:`report_targets`)."""
+        return report_targets(self.reports, others=others)
+
+    def known(self) -> Baseline | None:
+        """The ``--baseline``, read and checked against the registered checks (a mistake in it is a usage error)."""
+        return read_baseline(self.baseline, registered_checks())
+
+    @property
+    def sdk_choice(self) -> SdkChoice:
+        return sdk_choice(self.sdk, self.accept_sdk_findings)
+
+    @property
+    def failing(self) -> FailOn:
+        return FailOn(self.fail_on)
+
+    def worker_settings(self) -> dict[str, Any]:
+        """The choices as the judging worker of the proxy and the tap takes them (plain JSON values)."""
+        return {
+            "fail_on": self.fail_on,
+            "baseline": self.baseline,
+            "show": sorted(self.show),
+            "write_baseline": str(self.write_baseline.expanduser()) if self.write_baseline else None,
+            "sdk": list(self.sdk),
+            "accept_sdk_findings": self.accept_sdk_findings,
+        }
+
+
+_REPORT_CHOICES = ("reports", "fail_on", "baseline", "show", "write_baseline", "sdk", "accept_sdk_findings")
+
+
+def report_choices(
+    write_baseline: Callable[[Callable[..., Any]], Callable[..., Any]] = write_baseline_option,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The report options of a command (:func:`report_options`, :func:`sdk_options`, and ``write_baseline``, the
+    ``--write-baseline`` option), handed to it as one :class:`ReportChoices` keyword argument, ``choices``."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            choices = ReportChoices(**{name: kwargs.pop(name) for name in _REPORT_CHOICES})
+            return func(*args, choices=choices, **kwargs)
+
+        return report_options(sdk_options(write_baseline(command)))
+
+    return decorate
 
 
 SECRET_OPTIONS = frozenset({"secrets", "token", "client_secret"})

@@ -28,14 +28,12 @@ from mcp_assay.addon.listeners import BackHop
 from mcp_assay.addon.server_probe import DEFAULT_RATE, PROBE_FAMILIES
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
+    ReportChoices,
     build_spec,
     inject_options,
     parse_inject,
-    report_options,
-    report_targets,
-    sdk_options,
+    report_choices,
     spec_options,
-    write_baseline_option,
 )
 from mcp_assay.cli.params import (
     SECONDS_OR_NONE,
@@ -47,8 +45,6 @@ from mcp_assay.cli.params import (
     readable_file,
 )
 from mcp_assay.redaction import Redactor
-from mcp_assay.report.baseline import read_baseline
-from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.config import read_probe_config
 from mcp_assay.values import GATEWAY_BACK, HOST, Number
@@ -264,9 +260,7 @@ def cannot_listen(host: str, port: int, *, flag: str = "--listen-port") -> str |
 )  # fmt: skip
 @inject_options
 @spec_options
-@report_options
-@sdk_options
-@write_baseline_option
+@report_choices()
 def proxy_command(
     upstream: str | None,
     proxy_mode: str,
@@ -286,13 +280,7 @@ def proxy_command(
     inject_hold_ms: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
-    reports: tuple[str, ...],
-    fail_on: str,
-    baseline: str | None,
-    show: frozenset[str],
-    write_baseline: Path | None,
-    sdk: tuple[str, ...],
-    accept_sdk_findings: bool,
+    choices: ReportChoices,
 ) -> None:
     """Judge the MCP traffic between real clients and servers, live, through mitmproxy.
 
@@ -302,8 +290,8 @@ def proxy_command(
     mcp-assay proxy --mode regular --listen-port 8080
         then run the client with HTTP_PROXY=http://127.0.0.1:8080
     """
-    report_targets(reports, others={"--record": record})  # refuse a bad --report before starting anything
-    read_baseline(baseline, registered_checks())
+    choices.targets(others={"--record": record})  # refuse a bad --report before starting anything
+    choices.known()
     families = parse_inject(inject, inject_hold_ms)
     if probe_config is not None and not probe_server:
         raise click.UsageError("--probe-config configures the server probes: add --probe-server, or drop it")
@@ -355,12 +343,7 @@ def proxy_command(
             mode=mode, host=listen_host, port=listen_port, path=path, upstream=shown, spec=spec, console=console,
             description=description, credentials=credentials, options={
                 "mcp_assay_record": str(record.expanduser()) if record else None,
-                "mcp_assay_fail_on": fail_on,
-                "mcp_assay_baseline": baseline,
-                "mcp_assay_sdk": list(sdk),
-                "mcp_assay_accept_sdk_findings": accept_sdk_findings,
-                "mcp_assay_show": sorted(show),
-                "mcp_assay_write_baseline": str(write_baseline.expanduser()) if write_baseline else None,
+                **{f"mcp_assay_{name}": value for name, value in choices.worker_settings().items()},
                 "mcp_assay_secrets": list(secrets),
                 "mcp_assay_live": live,
                 "mcp_assay_finish_timeout": finish_timeout,
@@ -373,7 +356,7 @@ def proxy_command(
                 "mcp_assay_probe_rate": probe_rate,
                 "mcp_assay_gateway_back": back.mode if back is not None else "",
                 "mcp_assay_hop": hop or "",
-            }, settings=settings, reports=list(reports), back=back,
+            }, settings=settings, reports=list(choices.reports), back=back,
         )
     )  # fmt: skip
     raise SystemExit(code)

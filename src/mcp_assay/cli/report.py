@@ -8,14 +8,13 @@ from pathlib import Path
 import click
 
 from mcp_assay.cli.command import BASELINE, AssayCommand, environment
-from mcp_assay.cli.options import report_options, report_targets, sdk_choice, sdk_options
+from mcp_assay.cli.options import ReportChoices, report_choices
 from mcp_assay.cli.params import WritableFile, readable_file
 from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
-from mcp_assay.report.baseline import apply_baseline, baseline_text, read_baseline
-from mcp_assay.report.model import FailOn, Report, merge_reports
+from mcp_assay.report.baseline import apply_baseline, baseline_text
+from mcp_assay.report.model import Report, merge_reports
 from mcp_assay.report.sdks import attribute
-from mcp_assay.spec.engine import registered_checks
 
 __all__ = ["register"]
 
@@ -39,22 +38,16 @@ def read_report(path: Path) -> Report:
     ),
 )
 @click.argument("files", nargs=-1, required=True, type=readable_file(path_type=Path))
-@report_options
-@sdk_options
-@click.option(
-    "--write-baseline", type=WritableFile(path_type=Path), metavar="FILE",
-    envvar="MCP_ASSAY_WRITE_BASELINE", show_envvar=True,
-    help="Write a baseline accepting every failure in the report(s), with empty reasons to fill in, and stop.",
+@report_choices(
+    click.option(
+        "--write-baseline", type=WritableFile(path_type=Path), metavar="FILE",
+        envvar="MCP_ASSAY_WRITE_BASELINE", show_envvar=True,
+        help="Write a baseline accepting every failure in the report(s), with empty reasons to fill in, and stop.",
+    )
 )  # fmt: skip
 def report_command(
     files: tuple[Path, ...],
-    reports: tuple[str, ...],
-    fail_on: str,
-    baseline: str | None,
-    show: frozenset[str],
-    write_baseline: Path | None,
-    sdk: tuple[str, ...],
-    accept_sdk_findings: bool,
+    choices: ReportChoices,
 ) -> None:
     """Re-render JSON reports in any format; several are merged into one, results kept per source.
 
@@ -63,19 +56,19 @@ def report_command(
     mcp-assay report run.json proxy.json --report markdown:-
     mcp-assay report run.json --write-baseline baseline.yaml
     """
-    targets = report_targets(reports)
-    known = read_baseline(baseline, registered_checks())
+    targets = choices.targets()
+    known = choices.known()
     merged = merge_reports([read_report(path) for path in files])
-    merged.fail_on = FailOn(fail_on)
-    if write_baseline is not None:
-        write_baseline.expanduser().write_text(baseline_text(merged.results), encoding="utf-8")
-        click.echo(f"baseline written to {write_baseline}; fill in every reason before using it", err=True)
+    merged.fail_on = choices.failing
+    if choices.write_baseline is not None:
+        choices.write_baseline.expanduser().write_text(baseline_text(merged.results), encoding="utf-8")
+        click.echo(f"baseline written to {choices.write_baseline}; fill in every reason before using it", err=True)
         return
     if known is not None:
         apply_baseline(merged, known)
-    if known is not None or sdk or accept_sdk_findings:  # else each result keeps what the report said of it
-        attribute(merged, sdk_choice(sdk, accept_sdk_findings), merged.sdks)
-    emit_reports(merged, targets, show=show)
+    if known is not None or choices.sdk or choices.accept_sdk_findings:  # else each result keeps what it said
+        attribute(merged, choices.sdk_choice, merged.sdks)
+    emit_reports(merged, targets, show=choices.show)
     raise SystemExit(merged.exit_code())
 
 

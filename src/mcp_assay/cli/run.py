@@ -24,12 +24,9 @@ from rich.text import Text
 
 from mcp_assay.cli.command import BASELINE, FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
-    report_options,
-    report_targets,
-    sdk_choice,
-    sdk_options,
+    ReportChoices,
+    report_choices,
     spec_options,
-    write_baseline_option,
 )
 from mcp_assay.cli.params import HEADER_LINES, SECRET_LINES, WritableFile, readable_file, setting
 from mcp_assay.cli.schemas import obtain_spec, offline_option
@@ -38,9 +35,6 @@ from mcp_assay.logs import redact_with as redact_logs_with
 from mcp_assay.logs import scrub
 from mcp_assay.redaction import Redactor
 from mcp_assay.report import emit_reports
-from mcp_assay.report.baseline import read_baseline
-from mcp_assay.report.model import FailOn
-from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.config import SETTINGS, SuiteConfig, read_config_file
 from mcp_assay.suite.credentials import AUTH_MODES
@@ -250,9 +244,7 @@ def run_options[F: Callable[..., Any]](func: F) -> F:
 @run_options
 @spec_options
 @offline_option
-@report_options
-@sdk_options
-@write_baseline_option
+@report_choices()
 @click.pass_context
 def run_command(
     ctx: click.Context,
@@ -261,13 +253,7 @@ def run_command(
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
     offline: bool,
-    reports: tuple[str, ...],
-    fail_on: str,
-    baseline: str | None,
-    show: frozenset[str],
-    write_baseline: Path | None,
-    sdk: tuple[str, ...],
-    accept_sdk_findings: bool,
+    choices: ReportChoices,
     **settings: Any,
 ) -> None:
     """Run the conformance suite against one MCP server (-u URL or -c COMMAND).
@@ -280,8 +266,8 @@ def run_command(
     Exit 0: no MUST failed; 1: a MUST failed; 2: usage error; 3: not judged (no MCP server there: one line says why).
     """
     record = settings.get("record")
-    targets = report_targets(reports, others={"--record": Path(record) if record else None})
-    known = read_baseline(baseline, registered_checks())
+    targets = choices.targets(others={"--record": Path(record) if record else None})
+    known = choices.known()
     options = {
         name: (value if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT else None)
         for name, value in settings.items()
@@ -319,10 +305,8 @@ def run_command(
     check_revisions(config, spec)
     with _back_hop(config, spec) as back_hop:
         finished = _drive(config, spec, redactor, back_hop)
-    report = report_of(
-        finished, spec, fail_on=FailOn(fail_on), baseline=known, sdk=sdk_choice(sdk, accept_sdk_findings)
-    )
-    emit_reports(report, targets, show=show, write_baseline=write_baseline)
+    report = report_of(finished, spec, fail_on=choices.failing, baseline=known, sdk=choices.sdk_choice)
+    emit_reports(report, targets, show=choices.show, write_baseline=choices.write_baseline)
     raise SystemExit(report.exit_code())
 
 

@@ -18,21 +18,17 @@ from rich.console import Console
 
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
+    ReportChoices,
     build_spec,
     given_options,
     inject_options,
     parse_inject,
-    report_options,
-    report_targets,
-    sdk_options,
+    report_choices,
     spec_options,
-    write_baseline_option,
 )
 from mcp_assay.cli.params import SECONDS_OR_NONE, SECRET_LINES, WritableFile
 from mcp_assay.redaction import command_secrets
 from mcp_assay.report.about import Target
-from mcp_assay.report.baseline import read_baseline
-from mcp_assay.spec.engine import registered_checks
 from mcp_assay.verdicts import ExitCode
 from mcp_assay.wire import Hop
 
@@ -81,9 +77,7 @@ __all__ = ["register"]
 )  # fmt: skip
 @inject_options
 @spec_options
-@report_options
-@sdk_options
-@write_baseline_option
+@report_choices()
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def tap_command(
     record: Path | None,
@@ -95,13 +89,7 @@ def tap_command(
     inject_hold_ms: int,
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
-    reports: tuple[str, ...],
-    fail_on: str,
-    baseline: str | None,
-    show: frozenset[str],
-    write_baseline: Path | None,
-    sdk: tuple[str, ...],
-    accept_sdk_findings: bool,
+    choices: ReportChoices,
     command: tuple[str, ...],
 ) -> None:
     """Run COMMAND (a stdio MCP server) and judge both sides of its traffic.
@@ -121,11 +109,11 @@ def tap_command(
 
     if command[0].startswith("-"):  # an option of the tap's own, misspelled: no program is named with a dash
         raise click.UsageError(_not_an_option(command[0]))
-    targets = report_targets(reports, others={"--record": record})
+    targets = choices.targets(others={"--record": record})
     if any(target.stdout for target in targets):
         raise click.UsageError("--report FORMAT:- would write to stdout, which is the protocol channel; give a file")
     spec = build_spec(spec_dir, spec_paths)  # refuse unusable schemas before the server starts
-    read_baseline(baseline, registered_checks())  # and a baseline with a mistake in it
+    choices.known()  # and a baseline with a mistake in it
     errors = Console(stderr=True)
     families = parse_families(parse_inject(inject, inject_hold_ms))
     elsewhere = sorted(family.name for family in families - STDIO_FAMILIES)
@@ -144,14 +132,9 @@ def tap_command(
             record_options=given_options(click.get_current_context()),
             secrets=[*secrets, *command_secrets(command)],  # the command's --api-key VALUE too
             live=live,
-            reports=list(reports),
+            reports=list(choices.reports),
             stream="stderr",
-            fail_on=fail_on,
-            baseline=baseline,
-            show=sorted(show),
-            write_baseline=str(write_baseline.expanduser()) if write_baseline else None,
-            sdk=list(sdk),
-            accept_sdk_findings=accept_sdk_findings,
+            **choices.worker_settings(),
             target=Target(kind="tap", description=description, transport="stdio").to_json(),
             orphaned="finish",  # clients kill the tap once they closed its stdin: that must not cost the report
         )

@@ -17,13 +17,10 @@ from mcp_assay.addon.importers import READERS
 from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
+    ReportChoices,
     build_spec,
-    report_options,
-    report_targets,
-    sdk_choice,
-    sdk_options,
+    report_choices,
     spec_options,
-    write_baseline_option,
 )
 from mcp_assay.cli.params import Checked
 from mcp_assay.errors import ConfigError, RecordingError
@@ -31,9 +28,9 @@ from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, reader_for, rec
 from mcp_assay.recording import verify_recording
 from mcp_assay.report import emit_reports
 from mcp_assay.report.about import Stats
-from mcp_assay.report.baseline import apply_baseline, read_baseline
+from mcp_assay.report.baseline import apply_baseline
 from mcp_assay.report.build import PER_MESSAGE, build_report
-from mcp_assay.report.model import FailOn, Report, traffic_stats
+from mcp_assay.report.model import Report, traffic_stats
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import SdkChoice, attribute
 from mcp_assay.scale.cluster import CLUSTER_ENV, judge_on_cluster
@@ -43,7 +40,7 @@ from mcp_assay.scale.reduce import reduce_units, target_of
 from mcp_assay.scale.units import WINDOW, HopsSeen, plan_units
 from mcp_assay.scale.watch import CaptureWatch
 from mcp_assay.spec.checks import Check
-from mcp_assay.spec.engine import registered_checks, split_only
+from mcp_assay.spec.engine import split_only
 from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
@@ -77,9 +74,7 @@ MAX_JOBS = 1024
 )
 @click.argument("recordings", nargs=-1, required=True, type=Checked(TEXT, "recording"))
 @spec_options
-@report_options
-@sdk_options
-@write_baseline_option
+@report_choices()
 @click.option(
     "--only",
     envvar="MCP_ASSAY_ONLY",
@@ -112,14 +107,8 @@ def validate_command(
     recordings: tuple[str, ...],
     spec_dir: str | None,
     spec_paths: tuple[str, ...],
-    reports: tuple[str, ...],
-    fail_on: str,
-    baseline: str | None,
-    show: frozenset[str],
-    write_baseline: Path | None,
+    choices: ReportChoices,
     only: str | None,
-    sdk: tuple[str, ...],
-    accept_sdk_findings: bool,
     jobs: int | None,
     cluster: str | None,
 ) -> None:
@@ -132,10 +121,10 @@ def validate_command(
     mcp-assay validate nightly/        every recording in a folder, on every core
     mcp-assay validate 's3://bucket/mcp/*.jsonl' --cluster tcp://scheduler:8786
     """
-    targets = report_targets(reports)
+    targets = choices.targets()
     found = expand(recordings)
     _check_recordings([item.location for item in found if not is_url(item.location)])
-    known = read_baseline(baseline, registered_checks())
+    known = choices.known()
     selected = split_only(only)
     if selected.others:
         raise click.UsageError(
@@ -149,7 +138,7 @@ def validate_command(
         raise click.UsageError(
             "--jobs and --cluster: choose one (a cluster runs as many units at once as it has threads)"
         )
-    choice = sdk_choice(sdk, accept_sdk_findings)
+    choice = choices.sdk_choice
     spec = build_spec(spec_dir, spec_paths)
     started = time.perf_counter()
     local = [item.location for item in found if not is_url(item.location)]
@@ -161,12 +150,12 @@ def validate_command(
     else:
         report = _judge_captures(found, recordings, spec, checks, choice, jobs=jobs, cluster=cluster)
     report.target = replace(report.target, evidence=evidence)
-    report.fail_on = FailOn(fail_on)
+    report.fail_on = choices.failing
     report.stats = replace(report.stats, duration_ms=round((time.perf_counter() - started) * 1000))
     if known is not None:
         apply_baseline(report, known)
         attribute(report, choice, report.sdks)  # after the baseline, which keeps its own reasons
-    emit_reports(report, targets, show=show, write_baseline=write_baseline)
+    emit_reports(report, targets, show=choices.show, write_baseline=choices.write_baseline)
     raise SystemExit(report.exit_code())
 
 

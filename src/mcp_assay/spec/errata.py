@@ -16,7 +16,7 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.protocol import MetaKey
+from mcp_assay.protocol import MODERN_REVISION, MetaKey
 
 __all__ = ["ERRATA", "EXAMPLE_ERRATA", "Erratum", "ExampleErratum", "apply_errata"]
 
@@ -116,7 +116,7 @@ class ExampleErratum:
 EXAMPLE_ERRATA: tuple[ExampleErratum, ...] = (
     ExampleErratum(
         id="X1",
-        revision="2026-07-28",
+        revision=MODERN_REVISION,
         path="ReadResourceResultResponse/read-resource-result-response.json",
         requirements=("RES-06",),
         summary="a complete resources/read result without ttlMs and cacheScope; it validates only through the "

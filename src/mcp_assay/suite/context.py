@@ -34,7 +34,7 @@ from mcp_assay.traffic import ExchangeLog
 from mcp_assay.verdicts import Side
 from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
 
-__all__ = ["Family", "Router", "SuiteContext"]
+__all__ = ["ProbeFamily", "Router", "SuiteContext"]
 
 
 class Router:
@@ -134,7 +134,7 @@ class Router:
 
 
 @dataclass(frozen=True)
-class Family:
+class ProbeFamily:
     """A family of probes: its cases, when it applies, and the coroutine that sends them."""
 
     name: str

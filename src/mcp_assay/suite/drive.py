@@ -28,7 +28,7 @@ from mcp_assay.errors import (
     Unreachable,
 )
 from mcp_assay.spec.rules.suite import STAYS_UP, UNANSWERED
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.events import FamilyFinished, FamilyStarted
 from mcp_assay.suite.probes import CLOSING, OPENING
 from mcp_assay.suite.revisions import marker
@@ -83,7 +83,7 @@ class Driver:
             if ctx.buffer is not None:
                 await state.target.close_revision(ctx.buffer)
 
-    def _applies(self, family: Family, ctx: SuiteContext) -> str | None:
+    def _applies(self, family: ProbeFamily, ctx: SuiteContext) -> str | None:
         """``None`` to run the family, ``"skip"`` when it does not apply, or a reason it is blocked."""
         era = ctx.revision.era
         if era not in family.eras or ctx.transport.kind not in family.transports:

@@ -7,7 +7,7 @@ for) is bad input, refused here with one clear line before a server is started o
 ``--only`` takes two kinds of words, and a narrowed run never passes what the full run fails:
 
 * a probe family (lower case: ``tools``, ``prompts``, ``auth``) narrows the *probes*: only the named
-  families are sent (after those whose listings they work on: ``Family.needs``), and every check
+  families are sent (after those whose listings they work on: ``ProbeFamily.needs``), and every check
   judges their traffic. The report gives in full the checks of
   the requirements those families feed; any other check is reported only when it failed on that
   traffic (a pass there would say nothing of what the other families show), else it is *not selected*;
@@ -33,7 +33,7 @@ from mcp_assay.spec.engine import registered_checks, split_only
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.config import SuiteConfig
-from mcp_assay.suite.context import Family
+from mcp_assay.suite.context import ProbeFamily
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.verdicts import Outcome, Verdict
 
@@ -55,11 +55,11 @@ class Plan:
 
     checks: list[Check] | None
     """The checks ``--only`` selects; ``None`` for every check."""
-    families: list[Family]
+    families: list[ProbeFamily]
     reported: frozenset[str] | None = None
     """With families named and no check: the requirements they feed, whose checks are reported in full (any
     other check only when it failed); ``None`` when every verdict is reported."""
-    unsent: tuple[Family, ...] = ()
+    unsent: tuple[ProbeFamily, ...] = ()
     """Families the full run would send that this one does not (``--only``)."""
     only: str = ""
 
@@ -120,7 +120,7 @@ def check_revisions(config: SuiteConfig, spec: SpecSet) -> None:
         )
 
 
-def select_families(named: Sequence[str], checks: Sequence[Check] | None) -> list[Family]:
+def select_families(named: Sequence[str], checks: Sequence[Check] | None) -> list[ProbeFamily]:
     """The families a narrowed run sends: those named, with the ones whose listings they work on, and those
     feeding a requirement a selected check cites; with no family named, every family when one of those
     requirements is observed passively (any message may show it); with neither, every family."""

@@ -3,7 +3,7 @@
 Each revision under test has its own connections (over stdio, its own server processes) and its
 own log segment, so their probe families can run at the same time: a run over both revisions
 takes about as long as its slower revision, not as long as both. A few families need the server
-to themselves (:attr:`~mcp_assay.suite.context.Family.exclusive`): a witness read that must see
+to themselves (:attr:`~mcp_assay.suite.context.ProbeFamily.exclusive`): a witness read that must see
 only its own writes, a burst that looks for a rate limit, the stand-in authorization server that
 must attribute every key fetch to the token that caused it. Such a family waits until every other
 family in flight has finished, and nothing else starts until it has.

@@ -3,7 +3,7 @@
 A case names one action; the HTTP injector (:mod:`.http`) and the stdio tap (:mod:`.stdio`)
 apply it by its type, never by the case's name, so a new case that answers, holds, respells or
 cuts is a value in a family module and nothing else. An action knows what it does in words (the
-docs table), which :class:`~mcp_assay.faults.Fault` the exchange is tagged with (what the rules
+docs table), which :class:`~mcp_assay.faults.FaultKind` the exchange is tagged with (what the rules
 select on), whether it can only be decided once the answer's head is known, and whether the tap
 can apply it (a line has no status, no headers and no event stream).
 """
@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 
 from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
 from mcp_assay.cases import NO_FACTS, Facts
-from mcp_assay.faults import Fault
+from mcp_assay.faults import FaultKind
 from mcp_assay.protocol import MediaType
 
 __all__ = ["Action", "Answering", "CutStream", "HoldBack", "Made", "Reply", "Respell", "error_answer"]
@@ -60,7 +60,7 @@ class Reply:
     does: str
     """What the answer is, in words (``answers 400 with -32022 ...``)."""
 
-    fault: ClassVar[Fault] = Fault.ANSWERED
+    fault: ClassVar[FaultKind] = FaultKind.ANSWERED
     at_response: ClassVar[bool] = False
     answer_only: ClassVar[bool] = False
     """Whether the server still gets the request and the fault is only in how its answer reaches the client."""
@@ -82,7 +82,7 @@ class HoldBack:
         "passes the request on and holds the server's answer back `--inject-hold-ms`, or until the client leaves"
     )
 
-    fault: ClassVar[Fault] = Fault.HELD
+    fault: ClassVar[FaultKind] = FaultKind.HELD
     at_response: ClassVar[bool] = False
     answer_only: ClassVar[bool] = True
     on_stdio: ClassVar[bool] = True
@@ -101,7 +101,7 @@ class Respell:
     needs: str | None = None
     does: str = "respells the answer's header names in another case (`mCP-sESSION-iD`, HTTP/1 only)"
 
-    fault: ClassVar[Fault] = Fault.RESPELLED
+    fault: ClassVar[FaultKind] = FaultKind.RESPELLED
     at_response: ClassVar[bool] = True
     answer_only: ClassVar[bool] = True
     on_stdio: ClassVar[bool] = False
@@ -125,7 +125,7 @@ class CutStream:
     """The name the resuming exchange's tag carries."""
     does: str
 
-    fault: ClassVar[Fault] = Fault.CUT
+    fault: ClassVar[FaultKind] = FaultKind.CUT
     at_response: ClassVar[bool] = True
     answer_only: ClassVar[bool] = True
     on_stdio: ClassVar[bool] = False

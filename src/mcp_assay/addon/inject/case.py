@@ -1,13 +1,13 @@
 """One injected fault, declared once: where it lands, what it does, and what the client is judged on.
 
-A :class:`Case` is a value in a family module (:mod:`mcp_assay.addon.inject.families`): its name,
-its :class:`Family`, the era and transports it exists in, its :class:`~.facts.Point`, the
+A :class:`Fault` is a value in a family module (:mod:`mcp_assay.addon.inject.families`): its name,
+its :class:`FaultFamily`, the era and transports it exists in, its :class:`~.facts.Point`, the
 :class:`~.actions.Action` the transports apply, what the client is expected to do next, and the
 :class:`Reaction` s that judge it, each naming the registered check (a function of the rules) and
 what that check judges. The requirement IDs a case feeds are derived from those checks; the
 ``--inject`` families, their help texts and the tables in ``docs/injection.md`` are derived from
 the cases. An injected exchange's :class:`~mcp_assay.wire.Probe` carries the case as the registry of
-:mod:`mcp_assay.cases` knows cases (:attr:`Case.tag_case`: its name, ``inject-<family>``, what it feeds,
+:mod:`mcp_assay.cases` knows cases (:attr:`Fault.tag_case`: its name, ``inject-<family>``, what it feeds,
 does and expects), with what the fault did among its facts.
 """
 
@@ -19,19 +19,18 @@ from typing import Any
 
 from mcp_assay.addon.inject.actions import Action
 from mcp_assay.addon.inject.facts import Point, RequestFacts
-from mcp_assay.cases import NO_FACTS, Facts, Fault, Judging
-from mcp_assay.cases import Case as TagCase
+from mcp_assay.cases import NO_FACTS, Case, Facts, FaultKind, Judging
 from mcp_assay.protocol import Era
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.wire import Probe
 
-__all__ = ["Case", "Family", "Reaction"]
+__all__ = ["Fault", "FaultFamily", "Reaction"]
 
 TRANSPORTS = frozenset({"http", "stdio"})
 
 
 @dataclass(frozen=True, slots=True)
-class Family:
+class FaultFamily:
     """A group of cases ``--inject`` names together (``version``, ``hold`` ...)."""
 
     name: str
@@ -66,12 +65,12 @@ class Reaction:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Case:
+class Fault:
     """One injected fault: where it lands, what it does, and the reactions it is judged by."""
 
     name: str
     """The tag's name in recordings and reports (``inject-version-refusal``)."""
-    family: Family
+    family: FaultFamily
     era: Era
     transports: frozenset[str]
     point: Point
@@ -84,7 +83,7 @@ class Case:
     note: str
     """The report's note when it fires, formatted with ``method``, ``version`` and ``session`` of the request."""
 
-    tag_case: TagCase = field(init=False, repr=False, compare=False)
+    tag_case: Case = field(init=False, repr=False, compare=False)
     """The case the injected exchange's tag carries (not one the suite may send: ``registered`` is off)."""
 
     def __post_init__(self) -> None:
@@ -96,9 +95,9 @@ class Case:
             raise ValueError(f"{self.name}: a fault nothing judges is noise")
         object.__setattr__(self, "tag_case", self.tag_case_named(self.name))
 
-    def tag_case_named(self, name: str, expects: str | None = None) -> TagCase:
+    def tag_case_named(self, name: str, expects: str | None = None) -> Case:
         """A case of this fault's family for the tag of an exchange it makes (its own, or a resumption's)."""
-        return TagCase(
+        return Case(
             name=name, family=f"inject-{self.family.name}", feeds=self.feeds, sends=self.action.does,
             expects=self.expects if expects is None else expects, judging=Judging.SELECTED, registered=False,
         )  # fmt: skip
@@ -117,13 +116,13 @@ class Case:
     def key(self) -> tuple[str, str]:
         return (self.name, self.era.value)
 
-    def probe(self, facts: Facts = NO_FACTS, *, fault: Fault | None = None, case: TagCase | None = None) -> Probe:
+    def probe(self, facts: Facts = NO_FACTS, *, fault: FaultKind | None = None, case: Case | None = None) -> Probe:
         """The tag the injected exchange carries in the recording and in every report: this case (or ``case``, a
         resumption's) and its fault (or ``fault``), with ``facts`` of this injection (``hold_ms``, ``supported``)."""
         tagged = case if case is not None else self.tag_case
         return Probe.of(
             tagged, tagged.expects, injected=True,
-            facts=facts.merged(era=self.era.recorded, fault=fault or self.action.fault),
+            facts=facts.merged(era=self.era, fault=fault or self.action.fault),
         )  # fmt: skip
 
     def matches(self, facts: RequestFacts) -> bool:

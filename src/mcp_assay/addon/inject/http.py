@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_assay.addon.inject.actions import CutStream, HoldBack, Reply, Respell
-from mcp_assay.addon.inject.case import Case
+from mcp_assay.addon.inject.case import Fault
 from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
 from mcp_assay.addon.inject.families.cut import Resumable, cut_legacy
 from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan, unmet_note
 from mcp_assay.addon.inject.registry import build_plan, family_names, parse_families
-from mcp_assay.cases import Facts, Fault
+from mcp_assay.cases import Facts, FaultKind
 from mcp_assay.errors import ConfigError
 from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.recording import observation_record
@@ -64,10 +64,10 @@ class Injector:
         self.notify = notify
         """Where an ``injection`` observation goes (the observer's feed), so the report names each fault."""
         self.plan: Plan | None = None
-        self._holding: dict[str, Case] = {}
-        self._pending: dict[str, tuple[RequestFacts, tuple[Case, ...]]] = {}
-        self._cutting: dict[str, tuple[Case, CutStream, RequestFacts]] = {}
-        self._resumable: dict[str, tuple[Resumable, Case, CutStream]] = {}
+        self._holding: dict[str, Fault] = {}
+        self._pending: dict[str, tuple[RequestFacts, tuple[Fault, ...]]] = {}
+        self._cutting: dict[str, tuple[Fault, CutStream, RequestFacts]] = {}
+        self._resumable: dict[str, tuple[Resumable, Fault, CutStream]] = {}
         self._probes: dict[str, Probe] = {}
         """The tag of every flow an injection touched, by flow id (at most one per case and era a session)."""
         self._count = 0
@@ -167,7 +167,7 @@ class Injector:
             return
         self._act(flow, case, facts, plan)
 
-    def _act(self, flow: Any, case: Case, facts: RequestFacts, plan: Plan) -> None:
+    def _act(self, flow: Any, case: Fault, facts: RequestFacts, plan: Plan) -> None:
         action = case.action
         if isinstance(action, Reply):
             if not plan.window:  # the observer loads the schemas after this addon was configured
@@ -179,7 +179,7 @@ class Injector:
             self._holding[str(flow.id)] = case
             self._mark(flow, case.probe(Facts(hold_ms=plan.hold_ms)), case.noted(facts))
 
-    def _decide(self, flow: Any, facts: RequestFacts, candidates: tuple[Case, ...]) -> None:
+    def _decide(self, flow: Any, facts: RequestFacts, candidates: tuple[Fault, ...]) -> None:
         plan = self.plan
         response = flow.response
         assert plan is not None
@@ -225,7 +225,7 @@ class Injector:
             await asyncio.sleep(POLL_S)
         flow.response.timestamp_start = time.time()
 
-    def _cut(self, flow: Any, case: Case, action: CutStream, facts: RequestFacts) -> None:
+    def _cut(self, flow: Any, case: Fault, action: CutStream, facts: RequestFacts) -> None:
         body = flow.response.get_content(strict=False) or b""
         split = cut_legacy(body, facts.ident, action.retry_ms)
         if split is None:
@@ -245,7 +245,7 @@ class Injector:
         resumption = case.tag_case_named(
             action.resumption, "the rest of the stream mcp-assay cut, handed to the client that resumed it"
         )
-        probe = case.probe(fault=Fault.RESUMED, case=resumption)
+        probe = case.probe(fault=FaultKind.RESUMED, case=resumption)
         self._mark(flow, probe, f"resumed the stream cut at event {last!r}")
 
     def _learn(self, flow: Any) -> None:

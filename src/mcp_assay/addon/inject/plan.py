@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.addon.inject.case import Case, Family
+from mcp_assay.addon.inject.case import Fault, FaultFamily
 from mcp_assay.addon.inject.facts import RequestFacts
 from mcp_assay.protocol import Era
 
@@ -42,8 +42,8 @@ DEFAULT_HOLD_MS = 3000
 class Plan:
     """The cases a session may inject, and which of them have fired (safe to use from several threads)."""
 
-    families: frozenset[Family]
-    cases: Sequence[Case]
+    families: frozenset[FaultFamily]
+    cases: Sequence[Fault]
     """Every case, in the order they are tried (the families' own order)."""
     hold_ms: int = DEFAULT_HOLD_MS
     window: Sequence[str] = ()
@@ -55,10 +55,10 @@ class Plan:
     """Connections whose next request is a reaction to an injection (left alone)."""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def enabled(self, case: Case) -> bool:
+    def enabled(self, case: Fault) -> bool:
         return case.family in self.families
 
-    def claim(self, facts: RequestFacts, connection: str = "") -> Case | None:
+    def claim(self, facts: RequestFacts, connection: str = "") -> Fault | None:
         """The request-time case this request meets, if any (its budget is used up at once). When the first case
         it meets in rank order is decided at the answer, none: the request is left to :meth:`candidates`."""
         with self._lock:
@@ -79,11 +79,11 @@ class Plan:
         return None
 
     @staticmethod
-    def may_follow(case: Case, facts: RequestFacts) -> bool:
+    def may_follow(case: Fault, facts: RequestFacts) -> bool:
         """Whether ``case`` may land on a reaction: only on an ``initialize``, and only on how its answer arrives."""
         return case.action.answer_only and facts.method == "initialize"
 
-    def candidates(self, facts: RequestFacts, *, reaction: bool = False) -> tuple[Case, ...]:
+    def candidates(self, facts: RequestFacts, *, reaction: bool = False) -> tuple[Fault, ...]:
         """Response-time cases this request may carry, to be confirmed when its answer's head arrives (ask after
         :meth:`claim` found none; ``reaction``: the request is the reaction to an earlier injection)."""
         with self._lock:
@@ -97,7 +97,7 @@ class Plan:
                 and (not reaction or self.may_follow(case, facts))
             )
 
-    def confirm(self, case: Case, connection: str = "") -> bool:
+    def confirm(self, case: Fault, connection: str = "") -> bool:
         """Use up a response-time case's budget; ``False`` when another exchange took it first."""
         with self._lock:
             if case.key in self.fired:
@@ -119,22 +119,26 @@ class Plan:
             known = list(self.advertised or self.window)
         return [version for version in known if version != requested]
 
-    def unmet(self) -> list[Case]:
+    def unmet(self) -> list[Fault]:
         """Enabled cases that never met their point (each is named in the report)."""
         with self._lock:
             return [case for case in self.cases if self.enabled(case) and case.key not in self.fired]
 
 
-def unmet_note(case: Case, via: str = "proxy") -> str:
+def unmet_note(case: Fault, via: str = "proxy") -> str:
     """What the report says of a case that never met its point: where it lands, and how another session meets it
     (on the first screen of the report: the user learns there which faults the client was never shown)."""
-    speaks = "in 2025-11-25 (a legacy-mode client)" if case.era is Era.HANDSHAKE else "speaking 2026-07-28"
+    speaks = (
+        f"in {Era.HANDSHAKE.revision} (a legacy-mode client)"
+        if case.era is Era.HANDSHAKE
+        else f"speaking {Era.MODERN.revision}"
+    )
     why = (
         "; it answers in the server's place, so never a reaction to another fault"
         if not case.action.answer_only
         else ""
     )
     return (
-        f"injection {case.name} ({case.era.recorded}) never met its point in this session: it lands on "
+        f"injection {case.name} ({case.era}) never met its point in this session: it lands on "
         f"{case.point.text.replace('`', '')}{why}; connect a client {speaks} through this {via} again to meet it"
     )

@@ -1,7 +1,7 @@
-"""Every injection case and family, found in :mod:`mcp_assay.addon.inject.families`, in the order they are tried.
+"""Every injected fault and family, named in :mod:`mcp_assay.addon.inject.families`, in the order they are tried.
 
-Each module of the families package declares its ``FAMILY`` and its ``CASES``; nothing else lists
-them. The registry orders the cases by ``rank`` (the order a request is offered to them), the
+Each module the families package names (``MODULES``) declares its ``FAMILY`` and its ``FAULTS``;
+nothing else lists them. The registry orders the cases by ``rank`` (the order a request is offered to them), the
 families by theirs (the order help texts and docs name them), and turns ``--inject`` text into
 families. A module whose cases name another family, two cases of one name and era, or two
 families of one name are refused at import: the registry is the one place they meet.
@@ -9,17 +9,15 @@ families of one name are refused at import: the registry is the one place they m
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Iterable, Sequence
 
-from mcp_assay.addon.inject import families as _package
-from mcp_assay.addon.inject.case import Case, Family
+from mcp_assay.addon.inject.case import Fault, FaultFamily
+from mcp_assay.addon.inject.families import MODULES
 from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan
 from mcp_assay.errors import CatalogueError, ConfigError
 
 __all__ = [
-    "CASES",
+    "FAULTS",
     "FAMILIES",
     "MAX_HOLD_MS",
     "STDIO_FAMILIES",
@@ -32,18 +30,17 @@ __all__ = [
 MAX_HOLD_MS = 600_000
 
 
-def _load() -> tuple[tuple[Family, ...], tuple[Case, ...]]:
-    families: dict[str, Family] = {}
-    cases: list[Case] = []
-    for info in sorted(pkgutil.iter_modules(_package.__path__), key=lambda item: item.name):
-        module = importlib.import_module(f"{_package.__name__}.{info.name}")
-        family, declared = getattr(module, "FAMILY", None), getattr(module, "CASES", None)
-        if not isinstance(family, Family) or not isinstance(declared, tuple):
-            raise CatalogueError(f"{module.__name__} declares no FAMILY and CASES")
+def _load() -> tuple[tuple[FaultFamily, ...], tuple[Fault, ...]]:
+    families: dict[str, FaultFamily] = {}
+    cases: list[Fault] = []
+    for module in MODULES:
+        family, declared = getattr(module, "FAMILY", None), getattr(module, "FAULTS", None)
+        if not isinstance(family, FaultFamily) or not isinstance(declared, tuple):
+            raise CatalogueError(f"{module.__name__} declares no FAMILY and FAULTS")
         if families.setdefault(family.name, family) is not family:
             raise CatalogueError(f"two injection families are named {family.name}")
         for case in declared:
-            if not isinstance(case, Case) or case.family is not family:
+            if not isinstance(case, Fault) or case.family is not family:
                 raise CatalogueError(f"{module.__name__}: {case!r} is not a case of the {family.name} family")
             cases.append(case)
     keys = [case.key for case in cases]
@@ -55,9 +52,9 @@ def _load() -> tuple[tuple[Family, ...], tuple[Case, ...]]:
     )
 
 
-FAMILIES, CASES = _load()
+FAMILIES, FAULTS = _load()
 """The families, in the order they are listed, and every case, in the order a request is offered to them."""
-STDIO_FAMILIES = frozenset(case.family for case in CASES if "stdio" in case.transports)
+STDIO_FAMILIES = frozenset(case.family for case in FAULTS if "stdio" in case.transports)
 """The families that have a case on stdio (the rest are HTTP's: sessions, headers and streams)."""
 
 
@@ -66,7 +63,7 @@ def family_names() -> str:
     return ", ".join(family.name for family in FAMILIES)
 
 
-def parse_families(text: str | Iterable[str] | None) -> frozenset[Family]:
+def parse_families(text: str | Iterable[str] | None) -> frozenset[FaultFamily]:
     """``version,hold`` or ``all`` -> the families; empty -> none. Unknown names are a :class:`ConfigError`."""
     items = [text] if isinstance(text, str) or text is None else list(text)
     names = [part.strip().lower() for item in items for part in (item or "").split(",") if part.strip()]
@@ -89,11 +86,11 @@ def check_hold_ms(value: int) -> int:
 
 
 def build_plan(
-    families: Iterable[Family], *, transport: str, hold_ms: int = DEFAULT_HOLD_MS, window: Sequence[str] = ()
+    families: Iterable[FaultFamily], *, transport: str, hold_ms: int = DEFAULT_HOLD_MS, window: Sequence[str] = ()
 ) -> Plan | None:
     """The plan of one proxy or tap session over ``transport``; ``None`` when no family is asked for."""
     chosen = frozenset(families)
     if not chosen:
         return None
-    cases = tuple(case for case in CASES if transport in case.transports and case.family in chosen)
+    cases = tuple(case for case in FAULTS if transport in case.transports and case.family in chosen)
     return Plan(families=chosen, cases=cases, hold_ms=check_hold_ms(hold_ms), window=tuple(window))

@@ -3,7 +3,7 @@
 On stdio the actions that exist are a reply (the tap writes the answer line itself, a ``-32022``
 say, and never passes the request on) and a hold (the tap passes the request on and keeps the
 server's answer line back for ``--inject-hold-ms`` before writing it); a case whose action needs a
-status, headers or an event stream has no stdio transport (:class:`~.case.Case` refuses it). A server restart
+status, headers or an event stream has no stdio transport (:class:`~.case.Fault` refuses it). A server restart
 is not injected: the tap *is* the process the client started, so a server that died would end
 the tap, and the client's restart would start another tap with a recording of its own.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.addon.inject.actions import HoldBack, Reply
-from mcp_assay.addon.inject.case import Case
+from mcp_assay.addon.inject.case import Fault
 from mcp_assay.addon.inject.facts import RequestFacts
 from mcp_assay.addon.inject.plan import Plan, unmet_note
 from mcp_assay.cases import Facts
@@ -100,8 +100,8 @@ class StdioInjector:
         for case in self.plan.unmet():
             self._observe(case, "", unmet=True)
 
-    def _observe(self, case: Case, what: str, *, unmet: bool = False) -> None:
+    def _observe(self, case: Fault, what: str, *, unmet: bool = False) -> None:
         self._count += 1
         detail = unmet_note(case, via="tap") if unmet else f"injected {case.name}: {what}"
-        data = {"case": case.name, "era": case.era.recorded, "detail": detail}
+        data = {"case": case.name, "era": case.era.value, "detail": detail}
         self.notify(observation_record(f"inject{self._count}", time.time(), "injection", data))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcp_assay.addon.inject.case import Case, Reaction
-from mcp_assay.addon.inject.registry import CASES, FAMILIES
+from mcp_assay.addon.inject.case import Fault, Reaction
+from mcp_assay.addon.inject.registry import FAMILIES, FAULTS
 from mcp_assay.protocol import Era
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.spec.rules.versions._common import HANDSHAKE_ERA_VERSIONS
@@ -82,13 +82,13 @@ def _families() -> list[str]:
         ),  # fmt: skip
         _row(["---"] * 7),
     ]
-    for case in CASES:
+    for case in FAULTS:
         lines.append(
             _row(
                 [
                     f"`{case.family.name}`",
                     f"`{case.name}`",
-                    case.era.recorded,
+                    case.era.value,
                     _transports(case.transports),
                     case.action.does,
                     case.point.text,
@@ -100,7 +100,7 @@ def _families() -> list[str]:
     return lines
 
 
-def _judged(case: Case, reaction: Reaction) -> list[str]:
+def _judged(case: Fault, reaction: Reaction) -> list[str]:
     check = reaction.registered
     requirement = catalogue()[reaction.requirement]
     transports = sorted(set(case.transports) & check.gate.transports)
@@ -117,7 +117,7 @@ def _judged(case: Case, reaction: Reaction) -> list[str]:
 def _reactions() -> list[str]:
     order = {entry.id: position for position, entry in enumerate(catalogue())}
     pairs = sorted(
-        ((case, reaction) for case in CASES for reaction in case.reactions),
+        ((case, reaction) for case in FAULTS for reaction in case.reactions),
         key=lambda pair: (order[pair[1].requirement], pair[0].rank),
     )
     rows = [_judged(case, reaction) for case, reaction in pairs]

@@ -9,6 +9,7 @@ from mcp_assay.spec.checks import Finding, failed, message_check, passed, unveri
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.pagination import listing_for
+from mcp_assay.spec.rules.shared.answers import selected_gets_invalid_params
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.server_features import (
     ENVELOPE_CODES,
@@ -162,13 +163,7 @@ def completion_errors_use_fitting_codes(message: Message, ctx: Context) -> Findi
         listing = listing_for(request, ctx, "prompts/list")
         unknown = unknown or (listing is not None and listing.complete and ref["name"] not in listing.items)
     if unknown:
-        if message.kind is Kind.RESULT and not probed:
-            return None  # completions for an unlisted prompt that work: the prompt is hidden, not unknown
-        if message.kind is Kind.RESULT:
-            return failed(message, "completion for an unknown prompt was answered with a result")
-        if code == ErrorCode.INVALID_PARAMS:
-            return passed(message)
-        return failed(message, f"completion for an unknown prompt got code {code}, expected -32602")
+        return selected_gets_invalid_params(message, "completion for an unknown prompt", selected=probed)
     if message.kind is Kind.RESULT:
         return None
     if code in (ErrorCode.INVALID_PARAMS, ErrorCode.INTERNAL_ERROR):

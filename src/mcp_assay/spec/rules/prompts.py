@@ -23,6 +23,7 @@ from mcp_assay.spec.rules.shared.answers import (
     listing_shape,
     refused_at_envelope,
     reports_internal_error,
+    selected_gets_invalid_params,
 )
 from mcp_assay.spec.rules.shared.selected import selected_for_another
 from mcp_assay.spec.rules.shared.server_features import (
@@ -216,11 +217,10 @@ def unknown_prompts_get_invalid_params(message: Message, ctx: Context) -> Findin
     unlisted prompt that works is hidden, not unknown)."""
     got = _get_of(message, ctx)
     name = _unknown_prompt(*got, ctx) if got is not None else None
-    if name is None or refused_at_envelope(message):
+    if got is None or name is None or refused_at_envelope(message):
         return None
-    if message.kind is Kind.RESULT and got is not None and not sent_as(got[0], ctx, cases.UNKNOWN_PROMPT):
-        return None
-    return expects_invalid_params(message, f"prompts/get of the unknown prompt {name[:60]!r}")
+    subject = f"prompts/get of the unknown prompt {name[:60]!r}"
+    return selected_gets_invalid_params(message, subject, selected=sent_as(got[0], ctx, cases.UNKNOWN_PROMPT))
 
 
 @message_check(

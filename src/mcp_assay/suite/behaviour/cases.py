@@ -120,7 +120,7 @@ class LaneRun:
 
     # -- plumbing --------------------------------------------------------------------------------
     def case(self, *parts: str) -> str:
-        return "/".join((self.lane.era, self.lane.transport, *parts))
+        return "/".join((self.lane.revision_name, self.lane.transport, *parts))
 
     def skip(self, reason: str, requirements: frozenset[str], case: str) -> None:
         self.ctx.skip(f"{self.lane.label}: {reason}", requirements=requirements, label=case)
@@ -291,7 +291,7 @@ class LaneRun:
         if witness is None:
             return
         racing = tool.cancellation is not None and (
-            tool.cancellation.eras is None or self.lane.era in tool.cancellation.eras
+            tool.cancellation.eras is None or self.lane.revision_name in tool.cancellation.eras
         )
         await self.schema_of(tool)
         calibration = await self.calibrate(tool, witness, racing)
@@ -314,7 +314,7 @@ class LaneRun:
             self.skip(f"no cancellation configured for {tool.name} (write_tools.{tool.name}.cancellation)",
                       RACE_REQUIREMENTS, self.case(base, "race"))  # fmt: skip
         elif not racing:
-            self.skip(f"write_tools.{tool.name}.cancellation.eras leaves {self.lane.era} out",
+            self.skip(f"write_tools.{tool.name}.cancellation.eras leaves {self.lane.revision_name} out",
                       RACE_REQUIREMENTS, self.case(base, "race"))  # fmt: skip
         else:
             for attempt in range(1, tool.cancellation.repeat + 1):
@@ -403,7 +403,7 @@ class LaneRun:
             (Refusal.INVALID_TOKEN, forged, tool.principal, f"tools/call {tool.name} with an invalid token"),
             (Refusal.ANONYMOUS, credentials.anonymous(), None, f"tools/call {tool.name} without credentials"),
         ):
-            client = await self.lane.impostor(tool.principal, presented, f"{self.lane.era[:4]}-{kind}")
+            client = await self.lane.impostor(tool.principal, presented, f"{self.lane.revision_name[:4]}-{kind}")
             # a deliberate credential probe (its case is invalid): the client-side rules (AUTH-36) must leave it out
             await self.refusal(tool, witness, Attempt(kind, what, client, principal, tool.arguments))
 
@@ -485,7 +485,7 @@ class LaneRun:
         """2026 HTTP: a connection of its own, closed when the timeout passes (closing the stream cancels)."""
         tool = race_call.tool
         key = self.lane.identity(tool.principal, distinct=False)
-        client = await self.lane.new_client(key, connection=f"{self.lane.era[:4]}-race")
+        client = await self.lane.new_client(key, connection=f"{self.lane.revision_name[:4]}-race")
         self.lane.keep(client.transport)
         reply = await self.call(
             client, tool.name, race_call.arguments, race_call.probe, progress=race_call.token,
@@ -524,7 +524,7 @@ class LaneRun:
         validate_outgoing(self.lane.revision, encode(body), invalid=False)
         try:
             reply = await transport.send(
-                encode(body), probe=race_call.probe.at(self.lane.era), expect=id_key(body["id"]),
+                encode(body), probe=race_call.probe.at(self.lane.revision_name), expect=id_key(body["id"]),
                 timeout=race_call.timeout,
             )  # fmt: skip
             return time.time(), f"answered first: {reply.describe()}"

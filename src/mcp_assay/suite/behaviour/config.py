@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.errors import ConfigError
+from mcp_assay.protocol import REVISIONS
 from mcp_assay.values import COMMAND, HEADER, HEADER_NAME, JSON_OBJECT, URL, BadValue, Kind
 
 __all__ = [
@@ -59,7 +60,7 @@ BEHAVIOUR_KEYS = ("principals", "expect", "witnesses", "write_tools", "read_tool
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRETISH = re.compile(r"(auth|token|key|secret|session|cookie|password|credential|signature)", re.IGNORECASE)
-_ERAS = ("2026-07-28", "2025-11-25")
+_ERAS = REVISIONS
 DEFAULT_SETTLE_MS = 500
 DEFAULT_WITNESS_TIMEOUT_MS = 5_000
 DEFAULT_STABILITY_MS = 200

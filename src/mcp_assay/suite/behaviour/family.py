@@ -2,7 +2,7 @@
 
 A run tests each revision the server serves on its own, so the cases run once per revision (one
 *lane*: the revision's connections and principals). The family takes the server to itself
-(:attr:`~mcp_assay.suite.context.Family.exclusive`): a witness read must see only its own writes.
+(:attr:`~mcp_assay.suite.context.ProbeFamily.exclusive`): a witness read must see only its own writes.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from mcp_assay.cases import behaviour as cases
 from mcp_assay.suite.behaviour.cases import LaneRun
 from mcp_assay.suite.behaviour.lanes import Lane
 from mcp_assay.suite.behaviour.witness import WitnessReader
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.session import ModernClient
 
 __all__ = ["EXPECTATION", "FAMILY", "REQUIREMENTS"]
@@ -59,7 +59,7 @@ async def run(ctx: SuiteContext) -> None:
         await lane.close()
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="behaviour",
     cases=cases.CASES,
     run=run,

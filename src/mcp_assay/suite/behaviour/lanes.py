@@ -66,16 +66,16 @@ class Lane:
         return self.revision.has("per_request_version")
 
     @property
-    def era(self) -> str:
+    def revision_name(self) -> str:
         return self.revision.name
 
     @property
     def label(self) -> str:
-        return f"{self.era} over {self.transport}"
+        return f"{self.revision_name} over {self.transport}"
 
     def facts(self, step: Facts = NO_FACTS) -> Facts:
         """The facts of one step of a case in this lane: the step's own, with the lane's era and transport."""
-        return replace(step, era=self.era, transport=self.transport)
+        return replace(step, lane=self.revision_name, transport=self.transport)
 
     def probe(self, case: Case, intent: str, step: Facts = NO_FACTS) -> Probe:
         """The tag of one request of ``case`` in this lane."""
@@ -157,7 +157,7 @@ class Lane:
     async def new_client(self, key: str | None, *, connection: str = "") -> Client:
         """A client on a connection of its own (a 2026 race closes it to cancel)."""
         who = key or "default"
-        transport = await self._transport(key, connection or f"{self.era[:4]}-{who}")
+        transport = await self._transport(key, connection or f"{self.revision_name[:4]}-{who}")
         if self.modern:
             modern = ModernClient(transport, self.revision)
             modern.tools = dict(self.tools)
@@ -165,7 +165,7 @@ class Lane:
         legacy = LegacyClient(transport, self.revision)
         reply = await legacy.initialize(
             self.revision.name,
-            self.probe(cases.INITIALIZE, f"initialize a {self.era} session as {who}", Facts(principal=key)),
+            self.probe(cases.INITIALIZE, f"initialize a {self.revision_name} session as {who}", Facts(principal=key)),
         )
         if not reply.ok:
             raise Unavailable(f"initialize as {who} answered {reply.describe()}")

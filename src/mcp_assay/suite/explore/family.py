@@ -35,7 +35,7 @@ from mcp_assay.redaction import Redactor
 from mcp_assay.replays import shell_line
 from mcp_assay.spec.engine import select_checks
 from mcp_assay.spec.evidence import replay_of
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.events import ExploreProgress
 from mcp_assay.suite.explore import draws
 from mcp_assay.suite.explore.edges import edges, full, plain
@@ -145,7 +145,7 @@ async def run(ctx: SuiteContext) -> None:
     config = ctx.config
     revision = ctx.revision.name
     if not config.explore:
-        return  # the runner leaves the family out of such a run (Family.wanted); a caller of its own may not
+        return  # the runner leaves the family out of such a run (ProbeFamily.wanted); a caller of its own may not
     if not draws.available():
         ctx.skip(f"not explored: {draws.EXTRA} adds what --explore needs", requirements=(), case=cases.EXPLORE)
         return
@@ -300,7 +300,7 @@ def _report(ctx: SuiteContext, run: ToolRun) -> None:
             )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="explore",
     cases=cases.CASES,
     run=run,

@@ -1,6 +1,6 @@
 """The probe families, in the order a run sends them.
 
-Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.Family`): its name, its cases
+Each module defines ``FAMILY`` (:class:`~mcp_assay.suite.context.ProbeFamily`): its name, its cases
 (declared in :mod:`mcp_assay.cases`, which say what its traffic feeds), the eras, transports and
 capability it needs, and the coroutine that sends it. :data:`OPENING` and :data:`CLOSING` are the
 steps sent around them on each revision's session (the handshake completed, the session ended),
@@ -10,7 +10,7 @@ declared the same way. Probes never judge: the rules in :mod:`mcp_assay.spec.rul
 from __future__ import annotations
 
 from mcp_assay.suite.behaviour import family as behaviour
-from mcp_assay.suite.context import Family
+from mcp_assay.suite.context import ProbeFamily
 from mcp_assay.suite.explore import family as explore
 from mcp_assay.suite.probes import (
     auth,
@@ -35,7 +35,7 @@ from mcp_assay.suite.probes import (
 
 __all__ = ["CLOSING", "FAMILIES", "OPENING", "family_names"]
 
-FAMILIES: tuple[Family, ...] = (
+FAMILIES: tuple[ProbeFamily, ...] = (
     discover.FAMILY,
     handshake.FAMILY,
     versioning.FAMILY,
@@ -59,9 +59,9 @@ FAMILIES: tuple[Family, ...] = (
     explore.FAMILY,  # opt-in (--explore), last: it may leave the server in a state no other case expects
 )
 
-OPENING: tuple[Family, ...] = (handshake.OPENING,)
+OPENING: tuple[ProbeFamily, ...] = (handshake.OPENING,)
 """Sent on each revision's session before any family, without a progress line of their own: what completes it."""
-CLOSING: tuple[Family, ...] = (handshake.CLOSING,)
+CLOSING: tuple[ProbeFamily, ...] = (handshake.CLOSING,)
 """Sent on each revision's session after every family, while its transport still serves: what ends it."""
 
 

@@ -47,7 +47,7 @@ from mcp_assay.protocol import Header, HeaderKey, MediaType
 from mcp_assay.redaction import SECRET_PARAMS
 from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, prm_candidates, unsigned_jwt
 from mcp_assay.suite.addresses import may_fetch
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.probes._common import list_params
 from mcp_assay.suite.session import LegacyClient, ModernClient
@@ -295,7 +295,7 @@ async def _query(ctx: SuiteContext, prober: Prober, method: str) -> None:
     await control(ctx, method)
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="auth",
     cases=cases.CASES,
     run=run,

@@ -16,7 +16,7 @@ from typing import Any
 from mcp_assay.cases import Facts
 from mcp_assay.cases import burst as cases
 from mcp_assay.errors import NoAnswer
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes.tools import call_params
 from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply
@@ -62,7 +62,7 @@ async def run(ctx: SuiteContext) -> None:
     await asyncio.gather(*(_call(ctx, index, index * spacing) for index in range(wanted.burst)))
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="burst",
     cases=cases.CASES,
     run=run,

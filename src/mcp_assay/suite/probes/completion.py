@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from mcp_assay.cases import completion as cases
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 
 __all__ = ["FAMILY"]
 
@@ -56,7 +56,7 @@ async def run(ctx: SuiteContext) -> None:
     )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="completion",
     cases=cases.CASES,
     run=run,

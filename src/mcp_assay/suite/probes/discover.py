@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from mcp_assay.cases import discover as cases
 from mcp_assay.protocol import Era, Header, MetaKey
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.session import ModernClient
 
 __all__ = ["FAMILY", "LATER"]
@@ -65,7 +65,7 @@ async def last(ctx: SuiteContext) -> None:
     )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="discover",
     cases=cases.CASES,
     run=run,
@@ -73,7 +73,7 @@ FAMILY = Family(
     description="server/discover: fields, identity, cache hints, stability",
 )
 
-LATER = Family(
+LATER = ProbeFamily(
     name="discover-last",
     cases=cases.LATER_CASES,
     run=last,

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from mcp_assay.cases import envelope as cases
 from mcp_assay.cases import params as param_cases
 from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.outgoing import encode
 from mcp_assay.suite.probes import params as param_headers
 from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value
@@ -377,7 +377,7 @@ async def run(ctx: SuiteContext) -> None:
     await jsonrpc(ctx)
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="envelope",
     cases=(*cases.CASES, *param_cases.CASES),
     run=run,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mcp_assay.cases import gateway as cases
 from mcp_assay.protocol import Era
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 
 __all__ = ["FAMILY"]
@@ -33,7 +33,7 @@ async def run(ctx: SuiteContext) -> None:
         await ctx.tolerant(fresh.request("tools/list", probe=ctx.probe(cases.LIST)))
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="gateway",
     cases=cases.CASES,
     run=run,

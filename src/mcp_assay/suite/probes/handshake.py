@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from mcp_assay.cases import handshake as cases
 from mcp_assay.protocol import Era, Header, HeaderKey, MediaType
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.session import LegacyClient
 from mcp_assay.suite.transports import StreamControl
 
@@ -139,7 +139,7 @@ async def teardown(ctx: SuiteContext) -> None:
         )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="handshake",
     cases=cases.CASES,
     run=run,
@@ -147,7 +147,7 @@ FAMILY = Family(
     description="initialize, ping, session rules",
 )
 
-OPENING = Family(
+OPENING = ProbeFamily(
     name="handshake",
     cases=(cases.INITIALIZED,),
     run=confirm,
@@ -156,7 +156,7 @@ OPENING = Family(
 )
 """Completes the handshake of each handshake-era revision before its families run."""
 
-CLOSING = Family(
+CLOSING = ProbeFamily(
     name="handshake",
     cases=(cases.DELETE_SESSION, cases.ENDED_SESSION),
     run=teardown,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_assay.cases import Case
 from mcp_assay.cases import sdk as cases
 from mcp_assay.protocol import Era, ErrorCode
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.transports.http import HttpTransport
 
@@ -196,7 +196,7 @@ async def _unconfigured(ctx: SuiteContext, url: str, credentials: Credentials) -
                                f"settled on {negotiated}, {where}")  # fmt: skip
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="sdk",
     cases=cases.CASES,
     run=run,

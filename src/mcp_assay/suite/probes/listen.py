@@ -28,7 +28,7 @@ from mcp_assay.cases import listen as cases
 from mcp_assay.cases.model import left_unsent
 from mcp_assay.jsonrpc import Message
 from mcp_assay.protocol import Era
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply, StreamControl
@@ -218,7 +218,7 @@ async def _while_listening(ctx: SuiteContext, client: ModernClient) -> None:
         )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="listen",
     cases=cases.CASES,
     run=run,

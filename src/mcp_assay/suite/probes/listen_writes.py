@@ -23,7 +23,7 @@ from mcp_assay.jsonrpc import Message
 from mcp_assay.protocol import Era
 from mcp_assay.suite.behaviour.config import WriteTool
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
@@ -154,7 +154,7 @@ async def _watch_a_write(ctx: SuiteContext, lane: Lane, tool: WriteTool) -> None
         )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="listen-writes",
     cases=cases.WRITES_CASES,
     run=run,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.cases import methods as cases
-from mcp_assay.protocol import Header, MediaType
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.protocol import HANDSHAKE_REVISION, Header, MediaType
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import StreamControl
 
@@ -51,7 +51,7 @@ def _removed(ctx: SuiteContext) -> list[tuple[str, dict[str, Any]]]:
     ]
     if ctx.config.modern_only or (not ctx.handshake_offered and not _handshake_unasked(ctx)):
         # a dual-era server may serve initialize (A21); only a modern-only one must not know it
-        other = next((rev.name for rev in ctx.spec.window if rev is not ctx.revision), "2025-11-25")
+        other = next((rev.name for rev in ctx.spec.window if rev is not ctx.revision), HANDSHAKE_REVISION)
         clause = {"protocolVersion": other, "capabilities": {}, "clientInfo": {"name": "mcp-assay", "version": "0"}}
         removed.append(("initialize", clause))
     return removed
@@ -103,7 +103,7 @@ async def run(ctx: SuiteContext) -> None:
         pass  # GET and DELETE belong to the 2025 session lifecycle (handshake family)
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="methods",
     cases=cases.CASES,
     run=run,

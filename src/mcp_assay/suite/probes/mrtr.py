@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp_assay.cases import mrtr as cases
 from mcp_assay.protocol import Era, ErrorCode
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
 
@@ -114,7 +114,7 @@ async def run(ctx: SuiteContext) -> None:
         )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="mrtr",
     cases=cases.CASES,
     run=run,

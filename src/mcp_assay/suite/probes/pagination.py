@@ -10,7 +10,7 @@ connection: a continuation must not depend on the connection it arrives on (VER-
 from __future__ import annotations
 
 from mcp_assay.cases import pagination as cases
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes._common import list_params
 
 __all__ = ["FAMILY"]
@@ -64,7 +64,7 @@ async def run(ctx: SuiteContext) -> None:
         )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="pagination",
     cases=cases.CASES,
     run=run,

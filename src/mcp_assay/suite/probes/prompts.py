@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_assay.cases import prompts as cases
 from mcp_assay.cases.model import left_unsent
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
@@ -111,7 +111,7 @@ async def run(ctx: SuiteContext) -> None:
     )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="prompts",
     cases=cases.CASES,
     run=run,

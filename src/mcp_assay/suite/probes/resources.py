@@ -19,7 +19,7 @@ from typing import Any
 
 from mcp_assay.cases import resources as cases
 from mcp_assay.cases.model import left_unsent
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes._common import list_again, walk
 
 __all__ = ["FAMILY"]
@@ -107,7 +107,7 @@ def _note_shared_names(ctx: SuiteContext, templates: list[dict[str, Any]]) -> No
             )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="resources",
     cases=cases.CASES,
     run=run,

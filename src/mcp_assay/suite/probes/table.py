@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from mcp_assay.cases import BY_FAMILY, Case, Judging
 from mcp_assay.protocol import Era
-from mcp_assay.suite.context import Family
+from mcp_assay.suite.context import ProbeFamily
 from mcp_assay.suite.probes import FAMILIES
 
 __all__ = ["probe_table"]
@@ -85,9 +85,8 @@ def _marks(case: Case) -> str:
     return "; ".join(marks)
 
 
-def _when(family: Family) -> str:
-    eras = {Era.MODERN: "2026-07-28", Era.HANDSHAKE: "2025-11-25"}
-    parts = [" and ".join(eras[era] for era in (Era.MODERN, Era.HANDSHAKE) if era in family.eras)]
+def _when(family: ProbeFamily) -> str:
+    parts = [" and ".join(era.revision for era in (Era.MODERN, Era.HANDSHAKE) if era in family.eras)]
     parts.append(" and ".join(sorted(family.transports)))
     if family.capability is not None:
         parts.append(f"when `{family.capability}` is advertised")

@@ -30,7 +30,7 @@ from mcp_assay.cases import Case, Facts
 from mcp_assay.cases import tokens as cases
 from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.auth.facts import canonical_uri
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes.auth import Prober, ask, protected_method
 from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.stub.config import StubConfig
@@ -202,7 +202,7 @@ async def _control(
     )  # fmt: skip
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="tokens",
     cases=cases.CASES,
     run=run,

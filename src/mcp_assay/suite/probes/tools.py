@@ -39,7 +39,7 @@ from mcp_assay.errors import NoAnswer
 from mcp_assay.protocol import MetaKey
 from mcp_assay.report.untried import EXPLORE_STEP
 from mcp_assay.suite.config import SuiteConfig
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.probes._common import (
@@ -468,7 +468,7 @@ async def _failing_tool(ctx: SuiteContext, tools: list[dict[str, Any]]) -> None:
     )  # fmt: skip
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="tools",
     cases=cases.CASES,
     run=run,

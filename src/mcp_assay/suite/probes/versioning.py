@@ -20,7 +20,7 @@ from typing import Any
 
 from mcp_assay.cases import versioning as cases
 from mcp_assay.protocol import Era, Header, MetaKey
-from mcp_assay.suite.context import Family, SuiteContext
+from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.outgoing import encode, validate_outgoing
 from mcp_assay.suite.session import ModernClient
 
@@ -171,7 +171,7 @@ async def _old_initialize(ctx: SuiteContext) -> None:
     )
 
 
-FAMILY = Family(
+FAMILY = ProbeFamily(
     name="versioning",
     cases=cases.CASES,
     run=run,

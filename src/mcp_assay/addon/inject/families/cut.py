@@ -20,23 +20,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.addon.inject.actions import CutStream, Made, Reply
-from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
 from mcp_assay.addon.inject.facts import Point
 from mcp_assay.protocol import Era, MediaType
 from mcp_assay.spec.rules.http.legacy_streams import client_waits_the_retry_interval
 from mcp_assay.spec.rules.http.streams import client_reissues_broken_streams_as_new_requests
 from mcp_assay.sse import SseEvent, parse_sse
 
-__all__ = ["CASES", "CUT_LEGACY", "CUT_MODERN", "FAMILY", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern"]
+__all__ = ["FAULTS", "CUT_LEGACY", "CUT_MODERN", "FAMILY", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern"]
 
-FAMILY = Family("cut", 50, "end one event-stream answer before its final response (HTTP)")
+FAMILY = FaultFamily("cut", 50, "end one event-stream answer before its final response (HTTP)")
 
 RETRY_MS = 500
 """The ``retry:`` a 2025 cut announces: how long the client must wait before resuming."""
 _HTTP = frozenset({"http"})
 _WORK = "the first request for ordinary work that accepts an event stream"
 
-CUT_MODERN = Case(
+CUT_MODERN = Fault(
     name="inject-stream-cut",
     family=FAMILY,
     era=Era.MODERN,
@@ -61,7 +61,7 @@ CUT_MODERN = Case(
     note="ended the event stream of {method} before its answer",
 )
 
-CUT_LEGACY = Case(
+CUT_LEGACY = Fault(
     name="inject-stream-cut",
     family=FAMILY,
     era=Era.HANDSHAKE,
@@ -86,7 +86,7 @@ CUT_LEGACY = Case(
     note="cutting the event stream of {method}",
 )
 
-CASES = (CUT_MODERN, CUT_LEGACY)
+FAULTS = (CUT_MODERN, CUT_LEGACY)
 
 
 def cut_modern() -> bytes:

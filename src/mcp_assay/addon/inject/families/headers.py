@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Made, Reply, Respell, error_answer
-from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
 from mcp_assay.addon.inject.facts import Point
 from mcp_assay.protocol import Era, ErrorCode, HeaderKey
 from mcp_assay.spec.rules.handshake.session_ids import clients_send_the_session_id_on_every_request
@@ -25,9 +25,9 @@ from mcp_assay.spec.rules.http.client import (
 )
 from mcp_assay.spec.rules.versions.clients import http_clients_stay_modern_after_a_modern_refusal
 
-__all__ = ["CASES", "CASE_LEGACY", "CASE_MODERN", "FAMILY", "REFUSAL", "refusal"]
+__all__ = ["FAULTS", "CASE_LEGACY", "CASE_MODERN", "FAMILY", "REFUSAL", "refusal"]
 
-FAMILY = Family(
+FAMILY = FaultFamily(
     "headers", 40, "respell response header names in another legal case; refuse one tools/call with -32020 (HTTP)"
 )
 
@@ -40,7 +40,7 @@ def refusal(ident: Any) -> dict[str, Any]:
     return error_answer(ident, ErrorCode.HEADER_MISMATCH, message)
 
 
-REFUSAL = Case(
+REFUSAL = Fault(
     name="inject-header-refusal",
     family=FAMILY,
     era=Era.MODERN,
@@ -68,7 +68,7 @@ REFUSAL = Case(
     note="refused {method} with -32020",
 )
 
-CASE_LEGACY = Case(
+CASE_LEGACY = Fault(
     name="inject-header-case",
     family=FAMILY,
     era=Era.HANDSHAKE,
@@ -90,7 +90,7 @@ CASE_LEGACY = Case(
     note="respelled the header names of the answer to {method}",
 )
 
-CASE_MODERN = Case(
+CASE_MODERN = Fault(
     name="inject-header-case",
     family=FAMILY,
     era=Era.MODERN,
@@ -109,4 +109,4 @@ CASE_MODERN = Case(
     note="respelled the header names of the answer to {method}",
 )
 
-CASES = (REFUSAL, CASE_LEGACY, CASE_MODERN)
+FAULTS = (REFUSAL, CASE_LEGACY, CASE_MODERN)

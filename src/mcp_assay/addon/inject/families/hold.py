@@ -12,7 +12,7 @@ CAN-10. A client that simply waits the hold out is *not verified*: its timeout i
 from __future__ import annotations
 
 from mcp_assay.addon.inject.actions import HoldBack
-from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
 from mcp_assay.addon.inject.facts import Point
 from mcp_assay.protocol import Era
 from mcp_assay.spec.rules.cancellation.notices import (
@@ -27,13 +27,15 @@ from mcp_assay.spec.rules.cancellation.requests import (
 )
 from mcp_assay.spec.rules.handshake.initialize import clients_wait_for_the_initialize_result
 
-__all__ = ["CASES", "FAMILY", "HELD_INITIALIZE"]
+__all__ = ["FAULTS", "FAMILY", "HELD_INITIALIZE"]
 
-FAMILY = Family("hold", 30, "hold back one answer, and separately one initialize answer, past the client's timeout")
+FAMILY = FaultFamily(
+    "hold", 30, "hold back one answer, and separately one initialize answer, past the client's timeout"
+)
 
 _BOTH = frozenset({"http", "stdio"})
 
-HELD_INITIALIZE = Case(
+HELD_INITIALIZE = Fault(
     name="inject-held-initialize",
     family=FAMILY,
     era=Era.HANDSHAKE,
@@ -64,8 +66,8 @@ LATE = (
 )
 
 
-def _held(era: Era, rank: int, *more: Reaction) -> Case:
-    return Case(
+def _held(era: Era, rank: int, *more: Reaction) -> Fault:
+    return Fault(
         name="inject-held-answer",
         family=FAMILY,
         era=era,
@@ -88,7 +90,7 @@ NAMED = Reaction(
     "a `notifications/cancelled` the client sends names a request it issued (the held one), not an id it never used",
 )
 
-CASES = (
+FAULTS = (
     HELD_INITIALIZE,
     _held(
         Era.MODERN,

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Made, Reply, error_answer
-from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
 from mcp_assay.addon.inject.facts import Point
 from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.rules.handshake.session_ids import clients_reinitialize_after_a_session_404
 
-__all__ = ["CASES", "EXPIRY", "FAMILY", "expired"]
+__all__ = ["FAULTS", "EXPIRY", "FAMILY", "expired"]
 
-FAMILY = Family("session", 20, "answer one request carrying a 2025 session id with 404 (HTTP)")
+FAMILY = FaultFamily("session", 20, "answer one request carrying a 2025 session id with 404 (HTTP)")
 
 
 def expired(ident: Any) -> dict[str, Any]:
@@ -27,7 +27,7 @@ def expired(ident: Any) -> dict[str, Any]:
     return error_answer(ident, ErrorCode.INVALID_REQUEST, "Session not found: the session has ended")
 
 
-EXPIRY = Case(
+EXPIRY = Fault(
     name="inject-session-expiry",
     family=FAMILY,
     era=Era.HANDSHAKE,
@@ -54,4 +54,4 @@ EXPIRY = Case(
     note="answered {method} in session {session!r} with 404",
 )
 
-CASES = (EXPIRY,)
+FAULTS = (EXPIRY,)

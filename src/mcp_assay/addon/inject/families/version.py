@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Answering, Made, Reply, error_answer
-from mcp_assay.addon.inject.case import Case, Family, Reaction
+from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
 from mcp_assay.addon.inject.facts import Point, RequestFacts
 from mcp_assay.cases import Facts
 from mcp_assay.protocol import Era, ErrorCode
@@ -31,9 +31,9 @@ from mcp_assay.spec.rules.versions.clients import (
 )
 from mcp_assay.spec.rules.versions.requests import clients_retry_refused_versions_from_the_supported_list
 
-__all__ = ["CASES", "COUNTER_OFFER", "FAMILY", "REFUSAL", "UNUSABLE", "counter_offer", "refusal"]
+__all__ = ["FAULTS", "COUNTER_OFFER", "FAMILY", "REFUSAL", "UNUSABLE", "counter_offer", "refusal"]
 
-FAMILY = Family(
+FAMILY = FaultFamily(
     "version", 10, "refuse one 2026 request with -32022; counter-offer one initialize a version no revision defines"
 )
 
@@ -68,7 +68,7 @@ def counter_offer(ident: Any) -> dict[str, Any]:
     }
 
 
-REFUSAL = Case(
+REFUSAL = Fault(
     name="inject-version-refusal",
     family=FAMILY,
     era=Era.MODERN,
@@ -99,7 +99,7 @@ REFUSAL = Case(
     note="refused {method} {version} with -32022",
 )
 
-COUNTER_OFFER = Case(
+COUNTER_OFFER = Fault(
     name="inject-version-counter-offer",
     family=FAMILY,
     era=Era.HANDSHAKE,
@@ -126,4 +126,4 @@ COUNTER_OFFER = Case(
     note=f"answered {{method}} offering {{version}} with a counter-offer of {UNUSABLE}",
 )
 
-CASES = (REFUSAL, COUNTER_OFFER)
+FAULTS = (REFUSAL, COUNTER_OFFER)

@@ -13,6 +13,7 @@ import functools
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
+from mcp_assay.protocol import MODERN_REVISION
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth._oauth_flow import (
@@ -27,7 +28,7 @@ from mcp_assay.spec.rules.auth.documents import origin_of
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
 from mcp_assay.verdicts import Level
 
-ONLY_2026 = "the client's MCP traffic is not 2026-07-28, and this requirement binds 2026 clients only"
+ONLY_2026 = f"the client's MCP traffic is not {MODERN_REVISION}, and this requirement binds 2026 clients only"
 
 
 def _only_2026(rule: Callable[[Context, OAuthFlow], Iterator[Finding]]) -> Callable[[Context], Iterator[Finding]]:

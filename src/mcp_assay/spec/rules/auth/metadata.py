@@ -76,10 +76,7 @@ def protected_resource_metadata_is_served(ctx: Context) -> Iterator[Finding]:
 @log_check(requirements="AUTH-02", level=Level.MUST, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_names_authorization_servers(ctx: Context) -> Iterator[Finding]:
     """The PRM document lists at least one authorization server issuer URL in `authorization_servers`."""
-    _use, bodies, reason = prm_bodies(ctx)
-    if reason is not None:
-        yield reason
-        return
+    _use, bodies = yield from prm_bodies(ctx)
     for doc, body in bodies:
         servers = body.get("authorization_servers")
         if servers is None and "authorization_server" in body:
@@ -125,10 +122,7 @@ def protected_resource_metadata_names_this_server(ctx: Context) -> Iterator[Find
 
     Compared in canonical form (case of scheme and host, default port and a trailing slash aside);
     a document fetched from the path-scoped URI must name that endpoint exactly."""
-    use, bodies, reason = prm_bodies(ctx)
-    if reason is not None:
-        yield reason
-        return
+    use, bodies = yield from prm_bodies(ctx)
     for doc, body in bodies:
         resource = body.get("resource")
         if not isinstance(resource, str) or not resource:
@@ -154,10 +148,7 @@ def protected_resource_metadata_names_this_server(ctx: Context) -> Iterator[Find
 @log_check(requirements="AUTH-03", level=Level.SHOULD, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_uses_the_canonical_form(ctx: Context) -> Iterator[Finding]:
     """The PRM `resource` is written in canonical form: lowercase scheme and host, no query, no stray trailing slash."""
-    use, bodies, reason = prm_bodies(ctx)
-    if reason is not None:
-        yield reason
-        return
+    use, bodies = yield from prm_bodies(ctx)
     for doc, body in bodies:
         resource = body.get("resource")
         if not isinstance(resource, str) or not resource:
@@ -281,10 +272,7 @@ def resource_server_does_not_advertise_offline_access(ctx: Context) -> Iterator[
 @log_check(requirements="AUTH-07", level=Level.SHOULD, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_offers_no_query_tokens(ctx: Context) -> Iterator[Finding]:
     """PRM `bearer_methods_supported`, when present, leaves out `query` (policy: MCP forbids tokens in URIs)."""
-    _use, bodies, reason = prm_bodies(ctx)
-    if reason is not None:
-        yield reason
-        return
+    _use, bodies = yield from prm_bodies(ctx)
     for doc, body in bodies:
         methods = body.get("bearer_methods_supported")
         if isinstance(methods, list) and "query" in methods:
@@ -296,10 +284,7 @@ def protected_resource_metadata_offers_no_query_tokens(ctx: Context) -> Iterator
 @log_check(requirements="AUTH-08", level=Level.MAY, subject="metadata documents", follows=ANY_AUTHORIZATION)
 def protected_resource_metadata_avoids_omnibus_scopes(ctx: Context) -> Iterator[Finding]:
     """PRM `scopes_supported` avoids catch-all scopes such as `*`, `all` or `full-access` (advisory)."""
-    _use, bodies, reason = prm_bodies(ctx)
-    if reason is not None:
-        yield reason
-        return
+    _use, bodies = yield from prm_bodies(ctx)
     for doc, body in bodies:
         listed = _scopes(body.get("scopes_supported"))
         broad = sorted(OMNIBUS_SCOPES.intersection(item.lower() for item in listed))

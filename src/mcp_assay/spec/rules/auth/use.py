@@ -24,7 +24,7 @@ A credential it should have refused but served stays a failure in full: that hol
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -349,11 +349,15 @@ def prm_subjects(ctx: Context, *, served: bool = True) -> tuple[AuthUse, list[Do
     return use, documents, None
 
 
-def prm_bodies(ctx: Context) -> tuple[AuthUse, list[tuple[Document, dict[str, Any]]], Finding | None]:
-    """The served PRM documents of :func:`prm_subjects` with their JSON objects, or the finding that says why
-    there are none."""
+def prm_bodies(ctx: Context) -> Generator[Finding, None, tuple[AuthUse, list[tuple[Document, dict[str, Any]]]]]:
+    """The served PRM documents of :func:`prm_subjects` with their JSON objects, the opening of every rule that
+    judges their contents: ``use, bodies = yield from prm_bodies(ctx)`` yields the finding that says why there are
+    none (and then returns no bodies)."""
     use, documents, reason = prm_subjects(ctx)
-    return use, [(doc, doc.body) for doc in documents if doc.body is not None], reason
+    if reason is not None:
+        yield reason
+        return use, []
+    return use, [(doc, doc.body) for doc in documents if doc.body is not None]
 
 
 def challenge_exchanges(ctx: Context) -> Iterator[tuple[HttpExchange, Challenges]]:

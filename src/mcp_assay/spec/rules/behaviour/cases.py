@@ -47,7 +47,7 @@ WITNESS = "witness"
 EXPECTATION = "expectation"
 
 
-SHARED = ("era", "transport", "tool", "phase", "refusal", "principal", "witness", "handle", "attempt")
+SHARED = ("lane", "transport", "tool", "phase", "refusal", "principal", "witness", "handle", "attempt")
 """The facts a behaviour case takes from the first of its requests or witness reads that carries them."""
 
 
@@ -79,7 +79,7 @@ class BehaviourCase:
 
     @property
     def lane(self) -> str:
-        return f"{self.facts.era or '?'} over {self.facts.transport or '?'}"
+        return f"{self.facts.lane or '?'} over {self.facts.transport or '?'}"
 
     @property
     def tool(self) -> str:
@@ -133,12 +133,12 @@ class Cases:
         for other in self.by_id.values():
             if other.facts.phase is not Phase.CALIBRATE:
                 continue
-            if all(getattr(other.facts, key) == getattr(case.facts, key) for key in ("era", "transport", "tool")):
+            if all(getattr(other.facts, key) == getattr(case.facts, key) for key in ("lane", "transport", "tool")):
                 return other
         return None
 
     def stability(self, case: BehaviourCase, witness: str) -> BehaviourCase | None:
-        ident = f"{case.facts.era}/{case.facts.transport}/stability/{witness}"
+        ident = f"{case.facts.lane}/{case.facts.transport}/stability/{witness}"
         return self.by_id.get(ident)
 
 

@@ -267,7 +267,7 @@ def _per_principal_lists_are_private(ctx: Context) -> Iterator[Finding]:
             continue  # an older era's lists have no cache scope
         offered, refused = _offered(requests, ctx)
         if refused is None:
-            key = (case.facts.era, case.facts.transport)
+            key = (case.facts.lane, case.facts.transport)
             lanes.setdefault(key, []).append((case.principal, offered, requests))
     for (era, transport), listed in lanes.items():
         if len({frozenset(offered) for _, offered, _ in listed}) < 2:
@@ -309,12 +309,12 @@ def _hidden_tools_are_not_callable(ctx: Context) -> Iterator[Finding]:
     listings: dict[tuple[Any, Any, Any], BehaviourCase] = {}
     for case in index.by_id.values():
         if case.sent(behaviour_cases.PRINCIPAL_LIST):
-            listings[(case.facts.era, case.facts.transport, case.facts.principal)] = case
+            listings[(case.facts.lane, case.facts.transport, case.facts.principal)] = case
     for case, request in _refusal_cases(ctx):
         if case.facts.refusal is not Refusal.PRINCIPAL_WITHOUT_SCOPE:
             continue
         tool, principal = case.tool, case.principal
-        listing = listings.get((case.facts.era, case.facts.transport, case.facts.principal))
+        listing = listings.get((case.facts.lane, case.facts.transport, case.facts.principal))
         if listing is None:
             yield unverified(f"{case.lane}: no tools/list as {principal} was captured (name {principal} in "
                              "expect.tools_by_principal)", request)  # fmt: skip

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.faults import Fault, fault_of
+from mcp_assay.faults import FaultKind, fault_kind_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
@@ -33,7 +33,7 @@ def held_requests(ctx: Context, *, initialize: bool) -> Iterator[tuple[Message, 
     ``initialize`` requests, or the others."""
     for exchange in ctx.log:
         probe = exchange.probe
-        if probe is None or fault_of(probe) is not Fault.HELD:
+        if probe is None or fault_kind_of(probe) is not FaultKind.HELD:
             continue
         if isinstance(exchange, HttpExchange) and exchange.request_message is not None:
             request = exchange.request_message

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.faults import Fault, fault_of
+from mcp_assay.faults import FaultKind, fault_kind_of
 from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, passed, passed_each, unverified
@@ -360,7 +360,7 @@ def client_reads_header_names_in_any_case(ctx: Context) -> Iterator[Finding]:
     answer for unreadable, and an ``initialize`` means it took a modern answer for no answer at all
     (the fallback a dual-era client makes when it cannot read one). Nothing more is not verified."""
     for exchange, request in request_posts(ctx):
-        if fault_of(exchange.probe) is not Fault.RESPELLED:
+        if fault_kind_of(exchange.probe) is not FaultKind.RESPELLED:
             continue
         if not modern_exchange(exchange, ctx):
             continue

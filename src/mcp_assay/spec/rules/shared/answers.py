@@ -30,6 +30,7 @@ __all__ = [
     "listing_shape",
     "refused_at_envelope",
     "reports_internal_error",
+    "selected_gets_invalid_params",
 ]
 
 
@@ -64,6 +65,17 @@ def expects_invalid_params(message: Message, subject: str, *, on_result: str | N
     if code == ErrorCode.INVALID_PARAMS:
         return passed(message)
     return failed(message, f"{subject} got code {code}, expected -32602")
+
+
+def selected_gets_invalid_params(
+    message: Message, subject: str, *, selected: bool, on_result: str | None = None
+) -> Finding | None:
+    """Judge an answer to a request that must fail with ``-32602``: one sent as the case that asks it (``selected``),
+    or one only the traffic shows wrong (a name absent from a complete listing). A result to the latter is left
+    alone (what works was hidden, not unknown); everything else is judged as by :func:`expects_invalid_params`."""
+    if message.kind is Kind.RESULT and not selected:
+        return None
+    return expects_invalid_params(message, subject, on_result=on_result)
 
 
 def reports_internal_error(message: Message, method: str) -> Finding | None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import MCP_DEFINED_CODES, Era, ErrorCode, HeaderKey
+from mcp_assay.protocol import HANDSHAKE_REVISION, MCP_DEFINED_CODES, Era, ErrorCode, HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities, meta_version, place_of
@@ -42,7 +42,7 @@ __all__ = [
     "supported_versions",
 ]
 
-HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+HANDSHAKE_ERA_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", HANDSHAKE_REVISION)
 """Revisions published with the initialize handshake (their older schemas need not be on disk)."""
 
 MODERN_ERRORS = MCP_DEFINED_CODES

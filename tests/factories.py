@@ -15,10 +15,8 @@ from typing import Any
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.sse import SseEvent
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side, Verdict
-from mcp_assay.wire import (
+from mcp_assay.vocabulary.verdicts import Side, Verdict
+from mcp_assay.wire.model import (
     Ending,
     EndReason,
     Exchange,
@@ -29,6 +27,8 @@ from mcp_assay.wire import (
     Probe,
     StdioLine,
 )
+from mcp_assay.wire.sse import SseEvent
+from mcp_assay.wire.traffic import ExchangeLog
 
 
 def as_probe(tag: Probe | Mapping[str, Any] | str | None) -> Probe | None:

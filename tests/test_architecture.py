@@ -23,36 +23,36 @@ PACKAGE = Path(mcp_assay.__file__).parent
 
 ROOMS: dict[str, tuple[str, ...]] = {
     "vocabulary": (
-        "mcp_assay.protocol",
-        "mcp_assay.verdicts",
-        "mcp_assay.replays",
-        "mcp_assay.shell",
-        "mcp_assay.errors",
+        "mcp_assay.vocabulary.protocol",
+        "mcp_assay.vocabulary.verdicts",
+        "mcp_assay.vocabulary.replays",
+        "mcp_assay.vocabulary.shell",
+        "mcp_assay.vocabulary.errors",
     ),
     "cases": ("mcp_assay.cases",),
     "wire": (
-        "mcp_assay.jsontext",
-        "mcp_assay.jsonrpc",
-        "mcp_assay.sse",
-        "mcp_assay.lines",
-        "mcp_assay.wire",
-        "mcp_assay.traffic",
-        "mcp_assay.hops",
-        "mcp_assay.faults",
+        "mcp_assay.wire.jsontext",
+        "mcp_assay.wire.jsonrpc",
+        "mcp_assay.wire.sse",
+        "mcp_assay.wire.lines",
+        "mcp_assay.wire.model",
+        "mcp_assay.wire.traffic",
+        "mcp_assay.wire.hops",
+        "mcp_assay.wire.faults",
     ),
     "recording": (
-        "mcp_assay.recording",
-        "mcp_assay.record_readers",
-        "mcp_assay.redaction",
-        "mcp_assay.inputs",
-        "mcp_assay.presence",
-        "mcp_assay.audit",
-        "mcp_assay.notes",
-        "mcp_assay.logs",
+        "mcp_assay.recording.records",
+        "mcp_assay.recording.readers",
+        "mcp_assay.recording.redaction",
+        "mcp_assay.recording.inputs",
+        "mcp_assay.recording.presence",
+        "mcp_assay.recording.audit",
+        "mcp_assay.recording.notes",
+        "mcp_assay.recording.logs",
     ),
     "userinput": (
-        "mcp_assay.values",
-        "mcp_assay.userfiles",
+        "mcp_assay.userinput.values",
+        "mcp_assay.userinput.files",
     ),
 }
 """The core's rooms, each importing only those before it (and itself): the words every part shares (the
@@ -235,8 +235,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_a_core_module_may_not_import_the_engine() -> None:
     """The layer table forbids what the issue found: the core importing ``spec`` (the old ``checks.py``)."""
-    assert layer("mcp_assay.wire") == "core"
-    assert layer("mcp_assay.spec.engine") not in ALLOWED[layer("mcp_assay.wire")]
+    assert layer("mcp_assay.wire.model") == "core"
+    assert layer("mcp_assay.spec.engine") not in ALLOWED[layer("mcp_assay.wire.model")]
     assert layer("mcp_assay.spec.rules.auth.tokens") not in ALLOWED[layer("mcp_assay.report.model")]
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from mcp_assay.audit import audit_data, audit_key, audit_lines
-from mcp_assay.redaction import fingerprint
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.recording.audit import audit_data, audit_key, audit_lines
+from mcp_assay.recording.redaction import fingerprint
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import EndReason, HttpExchange
 from tests.factories import (
     error_body,
     http,
@@ -94,7 +94,7 @@ def test_the_recorded_form_carries_the_key() -> None:
 
 def test_a_recording_keeps_the_principal_the_live_capture_saw() -> None:
     """Tool-defined: re-read from a redacted recording, a line keeps its live token fingerprint."""
-    from mcp_assay.wire import Observation
+    from mcp_assay.wire.model import Observation
 
     call = _call("[REDACTED]", 4)
     assert audit_lines(log_of(call))[0].principal == "token:redacted"

@@ -22,12 +22,12 @@ import mcp_assay
 from mcp_assay import cases as registry
 from mcp_assay.addon.registry import all_cases, injection_cases
 from mcp_assay.cases import BY_FAMILY, Case, Explored, ExploreRole, Facts, FaultKind, Judging, lookup, probe_cases
-from mcp_assay.errors import HarnessError
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.probes import FAMILIES
-from mcp_assay.wire import Probe
+from mcp_assay.vocabulary.errors import HarnessError
+from mcp_assay.wire.model import Probe
 
 PACKAGE = Path(mcp_assay.__file__).parent
 SENDERS = ("suite", "addon", "demo")

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.verdicts import Level, Outcome, Severity, Side, Source
+from mcp_assay.vocabulary.verdicts import Level, Outcome, Severity, Side, Source
+from mcp_assay.wire.jsonrpc import Kind, Message
 from tests.factories import legacy_call, legacy_session, log_of, modern_call, stdio
 
 SCRATCH = Every("a scratch check of this test reads everything")

@@ -22,13 +22,13 @@ import mcp_assay
 from mcp_assay.cases import BY_FAMILY, Case, Judging, lookup
 from mcp_assay.cases import prompts as prompt_cases
 from mcp_assay.cases.model import left_unsent
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import Probe
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import Probe
 from tests.factories import judge, log_of
 from tests.peers.broken_suite.core import Server
 from tests.spec.rules._capability_builders import failing

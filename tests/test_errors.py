@@ -7,8 +7,9 @@ one "unreachable", whether a connection was refused or a server given to ``--ser
 
 from __future__ import annotations
 
-import mcp_assay.errors as errors
-from mcp_assay.errors import (
+import mcp_assay.vocabulary.errors as errors
+from mcp_assay.suite.oauth.steps import SignInFailed, Step
+from mcp_assay.vocabulary.errors import (
     AssayError,
     CredentialsRefused,
     HarnessError,
@@ -19,7 +20,6 @@ from mcp_assay.errors import (
     TransportFailure,
     Unreachable,
 )
-from mcp_assay.suite.oauth.steps import SignInFailed, Step
 
 
 def test_the_docstring_draws_every_error_of_the_tree() -> None:

@@ -1,4 +1,4 @@
-"""The two hops of a gateway matched (mcp_assay.hops): each client request with what it caused upstream.
+"""The two hops of a gateway matched (mcp_assay.wire.hops): each client request with what it caused upstream.
 
 Tool-defined (docs/gateways.md § How the hops are matched).
 """
@@ -9,9 +9,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from mcp_assay.hops import Correlation, finish_order, relayed_probes
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Hop, StdioLine
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.hops import Correlation, finish_order, relayed_probes
+from mcp_assay.wire.model import Hop, StdioLine
 from tests.factories import as_probe
 from tests.gateway.builders import T0, back, front, note, request, result
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mcp_assay.jsonrpc import MISSING, Kind, id_key, parse_message
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, id_key, parse_message
 
 
 def parse(raw: bytes) -> object:

@@ -2,7 +2,7 @@
 
 Tool-defined: mcp-assay reads messages and recording records with ``msgspec`` where that provably
 gives the standard library's value, and falls back to :func:`json.loads` (and
-:func:`mcp_assay.jsonrpc.read_json`, which names each defect) everywhere else. These tests hold the
+:func:`mcp_assay.wire.jsonrpc.read_json`, which names each defect) everywhere else. These tests hold the
 two to the same answer on every message and record in tests/data, on the edges where the parsers
 differ, and on generated text.
 """
@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_assay import jsontext
-from mcp_assay.jsonrpc import LIMIT, MISSING, Kind, parse_message, read_json
-from mcp_assay.recording import read_recording
-from mcp_assay.verdicts import Side
+from mcp_assay.recording.records import read_recording
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire import jsontext
+from mcp_assay.wire.jsonrpc import LIMIT, MISSING, Kind, parse_message, read_json
 
 RECORDINGS = sorted((Path(__file__).parent / "data" / "recordings").glob("*.jsonl"))
 
@@ -54,7 +54,7 @@ def same(left: Any, right: Any) -> bool:
 
 def assert_loads_as_reference(text: str | bytes) -> None:
     """``jsontext.loads`` returns what ``json.loads`` returns (integers past Python's digit limit read as
-    :class:`~mcp_assay.jsontext.LongInteger`), or raises what it raises."""
+    :class:`~mcp_assay.wire.jsontext.LongInteger`), or raises what it raises."""
     try:
         expected: Any = json.loads(text, parse_int=jsontext.parse_integer)
     except (ValueError, RecursionError) as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_assay.lines import Line, LineSplitter
+from mcp_assay.wire.lines import Line, LineSplitter
 
 
 @given(st.binary(max_size=300), st.lists(st.integers(min_value=0, max_value=300), max_size=10), st.integers(1, 20))

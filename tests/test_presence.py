@@ -1,4 +1,4 @@
-"""Whether a capture met an MCP peer (mcp_assay.presence), on hand-built exchanges.
+"""Whether a capture met an MCP peer (mcp_assay.recording.presence), on hand-built exchanges.
 
 Tool-defined (issue 18, "establish the peer before judging it"): a session where a peer answered is
 judged; one where none did is not, and the reason names what happened.
@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from mcp_assay.presence import START_FAILED, UNREACHABLE, PeerPresence
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Ending, EndReason, Exchange, HttpExchange, Observation, ProcessExit
+from mcp_assay.recording.presence import START_FAILED, UNREACHABLE, PeerPresence
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Ending, EndReason, Exchange, HttpExchange, Observation, ProcessExit
 from tests.factories import URL, error_body, http, request_body, result_body, stdio, tick
 
 PING = request_body("ping")

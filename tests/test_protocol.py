@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from mcp_assay.protocol import (
+from mcp_assay.spec.sources import load_pins
+from mcp_assay.vocabulary.protocol import (
     JSONRPC_RESERVED,
     LEGACY_SERVER_ERRORS,
     MCP_DEFINED_CODES,
@@ -23,7 +24,6 @@ from mcp_assay.protocol import (
     MediaType,
     MetaKey,
 )
-from mcp_assay.spec.sources import load_pins
 
 
 def test_every_header_key_is_its_header_lowercased() -> None:

@@ -3,7 +3,7 @@
 Issue 19 asks for a README that fits on a few screens and starts where a new user is; issue 18 for
 its exit-code table to be the one the code uses. These tests hold the documentation to that: the
 README's length and first screen, every relative link and ``#anchor`` in ``README.md`` and
-``docs/*.md``, the exit-code table against :class:`~mcp_assay.verdicts.ExitCode` and the verdict
+``docs/*.md``, the exit-code table against :class:`~mcp_assay.vocabulary.verdicts.ExitCode` and the verdict
 codes :meth:`Report.verdict` returns, every option table against the click command it describes,
 every ``mcp-assay`` command line shown in a shell block against the CLI, and the known findings
 against the files the end-to-end tests pin them in.
@@ -27,7 +27,7 @@ import yaml
 from mcp_assay.cli import cli
 from mcp_assay.report import model
 from mcp_assay.report.model import BaselineStatus, FailOn, Report
-from mcp_assay.verdicts import ExitCode
+from mcp_assay.vocabulary.verdicts import ExitCode
 from tests.report.sample import failed_must, not_verified, passed
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -107,7 +107,7 @@ ident = sys.argv[2]
 from mcp_assay.spec import rules  # noqa: F401
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.requirements import catalogue
-from mcp_assay.verdicts import Severity
+from mcp_assay.vocabulary.verdicts import Severity
 
 entry = catalogue()[ident]
 assert entry.qualifier == "inferred" and entry.severity is Severity.SHOULD, entry

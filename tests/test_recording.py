@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.errors import RecordingError
-from mcp_assay.recording import RecordingWriter, open_new, read_recording
-from mcp_assay.redaction import Redactor
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.recording.records import RecordingWriter, open_new, read_recording
+from mcp_assay.recording.redaction import Redactor
+from mcp_assay.vocabulary.errors import RecordingError
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import EndReason, HttpExchange
 from tests.factories import http, log_of, modern_call, modern_headers, request_body, stdio
 
 TOOLS = {"tools": [], "ttlMs": 0, "cacheScope": "private"}

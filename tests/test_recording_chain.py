@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from mcp_assay import __version__
 from mcp_assay.cli import cli
-from mcp_assay.recording import (
+from mcp_assay.recording.records import (
     CHAIN_FORMAT,
     RecordingWriter,
     chain_link,
@@ -29,10 +29,10 @@ from mcp_assay.recording import (
     records_of,
     verify_recording,
 )
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec import load_spec
 from mcp_assay.spec.provenance import catalogue_digest, provenance
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.wire.model import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
 
 SECRET = "chain-secret-4d1a"
 

@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
-from mcp_assay.recording import RecordingWriter, read_recording
-from mcp_assay.redaction import Redactor
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import HttpExchange, Observation, Probe, ProcessExit, StdioLine
+from mcp_assay.recording.records import RecordingWriter, read_recording
+from mcp_assay.recording.redaction import Redactor
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import HttpExchange, Observation, Probe, ProcessExit, StdioLine
 from tests.factories import http, modern_call, request_body, result_body, stdio
 
 TOOLS = {"tools": [], "ttlMs": 0, "cacheScope": "private"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import sys
 
-from mcp_assay.logs import RedactingFormatter
-from mcp_assay.redaction import REDACTED, Redactor, command_secrets, fingerprint
+from mcp_assay.recording.logs import RedactingFormatter
+from mcp_assay.recording.redaction import REDACTED, Redactor, command_secrets, fingerprint
 
 JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
 
@@ -127,7 +127,7 @@ def test_bytes_that_are_not_text_are_scrubbed_before_they_are_base64_encoded() -
     """Tool-defined: a body that is not UTF-8 is written as base64; the secret inside it is scrubbed as bytes first."""
     import base64
 
-    from mcp_assay.recording import redact_record
+    from mcp_assay.recording.records import redact_record
 
     redactor = Redactor(secrets=["binary-secret-1"])
     body = b"\xff\xfe binary-secret-1 \x00" + JWT.encode()

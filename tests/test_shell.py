@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 
-from mcp_assay.shell import one_line, quote
+from mcp_assay.vocabulary.shell import one_line, quote
 
 WORDS = [
     "plain",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_assay.sse import SseEvent, SseParser, parse_sse
+from mcp_assay.wire.sse import SseEvent, SseParser, parse_sse
 
 STREAM = (
     b": keep-alive\r\n"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mcp_assay.jsonrpc import Kind
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Kind
 from tests.factories import (
     LEGACY,
     MODERN,

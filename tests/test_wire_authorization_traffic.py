@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from mcp_assay.jsonrpc import Kind
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Every, Finding, log_check, not_applicable
 from mcp_assay.spec.context import Context
-from mcp_assay.verdicts import Level, Outcome
+from mcp_assay.vocabulary.verdicts import Level, Outcome
+from mcp_assay.wire.jsonrpc import Kind
 from tests.factories import error_body, http, judge, log_of, modern_call, request_body
 
 SCRATCH = Every("a scratch check of this test reads everything")

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import IO
 
 from mcp_assay.addon.worker import HURRY_GRACE
-from mcp_assay.lines import lines_until_closed
 from mcp_assay.report.model import FailOn, Report
-from mcp_assay.verdicts import Verdict
+from mcp_assay.vocabulary.verdicts import Verdict
+from mcp_assay.wire.lines import lines_until_closed
 
 __all__ = ["AssayProxy", "ProxyProcess", "assay_proxy", "describe_failures"]
 

@@ -15,8 +15,8 @@ from mitmproxy import exceptions, http
 from mitmproxy.test import taddons, tflow
 
 from mcp_assay.addon.assay import Assay
-from mcp_assay.recording import read_recording
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.recording.records import read_recording
+from mcp_assay.wire.model import EndReason, HttpExchange
 
 URL = "http://127.0.0.1:8000/mcp"
 META = {

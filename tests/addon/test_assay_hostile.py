@@ -18,7 +18,7 @@ from mitmproxy import http
 from mitmproxy.test import taddons, tflow
 
 from mcp_assay.addon.assay import ANSWER_LIMIT, Assay
-from mcp_assay.wire import EVENTS_LOST, EndReason
+from mcp_assay.wire.model import EVENTS_LOST, EndReason
 from tests.addon.test_assay import URL, Harness, request_headers, result, rpc
 
 MiB = 1024 * 1024

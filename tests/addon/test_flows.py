@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcp_assay.addon.flows import Decision, classify_request
-from mcp_assay.wire import Headers
+from mcp_assay.wire.model import Headers
 
 KNOWN = {"http://127.0.0.1:8000/mcp"}
 

@@ -13,9 +13,9 @@ from mitmproxy.test import tflow
 
 from mcp_assay.addon.importers import READERS
 from mcp_assay.cli import cli
-from mcp_assay.errors import RecordingError
-from mcp_assay.inputs import load_inputs
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.recording.inputs import load_inputs
+from mcp_assay.vocabulary.errors import RecordingError
+from mcp_assay.wire.model import EndReason, HttpExchange
 
 URL = "http://127.0.0.1:8000/mcp"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
@@ -227,7 +227,7 @@ def test_every_mutated_har_field_is_read_or_skipped_and_judged_without_a_crash(t
     from mcp_assay.report.model import Report
     from mcp_assay.spec import load_spec
     from mcp_assay.spec.engine import evaluate
-    from mcp_assay.traffic import ExchangeLog
+    from mcp_assay.wire.traffic import ExchangeLog
 
     entry = {
         "startedDateTime": "2026-01-01T00:00:00Z", "time": 12, "timings": {"send": 1, "wait": 5, "receive": 1},

@@ -18,16 +18,16 @@ from mcp_assay.addon.inject import (
     parse_families,
 )
 from mcp_assay.addon.inject.actions import Respell
-from mcp_assay.addon.inject.facts import AnswerHead
 from mcp_assay.addon.inject.families import cut, headers, hold, session, version
 from mcp_assay.addon.inject.families.cut import RETRY_MS, cut_legacy, cut_modern
 from mcp_assay.addon.inject.families.version import refusal
+from mcp_assay.addon.inject.points import AnswerHead
 from mcp_assay.cases import Facts
-from mcp_assay.errors import ConfigError
-from mcp_assay.faults import FaultKind, fault_kind_of
-from mcp_assay.protocol import Era
-from mcp_assay.sse import parse_sse
-from mcp_assay.wire import Probe
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.wire.faults import FaultKind, fault_kind_of
+from mcp_assay.wire.model import Probe
+from mcp_assay.wire.sse import parse_sse
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 WINDOW = ("2026-07-28", "2025-11-25")

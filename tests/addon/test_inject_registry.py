@@ -23,10 +23,10 @@ from click.testing import CliRunner
 from mcp_assay.addon.inject import FAMILIES, FAULTS, family_names, parse_families
 from mcp_assay.addon.inject.table import DOCS_PATH, render, revisions_of
 from mcp_assay.cli import cli
-from mcp_assay.faults import FaultKind
-from mcp_assay.protocol import Era
 from mcp_assay.spec.requirements import catalogue
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.faults import FaultKind
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_RULES = ROOT / "src" / "mcp_assay" / "spec"
@@ -178,9 +178,9 @@ def test_a_new_family_is_a_module_named_in_the_families_package_and_nothing_else
     (tmp_path / "zz_extra.py").write_text(
         textwrap.dedent("""
             from mcp_assay.addon.inject.actions import HoldBack
-            from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
-            from mcp_assay.addon.inject.facts import Point
-            from mcp_assay.protocol import Era
+            from mcp_assay.addon.inject.fault import Fault, FaultFamily, Reaction
+            from mcp_assay.addon.inject.points import Point
+            from mcp_assay.vocabulary.protocol import Era
             from mcp_assay.spec.rules.cancellation.requests import clients_cancel_requests_whose_answer_is_late
 
             FAMILY = FaultFamily("extra", 99, "hold back every ping answer")
@@ -208,7 +208,7 @@ def test_a_new_family_is_a_module_named_in_the_families_package_and_nothing_else
 
 def test_a_module_without_its_family_and_cases_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp_assay.addon.inject import families, registry
-    from mcp_assay.errors import CatalogueError
+    from mcp_assay.vocabulary.errors import CatalogueError
 
     (tmp_path / "zz_stray.py").write_text("X = 1\n", encoding="utf-8")
     monkeypatch.setattr(families, "__path__", [*families.__path__, str(tmp_path)])

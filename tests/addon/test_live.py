@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from mcp_assay.addon.live import LiveSession, Printer
-from mcp_assay.recording import (
+from mcp_assay.recording.records import (
     RecordingWriter,
     end_record,
     http_record,
@@ -19,12 +19,12 @@ from mcp_assay.recording import (
     redact_record,
     response_record,
 )
-from mcp_assay.redaction import REDACTED, Redactor
+from mcp_assay.recording.redaction import REDACTED, Redactor
 from mcp_assay.report.about import Target
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import EndReason, Headers, HttpRequest, Observation
+from mcp_assay.vocabulary.verdicts import Outcome, Side
+from mcp_assay.wire.model import EndReason, Headers, HttpRequest, Observation
 from tests.factories import META_KEY, error_body, meta, modern_headers, request_body, result_body
 
 URL = "http://127.0.0.1:8000/mcp"

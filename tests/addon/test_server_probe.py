@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from mcp_assay.addon.server_probe import PROBE_FAMILIES, opening_of
-from mcp_assay.protocol import Era
 from mcp_assay.suite.probes import family_names
+from mcp_assay.vocabulary.protocol import Era
 
 URL = "http://127.0.0.1:8000/mcp?token=q-secret"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}

@@ -15,11 +15,11 @@ from typing import Any
 
 from mcp_assay.addon.live import LiveSession
 from mcp_assay.addon.tap import STDERR_LINE_LIMIT, STDERR_RECORD_LIMIT, Tap
-from mcp_assay.recording import RecordingWriter, read_recording
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.records import RecordingWriter, read_recording
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Observation, ProcessExit, StdioLine
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Observation, ProcessExit, StdioLine
 from tests.peers.process import HERE as PEERS
 
 HOSTILE = str(PEERS / "hostile_server.py")

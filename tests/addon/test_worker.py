@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from mcp_assay.addon.worker import HURRY_GRACE, RemoteSession, WorkerSettings
-from mcp_assay.recording import end_record, http_record, read_recording, response_record
-from mcp_assay.wire import EndReason, Headers, HttpRequest
+from mcp_assay.recording.records import end_record, http_record, read_recording, response_record
+from mcp_assay.wire.model import EndReason, Headers, HttpRequest
 from tests.factories import modern_headers, request_body, result_body
 
 

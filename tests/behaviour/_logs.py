@@ -11,9 +11,18 @@ import itertools
 import json
 from typing import Any
 
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, Observation, StdioLine
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import (
+    Ending,
+    EndReason,
+    Headers,
+    HttpExchange,
+    HttpRequest,
+    HttpResponse,
+    Observation,
+    StdioLine,
+)
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import MODERN, URL, as_probe, meta, modern_headers, server_info
 
 T0 = 1_800_000_000.0

@@ -10,10 +10,10 @@ import yaml
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.behaviour.config import parse_behaviour
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
 from mcp_assay.suite.config import SuiteConfig, read_config_file
+from mcp_assay.vocabulary.errors import ConfigError
 
 ENV = {"READER": "reader-secret-123", "WRITER": "writer-secret-456", "STORE": "/tmp/drafts.json"}
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mcp-assay.yaml"

@@ -11,7 +11,7 @@ from mcp_assay.spec import SpecSet
 from mcp_assay.suite.behaviour.config import parse_behaviour
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 from tests.behaviour.servers import CHECKS, ONLY
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import mock, respond

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.verdicts import Outcome, Side
+from mcp_assay.wire.model import Observation
 from tests.behaviour._logs import T0, Lane, stdio_line, success, tool_error
 from tests.factories import LEGACY, judge
 

@@ -12,7 +12,7 @@ from mcp_assay.suite.behaviour.config import BehaviourConfig, Witness
 from mcp_assay.suite.behaviour.lanes import Lane
 from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.config import SuiteConfig
-from mcp_assay.wire import Observation
+from mcp_assay.wire.model import Observation
 
 
 async def _no_connection(**_: Any) -> Any:

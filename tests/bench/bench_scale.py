@@ -118,7 +118,7 @@ def parse_time(path: Path, clock: Callable[[], float] = time.perf_counter) -> fl
 def read_time(path: Path) -> float:
     """Seconds mcp-assay takes to read a recording into exchanges (records parsed, bodies parsed into messages),
     before any judging: the share of ``validate`` that reading takes."""
-    from mcp_assay.recording import stream_recording
+    from mcp_assay.recording.records import stream_recording
 
     started = time.perf_counter()
     for _ in stream_recording(path, []):

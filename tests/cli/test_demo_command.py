@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from mcp_assay.cli import cli
 from mcp_assay.cli import demo as demo_cli
-from mcp_assay.demo import session
+from mcp_assay.demo import client_session as session
 from mcp_assay.demo.processes import DraftsServer
 
 

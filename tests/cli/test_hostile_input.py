@@ -32,7 +32,7 @@ from mcp_assay.cli import cli
 from mcp_assay.cli.params import HEADER_LINES, Checked, ReportSpec, SpecPath, WritableFile
 from mcp_assay.report import ALIASES, FORMATS
 from mcp_assay.suite.config import SETTINGS
-from mcp_assay.values import (
+from mcp_assay.userinput.values import (
     COMMAND,
     GATEWAY_BACK,
     HEADER,

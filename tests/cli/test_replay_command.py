@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mcp_assay.cli import cli
-from mcp_assay.replays import Replay, shell_line
 from mcp_assay.report.findings import finding_id
-from mcp_assay.verdicts import Evidence, Side, Verdict
+from mcp_assay.vocabulary.replays import Replay, shell_line
+from mcp_assay.vocabulary.verdicts import Evidence, Side, Verdict
 from tests.report.sample import failed_must, failed_should, sample_report
 
 STDIO = Replay(transport="stdio", command="true", line='{"jsonrpc":"2.0","id":1,"method":"tools/list"}', answer_id="1")

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from mcp_assay.cli import cli
 from mcp_assay.report.jsonreport import render_json
 from mcp_assay.report.model import Report
-from mcp_assay.verdicts import Source
+from mcp_assay.vocabulary.verdicts import Source
 from tests.report.sample import failed_must, failed_should, passed, passed_tools, sample_report
 
 

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.config import SuiteConfig, read_config_file
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
 from mcp_assay.suite.stub.server import StubServer
+from mcp_assay.vocabulary.errors import ConfigError
 from tests.peers.oauth_resource import Resource, serving
 from tests.peers.process import free_port
 

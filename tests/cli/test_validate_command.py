@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
-from mcp_assay.recording import RecordingWriter
-from mcp_assay.redaction import Redactor
-from mcp_assay.wire import Observation
+from mcp_assay.recording.records import RecordingWriter
+from mcp_assay.recording.redaction import Redactor
+from mcp_assay.wire.model import Observation
 from tests.factories import http, modern_call, request_body
 
 

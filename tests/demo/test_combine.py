@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from mcp_assay.demo.orchestrate import DemoFiles, behaviour_config, combine
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.about import Stats
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Source, Verdict
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome, Source, Verdict
 from tests.report.sample import failed_must, not_verified, passed, sample_report
 
 ENVIRON = {

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from mcp_assay.demo.processes import DraftsServer
-from mcp_assay.errors import Unreachable
+from mcp_assay.vocabulary.errors import Unreachable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(60)]
 

@@ -14,13 +14,13 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import HttpExchange
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.peers.assay import assay_proxy
 from tests.peers.broken import CONTROL, FAULTS, STDIO_FAULTS
 from tests.peers.broken.http_client import drive

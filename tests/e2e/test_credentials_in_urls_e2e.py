@@ -26,7 +26,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_assay.redaction import spellings
+from mcp_assay.recording.redaction import spellings
 from tests.peers.assay import ROOT, assay_proxy, wait_until_exchanges_end
 from tests.peers.process import PYTHON, RunningServer, free_port, http_server, sdk_http_server
 

@@ -23,9 +23,9 @@ import httpx
 import pytest
 from mcp import Client
 
-from mcp_assay.hops import relayed_probes
-from mcp_assay.recording import read_recording
-from mcp_assay.wire import Hop
+from mcp_assay.recording.records import read_recording
+from mcp_assay.wire.hops import relayed_probes
+from mcp_assay.wire.model import Hop
 from tests.peers.assay import MITMDUMP, addon_path, assay_proxy
 from tests.peers.process import PYTHON, free_port, http_server, sdk_server_command
 from tests.peers.topology import gateway_command

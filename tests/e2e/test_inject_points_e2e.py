@@ -22,8 +22,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from mcp_assay.addon.inject import FAULTS
-from mcp_assay.addon.inject.case import Fault, FaultFamily
-from mcp_assay.protocol import Era
+from mcp_assay.addon.inject.fault import Fault, FaultFamily
+from mcp_assay.vocabulary.protocol import Era
 from tests.peers.inproc_proxy import injected_in
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON

@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_assay.cli import cli
-from mcp_assay.wire import EVENTS_LOST
+from mcp_assay.wire.model import EVENTS_LOST
 from tests.e2e.pasting import evidence_by_replay, http_reproduced, paste
 from tests.peers.assay import RunningProxy, mitmdump
 from tests.peers.process import free_port, sdk_http_server

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.testing import PROXY_READY, ProxyProcess
-from mcp_assay.wire import EndReason
+from mcp_assay.wire.model import EndReason
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON, free_port, http_server
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from tests.peers.assay import assay_proxy
 from tests.peers.process import PYTHON, free_port, sdk_server_command
 

@@ -21,8 +21,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from mcp_assay.cli import cli
-from mcp_assay.recording import read_recording
-from mcp_assay.wire import ProcessExit, StdioLine
+from mcp_assay.recording.records import read_recording
+from mcp_assay.wire.model import ProcessExit, StdioLine
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.recording import read_recording
-from mcp_assay.wire import Observation, ProcessExit
+from mcp_assay.recording.records import read_recording
+from mcp_assay.wire.model import Observation, ProcessExit
 from tests.peers.process import PYTHON
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]

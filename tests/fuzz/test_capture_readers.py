@@ -24,12 +24,12 @@ from mitmproxy.io import tnetstring
 from mitmproxy.test import tflow
 
 from mcp_assay.addon.importers import read_flow_file, read_har
-from mcp_assay.errors import RecordingError
 from mcp_assay.report.jsonreport import render_json
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.traffic import ExchangeLog
+from mcp_assay.vocabulary.errors import RecordingError
+from mcp_assay.wire.traffic import ExchangeLog
 
 EXAMPLES = int(os.environ.get("MCP_ASSAY_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(

@@ -36,7 +36,7 @@ from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, RunFinished
 from mcp_assay.suite.runner import arun
 from mcp_assay.suite.transports import http as http_transport
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.fuzz.strategies import scripts
 from tests.peers.hostile import Behaviour, Break, HostileServer, Script, hostile_server
 

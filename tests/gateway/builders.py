@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcp_assay.sse import SseEvent
-from mcp_assay.wire import Ending, EndReason, Headers, Hop, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.wire.model import Ending, EndReason, Headers, Hop, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.wire.sse import SseEvent
 from tests.factories import LEGACY, MODERN, legacy_headers, meta, modern_headers
 
 FRONT_URL = "http://127.0.0.1:9000/mcp"

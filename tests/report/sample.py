@@ -18,7 +18,7 @@ from typing import Any
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.report.untried import Generated, Untried
-from mcp_assay.verdicts import Evidence, ExploredInput, Level, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.vocabulary.verdicts import Evidence, ExploredInput, Level, Outcome, Severity, Side, Source, Verdict
 
 GENERATED_AT = "2026-01-02T03:04:05+00:00"
 

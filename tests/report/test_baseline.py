@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report import render
 from mcp_assay.report.baseline import BASELINE_SCHEMA, apply_baseline, baseline_text, load_baseline, read_baseline
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.spec.engine import registered_checks
+from mcp_assay.vocabulary.errors import ConfigError
 from tests.report.sample import sample_report
 
 CHECKS = {

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.brief import (
     causes,
     counts_line,
@@ -24,7 +23,8 @@ from mcp_assay.report.brief import (
 from mcp_assay.report.console import SHOW_ALL, render_text, replay_line
 from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import BaselineStatus
-from mcp_assay.verdicts import Evidence, Outcome, Severity, Verdict
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Evidence, Outcome, Severity, Verdict
 from tests.report.sample import (
     CURL,
     assert_golden,

@@ -109,7 +109,7 @@ def test_a_reaction_to_an_injected_fault_says_injected() -> None:
     from dataclasses import replace
 
     from mcp_assay.report.console import render_text
-    from mcp_assay.verdicts import Source
+    from mcp_assay.vocabulary.verdicts import Source
     from tests.report.sample import failed_must, sample_report
 
     reaction = replace(failed_must(), source=Source.INJECTED)

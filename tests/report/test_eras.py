@@ -20,7 +20,7 @@ from mcp_assay.report.markdown import render_markdown
 from mcp_assay.report.model import FailOn, Report, merge_reports
 from mcp_assay.report.sarif import render_sarif
 from mcp_assay.report.testanything import render_tap
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.report.sample import assert_golden, eras_report, failed_must, sample_report
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"

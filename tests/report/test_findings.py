@@ -11,7 +11,7 @@ from dataclasses import replace
 from mcp_assay.report.findings import ID_LENGTH, finding_fingerprint, finding_id, matching
 from mcp_assay.report.model import Report
 from mcp_assay.report.sarif import render_sarif
-from mcp_assay.verdicts import Outcome, Source
+from mcp_assay.vocabulary.verdicts import Outcome, Source
 from tests.report.sample import failed_must, failed_should, passed, sample_report
 
 

@@ -6,7 +6,7 @@ import json
 
 from mcp_assay.report.jsonreport import render_json
 from mcp_assay.report.model import REPORT_SCHEMA, FailOn, Report
-from mcp_assay.verdicts import Source
+from mcp_assay.vocabulary.verdicts import Source
 from tests.report.sample import assert_golden, sample_report
 
 

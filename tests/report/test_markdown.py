@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 from mcp_assay.report.console import sections, summary_lines
 from mcp_assay.report.markdown import code, render_markdown, text
 from mcp_assay.report.model import FailOn
-from mcp_assay.verdicts import Evidence
+from mcp_assay.vocabulary.verdicts import Evidence
 from tests.report.sample import (
     assert_golden,
     failed_must,

@@ -8,7 +8,7 @@ import pytest
 
 from mcp_assay.report.about import Target
 from mcp_assay.report.model import FailOn, Report, merge_reports, sort_results
-from mcp_assay.verdicts import Evidence, Outcome, Severity, Source
+from mcp_assay.vocabulary.verdicts import Evidence, Outcome, Severity, Source
 from tests.report.sample import (
     failed_must,
     failed_should,

@@ -18,7 +18,7 @@ from mcp_assay.report.markdown import render_markdown
 from mcp_assay.report.model import Report, merge_reports
 from mcp_assay.report.sarif import render_sarif
 from mcp_assay.report.testanything import render_tap
-from mcp_assay.verdicts import ExitCode
+from mcp_assay.vocabulary.verdicts import ExitCode
 from tests.report.sample import sample_report
 from tests.report.test_sarif import validate
 

@@ -16,7 +16,7 @@ from mcp_assay.report.html import render_html
 from mcp_assay.report.junit import render_junit
 from mcp_assay.report.markdown import render_markdown
 from mcp_assay.report.model import Report, merge_reports
-from mcp_assay.verdicts import Evidence, Level, Outcome, Party, Severity, Side, Source, Verdict
+from mcp_assay.vocabulary.verdicts import Evidence, Level, Outcome, Party, Severity, Side, Source, Verdict
 
 
 def verdict(party: Party | None, outcome: Outcome = Outcome.FAILED, check: str = "c") -> Verdict:

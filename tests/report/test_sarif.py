@@ -13,7 +13,7 @@ from mcp_assay.report.about import Target
 from mcp_assay.report.model import BaselineStatus, FailOn, Report
 from mcp_assay.report.sarif import FINGERPRINT, artifact_uri, render_sarif
 from mcp_assay.spec.requirements import catalogue, glossary
-from mcp_assay.verdicts import Severity
+from mcp_assay.vocabulary.verdicts import Severity
 from tests.report.sample import (
     CURL,
     failed_must,

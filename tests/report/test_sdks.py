@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.about import Target
 from mcp_assay.report.build import build_report
 from mcp_assay.report.markdown import render_markdown
@@ -29,7 +28,8 @@ from mcp_assay.report.sdks import (
     sdk_hint,
     sdk_line,
 )
-from mcp_assay.verdicts import (
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import (
     Evidence,
     ExitCode,
     ExploredInput,

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import mcp_assay
-from mcp_assay.recording import Assembler, iter_records
+from mcp_assay.recording.records import Assembler, iter_records
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, StdioLine
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Exchange, StdioLine
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
 SAMPLES = (

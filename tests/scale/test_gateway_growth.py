@@ -3,7 +3,7 @@
 Tool-defined (the brief: every rule linear in traffic, asserted by counted work, never wall time). The
 project's recorded sessions are put through a transparent gateway on paper: every HTTP exchange is the front
 hop, and a copy of it, sent a millisecond later, the back hop. Judging 1, 2 and 3 copies with the GW rules
-counts the lines of mcp-assay (the matching in ``mcp_assay.hops`` included) each rule runs.
+counts the lines of mcp-assay (the matching in ``mcp_assay.wire.hops`` included) each rule runs.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from dataclasses import replace
 
 import pytest
 
-from mcp_assay.hops import Correlation, finish_order
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.gateway import is_gateway_check
-from mcp_assay.wire import Exchange, Hop, HttpExchange
+from mcp_assay.wire.hops import Correlation, finish_order
+from mcp_assay.wire.model import Exchange, Hop, HttpExchange
 from tests.scale.growth import PACKAGE, traffic, work_per_check
 from tests.scale.test_growth import LIMIT, marginal
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from mcp_assay.jsonrpc import Message
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Check, Every, Finding, log_check, passed
 from mcp_assay.spec.context import Context
+from mcp_assay.wire.jsonrpc import Message
 from tests.scale.growth import engine_work, traffic, work_per_check
 
 SCRATCH = Every("a scratch check of this test reads everything")

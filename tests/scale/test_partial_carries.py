@@ -17,14 +17,14 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
-from mcp_assay.recording import RECORDING_FORMAT, records_of
-from mcp_assay.replays import Replay
+from mcp_assay.recording.records import RECORDING_FORMAT, records_of
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.spec.engine import Judge, registered_checks
 from mcp_assay.spec.partial import Kept, Partial, TallyState, merge, verdicts
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.verdicts import Evidence, Outcome
-from mcp_assay.wire import Exchange
+from mcp_assay.vocabulary.replays import Replay
+from mcp_assay.vocabulary.verdicts import Evidence, Outcome
+from mcp_assay.wire.model import Exchange
 from tests.gateway.builders import back, front, in_order, request, result
 
 CHECK = "results_name_their_result_type"

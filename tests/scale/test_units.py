@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.recording import RECORDING_FORMAT, records_of
+from mcp_assay.recording.records import RECORDING_FORMAT, records_of
 from mcp_assay.report.sdks import AUTO
 from mcp_assay.scale.local import judge_here
 from mcp_assay.scale.locations import Recording
@@ -24,8 +24,8 @@ from mcp_assay.scale.reduce import Reduction, reduce_units
 from mcp_assay.scale.units import Unit, UnitResult, judge_unit, plan_units
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import Judge, registered_checks
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import Exchange
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import Exchange
 from tests.scale.growth import package_lines, traffic
 from tests.scale.test_growth import LIMIT, marginal
 

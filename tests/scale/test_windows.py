@@ -12,7 +12,7 @@ import pytest
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import Judge
-from mcp_assay.wire import Exchange
+from mcp_assay.wire.model import Exchange
 from tests.scale.growth import traffic
 
 WINDOW = 120

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_assay.errors import CatalogueError
 from mcp_assay.spec import rules  # noqa: F401 - registers the checks
 from mcp_assay.spec.checks import REGISTRY, Every, message_check
 from mcp_assay.spec.requirements import catalogue
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.errors import CatalogueError
+from mcp_assay.vocabulary.verdicts import Level, Side
 
 SCRATCH = Every("a scratch check of this test reads everything")
 

@@ -14,7 +14,7 @@ from mcp_assay.spec.checks import REGISTRY, Check, Finding, Passes, passed, pass
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.engine import Judge, _normalise, registered_checks
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.scale.growth import traffic
 
 

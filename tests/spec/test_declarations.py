@@ -13,11 +13,11 @@ from collections.abc import Iterable
 
 import pytest
 
-from mcp_assay.errors import CatalogueError
-from mcp_assay.jsonrpc import Kind
 from mcp_assay.spec.checks import REGISTRY, Check, Every, log_check, message_check
 from mcp_assay.spec.engine import registered_checks
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.errors import CatalogueError
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Kind
 
 
 def undeclared(checks: Iterable[Check]) -> list[str]:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.spec.checks import (
     REGISTRY,
     Check,
@@ -30,8 +30,8 @@ from mcp_assay.spec.checks import (
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.engine import Judge, _normalise, registered_checks
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.wire.model import Exchange, Observation
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.scale.growth import RECORDINGS, traffic
 
 CHECK_CALLS_PER_MESSAGE = 15.0

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.redaction import Redactor
-from mcp_assay.replays import STARTED, Replay, shell_line
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.evidence import make_evidence
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, HttpExchange, Observation, StdioLine
+from mcp_assay.vocabulary.replays import STARTED, Replay, shell_line
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Exchange, HttpExchange, Observation, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import (
     LEGACY,
     as_probe,

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.jsonrpc import Message, parse_message
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.fastschema import STRICT_INTEGER, strict_integers
 from mcp_assay.spec.validator import MessageValidator, Validation
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Message, parse_message
+from mcp_assay.wire.traffic import ExchangeLog
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

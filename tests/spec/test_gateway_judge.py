@@ -15,8 +15,8 @@ from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.verdicts import Outcome, Party, Verdict
-from mcp_assay.wire import Exchange, HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Party, Verdict
+from mcp_assay.wire.model import Exchange, HttpExchange
 from tests.factories import modern_headers
 from tests.gateway.builders import BACK_URL, FRONT_URL, back, error, front, in_order, note, request, result
 
@@ -192,7 +192,7 @@ def test_a_probe_the_gateway_relays_upstream_is_not_held_against_it_as_a_client(
     X-Mcp-Assay-Probe request is) is never the client's fault, and its copy upstream is not the gateway's either:
     what mcp-assay made the gateway send is not the gateway's conduct. Untagged, it is the client's on both hops."""
     from mcp_assay.cases.methods import UNKNOWN_METHOD
-    from mcp_assay.wire import Probe
+    from mcp_assay.wire.model import Probe
 
     def items(tagged: bool) -> list[HttpExchange]:
         sent = front(request("no/such-method", 42), start=0.0, end=0.2, status=404, answer=error(-32601, 42))

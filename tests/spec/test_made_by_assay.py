@@ -13,13 +13,13 @@ from collections.abc import Iterator
 import pytest
 
 from mcp_assay.cases import Case, methods
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import ANSWERED_BY_ASSAY, SENT_BY_ASSAY, Context
 from mcp_assay.spec.engine import Scope, evaluate
-from mcp_assay.verdicts import Level, Outcome, Side, Source, Verdict
-from mcp_assay.wire import Probe
+from mcp_assay.vocabulary.verdicts import Level, Outcome, Side, Source, Verdict
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Probe
 from tests.factories import error_body, http, legacy_call, legacy_session, log_of, modern_call, request_body
 
 SCRATCH = Every("a scratch check of this test reads everything")

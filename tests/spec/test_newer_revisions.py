@@ -26,7 +26,7 @@ from mcp_assay.spec import SpecSet
 from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, Probe
+from mcp_assay.wire.model import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, Probe
 from tests.peers.hostile import Script, hostile_server
 
 NEWER = "2027-03-01"
@@ -159,8 +159,8 @@ def test_the_markdown_and_html_reports_open_with_it(spec: SpecSet) -> None:
 
 
 def test_over_stdio_a_result_to_a_request_declaring_it_counts_on_its_own_connection() -> None:
-    from mcp_assay.verdicts import Side
-    from mcp_assay.wire import StdioLine
+    from mcp_assay.vocabulary.verdicts import Side
+    from mcp_assay.wire.model import StdioLine
 
     def line(ident: str, sender: Side, payload: dict[str, Any], connection: str = "c1") -> StdioLine:
         raw = json.dumps(payload).encode()

@@ -12,8 +12,8 @@ from mcp_assay.cases import handshake, versioning
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.context import OFF_VERSION
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import HttpExchange, Probe
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import HttpExchange, Probe
 from tests.factories import (
     as_probe,
     http,

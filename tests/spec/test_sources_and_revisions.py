@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.errors import ConfigError, SpecError
-from mcp_assay.protocol import Era
 from mcp_assay.spec import load_spec
 from mcp_assay.spec.sources import Origin, load_pins, locate_schemas
+from mcp_assay.vocabulary.errors import ConfigError, SpecError
+from mcp_assay.vocabulary.protocol import Era
 
 
 def copy_spec(source: Path, target: Path, revisions: tuple[str, ...] = ("2026-07-28", "2025-11-25")) -> Path:

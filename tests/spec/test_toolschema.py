@@ -11,7 +11,7 @@ import pytest
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.toolschema import MAX_DEPTH, review_schema, validate_instance
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.factories import judge, log_of
 from tests.spec.rules._capability_builders import ADD, call, caps, text, tools_list
 
@@ -154,7 +154,7 @@ def test_a_remote_ref_in_a_tool_schema_is_never_fetched(spec: SpecSet, schema_se
 def _recorded_pairs() -> Iterator[tuple[Any, Any]]:
     """Every tool schema of the recordings in ``tests/data`` with every value a call or a result gave it (and a
     few values that break it)."""
-    from mcp_assay.recording import read_recording
+    from mcp_assay.recording.records import read_recording
     from tests.scale.growth import RECORDINGS
 
     for path in sorted(RECORDINGS.glob("*.jsonl")):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from mcp_assay.jsonrpc import parse_message
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import parse_message
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -123,8 +123,8 @@ def test_validators_are_compiled_once_per_definition(spec: SpecSet) -> None:
 def test_a_repeated_body_is_validated_once_and_judged_the_same(spec: SpecSet) -> None:
     """Tool-defined: the validation memo gives every message the issues validating it afresh gives,
     whatever its id (differential: each body of the revision's examples, twice, with other ids)."""
-    from mcp_assay.jsonrpc import parse_message
-    from mcp_assay.verdicts import Side
+    from mcp_assay.vocabulary.verdicts import Side
+    from mcp_assay.wire.jsonrpc import parse_message
 
     revision = spec.require("2026-07-28")
     validator = revision.validator

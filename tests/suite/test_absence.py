@@ -19,15 +19,15 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.errors import Unreachable
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.absence import usable_answer
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, RunFinished
 from mcp_assay.suite.runner import arun
 from mcp_assay.suite.transports.stdio import StdioTransport
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
+from mcp_assay.vocabulary.errors import Unreachable
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import Handler, mock, respond
 

@@ -13,12 +13,12 @@ import httpx
 import pytest
 
 from mcp_assay.cases import Case
-from mcp_assay.errors import NoAnswer
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.transports import http as http_transport
 from mcp_assay.suite.transports.http import HttpTransport
-from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, Probe
+from mcp_assay.vocabulary.errors import NoAnswer
+from mcp_assay.wire.model import EndReason, Exchange, HttpExchange, Observation, Probe
 
 PROBE = Probe(case=Case(name="test", family="test", registered=False), intent="test")
 REQUEST = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode()

@@ -12,14 +12,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Severity, Verdict
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Verdict
+from mcp_assay.wire.model import HttpExchange
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.peers.broken_probes import BUGS, ProbeServer
 from tests.suite.scripted import mock, respond
 from tests.suite.test_run_scripted import RULE_CONFLICTS

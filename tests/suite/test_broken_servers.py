@@ -14,7 +14,7 @@ from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome, Severity
+from mcp_assay.vocabulary.verdicts import Outcome, Severity
 from tests.peers.broken_suite.core import BUGS, Server
 from tests.suite.scripted import mock, respond
 from tests.suite.test_run_scripted import RULE_CONFLICTS

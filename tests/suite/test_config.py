@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.config import read_config_file
+from mcp_assay.vocabulary.errors import ConfigError
 
 
 def test_a_token_written_inline_in_the_config_is_refused(tmp_path: Path) -> None:

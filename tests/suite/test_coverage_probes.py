@@ -13,16 +13,16 @@ from typing import Any
 
 import httpx
 
-from mcp_assay.jsonrpc import Kind
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.judging import revision_of_items
 from mcp_assay.suite.runner import arun
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Side, Verdict
-from mcp_assay.wire import Exchange
+from mcp_assay.vocabulary.verdicts import Outcome, Side, Verdict
+from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.model import Exchange
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.peers.broken_suite.core import LEGACY, SUB, TOOLS, Answer, Server, _error
 from tests.suite.scripted import Handler, mock, respond
 

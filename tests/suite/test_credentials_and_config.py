@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.config import SuiteConfig, load_arguments, read_config_file
 from mcp_assay.suite.credentials import Credentials, parse_header
+from mcp_assay.vocabulary.errors import ConfigError
 
 TOKEN = "tok-7f3a9c2e51"
 

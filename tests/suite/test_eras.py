@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.errors import ConfigError
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite import plan
 from mcp_assay.suite.config import SuiteConfig, read_config_file
@@ -25,9 +24,10 @@ from mcp_assay.suite.events import Event, FamilyFinished, FamilyStarted, Revisio
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, segments
 from mcp_assay.suite.judging import tested_revisions as revisions_of
 from mcp_assay.suite.turns import Turns
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import Observation
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import respond
 from tests.suite.test_run_scripted import RULE_CONFLICTS, run_suite

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcp_assay.cli import cli
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.config import SuiteConfig, read_config_file
+from mcp_assay.vocabulary.errors import ConfigError
 
 
 def test_the_failing_tool_comes_from_a_flag_or_a_config_file(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import Handler, mock, respond
 

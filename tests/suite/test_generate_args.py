@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.brief import render_brief
 from mcp_assay.report.model import Report
 from mcp_assay.report.untried import EXPLORE_STEP
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import mock, respond
 

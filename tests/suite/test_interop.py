@@ -11,7 +11,7 @@ from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.probes import interop
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import mock, respond
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_assay.errors import Unreachable
 from mcp_assay.suite.launch import LaunchedServer, launch
+from mcp_assay.vocabulary.errors import Unreachable
 from tests.peers.process import HERE, PYTHON, free_port, sdk_server_command
 
 ROOT = HERE.parent.parent

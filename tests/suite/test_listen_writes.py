@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.behaviour.config import parse_behaviour
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import NOTES, Server
 from tests.suite.scripted import mock, respond
 

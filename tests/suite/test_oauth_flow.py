@@ -22,7 +22,6 @@ import httpx
 import jwt
 import pytest
 
-from mcp_assay.errors import ConfigError, InsecureTransport
 from mcp_assay.suite.oauth import Line, OAuthSettings, SignIn, sign_in
 from mcp_assay.suite.oauth.discovery import metadata_urls
 from mcp_assay.suite.oauth.grants import auth_method, pkce
@@ -30,6 +29,7 @@ from mcp_assay.suite.oauth.loopback import LoopbackReceiver
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import PresetClient, StubPolicy
 from mcp_assay.suite.stub.server import StubServer
+from mcp_assay.vocabulary.errors import ConfigError, InsecureTransport
 from tests.peers.oauth_resource import Resource, serving
 from tests.peers.process import free_port
 

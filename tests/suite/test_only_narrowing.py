@@ -19,8 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcp_assay.errors import ConfigError
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import select_checks
@@ -28,7 +27,8 @@ from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.plan import plan_run
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import mock, respond
 

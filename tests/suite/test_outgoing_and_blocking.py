@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_assay.errors import HarnessError
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.blocking import Skip, annotate
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.verdicts import Level, Outcome, Severity, Side, Source, Verdict
+from mcp_assay.vocabulary.errors import HarnessError
+from mcp_assay.vocabulary.verdicts import Level, Outcome, Severity, Side, Source, Verdict
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 

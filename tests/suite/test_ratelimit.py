@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from mcp_assay.errors import RateLimited
 from mcp_assay.suite.ratelimit import RateLimiter, parse_retry_after
+from mcp_assay.vocabulary.errors import RateLimited
 
 
 class FakeClock:

@@ -13,8 +13,7 @@ import httpx
 import pytest
 
 from mcp_assay.cases import tools as tool_cases
-from mcp_assay.jsonrpc import Kind
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import select_checks
@@ -23,7 +22,8 @@ from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.events import Event, RunFinished
 from mcp_assay.suite.runner import arun, judge_suite_log
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.jsonrpc import Kind
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import Handler, mock, respond, silent
 

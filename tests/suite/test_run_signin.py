@@ -16,7 +16,7 @@ import httpx
 import jwt
 import pytest
 
-from mcp_assay.recording import read_recording
+from mcp_assay.recording.records import read_recording
 from mcp_assay.report.model import Report
 from mcp_assay.spec import SpecSet
 from mcp_assay.suite.config import SuiteConfig
@@ -26,7 +26,7 @@ from mcp_assay.suite.runner import arun, judge_suite_log
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
 from mcp_assay.suite.stub.server import StubServer
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import Server
 from tests.peers.process import free_port
 from tests.suite.scripted import Handler, respond

@@ -29,7 +29,7 @@ from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.probes import CLOSING, OPENING
 from mcp_assay.suite.runner import arun
 from mcp_assay.suite.selection import CAPABILITY_SOURCES
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.peers.broken_suite.core import Server
 from tests.suite.scripted import Handler, mock, respond
 

@@ -17,13 +17,13 @@ from typing import Any
 import jwt
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.config import read_config_file
 from mcp_assay.suite.stub.config import parse_stub
 from mcp_assay.suite.stub.keys import SigningKey
+from mcp_assay.suite.stub.lifetime import StubSession
 from mcp_assay.suite.stub.server import FETCHES_PATH, FOREIGN_JWKS_PATH, StubServer
-from mcp_assay.suite.stub.session import StubSession
 from mcp_assay.suite.stub.tokens import control_token, variants
+from mcp_assay.vocabulary.errors import ConfigError
 from tests.peers.process import free_port
 
 ISSUER = "http://127.0.0.1:9411"

@@ -18,11 +18,11 @@ import httpx
 import jwt
 import pytest
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.stub.config import parse_stub
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import PresetClient, StubPolicy
 from mcp_assay.suite.stub.server import StubServer
+from mcp_assay.vocabulary.errors import ConfigError
 from tests.peers.process import free_port
 
 RESOURCE = "http://127.0.0.1:8000/mcp"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import Observation, ProcessExit
+from mcp_assay.vocabulary.verdicts import Outcome, Side
+from mcp_assay.wire.model import Observation, ProcessExit
 from tests.factories import judge, log_of, modern_call, request_body, stdio, tick
 
 PROBE: dict[str, Any] = {"name": "call", "family": "tools", "invalid": False, "intent": "ordinary request"}

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.errors import NoAnswer
-from mcp_assay.jsonrpc import id_key
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.transports.http import ANSWER_LIMIT, HttpTransport
 from mcp_assay.suite.transports.stdio import STDERR_LINE_LIMIT, STDERR_TAIL, StdioTransport
-from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation
+from mcp_assay.vocabulary.errors import NoAnswer
+from mcp_assay.wire.jsonrpc import id_key
+from mcp_assay.wire.model import EndReason, Exchange, HttpExchange, Observation
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON, free_port, http_server
 

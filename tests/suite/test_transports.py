@@ -10,14 +10,14 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.errors import NoAnswer, ServerExited
-from mcp_assay.jsonrpc import Kind, id_key
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.transports import StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
-from mcp_assay.wire import EndReason, Exchange, HttpExchange, ProcessExit, StdioLine
+from mcp_assay.vocabulary.errors import NoAnswer, ServerExited
+from mcp_assay.wire.jsonrpc import Kind, id_key
+from mcp_assay.wire.model import EndReason, Exchange, HttpExchange, ProcessExit, StdioLine
 
 PROBE = {"name": "test", "family": "test", "invalid": False, "intent": "test"}
 

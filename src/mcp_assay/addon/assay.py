@@ -22,12 +22,12 @@ note says which exchange was cut.
 
 A server mitmproxy cannot connect to is said once per outage (a warning naming its address and the
 error) and recorded as an ``upstream-unreachable`` observation: a session whose upstream never answered
-is not judged, and its report says why (:mod:`mcp_assay.presence`).
+is not judged, and its report says why (:mod:`mcp_assay.recording.presence`).
 
 A gateway is watched from both sides at once: mitmproxy listens at the gateway's front (``--mode
 reverse:http://gateway@8080``) and at its back (``--mode reverse:http://upstream@8081``, the address the
 gateway is told its upstream is), and ``mcp_assay_gateway_back`` names the back listener (its port, or its
-whole mode). Every flow then carries its hop (:class:`~mcp_assay.wire.Hop`, from the listener it arrived
+whole mode). Every flow then carries its hop (:class:`~mcp_assay.wire.model.Hop`, from the listener it arrived
 on: ``flow.client_conn.proxy_mode``), and the worker judges each hop on its own and both together
 (:mod:`mcp_assay.spec.gateway`). ``mcp_assay_hop`` instead gives every flow one hop, for a capture of one
 side whose other side another capture holds (a stdio server behind the gateway, under ``mcp-assay tap
@@ -73,9 +73,8 @@ from mcp_assay.addon.live import LIVE_MODES, LiveSession, Printer
 from mcp_assay.addon.marked import marked_probe
 from mcp_assay.addon.server_probe import ServerProbe
 from mcp_assay.addon.worker import Finished, RemoteSession, WorkerSettings, finish
-from mcp_assay.errors import AssayError
-from mcp_assay.presence import UNREACHABLE
-from mcp_assay.recording import (
+from mcp_assay.recording.presence import UNREACHABLE
+from mcp_assay.recording.records import (
     RecordingWriter,
     body_fields,
     end_record,
@@ -84,7 +83,7 @@ from mcp_assay.recording import (
     observation_record,
     response_record,
 )
-from mcp_assay.redaction import REDACTED, Redactor
+from mcp_assay.recording.redaction import REDACTED, Redactor
 from mcp_assay.report import check_writable
 from mcp_assay.report.about import Target
 from mcp_assay.report.baseline import Baseline, read_baseline
@@ -94,8 +93,9 @@ from mcp_assay.report.sdks import AUTO, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.provenance import provenance
-from mcp_assay.sse import SseEvent, SseParser, parse_sse
-from mcp_assay.wire import EVENTS_LOST, EndReason, Hop
+from mcp_assay.vocabulary.errors import AssayError
+from mcp_assay.wire.model import EVENTS_LOST, EndReason, Hop
+from mcp_assay.wire.sse import SseEvent, SseParser, parse_sse
 
 __all__ = ["ANSWER_LIMIT", "Assay"]
 

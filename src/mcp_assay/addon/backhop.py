@@ -3,7 +3,7 @@
 The suite talks to the gateway as to any server (its front hop). The gateway is told that its upstream is
 this listener's port; the listener is mitmproxy in reverse mode, in this process on a thread of its own,
 forwarding to the real server and recording every exchange as the back hop
-(:class:`~mcp_assay.wire.Hop`), event streams teed as they pass exactly as the proxy does (it runs the same
+(:class:`~mcp_assay.wire.model.Hop`), event streams teed as they pass exactly as the proxy does (it runs the same
 addon, :class:`~mcp_assay.addon.assay.Assay`, whose records are assembled here instead of judged). When the
 suite is done, :meth:`BackHopListener.exchanges` hands what reached the upstream to the run, which judges
 it with its own traffic (:mod:`mcp_assay.suite.judging`).
@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.addon.assay import Assay
-from mcp_assay.errors import AssayError
-from mcp_assay.recording import Assembler
+from mcp_assay.recording.records import Assembler
 from mcp_assay.spec import SpecSet
-from mcp_assay.wire import Exchange, HttpExchange
+from mcp_assay.vocabulary.errors import AssayError
+from mcp_assay.wire.model import Exchange, HttpExchange
 
 __all__ = ["BackHopListener"]
 

@@ -22,9 +22,8 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.protocol import HeaderKey, MediaType
-from mcp_assay.sse import SseEvent, parse_sse
-from mcp_assay.wire import (
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.wire.model import (
     EVENTS_LOST,
     Ending,
     EndReason,
@@ -35,6 +34,7 @@ from mcp_assay.wire import (
     media_type,
     oauth_request_kind,
 )
+from mcp_assay.wire.sse import SseEvent, parse_sse
 
 __all__ = [
     "MCP_HEADERS",

@@ -11,7 +11,7 @@ sniffs these formats next to its own recordings:
   becomes an exchange; event-stream bodies are parsed with the same SSE parser; times come from
   ``startedDateTime`` and ``timings``.
 
-Importing this module registers both readers with :mod:`mcp_assay.inputs`.
+Importing this module registers both readers with :mod:`mcp_assay.recording.inputs`.
 """
 
 from __future__ import annotations
@@ -25,13 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, exchange_of, response_says_mcp
-from mcp_assay.errors import RecordingError
-from mcp_assay.inputs import RECORDING, Loaded, Reader
-from mcp_assay.protocol import HeaderKey, MediaType
-from mcp_assay.record_readers import payload_bytes as _bytes
-from mcp_assay.record_readers import readable_url
-from mcp_assay.sse import parse_sse
-from mcp_assay.wire import (
+from mcp_assay.recording.inputs import RECORDING, Loaded, Reader
+from mcp_assay.recording.readers import payload_bytes as _bytes
+from mcp_assay.recording.readers import readable_url
+from mcp_assay.vocabulary.errors import RecordingError
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.wire.model import (
     EVENTS_LOST,
     Ending,
     EndReason,
@@ -42,6 +41,7 @@ from mcp_assay.wire import (
     HttpResponse,
     media_type,
 )
+from mcp_assay.wire.sse import parse_sse
 
 __all__ = ["FLOWS", "HAR", "READERS", "is_flow_file", "is_har", "read_flow_file", "read_har"]
 

@@ -1,19 +1,19 @@
 """Judge traffic while it flows: records in; a recording, live findings and a report out.
 
 The mitmproxy addon and the stdio tap describe what they see as recording records (the
-``mcp-assay.recording/1`` shapes of :mod:`mcp_assay.recording`), unredacted, the moment it
+``mcp-assay.recording/1`` shapes of :mod:`mcp_assay.recording.records`), unredacted, the moment it
 happens. A :class:`LiveSession` takes each record on a worker thread, so the proxy's event loop
 and the tap's relay threads never wait for judging, and
 
 * writes it, redacted, to the recording (streamed, so memory for the file stays flat);
-* feeds it to the same :class:`~mcp_assay.recording.Assembler` that reads recordings back, so the
+* feeds it to the same :class:`~mcp_assay.recording.records.Assembler` that reads recordings back, so the
   exchange log judged live is the log ``mcp-assay validate`` rebuilds from the recording;
 * when an exchange finishes, runs the message checks on its messages and prints its line, stamped
   with when it ended (so the stamps run in order), then what failed in it, each finding marked by
   how it counts (``✗`` a MUST, ``⚠`` a SHOULD, ``ℹ`` a note), and writes an edge audit line for each
   request that finished;
 * at the end, judges the whole log with every check and builds the report, which is *not judged*
-  when no peer ever answered (:mod:`mcp_assay.presence`).
+  when no peer ever answered (:mod:`mcp_assay.recording.presence`).
 
 Traffic that crossed a gateway's hops is judged hop by hop and both together, each failure naming the
 party at fault (:mod:`mcp_assay.spec.gateway`); live lines say the hop.
@@ -33,12 +33,11 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from mcp_assay.audit import AuditTrail, audit_data, audit_line, audit_lines
-from mcp_assay.jsonrpc import Kind, Message, parse_message
-from mcp_assay.notes import SessionNotes
-from mcp_assay.presence import PeerPresence
-from mcp_assay.recording import Assembler, RecordingWriter, observation_record, redact_record
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.audit import AuditTrail, audit_data, audit_line, audit_lines
+from mcp_assay.recording.notes import SessionNotes
+from mcp_assay.recording.presence import PeerPresence
+from mcp_assay.recording.records import Assembler, RecordingWriter, observation_record, redact_record
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import Baseline
 from mcp_assay.report.build import build_report
@@ -50,9 +49,10 @@ from mcp_assay.spec.gateway import GatewayJudge
 from mcp_assay.spec.newer import NewerRevisions
 from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Severity, Side, Source, whose
-from mcp_assay.wire import EndReason, Exchange, HttpExchange, Observation, StdioLine
+from mcp_assay.vocabulary.verdicts import Severity, Side, Source, whose
+from mcp_assay.wire.jsonrpc import Kind, Message, parse_message
+from mcp_assay.wire.model import EndReason, Exchange, HttpExchange, Observation, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["FINDING_MARKS", "LIVE_MODES", "LiveSession", "Printer"]
 
@@ -198,7 +198,8 @@ class LiveSession:
         self.presence = PeerPresence(url=redactor.url)
         self._newer: NewerRevisions | None = None
         """Revisions newer than the window the server speaks (made with the spec, which may load late)."""
-        """Whether a peer ever answered: a session where none did is not judged (see :mod:`mcp_assay.presence`)."""
+        """Whether a peer ever answered: a session where none did is not judged (see
+        :mod:`mcp_assay.recording.presence`)."""
         self.started = time.time()
         self.live_failures = 0
         self._assembler = Assembler()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from mcp_assay.cases import lookup
-from mcp_assay.wire import Headers, Probe
+from mcp_assay.wire.model import Headers, Probe
 
 __all__ = ["PROBE_HEADER", "marked_probe"]
 

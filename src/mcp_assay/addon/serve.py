@@ -23,9 +23,9 @@ from rich.console import Console
 
 from mcp_assay.addon.assay import Assay
 from mcp_assay.addon.listeners import BackHop
-from mcp_assay.errors import ConfigError
-from mcp_assay.protocol import HeaderKey
-from mcp_assay.recording import observation_record
+from mcp_assay.recording.records import observation_record
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import HeaderKey
 
 __all__ = ["BackHop", "UpstreamCredentials", "serve"]
 

@@ -32,21 +32,21 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from mcp_assay.cases.elsewhere import SERVER_PROBE_DISCOVER, SERVER_PROBE_INITIALIZE
-from mcp_assay.errors import AssayError, CredentialsRefused, HarnessError, RateLimited, TransportFailure
-from mcp_assay.protocol import Era, MetaKey
-from mcp_assay.recording import observation_record, records_of
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.records import observation_record, records_of
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.config import SuiteConfig, read_probe_config
 from mcp_assay.suite.context import Router, SuiteContext
 from mcp_assay.suite.credentials import Credentials
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
 from mcp_assay.suite.probes import FAMILIES
 from mcp_assay.suite.probes.handshake import confirm, teardown
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports.http import HttpTransport
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange, Probe
+from mcp_assay.vocabulary.errors import AssayError, CredentialsRefused, HarnessError, RateLimited, TransportFailure
+from mcp_assay.vocabulary.protocol import Era, MetaKey
+from mcp_assay.wire.model import Exchange, Probe
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["DEFAULT_RATE", "PROBE_FAMILIES", "Opening", "ServerProbe", "opening_of"]
 

@@ -22,7 +22,7 @@ so the client reads end of file as it would from the server itself, and gives th
 recorded as ``undelivered`` observations, never as lines the server was sent. Run from the command line
 the relays use :mod:`mcp_assay.addon.descriptors`, so a relay thread still blocked on the client when
 the tap exits cannot make the interpreter abort. A command that cannot be started is recorded as such
-(``start-failed``), and the session then has nothing to judge (:mod:`mcp_assay.presence`).
+(``start-failed``), and the session then has nothing to judge (:mod:`mcp_assay.recording.presence`).
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mcp_assay.addon.inject.stdio import Answer, StdioInjector
-from mcp_assay.lines import Line, LineSplitter, Readable, lines_until_closed
-from mcp_assay.presence import START_FAILED
-from mcp_assay.recording import exit_record, line_record, observation_record
-from mcp_assay.replays import STARTED
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Hop, Probe
+from mcp_assay.recording.presence import START_FAILED
+from mcp_assay.recording.records import exit_record, line_record, observation_record
+from mcp_assay.vocabulary.replays import STARTED
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.lines import Line, LineSplitter, Readable, lines_until_closed
+from mcp_assay.wire.model import Hop, Probe
 
 __all__ = ["FORWARDED_SIGNALS", "STDERR_LINE_LIMIT", "STDERR_RECORD_LIMIT", "Tap", "exit_like", "start_error"]
 

@@ -51,10 +51,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
-from mcp_assay import jsontext
 from mcp_assay.addon.backlog import JudgingBacklog
 from mcp_assay.addon.sharing import Sharing
 from mcp_assay.report.about import Target
+from mcp_assay.wire import jsontext
 
 __all__ = ["BATCH_DELAY", "HURRY_GRACE", "Finished", "RemoteSession", "WorkerSettings", "finish", "main", "say"]
 
@@ -289,9 +289,9 @@ def main() -> None:
     from rich.console import Console
 
     from mcp_assay.addon.live import LiveSession, Printer
-    from mcp_assay.logs import configure as configure_logs
-    from mcp_assay.recording import RecordingWriter
-    from mcp_assay.redaction import Redactor
+    from mcp_assay.recording.logs import configure as configure_logs
+    from mcp_assay.recording.records import RecordingWriter
+    from mcp_assay.recording.redaction import Redactor
     from mcp_assay.report.baseline import read_baseline
     from mcp_assay.report.model import FailOn
     from mcp_assay.report.sdks import parse_sdk

@@ -40,8 +40,8 @@ from mcp_assay.cases import (
     tools,
     versioning,
 )
-from mcp_assay.cases.facts import NO_FACTS, Explored, ExploreRole, Facts, FaultKind, Phase, Refusal
 from mcp_assay.cases.model import PAGE_SUFFIX, Case, Credential, Judging
+from mcp_assay.cases.sending import NO_FACTS, Explored, ExploreRole, Facts, FaultKind, Phase, Refusal
 
 __all__ = [
     "BY_FAMILY",

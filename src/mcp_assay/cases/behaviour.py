@@ -2,14 +2,14 @@
 
 They run once per lane (a revision over the run's transport, with a client per principal), with
 the facts of the lane, the principal, the tool and the step on every request
-(:class:`~mcp_assay.cases.facts.Facts`); a witness read (a user-named read of storage) before and
+(:class:`~mcp_assay.cases.sending.Facts`); a witness read (a user-named read of storage) before and
 after each write, refusal or read says whether it changed anything.
 """
 
 from __future__ import annotations
 
-from mcp_assay.cases.facts import Refusal
 from mcp_assay.cases.model import Case, Declare, Judging
+from mcp_assay.cases.sending import Refusal
 
 __all__ = [
     "CANCEL_RACE",

@@ -8,7 +8,7 @@ nobody serves; ``discover-last`` asks once more after every other family.
 from __future__ import annotations
 
 from mcp_assay.cases.model import Declare
-from mcp_assay.protocol import MODERN_REVISION
+from mcp_assay.vocabulary.protocol import MODERN_REVISION
 
 __all__ = ["AGAIN", "CASES", "DISCOVER", "DISCOVER_LAST", "LATER_CASES", "TRY_MODERN", "UNSUPPORTED_VERSION"]
 

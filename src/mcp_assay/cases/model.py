@@ -4,7 +4,7 @@ A :class:`Case` is a request the active suite sends (or the proxy's server probe
 client): its name as recordings carry it, the family that sends it, the requirement IDs whose
 checks its traffic feeds, what it sends and what answer the specification expects, whether it is
 malformed on purpose or names another version than the one under test, and how the rules find its
-answer (:class:`Judging`). The exchange it makes carries it in a :class:`~mcp_assay.wire.Probe`;
+answer (:class:`Judging`). The exchange it makes carries it in a :class:`~mcp_assay.wire.model.Probe`;
 rules pick an exchange out by its case (identity, or a typed attribute such as :attr:`Case.credential`),
 never by comparing names. A family's requirements are the union of what its cases feed, the probe
 table in ``docs/probes.md`` is generated from the cases, and a test ties cases, rules and the

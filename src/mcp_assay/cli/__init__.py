@@ -21,10 +21,10 @@ import click
 from click.core import ParameterSource
 
 from mcp_assay import __version__
-from mcp_assay.errors import AssayError, ConfigError
-from mcp_assay.logs import configure as configure_logs
-from mcp_assay.logs import redactor as log_redactor
-from mcp_assay.logs import scrub
+from mcp_assay.recording.logs import configure as configure_logs
+from mcp_assay.recording.logs import redactor as log_redactor
+from mcp_assay.recording.logs import scrub
+from mcp_assay.vocabulary.errors import AssayError, ConfigError
 
 __all__ = ["cli", "main"]
 

@@ -6,7 +6,7 @@ folders searched, the network, and the environment variables beyond the options'
 shows those with each option). Inputs several commands share are written once here.
 
 An error in the user's input that the library finds while the command runs (a
-:class:`~mcp_assay.errors.ConfigError`) is a usage error of that command, so click prints that
+:class:`~mcp_assay.vocabulary.errors.ConfigError`) is a usage error of that command, so click prints that
 command's usage line and help hint, not the top-level ones.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from mcp_assay.errors import ConfigError
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = [
     "BASELINE",

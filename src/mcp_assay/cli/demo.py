@@ -26,10 +26,10 @@ from rich.text import Text
 from mcp_assay.cli.command import FETCHED_SCHEMAS, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import show_option, spec_notes, spec_options
 from mcp_assay.cli.schemas import obtain_spec, offline_option
-from mcp_assay.errors import ConfigError, TargetError
 from mcp_assay.report.brief import print_terminal
-from mcp_assay.userfiles import expanded
-from mcp_assay.verdicts import ExitCode
+from mcp_assay.userinput.files import expanded
+from mcp_assay.vocabulary.errors import ConfigError, TargetError
+from mcp_assay.vocabulary.verdicts import ExitCode
 
 if TYPE_CHECKING:
     from mcp_assay.demo.orchestrate import DemoEvent, DemoOutcome, DemoSettings
@@ -113,8 +113,8 @@ def demo_command(
     Exits with the verdict it prints, as `run` does: 0 conformant, 1 a MUST failed (the naive build does;
     the hardened build keeps the SDK's own findings), 2 usage error, 3 it could not run.
     """
+    from mcp_assay.demo.client_session import choose_client, sdk_client_available
     from mcp_assay.demo.orchestrate import DemoSettings
-    from mcp_assay.demo.session import choose_client, sdk_client_available
 
     if not _sdk_server_installed():
         raise ConfigError(

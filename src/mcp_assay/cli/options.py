@@ -17,8 +17,7 @@ from click.core import ParameterSource
 
 from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, check_hold_ms, family_names, parse_families
 from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, readable_file
-from mcp_assay.errors import ConfigError
-from mcp_assay.redaction import REDACTED
+from mcp_assay.recording.redaction import REDACTED
 from mcp_assay.report import ReportTarget, parse_report_option
 from mcp_assay.report.baseline import Baseline, read_baseline
 from mcp_assay.report.model import FailOn, SchemaInfo
@@ -26,7 +25,8 @@ from mcp_assay.report.sdks import ACCEPT_FLAG, SdkChoice, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.sources import SPEC_DIR_ENV
-from mcp_assay.values import Number
+from mcp_assay.userinput.values import Number
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = [
     "ReportChoices",
@@ -102,8 +102,8 @@ def show_option[F: Callable[..., Any]](func: F) -> F:
 
 def parse_show_option(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> frozenset[str]:
     """``--show`` values as section keys; an unknown one is a usage error before any work."""
-    from mcp_assay.errors import ConfigError
     from mcp_assay.report.brief import parse_show
+    from mcp_assay.vocabulary.errors import ConfigError
 
     try:
         return parse_show(values or ())

@@ -1,4 +1,4 @@
-"""Click parameter types built on :mod:`mcp_assay.values`: every command checks a kind of value one way.
+"""Click parameter types built on :mod:`mcp_assay.userinput.values`: every command checks a kind of value one way.
 
 A flag and its ``MCP_ASSAY_*`` twin are converted by click before the command runs, so a bad
 value is a usage error (exit 2) before any work, and click knows which parameter it was; the
@@ -15,12 +15,12 @@ from typing import Any
 
 import click
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report import check_writable
 from mcp_assay.spec.sources import parse_spec_path
 from mcp_assay.suite.config import SETTINGS
-from mcp_assay.userfiles import expanded
-from mcp_assay.values import HEADER, MAX_SECONDS, URL, BadValue, Kind, Number, port
+from mcp_assay.userinput.files import expanded
+from mcp_assay.userinput.values import HEADER, MAX_SECONDS, URL, BadValue, Kind, Number, port
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = [
     "HEADER_LINES",
@@ -38,7 +38,7 @@ __all__ = [
 
 
 class Checked(click.ParamType):  # type: ignore[type-arg]
-    """A click type that converts with a :class:`~mcp_assay.values.Kind` and fails with its one line."""
+    """A click type that converts with a :class:`~mcp_assay.userinput.values.Kind` and fails with its one line."""
 
     def __init__(self, kind: Kind, name: str = "value", *, keep: bool = False) -> None:
         self.kind = kind

@@ -44,10 +44,10 @@ from mcp_assay.cli.params import (
     checked_port,
     readable_file,
 )
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.config import read_probe_config
-from mcp_assay.values import GATEWAY_BACK, HOST, Number
+from mcp_assay.userinput.values import GATEWAY_BACK, HOST, Number
 
 __all__ = ["register"]
 

@@ -24,19 +24,19 @@ from rich.text import Text
 from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, spec_options
 from mcp_assay.cli.params import Checked, readable_file, setting
-from mcp_assay.errors import ConfigError, Unreachable
-from mcp_assay.jsonrpc import Kind
-from mcp_assay.logs import redact_with as redact_logs_with
-from mcp_assay.redaction import Redactor
-from mcp_assay.replays import COOKIE_VARIABLE, MARKER_ID, TOKEN_VARIABLE, Replay
+from mcp_assay.recording.logs import redact_with as redact_logs_with
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.report.console import printable, replay_line
 from mcp_assay.report.findings import finding_id, matching
 from mcp_assay.report.model import Report
 from mcp_assay.suite.launch import launch
 from mcp_assay.suite.replay import NotReplayable, Resent, rejudge, resend
-from mcp_assay.values import COMMAND, TEXT, TOKEN, URL, Number
-from mcp_assay.verdicts import Evidence, ExitCode, Outcome, Side, Source, Verdict
-from mcp_assay.wire import Exchange, HttpExchange, Observation, StdioLine, body_text
+from mcp_assay.userinput.values import COMMAND, TEXT, TOKEN, URL, Number
+from mcp_assay.vocabulary.errors import ConfigError, Unreachable
+from mcp_assay.vocabulary.replays import COOKIE_VARIABLE, MARKER_ID, TOKEN_VARIABLE, Replay
+from mcp_assay.vocabulary.verdicts import Evidence, ExitCode, Outcome, Side, Source, Verdict
+from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.model import Exchange, HttpExchange, Observation, StdioLine, body_text
 
 __all__ = ["register"]
 

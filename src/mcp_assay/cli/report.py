@@ -10,11 +10,11 @@ import click
 from mcp_assay.cli.command import BASELINE, AssayCommand, environment
 from mcp_assay.cli.options import ReportChoices, report_choices
 from mcp_assay.cli.params import WritableFile, readable_file
-from mcp_assay.errors import RecordingError
 from mcp_assay.report import emit_reports
 from mcp_assay.report.baseline import apply_baseline, baseline_text
 from mcp_assay.report.model import Report, merge_reports
 from mcp_assay.report.sdks import attribute
+from mcp_assay.vocabulary.errors import RecordingError
 
 __all__ = ["register"]
 

@@ -30,10 +30,9 @@ from mcp_assay.cli.options import (
 )
 from mcp_assay.cli.params import HEADER_LINES, SECRET_LINES, WritableFile, readable_file, setting
 from mcp_assay.cli.schemas import obtain_spec, offline_option
-from mcp_assay.errors import ConfigError
-from mcp_assay.logs import redact_with as redact_logs_with
-from mcp_assay.logs import scrub
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.logs import redact_with as redact_logs_with
+from mcp_assay.recording.logs import scrub
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.report import emit_reports
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.config import SETTINGS, SuiteConfig, read_config_file
@@ -50,7 +49,8 @@ from mcp_assay.suite.events import (
 )
 from mcp_assay.suite.oauth import Line
 from mcp_assay.suite.probes import family_names
-from mcp_assay.wire import Exchange
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.wire.model import Exchange
 
 __all__ = ["register"]
 

@@ -20,10 +20,10 @@ import click
 from rich.console import Console
 
 from mcp_assay.cli.options import build_spec
-from mcp_assay.errors import ConfigError, SpecError
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.pull import MIRROR_ENV, check_mirror, download_url, pull_schemas
 from mcp_assay.spec.sources import cache_dir, is_revision_name, load_pins
+from mcp_assay.vocabulary.errors import ConfigError, SpecError
 
 __all__ = ["OFFLINE_ENV", "cached_revisions", "obtain_spec", "offline_option"]
 

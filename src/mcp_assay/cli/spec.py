@@ -20,14 +20,14 @@ from mcp_assay.cli.command import SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import build_spec, spec_dir_name, spec_notes, spec_options
 from mcp_assay.cli.params import URL_TYPE, Checked
 from mcp_assay.cli.schemas import cached_revisions
-from mcp_assay.errors import ConfigError, SpecError
-from mcp_assay.logs import redactor
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.logs import redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.pull import MIRROR_ENV, check_mirror, pull_schemas
 from mcp_assay.spec.sources import CACHE_DIR_ENV, SPEC_DIR_ENV, given
 from mcp_assay.spec.sources import cache_dir as default_cache_dir
 from mcp_assay.spec.upstream import INDEX_ENV, check_upstream
-from mcp_assay.values import SECONDS
+from mcp_assay.userinput.values import SECONDS
+from mcp_assay.vocabulary.errors import ConfigError, SpecError
 
 __all__ = ["register"]
 

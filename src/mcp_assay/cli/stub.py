@@ -19,7 +19,7 @@ from mcp_assay.suite.config import read_config_file
 from mcp_assay.suite.stub.config import DEFAULT_LISTEN, StubConfig, parse_stub
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.server import StubServer
-from mcp_assay.values import HOST_PORT
+from mcp_assay.userinput.values import HOST_PORT
 
 __all__ = ["register"]
 

@@ -27,10 +27,10 @@ from mcp_assay.cli.options import (
     spec_options,
 )
 from mcp_assay.cli.params import SECONDS_OR_NONE, SECRET_LINES, WritableFile
-from mcp_assay.redaction import command_secrets
+from mcp_assay.recording.redaction import command_secrets
 from mcp_assay.report.about import Target
-from mcp_assay.verdicts import ExitCode
-from mcp_assay.wire import Hop
+from mcp_assay.vocabulary.verdicts import ExitCode
+from mcp_assay.wire.model import Hop
 
 __all__ = ["register"]
 

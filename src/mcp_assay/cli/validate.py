@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.text import Text
 
 from mcp_assay.addon.importers import READERS
-from mcp_assay.audit import AuditTrail, audit_lines
 from mcp_assay.cli.command import BASELINE, SCHEMAS, AssayCommand, environment
 from mcp_assay.cli.options import (
     ReportChoices,
@@ -23,9 +22,9 @@ from mcp_assay.cli.options import (
     spec_options,
 )
 from mcp_assay.cli.params import Checked
-from mcp_assay.errors import ConfigError, RecordingError
-from mcp_assay.inputs import Inputs, load_inputs, merged_inputs, reader_for, recording_source
-from mcp_assay.recording import verify_recording
+from mcp_assay.recording.audit import AuditTrail, audit_lines
+from mcp_assay.recording.inputs import Inputs, load_inputs, merged_inputs, reader_for, recording_source
+from mcp_assay.recording.records import verify_recording
 from mcp_assay.report import emit_reports
 from mcp_assay.report.about import Stats
 from mcp_assay.report.baseline import apply_baseline
@@ -47,8 +46,9 @@ from mcp_assay.spec.requirements import glossary
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.judging import RUN_OBSERVATION, judge_suite_log, tested_revisions
 from mcp_assay.suite.untried import coverage_of
-from mcp_assay.values import TEXT, Number
-from mcp_assay.verdicts import Source
+from mcp_assay.userinput.values import TEXT, Number
+from mcp_assay.vocabulary.errors import ConfigError, RecordingError
+from mcp_assay.vocabulary.verdicts import Source
 
 __all__ = ["register"]
 

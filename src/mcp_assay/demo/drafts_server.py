@@ -76,7 +76,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcp_assay.protocol import ErrorCode, Header, HeaderKey
+from mcp_assay.vocabulary.protocol import ErrorCode, Header, HeaderKey
 
 __all__ = ["ROLES", "build", "main"]
 

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable
 from rich.text import Text
 
 from mcp_assay.addon.live import FINDING_MARKS, LiveSession, Printer
-from mcp_assay.jsonrpc import Message
-from mcp_assay.recording import records_of
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.records import records_of
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.verdicts import Severity
-from mcp_assay.wire import Exchange
+from mcp_assay.vocabulary.verdicts import Severity
+from mcp_assay.wire.jsonrpc import Message
+from mcp_assay.wire.model import Exchange
 
 __all__ = ["FINDING_MARK", "FirstFindings", "SuiteJudge"]
 

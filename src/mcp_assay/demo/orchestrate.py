@@ -2,7 +2,7 @@
 
 The steps, each waited for with a bound: start the drafts server (naive or hardened build) on a
 free loopback port; put ``mcp-assay proxy`` in front of it; drive it through the proxy with a real
-client session in every revision of the window (:mod:`~mcp_assay.demo.session`); stop the proxy,
+client session in every revision of the window (:mod:`~mcp_assay.demo.client_session`); stop the proxy,
 which writes its report; run the active suite with its probes and the behaviour cases
 (``drafts.yaml``) against the server; stop the server. The proxy's report and the suite's become
 one report (:func:`combine`), written as HTML and JSON next to the two recordings and the server's
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import yaml
 
+from mcp_assay.demo.client_session import SessionStep, drive_session
 from mcp_assay.demo.live import FirstFindings, SuiteJudge
 from mcp_assay.demo.processes import DraftsServer, start_proxy
-from mcp_assay.demo.session import SessionStep, drive_session
 from mcp_assay.report import render
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.model import FailOn, Report, merge_reports
@@ -34,7 +34,7 @@ from mcp_assay.suite.behaviour.config import BehaviourConfig, parse_behaviour
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.events import Event, ExchangeRecorded, RunFinished
 from mcp_assay.suite.runner import arun
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 
 __all__ = [
     "BUILDS",
@@ -132,7 +132,7 @@ class DemoSettings:
 
     build: str = "naive"
     client: str = "sdk"
-    """``sdk`` or ``suite`` (see :func:`~mcp_assay.demo.session.choose_client`)."""
+    """``sdk`` or ``suite`` (see :func:`~mcp_assay.demo.client_session.choose_client`)."""
     folder: Path
     spec_args: tuple[str, ...] = ()
     """``--spec-dir`` / ``--spec-path`` flags for the proxy, so it judges with the same schemas."""

@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_assay.errors import TargetError, Unreachable
 from mcp_assay.testing import PROXY_READY, ProxyProcess
+from mcp_assay.vocabulary.errors import TargetError, Unreachable
 
 __all__ = ["DraftsServer", "free_port", "start_proxy"]
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import FailOn, Report, merge_reports
-from mcp_assay.userfiles import expanded
+from mcp_assay.userinput.files import expanded
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = [
     "FORMATS",

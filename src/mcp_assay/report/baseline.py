@@ -22,10 +22,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import BaselineStatus, Report
-from mcp_assay.userfiles import read_yaml
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.userinput.files import read_yaml
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = [
     "BASELINE_SCHEMA",

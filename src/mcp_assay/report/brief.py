@@ -26,7 +26,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.about import evidence_lines, newer_line
 from mcp_assay.report.console import (
     SHOULD_EXPLAINED,
@@ -47,7 +46,8 @@ from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import sdk_line
 from mcp_assay.report.untried import OTHER, generated_lines, not_verified_kind, settings_text, untried_lines
 from mcp_assay.report.wrap import phrase_lines
-from mcp_assay.verdicts import ExitCode, Outcome, Source, Verdict
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import ExitCode, Outcome, Source, Verdict
 
 __all__ = [
     "BASELINE_FILE",

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from mcp_assay.audit import AuditLine
+from mcp_assay.recording.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.baseline import Baseline, apply_baseline
 from mcp_assay.report.model import FailOn, Report
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.sdks import AUTO, SdkChoice, attribute
-from mcp_assay.verdicts import RequirementText, SchemaInfo, Verdict
+from mcp_assay.vocabulary.verdicts import RequirementText, SchemaInfo, Verdict
 
 __all__ = ["PER_MESSAGE", "build_report", "unpinned_notes"]
 

@@ -31,8 +31,8 @@ from mcp_assay.report.model import Report, sort_results
 from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.report.untried import coverage_rows
 from mcp_assay.report.wrap import phrase_lines
-from mcp_assay.shell import one_line, quote
-from mcp_assay.verdicts import Evidence, ExploredInput, Outcome, Severity, Verdict
+from mcp_assay.vocabulary.shell import one_line, quote
+from mcp_assay.vocabulary.verdicts import Evidence, ExploredInput, Outcome, Severity, Verdict
 
 __all__ = [
     "EXPLAIN_TAG",
@@ -89,7 +89,7 @@ def printable(text: str, *, newlines: bool = True) -> str:
 def replay_line(reproduction: str) -> str:
     """A reproduction as one line that pastes as the same request.
 
-    Reproductions are made on one line (:mod:`mcp_assay.shell`); one from an older report that holds a
+    Reproductions are made on one line (:mod:`mcp_assay.vocabulary.shell`); one from an older report that holds a
     line break or an invisible character is quoted again word by word when it is a plain curl command,
     and has them escaped (``\\n``, ``\\xNN``) otherwise."""
     if one_line(reproduction):

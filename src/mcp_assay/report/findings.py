@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = ["ID_LENGTH", "finding_fingerprint", "finding_id", "matching"]
 

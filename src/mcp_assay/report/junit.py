@@ -18,7 +18,7 @@ from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.plain import evidence_lines, one_line
 from mcp_assay.report.sdks import accepted_by, sdk_line
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = ["render_junit"]
 

@@ -27,7 +27,7 @@ from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by, sdk_line
 from mcp_assay.report.untried import coverage_rows
-from mcp_assay.verdicts import Evidence, Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Evidence, Outcome, Verdict
 
 __all__ = ["render_markdown"]
 

@@ -18,12 +18,12 @@ from enum import StrEnum
 from typing import Any
 
 from mcp_assay import __version__
-from mcp_assay.audit import AuditLine
-from mcp_assay.replays import Replay
+from mcp_assay.recording.audit import AuditLine
 from mcp_assay.report.about import Stats, Target, evidence_lines, newer_line
 from mcp_assay.report.findings import finding_id
 from mcp_assay.report.untried import Generated, Untried, coverage_json, generated_from_json, untried_from_json
-from mcp_assay.verdicts import (
+from mcp_assay.vocabulary.replays import Replay
+from mcp_assay.vocabulary.verdicts import (
     Evidence,
     ExitCode,
     ExploredInput,
@@ -38,7 +38,7 @@ from mcp_assay.verdicts import (
     Source,
     Verdict,
 )
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.wire.model import Exchange, Observation
 
 __all__ = [
     "REPORT_SCHEMA",

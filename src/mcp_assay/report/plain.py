@@ -7,7 +7,7 @@ here once, each one cleaned of control characters and line breaks by :func:`prin
 from __future__ import annotations
 
 from mcp_assay.report.console import evidence_label, explored_lines, printable
-from mcp_assay.verdicts import Verdict
+from mcp_assay.vocabulary.verdicts import Verdict
 
 __all__ = ["evidence_lines", "explored_lines", "one_line"]
 

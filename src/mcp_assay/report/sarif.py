@@ -32,7 +32,7 @@ from mcp_assay.report.console import sections
 from mcp_assay.report.findings import finding_fingerprint, finding_id
 from mcp_assay.report.model import Report, sort_results
 from mcp_assay.report.plain import evidence_lines, one_line
-from mcp_assay.verdicts import RequirementText, Severity, Verdict
+from mcp_assay.vocabulary.verdicts import RequirementText, Severity, Verdict
 
 __all__ = ["SARIF_SCHEMA", "SARIF_VERSION", "artifact_uri", "render_sarif"]
 

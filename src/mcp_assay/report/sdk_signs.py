@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.report.model import SdkRecognition
 from mcp_assay.report.sdks import known_sdk
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, HttpExchange, answered_by_assay, sent_by_assay
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Exchange, HttpExchange, answered_by_assay, sent_by_assay
 
 __all__ = ["SIGNS", "Sightings", "Sign", "SdkSigns"]
 

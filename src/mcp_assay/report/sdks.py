@@ -2,7 +2,8 @@
 
 A server built on an SDK inherits the SDK's findings: an unmodified Python SDK server fails RPC-12 and RPC-13 over
 stdio on its first run, and nothing in the user's code can change that. The report tells them apart: a failure
-that matches a known finding of the SDK the peer is built on carries :class:`~mcp_assay.verdicts.SdkFinding` (which
+that matches a known finding of the SDK the peer is built on carries :class:`~mcp_assay.vocabulary.verdicts.SdkFinding`
+(which
 SDK and version, what it was seen doing, the spec clause, the upstream report where there is one), the verdict line
 counts those apart from the peer's own (:func:`~mcp_assay.report.model.sdk_verdict_part`), and the terminal names
 the one flag that accepts them (``--accept-sdk-findings``). Unless accepted, they still decide the exit status: a
@@ -26,9 +27,9 @@ from typing import Any
 
 import yaml
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.report.model import Report, SdkRecognition
-from mcp_assay.verdicts import Outcome, SdkFinding, Verdict
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.verdicts import Outcome, SdkFinding, Verdict
 
 __all__ = [
     "ACCEPT_FLAG",

@@ -18,7 +18,7 @@ from mcp_assay.report.console import by_area, explored_lines, printable, section
 from mcp_assay.report.findings import finding_id
 from mcp_assay.report.model import Report
 from mcp_assay.report.sdks import accepted_by
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = ["render_tap"]
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = [
     "EXPLORE_STEP",

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mcp_assay import __version__
-from mcp_assay.errors import AssayError, ConfigError
 from mcp_assay.scale.units import PortableSpec, Unit, UnitResult, checks_named, judge_unit
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.revisions import SpecSet
+from mcp_assay.vocabulary.errors import AssayError, ConfigError
 
 __all__ = ["CLUSTER_ENV", "ClusterError", "judge_on_cluster"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from mcp_assay.errors import ConfigError, RecordingError
+from mcp_assay.vocabulary.errors import ConfigError, RecordingError
 
 __all__ = ["SUFFIXES", "Recording", "expand", "is_url", "local_copy"]
 

@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from mcp_assay.audit import AuditLine, AuditTrail
+from mcp_assay.recording.audit import AuditLine, AuditTrail
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.build import build_report
 from mcp_assay.report.model import Report

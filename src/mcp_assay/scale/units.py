@@ -16,7 +16,7 @@ where nothing any rule needs is split:
   one judge's findings. Reading is the part shared work repeats (about a fifteenth of judging).
 
 :func:`judge_unit` is the one place a unit is judged, whatever process runs it: it reads the recording
-through :func:`mcp_assay.inputs.stream_input` (the one place a file of traffic is read, and where a
+through :func:`mcp_assay.recording.inputs.stream_input` (the one place a file of traffic is read, and where a
 recording is checked before it is judged) and returns a :class:`UnitResult` that crosses processes:
 the judge's :class:`~mcp_assay.spec.partial.Partial` and what the report says of the file.
 """
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.addon.importers import READERS
-from mcp_assay.audit import AuditLine, AuditTrail
-from mcp_assay.inputs import Inputs, stream_input
+from mcp_assay.recording.audit import AuditLine, AuditTrail
+from mcp_assay.recording.inputs import Inputs, stream_input
 from mcp_assay.report.sdk_signs import Sightings
 from mcp_assay.scale.locations import Recording, local_copy
 from mcp_assay.scale.watch import CaptureWatch
@@ -42,7 +42,7 @@ from mcp_assay.spec.engine import Judge, registered_checks
 from mcp_assay.spec.partial import Partial
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.sources import SchemaFile
-from mcp_assay.verdicts import Source
+from mcp_assay.vocabulary.verdicts import Source
 
 __all__ = [
     "WINDOW",

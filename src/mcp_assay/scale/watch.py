@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcp_assay.notes import SessionNotes
-from mcp_assay.presence import PeerPresence
+from mcp_assay.recording.notes import SessionNotes
+from mcp_assay.recording.presence import PeerPresence
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.spec.newer import NewerRevisions
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.wire.model import Exchange, Observation
 
 __all__ = ["CaptureWatch"]
 

@@ -48,13 +48,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
-from mcp_assay.errors import CatalogueError
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.features import FEATURES
 from mcp_assay.spec.requirements import Requirement, catalogue
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.verdicts import Level, Outcome, Party, Severity, Side
-from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine
+from mcp_assay.vocabulary.errors import CatalogueError
+from mcp_assay.vocabulary.verdicts import Level, Outcome, Party, Severity, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Exchange, Observation, ProcessExit, StdioLine
 
 __all__ = [
     "GRADINGS",

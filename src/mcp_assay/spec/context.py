@@ -14,13 +14,13 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, cast
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.validator import Validation
-from mcp_assay.traffic import ExchangeLog, MessageKey, message_key
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, Probe
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Exchange, Probe
+from mcp_assay.wire.traffic import ExchangeLog, MessageKey, message_key
 
 __all__ = ["ANSWERED_BY_ASSAY", "OFF_VERSION", "SENT_BY_ASSAY", "Context", "GateKey", "admitted"]
 

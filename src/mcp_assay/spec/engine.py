@@ -36,8 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_assay.cases import Explored
-from mcp_assay.jsonrpc import Kind, Message, parser_limit
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec import rules
 from mcp_assay.spec.checks import (
     GRADINGS,
@@ -59,9 +58,10 @@ from mcp_assay.spec.evidence import make_evidence
 from mcp_assay.spec.partial import MAX_EVIDENCE, Kept, Partial, Place, TallyState, verdict_of
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.window import carried
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Evidence, Outcome, Party, Severity, Side, Source, Verdict
-from mcp_assay.wire import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
+from mcp_assay.vocabulary.verdicts import Evidence, Outcome, Party, Severity, Side, Source, Verdict
+from mcp_assay.wire.jsonrpc import Kind, Message, parser_limit
+from mcp_assay.wire.model import EVENTS_LOST, Exchange, HttpExchange, Probe, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = [
     "ALL_SIDES",

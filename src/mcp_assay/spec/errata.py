@@ -16,7 +16,7 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.protocol import MODERN_REVISION, MetaKey
+from mcp_assay.vocabulary.protocol import MODERN_REVISION, MetaKey
 
 __all__ = ["ERRATA", "EXAMPLE_ERRATA", "Erratum", "ExampleErratum", "apply_errata"]
 

@@ -3,7 +3,7 @@
 A finding names a message or an exchange; the report needs text. :func:`make_evidence` turns the
 subject into a redacted one-line summary, an excerpt of the message, the exchange id to look up
 in the recording and the request again: :func:`replay_of` builds the
-:class:`~mcp_assay.replays.Replay` of any exchange a request crossed, whoever sent it (a probe of
+:class:`~mcp_assay.vocabulary.replays.Replay` of any exchange a request crossed, whoever sent it (a probe of
 mcp-assay's, or a client the proxy, the tap or a capture watched), and the evidence carries it with
 its shell line. A request made in a 2025 session is replayed in a session of its own, a stdio line
 after the handshake its connection had made; credentials become ``${MCP_ASSAY_TOKEN}``-style
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey, MetaKey
-from mcp_assay.redaction import REDACTED, Redactor
-from mcp_assay.replays import (
+from mcp_assay.recording.redaction import REDACTED, Redactor
+from mcp_assay.spec.context import Context
+from mcp_assay.vocabulary.protocol import HeaderKey, MetaKey
+from mcp_assay.vocabulary.replays import (
     COOKIE_VARIABLE,
     STARTED,
     TOKEN_VARIABLE,
@@ -26,10 +26,9 @@ from mcp_assay.replays import (
     principal_variable,
     shell_line,
 )
-from mcp_assay.spec.context import Context
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Evidence, ExploredInput, Side
-from mcp_assay.wire import (
+from mcp_assay.vocabulary.verdicts import Evidence, ExploredInput, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import (
     EndReason,
     Exchange,
     HttpExchange,
@@ -40,6 +39,7 @@ from mcp_assay.wire import (
     compact_json,
     sent_by_assay,
 )
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["make_evidence", "replay_of"]
 

@@ -14,7 +14,7 @@ are closed here:
   that allows integers but not numbers carries :data:`STRICT_INTEGER`, a keyword that refuses floats;
 * formats are checked by the very functions :data:`~mcp_assay.spec.validator.FORMAT_CHECKER` uses;
 * ``jsonschema-rs`` reads ``inf`` as no number at all and refuses lone surrogates, so it is only
-  asked about *clean* values (:func:`mcp_assay.jsontext.fingerprint`), and an error of its own is
+  asked about *clean* values (:func:`mcp_assay.wire.jsontext.fingerprint`), and an error of its own is
   a no;
 * no ``$ref`` is ever fetched: the retriever refuses, like the reference's empty registry.
 

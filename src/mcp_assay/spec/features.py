@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.protocol import MetaKey
+from mcp_assay.vocabulary.protocol import MetaKey
 
 __all__ = ["FEATURES", "derive_features"]
 

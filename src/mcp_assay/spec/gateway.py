@@ -1,18 +1,18 @@
 """Judging a gateway from both sides: each hop on its own, what only both show, and who is at fault.
 
-Traffic that crossed a gateway's hops (:class:`~mcp_assay.wire.Hop`) is judged by three judges at once:
+Traffic that crossed a gateway's hops (:class:`~mcp_assay.wire.model.Hop`) is judged by three judges at once:
 the *front* judge sees the client and the gateway (the gateway as a server), the *back* judge the
 gateway and the upstream server (the gateway as a client), each with every ordinary rule, as if it
 were the only hop; the *gateway* judge sees both hops with the ``GW`` rules only (what the gateway
 changed on the way: :mod:`mcp_assay.spec.rules.gateway`). Traffic with no hop (a plain proxy, a
 recording made before hops existed) goes to a judge of its own, exactly as it always did.
 
-Every failure names the party at fault (:class:`~mcp_assay.verdicts.Party`):
+Every failure names the party at fault (:class:`~mcp_assay.vocabulary.verdicts.Party`):
 
 * on the front hop, the client for a check of the client (or, for a check of both sides, what the client sent),
   else the gateway, **unless the upstream's own
   answer already carried the fault**: when the same check failed on what the gateway relayed (the back
-  answer of the matched request, :meth:`~mcp_assay.hops.Correlation.counterparts`), or the gateway passed that
+  answer of the matched request, :meth:`~mcp_assay.wire.hops.Correlation.counterparts`), or the gateway passed that
   message on as the upstream said it (same content, the client's id: the back hop may lack the context to judge
   it, as a stdio server spawned for one request that listed no tools there), the fault is the upstream
   server's. The back hop is judged first for this: the gateway's answer follows the
@@ -35,15 +35,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from mcp_assay.hops import Correlation, canonical
-from mcp_assay.jsonrpc import Message
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.engine import FindingListener, Judge, Pending, Scope, registered_checks
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Party, Side, Source, Verdict
-from mcp_assay.wire import Exchange, Hop, HttpExchange, StdioLine
+from mcp_assay.vocabulary.verdicts import Party, Side, Source, Verdict
+from mcp_assay.wire.hops import Correlation, canonical
+from mcp_assay.wire.jsonrpc import Message
+from mcp_assay.wire.model import Exchange, Hop, HttpExchange, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["GATEWAY_PREFIX", "GatewayJudge", "is_gateway_check"]
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from mcp_assay.jsonrpc import IdKey, Kind, Message
-from mcp_assay.protocol import ErrorCode, MetaKey
 from mcp_assay.spec.sources import is_revision_name
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, HttpExchange, answered_by_assay, sent_by_assay
+from mcp_assay.vocabulary.protocol import ErrorCode, MetaKey
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import IdKey, Kind, Message
+from mcp_assay.wire.model import Exchange, HttpExchange, answered_by_assay, sent_by_assay
 
 __all__ = ["NewerRevisions"]
 

@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.checks import Check, Grade
 from mcp_assay.spec.context import GateKey
-from mcp_assay.verdicts import Evidence, Outcome, Severity, Source, Verdict
+from mcp_assay.vocabulary.verdicts import Evidence, Outcome, Severity, Source, Verdict
 
 __all__ = [
     "MAX_EVIDENCE",

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import httpx
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.spec.sources import Pin, load_pins, sha256_of
-from mcp_assay.values import URL, BadValue
+from mcp_assay.userinput.values import URL, BadValue
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = ["MIRROR_ENV", "PullResult", "check_mirror", "download_url", "pull_schemas"]
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from mcp_assay.errors import CatalogueError
-from mcp_assay.verdicts import Level, RequirementText, Severity, Side
+from mcp_assay.vocabulary.errors import CatalogueError
+from mcp_assay.vocabulary.verdicts import Level, RequirementText, Severity, Side
 
 __all__ = ["Catalogue", "Clause", "Requirement", "catalogue", "glossary"]
 

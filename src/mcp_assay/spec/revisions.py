@@ -17,13 +17,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mcp_assay.errors import ConfigError, SpecError
-from mcp_assay.protocol import Era
 from mcp_assay.spec.errata import apply_errata
 from mcp_assay.spec.features import derive_features
 from mcp_assay.spec.sources import SPEC_DIR_ENV, Origin, SchemaFile, locate_schemas
 from mcp_assay.spec.validator import MessageValidator
-from mcp_assay.verdicts import SchemaInfo
+from mcp_assay.vocabulary.errors import ConfigError, SpecError
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.vocabulary.verdicts import SchemaInfo
 
 __all__ = ["WINDOW_SIZE", "Revision", "SpecSet", "load_spec"]
 

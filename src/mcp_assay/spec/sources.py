@@ -19,7 +19,7 @@ from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 
-from mcp_assay.errors import ConfigError, SpecError
+from mcp_assay.vocabulary.errors import ConfigError, SpecError
 
 __all__ = [
     "Origin",

@@ -34,8 +34,8 @@ import referencing.jsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.protocols import Validator
 
-from mcp_assay import jsontext
 from mcp_assay.spec.validator import FORMAT_CHECKER, SchemaIssue, StrictValidator
+from mcp_assay.wire import jsontext
 
 __all__ = [
     "DEFAULT_DIALECT",

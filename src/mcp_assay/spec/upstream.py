@@ -30,7 +30,7 @@ import httpx
 
 from mcp_assay.spec.pull import download_url
 from mcp_assay.spec.sources import Pin, is_revision_name, load_pins, sha256_of
-from mcp_assay.verdicts import ExitCode
+from mcp_assay.vocabulary.verdicts import ExitCode
 
 __all__ = ["INDEX_ENV", "Finding", "UpstreamCheck", "check_upstream", "default_index"]
 

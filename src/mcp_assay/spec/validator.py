@@ -31,11 +31,11 @@ from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
-from mcp_assay import jsontext
-from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.errata import REQUIRED_MARK
 from mcp_assay.spec.fastschema import FastValidators
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire import jsontext
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 __all__ = ["FORMAT_CHECKER", "MessageValidator", "SchemaIssue", "StrictValidator", "Validation"]
 
@@ -371,7 +371,7 @@ _PLACEHOLDER_IDS = {int: 0, str: ""}
 
 
 def _fingerprint(instance: Any) -> bytes | str | None:
-    """The text a validation is remembered by: bytes for a clean value (:func:`~mcp_assay.jsontext.fingerprint`),
+    """The text a validation is remembered by: bytes for a clean value (:func:`~mcp_assay.wire.jsontext.fingerprint`),
     else the standard library's text; ``None`` for what cannot be written as JSON text."""
     clean = True
     if isinstance(instance, dict) and "jsonrpc" in instance and type(instance.get("id")) in _PLACEHOLDER_IDS:

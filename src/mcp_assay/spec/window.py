@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.traffic import ExchangeLog, endpoint_of
-from mcp_assay.wire import Exchange, HttpExchange, Observation
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Exchange, HttpExchange, Observation
+from mcp_assay.wire.traffic import ExchangeLog, endpoint_of
 
 __all__ = ["LIST_METHODS", "Carried", "carried"]
 

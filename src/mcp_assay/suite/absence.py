@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from mcp_assay.errors import Unreachable
-from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.selection import Selection, handshake_revision
 from mcp_assay.suite.transports.connect import address_of
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import EndReason, Exchange, HttpExchange, ProcessExit, StdioLine
+from mcp_assay.vocabulary.errors import Unreachable
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import EndReason, Exchange, HttpExchange, ProcessExit, StdioLine
 
 __all__ = ["Seen", "usable_answer", "why_no_answer_was_usable", "why_nothing_was_tested"]
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = ["Skip", "annotate", "skip_from_observation"]
 

@@ -15,15 +15,13 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from mcp_assay.errors import ConfigError
-from mcp_assay.protocol import HeaderKey
-from mcp_assay.redaction import REDACTED, Redactor, command_secrets
+from mcp_assay.recording.redaction import REDACTED, Redactor, command_secrets
 from mcp_assay.suite.behaviour.config import BEHAVIOUR_KEYS, BehaviourConfig, config_secret, parse_behaviour
 from mcp_assay.suite.credentials import AUTH_MODES, Credentials
 from mcp_assay.suite.oauth.settings import DEFAULT_AUTH_TIMEOUT_MS, DEFAULT_REDIRECT_HOST, OAuthSettings
 from mcp_assay.suite.stub.config import StubConfig, parse_stub
-from mcp_assay.userfiles import UnreadableFile, read_text, read_yaml
-from mcp_assay.values import (
+from mcp_assay.userinput.files import UnreadableFile, read_text, read_yaml
+from mcp_assay.userinput.values import (
     COMMAND,
     FLAG,
     GATEWAY_BACK,
@@ -48,6 +46,8 @@ from mcp_assay.values import (
     port,
     shown,
 )
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import HeaderKey
 
 __all__ = [
     "PROBE_URL",
@@ -402,7 +402,7 @@ SETTINGS: dict[str, Kind] = {
     "gateway_back": GATEWAY_BACK,
 }
 """The typed schema of every setting a flag, its environment twin or a config key can give: one kind
-per setting (:mod:`mcp_assay.values`), used by the config file, :meth:`SuiteConfig.from_options`, the
+per setting (:mod:`mcp_assay.userinput.values`), used by the config file, :meth:`SuiteConfig.from_options`, the
 dataclass itself and the ``run`` flags (:mod:`mcp_assay.cli.params`)."""
 
 _DEFAULTS = {item.name: item.default for item in fields(SuiteConfig)}

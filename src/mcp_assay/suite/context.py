@@ -20,19 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Case, Facts
-from mcp_assay.errors import HarnessError, NoAnswer
-from mcp_assay.protocol import Era
-from mcp_assay.recording import RecordingWriter
+from mcp_assay.recording.records import RecordingWriter
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip
 from mcp_assay.suite.config import SuiteConfig
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
 from mcp_assay.suite.events import Event, ExchangeRecorded
-from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.stub.session import StubSession
+from mcp_assay.suite.stub.lifetime import StubSession
 from mcp_assay.suite.transports import Reply, Transport
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
+from mcp_assay.vocabulary.errors import HarnessError, NoAnswer
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Exchange, HttpExchange, Observation, Probe, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["ProbeFamily", "Router", "SuiteContext"]
 

@@ -2,11 +2,11 @@
 
 Whatever the user already has is used as given: a token (``-t``) sent in a header or a query
 parameter (``--auth-mode``), extra headers (``-H "name: value"``), or a token already in the URL.
-Every value is handed to the :class:`~mcp_assay.redaction.Redactor` before the first request, so
+Every value is handed to the :class:`~mcp_assay.recording.redaction.Redactor` before the first request, so
 reports, recordings, reproductions and progress output never show it.
 
 A refused credential is not a finding about conformance: the run stops the affected cases and
-reports them *not verified* with the server's own answer (:class:`~mcp_assay.errors.CredentialsRefused`).
+reports them *not verified* with the server's own answer (:class:`~mcp_assay.vocabulary.errors.CredentialsRefused`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcp_assay.errors import ConfigError
-from mcp_assay.protocol import HeaderKey
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import HeaderKey
 
 __all__ = ["AUTH_MODES", "Credentials", "parse_header"]
 

@@ -18,15 +18,6 @@ import logging
 import traceback
 from collections.abc import Awaitable, Sequence
 
-from mcp_assay.errors import (
-    CredentialsRefused,
-    HarnessError,
-    NoAnswer,
-    RateLimited,
-    ServerExited,
-    TransportFailure,
-    Unreachable,
-)
 from mcp_assay.spec.rules.suite import STAYS_UP, UNANSWERED
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.events import FamilyFinished, FamilyStarted
@@ -37,6 +28,15 @@ from mcp_assay.suite.signin import NO_CREDENTIAL_FAMILIES
 from mcp_assay.suite.state import RunState
 from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.vocabulary.errors import (
+    CredentialsRefused,
+    HarnessError,
+    NoAnswer,
+    RateLimited,
+    ServerExited,
+    TransportFailure,
+    Unreachable,
+)
 
 __all__ = ["Driver"]
 

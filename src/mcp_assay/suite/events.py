@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcp_assay.audit import AuditLine
+from mcp_assay.recording.audit import AuditLine
 from mcp_assay.report.about import Stats, Target
 from mcp_assay.report.sdk_signs import SdkSigns
 from mcp_assay.report.untried import Generated, Untried
 from mcp_assay.suite.oauth.steps import Line
-from mcp_assay.verdicts import Verdict
-from mcp_assay.wire import Exchange
+from mcp_assay.vocabulary.verdicts import Verdict
+from mcp_assay.wire.model import Exchange
 
 __all__ = [
     "Event",

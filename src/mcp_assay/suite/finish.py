@@ -14,7 +14,7 @@ import shlex
 import time
 from collections.abc import Sequence
 
-from mcp_assay.audit import audit_lines
+from mcp_assay.recording.audit import audit_lines
 from mcp_assay.report.about import Stats
 from mcp_assay.report.about import Target as JudgedTarget
 from mcp_assay.report.baseline import Baseline
@@ -35,8 +35,8 @@ from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.selection import Selection
 from mcp_assay.suite.state import RunState
 from mcp_assay.suite.untried import coverage_of
-from mcp_assay.verdicts import Outcome, Verdict
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
+from mcp_assay.wire.model import Observation
 
 __all__ = ["finished", "nothing_tested", "report_of", "signed_out"]
 

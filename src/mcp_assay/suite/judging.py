@@ -13,7 +13,7 @@ file gives the verdicts the run gave. A recording made before runs tested severa
 one ``suite-run`` observation, and is judged whole, as it always was.
 
 A run through a gateway (``--gateway-back``) also holds what reached the upstream: the back hop's
-exchanges (:class:`~mcp_assay.wire.Hop`). The suite's own traffic is then the gateway's front hop,
+exchanges (:class:`~mcp_assay.wire.model.Hop`). The suite's own traffic is then the gateway's front hop,
 judged by revision as above with each failure naming its party; the back hop is judged as captured
 traffic, each exchange the gateway sent for one of the suite's probes tagged with that probe (so
 relaying a malformed probe is never held against the gateway as a client); and the GW rules judge
@@ -26,16 +26,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcp_assay.hops import finish_order, relayed_probes
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import Blame, Judge, Scope, registered_checks
 from mcp_assay.spec.gateway import GatewayJudge, is_gateway_check
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.blocking import annotate, skip_from_observation
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Severity, Side, Source, Verdict
-from mcp_assay.wire import Exchange, Hop, HttpExchange, Observation
+from mcp_assay.vocabulary.verdicts import Severity, Side, Source, Verdict
+from mcp_assay.wire.hops import finish_order, relayed_probes
+from mcp_assay.wire.model import Exchange, Hop, HttpExchange, Observation
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = [
     "CLIENT_IS_US",

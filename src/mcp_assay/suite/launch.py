@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.errors import Unreachable
-from mcp_assay.wire import LISTENING
+from mcp_assay.vocabulary.errors import Unreachable
+from mcp_assay.wire.model import LISTENING
 
 __all__ = ["LISTENING", "LaunchedServer", "launch", "listening_addresses"]
 

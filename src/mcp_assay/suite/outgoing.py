@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_assay.errors import HarnessError
-from mcp_assay.jsonrpc import parse_message
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.shared.common import issues_text
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.errors import HarnessError
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import parse_message
 
 __all__ = ["encode", "validate_outgoing"]
 

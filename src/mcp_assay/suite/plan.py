@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from mcp_assay.errors import ConfigError
-from mcp_assay.protocol import Era
 from mcp_assay.spec.checks import Check
 from mcp_assay.spec.engine import registered_checks, split_only
 from mcp_assay.spec.requirements import catalogue
@@ -35,7 +33,9 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import ProbeFamily
 from mcp_assay.suite.probes import FAMILIES
-from mcp_assay.verdicts import Outcome, Verdict
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
 
 __all__ = ["Plan", "check_revisions", "plan_run", "select_families"]
 
@@ -151,7 +151,7 @@ def _families_named(config: SuiteConfig, words: Sequence[str]) -> list[str]:
 
 
 def plan_run(config: SuiteConfig, spec: SpecSet) -> Plan:
-    """The run's plan, or the :class:`~mcp_assay.errors.ConfigError` that says why it cannot be made."""
+    """The run's plan, or the :class:`~mcp_assay.vocabulary.errors.ConfigError` that says why it cannot be made."""
     check_revisions(config, spec)
     selected = split_only(config.only)
     if selected.unmatched:

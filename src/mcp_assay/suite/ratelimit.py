@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from mcp_assay.errors import RateLimited
+from mcp_assay.vocabulary.errors import RateLimited
 
 __all__ = ["RateLimiter", "parse_retry_after"]
 

@@ -1,6 +1,6 @@
 """A finding's request sent again to a live peer, and judged again by the check that found it.
 
-``mcp-assay replay`` is how a developer checks a fix. A :class:`~mcp_assay.replays.Replay` says what
+``mcp-assay replay`` is how a developer checks a fix. A :class:`~mcp_assay.vocabulary.replays.Replay` says what
 was sent; :func:`resend` sends it the way its shell line does (a fresh 2025 session first, or the
 stdio handshake its connection had made) and records what crosses the wire as the suite records its
 own traffic; :func:`rejudge` hands that log to the engine with the finding's check alone, at the
@@ -27,19 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from mcp_assay.cases import discover, handshake
-from mcp_assay.errors import AssayError, ConfigError, NoAnswer, ServerExited
-from mcp_assay.jsonrpc import IdKey, Kind, Message, id_key, parse_message
-from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
-from mcp_assay.redaction import REDACTED, Redactor
-from mcp_assay.replays import (
-    MARKER_ID,
-    REPLAY_CLIENT,
-    SESSION_VARIABLE,
-    TOKEN_VARIABLE,
-    Replay,
-    marker_line,
-    placeholder,
-)
+from mcp_assay.recording.redaction import REDACTED, Redactor
 from mcp_assay.spec.engine import Scope, evaluate, registered_checks
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.credentials import Credentials
@@ -48,9 +36,21 @@ from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.transports import StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Side, Source, Verdict
-from mcp_assay.wire import Exchange, Observation, Probe, StdioLine
+from mcp_assay.vocabulary.errors import AssayError, ConfigError, NoAnswer, ServerExited
+from mcp_assay.vocabulary.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
+from mcp_assay.vocabulary.replays import (
+    MARKER_ID,
+    REPLAY_CLIENT,
+    SESSION_VARIABLE,
+    TOKEN_VARIABLE,
+    Replay,
+    marker_line,
+    placeholder,
+)
+from mcp_assay.vocabulary.verdicts import Side, Source, Verdict
+from mcp_assay.wire.jsonrpc import IdKey, Kind, Message, id_key, parse_message
+from mcp_assay.wire.model import Exchange, Observation, Probe, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["NotReplayable", "Resent", "rejudge", "resend"]
 

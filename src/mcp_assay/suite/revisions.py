@@ -17,10 +17,9 @@ from functools import partial
 from typing import Any
 
 from mcp_assay.cases import handshake as cases
-from mcp_assay.errors import CredentialsRefused, RateLimited, TransportFailure
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.context import SuiteContext
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
 from mcp_assay.suite.judging import MODERN_ONLY, RUN_OBSERVATION
 from mcp_assay.suite.selection import (
     CAPABILITY_SOURCES,
@@ -30,11 +29,12 @@ from mcp_assay.suite.selection import (
     modern_revision,
     select_revision,
 )
-from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.signin import assumed_revision, everything_else, why_tokenless
 from mcp_assay.suite.state import RunState
 from mcp_assay.suite.transports.http import HttpTransport
-from mcp_assay.wire import Observation, Probe
+from mcp_assay.vocabulary.errors import CredentialsRefused, RateLimited, TransportFailure
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.wire.model import Observation, Probe
 
 __all__ = ["choose", "context", "marker", "selection_buffers"]
 

@@ -1,7 +1,7 @@
 """The active suite: choose the revisions, send the probe families, judge the traffic, build a report.
 
 Probes only produce traffic. Every exchange the suite sends and every answer it gets goes into one
-:class:`~mcp_assay.traffic.ExchangeLog` (and into ``--record`` as a JSONL recording), and the same
+:class:`~mcp_assay.wire.traffic.ExchangeLog` (and into ``--record`` as a JSONL recording), and the same
 rules that judge passive traffic judge it afterwards; :func:`~mcp_assay.suite.blocking.annotate`
 then says why the cases that could not run did not.
 
@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.report.model import Report
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite import explore

@@ -32,7 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.cases import discover, handshake
-from mcp_assay.errors import (
+from mcp_assay.spec.revisions import Revision, SpecSet
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
+from mcp_assay.suite.transports import Reply, Transport
+from mcp_assay.vocabulary.errors import (
     CredentialsRefused,
     HarnessError,
     NoAnswer,
@@ -41,11 +44,8 @@ from mcp_assay.errors import (
     TransportFailure,
     Unreachable,
 )
-from mcp_assay.protocol import Era, ErrorCode
-from mcp_assay.spec.revisions import Revision, SpecSet
-from mcp_assay.suite.session import LegacyClient, ModernClient
-from mcp_assay.suite.transports import Reply, Transport
-from mcp_assay.wire import Probe
+from mcp_assay.vocabulary.protocol import Era, ErrorCode
+from mcp_assay.wire.model import Probe
 
 __all__ = [
     "CAPABILITY_SOURCES",

@@ -16,8 +16,7 @@ from dataclasses import dataclass, replace
 
 import httpx
 
-from mcp_assay.errors import Unreachable
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.config import SuiteConfig
@@ -26,8 +25,9 @@ from mcp_assay.suite.launch import LaunchedServer, launch
 from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.signin import sign_in_for_run, wants_sign_in
 from mcp_assay.suite.state import RunState
-from mcp_assay.suite.stub.session import StubSession
-from mcp_assay.wire import LISTENING
+from mcp_assay.suite.stub.lifetime import StubSession
+from mcp_assay.vocabulary.errors import Unreachable
+from mcp_assay.wire.model import LISTENING
 
 __all__ = ["Ready", "ready"]
 

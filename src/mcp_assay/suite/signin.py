@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import httpx
 
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.blocking import Skip

@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 
-from mcp_assay.recording import RecordingWriter
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.records import RecordingWriter
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.provenance import provenance
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.absence import Seen
@@ -28,11 +28,11 @@ from mcp_assay.suite.events import Event
 from mcp_assay.suite.oauth import SignIn
 from mcp_assay.suite.plan import Plan
 from mcp_assay.suite.ratelimit import RateLimiter
-from mcp_assay.suite.stub.session import StubSession
+from mcp_assay.suite.stub.lifetime import StubSession
 from mcp_assay.suite.target import Target
 from mcp_assay.suite.turns import Turns
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.wire.model import Exchange, Observation
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["BackHop", "RunState"]
 

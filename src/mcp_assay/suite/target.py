@@ -19,10 +19,10 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import Router
 from mcp_assay.suite.credentials import Credentials
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
 from mcp_assay.suite.events import Event, StderrLine
 from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.selection import handshake_revision, modern_revision
-from mcp_assay.suite.session import LegacyClient, ModernClient
 from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport

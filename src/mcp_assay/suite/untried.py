@@ -19,9 +19,9 @@ from typing import Any
 from mcp_assay.report.untried import NAMES_KEPT, Generated, Untried
 from mcp_assay.suite.blocking import skip_from_observation
 from mcp_assay.suite.judging import revision_of_items
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Verdict
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
+from mcp_assay.wire.model import Observation
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["coverage_of"]
 

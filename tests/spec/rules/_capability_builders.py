@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire.model import HttpExchange
 from tests.factories import error_body, http, modern_call, modern_headers, request_body
 
 CACHE = {"ttlMs": 0, "cacheScope": "private"}

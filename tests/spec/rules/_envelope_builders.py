@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire.model import HttpExchange
 from tests.factories import (
     LEGACY,
     MODERN,

@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcp_assay.sse import SseEvent
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.wire.model import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.wire.sse import SseEvent
 from tests.factories import (
     LEGACY,
     URL,

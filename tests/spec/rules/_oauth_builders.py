@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire.model import HttpExchange
 from tests.factories import LEGACY, MODERN, URL, http, legacy_call, legacy_session, modern_call, modern_headers
 from tests.factories import request_body as rpc_request
 

@@ -11,9 +11,9 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcp_assay.sse import SseEvent
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.model import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, StdioLine
+from mcp_assay.wire.sse import SseEvent
 from tests.factories import (
     URL,
     as_probe,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.redaction import fingerprint
+from mcp_assay.recording.redaction import fingerprint
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.engine import evaluate
@@ -24,8 +24,8 @@ from mcp_assay.spec.rules.auth.facts import (
     prm_kind,
     unsigned_jwt,
 )
-from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import Headers, HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Side
+from mcp_assay.wire.model import Headers, HttpExchange
 from tests.factories import (
     http,
     judge,

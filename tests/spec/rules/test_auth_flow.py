@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.factories import LEGACY, judge, log_of, modern_call
 from tests.spec.rules._oauth_builders import PRM_PATH_URL, PRM_ROOT_URL, TOOLS, Faults, challenge, flow
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import LISTENING, Observation
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import LISTENING, Observation
 from tests.factories import judge, log_of, modern_call, tick
 
 CHECK = "local_servers_listen_on_loopback"

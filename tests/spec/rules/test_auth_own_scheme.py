@@ -8,7 +8,7 @@ from __future__ import annotations
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import GRADINGS, REGISTRY
 from mcp_assay.spec.requirements import catalogue
-from mcp_assay.verdicts import Outcome, Severity
+from mcp_assay.vocabulary.verdicts import Outcome, Severity
 from tests.factories import judge, log_of
 from tests.spec.rules.test_auth import PRM_URL, ROOT_PRM, document, refused, served, tag
 

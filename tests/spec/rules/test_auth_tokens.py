@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import Observation
 from tests.factories import judge, log_of
 from tests.spec.rules.test_auth import document, refused, served
 

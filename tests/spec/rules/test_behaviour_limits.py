@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Severity, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
 from tests.factories import error_body, http, judge, log_of, modern_call, request_body, stdio
 
 CHECK = "tool_calls_are_rate_limited"

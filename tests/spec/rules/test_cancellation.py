@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Severity, Side
-from mcp_assay.wire import EndReason, ProcessExit
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
+from mcp_assay.wire.model import EndReason, ProcessExit
 from tests.factories import error_body, judge, log_of, result_body
 from tests.spec.rules._stream_builders import (
     ack,

@@ -6,7 +6,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.rules.behaviour.channels import EXPLAIN, Channel
-from mcp_assay.verdicts import Outcome, Severity, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
 from tests.factories import error_body, http, judge, log_of, modern_headers, request_body, result_body, stdio
 from tests.spec.rules._capability_builders import ADD, answered, call, failing, text, tools_list
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.factories import judge, log_of
 from tests.spec.rules._capability_builders import SUMMARIZE, answered, caps, failing, prompts_list
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.factories import error_body, http, judge, legacy_call, legacy_session, log_of, modern_call, modern_headers
 from tests.spec.rules._envelope_builders import PROBE, TOOLS, modern_body, refused, served
 

@@ -19,10 +19,10 @@ import pytest
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.sse import parse_sse
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Verdict
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
+from mcp_assay.wire.model import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, media_type
+from mcp_assay.wire.sse import parse_sse
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import as_probe, rules_of
 from tests.peers.process import sdk_http_server
 

@@ -15,9 +15,9 @@ from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.requirements import catalogue
 from mcp_assay.spec.revisions import SpecSet
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Verdict
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
+from mcp_assay.wire.model import EndReason, HttpExchange
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import legacy_headers, modern_headers
 from tests.gateway.builders import back, error, front, in_order, note, request, result
 

@@ -6,8 +6,8 @@ import dataclasses
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Severity, Side
-from mcp_assay.wire import EVENTS_LOST, Ending, EndReason, HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
+from mcp_assay.wire.model import EVENTS_LOST, Ending, EndReason, HttpExchange
 from tests.factories import (
     LEGACY,
     error_body,

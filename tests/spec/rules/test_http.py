@@ -5,8 +5,8 @@ from __future__ import annotations
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, encode_sentinel, header_marks, needs_encoding
-from mcp_assay.verdicts import Outcome, Severity
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Severity
+from mcp_assay.wire.model import EndReason, HttpExchange
 from tests.factories import (
     LEGACY,
     MODERN,
@@ -301,7 +301,7 @@ def test_post_answered_405_fails_http_01(spec: SpecSet) -> None:
     assert outcome(spec, "the_mcp_endpoint_accepts_post", post("tools/list")) is Outcome.PASSED
     verdict = judge(log_of(post("tools/list", answer=b"", status=405)), spec, "the_mcp_endpoint_accepts_post")
     assert verdict.outcome is Outcome.FAILED
-    from mcp_assay.verdicts import Side
+    from mcp_assay.vocabulary.verdicts import Side
 
     only_stdio = log_of(stdio(Side.CLIENT, request_body("tools/list")))
     assert judge(only_stdio, spec, "the_mcp_endpoint_accepts_post").outcome is Outcome.NOT_APPLICABLE

@@ -1,7 +1,7 @@
 """End to end: raw httpx traffic against the official Python SDK server, judged by every registered check.
 
 Each request is sent as built here (header case included), converted into an
-:class:`~mcp_assay.wire.HttpExchange` the way the proxy would record it, and the whole log is
+:class:`~mcp_assay.wire.model.HttpExchange` the way the proxy would record it, and the whole log is
 evaluated. Deliberately wrong requests are tagged as invalid probes, so they judge the server
 only. The HTTP and stdio rules must then pass, except for the deviations pinned in
 :data:`KNOWN_DEVIATIONS`, each confirmed against the specification text (a stale entry fails).
@@ -22,10 +22,10 @@ import pytest
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
 from mcp_assay.spec.rules.shared.header_mirroring import encode_sentinel
-from mcp_assay.sse import parse_sse
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Verdict
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.vocabulary.verdicts import Outcome, Verdict
+from mcp_assay.wire.model import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse
+from mcp_assay.wire.sse import parse_sse
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import as_probe, rules_of
 from tests.peers.process import sdk_http_server
 

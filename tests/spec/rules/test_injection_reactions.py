@@ -10,8 +10,8 @@ import dataclasses
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Severity, Source
-from mcp_assay.wire import EndReason, HttpExchange, ProcessExit, StdioLine
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Source
+from mcp_assay.wire.model import EndReason, HttpExchange, ProcessExit, StdioLine
 from tests.factories import as_probe, error_body, initialize_body, initialize_result, judge, log_of, result_body
 from tests.spec.rules._envelope_builders import (
     TOOLS,

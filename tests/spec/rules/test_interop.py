@@ -6,8 +6,8 @@ import itertools
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import Exchange, Observation
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import Exchange, Observation
 from tests.factories import judge, legacy_session, log_of, tick
 from tests.spec.rules._capability_builders import caps
 

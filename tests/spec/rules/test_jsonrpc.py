@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Severity, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
+from mcp_assay.wire.model import EndReason, HttpExchange
 from tests.factories import (
     error_body,
     http,
@@ -151,7 +151,7 @@ def test_a_deliberately_invalid_probe_is_never_held_against_the_client(spec: Spe
 
 def test_a_non_json_stdio_line_is_left_to_the_stdio_rules(spec: SpecSet) -> None:
     """Tool-defined: a banner on a stdio server's stdout is named by STDIO-02, not as a generic RPC-01 failure."""
-    from mcp_assay.wire import StdioLine
+    from mcp_assay.wire.model import StdioLine
 
     banner = StdioLine.build(id="b1", connection="c", sender=Side.SERVER, time=1.0, raw=b"Server is running...\n")
     log = log_of(stdio(Side.CLIENT, request_body("tools/list", 1)), banner)
@@ -375,7 +375,7 @@ def test_a_request_with_an_id_of_5000_digits_is_read_and_its_answer_matched(spec
 
 def test_a_stdio_line_beyond_the_parsers_limits_is_not_a_stray_line(spec: SpecSet) -> None:
     """Tool-defined (STDIO-02): a deep but valid JSON line on stdout is not judged a banner or fragment."""
-    from mcp_assay.wire import StdioLine
+    from mcp_assay.wire.model import StdioLine
 
     deep = f'{{"jsonrpc":"2.0","id":1,"result":{{"v":{DEEP_VALUE}}}}}\n'.encode()
     line = StdioLine.build(id="deep1", connection="conn-1", sender=Side.SERVER, time=2e9, raw=deep)

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Side
 from tests.factories import (
     error_body,
     http,

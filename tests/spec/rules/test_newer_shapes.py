@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.rules.handshake.newer_shapes import members
-from mcp_assay.verdicts import Outcome
+from mcp_assay.vocabulary.verdicts import Outcome
 from tests.factories import judge, legacy_call, legacy_session, log_of, modern_call, server_info
 from tests.spec.rules._stream_builders import ack, done, legacy_init, legacy_req, legacy_sse, log
 

@@ -4,7 +4,7 @@ rules, and the client's deliberately invalid response never counted against the 
 from __future__ import annotations
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Side
 from tests.factories import http, judge, log_of, stdio
 from tests.spec.rules._http_builders import post
 

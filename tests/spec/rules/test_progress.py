@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import EndReason
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import EndReason
 from tests.factories import judge, log_of, result_body
 from tests.spec.rules._stream_builders import (
     ack,

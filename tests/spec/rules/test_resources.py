@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Side
 from tests.factories import judge, legacy_call, legacy_session, log_of, request_body, result_body, stdio
 from tests.spec.rules._capability_builders import CACHE, answered, call, caps, failing, listing, resources_list
 

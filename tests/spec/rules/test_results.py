@@ -7,8 +7,8 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.verdicts import Outcome
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.verdicts import Outcome
+from mcp_assay.wire.model import HttpExchange
 from tests.factories import (
     initialized,
     judge,

@@ -16,9 +16,9 @@ import pytest
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Severity, Side
-from mcp_assay.wire import Observation, ProcessExit, StdioLine
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
+from mcp_assay.wire.model import Observation, ProcessExit, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import LEGACY, as_probe, judge, log_of, request_body, result_body, stdio, tick
 from tests.peers.process import sdk_server_command
 

@@ -29,14 +29,23 @@ from typing import Any
 import httpx
 import pytest
 
-from mcp_assay.jsonrpc import Message, parse_message
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.engine import evaluate
-from mcp_assay.sse import SseEvent, SseParser
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.verdicts import Outcome, Side, Verdict
-from mcp_assay.wire import Ending, EndReason, Headers, HttpExchange, HttpRequest, HttpResponse, ProcessExit, StdioLine
+from mcp_assay.vocabulary.verdicts import Outcome, Side, Verdict
+from mcp_assay.wire.jsonrpc import Message, parse_message
+from mcp_assay.wire.model import (
+    Ending,
+    EndReason,
+    Headers,
+    HttpExchange,
+    HttpRequest,
+    HttpResponse,
+    ProcessExit,
+    StdioLine,
+)
+from mcp_assay.wire.sse import SseEvent, SseParser
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import as_probe, rules_of
 from tests.peers.process import sdk_http_server, sdk_server_command, stop
 

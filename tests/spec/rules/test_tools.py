@@ -6,7 +6,7 @@ from typing import Any
 
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.rules.shared.header_mirroring import header_marks
-from mcp_assay.verdicts import Outcome, Severity, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Severity, Side
 from tests.factories import (
     http,
     judge,

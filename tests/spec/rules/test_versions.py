@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.verdicts import Outcome, Side
+from mcp_assay.vocabulary.verdicts import Outcome, Side
 from tests.factories import MODERN, error_body, judge, legacy_session, log_of, modern_call, result_body, stdio
 from tests.spec.rules._envelope_builders import (
     DISCOVERED,

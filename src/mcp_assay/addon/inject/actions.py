@@ -3,7 +3,7 @@
 A case names one action; the HTTP injector (:mod:`.http`) and the stdio tap (:mod:`.stdio`)
 apply it by its type, never by the case's name, so a new case that answers, holds, respells or
 cuts is a value in a family module and nothing else. An action knows what it does in words (the
-docs table), which :class:`~mcp_assay.faults.FaultKind` the exchange is tagged with (what the rules
+docs table), which :class:`~mcp_assay.wire.faults.FaultKind` the exchange is tagged with (what the rules
 select on), whether it can only be decided once the answer's head is known, and whether the tap
 can apply it (a line has no status, no headers and no event stream).
 """
@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
+from mcp_assay.addon.inject.points import AnswerHead, RequestFacts
 from mcp_assay.cases import NO_FACTS, Facts
-from mcp_assay.faults import FaultKind
-from mcp_assay.protocol import MediaType
+from mcp_assay.vocabulary.protocol import MediaType
+from mcp_assay.wire.faults import FaultKind
 
 __all__ = ["Action", "Answering", "CutStream", "HoldBack", "Made", "Reply", "Respell", "error_answer"]
 

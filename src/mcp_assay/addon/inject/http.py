@@ -6,7 +6,7 @@ means: a response set in the ``request`` hook answers in the server's place (the
 goes upstream), an awaitable returned from ``responseheaders`` holds an answer back, a buffered
 answer's body is replaced in ``response``, and a header list is rewritten in place. Every flow it
 touches is marked in ``flow.metadata`` (the case's name: a flow file keeps it), with a comment and a
-mark; the observer asks :meth:`Injector.probe_of` for the :class:`~mcp_assay.wire.Probe` itself (one
+mark; the observer asks :meth:`Injector.probe_of` for the :class:`~mcp_assay.wire.model.Probe` itself (one
 process: the object, not a record of it) and writes it into the recording.
 
 Without ``mcp_assay_inject`` the hooks return at their first line: forwarding is unchanged.
@@ -22,16 +22,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_assay.addon.inject.actions import CutStream, HoldBack, Reply, Respell
-from mcp_assay.addon.inject.case import Fault
-from mcp_assay.addon.inject.facts import AnswerHead, RequestFacts
 from mcp_assay.addon.inject.families.cut import Resumable, cut_legacy
+from mcp_assay.addon.inject.fault import Fault
 from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan, unmet_note
+from mcp_assay.addon.inject.points import AnswerHead, RequestFacts
 from mcp_assay.addon.inject.registry import build_plan, family_names, parse_families
 from mcp_assay.cases import Facts, FaultKind
-from mcp_assay.errors import ConfigError
-from mcp_assay.protocol import HeaderKey, MediaType
-from mcp_assay.recording import observation_record
-from mcp_assay.wire import Probe
+from mcp_assay.recording.records import observation_record
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.wire.model import Probe
 
 __all__ = ["CLIENT_LEFT", "INJECTED", "Injector", "PENDING", "WHOLE"]
 

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.addon.inject.case import Fault, FaultFamily
-from mcp_assay.addon.inject.facts import RequestFacts
-from mcp_assay.protocol import Era
+from mcp_assay.addon.inject.fault import Fault, FaultFamily
+from mcp_assay.addon.inject.points import RequestFacts
+from mcp_assay.vocabulary.protocol import Era
 
 __all__ = ["DEFAULT_HOLD_MS", "Plan", "unmet_note"]
 

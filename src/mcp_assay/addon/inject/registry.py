@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from mcp_assay.addon.inject.case import Fault, FaultFamily
 from mcp_assay.addon.inject.families import MODULES
+from mcp_assay.addon.inject.fault import Fault, FaultFamily
 from mcp_assay.addon.inject.plan import DEFAULT_HOLD_MS, Plan
-from mcp_assay.errors import CatalogueError, ConfigError
+from mcp_assay.vocabulary.errors import CatalogueError, ConfigError
 
 __all__ = [
     "FAULTS",

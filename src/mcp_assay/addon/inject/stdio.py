@@ -3,11 +3,11 @@
 On stdio the actions that exist are a reply (the tap writes the answer line itself, a ``-32022``
 say, and never passes the request on) and a hold (the tap passes the request on and keeps the
 server's answer line back for ``--inject-hold-ms`` before writing it); a case whose action needs a
-status, headers or an event stream has no stdio transport (:class:`~.case.Fault` refuses it). A server restart
+status, headers or an event stream has no stdio transport (:class:`~.fault.Fault` refuses it). A server restart
 is not injected: the tap *is* the process the client started, so a server that died would end
 the tap, and the client's restart would start another tap with a recording of its own.
 
-Both lines of an injected exchange carry the case's :class:`~mcp_assay.wire.Probe`: the client's
+Both lines of an injected exchange carry the case's :class:`~mcp_assay.wire.model.Probe`: the client's
 request (for a refusal the server never saw it; for a hold it tells the rules which request was
 held) and the answer the tap wrote or delayed, which is never judged as the server's.
 """
@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.addon.inject.actions import HoldBack, Reply
-from mcp_assay.addon.inject.case import Fault
-from mcp_assay.addon.inject.facts import RequestFacts
+from mcp_assay.addon.inject.fault import Fault
 from mcp_assay.addon.inject.plan import Plan, unmet_note
+from mcp_assay.addon.inject.points import RequestFacts
 from mcp_assay.cases import Facts
-from mcp_assay.jsonrpc import id_key
-from mcp_assay.recording import observation_record
-from mcp_assay.wire import Probe
+from mcp_assay.recording.records import observation_record
+from mcp_assay.wire.jsonrpc import id_key
+from mcp_assay.wire.model import Probe
 
 __all__ = ["Answer", "Hold", "StdioInjector"]
 

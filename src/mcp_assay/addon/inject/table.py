@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcp_assay.addon.inject.case import Fault, Reaction
+from mcp_assay.addon.inject.fault import Fault, Reaction
 from mcp_assay.addon.inject.registry import FAMILIES, FAULTS
-from mcp_assay.protocol import Era
 from mcp_assay.spec.requirements import catalogue
-from mcp_assay.spec.rules.versions._common import HANDSHAKE_ERA_VERSIONS
+from mcp_assay.spec.rules.versions._eras import HANDSHAKE_ERA_VERSIONS
+from mcp_assay.vocabulary.protocol import Era
 
 __all__ = ["DOCS_PATH", "render", "revisions_of"]
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from mcp_assay.cases import completion as cases
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import sent_as
@@ -19,7 +17,9 @@ from mcp_assay.spec.rules.shared.server_features import (
     protocol_error,
     shape_finding,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 METHOD = "completion/complete"
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcp_assay.cases import Case, sdk
-from mcp_assay.protocol import Era
 from mcp_assay.spec.checks import Finding, failed, log_check, observed, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.verdicts import Level, Outcome
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.vocabulary.verdicts import Level, Outcome
+from mcp_assay.wire.model import Observation
 
 __all__ = [
     "a_stock_sdk_client_completes_the_handshake",

@@ -18,16 +18,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
 from mcp_assay.spec.rules.shared.reads import ANY_PAIRING
 from mcp_assay.spec.rules.shared.stream_facts import LOG_LEVELS, LOG_MESSAGE, level_rank, meta_value
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import EndReason, HttpExchange
 
 PER_REQUEST = {"per_request_log_level"}
 

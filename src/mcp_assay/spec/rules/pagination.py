@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_assay.cases import pagination as cases
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import ErrorCode, HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.validator import canonical
-from mcp_assay.traffic import ExchangeLog, endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import HttpExchange
+from mcp_assay.wire.traffic import ExchangeLog, endpoint_of
 
 __all__ = [
     "INVALID_CURSORS",

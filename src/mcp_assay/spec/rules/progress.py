@@ -14,7 +14,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int, params_of
@@ -22,8 +21,9 @@ from mcp_assay.spec.rules.shared.envelopes import same_client
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
 from mcp_assay.spec.rules.shared.stream_facts import PROGRESS, describe_id, loosely_same_id, meta_value, same_id
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
-from mcp_assay.traffic import MessageKey, message_key
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.wire.traffic import MessageKey, message_key
 
 TOKEN = "progressToken"
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.cases import prompts as cases
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import sent_as
@@ -36,7 +35,8 @@ from mcp_assay.spec.rules.shared.server_features import (
     listing_consistency,
     shape_finding,
 )
-from mcp_assay.verdicts import Level, Outcome, Side
+from mcp_assay.vocabulary.verdicts import Level, Outcome, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 MIME_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:\s*;.*)?")
 """``type/subtype`` with RFC 6838 restricted names, optionally followed by parameters."""

@@ -14,8 +14,6 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from mcp_assay.cases import resources as cases
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
@@ -38,7 +36,9 @@ from mcp_assay.spec.rules.shared.server_features import (
     is_uri,
     listing_consistency,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 MISSING_RESOURCE_PREFIXES = ("file:///mcp-assay/does-not-exist", "file:///mcp-conformance/does-not-exist")
 """URIs probes read to provoke RSRC-08/09 (e.g. ``…/does-not-exist-<random>``)."""

@@ -13,16 +13,16 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, client_capabilities, is_probe, place_of
 from mcp_assay.spec.rules.shared.reads import ANY_RESULT
-from mcp_assay.spec.rules.versions._common import advertised_discover
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.spec.rules.versions._eras import advertised_discover
+from mcp_assay.vocabulary.protocol import HeaderKey, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange
 
 CORE_RESULT_TYPES = ("complete", "input_required")
 SCOPES = ("public", "private")

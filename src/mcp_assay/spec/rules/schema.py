@@ -7,12 +7,12 @@ decide which messages each requirement covers, so one message is never judged tw
 
 from __future__ import annotations
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, message_check
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import schema_finding
 from mcp_assay.spec.rules.shared.reads import ANY_SCHEMA
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 @message_check(

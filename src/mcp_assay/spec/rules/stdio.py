@@ -1,11 +1,11 @@
 """stdio (STDIO-): one message per line, nothing else on the pipes, and how the process ends.
 
-The stdio tap records every line either side wrote as a :class:`~mcp_assay.wire.StdioLine`.
+The stdio tap records every line either side wrote as a :class:`~mcp_assay.wire.model.StdioLine`.
 :func:`framing` sorts those lines once: complete messages, lines that only make sense joined
 with the next ones (pretty-printed JSON, STDIO-01), and text that is no message at all (a
 banner or a log line on stdout, STDIO-02/03). ``stderr`` is recorded as observations and never
 read here: it is free-form log text (STDIO-11). Shutdown rules read the
-:class:`~mcp_assay.wire.ProcessExit` record: when stdin was closed, which signals were
+:class:`~mcp_assay.wire.model.ProcessExit` record: when stdin was closed, which signals were
 forwarded, and when the process ended.
 """
 
@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import (
     PROCESS_EXITS,
     STDIO_LINES,
@@ -35,8 +33,10 @@ from mcp_assay.spec.checks import (
 )
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import ProcessExit, StdioLine, body_text, sent_by_assay
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.wire.model import ProcessExit, StdioLine, body_text, sent_by_assay
 
 __all__ = ["Framing", "LineClass", "framing"]
 

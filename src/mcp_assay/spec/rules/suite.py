@@ -14,8 +14,8 @@ from mcp_assay.cases import envelope
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import Exchange, Observation, ProcessExit, StdioLine, probe_case
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.model import Exchange, Observation, ProcessExit, StdioLine, probe_case
 
 __all__ = [
     "STAYS_UP",

@@ -24,19 +24,19 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Facts, Phase, Refusal
 from mcp_assay.cases import behaviour as cases
-from mcp_assay.errors import CredentialsRefused, NoAnswer
-from mcp_assay.jsonrpc import id_key
-from mcp_assay.protocol import Header
 from mcp_assay.suite.behaviour.config import Handle, ReadTool, Witness, WriteTool
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, parse_extract
 from mcp_assay.suite.behaviour.lanes import Client, Lane, Unavailable, refusable
 from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.context import SuiteContext
+from mcp_assay.suite.era_clients import ModernClient, encode_header_value
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.session import ModernClient, encode_header_value
 from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
-from mcp_assay.wire import Probe
+from mcp_assay.vocabulary.errors import CredentialsRefused, NoAnswer
+from mcp_assay.vocabulary.protocol import Header
+from mcp_assay.wire.jsonrpc import id_key
+from mcp_assay.wire.model import Probe
 
 __all__ = ["LaneRun", "RACE_REQUIREMENTS", "REFUSAL_REQUIREMENTS"]
 

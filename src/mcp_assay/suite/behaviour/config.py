@@ -23,7 +23,7 @@ These keys sit next to the ordinary ``run`` settings in the one ``--config`` fil
 Everything is checked when the file is read, before any request: an unknown key, a reference to a
 principal or witness that is not defined, a value of the wrong shape, an environment variable
 that is not set, and a secret written inline (a token, or a credential-looking header, that is not
-a ``${NAME}`` reference) are :class:`~mcp_assay.errors.ConfigError`. Inputs a case needs but the
+a ``${NAME}`` reference) are :class:`~mcp_assay.vocabulary.errors.ConfigError`. Inputs a case needs but the
 file leaves out (no witness for a write tool, no cancellation block) are not errors: the case is
 reported *not verified*, naming the missing key.
 """
@@ -36,9 +36,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.errors import ConfigError
-from mcp_assay.protocol import REVISIONS
-from mcp_assay.values import COMMAND, HEADER, HEADER_NAME, JSON_OBJECT, URL, BadValue, Kind
+from mcp_assay.userinput.values import COMMAND, HEADER, HEADER_NAME, JSON_OBJECT, URL, BadValue, Kind
+from mcp_assay.vocabulary.errors import ConfigError
+from mcp_assay.vocabulary.protocol import REVISIONS
 
 __all__ = [
     "config_secret",

@@ -12,7 +12,7 @@ from mcp_assay.suite.behaviour.cases import LaneRun
 from mcp_assay.suite.behaviour.lanes import Lane
 from mcp_assay.suite.behaviour.witness import WitnessReader
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.session import ModernClient
+from mcp_assay.suite.era_clients import ModernClient
 
 __all__ = ["EXPECTATION", "FAMILY", "REQUIREMENTS"]
 

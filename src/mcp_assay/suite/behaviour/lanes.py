@@ -21,11 +21,11 @@ from mcp_assay.spec.revisions import Revision
 from mcp_assay.suite.behaviour.config import BehaviourConfig, Principal
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.credentials import Credentials
-from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
 from mcp_assay.suite.transports import Transport
 from mcp_assay.suite.transports.http import HttpTransport
 from mcp_assay.suite.transports.stdio import StdioTransport
-from mcp_assay.wire import Probe
+from mcp_assay.wire.model import Probe
 
 __all__ = ["Client", "Connect", "Lane", "Unavailable", "refusable"]
 

@@ -6,7 +6,7 @@ local command (``sqlite3 …``, ``cat store.json``). Each answer is reduced by t
 ``extract`` path; the default is a fingerprint of ``structuredContent`` (else ``content``) for an
 MCP read, a fingerprint of the body for HTTP, and the stripped output for a command.
 
-Every read is recorded as an :class:`~mcp_assay.wire.Observation` of kind ``witness`` (the MCP
+Every read is recorded as an :class:`~mcp_assay.wire.model.Observation` of kind ``witness`` (the MCP
 read's own exchange is in the log too), with the case it belongs to and when it was taken, so
 the rules judge a run and its recording alike. A read that fails is recorded with an ``error``
 and makes its case *not verified*; it is never taken as "unchanged".
@@ -26,12 +26,12 @@ import httpx
 
 from mcp_assay.cases import NO_FACTS, Facts
 from mcp_assay.cases import behaviour as cases
-from mcp_assay.errors import CredentialsRefused, TransportFailure
-from mcp_assay.jsonrpc import MISSING
 from mcp_assay.suite.behaviour.config import Witness
 from mcp_assay.suite.behaviour.extract import ExtractError, apply_extract, fingerprint, parse_extract
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable, refusable
-from mcp_assay.wire import Observation
+from mcp_assay.vocabulary.errors import CredentialsRefused, TransportFailure
+from mcp_assay.wire.jsonrpc import MISSING
+from mcp_assay.wire.model import Observation
 
 __all__ = ["Read", "WitnessReader", "value_of_result"]
 

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.explore.examples import explore_cache
 from mcp_assay.suite.explore.schemas import canonical, inside
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = ["EXTRA", "Drawn", "available", "draw", "require"]
 

@@ -30,9 +30,7 @@ from typing import Any
 
 from mcp_assay.cases import ExploreRole
 from mcp_assay.cases import explore as cases
-from mcp_assay.errors import RateLimited, ServerExited, Unreachable
-from mcp_assay.redaction import Redactor
-from mcp_assay.replays import shell_line
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.spec.engine import select_checks
 from mcp_assay.spec.evidence import replay_of
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
@@ -46,9 +44,11 @@ from mcp_assay.suite.explore.schemas import canonical, inside, violations
 from mcp_assay.suite.explore.search import INSIDE, Candidate, Found, ToolRun, as_json
 from mcp_assay.suite.explore.seeds import tool_seed
 from mcp_assay.suite.explore.witness import guard_for
-from mcp_assay.suite.probes._common import by_name, walk
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import HttpExchange, StdioLine
+from mcp_assay.suite.probes._lists import by_name, walk
+from mcp_assay.vocabulary.errors import RateLimited, ServerExited, Unreachable
+from mcp_assay.vocabulary.replays import shell_line
+from mcp_assay.wire.model import HttpExchange, StdioLine
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["FAMILY"]
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mcp_assay.jsonrpc import Message
 from mcp_assay.spec.checks import Check, Finding
 from mcp_assay.spec.engine import Judge, Scope
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.suite.judging import CLIENT_IS_US, SERVER_SIDES
 from mcp_assay.suite.transports import Reply
-from mcp_assay.traffic import ExchangeLog
-from mcp_assay.wire import Exchange
+from mcp_assay.wire.jsonrpc import Message
+from mcp_assay.wire.model import Exchange
+from mcp_assay.wire.traffic import ExchangeLog
 
 __all__ = ["INTERNAL_ERROR", "NO_ANSWER", "SERVER_ERROR", "Failure", "Oracle", "Verdict"]
 

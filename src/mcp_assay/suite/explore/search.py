@@ -16,13 +16,13 @@ from typing import Any
 
 from mcp_assay.cases import Explored, ExploreRole, Facts
 from mcp_assay.cases import explore as cases
-from mcp_assay.errors import NoAnswer, ServerExited, Unreachable
 from mcp_assay.suite.context import SuiteContext
 from mcp_assay.suite.explore.oracle import NO_ANSWER, Failure, Oracle, Verdict
 from mcp_assay.suite.explore.schemas import inside, violations
 from mcp_assay.suite.explore.shrink import Shrunk, shrink
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
+from mcp_assay.vocabulary.errors import NoAnswer, ServerExited, Unreachable
 
 __all__ = ["HANG_SHRINK_CALLS", "INSIDE", "MAX_FAILURES", "SHRINK_CALLS", "Candidate", "Found", "ToolRun", "as_json"]
 

@@ -17,7 +17,7 @@ from mcp_assay.suite.behaviour.config import Witness
 from mcp_assay.suite.behaviour.lanes import Lane
 from mcp_assay.suite.behaviour.witness import Read, WitnessReader
 from mcp_assay.suite.context import SuiteContext
-from mcp_assay.suite.session import ModernClient
+from mcp_assay.suite.era_clients import ModernClient
 
 __all__ = ["WriteGuard", "guard_for"]
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.protocol import ACCEPT_BOTH, HeaderKey, MediaType, MetaKey
 from mcp_assay.spec.rules.auth.facts import canonical_uri, parse_challenges, prm_candidates
 from mcp_assay.suite.addresses import may_fetch
 from mcp_assay.suite.oauth.http import Answer, OAuthHttp
 from mcp_assay.suite.oauth.steps import Line, Narrator, SignInFailed, Step
+from mcp_assay.vocabulary.protocol import ACCEPT_BOTH, HeaderKey, MediaType, MetaKey
 
 __all__ = ["Challenge", "Discovery", "challenge", "discover", "metadata_urls"]
 

@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
 from mcp_assay.suite.oauth.discovery import Discovery, challenge, discover
 from mcp_assay.suite.oauth.grants import Client, Refused, auth_method, pkce, register, request_token
 from mcp_assay.suite.oauth.http import OAuthHttp

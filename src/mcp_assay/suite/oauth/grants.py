@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote_plus, urlencode
 
-from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.suite.oauth.http import OAuthHttp
 from mcp_assay.suite.oauth.steps import Narrator, SignInFailed, Step
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
 
 __all__ = ["SECRET_METHODS", "Client", "Refused", "auth_method", "pkce", "register", "request_token"]
 

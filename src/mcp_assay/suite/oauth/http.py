@@ -9,7 +9,7 @@ refused address becomes :class:`~mcp_assay.suite.oauth.steps.SignInFailed` for t
 Plain http to a host that is not loopback is refused before anything is sent there, even on the
 target's own origin: the sign-in would put a client secret, a code or the token it obtains on the
 network in clear text. That is the user's to allow (``--allow-insecure-http``), so the refusal is
-:class:`~mcp_assay.errors.InsecureTransport` (one line, exit 2) rather than a failed step.
+:class:`~mcp_assay.vocabulary.errors.InsecureTransport` (one line, exit 2) rather than a failed step.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from mcp_assay.errors import InsecureTransport
-from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.addresses import PLAIN_HTTP, may_fetch
 from mcp_assay.suite.oauth.steps import SignInFailed, Step
+from mcp_assay.vocabulary.errors import InsecureTransport
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
 
 __all__ = ["Answer", "OAuthHttp"]
 

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = ["DEFAULT_AUTH_TIMEOUT_MS", "DEFAULT_REDIRECT_HOST", "OAuthSettings", "attended"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
-from mcp_assay.errors import TargetError
-from mcp_assay.redaction import Redactor
+from mcp_assay.recording.redaction import Redactor
+from mcp_assay.vocabulary.errors import TargetError
 
 __all__ = ["Line", "Narrator", "SignInFailed", "Step"]
 

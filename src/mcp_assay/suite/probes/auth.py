@@ -42,17 +42,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mcp_assay.cases import Case, Facts
 from mcp_assay.cases import auth as cases
-from mcp_assay.errors import TransportFailure
-from mcp_assay.protocol import Header, HeaderKey, MediaType
-from mcp_assay.redaction import SECRET_PARAMS
+from mcp_assay.recording.redaction import SECRET_PARAMS
 from mcp_assay.spec.rules.auth.facts import canonical_uri, challenges_of, prm_candidates, unsigned_jwt
 from mcp_assay.suite.addresses import may_fetch
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.credentials import Credentials
-from mcp_assay.suite.probes._common import list_params
-from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
+from mcp_assay.suite.probes._lists import list_params
 from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.http import HttpTransport
+from mcp_assay.vocabulary.errors import TransportFailure
+from mcp_assay.vocabulary.protocol import Header, HeaderKey, MediaType
 
 __all__ = ["FAMILY", "Prober", "ask", "control", "may_fetch", "protected_method"]
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from mcp_assay.cases import Facts
 from mcp_assay.cases import burst as cases
-from mcp_assay.errors import NoAnswer
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
+from mcp_assay.suite.era_clients import ModernClient
 from mcp_assay.suite.probes.tools import call_params
-from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply
+from mcp_assay.vocabulary.errors import NoAnswer
 
 __all__ = ["FAMILY"]
 

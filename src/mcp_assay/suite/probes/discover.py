@@ -14,9 +14,9 @@ versions must be the same, or the answer depends on what came before (VER-09, VE
 from __future__ import annotations
 
 from mcp_assay.cases import discover as cases
-from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.session import ModernClient
+from mcp_assay.suite.era_clients import ModernClient
+from mcp_assay.vocabulary.protocol import Era, Header, MetaKey
 
 __all__ = ["FAMILY", "LATER"]
 

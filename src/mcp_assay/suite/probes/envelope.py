@@ -35,12 +35,12 @@ from urllib.parse import urlsplit
 
 from mcp_assay.cases import envelope as cases
 from mcp_assay.cases import params as param_cases
-from mcp_assay.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.outgoing import encode
 from mcp_assay.suite.probes import params as param_headers
-from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.vocabulary.protocol import ACCEPT_BOTH, Header, HeaderKey, MediaType
 
 __all__ = ["FAMILY"]
 

@@ -10,9 +10,9 @@ is no back hop to look at.
 from __future__ import annotations
 
 from mcp_assay.cases import gateway as cases
-from mcp_assay.protocol import Era
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.session import LegacyClient
+from mcp_assay.suite.era_clients import LegacyClient
+from mcp_assay.vocabulary.protocol import Era
 
 __all__ = ["FAMILY"]
 

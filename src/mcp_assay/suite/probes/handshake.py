@@ -16,10 +16,10 @@ of the run (see :func:`teardown`), after which its id must get ``404``.
 from __future__ import annotations
 
 from mcp_assay.cases import handshake as cases
-from mcp_assay.protocol import Era, Header, HeaderKey, MediaType
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.session import LegacyClient
+from mcp_assay.suite.era_clients import LegacyClient
 from mcp_assay.suite.transports import StreamControl
+from mcp_assay.vocabulary.protocol import Era, Header, HeaderKey, MediaType
 
 __all__ = ["CLOSING", "FAMILY", "OPENING", "confirm", "teardown"]
 

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_assay.cases import Case
 from mcp_assay.cases import sdk as cases
-from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.transports.http import HttpTransport
+from mcp_assay.vocabulary.protocol import Era, ErrorCode
 
 if TYPE_CHECKING:  # httpx2 comes with the SDK, which may not be installed
     from mcp_assay.suite.probes.sdk_bounds import Stops

@@ -26,13 +26,13 @@ from typing import Any
 from mcp_assay.cases import Case
 from mcp_assay.cases import listen as cases
 from mcp_assay.cases.model import left_unsent
-from mcp_assay.jsonrpc import Message
-from mcp_assay.protocol import Era
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
+from mcp_assay.suite.era_clients import ModernClient
 from mcp_assay.suite.probes.tools import call_tool
-from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.wire.jsonrpc import Message
 
 __all__ = ["FAMILY"]
 

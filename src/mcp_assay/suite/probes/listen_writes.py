@@ -19,14 +19,14 @@ from typing import Any
 
 from mcp_assay.cases import Facts
 from mcp_assay.cases import listen as cases
-from mcp_assay.jsonrpc import Message
-from mcp_assay.protocol import Era
 from mcp_assay.suite.behaviour.config import WriteTool
 from mcp_assay.suite.behaviour.lanes import Lane, Unavailable
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.session import ModernClient
+from mcp_assay.suite.era_clients import ModernClient
 from mcp_assay.suite.transports import Reply, StreamControl
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.vocabulary.protocol import Era
+from mcp_assay.wire.jsonrpc import Message
 
 __all__ = ["FAMILY"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.cases import methods as cases
-from mcp_assay.protocol import HANDSHAKE_REVISION, Header, MediaType
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.session import LegacyClient, ModernClient
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient
 from mcp_assay.suite.transports import StreamControl
+from mcp_assay.vocabulary.protocol import HANDSHAKE_REVISION, Header, MediaType
 
 __all__ = ["FAMILY"]
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_assay.cases import mrtr as cases
-from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
 from mcp_assay.suite.probes.tools import call_tool
 from mcp_assay.suite.transports import Reply
+from mcp_assay.vocabulary.protocol import Era, ErrorCode
 
 __all__ = ["FAMILY"]
 

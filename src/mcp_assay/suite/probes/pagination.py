@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mcp_assay.cases import pagination as cases
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.probes._common import list_params
+from mcp_assay.suite.probes._lists import list_params
 
 __all__ = ["FAMILY"]
 

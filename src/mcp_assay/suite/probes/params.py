@@ -21,11 +21,11 @@ from typing import Any
 
 from mcp_assay.cases import Case
 from mcp_assay.cases import params as cases
-from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, mirror
 from mcp_assay.suite.context import SuiteContext
-from mcp_assay.suite.probes._common import allowed_arguments, walk
-from mcp_assay.suite.session import ModernClient, encode_header_value
+from mcp_assay.suite.era_clients import ModernClient, encode_header_value
+from mcp_assay.suite.probes._lists import allowed_arguments, walk
+from mcp_assay.vocabulary.protocol import Header
 
 __all__ = ["REQUIREMENTS", "run"]
 

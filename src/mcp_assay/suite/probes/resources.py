@@ -20,7 +20,7 @@ from typing import Any
 from mcp_assay.cases import resources as cases
 from mcp_assay.cases.model import left_unsent
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
-from mcp_assay.suite.probes._common import list_again, walk
+from mcp_assay.suite.probes._lists import list_again, walk
 
 __all__ = ["FAMILY"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mcp_assay.cases import BY_FAMILY, Case, Judging
-from mcp_assay.protocol import Era
 from mcp_assay.suite.context import ProbeFamily
 from mcp_assay.suite.probes import FAMILIES
+from mcp_assay.vocabulary.protocol import Era
 
 __all__ = ["probe_table"]
 

@@ -2,7 +2,7 @@
 
 Needs the ``stub`` section of the config: a stand-in authorization server whose key the target
 trusts (:mod:`mcp_assay.suite.stub`), which the run keeps open from its first request to its
-last (:class:`~mcp_assay.suite.stub.session.StubSession`). The family:
+last (:class:`~mcp_assay.suite.stub.lifetime.StubSession`). The family:
 
 1. sends the protected request with a valid control token (``auth-stub-control``: right issuer,
    audience and key, valid now). Not served: nothing below can be attributed, so the family stops
@@ -28,16 +28,16 @@ from typing import Any
 
 from mcp_assay.cases import Case, Facts
 from mcp_assay.cases import tokens as cases
-from mcp_assay.protocol import Header
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
+from mcp_assay.suite.era_clients import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.probes.auth import Prober, ask, protected_method
-from mcp_assay.suite.session import LegacyClient, ModernClient, encode_header_value
 from mcp_assay.suite.stub.config import StubConfig
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.server import FOREIGN_JWKS_PATH, SINK_PATH
 from mcp_assay.suite.stub.tokens import control_token, variants
 from mcp_assay.suite.transports import Reply
+from mcp_assay.vocabulary.protocol import Header
 
 __all__ = ["CONTROL", "FAMILY", "REQUIREMENTS"]
 

@@ -35,14 +35,13 @@ from typing import Any
 from mcp_assay.cases import NO_FACTS, Case, Facts
 from mcp_assay.cases import tools as cases
 from mcp_assay.cases.model import left_unsent
-from mcp_assay.errors import NoAnswer
-from mcp_assay.protocol import MetaKey
 from mcp_assay.report.untried import EXPLORE_STEP
 from mcp_assay.suite.config import SuiteConfig
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
+from mcp_assay.suite.era_clients import ModernClient
 from mcp_assay.suite.generate import generate_arguments
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.probes._common import (
+from mcp_assay.suite.probes._lists import (
     allowed_arguments,
     by_name,
     callable_without_arguments,
@@ -52,9 +51,10 @@ from mcp_assay.suite.probes._common import (
     required_arguments,
     walk,
 )
-from mcp_assay.suite.session import ModernClient
 from mcp_assay.suite.transports import Reply
 from mcp_assay.suite.transports.stdio import StdioTransport
+from mcp_assay.vocabulary.errors import NoAnswer
+from mcp_assay.vocabulary.protocol import MetaKey
 
 __all__ = ["FAMILY", "call_tool"]
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.cases import versioning as cases
-from mcp_assay.protocol import Era, Header, MetaKey
 from mcp_assay.suite.context import ProbeFamily, SuiteContext
+from mcp_assay.suite.era_clients import ModernClient
 from mcp_assay.suite.outgoing import encode, validate_outgoing
-from mcp_assay.suite.session import ModernClient
+from mcp_assay.vocabulary.protocol import Era, Header, MetaKey
 
 __all__ = ["FAMILY", "baseline_method"]
 

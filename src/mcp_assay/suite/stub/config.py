@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcp_assay.errors import ConfigError
 from mcp_assay.suite.behaviour.config import config_secret
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import POLICY_KEYS, StubPolicy, parse_policy
-from mcp_assay.values import HOST_PORT, URL, BadValue
+from mcp_assay.userinput.values import HOST_PORT, URL, BadValue
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = ["DEFAULT_LISTEN", "StubConfig", "parse_stub"]
 

@@ -18,7 +18,7 @@ from typing import Any
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from mcp_assay.errors import ConfigError
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = ["SigningKey"]
 

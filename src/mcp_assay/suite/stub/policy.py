@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.errors import ConfigError
+from mcp_assay.vocabulary.errors import ConfigError
 
 __all__ = ["CONSENTS", "DEFAULT_GRANTS", "GRANTS", "POLICY_KEYS", "PresetClient", "StubPolicy", "parse_policy"]
 

@@ -25,10 +25,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl
 
-from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.suite.stub.grants import AUTH_METHODS, GrantError, Grants, single_values
 from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.policy import StubPolicy
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
 
 __all__ = [
     "AUTHORIZE_PATH",

@@ -2,7 +2,8 @@
 
 A transport only moves bytes and records what crossed the wire (every HTTP exchange, every stdio
 line, the process ending); it never judges. Failures of the *target* as a thing to talk to (it
-cannot be reached, it exited, it never answered) are raised as :class:`~mcp_assay.errors.TransportFailure` so the
+cannot be reached, it exited, it never answered) are raised as :class:`~mcp_assay.vocabulary.errors.TransportFailure` so
+the
 runner can report them as what they are instead of as protocol findings.
 """
 
@@ -12,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message
-from mcp_assay.wire import Exchange, Headers, Probe
+from mcp_assay.wire.jsonrpc import MISSING, IdKey, Kind, Message
+from mcp_assay.wire.model import Exchange, Headers, Probe
 
 __all__ = [
     "Recorder",

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from mcp_assay.errors import Unreachable
+from mcp_assay.vocabulary.errors import Unreachable
 
 __all__ = ["address_of", "connection_failure", "start_failure"]
 

@@ -1,10 +1,10 @@
 """Streamable HTTP for the suite: one POST per message, JSON or SSE answers, every exchange recorded.
 
-Each request becomes one :class:`~mcp_assay.wire.HttpExchange` with the headers as actually sent,
+Each request becomes one :class:`~mcp_assay.wire.model.HttpExchange` with the headers as actually sent,
 the response head, and either the body or every SSE event with the time it arrived. An event
 stream is read until the server ends it, or until the suite closes it (a listen stream after its
 acknowledgement, a request past its time budget); a stream the suite closes is recorded as
-:attr:`~mcp_assay.wire.EndReason.CLIENT_DISCONNECT`, which in 2026-07-28 is how a client cancels.
+:attr:`~mcp_assay.wire.model.EndReason.CLIENT_DISCONNECT`, which in 2026-07-28 is how a client cancels.
 
 Rate limits and refused credentials are not protocol traffic: a ``429`` is waited out (see
 :mod:`mcp_assay.suite.ratelimit`) and recorded as an observation, and a ``401``/``403`` raises
@@ -20,16 +20,15 @@ from dataclasses import dataclass
 
 import httpx
 
-from mcp_assay.errors import CredentialsRefused, NoAnswer
-from mcp_assay.jsonrpc import IdKey, Message, parse_message
-from mcp_assay.protocol import HeaderKey, MediaType
-from mcp_assay.sse import SseEvent, SseParser
 from mcp_assay.suite.credentials import Credentials
 from mcp_assay.suite.ratelimit import RateLimiter
 from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.connect import connection_failure
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import (
+from mcp_assay.vocabulary.errors import CredentialsRefused, NoAnswer
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import IdKey, Message, parse_message
+from mcp_assay.wire.model import (
     Ending,
     EndReason,
     Headers,
@@ -41,6 +40,7 @@ from mcp_assay.wire import (
     body_text,
     media_type,
 )
+from mcp_assay.wire.sse import SseEvent, SseParser
 
 __all__ = ["AFTER_ANSWER_GRACE", "ANSWER_LIMIT", "EVENT_LIMIT", "HttpTransport"]
 

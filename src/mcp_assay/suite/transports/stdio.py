@@ -1,8 +1,8 @@
 """stdio for the suite: a spawned server, one JSON-RPC message per line, every line recorded.
 
 The server is started from a command line; each line the suite writes to its stdin and each line
-it prints on stdout becomes a :class:`~mcp_assay.wire.StdioLine` in capture order, and the end of
-the process a :class:`~mcp_assay.wire.ProcessExit`. Its stderr is kept (shown with ``--verbose``)
+it prints on stdout becomes a :class:`~mcp_assay.wire.model.StdioLine` in capture order, and the end of
+the process a :class:`~mcp_assay.wire.model.ProcessExit`. Its stderr is kept (shown with ``--verbose``)
 but never treated as protocol traffic.
 
 Three ways a server can fail to be driven are told apart and raised as what they are, never as
@@ -27,17 +27,17 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from mcp_assay.errors import NoAnswer, ServerExited, Unreachable
-from mcp_assay.jsonrpc import IdKey, Kind, Message
-from mcp_assay.lines import Line, LineSplitter
-from mcp_assay.protocol import MetaKey
-from mcp_assay.replays import STARTED
 from mcp_assay.suite.launch import listening_addresses
 from mcp_assay.suite.transports import Recorder, Reply, StreamControl, final_response
 from mcp_assay.suite.transports.banner import http_advice, port_of, served_url
 from mcp_assay.suite.transports.connect import start_failure
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import Observation, Probe, ProcessExit, StdioLine
+from mcp_assay.vocabulary.errors import NoAnswer, ServerExited, Unreachable
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.replays import STARTED
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import IdKey, Kind, Message
+from mcp_assay.wire.lines import Line, LineSplitter
+from mcp_assay.wire.model import Observation, Probe, ProcessExit, StdioLine
 
 __all__ = ["STDERR_LINE_LIMIT", "STDERR_TAIL", "StdioTransport"]
 
@@ -269,7 +269,7 @@ class StdioTransport:
             meta = message.meta or {}
             subscription = meta.get(MetaKey.SUBSCRIPTION_ID)
             if subscription is not None and waiter.expect is not None:
-                from mcp_assay.jsonrpc import id_key
+                from mcp_assay.wire.jsonrpc import id_key
 
                 return id_key(subscription) == waiter.expect
             return True

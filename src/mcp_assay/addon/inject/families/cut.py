@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_assay.addon.inject.actions import CutStream, Made, Reply
-from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
-from mcp_assay.addon.inject.facts import Point
-from mcp_assay.protocol import Era, MediaType
+from mcp_assay.addon.inject.fault import Fault, FaultFamily, Reaction
+from mcp_assay.addon.inject.points import Point
 from mcp_assay.spec.rules.http.legacy_streams import client_waits_the_retry_interval
 from mcp_assay.spec.rules.http.streams import client_reissues_broken_streams_as_new_requests
-from mcp_assay.sse import SseEvent, parse_sse
+from mcp_assay.vocabulary.protocol import Era, MediaType
+from mcp_assay.wire.sse import SseEvent, parse_sse
 
 __all__ = ["FAULTS", "CUT_LEGACY", "CUT_MODERN", "FAMILY", "RETRY_MS", "Resumable", "cut_legacy", "cut_modern"]
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Made, Reply, Respell, error_answer
-from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
-from mcp_assay.addon.inject.facts import Point
-from mcp_assay.protocol import Era, ErrorCode, HeaderKey
+from mcp_assay.addon.inject.fault import Fault, FaultFamily, Reaction
+from mcp_assay.addon.inject.points import Point
 from mcp_assay.spec.rules.handshake.session_ids import clients_send_the_session_id_on_every_request
 from mcp_assay.spec.rules.http.client import (
     client_reads_header_names_in_any_case,
     client_refreshes_tools_after_a_parameter_header_rejection,
 )
 from mcp_assay.spec.rules.versions.clients import http_clients_stay_modern_after_a_modern_refusal
+from mcp_assay.vocabulary.protocol import Era, ErrorCode, HeaderKey
 
 __all__ = ["FAULTS", "CASE_LEGACY", "CASE_MODERN", "FAMILY", "REFUSAL", "refusal"]
 

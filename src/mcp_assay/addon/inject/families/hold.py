@@ -12,9 +12,8 @@ CAN-10. A client that simply waits the hold out is *not verified*: its timeout i
 from __future__ import annotations
 
 from mcp_assay.addon.inject.actions import HoldBack
-from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
-from mcp_assay.addon.inject.facts import Point
-from mcp_assay.protocol import Era
+from mcp_assay.addon.inject.fault import Fault, FaultFamily, Reaction
+from mcp_assay.addon.inject.points import Point
 from mcp_assay.spec.rules.cancellation.notices import (
     cancellations_name_requests_their_sender_issued,
     http_clients_cancel_by_closing_the_stream,
@@ -26,6 +25,7 @@ from mcp_assay.spec.rules.cancellation.requests import (
     legacy_http_clients_do_not_cancel_by_disconnecting,
 )
 from mcp_assay.spec.rules.handshake.initialize import clients_wait_for_the_initialize_result
+from mcp_assay.vocabulary.protocol import Era
 
 __all__ = ["FAULTS", "FAMILY", "HELD_INITIALIZE"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Made, Reply, error_answer
-from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
-from mcp_assay.addon.inject.facts import Point
-from mcp_assay.protocol import Era, ErrorCode
+from mcp_assay.addon.inject.fault import Fault, FaultFamily, Reaction
+from mcp_assay.addon.inject.points import Point
 from mcp_assay.spec.rules.handshake.session_ids import clients_reinitialize_after_a_session_404
+from mcp_assay.vocabulary.protocol import Era, ErrorCode
 
 __all__ = ["FAULTS", "EXPIRY", "FAMILY", "expired"]
 

@@ -20,16 +20,16 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_assay.addon.inject.actions import Answering, Made, Reply, error_answer
-from mcp_assay.addon.inject.case import Fault, FaultFamily, Reaction
-from mcp_assay.addon.inject.facts import Point, RequestFacts
+from mcp_assay.addon.inject.fault import Fault, FaultFamily, Reaction
+from mcp_assay.addon.inject.points import Point, RequestFacts
 from mcp_assay.cases import Facts
-from mcp_assay.protocol import Era, ErrorCode
 from mcp_assay.spec.rules.handshake.negotiated import clients_leave_a_version_they_cannot_use
 from mcp_assay.spec.rules.versions.clients import (
     http_clients_stay_modern_after_a_modern_refusal,
     stdio_clients_stay_modern_after_a_modern_answer,
 )
 from mcp_assay.spec.rules.versions.requests import clients_retry_refused_versions_from_the_supported_list
+from mcp_assay.vocabulary.protocol import Era, ErrorCode
 
 __all__ = ["FAULTS", "COUNTER_OFFER", "FAMILY", "REFUSAL", "UNUSABLE", "counter_offer", "refusal"]
 

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, not_applicable, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import Document, metadata_documents
 from mcp_assay.spec.rules.auth.facts import Challenge, canonical_uri, challenges_of
 from mcp_assay.spec.rules.auth.use import auth_use
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.wire import (
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.wire.model import (
     OAUTH_AUTHORIZATION,
     OAUTH_REGISTRATION,
     OAUTH_TOKEN,
@@ -31,6 +30,7 @@ from mcp_assay.wire import (
     oauth_kind,
     sent_by_assay,
 )
+from mcp_assay.wire.traffic import endpoint_of
 
 __all__ = [
     "NO_FLOW",

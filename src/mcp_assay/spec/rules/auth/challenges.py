@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import Challenge, presented
@@ -22,9 +21,10 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.model import HttpExchange
+from mcp_assay.wire.traffic import endpoint_of
 
 RFC6750_ERRORS = frozenset({"invalid_request", "invalid_token", "insufficient_scope"})
 

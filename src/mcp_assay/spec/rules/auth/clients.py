@@ -15,18 +15,18 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from mcp_assay.jsonrpc import Message
-from mcp_assay.protocol import HeaderKey, MediaType
-from mcp_assay.redaction import REDACTED, fingerprint
+from mcp_assay.recording.redaction import REDACTED, fingerprint
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, home_origin, metadata_documents, origin_of, prm_documents
 from mcp_assay.spec.rules.auth.facts import canonical_uri, is_loopback_host, jwt_claims, jwt_shaped, presented
 from mcp_assay.spec.rules.auth.use import auth_use, deliberate, gated_http_exchanges
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, is_well_known, media_type
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Message
+from mcp_assay.wire.model import HttpExchange, is_well_known, media_type
+from mcp_assay.wire.traffic import endpoint_of
 
 AS_URL_FIELDS = (
     "issuer",

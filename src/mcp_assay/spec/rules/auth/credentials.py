@@ -14,8 +14,7 @@ from collections.abc import Iterator
 
 from mcp_assay.cases import Credential
 from mcp_assay.cases import behaviour as behaviour_cases
-from mcp_assay.protocol import HeaderKey
-from mcp_assay.redaction import fingerprint
+from mcp_assay.recording.redaction import fingerprint
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import challenges_of, jwt_claims, presented
@@ -33,9 +32,10 @@ from mcp_assay.spec.rules.auth.use import (
     variant_of,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, probe_case
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.model import HttpExchange, probe_case
+from mcp_assay.wire.traffic import endpoint_of
 
 PUBLIC_METHODS = frozenset({"server/discover", "initialize"})
 """Methods a client may need before it holds a token: served anonymously, they are only noted (AUTH-29)."""

@@ -22,7 +22,7 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
 from mcp_assay.spec.rules.auth.documents import Document
 from mcp_assay.spec.rules.auth.facts import prm_candidates
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.verdicts import Level
 
 PRM_KINDS = ("path", "root", "header")
 

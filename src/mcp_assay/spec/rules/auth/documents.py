@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcp_assay.protocol import HeaderKey, MediaType
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import AS_METADATA_MARKERS, challenges_of, prm_kind
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.wire.model import HttpExchange
 
 __all__ = [
     "Document",

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from mcp_assay.protocol import HeaderKey
-from mcp_assay.redaction import SECRET_HEADERS
-from mcp_assay.wire import Headers, HttpRequest
+from mcp_assay.recording.redaction import SECRET_HEADERS
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.wire.model import Headers, HttpRequest
 
 __all__ = [
     "AS_METADATA_MARKERS",

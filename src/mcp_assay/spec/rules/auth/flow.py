@@ -22,7 +22,7 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
 )
 from mcp_assay.spec.rules.auth.facts import canonical_uri
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.verdicts import Level
 
 STEP_UP_RETRIES = 3
 """Re-authorizations for the same challenge beyond which a client is looping (the spec's example cap)."""

@@ -13,7 +13,6 @@ import functools
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
-from mcp_assay.protocol import MODERN_REVISION
 from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth._oauth_flow import (
@@ -26,7 +25,8 @@ from mcp_assay.spec.rules.auth._oauth_flow import (
 )
 from mcp_assay.spec.rules.auth.documents import origin_of
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.protocol import MODERN_REVISION
+from mcp_assay.vocabulary.verdicts import Level
 
 ONLY_2026 = f"the client's MCP traffic is not {MODERN_REVISION}, and this requirement binds 2026 clients only"
 

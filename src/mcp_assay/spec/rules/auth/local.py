@@ -14,8 +14,8 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.spec.rules.auth.use import auth_use
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import LISTENING
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.model import LISTENING
 
 NOT_LAUNCHED = (
     "only a server mcp-assay starts itself can have its listening sockets read: `mcp-assay run -u URL --serve COMMAND`"

@@ -7,7 +7,7 @@ or the well-known paths, and keeps to the advice on scopes and query tokens.
 Authorization is optional in MCP: where the traffic shows it nowhere, these rules are *not
 applicable*, with the reason — an HTTP server that serves ``tools/list`` to anyone and publishes
 no PRM does not implement authorization, and is not failed for it. Tokens never appear in a
-finding: a token is named by :func:`~mcp_assay.redaction.fingerprint`, and the engine scrubs
+finding: a token is named by :func:`~mcp_assay.recording.redaction.fingerprint`, and the engine scrubs
 every credential the traffic carried from evidence.
 """
 
@@ -40,8 +40,8 @@ from mcp_assay.spec.rules.auth.use import (
     status_of,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.traffic import endpoint_of
 
 OMNIBUS_SCOPES = frozenset({"*", "all", "full-access", "full_access"})
 

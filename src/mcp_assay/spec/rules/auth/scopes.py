@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 from mcp_assay.cases import Case
 from mcp_assay.cases import tokens as cases
-from mcp_assay.jsonrpc import Kind
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import challenges_of
@@ -27,8 +26,9 @@ from mcp_assay.spec.rules.auth.use import (
     unattributable,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, Probe
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.model import HttpExchange, Probe
 
 __all__ = [
     "tokens_lacking_a_scope_cannot_borrow_another_tools_name",

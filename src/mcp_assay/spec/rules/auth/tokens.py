@@ -26,8 +26,8 @@ from mcp_assay.spec.rules.auth.use import (
     variant_of,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, probe_case
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.model import HttpExchange, probe_case
 
 __all__ = [
     "tokens_are_not_passed_upstream",

@@ -30,8 +30,6 @@ from typing import Any
 
 from mcp_assay.cases import Case, Credential
 from mcp_assay.cases import auth as auth_cases
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, grading, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import (
@@ -43,9 +41,11 @@ from mcp_assay.spec.rules.auth.documents import (
     prm_documents,
 )
 from mcp_assay.spec.rules.auth.facts import Challenges, Presented, challenges_of, presented, prm_candidates, prm_kind
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Severity
-from mcp_assay.wire import HttpExchange, is_well_known
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Severity
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange, is_well_known
+from mcp_assay.wire.traffic import endpoint_of
 
 __all__ = [
     "AuthUse",

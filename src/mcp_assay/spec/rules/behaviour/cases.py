@@ -21,12 +21,12 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Case, Facts, Phase
 from mcp_assay.cases import behaviour as behaviour_cases
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
-from mcp_assay.verdicts import Outcome, Side
-from mcp_assay.wire import Exchange, HttpExchange, Observation, Probe, StdioLine
+from mcp_assay.vocabulary.verdicts import Outcome, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Exchange, HttpExchange, Observation, Probe, StdioLine
 
 __all__ = [
     "Answer",

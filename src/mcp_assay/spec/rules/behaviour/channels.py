@@ -26,8 +26,6 @@ from typing import Any
 
 from mcp_assay.cases import Case
 from mcp_assay.cases import tools as tool_cases
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import listing_for
@@ -35,9 +33,11 @@ from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES
 from mcp_assay.spec.toolschema import validate_instance
-from mcp_assay.traffic import MessageKey, message_key
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import EndReason, HttpExchange, sent_by_assay
+from mcp_assay.wire.traffic import MessageKey, message_key
 
 __all__ = [
     "EXPLAIN",

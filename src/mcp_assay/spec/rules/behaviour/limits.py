@@ -12,13 +12,13 @@ import re
 from collections.abc import Iterator
 
 from mcp_assay.cases import burst
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 _LIMIT_WORDS = re.compile(r"rate.?limit|too many|throttl|quota|slow down", re.IGNORECASE)
 

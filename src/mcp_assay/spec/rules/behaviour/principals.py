@@ -13,7 +13,6 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Facts, Phase, Refusal
 from mcp_assay.cases import behaviour as behaviour_cases
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import protected_requests
@@ -27,7 +26,8 @@ from mcp_assay.spec.rules.behaviour.cases import (
     summarised,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 NO_DIFFERING_LISTS = (
     "no two principals' tools/list results were captured in one era, or they offered the same tools: name them in "

@@ -13,7 +13,6 @@ from typing import Any
 
 from mcp_assay.cases import NO_FACTS, Phase
 from mcp_assay.cases import behaviour as behaviour_cases
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.use import protected_requests
@@ -29,8 +28,9 @@ from mcp_assay.spec.rules.behaviour.cases import (
     summarised,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange
 
 __all__ = [
     "handle_possession_is_not_authentication",

@@ -8,7 +8,7 @@ Rule modules (each registers its checks when imported):
 
 Helpers beside them (no checks):
 
-* :mod:`._common`: the cancel notices in the log and the cancellations in scope
+* :mod:`._scope`: the cancel notices in the log and the cancellations in scope
 """
 
 from . import cancelled, notices, requests

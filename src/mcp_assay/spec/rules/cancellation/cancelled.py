@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
+from mcp_assay.spec.rules.cancellation._scope import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.reads import ANY_CANCELLATION
 from mcp_assay.spec.rules.shared.stream_facts import (
@@ -33,8 +31,10 @@ from mcp_assay.spec.rules.shared.stream_facts import (
     same_id,
 )
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import EndReason, HttpExchange
 
 
 def _late(message: Message, cancellation: Cancellation) -> str:

@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from mcp_assay.jsonrpc import MISSING, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations, post_answer
+from mcp_assay.spec.rules.cancellation._scope import cancel_notices, judged_cancellations, post_answer
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.reads import ANY_CANCELLATION
 from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, LISTEN, describe_id, request_id_of, same_id
 from mcp_assay.spec.rules.shared.streams import index
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Message
 
 
 @log_check(

@@ -12,20 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.faults import FaultKind, fault_kind_of
-from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.cancellation._common import cancel_notices, judged_cancellations
+from mcp_assay.spec.rules.cancellation._scope import cancel_notices, judged_cancellations
 from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.envelopes import place_of
 from mcp_assay.spec.rules.shared.reads import ANY_CANCELLATION
 from mcp_assay.spec.rules.shared.stream_facts import CANCELLED, LISTEN, describe_id, request_id_of
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
-from mcp_assay.traffic import message_key
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange, Probe, StdioLine
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.faults import FaultKind, fault_kind_of
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.wire.model import EndReason, HttpExchange, Probe, StdioLine
+from mcp_assay.wire.traffic import message_key
 
 
 def held_requests(ctx: Context, *, initialize: bool) -> Iterator[tuple[Message, Probe]]:

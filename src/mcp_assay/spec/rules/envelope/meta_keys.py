@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Message
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.envelopes import meta_key_problem, meta_objects
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE
-from mcp_assay.verdicts import Level
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import Message
 
 RESERVED_LABELS = frozenset({"modelcontextprotocol", "mcp"})
 KNOWN_RESERVED_KEYS = frozenset(

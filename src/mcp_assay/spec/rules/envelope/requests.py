@@ -13,8 +13,6 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import ErrorCode, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
@@ -27,7 +25,9 @@ from mcp_assay.spec.rules.shared.envelopes import (
     request_meta,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 _CLIENT_REQUESTS: dict[str, Any] = {
     "features": {"per_request_version"},

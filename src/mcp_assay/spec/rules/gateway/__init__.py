@@ -10,7 +10,7 @@ Rule modules (each registers its checks when imported):
 
 Helpers beside them (no checks):
 
-* :mod:`._relays`: the two hops matched (the :class:`~mcp_assay.hops.Correlation` of the judged window)
+* :mod:`._relays`: the two hops matched (the :class:`~mcp_assay.wire.hops.Correlation` of the judged window)
 """
 
 from . import answers, cancellation, sessions, streams

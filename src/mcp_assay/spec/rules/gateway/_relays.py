@@ -1,4 +1,4 @@
-"""The two hops of the judged window, matched once for every GW rule (:class:`~mcp_assay.hops.Correlation`).
+"""The two hops of the judged window, matched once for every GW rule (:class:`~mcp_assay.wire.hops.Correlation`).
 
 Every GW rule reads the same view: the relays of the window (each client request with what the gateway sent
 upstream for it), built once and brought up to date as the window grows. A window holding traffic of one hop
@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_assay.hops import Call, Correlation, Relay
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.context import Context
-from mcp_assay.wire import Hop, HttpExchange
+from mcp_assay.wire.hops import Call, Correlation, Relay
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Hop, HttpExchange
 
 __all__ = ["HOPS_FOLLOWED", "Relays", "answer_of", "relays", "shown", "status_of"]
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.hops import Relay
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, answer_of, kind_of, relays, shown, status_of
 from mcp_assay.spec.rules.gateway.streams import matched
 from mcp_assay.spec.rules.shared.header_mirroring import decode_sentinel, is_sentinel
 from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.hops import Relay
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange
 
 LISTS = {
     "tools/list": ("tools", "name"),

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.hops import Call, Relay, request_id
-from mcp_assay.jsonrpc import Message
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, relays, shown
 from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.hops import Call, Relay, request_id
+from mcp_assay.wire.jsonrpc import Message
+from mcp_assay.wire.model import EndReason, HttpExchange
 
 CANCELLED = "notifications/cancelled"
 LATE = 0.05

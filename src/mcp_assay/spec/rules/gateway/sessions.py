@@ -12,15 +12,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from mcp_assay.hops import Call, Relay, canonical, params_shape
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import Relays, answer_of, relays, shown, status_of
 from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import HeaderKey, MetaKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.hops import Call, Relay, canonical, params_shape
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange
 
 
 def _header(call: Call, name: str) -> str | None:

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.hops import Relay, canonical, params_shape
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.gateway._relays import answer_of, relays, shown
 from mcp_assay.spec.rules.shared.reads import ANY_GATEWAY_RELAY
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import Hop
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.hops import Relay, canonical, params_shape
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import Hop
 
 HELD = 0.25
 """Seconds before its answer an upstream notification must have come for holding it back to be judged (GW-03)."""

@@ -12,15 +12,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import HttpExchange, answered_by_assay
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange, answered_by_assay
+from mcp_assay.wire.traffic import endpoint_of
 
 __all__ = ["HANDSHAKE", "Session", "all_sessions", "client_sessions", "ended_sessions"]
 

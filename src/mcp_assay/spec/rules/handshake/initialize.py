@@ -11,17 +11,17 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, Session, all_sessions, client_sessions
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange, on_connection
 from mcp_assay.spec.rules.shared.envelopes import meta_version, place_of
 from mcp_assay.spec.rules.shared.reads import ANY_SESSION
-from mcp_assay.spec.rules.versions._common import handshake_versions, refused_supported, supported_versions
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, sent_by_assay
+from mcp_assay.spec.rules.versions._eras import handshake_versions, refused_supported, supported_versions
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import EndReason, sent_by_assay
 
 
 @log_check(requirements="HS-01", level=Level.MUST, subject="2025 sessions", **HANDSHAKE, follows=ANY_SESSION)

@@ -11,8 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_assay.cases import handshake
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import (
@@ -25,10 +23,12 @@ from mcp_assay.spec.rules.handshake._sessions import (
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, is_probe, meta_version
 from mcp_assay.spec.rules.shared.reads import ANY_SESSION
-from mcp_assay.spec.rules.versions._common import known_versions, offered_version
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange, sent_by_assay
+from mcp_assay.spec.rules.versions._eras import known_versions, offered_version
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange, sent_by_assay
+from mcp_assay.wire.traffic import endpoint_of
 
 PING_DEADLINE = 5.0
 """Seconds within which a ping answer counts as prompt."""

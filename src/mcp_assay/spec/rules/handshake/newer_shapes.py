@@ -17,12 +17,12 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Every, Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.validator import MessageValidator
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 @cache

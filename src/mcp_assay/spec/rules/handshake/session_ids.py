@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode, HeaderKey
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, all_sessions, client_sessions, ended_sessions
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.shared.reads import ANY_SESSION
-from mcp_assay.spec.rules.versions._common import modern_versions
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange, sent_by_assay
+from mcp_assay.spec.rules.versions._eras import modern_versions
+from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange, sent_by_assay
+from mcp_assay.wire.traffic import endpoint_of
 
 
 def _visible_ascii(value: str) -> bool:

@@ -10,7 +10,7 @@ Rule modules (each registers its checks when imported):
 
 Helpers beside them (no checks):
 
-* :mod:`._common`: header names, the era of an exchange, request POSTs
+* :mod:`._exchanges`: header names, the era of an exchange, request POSTs
 * :mod:`._header_audit`: the header audit of one 2026 request POST
 """
 

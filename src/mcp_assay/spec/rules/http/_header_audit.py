@@ -13,11 +13,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import (
+from mcp_assay.spec.rules.http._exchanges import (
     NAMED_METHODS,
     STANDARD_HEADERS,
     error_text,
@@ -40,7 +38,9 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     numerically_equal,
     value_at,
 )
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import ErrorCode, Header, HeaderKey, MetaKey
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import HttpExchange
 
 __all__ = [
     "Audit",

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.faults import FaultKind, fault_kind_of
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import ErrorCode, Header, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import (
+from mcp_assay.spec.rules.http._exchanges import (
     MODERN_HTTP,
     NAMED_METHODS,
     accepted_types,
@@ -46,9 +43,12 @@ from mcp_assay.spec.rules.shared.header_mirroring import (
     value_at,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange, sent_by_assay
+from mcp_assay.vocabulary.protocol import ErrorCode, Header, HeaderKey, MediaType
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.faults import FaultKind, fault_kind_of
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import HttpExchange, sent_by_assay
+from mcp_assay.wire.traffic import endpoint_of
 
 
 @log_check(

@@ -12,11 +12,9 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from mcp_assay.cases import envelope
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import (
+from mcp_assay.spec.rules.http._exchanges import (
     MODERN_HTTP,
     body_modern,
     error_text,
@@ -30,9 +28,11 @@ from mcp_assay.spec.rules.http._common import (
 from mcp_assay.spec.rules.http._header_audit import answer_text, audit
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level
-from mcp_assay.wire import HttpExchange, is_well_known, probe_case
+from mcp_assay.vocabulary.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey, MediaType
+from mcp_assay.vocabulary.verdicts import Level
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import HttpExchange, is_well_known, probe_case
+from mcp_assay.wire.traffic import endpoint_of
 
 MODERN_CODES = MCP_DEFINED_CODES | {ErrorCode.METHOD_NOT_FOUND, ErrorCode.INVALID_PARAMS}
 """Error codes a 2026 server uses for its mandated 400/404 rejections."""

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, log_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import MODERN_HTTP, body_modern, modern_exchange, request_posts
+from mcp_assay.spec.rules.http._exchanges import MODERN_HTTP, body_modern, modern_exchange, request_posts
 from mcp_assay.spec.rules.http._header_audit import (
     answer_text,
     audit,
@@ -27,9 +25,11 @@ from mcp_assay.spec.rules.http._header_audit import (
 )
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Outcome, Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Outcome, Side
+from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.model import HttpExchange
+from mcp_assay.wire.traffic import endpoint_of
 
 OLD_VERSIONS = ("2025-03-26", "2024-11-05")
 """Handshake versions from before the MCP-Protocol-Version header existed."""

@@ -13,11 +13,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.protocol import Era, HeaderKey, MediaType
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import (
+from mcp_assay.spec.rules.http._exchanges import (
     LEGACY_HTTP,
     accepted_types,
     event_stream_answers,
@@ -29,8 +27,10 @@ from mcp_assay.spec.rules.http._common import (
 )
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.protocol import Era, HeaderKey, MediaType
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.wire.model import EndReason, HttpExchange
 
 
 def _label(message: Message | None) -> str:

@@ -10,11 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message, id_key
-from mcp_assay.protocol import Era, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._common import (
+from mcp_assay.spec.rules.http._exchanges import (
     MODERN_HTTP,
     event_stream_answers,
     final_response,
@@ -28,8 +26,10 @@ from mcp_assay.spec.rules.shared.common import http_exchange, params_of
 from mcp_assay.spec.rules.shared.envelopes import meta_version
 from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, CHANGE_NOTIFICATIONS, LISTEN
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason, HttpExchange, sent_by_assay
+from mcp_assay.vocabulary.protocol import Era, HeaderKey, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, id_key
+from mcp_assay.wire.model import EndReason, HttpExchange, sent_by_assay
 
 LISTEN_STREAM_ONLY = CHANGE_NOTIFICATIONS | {ACKNOWLEDGED}
 """Notifications that travel only on a ``subscriptions/listen`` stream."""

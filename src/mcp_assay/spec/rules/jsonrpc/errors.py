@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import (
+from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
+from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
+from mcp_assay.vocabulary.protocol import (
     JSONRPC_RESERVED,
     JSONRPC_STANDARD_CODES,
     LEGACY_SERVER_ERRORS,
@@ -20,11 +23,8 @@ from mcp_assay.protocol import (
     SERVER_ERRORS,
     ErrorCode,
 )
-from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
-from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.shared.common import error_code, http_exchange
-from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 
 @message_check(

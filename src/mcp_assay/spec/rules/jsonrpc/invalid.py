@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, parser_limit
 
 
 @log_check(requirements="RPC-12", level=Level.MUST, subject="answers to invalid JSON", follows=ANY_PAIRING)

@@ -11,13 +11,13 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message, parser_limit
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange, is_int
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_PAIRING
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import EndReason
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, parser_limit
+from mcp_assay.wire.model import EndReason
 
 
 def _who(message: Message) -> str:

@@ -8,7 +8,7 @@ Rule modules (each registers its checks when imported):
 
 Helpers beside them (no checks):
 
-* :mod:`._common`: which request is a retry and which attempt it answers
+* :mod:`._retries`: which request is a retry and which attempt it answers
 """
 
 from . import elicitation, input_required, retries

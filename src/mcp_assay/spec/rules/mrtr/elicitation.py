@@ -11,16 +11,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS
+from mcp_assay.spec.rules.mrtr._retries import INPUT_REQUEST_DEFS
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.reads import ANY_INPUT_REQUIRED
 from mcp_assay.spec.rules.shared.server_features import is_input_required, is_uri
 from mcp_assay.spec.toolschema import review_schema
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 @message_check(

@@ -13,16 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.mrtr._common import INPUT_REQUEST_DEFS, MRTR_METHODS
+from mcp_assay.spec.rules.mrtr._retries import INPUT_REQUEST_DEFS, MRTR_METHODS
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import client_capabilities
 from mcp_assay.spec.rules.shared.reads import ANY_INPUT_REQUIRED
 from mcp_assay.spec.rules.shared.server_features import answered_method, is_input_required
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 _INPUT_REQUIRED_RESULTS: dict[str, Any] = {
     "features": {"input_required"}, "sent_by": Side.SERVER, "kinds": {Kind.RESULT},

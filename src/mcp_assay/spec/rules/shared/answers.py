@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, params_of
@@ -23,6 +21,8 @@ from mcp_assay.spec.rules.shared.server_features import (
     protocol_error,
     shape_finding,
 )
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 __all__ = [
     "answer_to",

@@ -6,11 +6,11 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.validator import SchemaIssue
-from mcp_assay.wire import HttpExchange
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
+from mcp_assay.wire.model import HttpExchange
 
 __all__ = [
     "http_exchange",

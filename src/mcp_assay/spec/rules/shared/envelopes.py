@@ -13,12 +13,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.wire import HttpExchange, sent_by_assay
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange, sent_by_assay
+from mcp_assay.wire.traffic import endpoint_of
 
 __all__ = [
     "answer_to",

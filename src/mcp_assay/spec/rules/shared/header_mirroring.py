@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING
 from mcp_assay.spec.rules.shared.common import is_int
+from mcp_assay.wire.jsonrpc import MISSING
 
 __all__ = [
     "X_MCP_HEADER",

@@ -10,8 +10,8 @@ no edit to it.
 from __future__ import annotations
 
 from mcp_assay.cases import Judging
-from mcp_assay.jsonrpc import Message
 from mcp_assay.spec.context import Context
+from mcp_assay.wire.jsonrpc import Message
 
 __all__ = ["selected_for_another"]
 

@@ -18,14 +18,14 @@ from datetime import datetime
 from typing import Any
 
 from mcp_assay.cases import behaviour
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, ErrorCode
 from mcp_assay.spec.checks import Finding, failed, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
 from mcp_assay.spec.rules.pagination import list_changed_between, walks
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.validator import FORMAT_CHECKER, SchemaIssue, canonical
+from mcp_assay.vocabulary.protocol import JSONRPC_STANDARD_CODES, MCP_DEFINED_CODES, ErrorCode
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 __all__ = [
     "ENVELOPE_CODES",

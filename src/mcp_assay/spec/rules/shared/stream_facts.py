@@ -13,11 +13,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Message, id_key
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import HttpExchange
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import MISSING, Message, id_key
+from mcp_assay.wire.model import HttpExchange
 
 __all__ = [
     "ACKNOWLEDGED",

@@ -20,8 +20,6 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, IdKey, Kind, Message, id_key
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
 from mcp_assay.spec.rules.shared.stream_facts import (
@@ -36,9 +34,11 @@ from mcp_assay.spec.rules.shared.stream_facts import (
     request_id_of,
     same_id,
 )
-from mcp_assay.traffic import MessageKey, endpoint_of, message_key
-from mcp_assay.verdicts import Side
-from mcp_assay.wire import EndReason, HttpExchange
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import MISSING, IdKey, Kind, Message, id_key
+from mcp_assay.wire.model import EndReason, HttpExchange
+from mcp_assay.wire.traffic import MessageKey, endpoint_of, message_key
 
 __all__ = ["StreamIndex", "index"]
 

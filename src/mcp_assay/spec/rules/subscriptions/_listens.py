@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.stream_facts import ACKNOWLEDGED, Listen, meta_value
 from mcp_assay.spec.rules.shared.streams import StreamIndex, index
-from mcp_assay.verdicts import Side
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 __all__ = [
     "FILTER_FLAGS",

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
@@ -24,7 +23,8 @@ from mcp_assay.spec.rules.subscriptions._listens import (
     server_notifications,
     subscription_tag,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 LISTS = (
     ("tools/list", "tools", "name", "notifications/tools/list_changed", "toolsListChanged"),

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
@@ -36,7 +34,9 @@ from mcp_assay.spec.rules.subscriptions._listens import (
     judged_listens,
     subscription_tag,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 
 @message_check(

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import MetaKey
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import params_of
@@ -39,7 +37,9 @@ from mcp_assay.spec.rules.subscriptions._listens import (
     server_notifications,
     subscription_tag,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 
 def _judged_on_stream(message: Message) -> bool:

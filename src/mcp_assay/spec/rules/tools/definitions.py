@@ -12,7 +12,6 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import walks
@@ -27,7 +26,8 @@ from mcp_assay.spec.rules.shared.server_features import (
     tool_label,
 )
 from mcp_assay.spec.toolschema import review_schema
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 

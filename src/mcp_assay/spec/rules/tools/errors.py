@@ -13,8 +13,6 @@ import re
 from typing import Any
 
 from mcp_assay.cases import tools as cases
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, grading, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import (
@@ -30,7 +28,9 @@ from mcp_assay.spec.rules.behaviour.channels import (
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES, answered_method, protocol_error
 from mcp_assay.spec.toolschema import lax_reading
-from mcp_assay.verdicts import Level, Severity, Side
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Severity, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 @message_check(

@@ -12,15 +12,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import MISSING, Kind, Message
-from mcp_assay.protocol import HeaderKey
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import tool_definition
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.header_mirroring import HeaderMark, header_marks, value_at
 from mcp_assay.spec.rules.shared.server_features import listed_tools, tool_label
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import HeaderKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 
 SAFE_INTEGER = 2**53 - 1
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.behaviour.channels import tool_definition
@@ -18,7 +17,8 @@ from mcp_assay.spec.rules.shared.answers import answer_to
 from mcp_assay.spec.rules.shared.server_features import content_block_issues, is_input_required, shape_finding
 from mcp_assay.spec.toolschema import validate_instance
 from mcp_assay.spec.validator import canonical
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 def _call_of(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] | None:

@@ -10,7 +10,7 @@ Rule modules (each registers its checks when imported):
 
 Helpers beside them (no checks):
 
-* :mod:`._common`: the revisions' eras, the server's discover answers, modern requests
+* :mod:`._eras`: the revisions' eras, the server's discover answers, modern requests
 """
 
 from . import clients, discover, offered, requests, stateless

@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode
 from mcp_assay.spec.checks import Finding, failed, log_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version, place_of, same_client
 from mcp_assay.spec.rules.shared.reads import ANY_VERSION
-from mcp_assay.spec.rules.versions._common import (
+from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     MODERN_ERRORS,
     code_text,
@@ -27,9 +25,11 @@ from mcp_assay.spec.rules.versions._common import (
     retry_in_handshake_era,
     supported_versions,
 )
-from mcp_assay.traffic import endpoint_of
-from mcp_assay.verdicts import Level, Side
-from mcp_assay.wire import HttpExchange, sent_by_assay
+from mcp_assay.vocabulary.protocol import ErrorCode
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.model import HttpExchange, sent_by_assay
+from mcp_assay.wire.traffic import endpoint_of
 
 
 @log_check(

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, Passes, failed, log_check, message_check, passed, passed_each
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
@@ -27,7 +25,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     request_meta,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_VERSION
-from mcp_assay.spec.rules.versions._common import (
+from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
@@ -39,7 +37,9 @@ from mcp_assay.spec.rules.versions._common import (
     server_capabilities,
     supported_versions,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 @log_check(

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import Era, ErrorCode, MetaKey
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code
@@ -24,7 +22,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     meta_version,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_VERSION
-from mcp_assay.spec.rules.versions._common import (
+from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
@@ -35,7 +33,9 @@ from mcp_assay.spec.rules.versions._common import (
     modern_versions,
     server_capabilities,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import Era, ErrorCode, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 CAPABILITY_OF_PREFIX = (
     ("tools/", "tools"),

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind, Message
-from mcp_assay.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
@@ -27,7 +25,7 @@ from mcp_assay.spec.rules.shared.envelopes import (
     same_client,
 )
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE, ANY_VERSION
-from mcp_assay.spec.rules.versions._common import (
+from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
@@ -40,7 +38,9 @@ from mcp_assay.spec.rules.versions._common import (
     refused_supported,
     supported_versions,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey, MetaKey
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 
 def _unsupported(version: str, request: Message, ctx: Context) -> bool:

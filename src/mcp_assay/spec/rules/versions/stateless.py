@@ -10,13 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcp_assay.jsonrpc import Kind, Message
 from mcp_assay.spec.checks import Finding, failed, log_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, http_status, meta_version, place_of
 from mcp_assay.spec.rules.shared.reads import ANY_VERSION
-from mcp_assay.spec.rules.versions._common import (
+from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
@@ -27,7 +26,8 @@ from mcp_assay.spec.rules.versions._common import (
     modern_versions,
     supported_versions,
 )
-from mcp_assay.verdicts import Level, Side
+from mcp_assay.vocabulary.verdicts import Level, Side
+from mcp_assay.wire.jsonrpc import Kind, Message
 
 DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

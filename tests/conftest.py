@@ -38,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _keep_bytecode_outside_the_checkout() -> None:
     """With PYTHONDONTWRITEBYTECODE set (some machines set it to keep checkouts clean), every Python process the
-    suite starts (its workers, the peers, each ``mcp-assay`` subprocess: over a thousand) compiles every module it
+    suite starts (its workers, the peers, each ``mcp-assay`` subprocess) compiles every module it
     imports from source again, about half a second of CPU each. The suite writes the bytecode under the temp
     directory instead (``PYTHONPYCACHEPREFIX``, still nothing in the checkout), and every later process reads it.
     Set before xdist starts its workers, so they and every subprocess inherit it; an explicit prefix is kept."""

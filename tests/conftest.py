@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,22 @@ def pytest_configure(config: pytest.Config) -> None:
     configured = os.environ.get("MCP_ASSAY_SPEC_DIR")
     if configured:
         os.environ["MCP_ASSAY_SPEC_DIR"] = str(Path(configured).resolve())
+    _keep_bytecode_outside_the_checkout()
+
+
+def _keep_bytecode_outside_the_checkout() -> None:
+    """With PYTHONDONTWRITEBYTECODE set (some machines set it to keep checkouts clean), every Python process the
+    suite starts (its workers, the peers, each ``mcp-assay`` subprocess) compiles every module it
+    imports from source again, about half a second of CPU each. The suite writes the bytecode under the temp
+    directory instead (``PYTHONPYCACHEPREFIX``, still nothing in the checkout), and every later process reads it.
+    Set before xdist starts its workers, so they and every subprocess inherit it; an explicit prefix is kept."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    prefix = str(Path(tempfile.gettempdir()) / f"mcp-assay-tests-pycache-{os.getuid()}")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = prefix
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,9 @@ Rate limits and refused credentials are not protocol traffic: a ``429`` is waite
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
+import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -135,6 +138,7 @@ class HttpTransport:
     def _make_client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
             transport=self._transport,
+            verify=_tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")),
             timeout=httpx.Timeout(self.timeout),
             follow_redirects=False,
             headers={"user-agent": "mcp-assay"},
@@ -429,3 +433,11 @@ class HttpTransport:
             closed_by_client=exchange.client_disconnected,
             body=raw,
         )
+
+
+@functools.cache
+def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    """The one TLS context of every client with the same trust settings (httpx's own default, which honours
+    SSL_CERT_FILE and SSL_CERT_DIR): building one reads the whole CA bundle, about 20 ms of CPU, and a run opens a
+    client for every fresh connection its probes need."""
+    return httpx.create_ssl_context()

@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.bench.bench_proxy import plain_mitmdump  # noqa: E402
-from tests.bench.bench_saturation import Outcome, bench_saturation, left_unjudged  # noqa: E402
+from tests.bench.bench_saturation import Outcome, bench_saturation, cpu_s, left_unjudged  # noqa: E402
 from tests.peers.assay import assay_proxy, mitmdump  # noqa: E402
 from tests.peers.process import PYTHON, sdk_http_server  # noqa: E402
 from tests.scale.growth import RECORDINGS, _copy  # noqa: E402
@@ -274,34 +274,13 @@ def _p(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(len(values) * share))]
 
 
-def _cpu_s(pid: int) -> tuple[float, float]:
-    """CPU seconds (user and system) of a process, and of its children (the judging worker)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    own = children = 0.0
-    pending = [(pid, True)]
-    while pending:
-        current, is_own = pending.pop()
-        try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-            used = (int(fields[11]) + int(fields[12])) / tick
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending += [(int(child), False) for child in (task / "children").read_text().split()]
-        except (OSError, IndexError, ValueError):
-            continue
-        if is_own:
-            own += used
-        else:
-            children += used
-    return own, children
-
-
 def _settled_cpu(pid: int) -> tuple[float, float]:
     """CPU seconds once the worker has judged what it was sent (its CPU time stops growing; at most 5 s)."""
-    last = _cpu_s(pid)
+    last = cpu_s(pid)
     deadline = time.monotonic() + 5.0
     while time.monotonic() < deadline:
         time.sleep(0.25)
-        now = _cpu_s(pid)
+        now = cpu_s(pid)
         if now[1] - last[1] < 0.005:
             return now
         last = now

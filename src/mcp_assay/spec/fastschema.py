@@ -30,7 +30,7 @@ from typing import Any, Final, NoReturn
 import jsonschema_rs
 from jsonschema import FormatChecker
 
-__all__ = ["STRICT_INTEGER", "FastValidators", "strict_integers"]
+__all__ = ["STRICT_INTEGER", "FastValidators", "passes", "strict_integers"]
 
 STRICT_INTEGER: Final = "x-mcp-assay-strict-integer"
 """The keyword added to every schema that allows integers but not numbers: it refuses floats."""
@@ -64,6 +64,17 @@ def strict_integers(node: Any) -> Any:
     if isinstance(node, list):
         return [strict_integers(item) for item in node]
     return node
+
+
+def passes(validator: Any, instance: Any) -> bool:
+    """True when a compiled validator (or ``None``: none could be compiled) passes ``instance``; False means *ask
+    the reference validator*, never *invalid* (a compiled validator's own error included)."""
+    if validator is None:
+        return False
+    try:
+        return bool(validator.is_valid(instance))
+    except Exception:
+        return False
 
 
 def _format_checks(checker: FormatChecker) -> dict[str, Callable[[str], bool]]:
@@ -103,10 +114,4 @@ class FastValidators:
     def valid(self, definition: str, instance: Any) -> bool:
         """True when ``instance`` (a clean value) is valid against ``$defs/<definition>``; False means
         *ask the reference*, never *invalid*."""
-        validator = self._validator(definition)
-        if validator is None:
-            return False
-        try:
-            return bool(validator.is_valid(instance))
-        except Exception:
-            return False
+        return passes(self._validator(definition), instance)

@@ -34,6 +34,7 @@ import referencing.jsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.protocols import Validator
 
+from mcp_assay.spec.fastschema import passes
 from mcp_assay.spec.validator import FORMAT_CHECKER, SchemaIssue, StrictValidator
 from mcp_assay.wire import jsontext
 
@@ -349,13 +350,7 @@ _NOT_FAST = ('"pattern', '"$ref"', '"$dynamicRef"', '"$recursiveRef"')
 
 def _fast_valid(text: str, instance: Any) -> bool:
     """True when the compiled validator passes a clean ``instance``; False means *ask jsonschema*, never *invalid*."""
-    validator = _fast(text)
-    if validator is None:
-        return False
-    try:
-        return bool(validator.is_valid(instance))
-    except Exception:
-        return False
+    return passes(_fast(text), instance)
 
 
 def _join(prefix: str, path: str) -> str:

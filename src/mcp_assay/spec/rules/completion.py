@@ -5,10 +5,10 @@ from __future__ import annotations
 from mcp_assay.cases import completion as cases
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.answers import selected_gets_invalid_params
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
+from mcp_assay.spec.rules.shared.selected import sent_as
 from mcp_assay.spec.rules.shared.server_features import (
     ENVELOPE_CODES,
     answered_method,

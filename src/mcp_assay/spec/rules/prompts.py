@@ -14,7 +14,6 @@ from typing import Any
 from mcp_assay.cases import prompts as cases
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.answers import (
     answer_to,
@@ -24,7 +23,7 @@ from mcp_assay.spec.rules.shared.answers import (
     reports_internal_error,
     selected_gets_invalid_params,
 )
-from mcp_assay.spec.rules.shared.selected import selected_for_another
+from mcp_assay.spec.rules.shared.selected import selected_for_another, sent_as
 from mcp_assay.spec.rules.shared.server_features import (
     capability_declared,
     content_block_issues,

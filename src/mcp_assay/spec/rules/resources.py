@@ -17,7 +17,6 @@ from mcp_assay.cases import resources as cases
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.revisions import Revision
-from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.shared.answers import (
     answer_to,
     expects_invalid_params,
@@ -27,6 +26,7 @@ from mcp_assay.spec.rules.shared.answers import (
 )
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.reads import ANY_RESULT
+from mcp_assay.spec.rules.shared.selected import sent_as
 from mcp_assay.spec.rules.shared.server_features import (
     answered_method,
     capability_declared,

@@ -24,13 +24,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_assay.cases import Case
 from mcp_assay.cases import tools as tool_cases
 from mcp_assay.spec.checks import Finding, failed, log_check, message_check, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.pagination import listing_for
 from mcp_assay.spec.rules.shared.common import error_code, http_exchange
 from mcp_assay.spec.rules.shared.reads import ANY_BEHAVIOUR
+from mcp_assay.spec.rules.shared.selected import sent_as
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES
 from mcp_assay.spec.toolschema import validate_instance
 from mcp_assay.vocabulary.protocol import ErrorCode
@@ -45,7 +45,6 @@ __all__ = [
     "argument_violation",
     "channel_of",
     "invalid_arguments_answer",
-    "sent_as",
     "tool_call",
     "tool_definition",
 ]
@@ -127,12 +126,6 @@ def tool_call(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] 
         return None
     params = request.params
     return request, params if isinstance(params, dict) else {}
-
-
-def sent_as(message: Message, ctx: Context, *cases: Case) -> bool:
-    """The exchange carrying ``message`` was made by one of ``cases``."""
-    probe = ctx.probe(message)
-    return probe is not None and probe.of_case(*cases)
 
 
 def tool_definition(request: Message, params: dict[str, Any], ctx: Context) -> tuple[Any, bool] | None:

@@ -18,11 +18,11 @@ from typing import Any
 from mcp_assay.cases import mrtr as cases
 from mcp_assay.spec.checks import Finding, failed, message_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.behaviour.channels import sent_as
 from mcp_assay.spec.rules.mrtr._retries import Original, is_retry, original_of, retry_and_original, target_of
 from mcp_assay.spec.rules.shared.answers import expects_invalid_params, refused_at_envelope
 from mcp_assay.spec.rules.shared.common import error_code, params_of
 from mcp_assay.spec.rules.shared.reads import ANY_INPUT_REQUIRED
+from mcp_assay.spec.rules.shared.selected import sent_as
 from mcp_assay.spec.rules.shared.server_features import is_input_required
 from mcp_assay.vocabulary.verdicts import Level, Side
 from mcp_assay.wire.jsonrpc import MISSING, Kind, Message

@@ -21,11 +21,11 @@ from mcp_assay.spec.rules.behaviour.channels import (
     channel_of,
     invalid_arguments_answer,
     malformed_call,
-    sent_as,
     tool_call,
     tool_definition,
 )
 from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.selected import sent_as
 from mcp_assay.spec.rules.shared.server_features import ENVELOPE_CODES, answered_method, protocol_error
 from mcp_assay.spec.toolschema import lax_reading
 from mcp_assay.vocabulary.protocol import ErrorCode

@@ -171,8 +171,8 @@ def test_the_same_seed_gives_the_same_findings_over_stdio(spec_path: Path, tmp_p
     assert any(f"seed {printed[1]};" in note for note in drawn["notes"])
     assert findings(first) and findings(first) == findings(again)
     assert stories(first) == stories(again)
-    _, other, _ = explore(spec_path, tmp_path, [*args, "--seed", "124"])
-    assert {row[1] for row in findings(other)} >= {"structured_content_matches_the_output_schema"}
+    # the drawn seed (another than 123, but for one chance in many) finds the fault as well
+    assert {row[1] for row in findings(drawn)} >= {"structured_content_matches_the_output_schema"}
 
 
 def test_failures_kept_by_one_run_are_tried_first_by_the_next(spec_path: Path, tmp_path: Path) -> None:

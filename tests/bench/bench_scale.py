@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.bench.bench_proxy import plain_mitmdump  # noqa: E402
-from tests.bench.bench_saturation import Outcome, bench_saturation, cpu_s, left_unjudged  # noqa: E402
+from tests.bench.bench_saturation import Outcome, bench_saturation, cpu_s, left_unjudged, rss_mib  # noqa: E402
 from tests.peers.assay import assay_proxy, mitmdump  # noqa: E402
 from tests.peers.process import PYTHON, sdk_http_server  # noqa: E402
 from tests.scale.growth import RECORDINGS, _copy  # noqa: E402
@@ -341,18 +341,7 @@ def _proxy(url: str, folder: Path) -> Iterator[str]:
 # -- 3. proxy memory -------------------------------------------------------------------------------
 def _rss_kib(pid: int) -> int:
     """Resident memory of a process and its children (the judging worker), in KiB."""
-    total = 0
-    pending = [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            total += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending += [int(child) for child in (task / "children").read_text().split()]
-        except (OSError, StopIteration, ValueError):
-            continue
-    return total
+    return round(rss_mib(pid) * 1024)
 
 
 def bench_proxy_memory(checkpoints: list[int], folder: Path) -> None:

@@ -35,6 +35,7 @@ killed finishes the whole report (``orphaned="finish"``) instead of hurrying.
 from __future__ import annotations
 
 import collections
+import gc
 import io
 import json
 import logging
@@ -296,8 +297,11 @@ def main() -> None:
     from mcp_assay.report.model import FailOn
     from mcp_assay.report.sdks import parse_sdk
     from mcp_assay.spec import load_spec
+    from mcp_assay.spec.collector import JUDGING_THRESHOLDS
     from mcp_assay.spec.engine import registered_checks
     from mcp_assay.spec.provenance import provenance
+
+    gc.set_threshold(*JUDGING_THRESHOLDS)  # this process judges, and nothing else (collector.py says why)
 
     sys.stdout, sys.stderr = cast(TextIO, _Lenient(sys.stdout)), cast(TextIO, _Lenient(sys.stderr))
     source = sys.stdin.buffer

@@ -38,6 +38,7 @@ from mcp_assay.report.sdk_signs import Sightings
 from mcp_assay.scale.locations import Recording, local_copy
 from mcp_assay.scale.watch import CaptureWatch
 from mcp_assay.spec.checks import REGISTRY, Check
+from mcp_assay.spec.collector import judging_collections
 from mcp_assay.spec.engine import Judge, registered_checks
 from mcp_assay.spec.partial import Partial
 from mcp_assay.spec.revisions import Revision, SpecSet
@@ -179,7 +180,7 @@ def judge_unit(unit: Unit, spec: SpecSet, checks: list[Check] | None) -> UnitRes
         on_window=trail.take if first else None,
         share=(unit.share, unit.shares),
     )
-    with local_copy(unit.location) as path:
+    with local_copy(unit.location) as path, judging_collections():
         for exchange in stream_input(path, READERS, inputs, prefix=unit.prefix):
             if exchange.hop is not None:
                 raise HopsSeen(unit.location)

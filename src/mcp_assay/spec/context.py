@@ -61,6 +61,17 @@ class Context:
         self._gate_keys: dict[MessageKey, GateKey] = {}
         self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
 
+    def release(self) -> None:
+        """Drop the views and caches of a window that is over.
+
+        Some views keep this context (to read the log when they advance), which makes a cycle:
+        dropping them lets the window's traffic go as soon as the engine lets go of it, rather
+        than at the next full garbage collection, which walks every object alive."""
+        self._views.clear()
+        self._validations.clear()
+        self._gate_keys.clear()
+        self._admissions.clear()
+
     # -- shared views ------------------------------------------------------------------------------
     def view[T](self, build: Callable[[Context], T]) -> T:
         """``build(self)``, computed once for the log as it is and shared by every check that asks.

@@ -323,6 +323,7 @@ class Judge:
                     self._related(ranked)
         if self.on_window is not None:
             self.on_window(self.log, frozenset(self._context | handed.pending))
+        self.ctx.release()
         self.log = ExchangeLog()
         self._unread_ids.clear()
         for exchange in handed.exchanges:

@@ -181,7 +181,7 @@ class StreamIndex:
         already cancelled: neither is a request a log line could legitimately be about."""
         flights = self._flights.get((self.place(at), sender))
         found = []
-        for request in flights.open_at(at) if flights is not None else ():
+        for request in flights.open_at(self, at) if flights is not None else ():
             cancellation = self.cancel_of.get(message_key(request))
             if not cancelled and cancellation is not None and cancellation.time < at.time:
                 continue
@@ -465,7 +465,6 @@ class _Flights:
     questions) are kept apart."""
 
     def __init__(self, index: StreamIndex, requests: list[Message]) -> None:
-        self.index = index
         self.answered: list[Message] = []
         self.times: list[float] = []
         self.latest_end: list[float] = []
@@ -483,9 +482,9 @@ class _Flights:
             self.times.append(request.time)
             self.latest_end.append(latest)
 
-    def open_at(self, at: Message) -> list[Message]:
-        """The requests in flight when ``at`` crossed the wire, in wire order."""
-        index = self.index
+    def open_at(self, index: StreamIndex, at: Message) -> list[Message]:
+        """The requests in flight when ``at`` crossed the wire, in wire order (``index``: the one these were built
+        from; not kept here, so that an index and its flights make no cycle that outlives its window)."""
         found = []
         position = bisect_right(self.times, at.time) - 1
         while position >= 0 and self.latest_end[position] >= at.time:

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 from mcp_assay.spec import SpecSet
 from mcp_assay.vocabulary.verdicts import Outcome
-from tests.factories import error_body, http, judge, legacy_call, legacy_session, log_of, modern_call, modern_headers
+from tests.factories import (
+    error_body,
+    http,
+    judge,
+    legacy_call,
+    legacy_session,
+    log_of,
+    modern_call,
+    modern_headers,
+    result_body,
+)
 from tests.spec.rules._envelope_builders import PROBE, TOOLS, modern_body, refused, served
 
 CAPS = "io.modelcontextprotocol/clientCapabilities"
@@ -145,6 +157,20 @@ def test_malformed_meta_keys_fail_meta_05_including_nested_tool_meta(spec: SpecS
     verdict = judge(log_of(served(body, TOOLS)), spec, "meta_keys_follow_the_key_grammar")
     assert verdict.outcome is Outcome.FAILED
     assert "prefix label '1com'" in verdict.reason
+
+
+def test_a_meta_key_spelt_with_escapes_is_still_judged_meta_05(spec: SpecSet) -> None:
+    """Spec-mandated (META-05): ``"\\u005fmeta"`` is the member ``_meta`` once read, so its keys are judged. A
+    message whose bytes never name ``_meta`` is not walked for _meta objects: this one must not pass for such."""
+    body = modern_body("tools/list")
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "_meta": {"bad key": 1}}
+    result = {"resultType": "complete", **TOOLS, "tools": [tool]}
+    text = json.dumps(result_body(result, body["id"])).replace('"_meta"', '"\\u005fmeta"')
+    assert "_meta" not in text
+    exchange = http(body, text.encode(), headers=modern_headers(body))
+    verdict = judge(log_of(exchange), spec, "meta_keys_follow_the_key_grammar")
+    assert verdict.outcome is Outcome.FAILED
+    assert "result.tools[0]._meta" in verdict.reason
 
 
 def test_meta_inside_tool_arguments_is_application_data(spec: SpecSet) -> None:

@@ -134,6 +134,8 @@ def _meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
     payload = message.payload
     if not isinstance(payload, dict):
         return
+    if b"_meta" not in message.raw and b"\\u" not in message.raw:
+        return  # no member is named _meta (the payload is read from these bytes; a name spelt with escapes is walked)
     for member in ("params", "result"):
         if member in payload:
             for parts, meta in _walk(payload[member], [member]):

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from mcp_assay.addon.idle_hooks import offer_flow_hooks
 from mcp_assay.cases.elsewhere import SERVER_PROBE_DISCOVER, SERVER_PROBE_INITIALIZE
 from mcp_assay.recording.records import observation_record, records_of
 from mcp_assay.recording.redaction import Redactor
@@ -125,6 +126,7 @@ class ServerProbe:
         self._stop = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        offer_flow_hooks(self, ("response",), active=False)  # until asked to probe the server
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
@@ -149,6 +151,7 @@ class ServerProbe:
         exceptions: Any = _exceptions
         options = ctx.options
         self.enabled = bool(options.mcp_assay_probe_server)
+        offer_flow_hooks(self, ("response",), active=self.enabled)
         if options.mcp_assay_probe_rate <= 0:
             raise exceptions.OptionsError("mcp_assay_probe_rate: must be positive")
         self.rate = int(options.mcp_assay_probe_rate)

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mcp_assay.addon.idle_hooks import offer_flow_hooks
 from mcp_assay.addon.inject.actions import CutStream, HoldBack, Reply, Respell
 from mcp_assay.addon.inject.families.cut import Resumable, cut_legacy
 from mcp_assay.addon.inject.fault import Fault
@@ -50,6 +51,10 @@ ENDPOINT = "http"
 """Where a reaction is awaited: the next request to the proxied endpoint."""
 
 
+FLOW_HOOKS = ("request", "responseheaders", "response", "error")
+"""The injector's per-flow hooks: offered to mitmproxy only while a plan asks for faults."""
+
+
 class Injector:
     """Injects the faults ``mcp_assay_inject`` names into the flows the plan chooses."""
 
@@ -71,6 +76,7 @@ class Injector:
         self._probes: dict[str, Probe] = {}
         """The tag of every flow an injection touched, by flow id (at most one per case and era a session)."""
         self._count = 0
+        offer_flow_hooks(self, FLOW_HOOKS, active=False)  # until a plan asks for faults
 
     # -- options -------------------------------------------------------------------------------------
     def load(self, loader: Any) -> None:
@@ -98,6 +104,7 @@ class Injector:
             )
         except ConfigError as exc:
             raise exceptions.OptionsError(str(exc)) from exc
+        offer_flow_hooks(self, FLOW_HOOKS, active=self.plan is not None)
 
     # -- hooks ---------------------------------------------------------------------------------------
     def request(self, flow: Any) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.toolschema import MAX_DEPTH, review_schema, validate_instance
+from mcp_assay.spec.toolschema import MAX_DEPTH, MAX_SIZE, review_schema, validate_instance
 from mcp_assay.vocabulary.verdicts import Outcome
 from tests.factories import judge, log_of
 from tests.spec.rules._capability_builders import ADD, call, caps, text, tools_list
@@ -67,6 +67,21 @@ def test_schemas_deeper_than_the_limit_are_not_judged() -> None:
         node = node["properties"]["x"]
     review = review_schema(schema)
     assert review.blocked is not None and "deeper" in review.blocked
+
+
+def test_a_schema_over_the_size_mcp_assay_judges_is_not_judged_counting_escaped_characters() -> None:
+    """Tool-defined: the size is the schema's compact ASCII JSON, so a non-ASCII character counts as its escape
+    (six characters, twelve past the Basic Multilingual Plane), whatever order its keys come in."""
+    room = MAX_SIZE - len('{"description":"","type":"object"}')
+    fits = {"type": "object", "description": "x" * room}
+    assert review_schema(fits).blocked is None
+    assert "over the" in (review_schema({**fits, "description": "x" * (room + 1)}).blocked or "")
+    wide = {"description": "\u65e5" * (room // 6), "type": "object"}  # fits once escaped
+    assert review_schema(wide).blocked is None
+    wider = {"description": "\u65e5" * (room // 6 + 1), "type": "object"}  # 6 characters over once escaped
+    assert f"is {MAX_SIZE - room % 6 + 6} characters long" in (review_schema(wider).blocked or "")
+    astral = {"type": "object", "description": "\U0001f600" * (room // 12 + 1)}
+    assert "over the" in (review_schema(astral).blocked or "")
 
 
 def test_a_self_referencing_schema_does_not_crash_validation() -> None:

@@ -106,16 +106,20 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def _size_blocker(schema: Any) -> str | None:
+def _sized(schema: Any) -> tuple[str | None, str | None]:
+    """Why ``schema`` is not judged (``None``: it is), and its canonical text when it is.
+
+    The size is that of the schema written compactly in ASCII (each character past it escaped), worked out
+    from the canonical text, which is written once: key order does not change a length."""
     if _depth_exceeds(schema, MAX_DEPTH):
-        return f"the schema is nested deeper than {MAX_DEPTH} levels, which mcp-assay does not judge"
-    try:
-        size = len(json.dumps(schema, separators=(",", ":")))
-    except (TypeError, ValueError, RecursionError):
-        return "the schema cannot be serialised as JSON"
+        return f"the schema is nested deeper than {MAX_DEPTH} levels, which mcp-assay does not judge", None
+    text = _canonical(schema)
+    if text is None:
+        return "the schema cannot be serialised as JSON", None
+    size = len(text) if text.isascii() else sum(1 if ord(c) < 128 else 6 if ord(c) < 0x10000 else 12 for c in text)
     if size > MAX_SIZE:
-        return f"the schema is {size} characters long, over the {MAX_SIZE} mcp-assay judges"
-    return None
+        return f"the schema is {size} characters long, over the {MAX_SIZE} mcp-assay judges", None
+    return None, text
 
 
 def _dialect_of(schema: Any) -> tuple[str, type[Validator] | None]:
@@ -254,12 +258,9 @@ def _reviewed(schema: Any) -> tuple[SchemaReview, str | None]:
     if held is not None and held[0] is schema:
         return held[1], held[2]
     dialect, _ = _dialect_of(schema)
-    blocker = _size_blocker(schema)
-    text = _canonical(schema) if blocker is None else None
-    if blocker is not None:
-        review = SchemaReview(dialect, blocked=blocker)
-    elif text is None:
-        review = SchemaReview(dialect, blocked="the schema cannot be serialised as JSON")
+    blocker, text = _sized(schema)
+    if blocker is not None or text is None:
+        review = SchemaReview(dialect, blocked=blocker or "the schema cannot be serialised as JSON")
     else:
         review = _review(text)
     if len(_BY_OBJECT) >= HELD:

@@ -34,6 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if configured:
         os.environ["MCP_ASSAY_SPEC_DIR"] = str(Path(configured).resolve())
     _keep_bytecode_outside_the_checkout()
+    _share_hypothesis_files()
 
 
 def _keep_bytecode_outside_the_checkout() -> None:
@@ -49,6 +50,18 @@ def _keep_bytecode_outside_the_checkout() -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = prefix
     sys.dont_write_bytecode = False
     sys.pycache_prefix = prefix
+
+
+def _share_hypothesis_files() -> None:
+    """hypothesis builds tables once and keeps them in its storage folder: the characters UTF-8 encodes (a loop over
+    every code point, about 1.4 s of CPU), Unicode's categories, the constants of each source file. mcp-assay's
+    explore puts that folder in the user cache, and each test has a fresh one (``_isolated_cache``), so every
+    process that explores (each worker, each ``mcp-assay run --explore``) built the tables again. The suite names
+    one folder under the temp directory for all of them (``HYPOTHESIS_STORAGE_DIRECTORY``, which explore honours;
+    nothing in the checkout either); an explicit one is kept. The test of explore's default folder unsets it."""
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        folder = Path(tempfile.gettempdir()) / f"mcp-assay-tests-hypothesis-{os.getuid()}"
+        os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(folder)
 
 
 @pytest.fixture(scope="session")

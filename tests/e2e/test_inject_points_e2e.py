@@ -25,6 +25,7 @@ from mcp_assay.addon.inject import FAULTS
 from mcp_assay.addon.inject.fault import Fault, FaultFamily
 from mcp_assay.vocabulary.protocol import Era
 from tests.peers.inproc_proxy import injected_in
+from tests.peers.once import built_once
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON
 
@@ -80,9 +81,9 @@ async def _session(spec_path: Path, folder: Path, session: Session, errlog: Text
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Path:
-    made = tmp_path_factory.mktemp("inject-points")
-    anyio.run(_drive, spec_path, made)
-    return made
+    """The sessions, run once per test run whichever worker asks first (``tests/peers/once.py``): the tests only
+    read their reports and recordings."""
+    return built_once(tmp_path_factory, "inject-points", lambda made: anyio.run(_drive, spec_path, made))
 
 
 def _notes(folder: Path, session: Session) -> list[str]:

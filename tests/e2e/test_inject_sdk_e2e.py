@@ -39,8 +39,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_assay.addon.inject import FAULTS
 from mcp_assay.cli import cli
 from mcp_assay.report.sdks import known_sdk
-from tests.peers.assay import RunningProxy, assay_proxy, wait_until_exchanges_end
+from tests.peers.assay import assay_proxy, wait_until_exchanges_end
 from tests.peers.inproc_proxy import injected_exchanges, injected_in
+from tests.peers.once import built_once
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import free_port, http_server, sdk_server_command
 
@@ -59,9 +60,12 @@ NODE_CLIENT = PEERS / "node" / "node_modules" / "@modelcontextprotocol" / "clien
 
 @dataclass
 class Session:
-    proxy: RunningProxy
     report: dict[str, Any]
     recording: Path
+    returncode: int | None
+    """The proxy's exit status."""
+    output: str
+    """What the proxy printed."""
     steps: list[tuple[str, bool, str]] = field(default_factory=list)
     """(step, ok, detail) of every call the client made, in order."""
 
@@ -107,37 +111,49 @@ def _ts_steps(url: str, steps: list[tuple[str, bool, str]]) -> None:
             steps.append((item["step"], item["ok"], item["detail"]))
 
 
-def _session(folder: Path, spec_path: Path, client: str) -> Session:
+def _session(folder: Path, spec_path: Path, client: str) -> None:
+    """One client's session through the proxy, its report, recording and ``session.json`` (the proxy's exit status
+    and output, the client's steps) written to ``folder``."""
     port = free_port()
     recording, report = folder / f"{client}.jsonl", folder / f"{client}.json"
+    steps: list[tuple[str, bool, str]] = []
     with http_server(sdk_server_command(port=port), port) as server:
         with assay_proxy(
             server.url, "--inject", "all", "--inject-hold-ms", HOLD_MS, "--probe-server", "--record", str(recording),
             "--report", f"json:{report}", "--spec-dir", str(spec_path), "--fail-on", "never", "--live", "findings",
         ) as proxy:  # fmt: skip
-            session = Session(proxy, {}, recording)
             if client == "python":
-                anyio.run(_python_steps, proxy.url, session.steps)
+                anyio.run(_python_steps, proxy.url, steps)
             else:
-                _ts_steps(proxy.url, session.steps)
+                _ts_steps(proxy.url, steps)
             deadline = time.monotonic() + PROBES_DONE
             while proxy.output.count("): done") < 2 and time.monotonic() < deadline:
                 time.sleep(0.1)
             wait_until_exchanges_end(recording)
-    session.report = json.loads(report.read_text())
-    return session
+    session = {"returncode": proxy.returncode, "output": proxy.output, "steps": steps}
+    (folder / "session.json").write_text(json.dumps(session), encoding="utf-8")
+
+
+def _shared_session(tmp_path_factory: pytest.TempPathFactory, spec_path: Path, client: str) -> Session:
+    """The client's session, run once per test run whichever worker asks first (``tests/peers/once.py``): the
+    tests only read its report, recording and steps."""
+    folder = built_once(tmp_path_factory, f"inject-sdk-{client}", lambda folder: _session(folder, spec_path, client))
+    data = json.loads((folder / "session.json").read_text(encoding="utf-8"))
+    report = json.loads((folder / f"{client}.json").read_text(encoding="utf-8"))
+    steps = [(str(step), bool(ok), str(detail)) for step, ok, detail in data["steps"]]
+    return Session(report, folder / f"{client}.jsonl", data["returncode"], data["output"], steps)
 
 
 @pytest.fixture(scope="module")
 def python_session(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Session:
-    return _session(tmp_path_factory.mktemp("inject-python"), spec_path, "python")
+    return _shared_session(tmp_path_factory, spec_path, "python")
 
 
 @pytest.fixture(scope="module")
 def ts_session(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Session:
     if shutil.which("node") is None or not NODE_CLIENT.is_dir():
         pytest.skip("the TypeScript SDK v2 client is not installed (run `bash tests/peers/setup.sh`; needs node)")
-    return _session(tmp_path_factory.mktemp("inject-ts"), spec_path, "typescript")
+    return _shared_session(tmp_path_factory, spec_path, "typescript")
 
 
 @pytest.fixture(params=["python", "typescript"])
@@ -155,7 +171,7 @@ def test_the_session_completes_in_both_revisions(session: tuple[str, Session]) -
     assert finals == [True] * len(MODES), run.steps
     judged = {revision for result in run.report["results"] for revision in result["revisions"]}
     assert {"2026-07-28", "2025-11-25"} <= judged
-    assert run.proxy.returncode == 0
+    assert run.returncode == 0
 
 
 def test_every_case_of_all_fired_and_the_report_says_so(session: tuple[str, Session]) -> None:
@@ -223,7 +239,7 @@ def test_the_server_probes_ran_on_the_clients_credentials_and_are_reported_as_pr
     failed = {req for item in run.report["results"] if item["outcome"] == "failed" and item["source"] == "active"
               for req in item["requirements"]}  # fmt: skip
     assert "HTTP-09" in failed  # the SDK server's known finding, found through the client's session
-    written = run.recording.read_text() + json.dumps(run.report) + run.proxy.output
+    written = run.recording.read_text() + json.dumps(run.report) + run.output
     assert TOKEN not in written
     assert "[REDACTED]" in run.recording.read_text()
 

@@ -9,7 +9,6 @@ import json
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from mcp.client.stdio import stdio_client
 from mcp_assay.cli import cli
 from mcp_assay.recording.records import read_recording
 from mcp_assay.wire.model import ProcessExit, StdioLine
+from tests.peers.once import built_once
 from tests.peers.process import HERE as PEERS
 from tests.peers.process import PYTHON
 
@@ -85,15 +85,25 @@ async def _drive(spec_path: Path, run: TapRun) -> None:
                         run.listen_delay = time.time() - started
 
 
-@pytest.fixture(scope="module")
-def tap_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> Iterator[TapRun]:
-    run = TapRun(tmp_path_factory.mktemp("tap"))
+def _tap_run(spec_path: Path, folder: Path) -> None:
+    """The SDK client's three sessions through the tap, their reports and recordings, its stderr and what the client
+    got (``run.json``) written to ``folder``."""
+    run = TapRun(folder)
     anyio.run(_drive, spec_path, run)
     deadline = time.monotonic() + WAIT
     while not all((run.folder / f"{mode}.json").exists() for mode in MODES) and time.monotonic() < deadline:
         time.sleep(0.05)
-    run.stderr = (run.folder / "stderr.txt").read_text()
-    yield run
+    got = {"versions": run.versions, "answers": run.answers, "listen_delay": run.listen_delay}
+    (folder / "run.json").write_text(json.dumps(got), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def tap_run(tmp_path_factory: pytest.TempPathFactory, spec_path: Path) -> TapRun:
+    """Run once per test run, whichever worker asks first (``tests/peers/once.py``): the tests only read it."""
+    folder = built_once(tmp_path_factory, "tap-sdk-client", lambda folder: _tap_run(spec_path, folder))
+    got = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    stderr = (folder / "stderr.txt").read_text()
+    return TapRun(folder, dict(got["versions"]), dict(got["answers"]), float(got["listen_delay"]), stderr)
 
 
 def test_the_sdk_client_works_through_the_tap_in_every_mode(tap_run: TapRun) -> None:

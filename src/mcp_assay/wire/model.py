@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from operator import itemgetter
 from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
@@ -62,15 +63,33 @@ def _lower(name: str) -> str:
     return lowered
 
 
+_NAME = itemgetter(0)
+_VALUE = itemgetter(1)
+
+
 class Headers(tuple[tuple[str, str], ...]):
-    """Header fields in wire order; names compare case-insensitively, values exactly."""
+    """Header fields in wire order; names compare case-insensitively, values exactly.
+
+    Each value a header block holds first is indexed by lower-cased name when the block is made: rules ask
+    a block for its headers some thirty times a message, so :meth:`get` is one dictionary look-up."""
+
+    _first: dict[str, str]
+    """The first value of each header, by lower-cased name."""
 
     def __new__(cls, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Headers:
         pairs = items.items() if isinstance(items, Mapping) else items
-        return super().__new__(cls, tuple((str(k), str(v)) for k, v in pairs))
+        return cls.of_text([(str(k), str(v)) for k, v in pairs])
+
+    @classmethod
+    def of_text(cls, pairs: Iterable[tuple[str, str]]) -> Headers:
+        """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
+        headers = super().__new__(cls, pairs)
+        backwards = headers[::-1]  # so that the first value of a repeated name is the one kept
+        headers._first = dict(zip(map(str.lower, map(_NAME, backwards)), map(_VALUE, backwards), strict=True))
+        return headers
 
     def _by_name(self) -> dict[str, list[str]]:
-        """Values by lower-cased name, in wire order (built when first asked: headers are read many times)."""
+        """Values by lower-cased name, in wire order (built when first asked, for :meth:`get_all`)."""
         index: dict[str, list[str]] | None = self.__dict__.get("_index")
         if index is None:
             index = {}
@@ -81,15 +100,13 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, or ``default``."""
-        index = self.__dict__.get("_index") or self._by_name()
-        values = index.get(_LOWER.get(name) or _lower(name))
-        return values[0] if values else default
+        return self._first.get(_LOWER.get(name) or _lower(name), default)
 
     def get_all(self, name: str) -> list[str]:
         return list(self._by_name().get(name.lower(), ()))
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lower() in self._by_name()
+        return isinstance(name, str) and name.lower() in self._first
 
     def names(self) -> list[str]:
         return [key for key, _ in self]

@@ -109,7 +109,7 @@ class Headers(tuple[tuple[str, str], ...]):
         return isinstance(name, str) and name.lower() in self._first
 
     def names(self) -> list[str]:
-        return [key for key, _ in self]
+        return list(map(_NAME, self))
 
     def media_type(self) -> str | None:
         """The media type ``Content-Type`` names (:func:`media_type`), worked out once: rules ask it again and again."""
@@ -373,7 +373,10 @@ class HttpExchange:
     @property
     def request_message(self) -> Message | None:
         """The JSON-RPC message in the request body, if there was a body."""
-        for message in self.messages:
+        messages = self.messages
+        if messages and messages[0].index == 0:  # where :meth:`build` puts it
+            return messages[0]
+        for message in messages:
             if message.index == 0:
                 return message
         return None
@@ -412,8 +415,16 @@ def answered_by_assay(item: Exchange | None) -> bool:
 
 
 def _looks_like_json(body: bytes) -> bool:
-    stripped = body.lstrip()
-    return stripped[:1] in (b"{", b"[")
+    """Whether the body's first byte past any whitespace opens an object or an array (without copying the body)."""
+    head = body[:64].lstrip()
+    if not head and len(body) > 64:
+        head = body.lstrip()
+    return head[:1] in (b"{", b"[")
+
+
+def _blank(body: bytes) -> bool:
+    """``not body.strip()``, without copying the body."""
+    return not body or body.isspace()
 
 
 WELL_KNOWN = "/.well-known/"
@@ -487,7 +498,7 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
     if (is_authentication_answer(response) or response.status == 429) and not response.is_event_stream:
         # the HTTP layer's answer (a gateway's, often): its body is JSON-RPC only if it says so
         body = response.body or b""
-        if body.strip():
+        if not _blank(body):
             answer = parse_message(
                 body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"
             )
@@ -509,7 +520,7 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
                 index += 1
         return
     body = response.body or b""
-    if not body.strip():
+    if _blank(body):
         return
     if response.content_type == MediaType.JSON or _looks_like_json(body):
         yield parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http")

@@ -47,7 +47,7 @@ MessageKey = tuple[str, int]
 
 
 def message_key(message: Message) -> MessageKey:
-    return (message.exchange, message.index)
+    return message.key
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +132,19 @@ def readable_id(message: Message) -> bool:
 
 
 def endpoint_of(exchange: HttpExchange) -> str:
-    parts = urlsplit(exchange.request.url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    """The URL an exchange was sent to without its query and fragment (a capture names few: each is worked out
+    once, and rules ask for it many times an exchange)."""
+    url = exchange.request.url
+    endpoint = _ENDPOINTS.get(url)
+    if endpoint is None:
+        parts = urlsplit(url)
+        endpoint = f"{parts.scheme}://{parts.netloc}{parts.path}"
+        if len(_ENDPOINTS) < 1024:
+            _ENDPOINTS[url] = endpoint
+    return endpoint
+
+
+_ENDPOINTS: dict[str, str] = {}
 
 
 class ExchangeLog:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from operator import itemgetter
-from typing import Any, cast
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp_assay.cases import NO_FACTS, Case, Explored, Facts, case_of_record
@@ -64,7 +64,6 @@ def _lower(name: str) -> str:
 
 
 _NAME = itemgetter(0)
-_VALUE = itemgetter(1)
 
 
 class Headers(tuple[tuple[str, str], ...]):
@@ -75,6 +74,8 @@ class Headers(tuple[tuple[str, str], ...]):
 
     _first: dict[str, str]
     """The first value of each header, by lower-cased name."""
+    _media_type: str | None
+    """What :meth:`media_type` found, once it was asked."""
 
     def __new__(cls, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Headers:
         pairs = items.items() if isinstance(items, Mapping) else items
@@ -84,8 +85,10 @@ class Headers(tuple[tuple[str, str], ...]):
     def of_text(cls, pairs: Iterable[tuple[str, str]]) -> Headers:
         """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
         headers = super().__new__(cls, pairs)
-        backwards = headers[::-1]  # so that the first value of a repeated name is the one kept
-        headers._first = dict(zip(map(str.lower, map(_NAME, backwards)), map(_VALUE, backwards), strict=True))
+        first: dict[str, str] = {}
+        for name, value in reversed(headers):  # backwards, so that a repeated name keeps its first value
+            first[name.lower()] = value
+        headers._first = first
         return headers
 
     def _by_name(self) -> dict[str, list[str]]:
@@ -113,13 +116,11 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def media_type(self) -> str | None:
         """The media type ``Content-Type`` names (:func:`media_type`), worked out once: rules ask it again and again."""
-        found: str | None | object = self.__dict__.get("_media_type", _UNSET)
-        if found is _UNSET:
-            found = self.__dict__["_media_type"] = media_type(self.get(HeaderKey.CONTENT_TYPE))
-        return cast(str | None, found)
-
-
-_UNSET = object()
+        try:
+            return self._media_type
+        except AttributeError:
+            found = self._media_type = media_type(self.get(HeaderKey.CONTENT_TYPE))
+            return found
 
 
 def media_type(content_type: str | None) -> str | None:

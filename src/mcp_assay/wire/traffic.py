@@ -303,11 +303,11 @@ class ExchangeLog:
         key = message_key(message)
         scope = self._scope[key]
         ident = message.id_key
-        places = tuple(dict.fromkeys((exchange_scope or scope, scope, fallback_scope)))
         if message.kind is Kind.REQUEST and ident is not None:
             self._pending[(scope, message.sender, ident)].append(message)
             self._waiting += 1
             return
+        places = tuple(dict.fromkeys((exchange_scope or scope, scope, fallback_scope)))
         if message.kind is Kind.INVALID and readable_id(message):
             self._expect_rejection(message, places)
             return

@@ -92,7 +92,8 @@ class Headers(tuple[tuple[str, str], ...]):
         return headers
 
     def _by_name(self) -> dict[str, list[str]]:
-        """Values by lower-cased name, in wire order (built when first asked, for :meth:`get_all`)."""
+        """Values by lower-cased name, in wire order (built when :meth:`get_all` first asks a block that repeats a
+        name)."""
         index: dict[str, list[str]] | None = self.__dict__.get("_index")
         if index is None:
             index = {}
@@ -106,7 +107,12 @@ class Headers(tuple[tuple[str, str], ...]):
         return self._first.get(_LOWER.get(name) or _lower(name), default)
 
     def get_all(self, name: str) -> list[str]:
-        return list(self._by_name().get(name.lower(), ()))
+        """Every value of a header, in wire order."""
+        lowered = _LOWER.get(name) or _lower(name)
+        if len(self._first) == len(self):  # no name repeats, so each has the one value the index holds
+            value = self._first.get(lowered)
+            return [] if value is None else [value]
+        return list(self._by_name().get(lowered, ()))
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._first

@@ -137,6 +137,8 @@ class Message:
     params: Any = field(init=False, compare=False, repr=False)
     result: Any = field(init=False, compare=False, repr=False)
     error: Any = field(init=False, compare=False, repr=False)
+    meta: dict[str, Any] | None = field(init=False, compare=False, repr=False)
+    """``params._meta`` for requests and notifications, ``result._meta`` for results (``None``: not an object)."""
     key: tuple[str, int] = field(init=False, compare=False, repr=False)
     """``(exchange, index)``: where the message is, the key the exchange log files it under."""
 
@@ -173,9 +175,14 @@ class Message:
         put(self, "id", ident)
         put(self, "id_key", id_key(ident))
         put(self, "method", method if isinstance(method, str) else None)
-        put(self, "params", members.get("params", MISSING))
-        put(self, "result", members.get("result", MISSING))
+        params = members.get("params", MISSING)
+        result = members.get("result", MISSING)
+        put(self, "params", params)
+        put(self, "result", result)
         put(self, "error", members.get("error", MISSING))
+        holder = result if kind is Kind.RESULT else params
+        meta = holder.get("_meta") if isinstance(holder, dict) else None
+        put(self, "meta", meta if isinstance(meta, dict) else None)
         put(self, "key", (exchange, index))
 
     # -- members ---------------------------------------------------------------------------------
@@ -183,16 +190,6 @@ class Message:
         if isinstance(self.payload, dict):
             return self.payload.get(name, MISSING)
         return MISSING
-
-    @property
-    def meta(self) -> dict[str, Any] | None:
-        """``params._meta`` for requests and notifications, ``result._meta`` for results."""
-        holder = self.result if self.kind is Kind.RESULT else self.params
-        if isinstance(holder, dict):
-            meta = holder.get("_meta")
-            if isinstance(meta, dict):
-                return meta
-        return None
 
     @property
     def error_code(self) -> Any:

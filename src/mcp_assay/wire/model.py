@@ -183,7 +183,7 @@ class HttpResponse:
 
     @property
     def is_event_stream(self) -> bool:
-        return self.content_type == MediaType.EVENT_STREAM
+        return self.headers.media_type() == MediaType.EVENT_STREAM
 
 
 EVENTS_LOST = "the capture kept none of the stream's events"
@@ -346,8 +346,13 @@ class HttpExchange:
     hop: Hop | None = None
     """The side of a gateway the exchange crossed (``None``: no gateway was watched)."""
     messages: tuple[Message, ...] = field(default=(), compare=False)
+    time: float = field(init=False, compare=False, repr=False)
+    """When the request was sent (the request's time, kept here: rules ask an exchange its time very often)."""
 
     transport = "http"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "time", self.request.time)
 
     @classmethod
     def build(
@@ -372,10 +377,6 @@ class HttpExchange:
             hop=hop,
             messages=tuple(_messages_of(id, request, response)),
         )
-
-    @property
-    def time(self) -> float:
-        return self.request.time
 
     @property
     def request_message(self) -> Message | None:

@@ -138,3 +138,26 @@ def test_the_end_reasons_are_the_model_s() -> None:
     """Tool-defined: the fast path accepts the end reasons :class:`EndReason` has, and only those."""
     assert set(typing.get_args(EndName)) == {reason.value for reason in EndReason}
     assert typing.get_args(TypedRecord)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ('"type": "response"', '"type": "http", "type": "response"'),
+        ('"type": "end"', '"type": "end", "type": "end"'),
+        ('"reason": "complete"', '"reason": "open", "reason": "complete"'),
+        ('"status": 200', '"status": 200, "status": 404'),
+    ],
+)
+def test_repeated_keys_read_the_same_either_way(
+    edit: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: a record repeating a key (its type included) reads its last value on both paths, as
+    ``json.loads`` does."""
+    written = _records(tmp_path / "clean.jsonl")
+    text = "".join(json.dumps(record) + "\n" for record in written)
+    assert edit[0] in text
+    path = tmp_path / "repeated.jsonl"
+    path.write_text(text.replace(edit[0], edit[1], 1), encoding="utf-8")
+    fast, slow = _both(path, monkeypatch)
+    assert _same(fast, slow), (fast[1], slow[1])

@@ -346,13 +346,20 @@ class HttpExchange:
     hop: Hop | None = None
     """The side of a gateway the exchange crossed (``None``: no gateway was watched)."""
     messages: tuple[Message, ...] = field(default=(), compare=False)
+    # what rules ask an exchange again and again, worked out once when it is made
     time: float = field(init=False, compare=False, repr=False)
-    """When the request was sent (the request's time, kept here: rules ask an exchange its time very often)."""
+    """When the request was sent (the request's time)."""
+    request_message: Message | None = field(init=False, compare=False, repr=False)
+    """The JSON-RPC message in the request body, if there was a body."""
+    response_messages: tuple[Message, ...] = field(init=False, compare=False, repr=False)
+    """The messages the response carried, in order."""
 
     transport = "http"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "time", self.request.time)
+        object.__setattr__(self, "request_message", next((m for m in self.messages if m.index == 0), None))
+        object.__setattr__(self, "response_messages", tuple(m for m in self.messages if m.index > 0))
 
     @classmethod
     def build(
@@ -377,21 +384,6 @@ class HttpExchange:
             hop=hop,
             messages=tuple(_messages_of(id, request, response)),
         )
-
-    @property
-    def request_message(self) -> Message | None:
-        """The JSON-RPC message in the request body, if there was a body."""
-        messages = self.messages
-        if messages and messages[0].index == 0:  # where :meth:`build` puts it
-            return messages[0]
-        for message in messages:
-            if message.index == 0:
-                return message
-        return None
-
-    @property
-    def response_messages(self) -> tuple[Message, ...]:
-        return tuple(message for message in self.messages if message.index > 0)
 
     @property
     def client_disconnected(self) -> bool:

@@ -43,6 +43,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "recording": (
         "mcp_assay.recording.records",
         "mcp_assay.recording.readers",
+        "mcp_assay.recording.typed",
         "mcp_assay.recording.redaction",
         "mcp_assay.recording.inputs",
         "mcp_assay.recording.presence",

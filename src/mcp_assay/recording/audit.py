@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from mcp_assay.recording.redaction import REDACTED, fingerprint
@@ -114,8 +114,9 @@ def _outcome(request: Message, responses: list[Message], status: int | None) -> 
     return "no-result"
 
 
-def audit_line(request: Message, log: ExchangeLog) -> AuditLine:
-    """The audit line for one client request, from what the log knows about its answer so far."""
+def audit_line(request: Message, log: ExchangeLog, *, principal: str | None = None) -> AuditLine:
+    """The audit line for one client request, from what the log knows about its answer so far (``principal``:
+    who sent it, when that is known already; else it is worked out from the request)."""
     exchange = log.exchange_of(request)
     status = None
     if isinstance(exchange, HttpExchange) and exchange.response is not None:
@@ -130,7 +131,7 @@ def audit_line(request: Message, log: ExchangeLog) -> AuditLine:
         tool=_tool_name(request),
         status=status,
         outcome=_outcome(request, responses, status),
-        principal=principal_of(request, log),
+        principal=principal if principal is not None else principal_of(request, log),
         revision=log.revision(request),
     )
 
@@ -141,8 +142,9 @@ def _requests(log: ExchangeLog) -> Iterable[Message]:
             yield message
 
 
-def audit_lines(log: ExchangeLog) -> list[AuditLine]:
-    """One line per client request in the log, in the order the requests were sent.
+def audit_lines(log: ExchangeLog, *, skip: Container[str] = ()) -> list[AuditLine]:
+    """One line per client request in the log, in the order the requests were sent, but for the requests of the
+    exchanges in ``skip``.
 
     Where the log holds the audit observation written live for a request (a recording read
     back), its principal is kept: the live capture saw the credential, the recording does not."""
@@ -151,12 +153,11 @@ def audit_lines(log: ExchangeLog) -> list[AuditLine]:
         for item in log.observations("audit")
         if isinstance(item.data.get("principal"), str)
     }
-    lines = []
-    for request in _requests(log):
-        line = audit_line(request, log)
-        principal = recorded.get(request.exchange)
-        lines.append(replace(line, principal=principal) if principal is not None else line)
-    return lines
+    return [
+        audit_line(request, log, principal=recorded.get(request.exchange))
+        for request in _requests(log)
+        if request.exchange not in skip
+    ]
 
 
 class AuditTrail:
@@ -172,11 +173,9 @@ class AuditTrail:
 
     def take(self, log: ExchangeLog, already: Iterable[str] = ()) -> None:
         """Add the lines of ``log``'s requests, leaving out exchanges taken from an earlier window."""
-        skip = set(already)
-        for line in audit_lines(log):
-            if line.exchange not in skip:
-                self.lines.append(line)
-                self.total += 1
+        for line in audit_lines(log, skip=set(already)):
+            self.lines.append(line)
+            self.total += 1
 
     def note(self) -> str | None:
         """What the report says when it left lines out."""

@@ -58,6 +58,7 @@ from typing import IO, Any
 from mcp_assay import __version__
 from mcp_assay.recording.readers import (
     BadRecord,
+    BodyRecord,
     Fields,
     RequestRecord,
     ResponseRecord,
@@ -72,6 +73,24 @@ from mcp_assay.recording.readers import (
     read_response,
 )
 from mcp_assay.recording.redaction import Redactor
+from mcp_assay.recording.typed import (
+    BodyFields,
+    EndFields,
+    EventFields,
+    ExitFields,
+    HttpFields,
+    LineFields,
+    ObservationFields,
+    ResponseFields,
+    TypedRecord,
+    body_of,
+    decode_record,
+    ending_of,
+    event_of,
+    request_of,
+    response_of,
+    single_of,
+)
 from mcp_assay.vocabulary.errors import RecordingError
 from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
 from mcp_assay.vocabulary.verdicts import Side
@@ -263,6 +282,22 @@ _SINGLES: dict[str, Callable[[Fields, str], Exchange]] = {
 }
 
 
+_Part = ResponseRecord | BodyRecord | SseEvent | Ending
+"""What a ``response``, ``body``, ``event`` or ``end`` record adds to an open exchange."""
+_PART_READERS: dict[str, Callable[[Fields], _Part]] = {
+    "response": read_response,
+    "body": read_body,
+    "event": read_event,
+    "end": read_end,
+}
+_TYPED_PARTS: dict[type, tuple[str, Callable[[Any], _Part]]] = {
+    ResponseFields: ("response", response_of),
+    BodyFields: ("body", body_of),
+    EventFields: ("event", event_of),
+    EndFields: ("end", ending_of),
+}
+
+
 @dataclass
 class _Open:
     """An HTTP exchange being assembled from its records."""
@@ -339,34 +374,57 @@ class Assembler:
         self.note(f"{where}a second http record for {ident!r}: the first exchange is judged as left open")
         return [self._finish(ident, earlier, Ending(reason=EndReason.OPEN, time=self._last_time(earlier)))]
 
+    def take(self, record: TypedRecord, *, line: int | None = None) -> list[Exchange]:
+        """Consume one record the fast path decoded (:mod:`~mcp_assay.recording.typed`), as :meth:`feed` would the
+        same record; return the exchanges it completed."""
+        where = f"line {line}: " if line is not None else ""
+        ident = self._prefix + record.x
+        if isinstance(record, HttpFields):
+            return self._request(ident, request_of(record), where)
+        if isinstance(record, LineFields | ExitFields | ObservationFields):
+            return [single_of(record, ident)]
+        kind, read = _TYPED_PARTS[type(record)]
+        pending = self._pending(kind, ident, where)
+        return self._add_part(ident, pending, read(record)) if pending is not None else []
+
     def _part(self, kind: str, ident: str, fields: Fields, where: str) -> list[Exchange]:
-        pending = self._open.get(ident)
+        pending = self._pending(kind, ident, where)
         if pending is None:
-            self.note(f"{where}{kind} record for unknown exchange {ident!r}")
-            return []
-        if pending.head is None:  # already left out, and noted once
-            if kind == "end":
-                del self._open[ident]
             return []
         try:
-            if kind == "response":
-                pending.response = read_response(fields)
-            elif kind == "body":
-                part = read_body(fields)
-                pending.body.append(part.body)
-                pending.body_time = part.time
-            elif kind == "event":
-                pending.events.append(read_event(fields))
-            else:
-                ending = read_end(fields)
-                del self._open[ident]
-                return [self._finish(ident, pending, ending)]
+            part = _PART_READERS[kind](fields)
         except BadRecord as exc:
             pending.head = None
             self.note(
                 f"{where}the {kind} record of {ident!r} was left out: {exc}; "
                 "the exchange is left out of the judged traffic with it"
             )
+            return []
+        return self._add_part(ident, pending, part)
+
+    def _pending(self, kind: str, ident: str, where: str) -> _Open | None:
+        """The open exchange a ``kind`` record adds to; ``None`` (noted) when there is none, or it is left out."""
+        pending = self._open.get(ident)
+        if pending is None:
+            self.note(f"{where}{kind} record for unknown exchange {ident!r}")
+            return None
+        if pending.head is None:  # already left out, and noted once
+            if kind == "end":
+                del self._open[ident]
+            return None
+        return pending
+
+    def _add_part(self, ident: str, pending: _Open, part: _Part) -> list[Exchange]:
+        if isinstance(part, ResponseRecord):
+            pending.response = part
+        elif isinstance(part, BodyRecord):
+            pending.body.append(part.body)
+            pending.body_time = part.time
+        elif isinstance(part, SseEvent):
+            pending.events.append(part)
+        else:
+            del self._open[ident]
+            return [self._finish(ident, pending, part)]
         return []
 
     def _finish(self, ident: str, pending: _Open, ending: Ending) -> HttpExchange:
@@ -566,17 +624,24 @@ class Recording:
 def iter_records(handle: IO[str], note: Callable[[str], None]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each JSON object in a JSONL file with its line number; any other line is noted and skipped."""
     for number, line in enumerate(handle, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = jsontext.loads(line)
-        except (ValueError, RecursionError) as exc:
-            note(f"line {number}: not JSON ({str(exc)[:80]})")
-            continue
-        if not isinstance(record, dict):
-            note(f"line {number}: not a JSON object")
-            continue
-        yield number, record
+        record = _record_of(number, line, note)
+        if record is not None:
+            yield number, record
+
+
+def _record_of(number: int, line: str, note: Callable[[str], None]) -> dict[str, Any] | None:
+    """The JSON object on one line; ``None`` (noted, unless the line is blank) for anything else."""
+    if not line.strip():
+        return None
+    try:
+        record = jsontext.loads(line)
+    except (ValueError, RecursionError) as exc:
+        note(f"line {number}: not JSON ({str(exc)[:80]})")
+        return None
+    if not isinstance(record, dict):
+        note(f"line {number}: not a JSON object")
+        return None
+    return record
 
 
 def stream_recording(
@@ -585,7 +650,10 @@ def stream_recording(
     """The exchanges of a JSONL recording as they are read (memory follows one exchange, not the file).
 
     Odd records go to ``problems``; the ``recording`` record is copied into ``header`` when given.
-    Raises :class:`RecordingError` when the file cannot be read or holds no record at all."""
+    Raises :class:`RecordingError` when the file cannot be read or holds no record at all.
+
+    Each line is first decoded by the fast path (:func:`~mcp_assay.recording.typed.decode_record`); a line it
+    declines is read as a dict by :func:`iter_records`' rules and the readers, exactly as before."""
     file = Path(path)
     if not file.is_file():
         raise RecordingError(f"{file}: no such recording")
@@ -594,12 +662,21 @@ def stream_recording(
     count = exchanges = 0
     try:
         with file.open(encoding="utf-8", errors="surrogateescape") as handle:
-            for number, record in iter_records(handle, assembler.note):
-                count += 1
-                if record.get("type") == "recording":
-                    found = record
-                    continue
-                for exchange in assembler.feed(record, line=number):
+            for number, line in enumerate(handle, start=1):
+                typed = decode_record(line)
+                if typed is not None:
+                    count += 1
+                    finished = assembler.take(typed, line=number)
+                else:
+                    record = _record_of(number, line, assembler.note)
+                    if record is None:
+                        continue
+                    count += 1
+                    if record.get("type") == "recording":
+                        found = record
+                        continue
+                    finished = assembler.feed(record, line=number)
+                for exchange in finished:
                     exchanges += 1
                     yield exchange
     except OSError as exc:

@@ -50,6 +50,9 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
+_SET = object.__setattr__
+"""How a frozen :class:`Message` sets its fields as it is made."""
+
 IdKey = tuple[str, Any]
 """A request id with its JSON type, so that ``1`` and ``"1"`` never compare equal."""
 
@@ -107,7 +110,7 @@ def id_key(value: Any) -> IdKey | None:
         return ("other", "(too deep to compare)")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Message:
     """One JSON-RPC message (or an attempt at one) as it crossed the wire."""
 
@@ -134,36 +137,59 @@ class Message:
     params: Any = field(init=False, compare=False, repr=False)
     result: Any = field(init=False, compare=False, repr=False)
     error: Any = field(init=False, compare=False, repr=False)
+    meta: dict[str, Any] | None = field(init=False, compare=False, repr=False)
+    """``params._meta`` for requests and notifications, ``result._meta`` for results (``None``: not an object)."""
+    key: tuple[str, int] = field(init=False, compare=False, repr=False)
+    """``(exchange, index)``: where the message is, the key the exchange log files it under."""
 
-    def __post_init__(self) -> None:
-        members = self.payload if isinstance(self.payload, dict) else {}
+    def __init__(
+        self,
+        *,
+        raw: bytes,
+        payload: Any,
+        kind: Kind,
+        sender: Side,
+        time: float,
+        problems: tuple[Problem, ...] = (),
+        exchange: str = "",
+        index: int = 0,
+        transport: str = "",
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """What the dataclass would make, written out: a long capture makes one per message, and the generated
+        ``__init__`` and ``__post_init__`` of a frozen class cost about half as much again."""
+        put = _SET
+        put(self, "raw", raw)
+        put(self, "payload", payload)
+        put(self, "kind", kind)
+        put(self, "sender", sender)
+        put(self, "time", time)
+        put(self, "problems", problems)
+        put(self, "exchange", exchange)
+        put(self, "index", index)
+        put(self, "transport", transport)
+        put(self, "extra", {} if extra is None else extra)
+        members = payload if isinstance(payload, dict) else {}
         ident = members.get("id", MISSING)
         method = members.get("method")
-        for name, value in (
-            ("id", ident),
-            ("id_key", id_key(ident)),
-            ("method", method if isinstance(method, str) else None),
-            ("params", members.get("params", MISSING)),
-            ("result", members.get("result", MISSING)),
-            ("error", members.get("error", MISSING)),
-        ):
-            object.__setattr__(self, name, value)
+        put(self, "id", ident)
+        put(self, "id_key", id_key(ident))
+        put(self, "method", method if isinstance(method, str) else None)
+        params = members.get("params", MISSING)
+        result = members.get("result", MISSING)
+        put(self, "params", params)
+        put(self, "result", result)
+        put(self, "error", members.get("error", MISSING))
+        holder = result if kind is Kind.RESULT else params
+        meta = holder.get("_meta") if isinstance(holder, dict) else None
+        put(self, "meta", meta if isinstance(meta, dict) else None)
+        put(self, "key", (exchange, index))
 
     # -- members ---------------------------------------------------------------------------------
     def member(self, name: str) -> Any:
         if isinstance(self.payload, dict):
             return self.payload.get(name, MISSING)
         return MISSING
-
-    @property
-    def meta(self) -> dict[str, Any] | None:
-        """``params._meta`` for requests and notifications, ``result._meta`` for results."""
-        holder = self.result if self.kind is Kind.RESULT else self.params
-        if isinstance(holder, dict):
-            meta = holder.get("_meta")
-            if isinstance(meta, dict):
-                return meta
-        return None
 
     @property
     def error_code(self) -> Any:

@@ -139,6 +139,8 @@ def _depth(value: Any) -> int:
 
 def _shallow(data: bytes | str, value: Any) -> bool:
     """Whether ``value`` nests no deeper than :data:`NESTING_CHECKED` (counted only when its text could)."""
+    if len(data) <= NESTING_CHECKED:  # too short to open that many brackets
+        return True
     if isinstance(data, str):
         brackets = data.count("[") + data.count("{")
     else:

@@ -13,7 +13,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, cast
+from operator import itemgetter
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mcp_assay.cases import NO_FACTS, Case, Explored, Facts, case_of_record
@@ -62,15 +63,37 @@ def _lower(name: str) -> str:
     return lowered
 
 
+_NAME = itemgetter(0)
+
+
 class Headers(tuple[tuple[str, str], ...]):
-    """Header fields in wire order; names compare case-insensitively, values exactly."""
+    """Header fields in wire order; names compare case-insensitively, values exactly.
+
+    Each value a header block holds first is indexed by lower-cased name when the block is made: rules ask
+    a block for its headers some thirty times a message, so :meth:`get` is one dictionary look-up."""
+
+    _first: dict[str, str]
+    """The first value of each header, by lower-cased name."""
+    _media_type: str | None
+    """What :meth:`media_type` found, once it was asked."""
 
     def __new__(cls, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Headers:
         pairs = items.items() if isinstance(items, Mapping) else items
-        return super().__new__(cls, tuple((str(k), str(v)) for k, v in pairs))
+        return cls.of_text([(str(k), str(v)) for k, v in pairs])
+
+    @classmethod
+    def of_text(cls, pairs: Iterable[tuple[str, str]]) -> Headers:
+        """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
+        headers = super().__new__(cls, pairs)
+        first: dict[str, str] = {}
+        for name, value in reversed(headers):  # backwards, so that a repeated name keeps its first value
+            first[name.lower()] = value
+        headers._first = first
+        return headers
 
     def _by_name(self) -> dict[str, list[str]]:
-        """Values by lower-cased name, in wire order (built when first asked: headers are read many times)."""
+        """Values by lower-cased name, in wire order (built when :meth:`get_all` first asks a block that repeats a
+        name)."""
         index: dict[str, list[str]] | None = self.__dict__.get("_index")
         if index is None:
             index = {}
@@ -81,28 +104,29 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, or ``default``."""
-        index = self.__dict__.get("_index") or self._by_name()
-        values = index.get(_LOWER.get(name) or _lower(name))
-        return values[0] if values else default
+        return self._first.get(_LOWER.get(name) or _lower(name), default)
 
     def get_all(self, name: str) -> list[str]:
-        return list(self._by_name().get(name.lower(), ()))
+        """Every value of a header, in wire order."""
+        lowered = _LOWER.get(name) or _lower(name)
+        if len(self._first) == len(self):  # no name repeats, so each has the one value the index holds
+            value = self._first.get(lowered)
+            return [] if value is None else [value]
+        return list(self._by_name().get(lowered, ()))
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lower() in self._by_name()
+        return isinstance(name, str) and name.lower() in self._first
 
     def names(self) -> list[str]:
-        return [key for key, _ in self]
+        return list(map(_NAME, self))
 
     def media_type(self) -> str | None:
         """The media type ``Content-Type`` names (:func:`media_type`), worked out once: rules ask it again and again."""
-        found: str | None | object = self.__dict__.get("_media_type", _UNSET)
-        if found is _UNSET:
-            found = self.__dict__["_media_type"] = media_type(self.get(HeaderKey.CONTENT_TYPE))
-        return cast(str | None, found)
-
-
-_UNSET = object()
+        try:
+            return self._media_type
+        except AttributeError:
+            found = self._media_type = media_type(self.get(HeaderKey.CONTENT_TYPE))
+            return found
 
 
 def media_type(content_type: str | None) -> str | None:
@@ -159,7 +183,7 @@ class HttpResponse:
 
     @property
     def is_event_stream(self) -> bool:
-        return self.content_type == MediaType.EVENT_STREAM
+        return self.headers.media_type() == MediaType.EVENT_STREAM
 
 
 EVENTS_LOST = "the capture kept none of the stream's events"
@@ -322,8 +346,20 @@ class HttpExchange:
     hop: Hop | None = None
     """The side of a gateway the exchange crossed (``None``: no gateway was watched)."""
     messages: tuple[Message, ...] = field(default=(), compare=False)
+    # what rules ask an exchange again and again, worked out once when it is made
+    time: float = field(init=False, compare=False, repr=False)
+    """When the request was sent (the request's time)."""
+    request_message: Message | None = field(init=False, compare=False, repr=False)
+    """The JSON-RPC message in the request body, if there was a body."""
+    response_messages: tuple[Message, ...] = field(init=False, compare=False, repr=False)
+    """The messages the response carried, in order."""
 
     transport = "http"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "time", self.request.time)
+        object.__setattr__(self, "request_message", next((m for m in self.messages if m.index == 0), None))
+        object.__setattr__(self, "response_messages", tuple(m for m in self.messages if m.index > 0))
 
     @classmethod
     def build(
@@ -348,22 +384,6 @@ class HttpExchange:
             hop=hop,
             messages=tuple(_messages_of(id, request, response)),
         )
-
-    @property
-    def time(self) -> float:
-        return self.request.time
-
-    @property
-    def request_message(self) -> Message | None:
-        """The JSON-RPC message in the request body, if there was a body."""
-        for message in self.messages:
-            if message.index == 0:
-                return message
-        return None
-
-    @property
-    def response_messages(self) -> tuple[Message, ...]:
-        return tuple(message for message in self.messages if message.index > 0)
 
     @property
     def client_disconnected(self) -> bool:
@@ -395,8 +415,16 @@ def answered_by_assay(item: Exchange | None) -> bool:
 
 
 def _looks_like_json(body: bytes) -> bool:
-    stripped = body.lstrip()
-    return stripped[:1] in (b"{", b"[")
+    """Whether the body's first byte past any whitespace opens an object or an array (without copying the body)."""
+    head = body[:64].lstrip()
+    if not head and len(body) > 64:
+        head = body.lstrip()
+    return head[:1] in (b"{", b"[")
+
+
+def _blank(body: bytes) -> bool:
+    """``not body.strip()``, without copying the body."""
+    return not body or body.isspace()
 
 
 WELL_KNOWN = "/.well-known/"
@@ -470,7 +498,7 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
     if (is_authentication_answer(response) or response.status == 429) and not response.is_event_stream:
         # the HTTP layer's answer (a gateway's, often): its body is JSON-RPC only if it says so
         body = response.body or b""
-        if body.strip():
+        if not _blank(body):
             answer = parse_message(
                 body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"
             )
@@ -492,7 +520,7 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
                 index += 1
         return
     body = response.body or b""
-    if not body.strip():
+    if _blank(body):
         return
     if response.content_type == MediaType.JSON or _looks_like_json(body):
         yield parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http")

@@ -47,7 +47,7 @@ MessageKey = tuple[str, int]
 
 
 def message_key(message: Message) -> MessageKey:
-    return (message.exchange, message.index)
+    return message.key
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +132,19 @@ def readable_id(message: Message) -> bool:
 
 
 def endpoint_of(exchange: HttpExchange) -> str:
-    parts = urlsplit(exchange.request.url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    """The URL an exchange was sent to without its query and fragment (a capture names few: each is worked out
+    once, and rules ask for it many times an exchange)."""
+    url = exchange.request.url
+    endpoint = _ENDPOINTS.get(url)
+    if endpoint is None:
+        parts = urlsplit(url)
+        endpoint = f"{parts.scheme}://{parts.netloc}{parts.path}"
+        if len(_ENDPOINTS) < 1024:
+            _ENDPOINTS[url] = endpoint
+    return endpoint
+
+
+_ENDPOINTS: dict[str, str] = {}
 
 
 class ExchangeLog:
@@ -189,11 +200,9 @@ class ExchangeLog:
         request = exchange.request_message
         endpoint = endpoint_of(exchange)
         session_header = exchange.request.headers.get(HeaderKey.SESSION_ID)
-        revision: str | None = None
+        revision = _meta_version(request) if request is not None else None
         session: str | None = None
-        if request is not None and _meta_version(request) is not None:
-            revision = _meta_version(request)
-        elif request is not None and request.method == "initialize" and request.kind is Kind.REQUEST:
+        if revision is None and request is not None and request.method == "initialize" and request.kind is Kind.REQUEST:
             revision = self._negotiated(request, exchange.response_messages)
             issued = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response else None
             session = issued or f"{endpoint}#{exchange.connection or exchange.id}"
@@ -212,7 +221,7 @@ class ExchangeLog:
         if revision is not None:
             self._exchange_revision[exchange.id] = revision
         for message in exchange.messages:
-            key = message_key(message)
+            key = message.key
             self._messages.append(message)
             if revision is not None:
                 self._revision[key] = revision
@@ -232,7 +241,7 @@ class ExchangeLog:
 
     def _add_stdio(self, line: StdioLine) -> None:
         message = line.message
-        key = message_key(message)
+        key = message.key
         self._messages.append(message)
         connection = line.connection
         self._scope[key] = connection
@@ -246,8 +255,8 @@ class ExchangeLog:
         self._correlate(message, fallback_scope=connection)
         request = self._request_of.get(key)
         if version is None:
-            if request is not None and message_key(request) in self._revision:
-                self._revision[key] = self._revision[message_key(request)]
+            if request is not None and request.key in self._revision:
+                self._revision[key] = self._revision[request.key]
             elif connection in self._connection_revision:
                 self._revision[key] = self._connection_revision[connection]
         if (
@@ -259,7 +268,7 @@ class ExchangeLog:
             negotiated = message.result.get("protocolVersion")
             if isinstance(negotiated, str):
                 self._connection_revision[connection] = negotiated
-                self._revision[message_key(request)] = negotiated
+                self._revision[request.key] = negotiated
                 self._revision[key] = negotiated
         if message.method == "initialize" and message.kind is Kind.REQUEST:
             self._initialize[connection] = message
@@ -289,14 +298,14 @@ class ExchangeLog:
         return None
 
     def _correlate(self, message: Message, *, fallback_scope: str, exchange_scope: str | None = None) -> None:
-        key = message_key(message)
+        key = message.key
         scope = self._scope[key]
         ident = message.id_key
-        places = tuple(dict.fromkeys((exchange_scope or scope, scope, fallback_scope)))
         if message.kind is Kind.REQUEST and ident is not None:
             self._pending[(scope, message.sender, ident)].append(message)
             self._waiting += 1
             return
+        places = tuple(dict.fromkeys((exchange_scope or scope, scope, fallback_scope)))
         if message.kind is Kind.INVALID and readable_id(message):
             self._expect_rejection(message, places)
             return
@@ -309,12 +318,12 @@ class ExchangeLog:
             for candidate in dict.fromkeys((scope, fallback_scope)):
                 waiting = table.get((candidate, requester, ident))
                 if waiting:
-                    still_open = [request for request in waiting if not self._responses.get(message_key(request))]
+                    still_open = [request for request in waiting if not self._responses.get(request.key)]
                     request = still_open[0] if still_open else waiting[-1]
                     self._request_of[key] = request
-                    if table is self._pending and not self._responses.get(message_key(request)):
+                    if table is self._pending and not self._responses.get(request.key):
                         self._waiting -= 1
-                    self._responses[message_key(request)].append(message)
+                    self._responses[request.key].append(message)
                     return
         self._orphans.append(message)
         if readable_id(message):
@@ -330,7 +339,7 @@ class ExchangeLog:
     def _remember_advertised(self, message: Message, *, scope: str) -> None:
         if message.kind is not Kind.RESULT or not isinstance(message.result, dict):
             return
-        request = self._request_of.get(message_key(message))
+        request = self._request_of.get(message.key)
         if request is None:
             return
         result = message.result
@@ -408,7 +417,7 @@ class ExchangeLog:
 
     def revision(self, message: Message) -> str | None:
         """The revision the message belongs to, as named on the wire (may be outside the window)."""
-        return self._revision.get(message_key(message))
+        return self._revision.get(message.key)
 
     def exchange_revision(self, exchange_id: str) -> str | None:
         """The revision an exchange was attributed to (for exchanges that carry no message too)."""
@@ -421,17 +430,17 @@ class ExchangeLog:
 
     def session(self, message: Message) -> str | None:
         """The 2025 session (HTTP) or the stdio connection the message belongs to."""
-        return self._session.get(message_key(message))
+        return self._session.get(message.key)
 
     def scope(self, message: Message) -> str:
-        return self._scope.get(message_key(message), "")
+        return self._scope.get(message.key, "")
 
     def request_of(self, message: Message) -> Message | None:
         """The message a response answers: a request, or a message with a readable id that was none."""
-        return self._request_of.get(message_key(message))
+        return self._request_of.get(message.key)
 
     def responses_to(self, request: Message) -> list[Message]:
-        return list(self._responses.get(message_key(request), ()))
+        return list(self._responses.get(request.key, ()))
 
     def orphan_responses(self) -> list[Message]:
         """Responses that answer no request seen in the traffic (or errors without an id)."""
@@ -461,7 +470,7 @@ class ExchangeLog:
             request
             for requests in self._pending.values()
             for request in requests
-            if not self._responses.get(message_key(request))
+            if not self._responses.get(request.key)
         ]
 
     def _scope_for_advertised(self, message: Message) -> list[str]:

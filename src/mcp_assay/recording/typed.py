@@ -1,0 +1,256 @@
+"""The fast path of reading a recording: records decoded straight into typed structs.
+
+Reading a long recording is mostly reading a few record types (``http``, ``response``, ``body``,
+``event``, ``end``, ``observation``, ``line``, ``exit``) hundreds of thousands of times. The readers in
+:mod:`mcp_assay.recording.readers` check each field of a decoded dict in Python; here ``msgspec``
+decodes a line into a struct whose declared types and ranges are exactly what those readers accept,
+so a record that decodes is one the readers would have read to the same values, and the checking
+happens in C.
+
+Anything the structs do not settle is *declined* (:func:`decode_record` returns ``None``) and takes
+the readers' path unchanged, which reads it, or names its first bad field, as it always did: a field
+of the wrong type or out of range, an exchange id written as a number, text that is not valid
+Unicode, base64 bodies, a record nested deeper than :data:`~mcp_assay.wire.jsontext.NESTING_CHECKED`,
+the ``recording`` and ``close`` records and any type this module does not know. ``msgspec`` keeps the
+last of two equal keys, as the readers' :func:`~mcp_assay.wire.jsontext.loads` does, and refuses
+lone surrogate escapes and numbers past the float range, which the readers refuse too.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
+
+from mcp_assay.recording.readers import (
+    MAX_TIME,
+    BodyRecord,
+    RequestRecord,
+    ResponseRecord,
+    payload_bytes,
+    readable_url,
+)
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsontext import NESTING_CHECKED
+from mcp_assay.wire.model import (
+    Ending,
+    EndReason,
+    Exchange,
+    Headers,
+    Hop,
+    HttpRequest,
+    Observation,
+    Probe,
+    ProcessExit,
+    StdioLine,
+)
+from mcp_assay.wire.sse import SseEvent
+
+__all__ = [
+    "BodyFields",
+    "EndFields",
+    "EventFields",
+    "ExitFields",
+    "HttpFields",
+    "LineFields",
+    "ObservationFields",
+    "ResponseFields",
+    "TypedRecord",
+    "UNSET",
+    "body_of",
+    "decode_record",
+    "ending_of",
+    "event_of",
+    "request_of",
+    "response_of",
+    "single_of",
+]
+
+UNSET: Final = msgspec.UNSET
+
+Time = Annotated[float, msgspec.Meta(ge=0.0, le=MAX_TIME)]
+"""``Fields.time``: a finite number of seconds since the epoch a calendar can show (a boolean is no number)."""
+Status = Annotated[int, msgspec.Meta(ge=100, le=999)]
+Retry = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
+ExitCode = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
+HopName = Literal["front", "back"]
+EndName = Literal["complete", "client-disconnect", "server-disconnect", "error", "open"]
+"""The values of :class:`~mcp_assay.wire.model.EndReason` (a test holds them equal)."""
+
+
+class _Record(msgspec.Struct, tag_field="type", frozen=True):
+    """Fields every record has: the exchange id (a string; a number takes the readers' path) and the time."""
+
+    x: str = ""
+    t: Time = 0.0
+
+
+class HttpFields(_Record, tag="http", frozen=True):
+    conn: str = ""
+    method: str = ""
+    url: str = ""
+    headers: list[tuple[str, str]] = []
+    body: str = ""
+    body_b64: str | msgspec.UnsetType = UNSET
+    probe: dict[str, Any] | msgspec.UnsetType = UNSET
+    hop: HopName | None = None
+
+
+class ResponseFields(_Record, tag="response", frozen=True):
+    status: Status = 0
+    reason: str = ""
+    headers: list[tuple[str, str]] = []
+
+
+class BodyFields(_Record, tag="body", frozen=True):
+    body: str = ""
+    body_b64: str | msgspec.UnsetType = UNSET
+
+
+class EventFields(_Record, tag="event", frozen=True):
+    data: str | None = None
+    event: str | None = None
+    id: str | None = None
+    retry: Retry | None = None
+    comment: str | None = None
+    incomplete: bool = False
+
+
+class EndFields(_Record, tag="end", frozen=True):
+    reason: EndName = "complete"
+    detail: str = ""
+
+
+class ObservationFields(_Record, tag="observation", frozen=True):
+    kind: str = "note"
+    data: Any = UNSET
+    conn: str = ""
+
+
+class LineFields(_Record, tag="line", frozen=True, kw_only=True):
+    sender: Literal["client", "server"] = msgspec.field(name="from")
+    conn: str = ""
+    text: str = ""
+    b64: str | msgspec.UnsetType = UNSET
+    probe: dict[str, Any] | msgspec.UnsetType = UNSET
+    hop: HopName | None = None
+
+
+class ExitFields(_Record, tag="exit", frozen=True):
+    conn: str = ""
+    code: ExitCode | None = None
+    stdin_closed: Time | None = None
+    signals: list[str] = []
+    hop: HopName | None = None
+
+
+TypedRecord = (
+    HttpFields | ResponseFields | BodyFields | EventFields | EndFields | ObservationFields | LineFields | ExitFields
+)
+_decoder: Final = msgspec.json.Decoder(TypedRecord)
+
+
+def decode_record(line: str) -> TypedRecord | None:
+    """One JSONL line as a typed record, or ``None`` when the readers' path must read it (see the module)."""
+    if line.count("{") + line.count("[") > NESTING_CHECKED:
+        return None
+    try:
+        record = _decoder.decode(line)
+    except (msgspec.DecodeError, UnicodeEncodeError):  # ValidationError is a DecodeError
+        return None
+    if isinstance(record, HttpFields | BodyFields) and record.body_b64 is not UNSET:
+        return None
+    if isinstance(record, LineFields) and record.b64 is not UNSET:
+        return None
+    if isinstance(record, HttpFields):
+        url = readable_url(record.url)
+        if url is None:
+            return None
+        if url != record.url:  # an older recording's redacted password, in today's form
+            record = msgspec.structs.replace(record, url=url)
+    return record
+
+
+# -- a typed record as the readers would have read it ------------------------------------------------
+def _hop(name: HopName | None) -> Hop | None:
+    return Hop(name) if name is not None else None
+
+
+def _probe(value: dict[str, Any] | msgspec.UnsetType) -> Probe | None:
+    return Probe.from_record(value) if isinstance(value, dict) else None
+
+
+def _payload(text: str) -> bytes:
+    return payload_bytes(text) if text else b""
+
+
+def request_of(fields: HttpFields) -> RequestRecord:
+    """:func:`~mcp_assay.recording.readers.read_http` of the same record."""
+    request = HttpRequest(
+        method=fields.method,
+        url=fields.url,
+        headers=Headers.of_text(fields.headers),
+        body=_payload(fields.body),
+        time=fields.t,
+    )
+    return RequestRecord(request=request, connection=fields.conn, probe=_probe(fields.probe), hop=_hop(fields.hop))
+
+
+def response_of(fields: ResponseFields) -> ResponseRecord:
+    """:func:`~mcp_assay.recording.readers.read_response` of the same record."""
+    return ResponseRecord(
+        status=fields.status, reason=fields.reason, headers=Headers.of_text(fields.headers), time=fields.t
+    )
+
+
+def body_of(fields: BodyFields) -> BodyRecord:
+    return BodyRecord(body=_payload(fields.body), time=fields.t)
+
+
+def event_of(fields: EventFields) -> SseEvent:
+    return SseEvent(
+        time=fields.t,
+        data=fields.data,
+        event=fields.event,
+        id=fields.id,
+        retry=fields.retry,
+        comment=fields.comment,
+        incomplete=fields.incomplete,
+    )
+
+
+def ending_of(fields: EndFields) -> Ending:
+    return Ending(reason=EndReason(fields.reason), time=fields.t, detail=fields.detail)
+
+
+def single_of(fields: LineFields | ExitFields | ObservationFields, ident: str) -> Exchange:
+    """A record that is an exchange by itself, as :func:`~mcp_assay.recording.readers.read_line`,
+    ``read_exit`` or ``read_observation`` reads it."""
+    if isinstance(fields, LineFields):
+        return StdioLine.build(
+            id=ident,
+            connection=fields.conn,
+            sender=Side.CLIENT if fields.sender == "client" else Side.SERVER,
+            time=fields.t,
+            raw=_payload(fields.text),
+            probe=_probe(fields.probe),
+            hop=_hop(fields.hop),
+        )
+    if isinstance(fields, ExitFields):
+        return ProcessExit(
+            id=ident,
+            connection=fields.conn,
+            time=fields.t,
+            code=fields.code,
+            stdin_closed_at=fields.stdin_closed,
+            signals=tuple(fields.signals),
+            hop=_hop(fields.hop),
+        )
+    data = fields.data
+    return Observation(
+        id=ident,
+        time=fields.t,
+        kind=fields.kind,
+        data={} if data is UNSET else data if isinstance(data, dict) else {"value": data},
+        connection=fields.conn,
+    )

@@ -11,6 +11,8 @@ mcp-assay found in cyclic garbage.
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 
@@ -77,3 +79,20 @@ def test_judging_collects_rarely_and_restores_the_thresholds() -> None:
     with judging_collections():
         assert gc.get_threshold() == JUDGING_THRESHOLDS
     assert gc.get_threshold() == before
+
+
+def test_a_process_sets_aside_what_it_has_loaded_once_and_for_good() -> None:
+    """The proxy's process and its worker call this once everything is loaded: what is alive then is never walked
+    by a collection again (run in a process of its own: it cannot be undone)."""
+    script = (
+        "import gc\n"
+        "from mcp_assay.spec.collector import set_aside_what_is_loaded\n"
+        "import mcp_assay.spec.engine\n"
+        "before = gc.get_freeze_count()\n"
+        "set_aside_what_is_loaded()\n"
+        "assert gc.get_freeze_count() > before + 10_000, (before, gc.get_freeze_count())\n"
+        "print('set aside', gc.get_freeze_count())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("set aside")

@@ -91,6 +91,7 @@ from mcp_assay.report.brief import parse_show
 from mcp_assay.report.model import FailOn
 from mcp_assay.report.sdks import AUTO, parse_sdk
 from mcp_assay.spec import SpecSet, load_spec
+from mcp_assay.spec.collector import set_aside_what_is_loaded
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.provenance import provenance
 from mcp_assay.vocabulary.errors import AssayError
@@ -197,9 +198,12 @@ class Assay:
         console: Console | None = None,
     ) -> None:
         self._in_process = in_process
+        """Judge on a thread of this process (tests) instead of a worker process (real use)."""
         self._script = script
         """Loaded by mitmdump (``-s``): mitmdump's exit status is then the verdict's (``mcp_assay_exit_code``)."""
-        """Judge on a thread of this process (tests) instead of a worker process (real use)."""
+        self._set_aside = in_process
+        """Whether the loaded heap was set aside from the garbage collector's passes (only a real proxy's process
+        does it, once it runs: :func:`~mcp_assay.spec.collector.set_aside_what_is_loaded`)."""
         self._stream = stream
         self._spec = spec
         self._spec_key: tuple[Any, ...] | None = None
@@ -362,6 +366,9 @@ class Assay:
 
     def running(self) -> None:
         self._ensure_session()
+        if not self._set_aside:  # mitmproxy's own process, everything loaded: collector.py says why
+            self._set_aside = True
+            set_aside_what_is_loaded()
         if self._script:
             self._exit_with_the_verdict()
 

@@ -297,7 +297,7 @@ def main() -> None:
     from mcp_assay.report.model import FailOn
     from mcp_assay.report.sdks import parse_sdk
     from mcp_assay.spec import load_spec
-    from mcp_assay.spec.collector import JUDGING_THRESHOLDS
+    from mcp_assay.spec.collector import JUDGING_THRESHOLDS, set_aside_what_is_loaded
     from mcp_assay.spec.engine import registered_checks
     from mcp_assay.spec.provenance import provenance
 
@@ -336,6 +336,7 @@ def main() -> None:
             threaded=False,
             sdk=parse_sdk(settings.sdk, accept=settings.accept_sdk_findings),
         )
+        set_aside_what_is_loaded()  # the schemas and the rules, for the rest of the session
         backlog = JudgingBacklog(
             session, stop=hurry, started=sharing.take_this_thread if sharing is not None else lambda: None,
             **_test_hooks(),

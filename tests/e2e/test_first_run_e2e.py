@@ -113,7 +113,7 @@ def test_exploring_says_the_plainest_call_already_fails_where_the_report_says_fo
 ) -> None:
     """Issue 27 point 5: the explore summary said "0 distinct failure(s) found by exploring" while the TOOL-10
     line said "found by --explore"; the summary now says the plainest valid call already fails TOOL-10."""
-    pytest.importorskip("hypothesis_jsonschema")
+    pytest.importorskip("hypothesis_jsonschema", reason="--explore needs the explore extra: pip install '.[explore]'")
     code, stdout, stderr, _ = run(
         tmp_path, "--no-generate-args-read-only", "--spec-version", "2026-07-28", "--explore", "--seed", "1",
         "--explore-budget", "6", "--only", "tools,explore,TOOL",

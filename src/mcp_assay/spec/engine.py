@@ -185,18 +185,8 @@ class _Gated:
 
     count: int = 0
     first: Order = (math.inf, 0, 0)
-    runs: dict[tuple[Side, Kind, str | None], list[_Run]] = field(default_factory=dict)
+    runs: dict[tuple[Side, Kind, str | None], list[Check]] = field(default_factory=dict)
     """The message checks a message of this gate key, sender, kind and (routed) method visits."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """A message check as the dispatch index holds it: with its tally, and whether it judges a client."""
-
-    check: Check
-    tally: _Tally
-    judges_client: bool
-    """Not a server-side check: a message mcp-assay made malformed on purpose is not its to judge."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +391,7 @@ class Judge:
         runs = gated.runs.get(route)
         if runs is None:  # the dispatch index: built once per gate key, sender, kind and method met
             runs = gated.runs[route] = [
-                _Run(check, self._tallies[check.name], check.side is not Side.SERVER)
+                check
                 for check in self._message_checks
                 if self._admissions[(check.name, key)][0]
                 and (check.sent_by is None or message.sender is check.sent_by)
@@ -410,14 +400,11 @@ class Judge:
             ]
         self.check_calls += len(runs)
         invalid: bool | None = None
-        at: Order = (message.time, position, 0)
-        plain: _Facts | None = None  # the message's own facts when its passes count for any check (asked once)
-        asked = False
-        for run in runs:
-            check, tally = run.check, run.tally
+        for check in runs:
+            tally = self._tallies[check.name]
             if tally.broken is not None:
                 continue
-            if run.judges_client:
+            if check.side is not Side.SERVER:
                 if invalid is None:
                     invalid = ctx.deliberately_invalid(message)
                 if invalid:
@@ -432,14 +419,8 @@ class Judge:
                 continue
             finally:
                 ctx.check = None
-            if type(result) is Finding and result.outcome is Outcome.PASSED:  # the commonest finding by far
-                if result.subject is message:
-                    if not asked:
-                        plain, asked = self._plain_facts(message), True
-                    if plain is not None:  # counted here as _fold_pass would, without asking again per check
-                        _count_pass(tally, plain, at, result)
-                        continue
-                self._fold_pass(check, tally, result, at)
+            if type(result) is Finding and result.outcome is Outcome.PASSED:
+                self._fold_pass(check, tally, result, (message.time, position, 0))  # the commonest finding by far
                 continue
             rank = 0
             for finding in found:
@@ -450,14 +431,6 @@ class Judge:
                 rank += 1
                 if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
                     self.on_failure(check, message, folded)
-
-    def _plain_facts(self, subject: Message | Exchange | None) -> _Facts | None:
-        """The facts of ``subject`` when a pass about it counts for any check (``None``: ask per check): an
-        exchange mcp-assay had no hand in, crossing the wire in this window, and not explored."""
-        facts = self._facts_of(subject)
-        if facts.probed or facts.carried or facts.explored is not None:
-            return None
-        return facts
 
     def _in_scope(self, check: Check) -> tuple[int, str | None]:
         """How many messages passed ``check``'s gates, and the most common reason others did not."""
@@ -856,22 +829,12 @@ class Judge:
         finally:
             self.ctx.check = None
         rank = 0
-        latest: _Ranked | None = None  # the run's latest plain pass: kept once the run ends, not at every pass
         for finding in found:
-            if type(finding) is Finding and finding.outcome is Outcome.PASSED:
-                facts = self._plain_facts(finding.subject)
-                if facts is not None:  # counted as _fold counts it, without asking again
-                    latest = _Ranked((math.inf, window, rank), finding)
-                    _count_pass(tally, facts, latest.order, finding, keep=False)
-                    rank += 1
-                    continue
             if isinstance(finding, Passes):
                 rank = self._fold_passes(check, tally, finding, math.inf, window, rank)
             else:
                 self._fold(check, tally, finding, (math.inf, window, rank))
                 rank += 1
-        if latest is not None and (tally.last_pass is None or latest.order > tally.last_pass.order):
-            tally.last_pass = latest
 
     def _exchanges_in_scope(self, check: Check) -> int:
         """Exchanges carrying traffic that pass the check's transport and revision gates (observations carry none)."""
@@ -921,18 +884,6 @@ class Judge:
             ok, why = False, f"{scope.transport} has no such requirement"
         outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
-
-
-def _count_pass(tally: _Tally, facts: _Facts, order: Order, finding: Finding, *, keep: bool = True) -> None:
-    """Count one pass of a subject whose facts need no asking per check (:meth:`Judge._plain_facts`): what
-    :meth:`Judge._fold_pass` does for it, inline, as a message passes a score of checks (``keep=False``: the
-    caller keeps the latest pass itself)."""
-    tally.sources.add(facts.source)
-    if facts.revision:
-        tally.revisions.add(facts.revision)
-    tally.passes += 1
-    if keep and (tally.last_pass is None or order > tally.last_pass.order):
-        tally.last_pass = _Ranked(order, finding)
 
 
 def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None, graded_at: Order | None = None) -> None:

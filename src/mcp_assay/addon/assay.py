@@ -95,7 +95,7 @@ from mcp_assay.spec.collector import set_aside_what_is_loaded
 from mcp_assay.spec.engine import registered_checks
 from mcp_assay.spec.provenance import provenance
 from mcp_assay.vocabulary.errors import AssayError
-from mcp_assay.wire.model import EVENTS_LOST, EndReason, Hop
+from mcp_assay.wire.model import EVENTS_LOST, EndReason, Headers, Hop
 from mcp_assay.wire.sse import SseEvent, SseParser, parse_sse
 
 __all__ = ["ANSWER_LIMIT", "Assay"]
@@ -181,6 +181,8 @@ class _FlowState:
     """Decoded bytes of the event stream parsed so far."""
     cut: str = ""
     """Set when a body or the stream passed :data:`ANSWER_LIMIT`: what was not kept."""
+    head: Headers | None = None
+    """The answer's header fields, read once at ``responseheaders`` (the ``response`` hook asks them again)."""
 
 
 class Assay:
@@ -219,6 +221,9 @@ class Assay:
         """Servers that refused a connection and have not accepted one since (each is said once per outage)."""
         self._unreachable = 0
         self._endpoints: set[str] = set()
+        self._hops: tuple[str, str] = ("", "")
+        """``mcp_assay_hop`` and ``mcp_assay_gateway_back`` as last configured (mitmproxy's options copy their
+        values on every read)."""
         self.session: LiveSession | RemoteSession | None = None
         self.finished: Finished | None = None
         """What the session produced at ``done`` (exit code and files), for ``mcp-assay proxy``."""
@@ -335,6 +340,7 @@ class Assay:
                 raise exceptions.OptionsError(
                     f"mcp_assay_live: {options.mcp_assay_live!r} is not one of {', '.join(LIVE_MODES)}"
                 )
+            self._hops = (options.mcp_assay_hop, options.mcp_assay_gateway_back)  # read for every flow
             if "mcp_assay_report" in updated:
                 for value in options.mcp_assay_report:
                     check_writable(value)
@@ -500,6 +506,7 @@ class Assay:
         try:
             status, reason, headers, started = head if head is not None else response_head(flow)
             state.response_started = True
+            state.head = headers
             record = response_record(state.ident, status, reason, headers, started)
             if state.streamed and state.decision is Decision.MAYBE:
                 self._decide(state, flow)
@@ -566,7 +573,11 @@ class Assay:
                 self._feed(end_record(state.ident, EndReason.CLIENT_DISCONNECT, float(left), "left while held"))
                 return
             body = None if state.streamed else response_body(flow)
-            headers = response_head(flow)[2] if body or state.decision is Decision.MAYBE else None
+            headers = (
+                (state.head if state.head is not None else response_head(flow)[2])
+                if body or state.decision is Decision.MAYBE
+                else None
+            )
             if state.decision is Decision.MAYBE:
                 if headers is None or not response_says_mcp(headers, body):
                     return
@@ -654,12 +665,9 @@ class Assay:
     # -- helpers -------------------------------------------------------------------------------------
     def _hop_of(self, flow: Any) -> Hop | None:
         """The hop of a gateway a flow crossed: from the listener it arrived on when both are watched."""
-        from mitmproxy import ctx
-
-        options = ctx.options
-        if options.mcp_assay_hop:
-            return Hop(options.mcp_assay_hop)
-        back = options.mcp_assay_gateway_back
+        hop, back = self._hops
+        if hop:
+            return Hop(hop)
         if not back:
             return None
         mode = getattr(flow.client_conn, "proxy_mode", None)

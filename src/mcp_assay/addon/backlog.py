@@ -70,17 +70,22 @@ class JudgingBacklog:
         size: int = BACKLOG_BYTES,
         stop: Callable[[], str] = lambda: "",
         started: Callable[[], None] = lambda: None,
+        pace: Callable[[float], None] = lambda last_arrival: None,
         delay: float = 0.0,
     ) -> None:
         """``stop`` returning a reason makes the judging thread judge nothing more (the worker was asked to
-        hurry); ``started`` runs first on the judging thread (it sets the thread's scheduling); ``delay``
-        (seconds a record, for tests) slows judging."""
+        hurry); ``started`` runs first on the judging thread (it sets the thread's scheduling); ``pace`` runs on
+        it after each record judged, with when the latest record arrived (it may rest:
+        :class:`~mcp_assay.addon.sharing.Pace`); ``delay`` (seconds a record, for tests) slows judging."""
         self._session = session
         self.limit_records = records
         self.limit_size = size
         self._stop = stop
         self._started = started
+        self._pace = pace
         self._delay = delay
+        self._arrived = time.monotonic()
+        """When the latest record was offered."""
         self._items: collections.deque[tuple[Mapping[str, Any], int] | None] = collections.deque()
         self._ready = threading.Condition()
         self._size = 0
@@ -100,6 +105,7 @@ class JudgingBacklog:
     def offer(self, record: Mapping[str, Any], size: int) -> bool:
         """Queue a record (already recorded) for judging; False when it is left to ``validate``."""
         self.received += 1
+        self._arrived = time.monotonic()
         kind = record.get("type")
         ident = record.get("x")
         continues = kind not in _EXCHANGE_STARTS and isinstance(ident, str) and ident in self._open
@@ -163,6 +169,7 @@ class JudgingBacklog:
                 time.sleep(self._delay)
             self._session.judge_only(record)
             self.judged += 1
+            self._pace(self._arrived)
 
     # -- what it says ----------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:

@@ -17,7 +17,7 @@ The same conversion serves the live addon and the reader for saved flow files
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,9 +71,16 @@ def _text(value: bytes) -> str:
         return value.decode("latin-1")
 
 
-def headers_of(fields: Iterable[tuple[bytes, bytes]]) -> Headers:
-    """Header fields in wire order, names as sent (values UTF-8, or Latin-1 when not UTF-8)."""
-    return Headers((_text(name), _text(value)) for name, value in fields)
+def headers_of(fields: Sequence[tuple[bytes, bytes]]) -> Headers:
+    """Header fields in wire order, names as sent (values UTF-8, or Latin-1 when not UTF-8).
+
+    Every request and response through the proxy passes here, so a block that is all UTF-8 (all of them,
+    in practice) is decoded in one comprehension, and only a block that is not is decoded field by field."""
+    try:
+        pairs = [(name.decode(), value.decode()) for name, value in fields]
+    except UnicodeDecodeError:
+        pairs = [(_text(name), _text(value)) for name, value in fields]
+    return Headers.of_text(pairs)
 
 
 def jsonrpc_shape(body: bytes) -> bool | None:

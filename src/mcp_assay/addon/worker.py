@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from mcp_assay.addon.backlog import JudgingBacklog
-from mcp_assay.addon.sharing import Sharing
+from mcp_assay.addon.sharing import Pace, Sharing
 from mcp_assay.report.about import Target
 from mcp_assay.wire import jsontext
 
@@ -337,9 +337,10 @@ def main() -> None:
             sdk=parse_sdk(settings.sdk, accept=settings.accept_sdk_findings),
         )
         set_aside_what_is_loaded()  # the schemas and the rules, for the rest of the session
+        pace = Pace(ended=lambda: sharing.ended) if sharing is not None else None
         backlog = JudgingBacklog(
             session, stop=hurry, started=sharing.take_this_thread if sharing is not None else lambda: None,
-            **_test_hooks(),
+            pace=pace.after_record if pace is not None else lambda last_arrival: None, **_test_hooks(),
         )  # fmt: skip
         if os.environ.get(STATUS_VARIABLE):
             backlog.write_status_every(os.environ[STATUS_VARIABLE], lambda: reading[0])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -35,6 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["MCP_ASSAY_SPEC_DIR"] = str(Path(configured).resolve())
     _keep_bytecode_outside_the_checkout()
     _share_hypothesis_files()
+    _compile_once_before_the_workers_start(config)
 
 
 def _keep_bytecode_outside_the_checkout() -> None:
@@ -50,6 +52,48 @@ def _keep_bytecode_outside_the_checkout() -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = prefix
     sys.dont_write_bytecode = False
     sys.pycache_prefix = prefix
+
+
+_INSTALLED_PEERS = re.compile(r"[/\\]tests[/\\]peers[/\\](node|corpus|intermediaries)[/\\]")
+"""The peers tests/peers/setup.sh installs (other projects' code, thousands of modules): nothing to compile ahead."""
+
+
+def _compile_once_before_the_workers_start(config: pytest.Config) -> None:
+    """On a fresh checkout (CI's clean clone) nothing is compiled yet: each xdist worker compiled every module of
+    ``src`` and rewrote the asserts of every test module for itself, all at the same time, about 13 s of CPU per
+    worker that one process can do for all of them. Before the workers start, the controller compiles ``src``
+    and ``tests`` and writes the rewritten test modules where pytest's own import hook looks for them (its cache,
+    beside the bytecode); a worker then finds them and only checks they are current. Nothing changes what a test
+    runs: a stale or missing file is rewritten as before, and where pytest's internals differ nothing is done."""
+    if sys.dont_write_bytecode or hasattr(config, "workerinput") or not config.getoption("numprocesses", default=None):
+        return
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc, get_cache_dir
+        from _pytest.assertion.rewrite import assertstate_key as _state_key
+
+        state = config.stash[_state_key]
+    except (ImportError, KeyError):
+        return
+    test_modules = []
+    for folder, subfolders, names in os.walk(ROOT / "tests"):
+        subfolders[:] = [name for name in subfolders if not _INSTALLED_PEERS.search(os.path.join(folder, name, ""))]
+        test_modules += [Path(folder, name) for name in names if re.fullmatch(r"test_.*\.py|conftest\.py", name)]
+    cached = {path: get_cache_dir(path) / (path.name[:-3] + PYC_TAIL) for path in test_modules}
+    stale = [path for path, pyc in cached.items() if _read_pyc(path, pyc, state.trace) is None]
+    if not stale:  # compiled by an earlier run: nothing to do (checking src as well cost seconds)
+        return
+    import compileall
+
+    skipped = re.compile(rf"[/\\](test_[^/\\]*|conftest)\.py$|{_INSTALLED_PEERS.pattern}")  # rewritten below; not ours
+    for folder, skip in (("src", None), ("tests", skipped)):
+        compileall.compile_dir(ROOT / folder, quiet=2, rx=skip, workers=0 if (os.cpu_count() or 1) > 1 else 1)
+    for path in stale:
+        try:
+            cached[path].parent.mkdir(parents=True, exist_ok=True)
+            source_hash, code = _rewrite_test(path, config)
+            _write_pyc(state, code, source_hash, cached[path])
+        except Exception:  # a module pytest cannot rewrite here is rewritten (and reported) by the worker
+            continue
 
 
 def _share_hypothesis_files() -> None:

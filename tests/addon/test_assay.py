@@ -353,7 +353,7 @@ def test_the_addon_script_loads_in_mitmproxy(spec_path: Path) -> None:
     companions (the injector and the server probe, idle unless their options are set)."""
     from mcp_assay.addon.inject.http import Injector
     from mcp_assay.addon.server_probe import ServerProbe
-    from mcp_assay.cli.proxy import addon_script
+    from mcp_assay.cli.addon_path import addon_script
 
     with taddons.context() as context:
         script = context.script(str(addon_script()))

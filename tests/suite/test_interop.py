@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 
@@ -46,3 +48,28 @@ def test_an_sdk_client_that_cannot_reach_the_server_establishes_nothing(spec: Sp
     assert outcome is Outcome.NOT_VERIFIED and "could not complete it" in reason
     assert any("stock client: an unconfigured SDK client (mode auto, no headers) did not get through" in note
                for note in report.notes)  # fmt: skip
+
+
+def test_whether_the_sdk_is_installed_is_known_without_importing_it() -> None:
+    """Tool-defined: a run asks before its stock-client cases; a run over stdio skips them, so asking must not
+    import the SDK (about 0.7 s of CPU in every run). Modules that are not there are told apart."""
+    asked = subprocess.run(
+        [sys.executable, "-c", "import sys; from mcp_assay.suite.probes import interop; "
+         "print(interop.sdk_available(), 'mcp' in sys.modules, 'mcp.client' in sys.modules)"],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert asked.stdout.split() == ["True", "False", "False"], asked.stdout + asked.stderr
+    assert interop._findable("json.decoder") and interop._findable("mcp.client.streamable_http")
+    assert not interop._findable("mcp.client.no_such_module") and not interop._findable("no_such_package.client")
+    assert not interop._findable("json.decoder.not_a_package")
+
+
+def test_an_sdk_installed_but_not_importable_leaves_the_cases_not_verified(
+    spec: SpecSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tool-defined: an SDK that is found but fails to import is a reason the cases were not run, never a crash."""
+    monkeypatch.setitem(sys.modules, "mcp.client.streamable_http", None)  # importing it raises ImportError
+    found = sdk_verdicts(run(spec))
+    assert found["a_stock_sdk_client_discovers_the_server"][0] is Outcome.NOT_VERIFIED
+    assert all("the official SDK client cannot be imported" in reason for outcome, reason in found.values()
+               if outcome is Outcome.NOT_VERIFIED), found  # fmt: skip

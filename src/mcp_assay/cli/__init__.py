@@ -21,6 +21,7 @@ import click
 from click.core import ParameterSource
 
 from mcp_assay import __version__
+from mcp_assay.cli.lazy import LazyCommands, Named
 from mcp_assay.recording.logs import configure as configure_logs
 from mcp_assay.recording.logs import redactor as log_redactor
 from mcp_assay.recording.logs import scrub
@@ -114,6 +115,25 @@ class AssayGroup(click.Group):
         """The commands in the order they were registered: the ones a newcomer needs first."""
         return list(self.commands)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Click's listing, from the summaries the group knows: listing a lazy command does not import it."""
+        commands = self.commands
+        if not isinstance(commands, LazyCommands):
+            super().format_commands(ctx, formatter)
+            return
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)  # click's own arithmetic
+        rows = []
+        for name in names:
+            summary, hidden = commands.summary(name, limit)
+            if not hidden:
+                rows.append((name, summary))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -159,30 +179,45 @@ def cli(log_level: str) -> None:
     configure_logs(getattr(logging, log_level.upper()))
 
 
-def _register() -> None:
-    """Each command module registers its commands, in the order the top-level help lists them."""
-    for name in (
-        "mcp_assay.cli.demo",
-        "mcp_assay.cli.run",
-        "mcp_assay.cli.proxy",
-        "mcp_assay.cli.tap",
+COMMANDS = (
+    Named("demo", "mcp_assay.cli.demo", "demo_command", "See what mcp-assay does, on a bundled example server."),
+    Named("run", "mcp_assay.cli.run", "run_command", "Test one MCP server, over HTTP or stdio, with the active suite."),
+    Named(
+        "proxy", "mcp_assay.cli.proxy", "proxy_command", "Judge live traffic between clients and servers via mitmproxy."
+    ),
+    Named(
+        "addon-path",
+        "mcp_assay.cli.addon_path",
+        "addon_path_command",
+        "Print the path of the mitmproxy addon script (mitmdump -s).",
+    ),
+    Named("tap", "mcp_assay.cli.tap", "tap_command", "Judge a stdio server and its client, from the client's config."),
+    Named(
+        "validate",
         "mcp_assay.cli.validate",
+        "validate_command",
+        "Judge recordings, mitmproxy flow files or HAR files offline, on every core or a cluster.",
+    ),
+    Named(
+        "report",
         "mcp_assay.cli.report",
+        "report_command",
+        "Re-render and merge JSON reports; start a baseline from them.",
+    ),
+    Named(
+        "replay",
         "mcp_assay.cli.replay",
-        "mcp_assay.cli.spec",
-        "mcp_assay.cli.checks",
-        "mcp_assay.cli.stub",
-    ):
-        try:
-            module = __import__(name, fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.register(cli)
+        "replay_command",
+        "Send a finding's request again and judge the answer: check a fix.",
+    ),
+    Named("spec", "mcp_assay.cli.spec", "spec_group", "List or download the protocol schemas."),
+    Named("checks", "mcp_assay.cli.checks", "checks_command", "List the checks and the requirements they cite."),
+    Named("stub", "mcp_assay.cli.stub", "stub_group", "Serve a stand-in authorization server for the token probes."),
+)
+"""The commands in the order the top-level help lists them (the ones a newcomer needs first), each with
+its summary, so that listing them imports none: a process imports only the command it runs."""
 
-
-_register()
+cli.commands = LazyCommands(COMMANDS, _adopt)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,7 +10,7 @@ from mcp_assay.cli.command import AssayCommand, environment
 from mcp_assay.spec.checks import REGISTRY
 from mcp_assay.spec.requirements import catalogue
 
-__all__ = ["register"]
+__all__ = ["checks_command"]
 
 
 @click.command(
@@ -53,7 +53,3 @@ def checks_command(uncovered: bool) -> None:
             ", ".join(sorted(check.gate.features)) or "any", ", ".join(sorted(check.gate.transports)), check.title,
         )  # fmt: skip
     console.print(table)
-
-
-def register(group: click.Group) -> None:
-    group.add_command(checks_command)

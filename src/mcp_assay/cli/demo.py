@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from mcp_assay.demo.orchestrate import DemoEvent, DemoOutcome, DemoSettings
     from mcp_assay.spec import SpecSet
 
-__all__ = ["register"]
+__all__ = ["demo_command"]
 
 TARGET_ERROR_EXIT = ExitCode.NOT_JUDGED
 ANSWER_WIDTH = 90
@@ -219,7 +219,3 @@ def _run(settings: DemoSettings, spec: SpecSet, console: Console) -> DemoOutcome
     with progress:
         display = _Display(progress)
         return asyncio.run(run_demo(settings, spec, display))
-
-
-def register(group: click.Group) -> None:
-    group.add_command(demo_command)

@@ -15,7 +15,6 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, check_hold_ms, family_names, parse_families
 from mcp_assay.cli.params import Checked, ReportSpec, SpecPath, WritableFile, readable_file
 from mcp_assay.recording.redaction import REDACTED
 from mcp_assay.report import ReportTarget, parse_report_option
@@ -55,6 +54,8 @@ class Families(click.ParamType):  # type: ignore[type-arg]
     name = "family[,family]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from mcp_assay.addon.inject import parse_families
+
         try:
             parse_families(str(value))
         except ConfigError as exc:
@@ -201,7 +202,12 @@ def report_options[F: Callable[..., Any]](func: F) -> F:
 
 
 def inject_options[F: Callable[..., Any]](func: F) -> F:
-    """``--inject`` and ``--inject-hold-ms`` (``proxy`` and ``tap``)."""
+    """``--inject`` and ``--inject-hold-ms`` (``proxy`` and ``tap``).
+
+    The fault families are imported here, when ``proxy`` or ``tap`` declares its options, not when this module
+    is: every other command's process goes without them."""
+    from mcp_assay.addon.inject import DEFAULT_HOLD_MS, MAX_HOLD_MS, family_names
+
     func = click.option(
         "--inject-hold-ms",
         type=Checked(Number(1, MAX_HOLD_MS, whole=True, unit="milliseconds"), "ms"),
@@ -228,6 +234,8 @@ def inject_options[F: Callable[..., Any]](func: F) -> F:
 
 def parse_inject(values: Sequence[str], hold_ms: int) -> str:
     """``--inject`` values as the addon option (``version,hold``); unknown families or a bad hold are usage errors."""
+    from mcp_assay.addon.inject import check_hold_ms, parse_families
+
     families = parse_families(values)
     check_hold_ms(hold_ms)
     return ",".join(sorted(family.name for family in families))

@@ -17,7 +17,6 @@ import click
 
 from mcp_assay.report import check_writable
 from mcp_assay.spec.sources import parse_spec_path
-from mcp_assay.suite.config import SETTINGS
 from mcp_assay.userinput.files import expanded
 from mcp_assay.userinput.values import HEADER, MAX_SECONDS, URL, BadValue, Kind, Number, port
 from mcp_assay.vocabulary.errors import ConfigError
@@ -56,6 +55,8 @@ class Checked(click.ParamType):  # type: ignore[type-arg]
 
 def setting(name: str) -> Checked:
     """The click type of ``run``'s setting ``name``: the config schema's kind for it."""
+    from mcp_assay.suite.config import SETTINGS  # the run's settings: only the commands that take them pay for them
+
     return Checked(SETTINGS[name], name.replace("_", "-"))
 
 

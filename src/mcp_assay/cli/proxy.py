@@ -49,33 +49,7 @@ from mcp_assay.spec.rules.auth.facts import is_loopback_host
 from mcp_assay.suite.config import read_probe_config
 from mcp_assay.userinput.values import GATEWAY_BACK, HOST, Number
 
-__all__ = ["register"]
-
-
-def addon_script() -> Path:
-    """The file mitmproxy loads with ``-s``."""
-    import mcp_assay.addon
-
-    return Path(mcp_assay.addon.__file__ or "").resolve()
-
-
-@click.command(
-    "addon-path",
-    cls=AssayCommand,
-    short_help="Print the path of the mitmproxy addon script (mitmdump -s).",
-    reads=(("nothing", "it prints where the installed addon is."),),
-)
-def addon_path_command() -> None:
-    """Print the path of the mitmproxy addon script: mitmdump -s "$(mcp-assay addon-path)" ...
-
-    \b
-    mitmdump -s "$(mcp-assay addon-path)" --mode reverse:http://127.0.0.1:8000 --listen-host 127.0.0.1 -p 8080
-    Keep --listen-host 127.0.0.1: mitmdump listens on every interface otherwise. When mitmdump stops it exits
-    with the verdict's exit code, as mcp-assay proxy does (0 conformant, 1 a requirement failed, 3 nothing
-    judged; --set mcp_assay_exit_code=false keeps mitmproxy's 0), and --set mcp_assay_report=json:FILE holds
-    the same verdict (verdict.exit_code) for CI.
-    """
-    click.echo(str(addon_script()))
+__all__ = ["proxy_command"]
 
 
 def _upstream_parts(upstream: str) -> tuple[str, str]:
@@ -360,8 +334,3 @@ def proxy_command(
         )
     )  # fmt: skip
     raise SystemExit(code)
-
-
-def register(group: click.Group) -> None:
-    group.add_command(proxy_command)
-    group.add_command(addon_path_command)

@@ -38,7 +38,7 @@ from mcp_assay.vocabulary.verdicts import Evidence, ExitCode, Outcome, Side, Sou
 from mcp_assay.wire.jsonrpc import Kind
 from mcp_assay.wire.model import Exchange, HttpExchange, Observation, StdioLine, body_text
 
-__all__ = ["register"]
+__all__ = ["replay_command"]
 
 SHOWN = 2000
 """Characters of one message printed (what came back is often long; the rest is counted)."""
@@ -317,7 +317,3 @@ def _conclude(console: Console, result: Verdict, verdict: Verdict) -> int:
 
 def _first_detail(verdict: Verdict) -> str:
     return next((item.detail for item in verdict.evidence if item.detail), "")
-
-
-def register(group: click.Group) -> None:
-    group.add_command(replay_command)

@@ -16,7 +16,7 @@ from mcp_assay.report.model import Report, merge_reports
 from mcp_assay.report.sdks import attribute
 from mcp_assay.vocabulary.errors import RecordingError
 
-__all__ = ["register"]
+__all__ = ["report_command"]
 
 
 def read_report(path: Path) -> Report:
@@ -70,7 +70,3 @@ def report_command(
         attribute(merged, choices.sdk_choice, merged.sdks)
     emit_reports(merged, targets, show=choices.show)
     raise SystemExit(merged.exit_code())
-
-
-def register(group: click.Group) -> None:
-    group.add_command(report_command)

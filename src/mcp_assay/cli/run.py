@@ -52,7 +52,7 @@ from mcp_assay.suite.probes import family_names
 from mcp_assay.vocabulary.errors import ConfigError
 from mcp_assay.wire.model import Exchange
 
-__all__ = ["register"]
+__all__ = ["run_command"]
 
 
 class EnvMayBeEmpty(click.Option):
@@ -395,7 +395,3 @@ def _print_sign_in(console: Console, event: SignInStep) -> None:
     indent = {Line.START: "", Line.URL: "    "}.get(event.kind, "  ")
     style = _SIGN_IN_STYLE.get(event.kind, "")
     console.print(Text(indent + event.text, style=style), soft_wrap=True, highlight=False)
-
-
-def register(group: click.Group) -> None:
-    group.add_command(run_command)

@@ -29,7 +29,7 @@ from mcp_assay.spec.upstream import INDEX_ENV, check_upstream
 from mcp_assay.userinput.values import SECONDS
 from mcp_assay.vocabulary.errors import ConfigError, SpecError
 
-__all__ = ["register"]
+__all__ = ["spec_group"]
 
 
 class Mirror(click.ParamType):  # type: ignore[type-arg]
@@ -234,7 +234,3 @@ def _check(cache: Path, mirror: str | None, index: str | None, force: bool, time
     }[code]
     console.print(summary, highlight=False, soft_wrap=True)
     raise SystemExit(code)
-
-
-def register(group: click.Group) -> None:
-    group.add_command(spec_group)

@@ -21,7 +21,7 @@ from mcp_assay.suite.stub.keys import SigningKey
 from mcp_assay.suite.stub.server import StubServer
 from mcp_assay.userinput.values import HOST_PORT
 
-__all__ = ["register"]
+__all__ = ["stub_group"]
 
 
 @click.group("stub", short_help="Serve a stand-in authorization server for the token probes.")
@@ -120,7 +120,3 @@ def serve_command(config_file: Path | None, key_file: str | None, listen: str) -
         pass
     finally:
         server.close()
-
-
-def register(group: click.Group) -> None:
-    group.add_command(stub_group)

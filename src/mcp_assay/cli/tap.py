@@ -32,7 +32,7 @@ from mcp_assay.report.about import Target
 from mcp_assay.vocabulary.verdicts import ExitCode
 from mcp_assay.wire.model import Hop
 
-__all__ = ["register"]
+__all__ = ["tap_command"]
 
 
 @click.command(
@@ -169,7 +169,3 @@ def _not_an_option(word: str) -> str:
     close = difflib.get_close_matches(word.partition("=")[0], flags, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"no such option: {word}{hint}; the server command comes after the tap's options, or after --"
-
-
-def register(group: click.Group) -> None:
-    group.add_command(tap_command)

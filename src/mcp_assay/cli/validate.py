@@ -50,7 +50,7 @@ from mcp_assay.userinput.values import TEXT, Number
 from mcp_assay.vocabulary.errors import ConfigError, RecordingError
 from mcp_assay.vocabulary.verdicts import Source
 
-__all__ = ["register"]
+__all__ = ["validate_command"]
 
 MAX_JOBS = 1024
 """The most processes ``--jobs`` starts (more than any machine's cores: a typo, not a plan)."""
@@ -305,7 +305,3 @@ def _judge_suite_recordings(
     )
     report.untried, report.generated = coverage_of(log, verdicts, tested)  # what the run did not try, as it said
     return report
-
-
-def register(group: click.Group) -> None:
-    group.add_command(validate_command)

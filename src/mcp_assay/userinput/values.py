@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-import httpx
-
 from mcp_assay.recording.redaction import Redactor
 
 __all__ = [
@@ -173,6 +171,8 @@ class _URL:
             raise _wrong("the URL names no host", shown)
         if given_port == 0:
             raise _wrong("the port must be from 1 to 65535", shown)
+        import httpx  # here, not at the top: most commands check no URL, and httpx is a large import
+
         try:
             httpx.URL(value).host  # noqa: B018 - decoding the host is what fails for a malformed A-label
         except (httpx.InvalidURL, ValueError) as exc:

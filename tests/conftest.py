@@ -59,6 +59,14 @@ _INSTALLED_PEERS = re.compile(r"[/\\]tests[/\\]peers[/\\](node|corpus|intermedia
 
 
 def _compile_once_before_the_workers_start(config: pytest.Config) -> None:
+    """See :func:`_compile_ahead`: any surprise there (pytest's private helpers changed) only costs the speed-up."""
+    try:
+        _compile_ahead(config)
+    except Exception:  # the workers compile and rewrite for themselves, as they always did
+        return
+
+
+def _compile_ahead(config: pytest.Config) -> None:
     """On a fresh checkout (CI's clean clone) nothing is compiled yet: each xdist worker compiled every module of
     ``src`` and rewrote the asserts of every test module for itself, all at the same time, about 13 s of CPU per
     worker that one process can do for all of them. Before the workers start, the controller compiles ``src``

@@ -48,6 +48,7 @@ from mcp_assay.spec.checks import (
     Result,
     accepts_method,
     follows_any,
+    forget_passes,
     not_applicable,
     routed_method,
     unverified,
@@ -794,6 +795,7 @@ class Judge:
             self._run_each(left, present, stop)
         finally:
             self._facts.clear()
+            forget_passes()
 
     def _run_each(self, left: list[Check], present: frozenset[str], stop: Callable[[], str | None] | None) -> None:
         for number, check in enumerate(left):

@@ -59,6 +59,8 @@ class Context:
         self._validations: dict[MessageKey, Validation] = {}
         self._views: dict[Callable[[Context], Any], tuple[int, Any]] = {}
         self._gate_keys: dict[MessageKey, GateKey] = {}
+        self._one_key: dict[GateKey, GateKey] = {}
+        """Each gate key met, the one object every message with it shares (a window holds a handful)."""
         self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
 
     def release(self) -> None:
@@ -70,6 +72,7 @@ class Context:
         self._views.clear()
         self._validations.clear()
         self._gate_keys.clear()
+        self._one_key.clear()
         self._admissions.clear()
 
     # -- shared views ------------------------------------------------------------------------------
@@ -80,7 +83,7 @@ class Context:
         method) is brought up to date; any other is built again."""
         cached = self._views.get(build)
         if cached is not None and cached[0] == len(self.log):
-            return cast(T, cached[1])
+            return cached[1]  # type: ignore[no-any-return]  # what build made (cast() is a call: this one is hot)
         advance = getattr(cached[1], "advance", None) if cached is not None else None
         if cached is not None and advance is not None:
             value = cached[1]
@@ -125,7 +128,7 @@ class Context:
                 frozenset(caps) if caps is not None else None,
                 self.hand(message),
             )
-            self._gate_keys[key] = found
+            found = self._gate_keys[key] = self._one_key.setdefault(found, found)
         return found
 
     def admission(self, check: Check, message: Message) -> tuple[bool, str]:
@@ -151,22 +154,27 @@ class Context:
         wanted = frozenset(kinds) if kinds is not None else None
         check = self.check
         judging_client = check is not None and check.side is not Side.SERVER
-        gate_keys, admissions = self._gate_keys, self._admissions  # the gates, looked up inline: a hot loop
+        gate_keys = self._gate_keys  # the gates, looked up inline: a hot loop
+        admits: dict[int, bool] = {}  # the running check's admission by gate key (each key is one object)
         for message in self.log.messages():
             if sent_by is not None and message.sender is not sent_by:
                 continue
             if wanted is not None and message.kind not in wanted:
                 continue
-            if judging_client and self.deliberately_invalid(message):
-                continue
             if check is None:
                 yield message
                 continue
-            key = gate_keys.get((message.exchange, message.index))
-            admitted = admissions.get((check.name, key)) if key is not None else None
+            key = gate_keys.get(message.key)
+            if key is None:  # a message judged before its gate key was asked: the long way
+                if not (judging_client and self.deliberately_invalid(message)) and self.admission(check, message)[0]:
+                    yield message
+                continue
+            if judging_client and key[3] and self.deliberately_invalid(message):
+                continue  # only a message mcp-assay had a hand in (its gate key says so) can be one it broke
+            admitted = admits.get(id(key))
             if admitted is None:
-                admitted = self.admission(check, message)
-            if admitted[0]:
+                admitted = admits[id(key)] = self.admission(check, message)[0]
+            if admitted:
                 yield message
 
     def exchanges(self) -> Iterator[Exchange]:

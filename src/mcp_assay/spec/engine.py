@@ -195,9 +195,10 @@ class _Gated:
     """The message checks a message of this gate key, sender, kind and (routed) method visits."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Facts:
-    """A finding's subject as folding sees it (the same for every check that judges it)."""
+    """A finding's subject as folding sees it (the same for every check that judges it; never changed once made,
+    but not frozen: one is made per message, and a frozen class's constructor costs twice as much)."""
 
     subject: Message | Exchange | None
     """Held, so that the id the facts are cached under stays this subject's."""

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, cast
 
-from mcp_assay.spec.checks import Check
+from mcp_assay.spec.checks import Check, Gate
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.validator import Validation
 from mcp_assay.vocabulary.verdicts import Side
@@ -62,6 +62,8 @@ class Context:
         self._one_key: dict[GateKey, GateKey] = {}
         """Each gate key met, the one object every message with it shares (a window holds a handful)."""
         self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
+        self._gated: dict[Gate, tuple[int, list[Exchange]]] = {}
+        """The exchanges each check gate lets through, with the log's length when they were found."""
 
     def release(self) -> None:
         """Drop the views and caches of a window that is over.
@@ -74,6 +76,7 @@ class Context:
         self._gate_keys.clear()
         self._one_key.clear()
         self._admissions.clear()
+        self._gated.clear()
 
     # -- shared views ------------------------------------------------------------------------------
     def view[T](self, build: Callable[[Context], T]) -> T:
@@ -178,15 +181,22 @@ class Context:
                 yield message
 
     def exchanges(self) -> Iterator[Exchange]:
-        """Exchanges (any kind) that pass the running check's revision and transport gates."""
+        """Exchanges (any kind) that pass the running check's revision and transport gates (found once per gate for
+        the log as it is: the checks that ask share a handful of gates)."""
         check = self.check
-        for exchange in self.log:
-            if check is not None:
-                if exchange.transport and exchange.transport not in check.gate.transports:
-                    continue
-                if not check.gate.admits(self.exchange_revision(exchange))[0]:
-                    continue
-            yield exchange
+        if check is None:
+            return iter(list(self.log))
+        gate = check.gate
+        held = self._gated.get(gate)
+        if held is None or held[0] != len(self.log):
+            passing = [
+                exchange
+                for exchange in self.log
+                if not (exchange.transport and exchange.transport not in gate.transports)
+                and gate.admits(self.exchange_revision(exchange))[0]
+            ]
+            held = self._gated[gate] = (len(self.log), passing)
+        return iter(held[1])
 
     # -- what mcp-assay itself sent ----------------------------------------------------------------
     def probe(self, subject: Message | Exchange) -> Probe | None:

@@ -79,7 +79,10 @@ def encode_sentinel(text: str) -> str:
 
 def header_text_safe(value: str) -> bool:
     """Only visible ASCII, space and tab (what a plain header value may hold)."""
-    return all(ch == "\t" or 0x20 <= ord(ch) <= 0x7E for ch in value)
+    return _HEADER_TEXT.fullmatch(value) is not None
+
+
+_HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 
 
 def needs_encoding(text: str) -> bool:

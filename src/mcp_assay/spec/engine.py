@@ -454,6 +454,17 @@ class Judge:
                 if isinstance(finding, Passes):
                     rank = self._fold_passes(check, tally, finding, message.time, position, rank)
                     continue
+                if finding.outcome is Outcome.PASSED and finding.subject is message:  # one pass of several
+                    if not asked:
+                        facts, asked = self._facts_of(message), True
+                        plain = facts if facts.plain else None
+                    if plain is not None:  # counted as _fold counts it
+                        _count_pass(tally, plain)
+                        order = (message.time, position, rank)
+                        rank += 1
+                        if tally.last_pass is None or order > tally.last_pass.order:
+                            tally.last_pass = _Ranked(order, finding)
+                        continue
                 folded = self._fold(check, tally, finding, (message.time, position, rank))
                 rank += 1
                 if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:

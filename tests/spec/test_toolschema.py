@@ -212,3 +212,29 @@ def test_a_value_met_before_is_not_validated_again(monkeypatch: pytest.MonkeyPat
     for _ in range(3):
         assert validate_instance(schema, {"n": "a"}, "arguments").issues
     assert len(calls) == 1
+
+
+def test_a_schema_listed_again_as_a_new_object_is_reviewed_once_and_told_apart_from_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server lists the same tools again and again, each listing parsed into new objects: a schema of a value met
+    before reuses its review, and a schema differing in one value, or in a float against an integer, gets its own."""
+    from mcp_assay.spec import toolschema
+
+    sized: list[Any] = []
+    real = toolschema._sized
+
+    def counted(schema: Any) -> tuple[str | None, str | None]:
+        sized.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(toolschema, "_sized", counted)
+
+    def listed(kind: str, limit: float = 3) -> dict[str, Any]:  # parsed anew each time, as each listing is
+        return {"type": "object", "properties": {"a": {"type": kind, "maximum": limit}}}
+
+    assert all(review_schema(listed("integer")).valid for _ in range(3))
+    assert len(sized) == 1
+    assert not review_schema(listed("integr")).valid
+    assert review_schema(listed("integer", 3.0)).valid
+    assert len(sized) == 3

@@ -74,6 +74,7 @@ __all__ = [
     "accepts_method",
     "failed",
     "follows_any",
+    "forget_passes",
     "grading",
     "log_check",
     "message_check",
@@ -143,9 +144,16 @@ def passed(
 
 
 _PLAIN_PASSES: dict[int, Finding] = {}
-"""Plain passes (no detail, nothing related) of the subjects judged last, each held with its subject (so an id
-stays its subject's): findings are values, and every check that passes a subject may hand over the same one."""
-_KEPT_PASSES = 256
+"""Plain passes (no detail, nothing related) of the subjects judged lately, each held with its subject (so an id
+stays its subject's): findings are values, and every check that passes a subject may hand over the same one. Log
+checks pass a window's messages one check after another, so the passes of a whole window are kept: the engine lets
+go of them as the window ends (:func:`forget_passes`), and a bound holds them where nothing does."""
+_KEPT_PASSES = 65_536
+
+
+def forget_passes() -> None:
+    """Let go of the plain passes kept (the engine calls it as a window ends, whose subjects go with it)."""
+    _PLAIN_PASSES.clear()
 
 
 def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, cast
 
-from mcp_assay.spec.checks import Check
+from mcp_assay.spec.checks import Check, Gate
 from mcp_assay.spec.revisions import Revision, SpecSet
 from mcp_assay.spec.validator import Validation
 from mcp_assay.vocabulary.verdicts import Side
@@ -59,7 +59,11 @@ class Context:
         self._validations: dict[MessageKey, Validation] = {}
         self._views: dict[Callable[[Context], Any], tuple[int, Any]] = {}
         self._gate_keys: dict[MessageKey, GateKey] = {}
+        self._one_key: dict[GateKey, GateKey] = {}
+        """Each gate key met, the one object every message with it shares (a window holds a handful)."""
         self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
+        self._gated: dict[Gate, tuple[int, list[Exchange]]] = {}
+        """The exchanges each check gate lets through, with the log's length when they were found."""
 
     def release(self) -> None:
         """Drop the views and caches of a window that is over.
@@ -70,7 +74,9 @@ class Context:
         self._views.clear()
         self._validations.clear()
         self._gate_keys.clear()
+        self._one_key.clear()
         self._admissions.clear()
+        self._gated.clear()
 
     # -- shared views ------------------------------------------------------------------------------
     def view[T](self, build: Callable[[Context], T]) -> T:
@@ -80,7 +86,7 @@ class Context:
         method) is brought up to date; any other is built again."""
         cached = self._views.get(build)
         if cached is not None and cached[0] == len(self.log):
-            return cast(T, cached[1])
+            return cached[1]  # type: ignore[no-any-return]  # what build made (cast() is a call: this one is hot)
         advance = getattr(cached[1], "advance", None) if cached is not None else None
         if cached is not None and advance is not None:
             value = cached[1]
@@ -125,7 +131,7 @@ class Context:
                 frozenset(caps) if caps is not None else None,
                 self.hand(message),
             )
-            self._gate_keys[key] = found
+            found = self._gate_keys[key] = self._one_key.setdefault(found, found)
         return found
 
     def admission(self, check: Check, message: Message) -> tuple[bool, str]:
@@ -151,34 +157,46 @@ class Context:
         wanted = frozenset(kinds) if kinds is not None else None
         check = self.check
         judging_client = check is not None and check.side is not Side.SERVER
-        gate_keys, admissions = self._gate_keys, self._admissions  # the gates, looked up inline: a hot loop
+        gate_keys = self._gate_keys  # the gates, looked up inline: a hot loop
+        admits: dict[int, bool] = {}  # the running check's admission by gate key (each key is one object)
         for message in self.log.messages():
             if sent_by is not None and message.sender is not sent_by:
                 continue
             if wanted is not None and message.kind not in wanted:
                 continue
-            if judging_client and self.deliberately_invalid(message):
-                continue
             if check is None:
                 yield message
                 continue
-            key = gate_keys.get((message.exchange, message.index))
-            admitted = admissions.get((check.name, key)) if key is not None else None
+            key = gate_keys.get(message.key)
+            if key is None:  # a message judged before its gate key was asked: the long way
+                if not (judging_client and self.deliberately_invalid(message)) and self.admission(check, message)[0]:
+                    yield message
+                continue
+            if judging_client and key[3] and self.deliberately_invalid(message):
+                continue  # only a message mcp-assay had a hand in (its gate key says so) can be one it broke
+            admitted = admits.get(id(key))
             if admitted is None:
-                admitted = self.admission(check, message)
-            if admitted[0]:
+                admitted = admits[id(key)] = self.admission(check, message)[0]
+            if admitted:
                 yield message
 
     def exchanges(self) -> Iterator[Exchange]:
-        """Exchanges (any kind) that pass the running check's revision and transport gates."""
+        """Exchanges (any kind) that pass the running check's revision and transport gates (found once per gate for
+        the log as it is: the checks that ask share a handful of gates)."""
         check = self.check
-        for exchange in self.log:
-            if check is not None:
-                if exchange.transport and exchange.transport not in check.gate.transports:
-                    continue
-                if not check.gate.admits(self.exchange_revision(exchange))[0]:
-                    continue
-            yield exchange
+        if check is None:
+            return iter(list(self.log))
+        gate = check.gate
+        held = self._gated.get(gate)
+        if held is None or held[0] != len(self.log):
+            passing = [
+                exchange
+                for exchange in self.log
+                if not (exchange.transport and exchange.transport not in gate.transports)
+                and gate.admits(self.exchange_revision(exchange))[0]
+            ]
+            held = self._gated[gate] = (len(self.log), passing)
+        return iter(held[1])
 
     # -- what mcp-assay itself sent ----------------------------------------------------------------
     def probe(self, subject: Message | Exchange) -> Probe | None:

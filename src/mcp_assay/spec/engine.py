@@ -48,6 +48,7 @@ from mcp_assay.spec.checks import (
     Result,
     accepts_method,
     follows_any,
+    forget_passes,
     not_applicable,
     routed_method,
     unverified,
@@ -133,6 +134,8 @@ class Scope:
 # -- tallies ---------------------------------------------------------------------------------------
 Order = tuple[float, int, int]
 """Where a finding sits in the traffic: its subject's time, the subject's capture position, the finding's rank."""
+Origin = tuple[Source | None, str | None]
+"""Where a finding's subject came from and its revision: one object per value (:meth:`Judge._facts_of`)."""
 
 
 @dataclass(order=True, slots=True)
@@ -177,6 +180,9 @@ class _Tally:
     """The position (a log check: the window) at which the check raised."""
     grade_order: Order | None = None
     """Where the finding that set :attr:`grade` was folded."""
+    origin: Origin | None = None
+    """The source and revision of the pass counted last (in :attr:`sources` and :attr:`revisions` already): a pass
+    of the same kind, as nearly every pass is, adds nothing to them."""
 
 
 @dataclass(slots=True)
@@ -189,9 +195,10 @@ class _Gated:
     """The message checks a message of this gate key, sender, kind and (routed) method visits."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Facts:
-    """A finding's subject as folding sees it (the same for every check that judges it)."""
+    """A finding's subject as folding sees it (the same for every check that judges it; never changed once made,
+    but not frozen: one is made per message, and a frozen class's constructor costs twice as much)."""
 
     subject: Message | Exchange | None
     """Held, so that the id the facts are cached under stays this subject's."""
@@ -203,6 +210,10 @@ class _Facts:
     source: Source | None
     explored: Explored | None
     revision: str | None
+    origin: Origin
+    """:attr:`source` and :attr:`revision`, the one object for this value (compared by identity)."""
+    plain: bool
+    """Neither probed nor carried nor explored: a pass about it counts for every check, at its own order."""
 
 
 class Judge:
@@ -273,6 +284,7 @@ class Judge:
         """Exchanges that carried traffic (observations left out), over every window."""
         self.messages_seen = 0
         self._facts: dict[int, _Facts] = {}
+        self._origins: dict[Origin, Origin] = {}
         self.check_calls = 0
         """Message checks called, over every window (counted work: what the dispatch index leaves to run)."""
         self.log_check_calls = 0
@@ -400,6 +412,10 @@ class Judge:
             ]
         self.check_calls += len(runs)
         invalid: bool | None = None
+        at: Order = (message.time, position, 0)
+        plain: _Facts | None = None  # the message's facts, when a pass about it counts alike for every check
+        asked = False
+        kept: _Ranked | None = None  # the pass kept as the latest by the checks that passed it (one, shared)
         for check in runs:
             tally = self._tallies[check.name]
             if tally.broken is not None:
@@ -419,14 +435,36 @@ class Judge:
                 continue
             finally:
                 ctx.check = None
-            if type(result) is Finding and result.outcome is Outcome.PASSED:
-                self._fold_pass(check, tally, result, (message.time, position, 0))  # the commonest finding by far
+            if type(result) is Finding and result.outcome is Outcome.PASSED:  # the commonest finding by far
+                if result.subject is message:
+                    if not asked:
+                        facts, asked = self._facts_of(message), True
+                        plain = facts if facts.plain else None
+                    if plain is not None:  # counted as _fold_pass counts it, without asking per check
+                        _count_pass(tally, plain)
+                        if tally.last_pass is None or at > tally.last_pass.order:
+                            if kept is None or kept.finding is not result:
+                                kept = _Ranked(at, result)
+                            tally.last_pass = kept
+                        continue
+                self._fold_pass(check, tally, result, at)
                 continue
             rank = 0
             for finding in found:
                 if isinstance(finding, Passes):
                     rank = self._fold_passes(check, tally, finding, message.time, position, rank)
                     continue
+                if finding.outcome is Outcome.PASSED and finding.subject is message:  # one pass of several
+                    if not asked:
+                        facts, asked = self._facts_of(message), True
+                        plain = facts if facts.plain else None
+                    if plain is not None:  # counted as _fold counts it
+                        _count_pass(tally, plain)
+                        order = (message.time, position, rank)
+                        rank += 1
+                        if tally.last_pass is None or order > tally.last_pass.order:
+                            tally.last_pass = _Ranked(order, finding)
+                        continue
                 folded = self._fold(check, tally, finding, (message.time, position, rank))
                 rank += 1
                 if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
@@ -455,9 +493,16 @@ class Judge:
     def _fold_passes(self, check: Check, tally: _Tally, passes: Passes, first: float, second: int, rank: int) -> int:
         """Count passes handed over at once (a finding is made only for the one kept); the next free rank."""
         latest: tuple[Order, _Facts] | None = None
+        known = self._facts
         for subject in passes.subjects:
             order = (first, second, rank)
             rank += 1
+            facts = known.get(id(subject))
+            if facts is not None and facts.plain:  # counted as below, without asking
+                _count_pass(tally, facts)
+                if latest is None or order > latest[0]:
+                    latest = (order, facts)
+                continue
             facts = self._judged_facts(check, tally, subject, order)
             if facts is not None:
                 order = self._counted(tally, facts, order)
@@ -494,10 +539,7 @@ class Judge:
     @staticmethod
     def _counted(tally: _Tally, facts: _Facts, order: Order) -> Order:
         """Count one pass (where it came from, its revision); where it ranks among the check's findings."""
-        tally.sources.add(facts.source)
-        if facts.revision:
-            tally.revisions.add(facts.revision)
-        tally.passes += 1
+        _count_pass(tally, facts)
         return _ranked(facts.explored, order)
 
     def _fold(self, check: Check, tally: _Tally, finding: Finding, order: Order) -> Finding | None:
@@ -591,15 +633,15 @@ class Judge:
             exchange = self.log.get(subject.exchange) if isinstance(subject, Message) else subject
             probe = self._probe(exchange, subject)
             explored = probe.explored if probe is not None else None
+            probed = exchange is not None and exchange.probe is not None
+            carried = exchange is not None and (exchange.id in self._context or exchange.id in self._deferred)
+            source = Source.EXPLORED if explored is not None else _source_of(probe)
+            revision = self.log.revision(subject) if isinstance(subject, Message) else None
+            origin = self._origins.setdefault((source, revision), (source, revision))
             facts = self._facts[id(subject)] = _Facts(
-                subject=subject,
-                exchange=exchange,
-                probed=exchange is not None and exchange.probe is not None,
-                carried=exchange is not None and (exchange.id in self._context or exchange.id in self._deferred),
-                source=Source.EXPLORED if explored is not None else _source_of(probe),
-                explored=explored,
-                revision=self.log.revision(subject) if isinstance(subject, Message) else None,
-            )
+                subject, exchange, probed, carried, source, explored, revision, origin,
+                plain=not probed and not carried and explored is None,
+            )  # fmt: skip
         return facts
 
     def _probe(self, exchange: Exchange | None, subject: Message | Exchange | None) -> Probe | None:
@@ -794,6 +836,7 @@ class Judge:
             self._run_each(left, present, stop)
         finally:
             self._facts.clear()
+            forget_passes()
 
     def _run_each(self, left: list[Check], present: frozenset[str], stop: Callable[[], str | None] | None) -> None:
         for number, check in enumerate(left):
@@ -829,12 +872,25 @@ class Judge:
         finally:
             self.ctx.check = None
         rank = 0
+        facts_of, known = self._facts_of, self._facts
+        latest: tuple[int, Finding] | None = None  # the rank and finding of the run's latest plain pass
         for finding in found:
+            if type(finding) is Finding and finding.outcome is Outcome.PASSED:  # most findings of a log check
+                facts = known.get(id(finding.subject)) or facts_of(finding.subject)
+                if facts.plain:  # counted as _fold counts it, kept once the run ends rather than at every pass
+                    _count_pass(tally, facts)
+                    latest = (rank, finding)
+                    rank += 1
+                    continue
             if isinstance(finding, Passes):
                 rank = self._fold_passes(check, tally, finding, math.inf, window, rank)
             else:
                 self._fold(check, tally, finding, (math.inf, window, rank))
                 rank += 1
+        if latest is not None:
+            order = (math.inf, window, latest[0])
+            if tally.last_pass is None or order > tally.last_pass.order:
+                tally.last_pass = _Ranked(order, latest[1])
 
     def _exchanges_in_scope(self, check: Check) -> int:
         """Exchanges carrying traffic that pass the check's transport and revision gates (observations carry none)."""
@@ -884,6 +940,16 @@ class Judge:
             ok, why = False, f"{scope.transport} has no such requirement"
         outcome = Outcome.NOT_VERIFIED if ok else Outcome.NOT_APPLICABLE
         return replace(verdict, outcome=outcome, reason=why or verdict.reason)
+
+
+def _count_pass(tally: _Tally, facts: _Facts) -> None:
+    """Count one pass of a subject with these facts: how many, where they came from, their revisions."""
+    tally.passes += 1
+    if facts.origin is not tally.origin:
+        tally.origin = facts.origin
+        tally.sources.add(facts.source)
+        if facts.revision:
+            tally.revisions.add(facts.revision)
 
 
 def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None, graded_at: Order | None = None) -> None:

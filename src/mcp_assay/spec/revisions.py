@@ -74,6 +74,8 @@ class SpecSet:
         self.window = self.all[-WINDOW_SIZE:][::-1]
         """Newest first."""
         self._by_name = {revision.name: revision for revision in self.all}
+        self._in_window = {name: revision for name, revision in self._by_name.items() if revision in self.window}
+        """What :meth:`get` answers, by name (rules ask it hundreds of times a message)."""
 
     @property
     def newest(self) -> Revision:
@@ -81,10 +83,7 @@ class SpecSet:
 
     def get(self, name: str | None) -> Revision | None:
         """The revision named, if it is inside the window."""
-        if name is None:
-            return None
-        revision = self._by_name.get(name)
-        return revision if revision is not None and revision in self.window else None
+        return self._in_window.get(name) if name is not None else None
 
     def require(self, name: str) -> Revision:
         """The named revision, or a usage error listing the supported ones."""

@@ -252,17 +252,34 @@ tool's schema is read once per listing, and each call and answer of that tool as
 HELD = 1024
 
 
+_BY_VALUE: dict[bytes, tuple[SchemaReview, str | None]] = {}
+"""The review and canonical text of each clean schema value met (:func:`~mcp_assay.wire.jsontext.fingerprint`, which
+tells clean values apart): a server lists the same tools again and again, each listing a new object per schema."""
+HELD_TEXT = 64 * 1024
+"""The longest schema text :data:`_BY_VALUE` keeps (so that what it holds stays small)."""
+
+
 def _reviewed(schema: Any) -> tuple[SchemaReview, str | None]:
-    """The review of ``schema`` and its canonical text (``None`` when it has none), worked out once per object."""
+    """The review of ``schema`` and its canonical text (``None`` when it has none), worked out once per object, and
+    once per value for schemas of a clean value."""
     held = _BY_OBJECT.get(id(schema))
     if held is not None and held[0] is schema:
         return held[1], held[2]
-    dialect, _ = _dialect_of(schema)
-    blocker, text = _sized(schema)
-    if blocker is not None or text is None:
-        review = SchemaReview(dialect, blocked=blocker or "the schema cannot be serialised as JSON")
+    value = jsontext.fingerprint(schema)
+    known = _BY_VALUE.get(value) if value is not None else None
+    if known is not None:
+        review, text = known
     else:
-        review = _review(text)
+        dialect, _ = _dialect_of(schema)
+        blocker, text = _sized(schema)
+        if blocker is not None or text is None:
+            review = SchemaReview(dialect, blocked=blocker or "the schema cannot be serialised as JSON")
+        else:
+            review = _review(text)
+        if value is not None and len(value) <= HELD_TEXT:
+            if len(_BY_VALUE) >= HELD:
+                _BY_VALUE.clear()
+            _BY_VALUE[value] = (review, text)
     if len(_BY_OBJECT) >= HELD:
         _BY_OBJECT.clear()
     _BY_OBJECT[id(schema)] = (schema, review, text)

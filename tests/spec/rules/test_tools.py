@@ -493,6 +493,22 @@ def test_tool_16_and_the_http_rules_read_x_mcp_header_marks_alike(spec: SpecSet)
     assert outcome(spec, "x_mcp_header_annotations_are_valid", tools_list([tool])) is Outcome.PASSED
 
 
+def test_marks_read_once_per_schema_value_still_follow_each_listing() -> None:
+    """A tool listed again (new objects, the same value) gets the same marks; one whose mark, order or type changed
+    gets its own reading, and what a caller does to the lists it was given changes no later answer."""
+    first = header_marks(_annotated({"a": {"type": "string", "x-mcp-header": "A"}}))
+    first[0].clear()
+    again = header_marks(_annotated({"a": {"type": "string", "x-mcp-header": "A"}}))
+    assert [(mark.name, mark.path) for mark in again[0]] == [("A", ("a",))] and again[1] == []
+    renamed = header_marks(_annotated({"a": {"type": "string", "x-mcp-header": "B"}}))
+    assert [mark.name for mark in renamed[0]] == ["B"]
+    both = {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "integer", "x-mcp-header": "B"}}
+    swapped = {"b": both["b"], "a": both["a"]}
+    assert [mark.name for mark in header_marks(_annotated(both))[0]] == ["A", "B"]
+    assert [mark.name for mark in header_marks(_annotated(swapped))[0]] == ["B", "A"]
+    assert header_marks(_annotated({"a": {"type": "object", "x-mcp-header": "A"}}))[1]
+
+
 def test_tool_16_is_not_verified_without_annotations_and_not_applicable_in_2025(spec: SpecSet) -> None:
     assert outcome(spec, "x_mcp_header_annotations_are_valid", tools_list([ADD])) is Outcome.NOT_VERIFIED
     old = log_of(legacy_session(capabilities={"tools": {}}), legacy_call("tools/list", None, {"tools": [ADD]}))

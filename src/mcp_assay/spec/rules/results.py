@@ -40,12 +40,23 @@ def cacheable_methods(ctx: Context, message: Message) -> frozenset[str]:
     if revision is None:
         return frozenset()
     validator = revision.validator
+    held = _CACHEABLE.get(id(validator))
+    if held is not None and held[0] is validator:
+        return held[1]
     methods = set()
     for method, definition in validator.result_defs.items():
         body = validator.defs.get(definition, {})
         if isinstance(body, dict) and "ttlMs" in body.get("required", []):
             methods.add(method)
+    if len(_CACHEABLE) >= 64:  # a process that loads the revisions again and again (tests) holds few of them
+        _CACHEABLE.clear()
+    _CACHEABLE[id(validator)] = (validator, frozenset(methods))
     return frozenset(methods)
+
+
+_CACHEABLE: dict[int, tuple[object, frozenset[str]]] = {}
+"""What :func:`cacheable_methods` read from each revision's schema (held with its validator, so an id stays its
+own): a revision's schema never changes, and the rules ask for every result."""
 
 
 def _method_of(message: Message, ctx: Context) -> str | None:

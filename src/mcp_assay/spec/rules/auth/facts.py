@@ -232,7 +232,7 @@ def _presented(request: HttpRequest) -> Presented:
         (name, item)
         for name, item in parse_qsl(urlsplit(request.url).query, keep_blank_values=True)
         if name.lower() in TOKEN_PARAMS and item
-    )
+    ) if "?" in request.url else ()  # fmt: skip
     other = tuple(
         name
         for name in request.headers.names()

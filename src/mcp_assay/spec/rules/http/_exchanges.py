@@ -76,7 +76,22 @@ def body_modern(exchange: HttpExchange, ctx: Context) -> bool:
 
 
 def modern_exchange(exchange: HttpExchange, ctx: Context) -> bool:
-    return modern_route(exchange, ctx) or body_modern(exchange, ctx)
+    """The header or the body names a 2026-style revision (worked out once per exchange: many HTTP rules ask)."""
+    known = ctx.view(_Eras).modern
+    found = known.get(exchange.id)
+    if found is None:
+        found = known[exchange.id] = modern_route(exchange, ctx) or body_modern(exchange, ctx)
+    return found
+
+
+class _Eras:
+    """Whether each exchange asked about is served under 2026 rules, by exchange id."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.modern: dict[str, bool] = {}
+
+    def advance(self, ctx: Context) -> None:
+        """The log grew: what is known stays true (it depends on the exchange alone)."""
 
 
 def legacy_exchange(exchange: HttpExchange, ctx: Context) -> bool:

@@ -48,11 +48,9 @@ USER_DATA_MEMBERS = frozenset({"arguments", "structuredContent", "inputSchema", 
 
 
 def request_meta(message: Message) -> dict[str, Any] | None:
-    """``params._meta`` of a request or notification, when it is an object."""
-    if message.kind not in (Kind.REQUEST, Kind.NOTIFICATION) or not isinstance(message.params, dict):
-        return None
-    meta = message.params.get("_meta")
-    return meta if isinstance(meta, dict) else None
+    """``params._meta`` of a request or notification, when it is an object (the message read it once)."""
+    kind = message.kind
+    return message.meta if kind is Kind.REQUEST or kind is Kind.NOTIFICATION else None
 
 
 def meta_version(message: Message) -> str | None:

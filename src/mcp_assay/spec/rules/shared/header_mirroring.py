@@ -19,6 +19,7 @@ from typing import Any
 
 from mcp_assay.spec.rules.shared.common import is_int
 from mcp_assay.wire.jsonrpc import MISSING
+from mcp_assay.wire.jsontext import fingerprint
 
 __all__ = [
     "X_MCP_HEADER",
@@ -79,7 +80,10 @@ def encode_sentinel(text: str) -> str:
 
 def header_text_safe(value: str) -> bool:
     """Only visible ASCII, space and tab (what a plain header value may hold)."""
-    return all(ch == "\t" or 0x20 <= ord(ch) <= 0x7E for ch in value)
+    return _HEADER_TEXT.fullmatch(value) is not None
+
+
+_HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 
 
 def needs_encoding(text: str) -> bool:
@@ -154,8 +158,29 @@ def _mirrorable_type(schema: dict[str, Any]) -> bool:
 
 
 def header_marks(tool: Any) -> tuple[list[HeaderMark], list[str]]:
-    """The valid ``x-mcp-header`` marks of a tool's ``inputSchema``, and what makes any other invalid (TOOL-16)."""
+    """The valid ``x-mcp-header`` marks of a tool's ``inputSchema``, and what makes any other invalid (TOOL-16):
+    worked out once per schema value (a server lists the same tools again and again, each time as new objects,
+    and the rules ask for every call)."""
     schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+    value = fingerprint(schema) if isinstance(schema, dict) else None  # tells clean values apart, keys in order
+    known = _MARKS.get(value) if value is not None else None
+    if known is None:
+        marks, problems = _marks_of(schema)
+        known = (tuple(marks), tuple(problems))
+        if value is not None and len(value) <= _HELD_TEXT:
+            if len(_MARKS) >= _HELD:
+                _MARKS.clear()
+            _MARKS[value] = known
+    return list(known[0]), list(known[1])
+
+
+_MARKS: dict[bytes, tuple[tuple[HeaderMark, ...], tuple[str, ...]]] = {}
+_HELD = 1024
+_HELD_TEXT = 64 * 1024
+"""The longest schema text :data:`_MARKS` keeps (so that what it holds stays small)."""
+
+
+def _marks_of(schema: Any) -> tuple[list[HeaderMark], list[str]]:
     marks: list[HeaderMark] = []
     problems: list[str] = []
     seen: dict[str, str] = {}

@@ -168,7 +168,16 @@ def server_capabilities(result: Message | None) -> dict[str, Any] | None:
 
 
 def envelope_consistent(request: Message, ctx: Context) -> bool:
-    """The request's routing headers agree with its body (always true off HTTP)."""
+    """The request's routing headers agree with its body (always true off HTTP): worked out once per request for
+    the version rules that ask."""
+    known = ctx.view(_ModernRequests).consistent
+    found = known.get(request.key)
+    if found is None:
+        found = known[request.key] = _envelope_consistent(request, ctx)
+    return found
+
+
+def _envelope_consistent(request: Message, ctx: Context) -> bool:
     exchange = http_exchange(request, ctx)
     if exchange is None:
         return True
@@ -195,9 +204,20 @@ def complete_envelope(request: Message) -> bool:
 
 def modern_requests(ctx: Context) -> Iterator[Message]:
     """Client requests carrying a 2026-style envelope, whatever version they name (probes included)."""
-    for message in ctx.log.messages():
-        if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and meta_version(message) is not None:
-            yield message
+    return iter(ctx.view(_ModernRequests).requests)
+
+
+class _ModernRequests:
+    """The log's modern requests in the order they crossed the wire, and whether each request's envelope is
+    consistent: found once for the version rules that walk them (made again when the log grows)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.requests = [
+            message
+            for message in ctx.log.messages()
+            if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and meta_version(message) is not None
+        ]
+        self.consistent: dict[tuple[str, int], bool] = {}
 
 
 def code_text(answer: Message) -> str:

@@ -36,6 +36,10 @@ GateKey = tuple[str, str | None, frozenset[str] | None, str]
 (as named on the wire), the capabilities the server advertised for it (``None``: unknown) and mcp-assay's
 hand in its exchange (:meth:`Context.hand`)."""
 
+_Question = tuple[Gate, Side, bool, Side | None, frozenset[Kind] | None]
+"""What decides the messages :meth:`Context.messages` finds: the check's gate, side and ``off_version``, and the
+sender and kinds asked for."""
+
 
 class Context:
     """What a check may consult: the log, the revisions, settings, cached validation and shared views."""
@@ -64,6 +68,8 @@ class Context:
         self._admissions: dict[tuple[str, GateKey], tuple[bool, str]] = {}
         self._gated: dict[Gate, tuple[int, list[Exchange]]] = {}
         """The exchanges each check gate lets through, with the log's length when they were found."""
+        self._passing: dict[_Question, tuple[int, list[Message]]] = {}
+        """The messages :meth:`messages` found for each question asked, with the log's length when they were found."""
 
     def release(self) -> None:
         """Drop the views and caches of a window that is over.
@@ -77,6 +83,7 @@ class Context:
         self._one_key.clear()
         self._admissions.clear()
         self._gated.clear()
+        self._passing.clear()
 
     # -- shared views ------------------------------------------------------------------------------
     def view[T](self, build: Callable[[Context], T]) -> T:
@@ -85,7 +92,7 @@ class Context:
         When the log has grown since, a view that can take in the new traffic (it has an ``advance``
         method) is brought up to date; any other is built again."""
         cached = self._views.get(build)
-        if cached is not None and cached[0] == len(self.log):
+        if cached is not None and cached[0] == self.log.size:
             return cached[1]  # type: ignore[no-any-return]  # what build made (cast() is a call: this one is hot)
         advance = getattr(cached[1], "advance", None) if cached is not None else None
         if cached is not None and advance is not None:
@@ -93,7 +100,7 @@ class Context:
             advance(self)
         else:
             value = build(self)
-        self._views[build] = (len(self.log), value)
+        self._views[build] = (self.log.size, value)
         return cast(T, value)
 
     # -- attribution -------------------------------------------------------------------------------
@@ -153,19 +160,32 @@ class Context:
         """Messages that pass the running check's gates, optionally filtered further.
 
         Messages mcp-assay itself made malformed on purpose are left out for checks that judge
-        the client side."""
+        the client side. What passes is found once per window for the log as it is and for what it
+        depends on (the check's gate, side and whether it judges version negotiation, and the filters),
+        shared by every check that asks the same: a window's log checks ask a handful of such questions."""
         wanted = frozenset(kinds) if kinds is not None else None
         check = self.check
-        judging_client = check is not None and check.side is not Side.SERVER
+        if check is None:
+            return (
+                message
+                for message in self.log.messages()
+                if (sent_by is None or message.sender is sent_by) and (wanted is None or message.kind in wanted)
+            )
+        key = (check.gate, check.side, check.off_version, sent_by, wanted)
+        held = self._passing.get(key)
+        if held is None or held[0] != self.log.size:
+            held = self._passing[key] = (self.log.size, list(self._admitted(check, sent_by, wanted)))
+        return iter(held[1])
+
+    def _admitted(self, check: Check, sent_by: Side | None, wanted: frozenset[Kind] | None) -> Iterator[Message]:
+        """The messages of :meth:`messages` for ``check``, found the long way."""
+        judging_client = check.side is not Side.SERVER
         gate_keys = self._gate_keys  # the gates, looked up inline: a hot loop
-        admits: dict[int, bool] = {}  # the running check's admission by gate key (each key is one object)
+        admits: dict[int, bool] = {}  # the check's admission by gate key (each key is one object)
         for message in self.log.messages():
             if sent_by is not None and message.sender is not sent_by:
                 continue
             if wanted is not None and message.kind not in wanted:
-                continue
-            if check is None:
-                yield message
                 continue
             key = gate_keys.get(message.key)
             if key is None:  # a message judged before its gate key was asked: the long way
@@ -188,14 +208,14 @@ class Context:
             return iter(list(self.log))
         gate = check.gate
         held = self._gated.get(gate)
-        if held is None or held[0] != len(self.log):
+        if held is None or held[0] != self.log.size:
             passing = [
                 exchange
                 for exchange in self.log
                 if not (exchange.transport and exchange.transport not in gate.transports)
                 and gate.admits(self.exchange_revision(exchange))[0]
             ]
-            held = self._gated[gate] = (len(self.log), passing)
+            held = self._gated[gate] = (self.log.size, passing)
         return iter(held[1])
 
     # -- what mcp-assay itself sent ----------------------------------------------------------------

@@ -152,6 +152,9 @@ class ExchangeLog:
 
     def __init__(self, items: Iterable[Exchange] = ()) -> None:
         self._items: list[Exchange] = []
+        self.size = 0
+        """How many exchanges the log holds (``len(log)`` as an attribute: the shared views of a window compare it
+        on every look-up, where a call to ``__len__`` would cost more than the look-up)."""
         self._by_id: dict[str, Exchange] = {}
         self._messages: list[Message] = []
         self._sorted: list[Message] | None = None
@@ -185,6 +188,7 @@ class ExchangeLog:
     def add(self, item: Exchange) -> None:
         """Append one finished exchange (or stdio line) and update the analysis."""
         self._items.append(item)
+        self.size += 1
         self._by_id[item.id] = item
         self._sorted = None
         if isinstance(item, HttpExchange) and oauth_kind(item.request) is not None:

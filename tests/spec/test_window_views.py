@@ -9,24 +9,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules.auth import clients, facts, use
+from mcp_assay.spec.rules.auth.facts import presented
+from mcp_assay.spec.rules.auth.use import sent_requests
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.model import Headers, HttpRequest
 from mcp_assay.wire.traffic import ExchangeLog
-from tests.factories import log_of, modern_call
+from tests.factories import URL, http, log_of, modern_call, modern_headers, request_body, result_body
 
 
-def _counted[T](owner: Any, name: str, calls: list[str]) -> None:
-    """Replace ``owner.name`` by a wrapper noting each call in ``calls``."""
+def _counted[T](owner: Any, name: str, calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replace ``owner.name`` by a wrapper noting each call in ``calls`` (until the test ends)."""
     original: Callable[..., T] = getattr(owner, name)
 
     def counting(*args: Any, **kwargs: Any) -> T:
         calls.append(name)
         return original(*args, **kwargs)
 
-    setattr(owner, name, counting)
+    monkeypatch.setattr(owner, name, counting)
 
 
 def _traffic() -> ExchangeLog:
@@ -46,10 +52,10 @@ def _twins(*, side: Side | None = None) -> tuple[Check, Check]:
     raise AssertionError("no two log checks share a gate")
 
 
-def test_checks_asking_the_same_messages_share_one_walk(spec: SpecSet) -> None:
+def test_checks_asking_the_same_messages_share_one_walk(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     walks: list[str] = []
-    _counted(log, "messages", walks)
+    _counted(log, "messages", walks, monkeypatch)
     ctx = Context(log, spec)
     first, second = _twins()
     ctx.check = first
@@ -65,3 +71,49 @@ def test_checks_asking_the_same_messages_share_one_walk(spec: SpecSet) -> None:
     assert len(walks) == 3
     ctx.release()
     assert not ctx._passing, "a released window keeps nothing"
+
+
+def _authorized() -> ExchangeLog:
+    calls = []
+    for n in range(1, 6):
+        body = request_body("tools/list", n, {})
+        calls.append(
+            http(body, result_body({"tools": []}, n), headers={**modern_headers(body), "authorization": "Bearer tok"})
+        )
+    return log_of(*calls)
+
+
+def test_authorization_checks_read_each_requests_credentials_once_a_window(
+    spec: SpecSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = _authorized()
+    reads: list[str] = []
+    _counted(use, "presented", reads, monkeypatch)
+    _counted(clients, "presented", reads, monkeypatch)
+    ctx = Context(log, spec)
+    for name in (
+        "clients_send_the_token_on_every_request",
+        "clients_keep_tokens_out_of_query_strings",
+        "clients_send_only_tokens_meant_for_the_server",
+        "clients_keep_tokens_out_of_query_strings",
+    ):
+        ctx.check = REGISTRY[name]
+        list(REGISTRY[name].func(ctx))
+    # once each for the gated requests, the window's bearer tokens and where authorization is in use (auth_use):
+    # not once per check and request
+    assert len(reads) == 3 * 5
+    assert [sent.bearer for sent in sent_requests(ctx)] == ["tok"] * 5
+    log.add(_authorized().items[0])
+    assert len(sent_requests(ctx)) == 6, "the log grew: found again"
+
+
+def test_the_other_credentials_of_a_set_of_header_names_are_read_once_and_the_memory_is_capped() -> None:
+    first = presented(HttpRequest(method="GET", url=URL, headers=Headers({"Cookie": "c", "a": "1"}), body=b"", time=0))
+    assert first.other == ("Cookie",)
+    assert facts._OTHER[("Cookie", "a")] == ("Cookie",)
+    for n in range(400):
+        request = HttpRequest(
+            method="GET", url=URL, headers=Headers({f"x-{n}": "1", "X-Api-Key": "k"}), body=b"", time=0
+        )
+        assert presented(request).other == ("X-Api-Key",)
+    assert len(facts._OTHER) <= 256

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -20,12 +21,12 @@ from mcp_assay.spec.checks import Finding, failed, log_check, not_applicable, pa
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import NOT_CAPTURED, home_origin, metadata_documents, origin_of, prm_documents
 from mcp_assay.spec.rules.auth.facts import canonical_uri, is_loopback_host, jwt_claims, jwt_shaped, presented
-from mcp_assay.spec.rules.auth.use import auth_use, deliberate, gated_http_exchanges
+from mcp_assay.spec.rules.auth.use import SentRequest, auth_use, deliberate, sent_requests
 from mcp_assay.spec.rules.shared.reads import ANY_AUTHORIZATION
-from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
+from mcp_assay.vocabulary.protocol import MediaType
 from mcp_assay.vocabulary.verdicts import Level
 from mcp_assay.wire.jsonrpc import Message
-from mcp_assay.wire.model import HttpExchange, is_well_known, media_type
+from mcp_assay.wire.model import HttpExchange, is_well_known
 from mcp_assay.wire.traffic import endpoint_of
 
 AS_URL_FIELDS = (
@@ -42,15 +43,22 @@ AS_URL_FIELDS = (
 )
 
 
-def _client_tokens(ctx: Context) -> set[str]:
-    """Endpoints a client presented a non-empty bearer token to (probes marked invalid left out)."""
-    endpoints = set()
-    for exchange in ctx.log.http_exchanges():
-        if deliberate(exchange):
-            continue
-        if presented(exchange.request).bearer:
-            endpoints.add(endpoint_of(exchange))
-    return endpoints
+class _Bearers:
+    """The bearer tokens the window's requests carried (those a recording redacted left out), and the endpoints a
+    client presented a non-empty one to (probes marked invalid left out): found once per window."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.tokens: set[str] = set()
+        self.endpoints: set[str] = set()
+        for exchange in ctx.log.http_exchanges():
+            token = presented(exchange.request).bearer
+            if token and REDACTED not in token:
+                self.tokens.add(token)
+            if token and not deliberate(exchange):
+                self.endpoints.add(endpoint_of(exchange))
+
+
+_SENT_AT = attrgetter("exchange.time")
 
 
 @log_check(requirements="AUTH-36", level=Level.MUST, subject="client requests", follows=ANY_AUTHORIZATION)
@@ -58,18 +66,19 @@ def clients_send_the_token_on_every_request(ctx: Context) -> Iterator[Finding]:
     """Once a client has presented a bearer token to an endpoint, each later request there carries one.
 
     Requests are grouped by endpoint and ``User-Agent`` so two clients behind one proxy are not mixed up."""
-    lanes: dict[tuple[str, str], list[HttpExchange]] = defaultdict(list)
-    for exchange in gated_http_exchanges(ctx):
-        if deliberate(exchange) or is_well_known(exchange.request):
+    lanes: dict[tuple[str, str], list[SentRequest]] = defaultdict(list)
+    for sent in sent_requests(ctx):
+        exchange = sent.exchange
+        if sent.deliberate or is_well_known(exchange.request):
             continue
-        lanes[(endpoint_of(exchange), exchange.request.headers.get("user-agent") or "")].append(exchange)
+        lanes[(sent.endpoint, exchange.request.headers.get("user-agent") or "")].append(sent)
     any_token = False
-    for (endpoint, _agent), exchanges in lanes.items():
+    for (endpoint, _agent), lane in lanes.items():
         started = False
-        for exchange in sorted(exchanges, key=lambda item: item.time):
-            token = presented(exchange.request).bearer
+        for sent in sorted(lane, key=_SENT_AT):
+            exchange = sent.exchange
             subject: Message | HttpExchange = exchange.request_message or exchange
-            if token:
+            if sent.bearer:
                 if started:
                     yield passed(subject)
                 started = any_token = True
@@ -90,28 +99,24 @@ def clients_keep_tokens_out_of_query_strings(ctx: Context) -> Iterator[Finding]:
     A query parameter named ``access_token``, ``token``, ``api_key``, ``key``, ``jwt`` or ``auth``
     counts when its value is JWT-shaped or equals a bearer token seen in the traffic (values a recording
     already redacted cannot be compared, and count as clean)."""
-    bearers = {
-        token
-        for exchange in ctx.log.http_exchanges()
-        if (token := presented(exchange.request).bearer) and REDACTED not in token
-    }
+    bearers = ctx.view(_Bearers)
     use = auth_use(ctx)
-    clients = _client_tokens(ctx)
     found = False
-    for exchange in gated_http_exchanges(ctx):
-        if deliberate(exchange):
+    for sent in sent_requests(ctx):
+        if sent.deliberate:
             continue
+        exchange = sent.exchange
         subject: Message | HttpExchange = exchange.request_message or exchange
         leaked = [
             (name, value)
-            for name, value in presented(exchange.request).query
-            if REDACTED not in value and (jwt_shaped(value) or value in bearers)
+            for name, value in sent.credentials.query
+            if REDACTED not in value and (jwt_shaped(value) or value in bearers.tokens)
         ]
         if leaked:
             found = True
             named = ", ".join(f"{name} ({fingerprint(value)})" for name, value in leaked)
             yield failed(subject, f"the request URI carries an access token in the query: {named}")
-        elif endpoint_of(exchange) in use or endpoint_of(exchange) in clients:
+        elif sent.endpoint in use or sent.endpoint in bearers.endpoints:
             found = True
             yield passed(subject)
     if not found:
@@ -139,16 +144,17 @@ def clients_send_only_tokens_meant_for_the_server(ctx: Context) -> Iterator[Find
             if isinstance(server, str):
                 issuers[home_origin(doc, ctx)].add(server.rstrip("/"))
     tokens = False
-    for exchange in gated_http_exchanges(ctx):
-        token = presented(exchange.request).bearer
-        if deliberate(exchange) or not token:
+    for sent in sent_requests(ctx):
+        token = sent.bearer
+        if sent.deliberate or not token:
             continue
         tokens = True
         claims = jwt_claims(token)
         if claims is None:
             continue
+        exchange = sent.exchange
         subject: Message | HttpExchange = exchange.request_message or exchange
-        endpoint = endpoint_of(exchange)
+        endpoint = sent.endpoint
         issuer = claims.get("iss")
         known = issuers.get(origin_of(endpoint))
         if "aud" in claims and not _audience_names(claims["aud"], endpoint):
@@ -169,11 +175,18 @@ def clients_send_only_tokens_meant_for_the_server(ctx: Context) -> Iterator[Find
 
 def _redirect_uris(exchange: HttpExchange) -> list[str]:
     request = exchange.request
-    values = [value for name, value in parse_qsl(urlsplit(request.url).query) if name == "redirect_uri"]
-    if request.body and media_type(request.headers.get(HeaderKey.CONTENT_TYPE)) == "application/x-www-form-urlencoded":
+    values = (
+        [value for name, value in parse_qsl(urlsplit(request.url).query) if name == "redirect_uri"]
+        if "?" in request.url  # no query to read (most requests): not worth parsing
+        else []
+    )
+    if not request.body:
+        return values
+    kind = request.content_type
+    if kind == "application/x-www-form-urlencoded":
         text = request.body.decode("utf-8", "replace")
         values.extend(value for name, value in parse_qsl(text) if name == "redirect_uri")
-    elif request.body and request.content_type == MediaType.JSON and not exchange.messages:
+    elif kind == MediaType.JSON and not exchange.messages:
         try:
             body = json.loads(request.body)
         except ValueError:
@@ -205,9 +218,9 @@ def authorization_urls_use_https(ctx: Context) -> Iterator[Finding]:
                 value = doc.body.get(name)
                 if isinstance(value, str):
                     urls.append((doc.exchange, name, value))
-    for exchange in [*gated_http_exchanges(ctx), *ctx.log.oauth_exchanges()]:
-        if not deliberate(exchange):
-            urls.extend((exchange, "redirect URI", value) for value in _redirect_uris(exchange))
+    sent = [item.exchange for item in sent_requests(ctx) if not item.deliberate]
+    for exchange in [*sent, *(item for item in ctx.log.oauth_exchanges() if not deliberate(item))]:
+        urls.extend((exchange, "redirect URI", value) for value in _redirect_uris(exchange))
     for exchange, what, url in urls:
         if (what, url) in seen:
             continue

@@ -233,12 +233,21 @@ def _presented(request: HttpRequest) -> Presented:
         for name, item in parse_qsl(urlsplit(request.url).query, keep_blank_values=True)
         if name.lower() in TOKEN_PARAMS and item
     ) if "?" in request.url else ()  # fmt: skip
-    other = tuple(
-        name
-        for name in request.headers.names()
-        if name.lower() in SECRET_HEADERS and name.lower() not in (HeaderKey.AUTHORIZATION, "set-cookie")
-    )
+    names = tuple(request.headers.names())
+    other = _OTHER.get(names)
+    if other is None:
+        other = tuple(
+            name
+            for name in names
+            if name.lower() in SECRET_HEADERS and name.lower() not in (HeaderKey.AUTHORIZATION, "set-cookie")
+        )
+        if len(_OTHER) < 256:  # a client sends few distinct sets of header names, one per kind of request
+            _OTHER[names] = other
     return Presented(value, scheme, credential.strip(), query, other)
+
+
+_OTHER: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""The other credential-bearing headers of :class:`Presented`, by the header names a request carried in order."""
 
 
 # -- JWTs ---------------------------------------------------------------------------------------------

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcp_assay.cases import Case, Credential
 from mcp_assay.cases import auth as auth_cases
-from mcp_assay.spec.checks import Finding, grading, not_applicable, passed, unverified
+from mcp_assay.spec.checks import Finding, Gate, grading, not_applicable, passed, unverified
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.documents import (
     NOT_CAPTURED,
@@ -49,6 +49,7 @@ from mcp_assay.wire.traffic import endpoint_of
 
 __all__ = [
     "AuthUse",
+    "SentRequest",
     "anonymous_refusal",
     "auth_use",
     "challenge_exchanges",
@@ -62,6 +63,7 @@ __all__ = [
     "protected_requests",
     "refusal_finding",
     "rejected_in_jsonrpc",
+    "sent_requests",
     "served_with_result",
     "status_of",
     "unattributable",
@@ -244,10 +246,60 @@ def credential_tag(exchange: HttpExchange) -> Credential | None:
 
 def gated_http_exchanges(ctx: Context) -> Iterator[HttpExchange]:
     """HTTP exchanges with an MCP server that pass the running check's gates (a client's OAuth flow
-    steps, sent to its authorization server, are not among them)."""
-    for exchange in ctx.exchanges():
-        if isinstance(exchange, HttpExchange) and not ctx.log.is_oauth_step(exchange):
-            yield exchange
+    steps, sent to its authorization server, are not among them): found once per gate and window."""
+    return iter(_gated(ctx).exchanges)
+
+
+class SentRequest(NamedTuple):
+    """One request of :func:`sent_requests`, with what the client-side authorization rules each ask of it."""
+
+    exchange: HttpExchange
+    endpoint: str
+    """Where it went (:func:`~mcp_assay.wire.traffic.endpoint_of`)."""
+    credentials: Presented
+    bearer: str | None
+    """``credentials.bearer``."""
+    deliberate: bool
+    """:func:`deliberate`: the suite sent it malformed or without credentials on purpose."""
+
+
+def sent_requests(ctx: Context) -> list[SentRequest]:
+    """The requests of :func:`gated_http_exchanges` with where they went and the credentials they carried (found
+    once per gate and window: the client-side authorization rules walk them all, each asking the same)."""
+    gated = _gated(ctx)
+    if gated.sent is None:
+        gated.sent = [
+            SentRequest(exchange, endpoint_of(exchange), found, found.bearer, deliberate(exchange))
+            for exchange in gated.exchanges
+            for found in (presented(exchange.request),)
+        ]
+    return gated.sent
+
+
+@dataclass(slots=True)
+class _Gated:
+    exchanges: list[HttpExchange]
+    sent: list[SentRequest] | None = None
+
+
+class _GatedHttp:
+    """What :func:`gated_http_exchanges` and :func:`sent_requests` found, by check gate, for the log as it is (a
+    window's authorization checks share a gate or two)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.by_gate: dict[Gate | None, _Gated] = {}
+
+
+def _gated(ctx: Context) -> _Gated:
+    by_gate = ctx.view(_GatedHttp).by_gate
+    gate = ctx.check.gate if ctx.check is not None else None
+    found = by_gate.get(gate)
+    if found is None:
+        oauth = ctx.log.is_oauth_step
+        found = by_gate[gate] = _Gated(
+            [item for item in ctx.exchanges() if isinstance(item, HttpExchange) and not oauth(item)]
+        )
+    return found
 
 
 ProtectedRequest = tuple[HttpExchange, Message, Presented]

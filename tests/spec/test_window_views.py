@@ -17,6 +17,8 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth import clients, facts, use
 from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.auth.use import sent_requests
+from mcp_assay.spec.rules.http import _exchanges
+from mcp_assay.spec.rules.http._exchanges import http_eras
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind
 from mcp_assay.wire.model import Headers, HttpRequest
@@ -117,3 +119,28 @@ def test_the_other_credentials_of_a_set_of_header_names_are_read_once_and_the_me
         )
         assert presented(request).other == ("X-Api-Key",)
     assert len(facts._OTHER) <= 256
+
+
+def test_http_rules_ask_each_exchanges_era_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = _traffic()
+    asked: list[str] = []
+    _counted(_exchanges, "modern_exchange", asked, monkeypatch)
+    _counted(_exchanges, "legacy_exchange", asked, monkeypatch)
+    ctx = Context(log, spec)
+    names = (
+        "client_version_header_matches_the_body",
+        "client_method_header_matches_the_body",
+        "version_header_mismatch_is_rejected",
+        "unknown_methods_get_404_with_a_jsonrpc_error",
+        "sse_responses_disable_proxy_buffering",
+        "messages_travel_on_one_stream_only",
+    )
+    for name in names:
+        ctx.check = REGISTRY[name]
+        list(REGISTRY[name].func(ctx))
+    assert asked.count("modern_exchange") == 5, "each exchange's era was asked once, whatever the rules"
+    assert http_eras(ctx).modern == {exchange.id for exchange in log}
+    assert not http_eras(ctx).legacy
+    log.add(modern_call("tools/list", {}, {"tools": []}, ident=9))
+    assert len(http_eras(ctx).modern) == 6, "the log grew: the new exchange is taken in"
+    assert asked.count("modern_exchange") == 6

@@ -21,6 +21,7 @@ from mcp_assay.wire.jsonrpc import MISSING, Kind, Message
 from mcp_assay.wire.model import HttpExchange, sent_by_assay
 
 __all__ = [
+    "HttpEras",
     "LEGACY_HTTP",
     "MODERN_HTTP",
     "NAMED_METHODS",
@@ -33,6 +34,7 @@ __all__ = [
     "final_response",
     "first_code",
     "header_version",
+    "http_eras",
     "is_modern",
     "judged_as_client",
     "later_requests",
@@ -107,11 +109,10 @@ def judged_as_client(exchange: HttpExchange) -> bool:
 
 
 def request_posts(ctx: Context, *, client: bool = False) -> Iterator[tuple[HttpExchange, Message]]:
-    """POSTed JSON-RPC requests (not notifications) with their exchange."""
-    posts = ctx.view(_RequestPosts).posts
-    if not client:
-        return iter(posts)
-    return ((exchange, request) for exchange, request in posts if judged_as_client(exchange))
+    """POSTed JSON-RPC requests (not notifications) with their exchange (with ``client``, those
+    :func:`judged_as_client`)."""
+    posts = ctx.view(_RequestPosts)
+    return iter(posts.client if client else posts.posts)
 
 
 class _RequestPosts:
@@ -120,6 +121,8 @@ class _RequestPosts:
 
     def __init__(self, ctx: Context) -> None:
         self.posts: list[tuple[HttpExchange, Message]] = []
+        self.client: list[tuple[HttpExchange, Message]] = []
+        """The posts :func:`judged_as_client`."""
         self.seen = 0
         self.advance(ctx)
 
@@ -129,6 +132,47 @@ class _RequestPosts:
             request = exchange.request_message
             if exchange.request.method == "POST" and request is not None and request.kind is Kind.REQUEST:
                 self.posts.append((exchange, request))
+                if judged_as_client(exchange):
+                    self.client.append((exchange, request))
+        self.seen = len(exchanges)
+
+
+def http_eras(ctx: Context) -> HttpEras:
+    """Which of the log's HTTP exchanges (:meth:`~mcp_assay.wire.traffic.ExchangeLog.http_exchanges`) are served under
+    which rules, worked out once per window: the HTTP rules ask it of every exchange they walk."""
+    return ctx.view(HttpEras)
+
+
+class HttpEras:
+    """The ids of the log's HTTP exchanges that :func:`modern_route`, :func:`modern_exchange` and
+    :func:`legacy_exchange` hold for, and the event-stream answers of the first and the last, in log order (taking
+    in what the log gained since, when a rule asks while it grows).
+
+    A rule walking the log's HTTP exchanges asks a set, not a function, of each."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.routed: set[str] = set()
+        self.modern: set[str] = set()
+        self.legacy: set[str] = set()
+        self.routed_streams: list[HttpExchange] = []
+        self.legacy_streams: list[HttpExchange] = []
+        self.seen = 0
+        self.advance(ctx)
+
+    def advance(self, ctx: Context) -> None:
+        exchanges = ctx.log.http_exchanges()
+        for exchange in exchanges[self.seen :]:
+            stream = exchange.response is not None and exchange.response.is_event_stream
+            if modern_route(exchange, ctx):
+                self.routed.add(exchange.id)
+                if stream:
+                    self.routed_streams.append(exchange)
+            if modern_exchange(exchange, ctx):
+                self.modern.add(exchange.id)
+            elif legacy_exchange(exchange, ctx):
+                self.legacy.add(exchange.id)
+                if stream:
+                    self.legacy_streams.append(exchange)
         self.seen = len(exchanges)
 
 
@@ -180,12 +224,10 @@ def setting(ctx: Context, name: str, default: float) -> float:
 
 def event_stream_answers(ctx: Context, era: Era) -> Iterator[tuple[HttpExchange, Message]]:
     """POST-opened SSE responses to requests, of one era (``modern`` or ``legacy``)."""
+    eras = http_eras(ctx)
+    ids = eras.routed if era is Era.MODERN else eras.legacy if era is Era.HANDSHAKE else set()
     for exchange, request in request_posts(ctx):
-        if exchange.response is None or not exchange.response.is_event_stream:
-            continue
-        if (era is Era.MODERN and modern_route(exchange, ctx)) or (
-            era is Era.HANDSHAKE and legacy_exchange(exchange, ctx)
-        ):
+        if exchange.id in ids and exchange.response is not None and exchange.response.is_event_stream:
             yield exchange, request
 
 

@@ -21,8 +21,8 @@ from mcp_assay.spec.rules.http._exchanges import (
     error_text,
     errors_of,
     first_code,
+    http_eras,
     is_modern,
-    modern_route,
     rendered,
     request_posts,
     tool_of,
@@ -248,8 +248,9 @@ class _ModernAudits:
 
     def advance(self, ctx: Context) -> None:
         posts = list(request_posts(ctx))
+        routed = http_eras(ctx).routed
         for exchange, _ in posts[self.seen :]:
-            if modern_route(exchange, ctx):
+            if exchange.id in routed:
                 result = audit(exchange, ctx)
                 if result is not None:
                     self.audits.append(result)

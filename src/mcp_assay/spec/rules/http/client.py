@@ -20,6 +20,7 @@ from mcp_assay.spec.rules.http._exchanges import (
     errors_of,
     first_code,
     header_version,
+    http_eras,
     is_modern,
     judged_as_client,
     later_requests,
@@ -58,8 +59,9 @@ def client_version_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """Every 2026 request POST carries MCP-Protocol-Version equal to the body's _meta version.
 
     Notification POSTs are not judged (⚠A8: header rules for them are undefined)."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx, client=True):
-        if not modern_exchange(exchange, ctx):
+        if exchange.id not in modern:
             continue
         header = header_version(exchange)
         body = meta_version(request)
@@ -80,8 +82,9 @@ def client_method_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """Every 2026 request POST carries Mcp-Method equal, case included, to the body method.
 
     Notification POSTs are never failed for lacking it (⚠A8)."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx, client=True):
-        if not modern_exchange(exchange, ctx):
+        if exchange.id not in modern:
             continue
         header = exchange.request.headers.get(HeaderKey.METHOD)
         if header is None:
@@ -99,9 +102,10 @@ def client_name_header_matches_the_body(ctx: Context) -> Iterator[Finding]:
     """tools/call and prompts/get carry Mcp-Name = params.name; resources/read carries Mcp-Name = params.uri.
 
     The value may be plain or Base64-sentinel encoded."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx, client=True):
         field_name = NAMED_METHODS.get(request.method or "")
-        if field_name is None or not modern_exchange(exchange, ctx):
+        if field_name is None or exchange.id not in modern:
             continue
         body = params_of(request).get(field_name)
         header = exchange.request.headers.get(HeaderKey.NAME)
@@ -145,8 +149,9 @@ def _mirrored_values(exchange: HttpExchange, request: Message, ctx: Context) -> 
 )
 def client_encodes_unsafe_header_values(ctx: Context) -> Iterator[Finding]:
     """Mcp-Name and Mcp-Param values unsafe as plain header text travel as =?base64?…?= with lowercase markers."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx, client=True):
-        if not modern_exchange(exchange, ctx):
+        if exchange.id not in modern:
             continue
         for label, header, expected in _mirrored_values(exchange, request, ctx):
             if is_sentinel(header):
@@ -177,8 +182,9 @@ def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
 
     Strings go as-is, integers in decimal, booleans as ``true``/``false`` (or Base64 when needed);
     the tool's ``inputSchema`` comes from ``tools/list`` in the log."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx, client=True):
-        if request.method != "tools/call" or not modern_exchange(exchange, ctx):
+        if request.method != "tools/call" or exchange.id not in modern:
             continue
         params = params_of(request)
         name = params.get("name")
@@ -219,8 +225,9 @@ def client_mirrors_marked_arguments(ctx: Context) -> Iterator[Finding]:
 @log_check(requirements="HTTP-23", level=Level.MUST, subject="tool calls", **MODERN_HTTP, follows=ANY_EXCHANGE_HTTP)
 def client_never_calls_tools_with_invalid_header_marks(ctx: Context) -> Iterator[Finding]:
     """An HTTP client drops tools whose x-mcp-header marks are invalid (TOOL-16) and never calls them."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx, client=True):
-        if request.method != "tools/call" or not modern_exchange(exchange, ctx):
+        if request.method != "tools/call" or exchange.id not in modern:
             continue
         name = params_of(request).get("name")
         tools = ctx.log.tools(request)
@@ -245,8 +252,9 @@ def client_refreshes_tools_after_a_parameter_header_rejection(ctx: Context) -> I
     """After a -32020 about Mcp-Param headers the client re-reads tools/list and retries under a new id.
 
     The finding names the refused call (refused by the server, or by mcp-assay's ``--inject headers``)."""
+    modern = http_eras(ctx).modern
     for exchange, request in request_posts(ctx):
-        if sent_by_assay(exchange) or request.method != "tools/call" or not modern_exchange(exchange, ctx):
+        if sent_by_assay(exchange) or request.method != "tools/call" or exchange.id not in modern:
             continue
         if first_code(exchange) != ErrorCode.HEADER_MISMATCH:
             continue
@@ -335,8 +343,9 @@ def client_posts_name_both_media_types_literally(ctx: Context) -> Iterator[Findi
 )
 def client_posts_one_request_or_notification(ctx: Context) -> Iterator[Finding]:
     """A 2026 POST body is one request or notification: never a response, never a JSON array."""
+    modern = http_eras(ctx).modern
     for exchange, message in _post_messages(ctx):
-        if not (modern_exchange(exchange, ctx) or is_modern(ctx.exchange_revision(exchange))):
+        if not (exchange.id in modern or is_modern(ctx.exchange_revision(exchange))):
             continue
         if message.kind is Kind.BATCH:
             yield failed(message, f"the client POSTed a JSON array of {len(message.payload)} messages")

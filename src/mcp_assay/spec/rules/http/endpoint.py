@@ -20,8 +20,7 @@ from mcp_assay.spec.rules.http._exchanges import (
     error_text,
     errors_of,
     first_code,
-    legacy_exchange,
-    modern_route,
+    http_eras,
     rendered,
     request_posts,
 )
@@ -63,7 +62,7 @@ def _notification_posts(ctx: Context) -> Iterator[tuple[HttpExchange, Message]]:
             continue
         if message.kind is Kind.NOTIFICATION:
             yield exchange, message
-        elif message.kind.is_response and legacy_exchange(exchange, ctx):
+        elif message.kind.is_response and exchange.id in http_eras(ctx).legacy:
             yield exchange, message  # 2025 clients POST their responses to server requests
 
 
@@ -162,9 +161,10 @@ def unknown_methods_get_404_with_a_jsonrpc_error(ctx: Context) -> Iterator[Findi
     """An unimplemented method is answered HTTP 404 with a JSON-RPC -32601 body (not a bare 404, not 200).
 
     Triggered by a 2026 request POST answered with ``-32601``, or answered 404 at all."""
+    routed = http_eras(ctx).routed
     for exchange, request in request_posts(ctx):
         response = exchange.response
-        if response is None or not modern_route(exchange, ctx):
+        if response is None or exchange.id not in routed:
             continue
         errors = errors_of(exchange)
         codes = [error_code(m) for m in errors]
@@ -198,11 +198,12 @@ def rejections_carry_a_jsonrpc_error_with_the_request_id(ctx: Context) -> Iterat
 
     Triggered by any 2026 request POST (readable id) answered 400 or 404; a bare 400 for a header
     with invalid characters is left to HTTP-17, which allows it."""
+    routed = http_eras(ctx).routed
     for exchange, request in request_posts(ctx):
         response = exchange.response
         if response is None or response.status not in (400, 404) or request.id_key is None:
             continue
-        if not modern_route(exchange, ctx) and not (body_modern(exchange, ctx) and _mandated_rejection(exchange)):
+        if exchange.id not in routed and not (body_modern(exchange, ctx) and _mandated_rejection(exchange)):
             continue
         result = audit(exchange, ctx)
         errors = errors_of(exchange)
@@ -235,12 +236,13 @@ def get_and_delete_get_405(ctx: Context) -> Iterator[Finding]:
 
     Triggered by a ``GET`` or ``DELETE`` whose ``MCP-Protocol-Version`` names a 2026-style
     revision (what a modern-only server sees from an older client's stream or session end)."""
+    routed = http_eras(ctx).routed
     for exchange in ctx.log.http_exchanges():
         if exchange.request.method not in ("GET", "DELETE") or exchange.response is None:
             continue
         if is_well_known(exchange.request):
             continue  # a metadata document, fetched by a client that sends its version header everywhere
-        if not modern_route(exchange, ctx):
+        if exchange.id not in routed:
             continue
         status = exchange.response.status
         if status == 405:
@@ -258,12 +260,13 @@ def session_ids_are_ignored_and_never_issued(ctx: Context) -> Iterator[Finding]:
 
     Triggered by every 2026 POST (no ``Mcp-Session-Id`` on the answer) and especially by one that
     carries ``Mcp-Session-Id`` (it must be served as if the header were absent)."""
+    routed = http_eras(ctx).routed
     for exchange in ctx.log.http_exchanges():
         request = exchange.request_message
         response = exchange.response
         if exchange.request.method != "POST" or request is None or response is None:
             continue
-        if not modern_route(exchange, ctx):
+        if exchange.id not in routed:
             continue
         sent = exchange.request.headers.get(HeaderKey.SESSION_ID)
         issued = response.headers.get(HeaderKey.SESSION_ID)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from mcp_assay.spec.checks import Finding, log_check, passed, unverified
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules.http._exchanges import MODERN_HTTP, body_modern, modern_exchange, request_posts
+from mcp_assay.spec.rules.http._exchanges import MODERN_HTTP, body_modern, http_eras, request_posts
 from mcp_assay.spec.rules.http._header_audit import (
     answer_text,
     audit,
@@ -49,8 +49,9 @@ def version_header_mismatch_is_rejected(ctx: Context) -> Iterator[Finding]:
     Triggered by any request POST where the header and ``params._meta`` name different versions
     and at least one of them is a 2026-style revision (a body carrying the 2026 envelope must be
     served statelessly under 2026 rules, whatever the header says)."""
+    modern = http_eras(ctx).modern
     for exchange, _ in request_posts(ctx):
-        if not modern_exchange(exchange, ctx):
+        if exchange.id not in modern:
             continue
         result = audit(exchange, ctx)
         if result is not None:

@@ -20,8 +20,8 @@ from mcp_assay.spec.rules.http._exchanges import (
     accepted_types,
     event_stream_answers,
     final_response,
+    http_eras,
     judged_as_client,
-    legacy_exchange,
     request_posts,
     setting,
 )
@@ -38,8 +38,9 @@ def _label(message: Message | None) -> str:
 
 
 def _legacy_gets(ctx: Context) -> Iterator[HttpExchange]:
+    legacy = http_eras(ctx).legacy
     for exchange in ctx.log.http_exchanges():
-        if exchange.request.method == "GET" and legacy_exchange(exchange, ctx):
+        if exchange.request.method == "GET" and exchange.id in legacy:
             yield exchange
 
 
@@ -122,9 +123,7 @@ def _session_key(exchange: HttpExchange) -> str:
 
 
 def _legacy_event_streams(ctx: Context) -> Iterator[HttpExchange]:
-    for exchange in ctx.log.http_exchanges():
-        if exchange.response is not None and exchange.response.is_event_stream and legacy_exchange(exchange, ctx):
-            yield exchange
+    return iter(http_eras(ctx).legacy_streams)
 
 
 def _resumption(exchange: HttpExchange) -> bool:
@@ -311,9 +310,10 @@ def _judge_replay(exchange: HttpExchange, origin: HttpExchange) -> Iterator[Find
 def stream_messages_relate_to_their_stream(ctx: Context) -> Iterator[Finding]:
     """Progress on a 2025 POST stream concerns its request; the GET stream carries none for in-flight requests."""
     tokens: dict[tuple[str, tuple[str, Any] | None], Message] = {}
+    legacy = http_eras(ctx).legacy
     for exchange, request in request_posts(ctx):
         token = (request.meta or {}).get("progressToken", MISSING)
-        if token is not MISSING and legacy_exchange(exchange, ctx):
+        if token is not MISSING and exchange.id in legacy:
             tokens[(_session_key(exchange), id_key(token))] = request
     for exchange in _legacy_event_streams(ctx):
         opener = exchange.request_message

@@ -16,6 +16,7 @@ from mcp_assay.spec.rules.http._exchanges import (
     MODERN_HTTP,
     event_stream_answers,
     final_response,
+    http_eras,
     later_requests,
     modern_route,
     rendered,
@@ -123,10 +124,9 @@ def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
 
     Header names are case-insensitive, header values are not: the value is exactly ``no`` (surrounding
     whitespace aside, which HTTP strips)."""
-    for exchange in ctx.log.http_exchanges():
+    for exchange in http_eras(ctx).routed_streams:
         response = exchange.response
-        if response is None or not response.is_event_stream or not modern_route(exchange, ctx):
-            continue
+        assert response is not None
         subject = exchange.request_message or exchange
         value = response.headers.get("x-accel-buffering")
         if value is not None and value.strip() == "no":
@@ -144,10 +144,9 @@ def sse_responses_disable_proxy_buffering(ctx: Context) -> Iterator[Finding]:
 )
 def streams_are_not_resumable(ctx: Context) -> Iterator[Finding]:
     """2026 SSE streams carry no event ids and a Last-Event-ID header replays nothing (INFO, ⚠A18)."""
-    for exchange in ctx.log.http_exchanges():
+    for exchange in http_eras(ctx).routed_streams:
         response = exchange.response
-        if response is None or not response.is_event_stream or not modern_route(exchange, ctx):
-            continue
+        assert response is not None
         subject = exchange.request_message or exchange
         request = exchange.request_message
         if exchange.request.headers.get(HeaderKey.LAST_EVENT_ID) is not None and request is not None:

@@ -66,13 +66,16 @@ def test_checks_asking_the_same_messages_share_one_walk(spec: SpecSet, monkeypat
     assert list(ctx.messages(kinds=[Kind.REQUEST])) == found
     assert len(found) == 5
     assert len(walks) == 1, "the second check walked the log again"
-    list(ctx.messages(kinds=[Kind.RESULT]))
-    assert len(walks) == 2, "another question is a walk of its own"
+    admissions: list[str] = []
+    _counted(ctx, "admission", admissions, monkeypatch)
+    assert len(list(ctx.messages(kinds=[Kind.RESULT]))) == 5
+    assert len(walks) == 1, "another question reads the messages and gate keys the first one found"
+    assert len(admissions) == 1, "one gate key, one admission"
     log.add(modern_call("tools/list", {}, {"tools": []}, ident=9))
     assert len(list(ctx.messages(kinds=[Kind.REQUEST]))) == 6, "the log grew: found again"
-    assert len(walks) == 3
+    assert len(walks) == 2
     ctx.release()
-    assert not ctx._passing, "a released window keeps nothing"
+    assert not ctx._passing and ctx._rows is None, "a released window keeps nothing"
 
 
 def _authorized() -> ExchangeLog:
@@ -124,8 +127,7 @@ def test_the_other_credentials_of_a_set_of_header_names_are_read_once_and_the_me
 def test_http_rules_ask_each_exchanges_era_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     asked: list[str] = []
-    _counted(_exchanges, "modern_exchange", asked, monkeypatch)
-    _counted(_exchanges, "legacy_exchange", asked, monkeypatch)
+    _counted(_exchanges, "modern_route", asked, monkeypatch)
     ctx = Context(log, spec)
     names = (
         "client_version_header_matches_the_body",
@@ -138,9 +140,21 @@ def test_http_rules_ask_each_exchanges_era_once_a_window(spec: SpecSet, monkeypa
     for name in names:
         ctx.check = REGISTRY[name]
         list(REGISTRY[name].func(ctx))
-    assert asked.count("modern_exchange") == 5, "each exchange's era was asked once, whatever the rules"
+    assert len(asked) == 5, "each exchange's era was asked once, whatever the rules"
     assert http_eras(ctx).modern == {exchange.id for exchange in log}
     assert not http_eras(ctx).legacy
     log.add(modern_call("tools/list", {}, {"tools": []}, ident=9))
     assert len(http_eras(ctx).modern) == 6, "the log grew: the new exchange is taken in"
-    assert asked.count("modern_exchange") == 6
+    assert len(asked) == 6
+
+
+def test_an_accept_header_is_read_once_per_value_and_the_memory_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[str] = []
+    _counted(_exchanges, "_accepted_types", reads, monkeypatch)
+    value = "application/json, text/event-stream;q=0, Text/Plain"
+    for _ in range(3):
+        assert _exchanges.accepted_types(value) == {"application/json", "text/plain"}
+    assert len(reads) == 1
+    for n in range(300):
+        assert _exchanges.accepted_types(f"x/{n}") == {f"x/{n}"}
+    assert len(_exchanges._ACCEPTED) <= 256

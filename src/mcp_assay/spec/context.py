@@ -69,6 +69,8 @@ class Context:
         self._gated: dict[Gate, tuple[int, list[Exchange]]] = {}
         """The exchanges each check gate lets through, with the log's length when they were found."""
         self._passing: dict[_Question, tuple[int, list[Message]]] = {}
+        self._rows: tuple[int, list[tuple[Message, int, bool]], list[Message]] | None = None
+        """What :meth:`_keyed` found, with the log's length when it was found."""
         """The messages :meth:`messages` found for each question asked, with the log's length when they were found."""
 
     def release(self) -> None:
@@ -84,6 +86,7 @@ class Context:
         self._admissions.clear()
         self._gated.clear()
         self._passing.clear()
+        self._rows = None
 
     # -- shared views ------------------------------------------------------------------------------
     def view[T](self, build: Callable[[Context], T]) -> T:
@@ -174,31 +177,41 @@ class Context:
         key = (check.gate, check.side, check.off_version, sent_by, wanted)
         held = self._passing.get(key)
         if held is None or held[0] != self.log.size:
-            held = self._passing[key] = (self.log.size, list(self._admitted(check, sent_by, wanted)))
+            held = self._passing[key] = (self.log.size, self._admitted(check, sent_by, wanted))
         return iter(held[1])
 
-    def _admitted(self, check: Check, sent_by: Side | None, wanted: frozenset[Kind] | None) -> Iterator[Message]:
-        """The messages of :meth:`messages` for ``check``, found the long way."""
-        judging_client = check.side is not Side.SERVER
-        gate_keys = self._gate_keys  # the gates, looked up inline: a hot loop
-        admits: dict[int, bool] = {}  # the check's admission by gate key (each key is one object)
+    def _admitted(self, check: Check, sent_by: Side | None, wanted: frozenset[Kind] | None) -> list[Message]:
+        """The messages of :meth:`messages` for ``check``: each gate key's admission decided once (on the first
+        message that has it), then the window's messages kept by theirs."""
+        rows, firsts = self._keyed()
+        admits = [self.admission(check, first)[0] for first in firsts]
+        judging_client = check.side is not Side.SERVER  # what mcp-assay broke on purpose is never the client's
+        return [
+            message
+            for message, index, invalid in rows
+            if admits[index]
+            and not (judging_client and invalid)
+            and (sent_by is None or message.sender is sent_by)
+            and (wanted is None or message.kind in wanted)
+        ]
+
+    def _keyed(self) -> tuple[list[tuple[Message, int, bool]], list[Message]]:
+        """The window's messages in wire order, each with the number of its gate key and whether mcp-assay sent it
+        malformed on purpose; and the first message of each gate key (found once for the log as it is)."""
+        if self._rows is not None and self._rows[0] == self.log.size:
+            return self._rows[1], self._rows[2]
+        numbers: dict[int, int] = {}  # by the id of the gate key (each key is one object)
+        rows: list[tuple[Message, int, bool]] = []
+        firsts: list[Message] = []
         for message in self.log.messages():
-            if sent_by is not None and message.sender is not sent_by:
-                continue
-            if wanted is not None and message.kind not in wanted:
-                continue
-            key = gate_keys.get(message.key)
-            if key is None:  # a message judged before its gate key was asked: the long way
-                if not (judging_client and self.deliberately_invalid(message)) and self.admission(check, message)[0]:
-                    yield message
-                continue
-            if judging_client and key[3] and self.deliberately_invalid(message):
-                continue  # only a message mcp-assay had a hand in (its gate key says so) can be one it broke
-            admitted = admits.get(id(key))
-            if admitted is None:
-                admitted = admits[id(key)] = self.admission(check, message)[0]
-            if admitted:
-                yield message
+            key = self.gate_key(message)
+            number = numbers.get(id(key))
+            if number is None:
+                number = numbers[id(key)] = len(firsts)
+                firsts.append(message)
+            rows.append((message, number, bool(key[3]) and self.deliberately_invalid(message)))
+        self._rows = (self.log.size, rows, firsts)
+        return rows, firsts
 
     def exchanges(self) -> Iterator[Exchange]:
         """Exchanges (any kind) that pass the running check's revision and transport gates (found once per gate for

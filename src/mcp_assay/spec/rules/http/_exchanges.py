@@ -163,14 +163,15 @@ class HttpEras:
         exchanges = ctx.log.http_exchanges()
         for exchange in exchanges[self.seen :]:
             stream = exchange.response is not None and exchange.response.is_event_stream
-            if modern_route(exchange, ctx):
+            routed = modern_route(exchange, ctx)
+            if routed:
                 self.routed.add(exchange.id)
                 if stream:
                     self.routed_streams.append(exchange)
-            if modern_exchange(exchange, ctx):
+            if routed or body_modern(exchange, ctx):  # modern_exchange
                 self.modern.add(exchange.id)
-            elif legacy_exchange(exchange, ctx):
-                self.legacy.add(exchange.id)
+            elif (revision := ctx.exchange_revision(exchange)) is not None and revision.has("handshake"):
+                self.legacy.add(exchange.id)  # legacy_exchange
                 if stream:
                     self.legacy_streams.append(exchange)
         self.seen = len(exchanges)
@@ -235,7 +236,21 @@ def later_requests(ctx: Context, after: float) -> list[tuple[HttpExchange, Messa
     return [(e, r) for e, r in request_posts(ctx) if r.time > after and not sent_by_assay(e)]
 
 
-def accepted_types(value: str | None) -> set[str]:
+def accepted_types(value: str | None) -> frozenset[str]:
+    """The media types an ``Accept`` header accepts (lower-cased, those with ``q=0`` left out), read once per value:
+    a client sends the same one on every request."""
+    known = _ACCEPTED.get(value)
+    if known is None:
+        known = frozenset(_accepted_types(value))
+        if len(_ACCEPTED) < 256:
+            _ACCEPTED[value] = known
+    return known
+
+
+_ACCEPTED: dict[str | None, frozenset[str]] = {}
+
+
+def _accepted_types(value: str | None) -> set[str]:
     kinds: set[str] = set()
     for item in (value or "").split(","):
         media, *parameters = [part.strip() for part in item.split(";")]

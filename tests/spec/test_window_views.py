@@ -17,8 +17,12 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth import clients, facts, use
 from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.auth.use import sent_requests
+from mcp_assay.spec.rules.handshake import _sessions
+from mcp_assay.spec.rules.handshake._sessions import ended_sessions
 from mcp_assay.spec.rules.http import _exchanges
 from mcp_assay.spec.rules.http._exchanges import http_eras
+from mcp_assay.spec.rules.shared.headers import request_headers, response_headers
+from mcp_assay.vocabulary.protocol import HeaderKey
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind
 from mcp_assay.wire.model import Headers, HttpRequest
@@ -158,3 +162,31 @@ def test_an_accept_header_is_read_once_per_value_and_the_memory_is_capped(monkey
     for n in range(300):
         assert _exchanges.accepted_types(f"x/{n}") == {f"x/{n}"}
     assert len(_exchanges._ACCEPTED) <= 256
+
+
+def test_a_header_of_every_exchange_is_read_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = _traffic()
+    reads: list[str] = []
+    _counted(Headers, "get", reads, monkeypatch)
+    ctx = Context(log, spec)
+    for _ in range(3):
+        values = [value for _, value in request_headers(ctx, HeaderKey.PROTOCOL_VERSION)]
+        assert values == ["2026-07-28"] * 5
+        assert [value for _, value in response_headers(ctx, HeaderKey.SESSION_ID)] == [None] * 5
+    assert len(reads) == 2 * 5, "each header of each exchange read once"
+    log.add(modern_call("tools/list", {}, {"tools": []}, ident=9))
+    reads.clear()  # what the log read of the new exchange as it took it in
+    assert len(list(request_headers(ctx, HeaderKey.PROTOCOL_VERSION))) == 6
+    assert len(reads) == 2, "the log grew: only the new exchange is read"
+
+
+def test_the_ended_sessions_are_found_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = _traffic()
+    walks: list[str] = []
+    _counted(_sessions, "request_headers", walks, monkeypatch)
+    ctx = Context(log, spec)
+    for name in ("ended_sessions_answer_404", "invalid_version_headers_get_400", "ended_sessions_answer_404"):
+        ctx.check = REGISTRY[name]
+        list(REGISTRY[name].func(ctx))
+        assert ended_sessions(ctx) == {}
+    assert walks.count("request_headers") == 2, "once for the sessions, once for the ended ones"

@@ -180,6 +180,11 @@ class ExchangeLog:
         self._stdio: list[StdioLine] = []
         """The MCP HTTP exchanges and the stdio lines, in capture order: kept as they are added, since many
         rules read them whole (an index built once, not a scan of every exchange per rule)."""
+        self._oauth_steps: list[HttpExchange] = []
+        self._exits: list[ProcessExit] = []
+        self._observations: list[Observation] = []
+        """The OAuth flow steps, process exits and observations, in capture order, kept as they are added for the
+        same reason."""
         self._waiting = 0
         for item in items:
             self.add(item)
@@ -193,12 +198,17 @@ class ExchangeLog:
         self._sorted = None
         if isinstance(item, HttpExchange) and oauth_kind(item.request) is not None:
             self._oauth.add(item.id)
+            self._oauth_steps.append(item)
         elif isinstance(item, HttpExchange):
             self._http.append(item)
             self._add_http(item)
         elif isinstance(item, StdioLine):
             self._stdio.append(item)
             self._add_stdio(item)
+        elif isinstance(item, ProcessExit):
+            self._exits.append(item)
+        elif isinstance(item, Observation):
+            self._observations.append(item)
 
     def _add_http(self, exchange: HttpExchange) -> None:
         request = exchange.request_message
@@ -387,16 +397,18 @@ class ExchangeLog:
 
     def oauth_exchanges(self) -> list[HttpExchange]:
         """A client's authorization, token and registration requests to an authorization server."""
-        return [item for item in self._items if isinstance(item, HttpExchange) and item.id in self._oauth]
+        return list(self._oauth_steps)
 
     def stdio_lines(self) -> list[StdioLine]:
         return list(self._stdio)
 
     def process_exits(self) -> list[ProcessExit]:
-        return [item for item in self._items if isinstance(item, ProcessExit)]
+        return list(self._exits)
 
     def observations(self, kind: str | None = None) -> list[Observation]:
-        return [item for item in self._items if isinstance(item, Observation) and kind in (None, item.kind)]
+        if kind is None:
+            return list(self._observations)
+        return [item for item in self._observations if item.kind == kind]
 
     def transports(self) -> set[str]:
         return {item.transport for item in self._items if item.transport}

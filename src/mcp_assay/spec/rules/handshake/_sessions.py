@@ -9,6 +9,7 @@ rule judges one side against the sessions found here, worked out once per log.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.shared.common import http_exchange
 from mcp_assay.spec.rules.shared.envelopes import answer_to, is_probe, meta_version
+from mcp_assay.spec.rules.shared.headers import request_headers, response_headers
 from mcp_assay.vocabulary.protocol import HeaderKey
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind, Message
@@ -62,8 +64,7 @@ def _find_sessions(ctx: Context) -> list[Session]:
     sessions: list[Session] = []
     messages = ctx.log.messages()
     by_session_id: dict[str, list[HttpExchange]] = defaultdict(list)
-    for item in ctx.log.http_exchanges():
-        sid = item.request.headers.get(HeaderKey.SESSION_ID)
+    for item, sid in request_headers(ctx, HeaderKey.SESSION_ID):
         if sid is not None:
             by_session_id[sid].append(item)
     by_exchange: dict[str, list[Message]] = defaultdict(list)
@@ -103,17 +104,21 @@ def client_sessions(ctx: Context) -> list[Session]:
     return [session for session in all_sessions(ctx) if not is_probe(session.initialize, ctx)]
 
 
-def ended_sessions(ctx: Context) -> dict[str, float]:
+def ended_sessions(ctx: Context) -> Mapping[str, float]:
     """Session ids the server ended, with the time it became observable (DELETE accepted, or a first 404).
 
     A ``404`` mcp-assay injected ends nothing on the server: the server never saw that request. Nor does a
     ``404`` to a request made with other credentials than the session's own: a server that refuses another
-    principal a session it did not open (AUTH-33) keeps that session for its owner."""
+    principal a session it did not open (AUTH-33) keeps that session for its owner. Found once per window."""
+    return ctx.view(_find_ended)
+
+
+def _find_ended(ctx: Context) -> Mapping[str, float]:
     ended: dict[str, float] = {}
     owners: dict[str, tuple[str | None, tuple[tuple[str, str], ...]]] = {}
-    for exchange in ctx.log.http_exchanges():
-        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
-        issued = exchange.response.headers.get(HeaderKey.SESSION_ID) if exchange.response is not None else None
+    for (exchange, sid), (_, issued) in zip(
+        request_headers(ctx, HeaderKey.SESSION_ID), response_headers(ctx, HeaderKey.SESSION_ID), strict=True
+    ):
         if sid is None and issued is not None:
             owners.setdefault(issued, _credentials(exchange))
         if sid is None or exchange.response is None or answered_by_assay(exchange):

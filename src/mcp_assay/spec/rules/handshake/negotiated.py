@@ -22,6 +22,7 @@ from mcp_assay.spec.rules.handshake._sessions import (
 )
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, is_probe, meta_version
+from mcp_assay.spec.rules.shared.headers import request_headers
 from mcp_assay.spec.rules.shared.reads import ANY_SESSION
 from mcp_assay.spec.rules.versions._eras import known_versions, offered_version
 from mcp_assay.vocabulary.protocol import HeaderKey
@@ -165,12 +166,15 @@ def invalid_version_headers_get_400(ctx: Context) -> Iterator[Finding]:
     ``published-version-header`` case) a published revision the server declined when a new connection
     offered it in ``initialize``."""
     issued = {session.session_id for session in all_sessions(ctx) if session.session_id is not None}
+    if not issued:
+        return  # no session id was issued: nothing to judge
     ended = ended_sessions(ctx)
     known = known_versions(ctx) - _declined(ctx)
-    for exchange in ctx.log.http_exchanges():
-        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
+    for exchange, sid in request_headers(ctx, HeaderKey.SESSION_ID):
+        if sid not in issued:
+            continue
         header = exchange.request.headers.get(HeaderKey.PROTOCOL_VERSION)
-        if sid not in issued or header is None or header in known or exchange.response is None:
+        if header is None or header in known or exchange.response is None:
             continue
         if sid is not None and sid in ended and ended[sid] < exchange.request.time:
             continue  # an ended session answers 404 (HS-21)

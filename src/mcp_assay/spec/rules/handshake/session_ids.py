@@ -15,6 +15,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, all_sessions, client_sessions, ended_sessions
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import meta_version
+from mcp_assay.spec.rules.shared.headers import request_headers
 from mcp_assay.spec.rules.shared.reads import ANY_SESSION
 from mcp_assay.spec.rules.versions._eras import modern_versions
 from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey
@@ -91,6 +92,8 @@ def clients_send_the_session_id_on_every_request(ctx: Context) -> Iterator[Findi
     for session in client_sessions(ctx):
         if session.session_id is not None:
             issued_at.setdefault(session.place, session.opened)
+    if not issued_at:
+        return  # no session id was issued: nothing to judge
     for exchange in ctx.log.http_exchanges():
         place = endpoint_of(exchange)
         if place not in issued_at or exchange.request.time <= issued_at[place] or sent_by_assay(exchange):
@@ -124,6 +127,8 @@ def sessionless_requests_get_400(ctx: Context) -> Iterator[Finding]:
     for session in all_sessions(ctx):
         if session.session_id is not None:
             issued_at.setdefault(session.place, session.opened)
+    if not issued_at:
+        return  # no session id was issued: nothing to judge
     modern = modern_versions(ctx)
     for exchange in ctx.log.http_exchanges():
         place = endpoint_of(exchange)
@@ -153,8 +158,9 @@ def ended_sessions_answer_404(ctx: Context) -> Iterator[Finding]:
 
     Triggered by a request with the old id after the end (the active suite sends one after DELETE)."""
     ended = ended_sessions(ctx)
-    for exchange in ctx.log.http_exchanges():
-        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
+    if not ended:
+        return  # no session ended: nothing to judge
+    for exchange, sid in request_headers(ctx, HeaderKey.SESSION_ID):
         if sid is None or sid not in ended or exchange.request.time <= ended[sid] or exchange.response is None:
             continue
         subject = exchange.request_message or exchange
@@ -178,8 +184,7 @@ def clients_reinitialize_after_a_session_404(ctx: Context) -> Iterator[Finding]:
     more to the endpoint is not verified."""
     exchanges = ctx.log.http_exchanges()
     modern = modern_versions(ctx)
-    for exchange in exchanges:
-        sid = exchange.request.headers.get(HeaderKey.SESSION_ID)
+    for exchange, sid in request_headers(ctx, HeaderKey.SESSION_ID):
         if sid is None or exchange.response is None or exchange.response.status != 404 or sent_by_assay(exchange):
             continue
         if exchange.request.method == "DELETE":

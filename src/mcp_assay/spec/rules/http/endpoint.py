@@ -26,6 +26,7 @@ from mcp_assay.spec.rules.http._exchanges import (
 )
 from mcp_assay.spec.rules.http._header_audit import answer_text, audit
 from mcp_assay.spec.rules.shared.common import error_code
+from mcp_assay.spec.rules.shared.headers import request_headers
 from mcp_assay.spec.rules.shared.reads import ANY_EXCHANGE_HTTP
 from mcp_assay.vocabulary.protocol import MCP_DEFINED_CODES, ErrorCode, HeaderKey, MediaType
 from mcp_assay.vocabulary.verdicts import Level
@@ -317,14 +318,13 @@ def foreign_origins_get_403(ctx: Context) -> Iterator[Finding]:
     the Origin check and the case is not verified."""
     served_plain: set[str] = set()
     controls: dict[str, int] = {}
-    for exchange in ctx.log.http_exchanges():
-        if exchange.request.headers.get(HeaderKey.ORIGIN) is None and exchange.response is not None:
+    for exchange, origin in request_headers(ctx, HeaderKey.ORIGIN):
+        if origin is None and exchange.response is not None:
             if exchange.response.status < 400:
                 served_plain.add(endpoint_of(exchange))
             if probe_case(exchange) is envelope.ORIGIN_CONTROL:
                 controls[endpoint_of(exchange)] = exchange.response.status
-    for exchange in ctx.log.http_exchanges():
-        origin = exchange.request.headers.get(HeaderKey.ORIGIN)
+    for exchange, origin in request_headers(ctx, HeaderKey.ORIGIN):
         response = exchange.response
         if origin is None or response is None:
             continue

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.auth.facts import AS_METADATA_MARKERS, challenges_of, prm_kind
+from mcp_assay.spec.rules.shared.headers import response_headers
 from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
 from mcp_assay.wire.model import HttpExchange
 
@@ -90,9 +91,9 @@ def challenged_metadata_urls(ctx: Context) -> dict[str, HttpExchange]:
 
 def _find_challenged(ctx: Context) -> dict[str, HttpExchange]:
     urls: dict[str, HttpExchange] = {}
-    for exchange in ctx.log.http_exchanges():
-        if exchange.response is None:
-            continue
+    for exchange, challenge in response_headers(ctx, HeaderKey.WWW_AUTHENTICATE):
+        if challenge is None or exchange.response is None:
+            continue  # no answer, or one without a challenge
         bearer = challenges_of(exchange.response.headers).bearer
         url = bearer.get("resource_metadata") if bearer is not None else None
         if url:

@@ -118,7 +118,7 @@ def _find_use(ctx: Context) -> AuthUse:
     endpoints: dict[str, str] = {}
     for exchange in ctx.log.http_exchanges():
         response = exchange.response
-        if response is None or is_well_known(exchange.request):
+        if response is None or response.status not in (401, 403) or is_well_known(exchange.request):
             continue
         endpoint = endpoint_of(exchange)
         if response.status == 401:

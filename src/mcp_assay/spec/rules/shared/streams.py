@@ -38,7 +38,7 @@ from mcp_assay.vocabulary.protocol import MetaKey
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import MISSING, IdKey, Kind, Message, id_key
 from mcp_assay.wire.model import EndReason, HttpExchange
-from mcp_assay.wire.traffic import MessageKey, endpoint_of, message_key
+from mcp_assay.wire.traffic import MessageKey, endpoint_of
 
 __all__ = ["StreamIndex", "index"]
 
@@ -50,8 +50,16 @@ class StreamIndex:
         self.ctx = ctx
         log = ctx.log
         self.ordered = log.messages()
-        self.position: dict[MessageKey, int] = {message_key(m): i for i, m in enumerate(self.ordered)}
-        self.places: dict[MessageKey, str] = {message_key(m): self._place(m) for m in self.ordered}
+        self.position: dict[MessageKey, int] = {m.key: i for i, m in enumerate(self.ordered)}
+        self.places: dict[MessageKey, str] = {}
+        outside: dict[str, str] = {}  # the place of an exchange's messages that are in no session, by exchange
+        for m in self.ordered:
+            place = log.session(m)
+            if place is None:
+                place = outside.get(m.exchange)
+                if place is None:
+                    place = outside[m.exchange] = self._place(m)
+            self.places[m.key] = place
         self.requests: dict[tuple[str, Side], list[Message]] = defaultdict(list)
         self.by_place: dict[str, list[Message]] = defaultdict(list)
         self._by_id: dict[tuple[str, Side, IdKey], list[Message]] = defaultdict(list)
@@ -62,8 +70,9 @@ class StreamIndex:
         self._tagged: dict[tuple[str, IdKey], list[Message]] = defaultdict(list)
         """Notifications by place and the subscription id they are tagged with, in wire order."""
         self._stdio_logs: dict[str, list[Message]] = defaultdict(list)
+        places = self.places
         for message in self.ordered:
-            place = self.place(message)
+            place = places[message.key]  # self.place(message), looked up inline: a hot loop
             self.by_place[place].append(message)
             if message.kind is Kind.REQUEST:
                 self.requests[(place, message.sender)].append(message)
@@ -114,7 +123,7 @@ class StreamIndex:
 
     def place(self, message: Message) -> str:
         """The 2025 session, the stdio connection, or the 2026 HTTP endpoint a message belongs to."""
-        return self.places.get(message_key(message)) or self._place(message)
+        return self.places.get(message.key) or self._place(message)
 
     def before(self, a: Message, b: Message) -> bool:
         """``a`` crossed the wire before ``b`` (stream order breaks ties within one exchange)."""
@@ -122,7 +131,7 @@ class StreamIndex:
             return a.index < b.index
         if a.time != b.time:
             return a.time < b.time
-        return self.position.get(message_key(a), 0) < self.position.get(message_key(b), 0)
+        return self.position.get(a.key, 0) < self.position.get(b.key, 0)
 
     def following(self, at: Message) -> Iterator[Message]:
         """The messages of ``at``'s place that crossed the wire after it, in wire order."""
@@ -182,7 +191,7 @@ class StreamIndex:
         flights = self._flights.get((self.place(at), sender))
         found = []
         for request in flights.open_at(self, at) if flights is not None else ():
-            cancellation = self.cancel_of.get(message_key(request))
+            cancellation = self.cancel_of.get(request.key)
             if not cancelled and cancellation is not None and cancellation.time < at.time:
                 continue
             found.append(request)
@@ -230,7 +239,7 @@ class StreamIndex:
                 if listen.place in exits:
                     listen.end, listen.ended_by = exits[listen.place], "transport"
         for place, listens in stdio_listens.items():
-            pending = sorted(listens, key=lambda listen: self.position.get(message_key(listen.request), 0))
+            pending = sorted(listens, key=lambda listen: self.position.get(listen.request.key, 0))
             active: list[Listen] = []
             for message in self.by_place[place]:
                 while pending and self.before(pending[0].request, message):
@@ -272,14 +281,14 @@ class StreamIndex:
             ):
                 continue
             listen.messages.append(message)
-            self._routed[message_key(message)] = listen
+            self._routed[message.key] = listen
 
     def listen_carrying(self, message: Message) -> Listen | None:
         """The listen stream a server message travelled on (HTTP), or whose id it is tagged with (stdio)."""
         exchange = self.http(message)
         if exchange is not None:
             return self.listen_by_exchange.get(exchange.id) if message.index > 0 else None
-        return self._routed.get(message_key(message))
+        return self._routed.get(message.key)
 
     def open_listens(self, at: Message) -> list[Listen]:
         """The subscriptions of ``at``'s place that were open when it crossed the wire, in the order they opened."""
@@ -352,7 +361,7 @@ class StreamIndex:
                 self._add(Cancellation(target, message.time, "notification", message))
 
     def _add(self, cancellation: Cancellation) -> None:
-        key = message_key(cancellation.request)
+        key = cancellation.request.key
         if key not in self.cancel_of:
             self.cancel_of[key] = cancellation
             self.cancellations.append(cancellation)
@@ -392,21 +401,21 @@ class StreamIndex:
         if exchange is not None:
             for message in exchange.response_messages:
                 if message.time > cancellation.time:
-                    found[message_key(message)] = message
+                    found[message.key] = message
         for answer in self.ctx.log.responses_to(request):
             if answer.time > cancellation.time:
-                found[message_key(answer)] = answer
+                found[answer.key] = answer
         token = meta_value(request, "progressToken")
         place = self.place(request)
         token_key = id_key(token) if token is not MISSING else None
         for message in self._progress.get((place, token_key), ()) if token_key is not None else ():
             if message.sender is not request.sender and message.time > cancellation.time:
                 if self._token_owner_is(request, message):
-                    found[message_key(message)] = message
+                    found[message.key] = message
         listen_key = request.id_key if request.method == LISTEN else None
         for message in self._tagged.get((place, listen_key), ()) if listen_key is not None else ():
             if message.sender is not request.sender and message.time > cancellation.time:
-                found[message_key(message)] = message
+                found[message.key] = message
         if request.transport == "stdio" and self._logs_may_concern(request):
             final = self.first_answer(request)
             logs = self._stdio_logs.get(place, [])
@@ -417,8 +426,8 @@ class StreamIndex:
                 if final is not None and not self.before(message, final):
                     break
                 if self._only_open_request(request, message):
-                    found[message_key(message)] = message
-        return sorted(found.values(), key=lambda m: self.position.get(message_key(m), 0))
+                    found[message.key] = message
+        return sorted(found.values(), key=lambda m: self.position.get(m.key, 0))
 
     def _token_owner_is(self, request: Message, progress: Message) -> bool:
         """Whether a progress message with the request's token is about that request and not a later one."""
@@ -497,7 +506,7 @@ class _Flights:
             if not index.before(request, at):
                 break
             found.append(request)
-        return sorted(found, key=lambda request: index.position.get(message_key(request), 0))
+        return sorted(found, key=lambda request: index.position.get(request.key, 0))
 
 
 def index(ctx: Context) -> StreamIndex:

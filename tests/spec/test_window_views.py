@@ -19,9 +19,11 @@ from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.auth.use import sent_requests
 from mcp_assay.spec.rules.handshake import _sessions
 from mcp_assay.spec.rules.handshake._sessions import ended_sessions
-from mcp_assay.spec.rules.http import _exchanges
+from mcp_assay.spec.rules.http import _exchanges, _header_audit
 from mcp_assay.spec.rules.http._exchanges import http_eras
 from mcp_assay.spec.rules.shared.headers import request_headers, response_headers
+from mcp_assay.spec.rules.versions import _eras
+from mcp_assay.spec.rules.versions._eras import advertised_discover, well_formed_requests
 from mcp_assay.vocabulary.protocol import HeaderKey
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind
@@ -190,3 +192,51 @@ def test_the_ended_sessions_are_found_once_a_window(spec: SpecSet, monkeypatch: 
         list(REGISTRY[name].func(ctx))
         assert ended_sessions(ctx) == {}
     assert walks.count("request_headers") == 2, "once for the sessions, once for the ended ones"
+
+
+def test_a_set_of_header_names_is_read_for_respellings_once_and_the_memory_is_capped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[str] = []
+    original = _header_audit.STANDARD_HEADERS
+    counting = {key: value for key, value in original.items()}
+
+    class Counting(dict[str, Any]):
+        def get(self, key: str, default: Any = None) -> Any:
+            reads.append(key)
+            return counting.get(key, default)
+
+    monkeypatch.setattr(_header_audit, "STANDARD_HEADERS", Counting(counting))
+    names = ("Host", "mcp-protocol-version", "Mcp-Method")
+    for _ in range(3):
+        assert _header_audit._respelled(names) == "header spelled 'mcp-protocol-version' rather than " + repr(
+            original["mcp-protocol-version"]
+        )
+    assert len(reads) == 2, "read once, up to the first respelled name"
+    for n in range(300):
+        assert _header_audit._respelled((f"x-{n}",)) is None
+    assert len(_header_audit._RESPELLED) <= 256
+
+
+def test_the_version_rules_find_the_well_formed_requests_and_their_discover_once_a_window(
+    spec: SpecSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = _traffic()
+    asked: list[str] = []
+    _counted(_eras, "complete_envelope", asked, monkeypatch)
+    _counted(_eras, "place_of", asked, monkeypatch)
+    ctx = Context(log, spec)
+    for name in (
+        "unadvertised_capabilities_get_method_not_found",
+        "servers_serve_each_request_on_its_own",
+        "discover_is_implemented",
+        "unsupported_versions_get_unsupported_version_errors",
+    ):
+        ctx.check = REGISTRY[name]
+        list(REGISTRY[name].func(ctx))
+    assert len(list(well_formed_requests(ctx))) == 5
+    assert asked.count("complete_envelope") == 5, "each request's envelope judged once"
+    for request in well_formed_requests(ctx):
+        assert advertised_discover(ctx, request) is None
+        assert advertised_discover(ctx, request) is None
+    assert asked.count("place_of") == 5, "each request's discover found once"

@@ -202,12 +202,30 @@ def _audit(exchange: HttpExchange, ctx: Context) -> Audit | None:
         _audit_name(result, name, params_of(request).get(field_name, MISSING), field_name)
     if request.method == "tools/call":
         _audit_params(result, ctx)
-    for header_name in exchange.request.headers.names():
-        canonical = STANDARD_HEADERS.get(header_name.lower())
-        if canonical is not None and header_name != canonical:
-            result.notes.setdefault("name-case", f"header spelled {header_name!r} rather than {canonical!r}")
+    respelled = _respelled(tuple(exchange.request.headers.names()))
+    if respelled is not None:
+        result.notes.setdefault("name-case", respelled)
     _alternatives(result, ctx, version, body_version)
     return result
+
+
+def _respelled(names: tuple[str, ...]) -> str | None:
+    """The note on the first standard header of ``names`` spelled otherwise than the specification spells it
+    (``None``: none is), worked out once per set of header names: a client sends the same few on every request."""
+    if names in _RESPELLED:
+        return _RESPELLED[names]
+    known = None
+    for header_name in names:
+        canonical = STANDARD_HEADERS.get(header_name.lower())
+        if canonical is not None and header_name != canonical:
+            known = f"header spelled {header_name!r} rather than {canonical!r}"
+            break
+    if len(_RESPELLED) < 256:
+        _RESPELLED[names] = known
+    return known
+
+
+_RESPELLED: dict[tuple[str, ...], str | None] = {}
 
 
 def _alternatives(result: Audit, ctx: Context, header: str | None, body: str | None) -> None:

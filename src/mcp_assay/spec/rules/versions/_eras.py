@@ -75,6 +75,8 @@ class DiscoverResults:
     def __init__(self, ctx: Context) -> None:
         self.all: list[Message] = []
         self.by_place: dict[str, tuple[list[float], list[Message]]] = {}
+        self.applying: dict[tuple[str, int], Message | None] = {}
+        """What :func:`advertised_discover` found, by the key of the message asked about."""
         for message in ctx.log.messages():
             request = ctx.log.request_of(message) if message.kind is Kind.RESULT else None
             if message.sender is not Side.SERVER or not isinstance(message.result, dict):
@@ -115,8 +117,14 @@ def discover_before(ctx: Context, near: Message) -> Message | None:
 
 
 def advertised_discover(ctx: Context, near: Message) -> Message | None:
-    """The discover result that applies to ``near``: the latest one at its place before it, else the first after."""
-    return ctx.view(DiscoverResults).applying_to(place_of(near, ctx), near.time)
+    """The discover result that applies to ``near``: the latest one at its place before it, else the first after
+    (found once per message and window: the version rules ask it of the same requests)."""
+    results = ctx.view(DiscoverResults)
+    known = results.applying
+    if near.key in known:
+        return known[near.key]
+    found = known[near.key] = results.applying_to(place_of(near, ctx), near.time)
+    return found
 
 
 def supported_versions(result: Message | None) -> list[str] | None:
@@ -207,6 +215,17 @@ def modern_requests(ctx: Context) -> Iterator[Message]:
     return iter(ctx.view(_ModernRequests).requests)
 
 
+def well_formed_requests(ctx: Context) -> Iterator[Message]:
+    """The :func:`modern_requests` whose envelope is complete (:func:`complete_envelope`) and whose routing headers
+    agree with it (:func:`envelope_consistent`), in the order they crossed the wire: found once per window."""
+    requests = ctx.view(_ModernRequests)
+    if requests.well_formed is None:
+        requests.well_formed = [
+            request for request in requests.requests if complete_envelope(request) and envelope_consistent(request, ctx)
+        ]
+    return iter(requests.well_formed)
+
+
 class _ModernRequests:
     """The log's modern requests in the order they crossed the wire, and whether each request's envelope is
     consistent: found once for the version rules that walk them (made again when the log grows)."""
@@ -218,6 +237,8 @@ class _ModernRequests:
             if message.kind is Kind.REQUEST and message.sender is Side.CLIENT and meta_version(message) is not None
         ]
         self.consistent: dict[tuple[str, int], bool] = {}
+        self.well_formed: list[Message] | None = None
+        """What :func:`well_formed_requests` found, once it was asked."""
 
 
 def code_text(answer: Message) -> str:

@@ -29,13 +29,12 @@ from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
-    complete_envelope,
     discover_results,
-    envelope_consistent,
     modern_requests,
     refused_supported,
     server_capabilities,
     supported_versions,
+    well_formed_requests,
 )
 from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey, MetaKey
 from mcp_assay.vocabulary.verdicts import Level, Side
@@ -52,10 +51,8 @@ from mcp_assay.wire.jsonrpc import Kind, Message
 )
 def discover_is_implemented(ctx: Context) -> Iterator[Finding]:
     """A well-formed server/discover gets a DiscoverResult (or -32022 for an unsupported version, A20), never -32601."""
-    for request in modern_requests(ctx):
-        if request.method != "server/discover" or not complete_envelope(request):
-            continue
-        if not envelope_consistent(request, ctx):
+    for request in well_formed_requests(ctx):
+        if request.method != "server/discover":
             continue
         answer = answer_to(request, ctx)
         if answer is None:

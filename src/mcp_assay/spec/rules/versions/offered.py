@@ -26,12 +26,11 @@ from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
-    complete_envelope,
     declared_modern_only,
-    envelope_consistent,
     modern_requests,
     modern_versions,
     server_capabilities,
+    well_formed_requests,
 )
 from mcp_assay.vocabulary.protocol import Era, ErrorCode, MetaKey
 from mcp_assay.vocabulary.verdicts import Level, Side
@@ -110,9 +109,9 @@ def _expect_method_not_found(answer: Message, ctx: Context, what: str) -> Findin
 )
 def unadvertised_capabilities_get_method_not_found(ctx: Context) -> Iterator[Finding]:
     """A method whose capability discover did not advertise (tools, prompts, resources, completions) gets -32601/404."""
-    for request in modern_requests(ctx):
+    for request in well_formed_requests(ctx):
         capability = _capability_for(request.method)
-        if capability is None or not complete_envelope(request) or not envelope_consistent(request, ctx):
+        if capability is None:
             continue
         caps = server_capabilities(advertised_discover(ctx, request))
         if caps is None or capability in caps:

@@ -19,12 +19,11 @@ from mcp_assay.spec.rules.versions._eras import (
     MODERN,
     advertised_discover,
     code_text,
-    complete_envelope,
     declared_modern_only,
-    envelope_consistent,
     modern_requests,
     modern_versions,
     supported_versions,
+    well_formed_requests,
 )
 from mcp_assay.vocabulary.verdicts import Level, Side
 from mcp_assay.wire.jsonrpc import Kind, Message
@@ -89,14 +88,10 @@ def servers_serve_each_request_on_its_own(ctx: Context) -> Iterator[Finding]:
     initialization fails, a result for a request with no discover before it passes."""
     modern = modern_versions(ctx)
     discovered: set[str] = set()
-    for request in modern_requests(ctx):
-        place = place_of(request, ctx)
-        if (
-            meta_version(request) not in modern
-            or not complete_envelope(request)
-            or not envelope_consistent(request, ctx)
-        ):
+    for request in well_formed_requests(ctx):
+        if meta_version(request) not in modern:
             continue
+        place = place_of(request, ctx)
         answer = answer_to(request, ctx)
         if request.method == "server/discover":
             discovered.add(place)

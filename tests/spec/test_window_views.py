@@ -14,9 +14,11 @@ import pytest
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.spec.context import Context
+from mcp_assay.spec.rules import results
 from mcp_assay.spec.rules.auth import clients, facts, use
 from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.auth.use import sent_requests
+from mcp_assay.spec.rules.envelope import requests as envelope_requests
 from mcp_assay.spec.rules.handshake import _sessions
 from mcp_assay.spec.rules.handshake._sessions import ended_sessions
 from mcp_assay.spec.rules.http import _exchanges, _header_audit
@@ -240,3 +242,16 @@ def test_the_version_rules_find_the_well_formed_requests_and_their_discover_once
         assert advertised_discover(ctx, request) is None
         assert advertised_discover(ctx, request) is None
     assert asked.count("place_of") == 5, "each request's discover found once"
+
+
+def test_checks_with_nothing_to_compare_leave_a_window_early(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests under one Authorization (none) and one clientInfo: the rules comparing callers place nothing."""
+    log = _traffic()
+    placed: list[str] = []
+    _counted(results, "place_of", placed, monkeypatch)
+    _counted(envelope_requests, "place_of", placed, monkeypatch)
+    ctx = Context(log, spec)
+    for name in ("public_results_do_not_depend_on_the_caller", "answers_do_not_depend_on_client_info"):
+        ctx.check = REGISTRY[name]
+        assert list(REGISTRY[name].func(ctx)) == []
+    assert placed == []

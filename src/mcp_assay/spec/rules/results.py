@@ -17,6 +17,7 @@ from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_che
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.common import is_int
 from mcp_assay.spec.rules.shared.envelopes import answer_to, canonical, client_capabilities, is_probe, place_of
+from mcp_assay.spec.rules.shared.headers import request_headers
 from mcp_assay.spec.rules.shared.reads import ANY_RESULT
 from mcp_assay.spec.rules.versions._eras import advertised_discover
 from mcp_assay.vocabulary.protocol import HeaderKey, MetaKey
@@ -333,6 +334,8 @@ def public_results_do_not_depend_on_the_caller(ctx: Context) -> Iterator[Finding
 
     Triggered when one request is seen under two different Authorization headers (the active
     suite does this when given two credentials)."""
+    if len({None, *(value for _, value in request_headers(ctx, HeaderKey.AUTHORIZATION))}) < 2:
+        return  # every request of the window went without Authorization: no request is seen under two
     groups: dict[tuple[str, str, str], list[tuple[str | None, Message]]] = defaultdict(list)
     for request in ctx.log.messages():
         if request.kind is not Kind.REQUEST or request.sender is not Side.CLIENT or request.method is None:

@@ -200,18 +200,23 @@ def answers_do_not_depend_on_client_info(ctx: Context) -> Iterator[Finding]:
     ``clientInfo`` changed or left out (the active suite sends both). A request refused while the
     same request naming another client, or none, was served fails too: the server took the
     self-reported identity for a condition of service."""
-    groups: dict[tuple[str, str, str], list[tuple[str, Message]]] = defaultdict(list)
+    named: list[tuple[Message, str]] = []
     for request in ctx.messages(kinds={Kind.REQUEST}, sent_by=Side.CLIENT):
         if request.method not in IDENTITY_INDEPENDENT_METHODS or not isinstance(request.params, dict):
             continue
         meta = request_meta(request)
-        if meta is None:
-            continue
+        if meta is not None:
+            named.append((request, _identity(meta)))
+    if len({identity for _, identity in named}) < 2:
+        return  # every such request named one client: none was sent under two identities
+    groups: dict[tuple[str, str | None, str], list[tuple[str, Message]]] = defaultdict(list)
+    for request, identity in named:
+        assert isinstance(request.params, dict)
         answer = answer_to(request, ctx)
         if answer is None or answer.kind not in (Kind.RESULT, Kind.ERROR):
             continue
         key = (place_of(request, ctx), request.method, _without_client_info(request.params))
-        groups[key].append((_identity(meta), answer))
+        groups[key].append((identity, answer))
     for (_place, method, _params), answers in groups.items():
         served = [(identity, answer) for identity, answer in answers if isinstance(answer.result, dict)]
         if len({identity for identity, _ in answers}) < 2 or not served:

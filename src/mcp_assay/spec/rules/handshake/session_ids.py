@@ -15,7 +15,7 @@ from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.handshake._sessions import HANDSHAKE, all_sessions, client_sessions, ended_sessions
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import meta_version
-from mcp_assay.spec.rules.shared.headers import request_headers
+from mcp_assay.spec.rules.shared.headers import request_headers, response_headers
 from mcp_assay.spec.rules.shared.reads import ANY_SESSION
 from mcp_assay.spec.rules.versions._eras import modern_versions
 from mcp_assay.vocabulary.protocol import ErrorCode, HeaderKey
@@ -31,11 +31,10 @@ def _visible_ascii(value: str) -> bool:
 
 def _issued_session_ids(ctx: Context) -> Iterator[tuple[HttpExchange, str]]:
     modern = modern_versions(ctx)
-    for exchange in ctx.log.http_exchanges():
-        if exchange.response is None or ctx.log.exchange_revision(exchange.id) in modern:
-            continue  # 2026 responses carrying a session id are HTTP-33's concern
-        issued = exchange.response.headers.get(HeaderKey.SESSION_ID)
-        if issued is not None and exchange.request.headers.get(HeaderKey.SESSION_ID) != issued:
+    for exchange, issued in response_headers(ctx, HeaderKey.SESSION_ID):
+        if issued is None or ctx.log.exchange_revision(exchange.id) in modern:
+            continue  # no session id issued (or no answer); 2026 responses carrying one are HTTP-33's concern
+        if exchange.request.headers.get(HeaderKey.SESSION_ID) != issued:
             yield exchange, issued
 
 

@@ -20,6 +20,7 @@ from mcp_assay.spec.rules.versions._eras import (
     MODERN_ERRORS,
     code_text,
     discover_before,
+    modern_requests,
     modern_versions,
     offered_version,
     retry_in_handshake_era,
@@ -37,10 +38,9 @@ from mcp_assay.wire.traffic import endpoint_of
 )
 def clients_use_an_advertised_version(ctx: Context) -> Iterator[Finding]:
     """After a discover, the client's requests name a version from supportedVersions."""
-    for request in ctx.log.messages():
+    for request in modern_requests(ctx):  # the client's requests that name a version in _meta
         version = meta_version(request)
-        if request.kind is not Kind.REQUEST or request.sender is not Side.CLIENT or version is None:
-            continue
+        assert version is not None
         if is_probe(request, ctx):
             continue
         supported = supported_versions(discover_before(ctx, request))

@@ -20,7 +20,7 @@ from mcp_assay.spec.validator import Validation
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind, Message
 from mcp_assay.wire.model import Exchange, Probe
-from mcp_assay.wire.traffic import ExchangeLog, MessageKey, message_key
+from mcp_assay.wire.traffic import ExchangeLog, MessageKey
 
 __all__ = ["ANSWERED_BY_ASSAY", "OFF_VERSION", "SENT_BY_ASSAY", "Context", "GateKey", "admitted"]
 
@@ -119,7 +119,7 @@ class Context:
         revision = self.revision(message)
         if revision is None:
             return None
-        key = message_key(message)
+        key = message.key
         if key not in self._validations:
             self._validations[key] = revision.validator.validate(message, self.log.request_of(message))
         return self._validations[key]
@@ -131,7 +131,7 @@ class Context:
     # -- gates ---------------------------------------------------------------------------------------
     def gate_key(self, message: Message) -> GateKey:
         """The facts the gates of every check decide on, for one message (worked out once)."""
-        key = message_key(message)
+        key = message.key
         found = self._gate_keys.get(key)
         if found is None:
             caps = self.capabilities(message)
@@ -200,14 +200,15 @@ class Context:
         malformed on purpose; and the first message of each gate key (found once for the log as it is)."""
         if self._rows is not None and self._rows[0] == self.log.size:
             return self._rows[1], self._rows[2]
-        numbers: dict[int, int] = {}  # by the id of the gate key (each key is one object)
+        numbers: dict[GateKey, int] = {}
         rows: list[tuple[Message, int, bool]] = []
         firsts: list[Message] = []
+        gate_keys = self._gate_keys  # the gate keys, looked up inline: a hot loop
         for message in self.log.messages():
-            key = self.gate_key(message)
-            number = numbers.get(id(key))
+            key = gate_keys.get(message.key) or self.gate_key(message)
+            number = numbers.get(key)
             if number is None:
-                number = numbers[id(key)] = len(firsts)
+                number = numbers[key] = len(firsts)
                 firsts.append(message)
             rows.append((message, number, bool(key[3]) and self.deliberately_invalid(message)))
         self._rows = (self.log.size, rows, firsts)

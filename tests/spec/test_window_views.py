@@ -14,7 +14,7 @@ import pytest
 from mcp_assay.spec import SpecSet
 from mcp_assay.spec.checks import REGISTRY, Check
 from mcp_assay.spec.context import Context
-from mcp_assay.spec.rules import results
+from mcp_assay.spec.rules import progress, results
 from mcp_assay.spec.rules.auth import clients, facts, use
 from mcp_assay.spec.rules.auth.facts import presented
 from mcp_assay.spec.rules.auth.use import sent_requests
@@ -32,6 +32,7 @@ from mcp_assay.wire.jsonrpc import Kind
 from mcp_assay.wire.model import Headers, HttpRequest
 from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import URL, http, log_of, modern_call, modern_headers, request_body, result_body
+from tests.spec.rules.test_progress import call as progress_call
 
 
 def _counted[T](owner: Any, name: str, calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,3 +256,20 @@ def test_checks_with_nothing_to_compare_leave_a_window_early(spec: SpecSet, monk
         ctx.check = REGISTRY[name]
         assert list(REGISTRY[name].func(ctx)) == []
     assert placed == []
+
+
+def test_the_progress_rules_find_each_notifications_request_once_a_window(
+    spec: SpecSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = log_of(progress_call("p1", (1, 2, 3)), progress_call("p2", (1, 2), ident=2, start=10.0))
+    found: list[str] = []
+    _counted(progress, "_find_owner", found, monkeypatch)
+    ctx = Context(log, spec)
+    for name in (
+        "progress_names_a_request_in_flight",
+        "no_progress_after_the_final_response",
+        "progress_increases_with_every_notification",
+    ):
+        ctx.check = REGISTRY[name]
+        assert list(REGISTRY[name].func(ctx))
+    assert len(found) == 5, "each of the five notifications' request found once"

@@ -46,8 +46,24 @@ def _progress(ctx: Context) -> Iterator[Message]:
             yield message
 
 
-def _owner(progress: Message, idx: StreamIndex) -> tuple[Message | None, bool]:
-    """The in-flight request the progress is about, and whether any earlier request used its token."""
+def _owner(progress: Message, idx: StreamIndex, ctx: Context) -> tuple[Message | None, bool]:
+    """The in-flight request the progress is about, and whether any earlier request used its token (found once
+    per notification and window: the progress rules each ask it of every notification)."""
+    owners = ctx.view(_Owners).found
+    known = owners.get(progress.key)
+    if known is None:
+        known = owners[progress.key] = _find_owner(progress, idx)
+    return known
+
+
+class _Owners:
+    """What :func:`_owner` found, by the key of the progress notification asked about."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.found: dict[MessageKey, tuple[Message | None, bool]] = {}
+
+
+def _find_owner(progress: Message, idx: StreamIndex) -> tuple[Message | None, bool]:
     token = _quoted(progress)
     carrier = idx.carrier_request(progress)
     if carrier is not None and carrier.sender is not progress.sender and same_id(_token(carrier), token):
@@ -64,7 +80,7 @@ def _judge_progress(
     use: a finished request's token is PROG-05's, a token no request gave is PROG-03's."""
     idx = index(ctx)
     for progress in _progress(ctx):
-        owner, used = _owner(progress, idx)
+        owner, used = _owner(progress, idx, ctx)
         if owner is not None:
             yield passed(progress)
         elif used == token_used:
@@ -185,7 +201,7 @@ def progress_increases_with_every_notification(ctx: Context) -> Iterator[Finding
         value = params_of(progress).get("progress")
         if not isinstance(value, int | float) or isinstance(value, bool):
             continue  # the schema rule (PROG-06) reports a non-numeric progress
-        owner, _used = _owner(progress, idx)
+        owner, _used = _owner(progress, idx, ctx)
         if owner is None:
             continue
         key = message_key(owner)

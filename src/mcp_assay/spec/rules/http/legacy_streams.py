@@ -9,7 +9,7 @@ get back only what that stream had not delivered.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -141,8 +141,12 @@ def messages_travel_on_one_stream_only(ctx: Context) -> Iterator[Finding]:
     """A 2025 server sends each message on one stream only, never broadcast across connected streams."""
     window = setting(ctx, "broadcast_window_s", 1.0)
     seen: dict[tuple[str, str], list[tuple[Message, HttpExchange]]] = defaultdict(list)
-    for exchange in _legacy_event_streams(ctx):
-        scope = _session_key(exchange)
+    streams = [(exchange, _session_key(exchange)) for exchange in _legacy_event_streams(ctx)]
+    shared = {scope for scope, count in Counter(scope for _, scope in streams).items() if scope and count > 1}
+    for exchange, scope in streams:
+        if scope not in shared:  # the only stream of its session (or of none): no other stream to have sent it on
+            yield from (passed(message) for message in exchange.response_messages)
+            continue
         for message in exchange.response_messages:
             key = (scope, json.dumps(message.payload, sort_keys=True, default=str))
             twins = [

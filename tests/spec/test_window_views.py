@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcp_assay.spec import SpecSet
-from mcp_assay.spec.checks import REGISTRY, Check
+from mcp_assay.spec.checks import REGISTRY, Check, Gate
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules import progress, results
 from mcp_assay.spec.rules.auth import clients, facts, use
@@ -273,3 +273,14 @@ def test_the_progress_rules_find_each_notifications_request_once_a_window(
         ctx.check = REGISTRY[name]
         assert list(REGISTRY[name].func(ctx))
     assert len(found) == 5, "each of the five notifications' request found once"
+
+
+def test_a_gate_admits_each_revision_of_a_window_once(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = _traffic()
+    asked: list[str] = []
+    _counted(Gate, "admits", asked, monkeypatch)
+    ctx = Context(log, spec)
+    ctx.check = REGISTRY["client_version_header_matches_the_body"]
+    assert ctx.check.gate.features, "a gate that asks the revision"
+    assert len(list(ctx.exchanges())) == 5
+    assert len(asked) == 1, "five exchanges of one revision: one question"

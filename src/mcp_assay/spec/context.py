@@ -223,12 +223,17 @@ class Context:
         gate = check.gate
         held = self._gated.get(gate)
         if held is None or held[0] != self.log.size:
-            passing = [
-                exchange
-                for exchange in self.log
-                if not (exchange.transport and exchange.transport not in gate.transports)
-                and gate.admits(self.exchange_revision(exchange))[0]
-            ]
+            admits: dict[str | None, bool] = {}  # by the revision named on the wire (a window names a few)
+            passing = []
+            for exchange in self.log:
+                if exchange.transport and exchange.transport not in gate.transports:
+                    continue
+                named = self.log.exchange_revision(exchange.id)
+                admitted = admits.get(named)
+                if admitted is None:
+                    admitted = admits[named] = gate.admits(self.spec.get(named))[0]
+                if admitted:
+                    passing.append(exchange)
             held = self._gated[gate] = (self.log.size, passing)
         return iter(held[1])
 

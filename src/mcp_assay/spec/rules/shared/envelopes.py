@@ -55,7 +55,8 @@ def request_meta(message: Message) -> dict[str, Any] | None:
 
 def meta_version(message: Message) -> str | None:
     """The protocol version a request names in ``_meta`` (``None`` when absent or not a string)."""
-    meta = request_meta(message)
+    kind = message.kind
+    meta = message.meta if kind is Kind.REQUEST or kind is Kind.NOTIFICATION else None  # request_meta, inline
     value = meta.get(MetaKey.PROTOCOL_VERSION) if meta is not None else None
     return value if isinstance(value, str) else None
 

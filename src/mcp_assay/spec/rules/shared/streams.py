@@ -58,7 +58,7 @@ class StreamIndex:
             if place is None:
                 place = outside.get(m.exchange)
                 if place is None:
-                    place = outside[m.exchange] = self._place(m)
+                    place = outside[m.exchange] = self._outside(m)
             self.places[m.key] = place
         self.requests: dict[tuple[str, Side], list[Message]] = defaultdict(list)
         self.by_place: dict[str, list[Message]] = defaultdict(list)
@@ -116,6 +116,10 @@ class StreamIndex:
         session = self.ctx.log.session(message)
         if session is not None:
             return session
+        return self._outside(message)
+
+    def _outside(self, message: Message) -> str:
+        """The place of a message in no session: its HTTP endpoint, or its exchange."""
         exchange = self.ctx.log.get(message.exchange)
         if isinstance(exchange, HttpExchange):
             return endpoint_of(exchange)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.traffic import ExchangeLog
 from tests.factories import (
     LEGACY,
     MODERN,
@@ -89,3 +90,18 @@ def test_exchanges_without_messages_still_get_a_revision() -> None:
     log = log_of(legacy_session("s-9"), get)
     assert log.exchange_revision(get.id) == LEGACY
     assert all(m.kind in (Kind.REQUEST, Kind.RESULT, Kind.NOTIFICATION) for m in log.messages())
+
+
+def test_messages_are_ordered_by_time_with_capture_order_breaking_ties_even_past_a_nan_time() -> None:
+    from mcp_assay.wire.model import StdioLine
+
+    def line(n: int, time: float) -> StdioLine:
+        raw = f'{{"jsonrpc": "2.0", "method": "notifications/m{n}"}}\n'.encode()
+        return StdioLine.build(id=f"t{n}", connection="c", sender=Side.CLIENT, time=time, raw=raw)
+
+    times = [(0, 2.0), (1, 1.0), (2, 2.0), (3, 1.0), (4, 0.5)]
+    log = ExchangeLog(line(n, time) for n, time in times)
+    assert [m.method for m in log.messages()] == [f"notifications/m{n}" for n in (4, 1, 3, 0, 2)]
+    with_nan = ExchangeLog(line(n, time) for n, time in [*times, (5, float("nan")), (6, 1.0)])
+    order = {id(m): position for position, m in enumerate(with_nan._messages)}
+    assert with_nan.messages() == sorted(with_nan._messages, key=lambda m: (m.time, order[id(m)]))

@@ -24,6 +24,7 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -145,6 +146,7 @@ def endpoint_of(exchange: HttpExchange) -> str:
 
 
 _ENDPOINTS: dict[str, str] = {}
+_TIME = attrgetter("time")
 
 
 class ExchangeLog:
@@ -416,8 +418,12 @@ class ExchangeLog:
     def messages(self) -> list[Message]:
         """Every message, ordered by the time it crossed the wire (capture order breaks ties)."""
         if self._sorted is None:
-            order = {id(message): position for position, message in enumerate(self._messages)}
-            self._sorted = sorted(self._messages, key=lambda m: (m.time, order[id(m)]))
+            times = [message.time for message in self._messages]
+            if any(map(math.isnan, times)):  # NaN breaks ordering by time alone: ties told apart by position too
+                order = {id(message): position for position, message in enumerate(self._messages)}
+                self._sorted = sorted(self._messages, key=lambda m: (m.time, order[id(m)]))
+            else:  # a stable sort by time keeps capture order among equal times
+                self._sorted = sorted(self._messages, key=_TIME)
         return list(self._sorted)
 
     def message_count(self) -> int:

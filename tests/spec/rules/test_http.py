@@ -791,6 +791,17 @@ def test_one_message_is_never_broadcast_on_two_streams(spec: SpecSet) -> None:
     assert outcome(spec, "messages_travel_on_one_stream_only", legacy_session()) is Outcome.NOT_VERIFIED
 
 
+def test_a_broadcast_is_one_message_written_alike_whatever_its_key_order(spec: SpecSet) -> None:
+    """HTTP-40: twins are told by their whole JSON value (keys in any order), not by their method and id alone."""
+    first = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+    reordered = {"params": {"data": "x", "level": "info"}, "method": "notifications/message", "jsonrpc": "2.0"}
+    other = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "y"}}
+    alike = [legacy_get([first]), legacy_stream(legacy_request("tools/call", 5), [reordered, result(5)])]
+    assert outcome(spec, "messages_travel_on_one_stream_only", legacy_session(), alike) is Outcome.FAILED
+    unlike = [legacy_get([first]), legacy_stream(legacy_request("tools/call", 5), [other, result(5)])]
+    assert outcome(spec, "messages_travel_on_one_stream_only", legacy_session(), unlike) is Outcome.PASSED
+
+
 def test_event_ids_are_unique_across_a_session(spec: SpecSet) -> None:
     """Spec-mandated (HTTP-41)."""
     first = legacy_stream(legacy_request("tools/list", 1), [event(id="a", data=""), event(result(1), id="b")])

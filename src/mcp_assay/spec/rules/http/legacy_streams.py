@@ -31,6 +31,7 @@ from mcp_assay.vocabulary.protocol import Era, HeaderKey, MediaType
 from mcp_assay.vocabulary.verdicts import Level, Side
 from mcp_assay.wire.jsonrpc import MISSING, Kind, Message, id_key
 from mcp_assay.wire.model import EndReason, HttpExchange
+from mcp_assay.wire.traffic import MessageKey
 
 
 def _label(message: Message | None) -> str:
@@ -140,7 +141,8 @@ def _resumption(exchange: HttpExchange) -> bool:
 def messages_travel_on_one_stream_only(ctx: Context) -> Iterator[Finding]:
     """A 2025 server sends each message on one stream only, never broadcast across connected streams."""
     window = setting(ctx, "broadcast_window_s", 1.0)
-    seen: dict[tuple[str, str], list[tuple[Message, HttpExchange]]] = defaultdict(list)
+    seen: dict[tuple[str, str | None, Any], list[tuple[Message, HttpExchange]]] = defaultdict(list)
+    texts: dict[MessageKey, str] = {}
     streams = [(exchange, _session_key(exchange)) for exchange in _legacy_event_streams(ctx)]
     shared = {scope for scope, count in Counter(scope for _, scope in streams).items() if scope and count > 1}
     for exchange, scope in streams:
@@ -148,19 +150,35 @@ def messages_travel_on_one_stream_only(ctx: Context) -> Iterator[Finding]:
             yield from (passed(message) for message in exchange.response_messages)
             continue
         for message in exchange.response_messages:
-            key = (scope, json.dumps(message.payload, sort_keys=True, default=str))
+            # messages alike (the same method and id) first; only those are written out to compare them whole
+            key = (scope, message.method, _comparable_id(message))
             twins = [
                 (twin, where)
                 for twin, where in seen[key]
                 if where.id != exchange.id
                 and abs(twin.time - message.time) <= window
                 and not (_resumption(where) or _resumption(exchange))
+                and _text(twin, texts) == _text(message, texts)
             ]
             if scope and twins:
                 yield failed(message, f"{message.describe()} was also sent on another stream of the session")
             else:
                 yield passed(message)
             seen[key].append((message, exchange))
+
+
+def _comparable_id(message: Message) -> Any:
+    """The message's id key, a NaN id made equal to every other (two messages written out alike have ids alike)."""
+    ident = message.id_key
+    return ("float", "nan") if ident is not None and ident[0] == "float" and ident[1] != ident[1] else ident
+
+
+def _text(message: Message, texts: dict[MessageKey, str]) -> str:
+    """The message written out with sorted keys (once per message)."""
+    text = texts.get(message.key)
+    if text is None:
+        text = texts[message.key] = json.dumps(message.payload, sort_keys=True, default=str)
+    return text
 
 
 @log_check(requirements="HTTP-41", level=Level.MUST, subject="SSE event ids", **LEGACY_HTTP, follows=ANY_EXCHANGE_HTTP)

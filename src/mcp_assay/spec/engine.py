@@ -185,14 +185,20 @@ class _Tally:
     of the same kind, as nearly every pass is, adds nothing to them."""
 
 
+_Run = tuple[Check, _Tally, Callable[..., Result], bool]
+"""A message check as the loop over a message's checks sees it: the check, its tally, its function, and whether it
+judges the client (then a message mcp-assay broke on purpose is kept from it)."""
+PASSED = Outcome.PASSED
+
+
 @dataclass(slots=True)
 class _Gated:
     """Messages that shared one gate key: how many, where the first one was, and which checks run on them."""
 
     count: int = 0
     first: Order = (math.inf, 0, 0)
-    runs: dict[tuple[Side, Kind, str | None], list[Check]] = field(default_factory=dict)
-    """The message checks a message of this gate key, sender, kind and (routed) method visits."""
+    runs: dict[tuple[Side, Kind, str | None], tuple[_Run, ...]] = field(default_factory=dict)
+    """The message checks a message of this gate key, sender, kind and (routed) method visits (:meth:`Judge._runs`)."""
 
 
 @dataclass(slots=True)
@@ -402,47 +408,45 @@ class Judge:
         route = (message.sender, message.kind, routed_method(message, self.log.request_of))
         runs = gated.runs.get(route)
         if runs is None:  # the dispatch index: built once per gate key, sender, kind and method met
-            runs = gated.runs[route] = [
-                check
-                for check in self._message_checks
-                if self._admissions[(check.name, key)][0]
-                and (check.sent_by is None or message.sender is check.sent_by)
-                and (check.kinds is None or message.kind in check.kinds)
-                and accepts_method(check.methods, route[2])
-            ]
+            runs = gated.runs[route] = self._runs(key, route)
         self.check_calls += len(runs)
-        invalid: bool | None = None
+        # only a message mcp-assay had a hand in (its gate key says so) can be one it broke on purpose
+        invalid: bool | None = None if key[3] else False
         at: Order = (message.time, position, 0)
         plain: _Facts | None = None  # the message's facts, when a pass about it counts alike for every check
         asked = False
         kept: _Ranked | None = None  # the pass kept as the latest by the checks that passed it (one, shared)
-        for check in runs:
-            tally = self._tallies[check.name]
+        for check, tally, judge, of_client in runs:
             if tally.broken is not None:
                 continue
-            if check.side is not Side.SERVER:
+            if of_client and invalid is not False:
                 if invalid is None:
                     invalid = ctx.deliberately_invalid(message)
                 if invalid:
                     continue
             ctx.check = check
             try:
-                result = check.func(message, ctx)
+                result = judge(message, ctx)
+                if result is None:
+                    continue
                 # most calls return one finding, or none: no list is made for them
-                found = (result,) if type(result) is Finding else _normalise(result) if result is not None else ()
+                found = (result,) if type(result) is Finding else _normalise(result)
             except Exception as exc:  # a defect in a check must never stop the judging
                 self._broken(check, tally, exc, position)
                 continue
             finally:
                 ctx.check = None
-            if type(result) is Finding and result.outcome is Outcome.PASSED:  # the commonest finding by far
+            if type(result) is Finding and result.outcome is PASSED:  # the commonest finding by far
                 if result.subject is message:
                     if not asked:
                         facts, asked = self._facts_of(message), True
                         plain = facts if facts.plain else None
                     if plain is not None:  # counted as _fold_pass counts it, without asking per check
-                        _count_pass(tally, plain)
-                        if tally.last_pass is None or at > tally.last_pass.order:
+                        tally.passes += 1
+                        if plain.origin is not tally.origin:
+                            _count_origin(tally, plain)
+                        last = tally.last_pass
+                        if last is None or at > last.order:
                             if kept is None or kept.finding is not result:
                                 kept = _Ranked(at, result)
                             tally.last_pass = kept
@@ -450,25 +454,43 @@ class Judge:
                 self._fold_pass(check, tally, result, at)
                 continue
             rank = 0
+            latest: tuple[int, Finding] | None = None  # the rank and finding of the latest plain pass among them
             for finding in found:
                 if isinstance(finding, Passes):
                     rank = self._fold_passes(check, tally, finding, message.time, position, rank)
                     continue
-                if finding.outcome is Outcome.PASSED and finding.subject is message:  # one pass of several
+                if finding.outcome is PASSED and finding.subject is message:  # one pass of several
                     if not asked:
                         facts, asked = self._facts_of(message), True
                         plain = facts if facts.plain else None
-                    if plain is not None:  # counted as _fold counts it
-                        _count_pass(tally, plain)
-                        order = (message.time, position, rank)
+                    if plain is not None:  # counted as _fold counts it; kept once the check's findings end
+                        tally.passes += 1
+                        if plain.origin is not tally.origin:
+                            _count_origin(tally, plain)
+                        latest = (rank, finding)
                         rank += 1
-                        if tally.last_pass is None or order > tally.last_pass.order:
-                            tally.last_pass = _Ranked(order, finding)
                         continue
                 folded = self._fold(check, tally, finding, (message.time, position, rank))
                 rank += 1
                 if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
                     self.on_failure(check, message, folded)
+            if latest is not None:
+                order = (message.time, position, latest[0])
+                if tally.last_pass is None or order > tally.last_pass.order:
+                    tally.last_pass = _Ranked(order, latest[1])
+
+    def _runs(self, key: GateKey, route: tuple[Side, Kind, str | None]) -> tuple[_Run, ...]:
+        """The message checks a message of this gate key and route visits, each with what the loop over them needs
+        (its tally, its function, whether it judges the client), so the loop looks nothing up per check."""
+        sender, kind, method = route
+        return tuple(
+            (check, self._tallies[check.name], check.func, check.side is not Side.SERVER)
+            for check in self._message_checks
+            if self._admissions[(check.name, key)][0]
+            and (check.sent_by is None or sender is check.sent_by)
+            and (check.kinds is None or kind in check.kinds)
+            and accepts_method(check.methods, method)
+        )
 
     def _in_scope(self, check: Check) -> tuple[int, str | None]:
         """How many messages passed ``check``'s gates, and the most common reason others did not."""
@@ -946,10 +968,15 @@ def _count_pass(tally: _Tally, facts: _Facts) -> None:
     """Count one pass of a subject with these facts: how many, where they came from, their revisions."""
     tally.passes += 1
     if facts.origin is not tally.origin:
-        tally.origin = facts.origin
-        tally.sources.add(facts.source)
-        if facts.revision:
-            tally.revisions.add(facts.revision)
+        _count_origin(tally, facts)
+
+
+def _count_origin(tally: _Tally, facts: _Facts) -> None:
+    """Count where a pass came from and its revision, when they differ from the pass counted last's."""
+    tally.origin = facts.origin
+    tally.sources.add(facts.source)
+    if facts.revision:
+        tally.revisions.add(facts.revision)
 
 
 def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None, graded_at: Order | None = None) -> None:

@@ -132,12 +132,20 @@ def _meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
     payload = message.payload
     if not isinstance(payload, dict):
         return
-    if b"_meta" not in message.raw and b"\\u" not in message.raw:
+    raw = message.raw
+    escaped = b"\\u" in raw
+    if b"_meta" not in raw and not escaped:
         return  # no member is named _meta (the payload is read from these bytes; a name spelt with escapes is walked)
+    # each _meta object found is a member named "_meta" in the text, so once as many are found as the text names, the
+    # rest of the walk finds no more (unless a name is spelt with escapes, which the text does not show)
+    left = raw.count(b'"_meta"') if not escaped else -1
     for member in ("params", "result"):
         if member in payload:
             for parts, meta in _walk(payload[member], [member]):
                 yield "".join(parts), meta
+                left -= 1
+                if left == 0:
+                    return
 
 
 def _walk(node: Any, parts: list[str]) -> Iterator[tuple[list[str], dict[str, Any]]]:

@@ -7,10 +7,14 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.spec.checks import REGISTRY
+from mcp_assay.spec import checks
+from mcp_assay.spec.checks import REGISTRY, passed
 from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.spec.rules.envelope import meta_keys
+from mcp_assay.spec.rules.shared import envelopes
+from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.wire.jsonrpc import Message, parse_message
 from tests.scale.growth import traffic
 
 META_KEY_RULES = (
@@ -52,3 +56,38 @@ def test_the_meta_key_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None
         meta_keys.key_facts(f"com.example/key{number}")
         assert len(meta_keys._KEY_FACTS) <= 16
     assert meta_keys.key_facts("com.example/key99").dns == meta_keys.REVERSE_DNS
+
+
+def _result(text: str) -> Message:
+    return parse_message(text, sender=Side.SERVER, time=0.0)
+
+
+def test_the_meta_walk_stops_once_every_meta_object_the_text_names_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = ",".join(f'{{"name":"t{number}","annotations":{{"a":{{"b":[1,2]}}}}}}' for number in range(200))
+    first = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"_meta":{{"com.example/k":1}},"tools":[{tools}]}}}}')
+    walked = _counting(monkeypatch, envelopes, "_walk")
+    assert [path for path, _ in envelopes._meta_objects(first)] == ["result._meta"]
+    assert len(walked) <= 2  # the result, and nothing past its _meta member
+
+    # a name spelt with escapes is not counted in the text: the walk goes on to the end and finds it
+    escaped = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"_meta":{{}},"tools":[{tools},{{"\\u005fmeta":{{}}}}]}}}}')
+    walked.clear()
+    assert [path for path, _ in envelopes._meta_objects(escaped)] == ["result._meta", "result.tools[200]._meta"]
+    assert len(walked) > 200
+
+    # a string "_meta" counts in the text but is no member: the walk goes on, and finds the same as a whole walk
+    worded = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"_meta":{{}},"note":"_meta","tools":[{tools}]}}}}')
+    assert [path for path, _ in envelopes._meta_objects(worded)] == ["result._meta"]
+
+
+def test_a_message_s_plain_passes_are_one_finding_without_a_lookup() -> None:
+    message = _result('{"jsonrpc":"2.0","id":1,"result":{}}')
+    first = passed(message)
+    checks._PLAIN_PASSES.clear()  # the last pass made is looked at before the kept ones
+    assert passed(message) is first
+    other = _result('{"jsonrpc":"2.0","id":2,"result":{}}')
+    assert passed(other) is not first and passed(other).subject is other
+    again = passed(message)  # made anew: the kept ones were let go of
+    assert again.subject is message and passed(message) is again
+    checks.forget_passes()
+    assert checks._LAST_PASS[0].subject is None

@@ -64,10 +64,20 @@ def _result(text: str) -> Message:
 
 def test_the_meta_walk_stops_once_every_meta_object_the_text_names_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     tools = ",".join(f'{{"name":"t{number}","annotations":{{"a":{{"b":[1,2]}}}}}}' for number in range(200))
-    first = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"_meta":{{"com.example/k":1}},"tools":[{tools}]}}}}')
     walked = _counting(monkeypatch, envelopes, "_walk")
-    assert [path for path, _ in envelopes._meta_objects(first)] == ["result._meta"]
-    assert len(walked) <= 2  # the result, and nothing past its _meta member
+    one = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{tools}],"_meta":{{"com.example/k":1}}}}}}')
+    assert [path for path, _ in envelopes._meta_objects(one)] == ["result._meta"]
+    assert not walked  # the text names one _meta, and the result holds it: nothing is walked
+
+    two = f'{{"_meta":{{}},"tools":[{{"name":"first","_meta":{{}}}},{tools}]}}'
+    first = _result(f'{{"jsonrpc":"2.0","id":1,"result":{two}}}')
+    assert [path for path, _ in envelopes._meta_objects(first)] == ["result._meta", "result.tools[0]._meta"]
+    assert len(walked) <= 3  # the result, its tools and the first tool: nothing past the second _meta
+
+    nested = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{tools},{{"name":"last","_meta":{{}}}}]}}}}')
+    walked.clear()
+    assert [path for path, _ in envelopes._meta_objects(nested)] == ["result.tools[200]._meta"]
+    assert len(walked) > 200  # one _meta, not at the top: walked to where it is
 
     # a name spelt with escapes is not counted in the text: the walk goes on to the end and finds it
     escaped = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"_meta":{{}},"tools":[{tools},{{"\\u005fmeta":{{}}}}]}}}}')

@@ -133,12 +133,18 @@ def _meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
     if not isinstance(payload, dict):
         return
     raw = message.raw
-    escaped = b"\\u" in raw
-    if b"_meta" not in raw and not escaped:
-        return  # no member is named _meta (the payload is read from these bytes; a name spelt with escapes is walked)
-    # each _meta object found is a member named "_meta" in the text, so once as many are found as the text names, the
-    # rest of the walk finds no more (unless a name is spelt with escapes, which the text does not show)
-    left = raw.count(b'"_meta"') if not escaped else -1
+    # each _meta object is a member named "_meta" in the text the payload was read from, unless its name is spelt
+    # with escapes: without any, the walk stops once it has found as many as the text names, or does not start
+    left = -1 if b"\\u" in raw else raw.count(b'"_meta"')
+    if left == 0:
+        return
+    if left == 1:  # the commonest: the one _meta of the params or the result, found without a walk
+        for member in ("params", "result"):
+            node = payload.get(member)
+            if isinstance(node, dict) and "_meta" in node:
+                if isinstance(node["_meta"], dict):
+                    yield f"{member}._meta", node["_meta"]
+                return
     for member in ("params", "result"):
         if member in payload:
             for parts, meta in _walk(payload[member], [member]):

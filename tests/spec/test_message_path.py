@@ -11,8 +11,10 @@ from mcp_assay.spec import checks
 from mcp_assay.spec.checks import REGISTRY, passed
 from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.revisions import SpecSet
+from mcp_assay.spec.rules.behaviour import channels
 from mcp_assay.spec.rules.envelope import meta_keys
 from mcp_assay.spec.rules.shared import envelopes
+from mcp_assay.spec.rules.versions import offered
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Message, parse_message
 from tests.scale.growth import traffic
@@ -101,3 +103,36 @@ def test_a_message_s_plain_passes_are_one_finding_without_a_lookup() -> None:
     assert again.subject is message and passed(message) is again
     checks.forget_passes()
     assert checks._LAST_PASS[0].subject is None
+
+
+TOOL_CALL_RULES = (
+    "invalid_arguments_come_back_as_tool_errors",
+    "unknown_tools_get_invalid_params",
+    "tool_failures_are_results_with_is_error",
+    "structured_content_matches_the_output_schema",
+    "mirrored_integers_are_safe_integers",
+)
+
+
+def test_a_call_s_tool_is_looked_up_once_for_the_rules_that_ask(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    lookups = _counting(monkeypatch, channels, "listing_for")
+    judge = Judge(spec, checks=[REGISTRY[name] for name in TOOL_CALL_RULES])
+    exchanges = traffic(2)
+    for exchange in exchanges:
+        judge.add(exchange)
+    judge.verdicts()
+    calls = sum(1 for exchange in exchanges for m in exchange.messages if m.method == "tools/call" and m.id is not None)
+    assert calls > 20
+    # the request, and its answer when another exchange carries it (stdio): not once per rule that asks
+    assert len(lookups) <= 2 * calls
+    assert judge.check_calls >= 3 * calls
+
+
+def test_the_removed_methods_are_worked_out_once_per_set_of_revisions(spec: SpecSet) -> None:
+    offered._modern_and_removed.cache_clear()
+    judge = Judge(spec, checks=[REGISTRY["modern_clients_do_not_send_removed_methods"]])
+    for exchange in traffic(2):
+        judge.add(exchange)
+    (verdict,) = judge.verdicts()
+    assert verdict.judged > 20
+    assert offered._modern_and_removed.cache_info().misses == 1

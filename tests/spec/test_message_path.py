@@ -14,7 +14,10 @@ from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.spec.rules.behaviour import channels
 from mcp_assay.spec.rules.envelope import meta_keys
 from mcp_assay.spec.rules.shared import envelopes
+from mcp_assay.spec.rules.tools import results as tool_results
+from mcp_assay.spec.rules.tools.results import same_json
 from mcp_assay.spec.rules.versions import offered
+from mcp_assay.spec.validator import canonical
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Message, parse_message
 from tests.scale.growth import traffic
@@ -136,3 +139,28 @@ def test_the_removed_methods_are_worked_out_once_per_set_of_revisions(spec: Spec
     (verdict,) = judge.verdicts()
     assert verdict.judged > 20
     assert offered._modern_and_removed.cache_info().misses == 1
+
+
+JSON_VALUES = [
+    0, 1, -1, 1.0, -0.0, 0.0, 1e16, 10000000000000000, True, False, None, "1", "", "a\\u00e9", float("nan"),
+    float("inf"), [], {}, [1, 2], [2, 1], [1.0, 2], {"a": 1, "b": [1, {"c": None}]}, {"b": [1, {"c": None}], "a": 1},
+    {"a": 1, "b": [1, {"c": False}]}, {"a": 1}, {"a": 1, "b": 2}, {"a": True}, {"a": 1.0}, [[[]]], [[[0]]],
+]  # fmt: skip
+
+
+def test_same_json_is_the_comparison_of_canonical_texts() -> None:
+    for first in JSON_VALUES:
+        for second in JSON_VALUES:
+            assert same_json(first, second) == (canonical(first) == canonical(second)), (first, second)
+
+
+def test_structured_content_nested_too_deep_to_compare_is_compared_as_text() -> None:
+    deep: Any = 1
+    for _ in range(1_000):  # deeper than same_json goes, not than the json module does
+        deep = [deep]
+    result = {"structuredContent": {"v": deep}, "content": [{"type": "text", "text": canonical({"v": deep})}]}
+    with pytest.raises(RecursionError):
+        tool_results._mirrored(result)
+    assert tool_results._mirrored_as_text(result) is True  # what the rule falls back on
+    result["content"] = [{"type": "text", "text": canonical({"v": [deep]})}]
+    assert tool_results._mirrored_as_text(result) is False

@@ -133,9 +133,9 @@ def passed(
 ) -> Finding:
     if subject is not None and not detail and related == ():
         # a plain pass is the commonest finding by far, and a message passes a score of checks: one finding each
-        kept = _LAST_PASS[0]
-        if kept.subject is subject:  # the message checks pass one message after another
-            return kept
+        last = _LAST_PASS[0]
+        if last.subject is subject:  # the message checks pass one message after another
+            return last
         kept = _PLAIN_PASSES.get(id(subject))  # the log checks, one window's subjects after another
         if kept is None or kept.subject is not subject:
             if len(_PLAIN_PASSES) >= _KEPT_PASSES:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from mcp_assay.spec import checks
-from mcp_assay.spec.checks import REGISTRY, passed
+from mcp_assay.spec.checks import REGISTRY, Finding, passed
+from mcp_assay.spec.context import Context
 from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.spec.rules.behaviour import channels
@@ -18,7 +20,7 @@ from mcp_assay.spec.rules.tools import results as tool_results
 from mcp_assay.spec.rules.tools.results import same_json
 from mcp_assay.spec.rules.versions import offered
 from mcp_assay.spec.validator import canonical
-from mcp_assay.vocabulary.verdicts import Side
+from mcp_assay.vocabulary.verdicts import Outcome, Side
 from mcp_assay.wire.jsonrpc import Message, parse_message
 from tests.scale.growth import traffic
 
@@ -164,3 +166,27 @@ def test_structured_content_nested_too_deep_to_compare_is_compared_as_text() -> 
     assert tool_results._mirrored_as_text(result) is True  # what the rule falls back on
     result["content"] = [{"type": "text", "text": canonical({"v": [deep]})}]
     assert tool_results._mirrored_as_text(result) is False
+
+
+def test_a_check_that_raised_is_reported_alone_and_called_no_more(spec: SpecSet) -> None:
+    calls: list[Message] = []
+
+    def raises_on_the_second(message: Message, ctx: Context) -> Finding:
+        calls.append(message)
+        if len(calls) == 2:
+            raise KeyError("boom")
+        return passed(message)
+
+    base = REGISTRY["messages_are_jsonrpc_2_0_objects"]
+    breaking = dataclasses.replace(base, name="breaks", func=raises_on_the_second)
+    judge = Judge(spec, checks=[breaking, base])
+    for exchange in traffic(1):
+        judge.add(exchange)
+    broken, whole = judge.verdicts()
+    assert len(calls) == 2  # not called again once it raised, on any route
+    assert broken.outcome is Outcome.NOT_VERIFIED and "the check itself failed" in broken.reason
+    assert "boom" in broken.reason
+    alone = Judge(spec, checks=[base])
+    for exchange in traffic(1):
+        alone.add(exchange)
+    assert whole == alone.verdicts()[0] and whole.judged > 100  # the other check judged as if alone

@@ -8,7 +8,6 @@ reverse-DNS name, and the W3C trace keys keep their W3C syntax.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from mcp_assay.spec.checks import Finding, Result, failed, message_check, passed
@@ -231,18 +230,20 @@ _TRACE_RULES = {"traceparent": traceparent_problem, "tracestate": tracestate_pro
     features={"per_request_version"},
     methods=ANY_ENVELOPE,
 )
-def trace_context_meta_follows_w3c_syntax(message: Message, ctx: Context) -> Iterator[Finding]:
+def trace_context_meta_follows_w3c_syntax(message: Message, ctx: Context) -> Result:
     """traceparent, tracestate and baggage in _meta follow the W3C Trace Context and Baggage syntax."""
+    found: list[Finding] = []
     for path, meta in meta_objects(message):
         for key, rule in _TRACE_RULES.items():
             if key not in meta:
                 continue
             value = meta[key]
             if not isinstance(value, str):
-                yield failed(message, f"{path}.{key} is a {type(value).__name__}, not a string")
+                found.append(failed(message, f"{path}.{key} is a {type(value).__name__}, not a string"))
                 continue
             problem = rule(value)
             if problem is not None:
-                yield failed(message, f"{path}.{key} {value[:80]!r} {problem}")
+                found.append(failed(message, f"{path}.{key} {value[:80]!r} {problem}"))
             else:
-                yield passed(message)
+                found.append(passed(message))
+    return found[0] if len(found) == 1 else found or None

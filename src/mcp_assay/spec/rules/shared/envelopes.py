@@ -134,8 +134,9 @@ def _meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
         return
     raw = message.raw
     # each _meta object is a member named "_meta" in the text the payload was read from, unless its name is spelt
-    # with escapes: without any, the walk stops once it has found as many as the text names, or does not start
-    left = -1 if b"\\u" in raw else raw.count(b'"_meta"')
+    # with escapes (each \u00XX, the name's letters being ASCII): without any, the walk stops once it has found as
+    # many as the text names, or does not start
+    left = -1 if b"\\u00" in raw else raw.count(b'"_meta"')
     if left == 0:
         return
     if left == 1:  # the commonest: the one _meta of the params or the result, found without a walk

@@ -114,18 +114,19 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=lambda _: None)
 
 
-def meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
+def meta_objects(message: Message) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Every ``_meta`` object in a message's params or result, with its path (``result.tools[0]._meta``).
 
     The rules that ask run on one message after another: the last message's walk is kept for the next."""
-    if _LAST_WALK and _LAST_WALK[0][0] is message:
-        return iter(_LAST_WALK[0][1])
+    held = _LAST_WALK[0]
+    if held[0] is message:
+        return held[1]
     found = tuple(_meta_objects(message))
-    _LAST_WALK[:] = [(message, found)]
-    return iter(found)
+    _LAST_WALK[0] = (message, found)
+    return found
 
 
-_LAST_WALK: list[tuple[Message, tuple[tuple[str, dict[str, Any]], ...]]] = []
+_LAST_WALK: list[tuple[Message | None, tuple[tuple[str, dict[str, Any]], ...]]] = [(None, ())]
 
 
 def _meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:

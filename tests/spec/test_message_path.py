@@ -15,7 +15,7 @@ from mcp_assay.spec.engine import Judge
 from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.spec.rules.behaviour import channels
 from mcp_assay.spec.rules.envelope import meta_keys
-from mcp_assay.spec.rules.shared import envelopes
+from mcp_assay.spec.rules.shared import envelopes, server_features
 from mcp_assay.spec.rules.tools import results as tool_results
 from mcp_assay.spec.rules.tools.results import same_json
 from mcp_assay.spec.rules.versions import offered
@@ -190,3 +190,32 @@ def test_a_check_that_raised_is_reported_alone_and_called_no_more(spec: SpecSet)
     for exchange in traffic(1):
         alone.add(exchange)
     assert whole == alone.verdicts()[0] and whole.judged > 100  # the other check judged as if alone
+
+
+class _CountingChecker:
+    """A format checker that counts what it is asked (and answers as the real one)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.asked: list[str] = []
+
+    def conforms(self, value: str, name: str) -> bool:
+        self.asked.append(value)
+        return bool(self.real.conforms(value, name))
+
+
+def test_each_distinct_uri_is_read_once_and_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    checker = _CountingChecker(server_features.FORMAT_CHECKER)
+    monkeypatch.setattr(server_features, "FORMAT_CHECKER", checker)
+    monkeypatch.setattr(server_features, "URIS_KEPT", 8)
+    server_features._URIS.clear()
+    for _ in range(50):
+        assert server_features.is_uri("file:///project/README.md")
+        assert not server_features.is_uri("not a uri")
+    assert len(checker.asked) == 2  # once per distinct string, not once per ask
+    for number in range(100):
+        server_features.is_uri(f"file:///{number}")
+        assert len(server_features._URIS) <= 8
+    assert not server_features.is_uri(None) and not server_features.is_uri(3)
+    long = "file:///" + "a" * server_features.URI_KEPT_LENGTH
+    assert server_features.is_uri(long) and long not in server_features._URIS  # too long to be kept

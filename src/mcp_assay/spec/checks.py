@@ -133,12 +133,15 @@ def passed(
 ) -> Finding:
     if subject is not None and not detail and related == ():
         # a plain pass is the commonest finding by far, and a message passes a score of checks: one finding each
-        kept = _PLAIN_PASSES.get(id(subject))
-        if kept is not None and kept.subject is subject:
-            return kept
-        if len(_PLAIN_PASSES) >= _KEPT_PASSES:
-            _PLAIN_PASSES.clear()
-        kept = _PLAIN_PASSES[id(subject)] = Finding(Outcome.PASSED, "", subject)
+        last = _LAST_PASS[0]
+        if last.subject is subject:  # the message checks pass one message after another
+            return last
+        kept = _PLAIN_PASSES.get(id(subject))  # the log checks, one window's subjects after another
+        if kept is None or kept.subject is not subject:
+            if len(_PLAIN_PASSES) >= _KEPT_PASSES:
+                _PLAIN_PASSES.clear()
+            kept = _PLAIN_PASSES[id(subject)] = Finding(Outcome.PASSED, "", subject)
+        _LAST_PASS[0] = kept
         return kept
     return Finding(Outcome.PASSED, detail, subject, related=tuple(related))
 
@@ -151,9 +154,15 @@ go of them as the window ends (:func:`forget_passes`), and a bound holds them wh
 _KEPT_PASSES = 65_536
 
 
+_NO_PASS = Finding(Outcome.PASSED)
+_LAST_PASS: list[Finding] = [_NO_PASS]
+"""The plain pass made or found last (a subject's checks ask one after another): looked at before the others."""
+
+
 def forget_passes() -> None:
     """Let go of the plain passes kept (the engine calls it as a window ends, whose subjects go with it)."""
     _PLAIN_PASSES.clear()
+    _LAST_PASS[0] = _NO_PASS
 
 
 def passed_each(subjects: Iterable[Message | Exchange], detail: str = "") -> Passes:

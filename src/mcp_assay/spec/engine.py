@@ -185,14 +185,22 @@ class _Tally:
     of the same kind, as nearly every pass is, adds nothing to them."""
 
 
+_Run = tuple[Check, _Tally, Callable[..., Result], bool]
+"""A message check as the loop over a message's checks sees it: the check, its tally, its function, and whether it
+judges the client (then a message mcp-assay broke on purpose is kept from it)."""
+PASSED = Outcome.PASSED
+_UNASKED = object()
+"""Where a message's plain pass came from, before it was asked (:meth:`Judge._fold_found`)."""
+
+
 @dataclass(slots=True)
 class _Gated:
     """Messages that shared one gate key: how many, where the first one was, and which checks run on them."""
 
     count: int = 0
     first: Order = (math.inf, 0, 0)
-    runs: dict[tuple[Side, Kind, str | None], list[Check]] = field(default_factory=dict)
-    """The message checks a message of this gate key, sender, kind and (routed) method visits."""
+    runs: dict[tuple[Side, Kind, str | None], tuple[_Run, ...]] = field(default_factory=dict)
+    """The message checks a message of this gate key, sender, kind and (routed) method visits (:meth:`Judge._runs`)."""
 
 
 @dataclass(slots=True)
@@ -402,73 +410,123 @@ class Judge:
         route = (message.sender, message.kind, routed_method(message, self.log.request_of))
         runs = gated.runs.get(route)
         if runs is None:  # the dispatch index: built once per gate key, sender, kind and method met
-            runs = gated.runs[route] = [
-                check
-                for check in self._message_checks
-                if self._admissions[(check.name, key)][0]
-                and (check.sent_by is None or message.sender is check.sent_by)
-                and (check.kinds is None or message.kind in check.kinds)
-                and accepts_method(check.methods, route[2])
-            ]
+            runs = gated.runs[route] = self._runs(key, route)
         self.check_calls += len(runs)
-        invalid: bool | None = None
+        # only a message mcp-assay had a hand in (its gate key says so) can be one it broke on purpose
+        invalid: bool | None = None if key[3] else False
         at: Order = (message.time, position, 0)
-        plain: _Facts | None = None  # the message's facts, when a pass about it counts alike for every check
+        plain: Origin | None = None  # where a pass about the message came from, when it counts alike for every check
         asked = False
         kept: _Ranked | None = None  # the pass kept as the latest by the checks that passed it (one, shared)
-        for check in runs:
-            tally = self._tallies[check.name]
-            if tally.broken is not None:
-                continue
-            if check.side is not Side.SERVER:
-                if invalid is None:
-                    invalid = ctx.deliberately_invalid(message)
-                if invalid:
+        try:
+            for check, tally, judge, of_client in runs:  # a check that raised is in no run any more (_broken)
+                if of_client and invalid is not False:
+                    if invalid is None:
+                        invalid = ctx.deliberately_invalid(message)
+                    if invalid:
+                        continue
+                ctx.check = check  # the running check, for the context's gates (set back to None below)
+                try:
+                    result = judge(message, ctx)
+                    if result is None:
+                        continue
+                    if type(result) is not Finding:  # most calls return one finding, or none: no list is made
+                        result = _normalise(result)
+                except Exception as exc:  # a defect in a check must never stop the judging
+                    ctx.check = None
+                    self._broken(check, tally, exc, position)
                     continue
-            ctx.check = check
-            try:
-                result = check.func(message, ctx)
-                # most calls return one finding, or none: no list is made for them
-                found = (result,) if type(result) is Finding else _normalise(result) if result is not None else ()
-            except Exception as exc:  # a defect in a check must never stop the judging
-                self._broken(check, tally, exc, position)
-                continue
-            finally:
+                if type(result) is Finding:
+                    if result.outcome is PASSED:  # the commonest finding by far
+                        if result.subject is message:
+                            if not asked:
+                                plain, asked = self._plain_origin(message), True
+                            if plain is not None:  # counted as _fold_pass counts it, without asking per check
+                                tally.passes += 1
+                                if plain is not tally.origin:
+                                    _count_origin(tally, plain)
+                                last = tally.last_pass
+                                if last is None or at > last.order:
+                                    if kept is None or kept.finding is not result:
+                                        kept = _Ranked(at, result)
+                                    tally.last_pass = kept
+                                continue
+                        ctx.check = None
+                        self._fold_pass(check, tally, result, at)
+                        continue
+                    found: Iterable[Finding | Passes] = (result,)
+                else:
+                    found = result  # type: ignore[assignment]  # _normalise made it a list (mypy sees the union)
                 ctx.check = None
-            if type(result) is Finding and result.outcome is Outcome.PASSED:  # the commonest finding by far
-                if result.subject is message:
-                    if not asked:
-                        facts, asked = self._facts_of(message), True
-                        plain = facts if facts.plain else None
-                    if plain is not None:  # counted as _fold_pass counts it, without asking per check
-                        _count_pass(tally, plain)
-                        if tally.last_pass is None or at > tally.last_pass.order:
-                            if kept is None or kept.finding is not result:
-                                kept = _Ranked(at, result)
-                            tally.last_pass = kept
-                        continue
-                self._fold_pass(check, tally, result, at)
+                self._fold_found(check, tally, message, found, position, plain if asked else _UNASKED)
+        finally:
+            ctx.check = None
+
+    def _fold_found(
+        self,
+        check: Check,
+        tally: _Tally,
+        message: Message,
+        found: Iterable[Finding | Passes],
+        position: int,
+        plain: Origin | None | object,
+    ) -> None:
+        """Fold what one message check found on ``message`` other than its one plain pass (``plain``: where a plain
+        pass of the message came from, when it was asked already)."""
+        rank = 0
+        latest: tuple[int, Finding] | None = None  # the rank and finding of the latest plain pass among them
+        for finding in found:
+            if isinstance(finding, Passes):
+                rank = self._fold_passes(check, tally, finding, message.time, position, rank)
                 continue
-            rank = 0
-            for finding in found:
-                if isinstance(finding, Passes):
-                    rank = self._fold_passes(check, tally, finding, message.time, position, rank)
+            if finding.outcome is PASSED and finding.subject is message:  # one pass of several
+                if plain is _UNASKED:
+                    plain = self._plain_origin(message)
+                if plain is not None:  # counted as _fold counts it; kept once the check's findings end
+                    tally.passes += 1
+                    if plain is not tally.origin:
+                        _count_origin(tally, plain)  # type: ignore[arg-type]  # an Origin: neither None nor unasked
+                    latest = (rank, finding)
+                    rank += 1
                     continue
-                if finding.outcome is Outcome.PASSED and finding.subject is message:  # one pass of several
-                    if not asked:
-                        facts, asked = self._facts_of(message), True
-                        plain = facts if facts.plain else None
-                    if plain is not None:  # counted as _fold counts it
-                        _count_pass(tally, plain)
-                        order = (message.time, position, rank)
-                        rank += 1
-                        if tally.last_pass is None or order > tally.last_pass.order:
-                            tally.last_pass = _Ranked(order, finding)
-                        continue
-                folded = self._fold(check, tally, finding, (message.time, position, rank))
-                rank += 1
-                if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
-                    self.on_failure(check, message, folded)
+            folded = self._fold(check, tally, finding, (message.time, position, rank))
+            rank += 1
+            if folded is not None and folded.outcome is Outcome.FAILED and self.on_failure is not None:
+                self.on_failure(check, message, folded)
+        if latest is not None:
+            order = (message.time, position, latest[0])
+            if tally.last_pass is None or order > tally.last_pass.order:
+                tally.last_pass = _Ranked(order, latest[1])
+
+    def _plain_origin(self, message: Message) -> Origin | None:
+        """Where a pass about ``message`` came from (its source and revision), when the pass counts alike for every
+        check (its facts would be :attr:`_Facts.plain`); ``None`` when it does not (its facts decide then)."""
+        exchange = self.log.get(message.exchange)
+        source = None
+        if exchange is not None:
+            if exchange.probe is not None or exchange.id in self._context or exchange.id in self._deferred:
+                return None  # probed, or carried
+            probe = self._probe(exchange, message)  # over stdio, an answer's request line may carry a tag
+            if probe is not None:
+                if probe.explored is not None:
+                    return None
+                source = _source_of(probe)
+        revision = self.log.revision(message)
+        return self._origins.setdefault((source, revision), (source, revision))
+
+    def _runs(self, key: GateKey, route: tuple[Side, Kind, str | None]) -> tuple[_Run, ...]:
+        """The message checks a message of this gate key and route visits, each with what the loop over them needs
+        (its tally, its function, whether it judges the client), so the loop looks nothing up per check."""
+        sender, kind, method = route
+        return tuple(
+            (check, self._tallies[check.name], check.func, check.side is not Side.SERVER)
+            for check in self._message_checks
+            if self._tallies[check.name].broken is None
+            and self._admissions[(check.name, key)][0]
+            and (check.sent_by is None or sender is check.sent_by)
+            and (check.kinds is None or kind in check.kinds)
+            and accepts_method(check.methods, method)
+        )
 
     def _in_scope(self, check: Check) -> tuple[int, str | None]:
         """How many messages passed ``check``'s gates, and the most common reason others did not."""
@@ -488,6 +546,8 @@ class Judge:
         log.exception("check %s raised", check.name)
         tally.broken = f"the check itself failed ({self.redactor.text(f'{type(exc).__name__}: {exc}')})"
         tally.broken_at = at
+        for gated in self._gates.values():
+            gated.runs.clear()  # made again without the check, which runs no more
 
     # -- folding ---------------------------------------------------------------------------------
     def _fold_passes(self, check: Check, tally: _Tally, passes: Passes, first: float, second: int, rank: int) -> int:
@@ -946,10 +1006,16 @@ def _count_pass(tally: _Tally, facts: _Facts) -> None:
     """Count one pass of a subject with these facts: how many, where they came from, their revisions."""
     tally.passes += 1
     if facts.origin is not tally.origin:
-        tally.origin = facts.origin
-        tally.sources.add(facts.source)
-        if facts.revision:
-            tally.revisions.add(facts.revision)
+        _count_origin(tally, facts.origin)
+
+
+def _count_origin(tally: _Tally, origin: Origin) -> None:
+    """Count where a pass came from and its revision, when they differ from the pass counted last's."""
+    tally.origin = origin
+    source, revision = origin
+    tally.sources.add(source)
+    if revision:
+        tally.revisions.add(revision)
 
 
 def _count_failure(tally: _Tally, ranked: _Ranked, source: Source | None, graded_at: Order | None = None) -> None:

@@ -260,9 +260,14 @@ class MessageValidator:
         Traffic repeats itself (a client lists the same tools again and again), so the issues of a
         body already validated are reused: the key is the body's text with a request id of a valid
         type written as a placeholder of that type, which no schema tells apart."""
+        return self._validate_text(definition, instance, prefix, _fingerprint(instance))
+
+    def _validate_text(
+        self, definition: str, instance: Any, prefix: str, text: bytes | str | None
+    ) -> tuple[SchemaIssue, ...]:
+        """:meth:`validate_def` of an instance whose text (the key its issues are remembered by) is known already."""
         if definition not in self.defs:
             return (SchemaIssue(prefix, f"the schema has no definition {definition!r}"),)
-        text = _fingerprint(instance)
         key = (definition, prefix, text)
         memo = self._issues
         found = memo.get(key) if text is not None else None
@@ -334,15 +339,21 @@ class MessageValidator:
         return self.client_notifications if client else self.server_notifications
 
     def _validate_result(self, message: Message, request: Message | None) -> Validation:
-        envelope = self.validate_def("JSONRPCResultResponse", message.payload)
+        payload, result = message.payload, message.result
+        result_text = _fingerprint(result)  # the bulk of the envelope's text too: written once for both
+        envelope_text = _envelope_text(payload, result_text)
+        if envelope_text is None:
+            envelope = self.validate_def("JSONRPCResultResponse", payload)
+        else:
+            envelope = self._validate_text("JSONRPCResultResponse", payload, "", envelope_text)
         if request is None or request.method is None:
             return Validation("JSONRPCResultResponse", envelope, note="the request it answers was not seen")
-        definition = self.result_definition(request.method, message.result)
+        definition = self.result_definition(request.method, result)
         if definition is None:
             return Validation(
                 "JSONRPCResultResponse", envelope, note=f"{request.method} is not defined by {self.revision}"
             )
-        specific = self.validate_def(definition, message.result, prefix="result")
+        specific = self._validate_text(definition, result, "result", result_text)
         seen = {(issue.path, issue.message) for issue in specific}
         merged = specific + tuple(issue for issue in envelope if (issue.path, issue.message) not in seen)
         return Validation(definition, merged)
@@ -385,6 +396,16 @@ def _fingerprint(instance: Any) -> bytes | str | None:
         return json.dumps(instance, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def _envelope_text(payload: Any, result_text: bytes | str | None) -> bytes | None:
+    """The text a result response's validation is remembered by, made of its result's text and the text of the rest
+    (the result written as ``0``): one value for one response, as :func:`_fingerprint` of the whole would be; ``None``
+    unless both are clean (then the whole is written as before)."""
+    if not isinstance(result_text, bytes) or not isinstance(payload, dict) or "result" not in payload:
+        return None
+    rest = _fingerprint({**payload, "result": 0})
+    return rest + b"\x00" + result_text if isinstance(rest, bytes) else None
 
 
 def canonical(value: Any) -> str:

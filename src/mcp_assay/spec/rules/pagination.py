@@ -178,6 +178,14 @@ class Walk:
         return self._keyed
 
 
+_LISTS_CHANGED_BY = {
+    notification: [method for method, changed in LIST_CHANGED.items() if changed == notification]
+    for notification in set(LIST_CHANGED.values())
+}
+"""The list methods each list-changed notification is about (the message checks that ask :class:`Walks` advance it
+exchange by exchange, so this is not worked out at each advance)."""
+
+
 class Walks:
     """Every walk in the log by method, and by method and server with their start times, kept up to
     date as the log grows (each new message is looked at once)."""
@@ -195,10 +203,7 @@ class Walks:
 
     def advance(self, ctx: Context) -> None:
         """Take in the messages added to the log since the last call."""
-        notifications = {
-            notification: [m for m, n in LIST_CHANGED.items() if n == notification]
-            for notification in set(LIST_CHANGED.values())
-        }
+        notifications = _LISTS_CHANGED_BY
         for message in ctx.log.messages_since(self.position):
             if message.sender is Side.SERVER and message.method in notifications:
                 for method in notifications[message.method]:

@@ -130,12 +130,28 @@ def tool_call(message: Message, ctx: Context) -> tuple[Message, dict[str, Any]] 
 
 def tool_definition(request: Message, params: dict[str, Any], ctx: Context) -> tuple[Any, bool] | None:
     """The tool a call names, from the latest captured ``tools/list`` (``None``: no listing was captured),
-    and whether that listing was complete."""
-    listing = listing_for(request, ctx, "tools/list")
-    if listing is None:
-        return None
+    and whether that listing was complete (found once per call and tool name for the log as it is: five rules ask
+    about each call or its answer)."""
     name = params.get("name")
-    return (listing.items.get(name) if isinstance(name, str) else None), listing.complete
+    key = (message_key(request), name if isinstance(name, str) else None)
+    found = ctx.view(_Definitions).found
+    if key not in found:
+        listing = listing_for(request, ctx, "tools/list")
+        found[key] = (
+            None if listing is None else (listing.items.get(key[1]) if key[1] is not None else None, listing.complete)
+        )
+    return found[key]
+
+
+class _Definitions:
+    """What :func:`tool_definition` found per call, for the log as it is (a listing captured since may name the tool,
+    so it starts afresh as the log grows: it holds the calls of one exchange at most)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.found: dict[tuple[MessageKey, str | None], tuple[Any, bool] | None] = {}
+
+    def advance(self, ctx: Context) -> None:
+        self.found.clear()
 
 
 class _Violations:

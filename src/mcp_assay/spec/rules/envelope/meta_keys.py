@@ -8,9 +8,9 @@ reverse-DNS name, and the W3C trace keys keep their W3C syntax.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from typing import NamedTuple
 
-from mcp_assay.spec.checks import Finding, failed, message_check, passed
+from mcp_assay.spec.checks import Finding, Result, failed, message_check, passed
 from mcp_assay.spec.context import Context
 from mcp_assay.spec.rules.shared.envelopes import meta_key_problem, meta_objects
 from mcp_assay.spec.rules.shared.reads import ANY_ENVELOPE
@@ -61,49 +61,108 @@ def _looks_like_tld(label: str) -> bool:
     return (len(lowered) == 2 and lowered.isalpha()) or lowered in GENERIC_TLDS or lowered.startswith("xn--")
 
 
-@message_check(requirements="META-05", level=Level.MUST, subject="messages with _meta", methods=ANY_ENVELOPE)
-def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Iterator[Finding]:
-    """Every key of every _meta object is an optional reverse-DNS prefix plus '/' and a well-formed name."""
-    for path, meta in meta_objects(message):
-        problems = [problem for key in meta if (problem := meta_key_problem(key)) is not None]
-        if problems:
-            yield failed(
-                message, f"{path}: {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
-            )
+REVERSE_DNS, FORWARD_DNS, NO_TLD = 1, 2, 3
+"""How a well-formed prefixed key's prefix reads (META-07): reversed, forward, or not starting with a domain."""
+
+
+class KeyFacts(NamedTuple):
+    """What the three key rules ask of one ``_meta`` key, worked out once per distinct key (:func:`key_facts`)."""
+
+    problem: str | None
+    """Why the key breaks the grammar (META-05), or ``None``."""
+    reserved: str | None
+    """The reserved prefix it uses (META-06), or ``None``."""
+    dns: int
+    """For a well-formed prefixed key (META-07): :data:`REVERSE_DNS`, :data:`FORWARD_DNS` or :data:`NO_TLD`; else 0."""
+
+
+def key_facts(key: str) -> KeyFacts:
+    """The facts of one key: traffic repeats a handful of keys (the protocol's own, a peer's few), so each distinct
+    key is read once and remembered (up to :data:`KEYS_KEPT`; the memory starts afresh when full)."""
+    facts = _KEY_FACTS.get(key)
+    if facts is None:
+        facts = _read_key(key)
+        if len(_KEY_FACTS) >= KEYS_KEPT:
+            _KEY_FACTS.clear()
+        _KEY_FACTS[key] = facts
+    return facts
+
+
+def _read_key(key: str) -> KeyFacts:
+    problem = meta_key_problem(key)
+    dns = 0
+    if "/" in key and problem is None:
+        labels = key.split("/", 1)[0].split(".")
+        if _looks_like_tld(labels[0]):
+            dns = REVERSE_DNS
+        elif len(labels) > 1 and _looks_like_tld(labels[-1]):
+            dns = FORWARD_DNS
         else:
-            yield passed(message)
+            dns = NO_TLD
+    return KeyFacts(problem, _reserved_prefix(key), dns)
+
+
+KEYS_KEPT = 4096
+_KEY_FACTS: dict[str, KeyFacts] = {}
+"""The facts of the distinct keys met lately (:func:`key_facts`)."""
+
+# The three key rules below read the same _meta objects (walked once per message, :func:`meta_objects`) and the
+# same facts of each key (:func:`key_facts`, looked up inline first: a call per key costs more than the lookup); each
+# still judges on its own, and returns its findings as a list (or the one finding, or nothing) rather than a generator
+# the engine would have to drain.
+
+
+@message_check(requirements="META-05", level=Level.MUST, subject="messages with _meta", methods=ANY_ENVELOPE)
+def meta_keys_follow_the_key_grammar(message: Message, ctx: Context) -> Result:
+    """Every key of every _meta object is an optional reverse-DNS prefix plus '/' and a well-formed name."""
+    found: list[Finding] = []
+    for path, meta in meta_objects(message):
+        problems = [problem for key in meta if (problem := (_KEY_FACTS.get(key) or key_facts(key)).problem) is not None]
+        if problems:
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            found.append(failed(message, f"{path}: {problems[0]}{more}"))
+        else:
+            found.append(passed(message))
+    return found[0] if len(found) == 1 else found or None
 
 
 @message_check(requirements="META-06", level=Level.MUST_NOT, subject="reserved-prefix _meta keys", methods=ANY_ENVELOPE)
-def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context) -> Iterator[Finding]:
+def reserved_meta_prefixes_hold_only_defined_keys(message: Message, ctx: Context) -> Result:
     """Keys under a reserved prefix (second label modelcontextprotocol or mcp) are ones MCP defines."""
+    found: list[Finding] = []
     for path, meta in meta_objects(message):
         for key in meta:
-            prefix = _reserved_prefix(key)
+            prefix = (_KEY_FACTS.get(key) or key_facts(key)).reserved
             if prefix is None:
                 continue
             if key in KNOWN_RESERVED_KEYS:
-                yield passed(message)
+                found.append(passed(message))
             else:
-                yield failed(
-                    message, f"{path} uses {key!r}: the prefix {prefix}/ is reserved for MCP, which defines no such key"
+                found.append(
+                    failed(
+                        message,
+                        f"{path} uses {key!r}: the prefix {prefix}/ is reserved for MCP, which defines no such key",
+                    )
                 )
+    return found[0] if len(found) == 1 else found or None
 
 
 @message_check(requirements="META-07", level=Level.SHOULD, subject="prefixed _meta keys", methods=ANY_ENVELOPE)
-def meta_prefixes_are_reverse_dns(message: Message, ctx: Context) -> Iterator[Finding]:
+def meta_prefixes_are_reverse_dns(message: Message, ctx: Context) -> Result:
     """_meta key prefixes are reverse-DNS names (com.example/, not example.com/)."""
+    found: list[Finding] = []
     for path, meta in meta_objects(message):
         for key in meta:
-            if "/" not in key or meta_key_problem(key) is not None:
-                continue  # malformed keys are META-05's finding
-            labels = key.split("/", 1)[0].split(".")
-            if _looks_like_tld(labels[0]):
-                yield passed(message)
-            elif len(labels) > 1 and _looks_like_tld(labels[-1]):
-                yield failed(message, f"{path} key {key!r} has a forward-DNS prefix; write it reversed")
-            else:
-                yield failed(message, f"{path} key {key!r} has a prefix that does not start with a top-level domain")
+            dns = (_KEY_FACTS.get(key) or key_facts(key)).dns  # 0: no prefix, or malformed (META-05's finding)
+            if dns == REVERSE_DNS:
+                found.append(passed(message))
+            elif dns == FORWARD_DNS:
+                found.append(failed(message, f"{path} key {key!r} has a forward-DNS prefix; write it reversed"))
+            elif dns == NO_TLD:
+                found.append(
+                    failed(message, f"{path} key {key!r} has a prefix that does not start with a top-level domain")
+                )
+    return found[0] if len(found) == 1 else found or None
 
 
 _TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?")
@@ -172,18 +231,20 @@ _TRACE_RULES = {"traceparent": traceparent_problem, "tracestate": tracestate_pro
     features={"per_request_version"},
     methods=ANY_ENVELOPE,
 )
-def trace_context_meta_follows_w3c_syntax(message: Message, ctx: Context) -> Iterator[Finding]:
+def trace_context_meta_follows_w3c_syntax(message: Message, ctx: Context) -> Result:
     """traceparent, tracestate and baggage in _meta follow the W3C Trace Context and Baggage syntax."""
+    found: list[Finding] = []
     for path, meta in meta_objects(message):
         for key, rule in _TRACE_RULES.items():
             if key not in meta:
                 continue
             value = meta[key]
             if not isinstance(value, str):
-                yield failed(message, f"{path}.{key} is a {type(value).__name__}, not a string")
+                found.append(failed(message, f"{path}.{key} is a {type(value).__name__}, not a string"))
                 continue
             problem = rule(value)
             if problem is not None:
-                yield failed(message, f"{path}.{key} {value[:80]!r} {problem}")
+                found.append(failed(message, f"{path}.{key} {value[:80]!r} {problem}"))
             else:
-                yield passed(message)
+                found.append(passed(message))
+    return found[0] if len(found) == 1 else found or None

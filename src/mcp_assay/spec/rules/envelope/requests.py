@@ -53,6 +53,10 @@ def requests_carry_params_with_meta(message: Message, ctx: Context) -> Finding:
     return passed(message)
 
 
+_CAPABILITIES_AT = f"_meta[{MetaKey.CLIENT_CAPABILITIES}]"
+"""Where a request's declared capabilities sit, as an issue's path names it."""
+
+
 @message_check(
     requirements="META-02", level=Level.MUST, subject="client requests", **_CLIENT_REQUESTS, methods=ANY_ENVELOPE
 )
@@ -68,9 +72,7 @@ def requests_declare_client_capabilities(message: Message, ctx: Context) -> Find
         return failed(message, f"{MetaKey.CLIENT_CAPABILITIES} is a {type(value).__name__}, not an object")
     revision = ctx.revision(message)
     if revision is not None and "ClientCapabilities" in revision.validator.defs:
-        issues = revision.validator.validate_def(
-            "ClientCapabilities", value, prefix=f"_meta[{MetaKey.CLIENT_CAPABILITIES}]"
-        )
+        issues = revision.validator.validate_def("ClientCapabilities", value, prefix=_CAPABILITIES_AT)
         if issues:
             return failed(message, "; ".join(issue.render() for issue in issues[:3]))
     return passed(message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from mcp_assay.spec.checks import Finding, failed, message_check, passed
 from mcp_assay.spec.context import Context
@@ -64,11 +65,15 @@ def retired_elicitation_mechanisms_are_not_used(message: Message, ctx: Context) 
     kinds={Kind.RESULT},
     methods=ANY_INPUT_REQUIRED,
 )
-def elicitation_requests_are_well_formed(message: Message, ctx: Context) -> Iterator[Finding]:
+def elicitation_requests_are_well_formed(message: Message, ctx: Context) -> Iterator[Finding] | None:
     """Elicitations carry a message; form mode a requestedSchema, URL mode mode "url" and a valid url."""
     if not is_input_required(message) or not isinstance(message.result, dict):
-        return
-    requests = message.result.get("inputRequests")
+        return None  # most answers: nothing to judge, and no generator made for it
+    return _elicitation_findings(message, message.result)
+
+
+def _elicitation_findings(message: Message, result: dict[str, Any]) -> Iterator[Finding]:
+    requests = result.get("inputRequests")
     for key, value in requests.items() if isinstance(requests, dict) else []:
         if not isinstance(value, dict) or value.get("method") != "elicitation/create":
             continue

@@ -115,30 +115,46 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=lambda _: None)
 
 
-def meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
+def meta_objects(message: Message) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Every ``_meta`` object in a message's params or result, with its path (``result.tools[0]._meta``).
 
     The rules that ask run on one message after another: the last message's walk is kept for the next."""
-    if _LAST_WALK and _LAST_WALK[0][0] is message:
-        return iter(_LAST_WALK[0][1])
+    held = _LAST_WALK[0]
+    if held[0] is message:
+        return held[1]
     found = tuple(_meta_objects(message))
-    _LAST_WALK[:] = [(message, found)]
-    return iter(found)
+    _LAST_WALK[0] = (message, found)
+    return found
 
 
-_LAST_WALK: list[tuple[Message, tuple[tuple[str, dict[str, Any]], ...]]] = []
+_LAST_WALK: list[tuple[Message | None, tuple[tuple[str, dict[str, Any]], ...]]] = [(None, ())]
 
 
 def _meta_objects(message: Message) -> Iterator[tuple[str, dict[str, Any]]]:
     payload = message.payload
     if not isinstance(payload, dict):
         return
-    if b"_meta" not in message.raw and b"\\u" not in message.raw:
-        return  # no member is named _meta (the payload is read from these bytes; a name spelt with escapes is walked)
+    raw = message.raw
+    # each _meta object is a member named "_meta" in the text the payload was read from, unless its name is spelt
+    # with escapes (each \u00XX, the name's letters being ASCII): without any, the walk stops once it has found as
+    # many as the text names, or does not start
+    left = -1 if b"\\u00" in raw else raw.count(b'"_meta"')
+    if left == 0:
+        return
+    if left == 1:  # the commonest: the one _meta of the params or the result, found without a walk
+        for member in ("params", "result"):
+            node = payload.get(member)
+            if isinstance(node, dict) and "_meta" in node:
+                if isinstance(node["_meta"], dict):
+                    yield f"{member}._meta", node["_meta"]
+                return
     for member in ("params", "result"):
         if member in payload:
             for parts, meta in _walk(payload[member], [member]):
                 yield "".join(parts), meta
+                left -= 1
+                if left == 0:
+                    return
 
 
 def _walk(node: Any, parts: list[str]) -> Iterator[tuple[list[str], dict[str, Any]]]:

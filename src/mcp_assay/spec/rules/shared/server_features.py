@@ -100,7 +100,24 @@ def is_base64(value: Any) -> bool:
 
 
 def is_uri(value: Any) -> bool:
-    return isinstance(value, str) and FORMAT_CHECKER.conforms(value, "uri")
+    """Whether ``value`` is a URI (RFC 3986), read once per distinct string: traffic names the same few resources
+    again and again, and the reading is costly (up to :data:`URIS_KEPT` strings of :data:`URI_KEPT_LENGTH`
+    characters at most are remembered; the memory starts afresh when full)."""
+    if not isinstance(value, str):
+        return False
+    known = _URIS.get(value)
+    if known is None:
+        known = FORMAT_CHECKER.conforms(value, "uri")
+        if len(value) <= URI_KEPT_LENGTH:
+            if len(_URIS) >= URIS_KEPT:
+                _URIS.clear()
+            _URIS[value] = known
+    return known
+
+
+URIS_KEPT = 4096
+URI_KEPT_LENGTH = 2048
+_URIS: dict[str, bool] = {}
 
 
 def filtered_issues(

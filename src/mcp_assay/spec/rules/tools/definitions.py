@@ -61,30 +61,34 @@ def _tool_schemas(message: Message, ctx: Context, member: str, object_only: bool
         return
     validation = ctx.validate(message)
     revision = ctx.log.revision(message)
+    issued = validation.issues if validation else ()
     for position, tool in enumerate(listed[1]):
         if not isinstance(tool, dict) or member not in tool:
             continue  # a missing inputSchema is TOOL-05's concern
-        label = tool_label(tool, position)
         schema = tool[member]
         if not isinstance(schema, dict):
+            label = tool_label(tool, position)
             yield failed(message, f"{label} has an {member} that is {json.dumps(schema)[:60]}, not an object")
             continue
         if object_only and schema.get("type") != "object":
             shown = json.dumps(schema.get("type")) if "type" in schema else "missing"
-            yield failed(message, f'{label} has an {member} whose type is {shown}, not "object"')
+            yield failed(message, f'{tool_label(tool, position)} has an {member} whose type is {shown}, not "object"')
             continue
-        issues = filtered_issues(validation.issues, (rf"result\.tools\[{position}\]\.{member}",)) if validation else []
+        issues = filtered_issues(issued, (rf"result\.tools\[{position}\]\.{member}",)) if issued else []
         if issues:
             text = "; ".join(issue.render() for issue in issues[:3])
-            yield failed(message, f"{label} has an {member} that {revision} does not allow: {text}")
+            yield failed(
+                message, f"{tool_label(tool, position)} has an {member} that {revision} does not allow: {text}"
+            )
             continue
         review = review_schema(schema)
         if review.problems:
-            yield failed(message, f"{label} has an invalid {member}: {'; '.join(review.problems[:3])}")
+            problems = "; ".join(review.problems[:3])
+            yield failed(message, f"{tool_label(tool, position)} has an invalid {member}: {problems}")
         elif review.blocked is not None:
-            yield unverified(f"{label}: {review.blocked}", message)
+            yield unverified(f"{tool_label(tool, position)}: {review.blocked}", message)
         else:
-            yield passed(message)
+            yield passed(message)  # the label is made only for what a finding names
 
 
 @message_check(
@@ -97,7 +101,7 @@ def _tool_schemas(message: Message, ctx: Context, member: str, object_only: bool
 )
 def input_schemas_are_object_schemas(message: Message, ctx: Context) -> Iterator[Finding]:
     """Each inputSchema is an object with "type": "object" that is a valid schema in its dialect."""
-    yield from _tool_schemas(message, ctx, "inputSchema", object_only=True)
+    return _tool_schemas(message, ctx, "inputSchema", object_only=True)
 
 
 @message_check(
@@ -112,7 +116,7 @@ def output_schemas_are_valid_schemas(message: Message, ctx: Context) -> Iterator
     """Each outputSchema is a valid schema in its dialect (2025: an object schema with "type": "object")."""
     revision = ctx.revision(message)
     object_only = revision is not None and revision.has("output_schema_object_only")
-    yield from _tool_schemas(message, ctx, "outputSchema", object_only=object_only)
+    return _tool_schemas(message, ctx, "outputSchema", object_only=object_only)
 
 
 @log_check(requirements="TOOL-08", level=Level.SHOULD, subject="tool listings", follows={"tools/list"})

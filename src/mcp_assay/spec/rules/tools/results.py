@@ -97,16 +97,65 @@ def structured_content_is_mirrored_as_text(message: Message, ctx: Context) -> Fi
         return None
     if "structuredContent" not in message.result or is_input_required(message):
         return None
-    wanted = canonical(message.result["structuredContent"])
-    content = message.result.get("content")
+    try:
+        mirrored = _mirrored(message.result)
+    except RecursionError:  # nested deeper than a comparison in Python goes: compared as text, as it always was
+        mirrored = _mirrored_as_text(message.result)
+    if mirrored:
+        return passed(message)
+    return failed(message, "structuredContent is not repeated as JSON in any text content block")
+
+
+def _mirrored(result: dict[str, Any]) -> bool:
+    """Whether a text block holds the JSON of ``structuredContent``: :func:`_mirrored_as_text`, without writing either
+    value's canonical text (:func:`same_json`), and without reading a block that cannot hold an object when an object
+    is wanted."""
+    wanted = result["structuredContent"]
+    content = result.get("content")
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            text = block["text"]
+            if type(wanted) is dict and not text.lstrip().startswith("{"):
+                continue  # no JSON object: json.loads would give something else, or fail
+            try:
+                if same_json(json.loads(text), wanted):
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def _mirrored_as_text(result: dict[str, Any]) -> bool:
+    wanted = canonical(result["structuredContent"])
+    content = result.get("content")
     for block in content if isinstance(content, list) else []:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
             try:
                 if canonical(json.loads(block["text"])) == wanted:
-                    return passed(message)
+                    return True
             except (ValueError, RecursionError):
                 continue
-    return failed(message, "structuredContent is not repeated as JSON in any text content block")
+    return False
+
+
+def same_json(first: Any, second: Any) -> bool:
+    """Whether two values read from JSON have the same canonical text (:func:`~mcp_assay.spec.validator.canonical`):
+    the same type at every place (``1``, ``1.0`` and ``true`` differ), objects with the same members in any order,
+    floats written alike (``-0.0`` is not ``0.0``; ``NaN`` is ``NaN``)."""
+    kind = type(first)
+    if kind is not type(second):
+        return False
+    if kind is dict:
+        return len(first) == len(second) and all(
+            key in second and same_json(value, second[key]) for key, value in first.items()
+        )
+    if kind is list:
+        return len(first) == len(second) and all(map(same_json, first, second))
+    if kind is float:
+        return repr(first) == repr(second)
+    if kind is str or kind is int or kind is bool or first is None:
+        return bool(first == second)
+    return canonical(first) == canonical(second)
 
 
 @message_check(

@@ -9,10 +9,12 @@ removed ones.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from mcp_assay.spec.checks import Every, Finding, failed, log_check, message_check, passed
 from mcp_assay.spec.context import Context
+from mcp_assay.spec.revisions import SpecSet
 from mcp_assay.spec.rules.shared.common import error_code
 from mcp_assay.spec.rules.shared.envelopes import (
     answer_to,
@@ -35,6 +37,7 @@ from mcp_assay.spec.rules.versions._eras import (
 from mcp_assay.vocabulary.protocol import Era, ErrorCode, MetaKey
 from mcp_assay.vocabulary.verdicts import Level, Side
 from mcp_assay.wire.jsonrpc import Kind, Message
+from mcp_assay.wire.traffic import ExchangeLog
 
 CAPABILITY_OF_PREFIX = (
     ("tools/", "tools"),
@@ -167,6 +170,14 @@ def removed_methods_are_unknown_to_modern_requests(ctx: Context) -> Iterator[Fin
         yield _expect_method_not_found(answer, ctx, f"{request.method} with a 2026 envelope")
 
 
+@lru_cache(maxsize=4)
+def _modern_and_removed(spec: SpecSet) -> tuple[frozenset[str], frozenset[str]]:
+    """The modern versions and the client methods they removed (notifications too), worked out once per set of
+    revisions (a process judges with one or two), not per message."""
+    ctx = Context(ExchangeLog(), spec)
+    return modern_versions(ctx), _removed_methods(ctx, notifications=True)
+
+
 def _tasks_methods(ctx: Context) -> frozenset[str]:
     methods: set[str] = set()
     for revision in ctx.spec.all:
@@ -186,8 +197,11 @@ def _tasks_methods(ctx: Context) -> frozenset[str]:
 def modern_clients_do_not_send_removed_methods(message: Message, ctx: Context) -> Finding | None:
     """A client speaking 2026 never sends initialize, ping, logging/setLevel, resources/(un)subscribe and the like."""
     version = meta_version(message)
-    if version is None or version not in modern_versions(ctx):
+    if version is None:
         return None
-    if message.method in _removed_methods(ctx, notifications=True):
+    modern, removed = _modern_and_removed(ctx.spec)
+    if version not in modern:
+        return None
+    if message.method in removed:
         return failed(message, f"{message.method} was removed in {version} but was sent with a {version} envelope")
     return passed(message)

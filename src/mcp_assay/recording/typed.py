@@ -152,22 +152,27 @@ _decoder: Final = msgspec.json.Decoder(TypedRecord)
 
 def decode_record(line: str) -> TypedRecord | None:
     """One JSONL line as a typed record, or ``None`` when the readers' path must read it (see the module)."""
-    if line.count("{") + line.count("[") > NESTING_CHECKED:
-        return None
+    if len(line) > NESTING_CHECKED and line.count("{") + line.count("[") > NESTING_CHECKED:
+        return None  # (a shorter line cannot open that many brackets)
     try:
         record = _decoder.decode(line)
     except (msgspec.DecodeError, UnicodeEncodeError):  # ValidationError is a DecodeError
         return None
-    if isinstance(record, HttpFields | BodyFields) and record.body_b64 is not UNSET:
-        return None
-    if isinstance(record, LineFields) and record.b64 is not UNSET:
-        return None
-    if isinstance(record, HttpFields):
-        url = readable_url(record.url)
-        if url is None:
-            return None
-        if url != record.url:  # an older recording's redacted password, in today's form
-            record = msgspec.structs.replace(record, url=url)
+    match record:
+        case HttpFields():
+            if record.body_b64 is not UNSET:
+                return None
+            url = readable_url(record.url)
+            if url is None:
+                return None
+            if url != record.url:  # an older recording's redacted password, in today's form
+                record = msgspec.structs.replace(record, url=url)
+        case BodyFields():
+            if record.body_b64 is not UNSET:
+                return None
+        case LineFields():
+            if record.b64 is not UNSET:
+                return None
     return record
 
 

@@ -1,0 +1,76 @@
+"""Reading a recording does the work repeated on every record once: counted, never timed.
+
+A long capture names a few URLs and a few ``Content-Type`` values hundreds of thousands of times; the
+reader keeps what it worked out of each (in bounded tables) instead of parsing it again per record.
+Each test counts the parsing a recording costs, so it fails when the table is gone, and fills the
+table past its bound, so it fails when the table grows without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_assay.recording import readers
+from mcp_assay.recording.records import RecordingWriter, stream_recording
+from mcp_assay.recording.redaction import Redactor
+from tests.factories import modern_call
+
+REQUESTS = 40
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[Any]:
+    """Count the calls of ``module.name`` (what each call was given)."""
+    seen: list[Any] = []
+    original: Callable[..., Any] = getattr(module, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        seen.append(args[0] if args else None)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return seen
+
+
+def _recording(path: Path, urls: list[str]) -> Path:
+    writer = RecordingWriter(path, Redactor(), source="test")
+    for number, url in enumerate(urls, start=1):
+        writer.exchange(modern_call("tools/list", {}, {"tools": []}, ident=number, url=url))
+    writer.close()
+    return path
+
+
+def test_each_url_of_a_recording_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: reading N requests to one URL splits that URL once, not N times."""
+    monkeypatch.setattr(readers, "_URLS", {})
+    urls = ["http://127.0.0.1:8000/mcp"] * REQUESTS + ["http://127.0.0.1:8001/other"] * REQUESTS
+    path = _recording(tmp_path / "r.jsonl", urls)
+    split = _counting(monkeypatch, readers, "urlsplit")
+    exchanges = list(stream_recording(path, []))
+    assert len(exchanges) == 2 * REQUESTS
+    assert sorted(split) == ["http://127.0.0.1:8000/mcp", "http://127.0.0.1:8001/other"]
+
+
+def test_the_url_table_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: a recording naming more URLs than the table keeps reads them all, each URL past the bound
+    parsed again when it comes back, and the table stops at its bound."""
+    monkeypatch.setattr(readers, "_URLS", {})
+    distinct = [f"http://127.0.0.1:8000/mcp/{number}" for number in range(readers.URLS_KEPT + 10)]
+    path = _recording(tmp_path / "r.jsonl", distinct + distinct[-3:])
+    split = _counting(monkeypatch, readers, "urlsplit")
+    exchanges = list(stream_recording(path, []))
+    assert [exchange.request.url for exchange in exchanges] == distinct + distinct[-3:]  # type: ignore[union-attr]
+    assert len(readers._URLS) == readers.URLS_KEPT
+    assert len(split) == len(distinct) + 3
+
+
+def test_a_url_read_from_the_table_is_what_parsing_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: a URL the table answers reads as parsing it would, an unreadable one included."""
+    monkeypatch.setattr(readers, "_URLS", {})
+    for text in ("http://u:[REDACTED]@h:1/p", "http://h:99999/", "http://h/p?q=1", "http://[::1/"):
+        assert readers.readable_url(text) == readers.readable_url(text) == readers._parsed_url(text)
+    assert readers.readable_url("http://u:[REDACTED]@h:1/p") == "http://u:REDACTED@h:1/p"
+    assert readers.readable_url("http://h:99999/") is None

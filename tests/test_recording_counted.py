@@ -17,6 +17,7 @@ import pytest
 from mcp_assay.recording import readers
 from mcp_assay.recording.records import RecordingWriter, stream_recording
 from mcp_assay.recording.redaction import Redactor
+from mcp_assay.wire import model
 from tests.factories import modern_call
 
 REQUESTS = 40
@@ -45,13 +46,34 @@ def _recording(path: Path, urls: list[str]) -> Path:
 
 def test_each_url_of_a_recording_is_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tool-defined: reading N requests to one URL splits that URL once, not N times."""
-    monkeypatch.setattr(readers, "_URLS", {})
     urls = ["http://127.0.0.1:8000/mcp"] * REQUESTS + ["http://127.0.0.1:8001/other"] * REQUESTS
     path = _recording(tmp_path / "r.jsonl", urls)
+    monkeypatch.setattr(readers, "_URLS", {})
     split = _counting(monkeypatch, readers, "urlsplit")
     exchanges = list(stream_recording(path, []))
     assert len(exchanges) == 2 * REQUESTS
     assert sorted(split) == ["http://127.0.0.1:8000/mcp", "http://127.0.0.1:8001/other"]
+
+
+def test_each_request_path_is_split_once_per_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: every exchange read asks its request's path (is it a ``.well-known`` document?); N requests to
+    one URL split it once, and the paths are what splitting gives."""
+    urls = ["http://127.0.0.1:8000/mcp"] * REQUESTS + ["http://127.0.0.1:8001"] * REQUESTS
+    path = _recording(tmp_path / "r.jsonl", urls)
+    monkeypatch.setattr(model, "_PATHS", {})  # (writing the recording asked them already)
+    split = _counting(monkeypatch, model, "urlsplit")
+    exchanges = list(stream_recording(path, []))
+    assert [exchange.request.path for exchange in exchanges] == ["/mcp"] * REQUESTS + ["/"] * REQUESTS  # type: ignore[union-attr]
+    assert sorted(split) == ["http://127.0.0.1:8000/mcp", "http://127.0.0.1:8001"]
+
+
+def test_the_path_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: past its bound the table of paths stops growing, and each path is still right."""
+    monkeypatch.setattr(model, "_PATHS", {})
+    for number in range(model.PATHS_KEPT + 10):
+        request = model.HttpRequest(method="GET", url=f"http://h/p{number}", headers=model.Headers(), body=b"", time=0)
+        assert request.path == f"/p{number}"
+    assert len(model._PATHS) == model.PATHS_KEPT
 
 
 def test_the_url_table_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

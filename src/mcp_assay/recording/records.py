@@ -50,7 +50,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -60,7 +60,6 @@ from mcp_assay.recording.readers import (
     BadRecord,
     BodyRecord,
     Fields,
-    RequestRecord,
     ResponseRecord,
     payload_bytes,
     read_body,
@@ -83,12 +82,13 @@ from mcp_assay.recording.typed import (
     ObservationFields,
     ResponseFields,
     TypedRecord,
-    body_of,
     decode_record,
     ending_of,
     event_of,
+    hop_of,
+    payload_of,
+    probe_of,
     request_of,
-    response_of,
     single_of,
 )
 from mcp_assay.vocabulary.errors import RecordingError
@@ -99,6 +99,7 @@ from mcp_assay.wire.model import (
     Ending,
     EndReason,
     Exchange,
+    Headers,
     Hop,
     HttpExchange,
     HttpRequest,
@@ -290,30 +291,40 @@ _PART_READERS: dict[str, Callable[[Fields], _Part]] = {
     "event": read_event,
     "end": read_end,
 }
-_TYPED_PARTS: dict[type, tuple[str, Callable[[Any], _Part]]] = {
-    ResponseFields: ("response", response_of),
-    BodyFields: ("body", body_of),
-    EventFields: ("event", event_of),
-    EndFields: ("end", ending_of),
-}
+_Head = tuple[int, str, Headers, float]
+"""A response head: status, reason, headers, time."""
+_NOTHING: tuple[()] = ()
+"""What a record that finished no exchange gives."""
 
 
-@dataclass
+def _where(line: int | None) -> str:
+    """Where a record was, for a note (``line 7: ``)."""
+    return f"line {line}: " if line is not None else ""
+
+
 class _Open:
-    """An HTTP exchange being assembled from its records."""
+    """An HTTP exchange being assembled from its records (a plain class: a long recording opens one per request)."""
 
-    head: RequestRecord | None
-    """``None`` when the exchange is left out (one of its records was unreadable)."""
-    response: ResponseRecord | None = None
-    body: list[bytes] = field(default_factory=list)
-    body_time: float | None = None
-    events: list[SseEvent] = field(default_factory=list)
+    __slots__ = ("body", "body_time", "connection", "events", "hop", "probe", "request", "response")
+
+    def __init__(self, request: HttpRequest | None, connection: str = "", probe: Probe | None = None,
+                 hop: Hop | None = None) -> None:  # fmt: skip
+        self.request = request
+        """``None`` when the exchange is left out (one of its records was unreadable)."""
+        self.connection = connection
+        self.probe = probe
+        self.hop = hop
+        self.response: _Head | None = None
+        self.body: list[bytes] = []
+        self.body_time: float | None = None
+        self.events: list[SseEvent] = []
 
 
 class Assembler:
     """Turns a stream of records into finished exchanges; a record it cannot trust becomes a note.
 
-    Each record is read by its type's reader in :mod:`mcp_assay.recording.readers`. A record with a
+    Each record is read by its type's reader in :mod:`mcp_assay.recording.readers` (:meth:`feed`), or arrives
+    already read by :mod:`~mcp_assay.recording.typed` (:meth:`take`). A record with a
     wrong-typed field is left out, and so is the rest of its HTTP exchange: judging an exchange
     without its response head (or with a status nobody sent) could fail a server for something it
     never did. Records of an unknown type, or for an exchange never opened, are noted and skipped.
@@ -325,6 +336,16 @@ class Assembler:
         self._open: dict[str, _Open] = {}
         self._notes: list[str] = []
         self._unlisted = 0
+        self._takers: dict[type, Callable[[Any, int | None], Sequence[Exchange]]] = {
+            HttpFields: self._take_http,
+            ResponseFields: self._take_response,
+            BodyFields: self._take_body,
+            EventFields: self._take_event,
+            EndFields: self._take_end,
+            LineFields: self._take_single,
+            ExitFields: self._take_single,
+            ObservationFields: self._take_single,
+        }
 
     @property
     def problems(self) -> list[str]:
@@ -341,7 +362,7 @@ class Assembler:
     def feed(self, record: Mapping[str, Any], *, line: int | None = None) -> list[Exchange]:
         """Consume one record (``line``: where it was in a file); return the exchanges it completed."""
         kind = record.get("type")
-        where = f"line {line}: " if line is not None else ""
+        where = _where(line)
         if kind in ("recording", "close"):
             return []
         single = _SINGLES.get(kind) if isinstance(kind, str) else None
@@ -358,65 +379,77 @@ class Assembler:
             if single is not None:
                 return [single(fields, ident)]
             if kind == "http":
-                return self._request(ident, read_http(fields), where)
+                head = read_http(fields)
+                return list(self._request(ident, _Open(head.request, head.connection, head.probe, head.hop), line))
         except BadRecord as exc:
             self.note(f"{where}the {kind} record of {ident!r} was left out: {exc}")
             if kind == "http":
-                self._open[ident] = _Open(head=None)
+                self._open[ident] = _Open(None)
             return []
-        return self._part(str(kind), ident, fields, where)
+        return self._part(str(kind), ident, fields, line)
 
-    def _request(self, ident: str, head: RequestRecord, where: str) -> list[Exchange]:
+    def _request(self, ident: str, opened: _Open, line: int | None) -> Sequence[Exchange]:
         earlier = self._open.pop(ident, None)
-        self._open[ident] = _Open(head=head)
-        if earlier is None or earlier.head is None:
-            return []
-        self.note(f"{where}a second http record for {ident!r}: the first exchange is judged as left open")
+        self._open[ident] = opened
+        if earlier is None or earlier.request is None:
+            return _NOTHING
+        self.note(f"{_where(line)}a second http record for {ident!r}: the first exchange is judged as left open")
         return [self._finish(ident, earlier, Ending(reason=EndReason.OPEN, time=self._last_time(earlier)))]
 
-    def take(self, record: TypedRecord, *, line: int | None = None) -> list[Exchange]:
+    def take(self, record: TypedRecord, line: int | None = None) -> Sequence[Exchange]:
         """Consume one record the fast path decoded (:mod:`~mcp_assay.recording.typed`), as :meth:`feed` would the
         same record; return the exchanges it completed."""
-        where = f"line {line}: " if line is not None else ""
-        ident = self._prefix + record.x
-        if isinstance(record, HttpFields):
-            return self._request(ident, request_of(record), where)
-        if isinstance(record, LineFields | ExitFields | ObservationFields):
-            return [single_of(record, ident)]
-        kind, read = _TYPED_PARTS[type(record)]
-        pending = self._pending(kind, ident, where)
-        return self._add_part(ident, pending, read(record)) if pending is not None else []
+        return self._takers[type(record)](record, line)
 
-    def _part(self, kind: str, ident: str, fields: Fields, where: str) -> list[Exchange]:
-        pending = self._pending(kind, ident, where)
+    def _take_http(self, record: HttpFields, line: int | None) -> Sequence[Exchange]:
+        opened = _Open(request_of(record), record.conn, probe_of(record.probe), hop_of(record.hop))
+        return self._request(self._prefix + record.x, opened, line)
+
+    def _take_single(self, record: LineFields | ExitFields | ObservationFields, line: int | None) -> Sequence[Exchange]:
+        return (single_of(record, self._prefix + record.x),)
+
+    def _take_response(self, record: ResponseFields, line: int | None) -> Sequence[Exchange]:
+        pending = self._pending("response", self._prefix + record.x, line)
+        if pending is not None:
+            pending.response = (record.status, record.reason, Headers.of_text(record.headers), record.t)
+        return _NOTHING
+
+    def _take_body(self, record: BodyFields, line: int | None) -> Sequence[Exchange]:
+        pending = self._pending("body", self._prefix + record.x, line)
+        if pending is not None:
+            pending.body.append(payload_of(record.body))
+            pending.body_time = record.t
+        return _NOTHING
+
+    def _take_event(self, record: EventFields, line: int | None) -> Sequence[Exchange]:
+        pending = self._pending("event", self._prefix + record.x, line)
+        if pending is not None:
+            pending.events.append(event_of(record))
+        return _NOTHING
+
+    def _take_end(self, record: EndFields, line: int | None) -> Sequence[Exchange]:
+        ident = self._prefix + record.x
+        pending = self._pending("end", ident, line)
+        if pending is None:
+            return _NOTHING
+        del self._open[ident]
+        return (self._finish(ident, pending, ending_of(record)),)
+
+    def _part(self, kind: str, ident: str, fields: Fields, line: int | None) -> list[Exchange]:
+        pending = self._pending(kind, ident, line)
         if pending is None:
             return []
         try:
             part = _PART_READERS[kind](fields)
         except BadRecord as exc:
-            pending.head = None
+            pending.request = None
             self.note(
-                f"{where}the {kind} record of {ident!r} was left out: {exc}; "
+                f"{_where(line)}the {kind} record of {ident!r} was left out: {exc}; "
                 "the exchange is left out of the judged traffic with it"
             )
             return []
-        return self._add_part(ident, pending, part)
-
-    def _pending(self, kind: str, ident: str, where: str) -> _Open | None:
-        """The open exchange a ``kind`` record adds to; ``None`` (noted) when there is none, or it is left out."""
-        pending = self._open.get(ident)
-        if pending is None:
-            self.note(f"{where}{kind} record for unknown exchange {ident!r}")
-            return None
-        if pending.head is None:  # already left out, and noted once
-            if kind == "end":
-                del self._open[ident]
-            return None
-        return pending
-
-    def _add_part(self, ident: str, pending: _Open, part: _Part) -> list[Exchange]:
         if isinstance(part, ResponseRecord):
-            pending.response = part
+            pending.response = (part.status, part.reason, part.headers, part.time)
         elif isinstance(part, BodyRecord):
             pending.body.append(part.body)
             pending.body_time = part.time
@@ -427,30 +460,42 @@ class Assembler:
             return [self._finish(ident, pending, part)]
         return []
 
+    def _pending(self, kind: str, ident: str, line: int | None) -> _Open | None:
+        """The open exchange a ``kind`` record adds to; ``None`` (noted) when there is none, or it is left out."""
+        pending = self._open.get(ident)
+        if pending is None:
+            self.note(f"{_where(line)}{kind} record for unknown exchange {ident!r}")
+            return None
+        if pending.request is None:  # already left out, and noted once
+            if kind == "end":
+                del self._open[ident]
+            return None
+        return pending
+
     def _finish(self, ident: str, pending: _Open, ending: Ending) -> HttpExchange:
-        head = pending.head
-        assert head is not None
+        request = pending.request
+        assert request is not None
         response = None
         if pending.response is not None:
-            answer = pending.response
-            content_type = answer.headers.get(HeaderKey.CONTENT_TYPE) or ""
-            streamed = bool(pending.events) or content_type.startswith(MediaType.EVENT_STREAM)
+            status, reason, headers, time = pending.response
+            events = pending.events
+            streamed = bool(events) or (headers.get(HeaderKey.CONTENT_TYPE) or "").startswith(MediaType.EVENT_STREAM)
             response = HttpResponse(
-                status=answer.status,
-                reason=answer.reason,
-                headers=answer.headers,
-                time=answer.time,
+                status=status,
+                reason=reason,
+                headers=headers,
+                time=time,
                 body=None if streamed else b"".join(pending.body),
-                events=tuple(pending.events),
+                events=tuple(events),
             )
         return HttpExchange.build(
             id=ident,
-            request=head.request,
+            request=request,
             response=response,
             ending=ending,
-            connection=head.connection,
-            probe=head.probe,
-            hop=head.hop,
+            connection=pending.connection,
+            probe=pending.probe,
+            hop=pending.hop,
         )
 
     @staticmethod
@@ -459,13 +504,13 @@ class Assembler:
             return pending.events[-1].time
         if pending.body_time is not None:
             return pending.body_time
-        return pending.head.request.time if pending.head is not None else 0.0
+        return pending.request.time if pending.request is not None else 0.0
 
     def close(self, time: float | None = None) -> list[Exchange]:
         """Finish every exchange still open (they were open when the capture stopped)."""
         finished: list[Exchange] = []
         for ident, pending in list(self._open.items()):
-            if pending.head is not None:
+            if pending.request is not None:
                 ending = Ending(reason=EndReason.OPEN, time=time or self._last_time(pending))
                 finished.append(self._finish(ident, pending, ending))
         self._open.clear()
@@ -659,6 +704,7 @@ def stream_recording(
         raise RecordingError(f"{file}: no such recording")
     found: dict[str, Any] = {}
     assembler = Assembler(prefix)
+    take = assembler.take
     count = exchanges = 0
     try:
         with file.open(encoding="utf-8", errors="surrogateescape") as handle:
@@ -666,7 +712,7 @@ def stream_recording(
                 typed = decode_record(line)
                 if typed is not None:
                     count += 1
-                    finished = assembler.take(typed, line=number)
+                    finished = take(typed, number)
                 else:
                     record = _record_of(number, line, assembler.note)
                     if record is None:

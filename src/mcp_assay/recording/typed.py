@@ -22,14 +22,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from mcp_assay.recording.readers import (
-    MAX_TIME,
-    BodyRecord,
-    RequestRecord,
-    ResponseRecord,
-    payload_bytes,
-    readable_url,
-)
+from mcp_assay.recording.readers import MAX_TIME, payload_bytes, readable_url
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsontext import NESTING_CHECKED
 from mcp_assay.wire.model import (
@@ -57,12 +50,13 @@ __all__ = [
     "ResponseFields",
     "TypedRecord",
     "UNSET",
-    "body_of",
     "decode_record",
     "ending_of",
     "event_of",
+    "hop_of",
+    "payload_of",
+    "probe_of",
     "request_of",
-    "response_of",
     "single_of",
 ]
 
@@ -158,58 +152,50 @@ def decode_record(line: str) -> TypedRecord | None:
         record = _decoder.decode(line)
     except (msgspec.DecodeError, UnicodeEncodeError):  # ValidationError is a DecodeError
         return None
-    match record:
-        case HttpFields():
-            if record.body_b64 is not UNSET:
-                return None
-            url = readable_url(record.url)
-            if url is None:
-                return None
-            if url != record.url:  # an older recording's redacted password, in today's form
-                record = msgspec.structs.replace(record, url=url)
-        case BodyFields():
-            if record.body_b64 is not UNSET:
-                return None
-        case LineFields():
-            if record.b64 is not UNSET:
-                return None
+    # types compared by identity: ``isinstance`` asks a struct's metaclass, several times slower
+    if type(record) is HttpFields:
+        if record.body_b64 is not UNSET:
+            return None
+        url = readable_url(record.url)
+        if url is None:
+            return None
+        if url != record.url:  # an older recording's redacted password, in today's form
+            record = msgspec.structs.replace(record, url=url)
+    elif type(record) is BodyFields:
+        if record.body_b64 is not UNSET:
+            return None
+    elif type(record) is LineFields:
+        if record.b64 is not UNSET:
+            return None
     return record
 
 
 # -- a typed record as the readers would have read it ------------------------------------------------
-def _hop(name: HopName | None) -> Hop | None:
+def hop_of(name: HopName | None) -> Hop | None:
+    """``hop``, as :meth:`~mcp_assay.recording.readers.Fields.hop` reads it."""
     return Hop(name) if name is not None else None
 
 
-def _probe(value: dict[str, Any] | msgspec.UnsetType) -> Probe | None:
+def probe_of(value: dict[str, Any] | msgspec.UnsetType) -> Probe | None:
+    """``probe``, as the readers read it."""
     return Probe.from_record(value) if isinstance(value, dict) else None
 
 
-def _payload(text: str) -> bytes:
+def payload_of(text: str) -> bytes:
+    """A body or a line's text, as :meth:`~mcp_assay.recording.readers.Fields.payload` reads it."""
     return payload_bytes(text) if text else b""
 
 
-def request_of(fields: HttpFields) -> RequestRecord:
-    """:func:`~mcp_assay.recording.readers.read_http` of the same record."""
-    request = HttpRequest(
+def request_of(fields: HttpFields) -> HttpRequest:
+    """The request :func:`~mcp_assay.recording.readers.read_http` reads from the same record (its connection, probe
+    and hop are read by :class:`~mcp_assay.recording.records.Assembler` with :func:`probe_of` and :func:`hop_of`)."""
+    return HttpRequest(
         method=fields.method,
         url=fields.url,
         headers=Headers.of_text(fields.headers),
-        body=_payload(fields.body),
+        body=payload_bytes(fields.body) if fields.body else b"",
         time=fields.t,
     )
-    return RequestRecord(request=request, connection=fields.conn, probe=_probe(fields.probe), hop=_hop(fields.hop))
-
-
-def response_of(fields: ResponseFields) -> ResponseRecord:
-    """:func:`~mcp_assay.recording.readers.read_response` of the same record."""
-    return ResponseRecord(
-        status=fields.status, reason=fields.reason, headers=Headers.of_text(fields.headers), time=fields.t
-    )
-
-
-def body_of(fields: BodyFields) -> BodyRecord:
-    return BodyRecord(body=_payload(fields.body), time=fields.t)
 
 
 def event_of(fields: EventFields) -> SseEvent:
@@ -237,9 +223,9 @@ def single_of(fields: LineFields | ExitFields | ObservationFields, ident: str) -
             connection=fields.conn,
             sender=Side.CLIENT if fields.sender == "client" else Side.SERVER,
             time=fields.t,
-            raw=_payload(fields.text),
-            probe=_probe(fields.probe),
-            hop=_hop(fields.hop),
+            raw=payload_of(fields.text),
+            probe=probe_of(fields.probe),
+            hop=hop_of(fields.hop),
         )
     if isinstance(fields, ExitFields):
         return ProcessExit(
@@ -249,7 +235,7 @@ def single_of(fields: LineFields | ExitFields | ObservationFields, ident: str) -
             code=fields.code,
             stdin_closed_at=fields.stdin_closed,
             signals=tuple(fields.signals),
-            hop=_hop(fields.hop),
+            hop=hop_of(fields.hop),
         )
     data = fields.data
     return Observation(

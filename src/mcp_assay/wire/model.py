@@ -64,6 +64,7 @@ def _lower(name: str) -> str:
 
 
 _NAME = itemgetter(0)
+_CONTENT_TYPE = HeaderKey.CONTENT_TYPE.lower()
 
 
 class Headers(tuple[tuple[str, str], ...]):
@@ -75,7 +76,7 @@ class Headers(tuple[tuple[str, str], ...]):
     _first: dict[str, str]
     """The first value of each header, by lower-cased name."""
     _media_type: str | None
-    """What :meth:`media_type` found, once it was asked."""
+    """What :meth:`media_type` finds, worked out when the block is made (every block is asked it)."""
 
     def __new__(cls, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Headers:
         pairs = items.items() if isinstance(items, Mapping) else items
@@ -84,11 +85,10 @@ class Headers(tuple[tuple[str, str], ...]):
     @classmethod
     def of_text(cls, pairs: Iterable[tuple[str, str]]) -> Headers:
         """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
-        headers = super().__new__(cls, pairs)
-        first: dict[str, str] = {}
-        for name, value in reversed(headers):  # backwards, so that a repeated name keeps its first value
-            first[name.lower()] = value
-        headers._first = first
+        headers = tuple.__new__(cls, pairs)
+        # backwards, so that a repeated name keeps its first value
+        first = headers._first = {name.lower(): value for name, value in reversed(headers)}
+        headers._media_type = media_type(first.get(_CONTENT_TYPE))
         return headers
 
     def _by_name(self) -> dict[str, list[str]]:
@@ -122,11 +122,7 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def media_type(self) -> str | None:
         """The media type ``Content-Type`` names (:func:`media_type`), worked out once: rules ask it again and again."""
-        try:
-            return self._media_type
-        except AttributeError:
-            found = self._media_type = media_type(self.get(HeaderKey.CONTENT_TYPE))
-            return found
+        return self._media_type
 
 
 def media_type(content_type: str | None) -> str | None:
@@ -144,7 +140,16 @@ def media_type(content_type: str | None) -> str | None:
 _MEDIA_TYPES: dict[str, str] = {}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+def _setters(cls: type, *names: str) -> Any:
+    """The slot setters of the fields ``names`` of a frozen class, in order.
+
+    The classes a long capture makes one of per record (a request, a response, an ending, an exchange, a line, an
+    observation) write out the ``__init__`` the dataclass would make and set each field through its slot: a frozen
+    class's generated ``__init__`` sets them through ``object.__setattr__``, which costs half as much again."""
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpRequest:
     """An HTTP request as the client sent it."""
 
@@ -154,17 +159,39 @@ class HttpRequest:
     body: bytes
     time: float
 
+    def __init__(self, *, method: str, url: str, headers: Headers, body: bytes, time: float) -> None:
+        set_method, set_url, set_headers, set_body, set_time = _REQUEST_FIELDS
+        set_method(self, method)
+        set_url(self, url)
+        set_headers(self, headers)
+        set_body(self, body)
+        set_time(self, time)
+
     @property
     def path(self) -> str:
-        parts = urlsplit(self.url)
-        return parts.path or "/"
+        """The URL's path (``/`` when it has none), split out once per URL (:data:`_PATHS`)."""
+        url = self.url
+        path = _PATHS.get(url)
+        if path is None:
+            path = urlsplit(url).path or "/"
+            if len(_PATHS) < PATHS_KEPT and len(url) <= PATH_KEPT_LENGTH:
+                _PATHS[url] = path
+        return path
 
     @property
     def content_type(self) -> str | None:
         return self.headers.media_type()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+_REQUEST_FIELDS = _setters(HttpRequest, "method", "url", "headers", "body", "time")
+_PATHS: dict[str, str] = {}
+""":attr:`HttpRequest.path` by URL: a capture names few URLs, and every exchange asks its request's path."""
+PATHS_KEPT = 256
+"""URLs :data:`_PATHS` holds at most; past that, or for a URL longer than :data:`PATH_KEPT_LENGTH`, each is split."""
+PATH_KEPT_LENGTH = 2048
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpResponse:
     """An HTTP response: the head when it arrived, and either a body or the SSE events."""
 
@@ -177,6 +204,24 @@ class HttpResponse:
     """The body for non-streamed responses; ``None`` for an event stream."""
     events: tuple[SseEvent, ...] = ()
 
+    def __init__(
+        self,
+        *,
+        status: int,
+        headers: Headers,
+        time: float,
+        reason: str = "",
+        body: bytes | None = None,
+        events: tuple[SseEvent, ...] = (),
+    ) -> None:
+        set_status, set_headers, set_time, set_reason, set_body, set_events = _RESPONSE_FIELDS
+        set_status(self, status)
+        set_headers(self, headers)
+        set_time(self, time)
+        set_reason(self, reason)
+        set_body(self, body)
+        set_events(self, events)
+
     @property
     def content_type(self) -> str | None:
         return self.headers.media_type()
@@ -184,6 +229,9 @@ class HttpResponse:
     @property
     def is_event_stream(self) -> bool:
         return self.headers.media_type() == MediaType.EVENT_STREAM
+
+
+_RESPONSE_FIELDS = _setters(HttpResponse, "status", "headers", "time", "reason", "body", "events")
 
 
 EVENTS_LOST = "the capture kept none of the stream's events"
@@ -322,7 +370,7 @@ class EndReason(StrEnum):
     """Still open when the capture stopped (e.g. a listen stream)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Ending:
     """When and how an exchange ended."""
 
@@ -330,8 +378,17 @@ class Ending:
     time: float
     detail: str = ""
 
+    def __init__(self, *, reason: EndReason, time: float, detail: str = "") -> None:
+        set_reason, set_time, set_detail = _ENDING_FIELDS
+        set_reason(self, reason)
+        set_time(self, time)
+        set_detail(self, detail)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+_ENDING_FIELDS = _setters(Ending, "reason", "time", "detail")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpExchange:
     """One HTTP request and its response, with the JSON-RPC messages both carried."""
 
@@ -356,10 +413,38 @@ class HttpExchange:
 
     transport = "http"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "time", self.request.time)
-        object.__setattr__(self, "request_message", next((m for m in self.messages if m.index == 0), None))
-        object.__setattr__(self, "response_messages", tuple(m for m in self.messages if m.index > 0))
+    def __init__(
+        self,
+        *,
+        id: str,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        ending: Ending | None = None,
+        connection: str = "",
+        probe: Probe | None = None,
+        hop: Hop | None = None,
+        messages: tuple[Message, ...] = (),
+    ) -> None:
+        (
+            set_id, set_request, set_response, set_ending, set_connection, set_probe, set_hop, set_messages, set_time,
+            set_request_message, set_response_messages,
+        ) = _EXCHANGE_FIELDS  # fmt: skip
+        set_id(self, id)
+        set_request(self, request)
+        set_response(self, response)
+        set_ending(self, ending)
+        set_connection(self, connection)
+        set_probe(self, probe)
+        set_hop(self, hop)
+        set_messages(self, messages)
+        set_time(self, request.time)
+        asked: Message | None = None
+        for message in messages:  # the first message at index 0 is the request's; those after 0 the response's
+            if message.index == 0:
+                asked = message
+                break
+        set_request_message(self, asked)
+        set_response_messages(self, tuple([message for message in messages if message.index > 0]))
 
     @classmethod
     def build(
@@ -393,6 +478,12 @@ class HttpExchange:
     def events_lost(self) -> bool:
         """An event stream the capture kept none of (a flow file or HAR of a stream cut short)."""
         return self.ending is not None and self.ending.reason is EndReason.OPEN and EVENTS_LOST in self.ending.detail
+
+
+_EXCHANGE_FIELDS = _setters(
+    HttpExchange, "id", "request", "response", "ending", "connection", "probe", "hop", "messages", "time",
+    "request_message", "response_messages",
+)  # fmt: skip
 
 
 def probe_case(item: Exchange | None) -> Case | None:
@@ -584,7 +675,7 @@ class ProcessExit:
     probe: Probe | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Observation:
     """Something the tool observed that is not MCP traffic: a witness read, stderr text, a note."""
 
@@ -599,6 +690,33 @@ class Observation:
     messages: tuple[Message, ...] = ()
     probe: Probe | None = None
     hop: Hop | None = None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        time: float,
+        kind: str,
+        data: Mapping[str, Any],
+        connection: str = "",
+        messages: tuple[Message, ...] = (),
+        probe: Probe | None = None,
+        hop: Hop | None = None,
+    ) -> None:
+        set_id, set_time, set_kind, set_data, set_connection, set_messages, set_probe, set_hop = _OBSERVATION_FIELDS
+        set_id(self, id)
+        set_time(self, time)
+        set_kind(self, kind)
+        set_data(self, data)
+        set_connection(self, connection)
+        set_messages(self, messages)
+        set_probe(self, probe)
+        set_hop(self, hop)
+
+
+_OBSERVATION_FIELDS = _setters(
+    Observation, "id", "time", "kind", "data", "connection", "messages", "probe", "hop"
+)  # fmt: skip
 
 
 LISTENING = "listening"

@@ -96,3 +96,40 @@ def test_a_url_read_from_the_table_is_what_parsing_gives(monkeypatch: pytest.Mon
         assert readers.readable_url(text) == readers.readable_url(text) == readers._parsed_url(text)
     assert readers.readable_url("http://u:[REDACTED]@h:1/p") == "http://u:REDACTED@h:1/p"
     assert readers.readable_url("http://h:99999/") is None
+
+
+class _CountedNames(model._Lowered):
+    """The table of lower-cased header names, counting the names it had to lower."""
+
+    lowered: list[str]
+
+    def __missing__(self, name: str) -> str:
+        self.lowered.append(name)
+        return super().__missing__(name)
+
+
+def test_each_header_name_is_lowered_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: every header block read indexes its names lower-cased; N exchanges naming the same headers
+    lower each name once, and look-ups find the values whatever the case asked."""
+    path = _recording(tmp_path / "r.jsonl", ["http://127.0.0.1:8000/mcp"] * REQUESTS)
+    names = _CountedNames()
+    names.lowered = []
+    monkeypatch.setattr(model, "_LOWER", names)
+    exchanges = list(stream_recording(path, []))
+    assert len(exchanges) == REQUESTS
+    written = {name for exchange in exchanges for name in exchange.request.headers.names()}  # type: ignore[union-attr]
+    written |= {name for exchange in exchanges for name in exchange.response.headers.names()}  # type: ignore[union-attr]
+    assert sorted(names.lowered) == sorted(written)
+    request = exchanges[0].request  # type: ignore[union-attr]
+    assert request.headers.get("CONTENT-TYPE") == request.headers.get("content-type") == "application/json"
+
+
+def test_the_header_name_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: a peer naming ever new headers (or very long ones) fills the table to its bound, no further."""
+    monkeypatch.setattr(model, "_LOWER", model._Lowered())
+    headers = model.Headers([(f"X-Name-{number}", "v") for number in range(model.NAMES_KEPT + 10)])
+    long = "X-" + "L" * model.NAME_KEPT_LENGTH
+    assert model.Headers([(long, "v")]).get(long) == "v"
+    assert headers.get(f"x-name-{model.NAMES_KEPT + 9}") == "v"
+    assert len(model._LOWER) == model.NAMES_KEPT
+    assert long not in model._LOWER

@@ -10,7 +10,7 @@ live traffic, a probe and an old recording alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from operator import itemgetter
@@ -52,15 +52,20 @@ __all__ = [
 ]
 
 
-_LOWER: dict[str, str] = {}
-"""Header names as looked up, lower-cased (the names rules ask for are few: lowering them once is cheaper)."""
+class _Lowered(dict[str, str]):
+    """Header names lower-cased, each once: a capture names few headers, in every block made and every look-up
+    (names past :data:`NAMES_KEPT`, or longer than :data:`NAME_KEPT_LENGTH`, are lowered each time)."""
+
+    def __missing__(self, name: str) -> str:
+        lowered = name.lower()
+        if len(self) < NAMES_KEPT and len(name) <= NAME_KEPT_LENGTH:
+            self[name] = lowered
+        return lowered
 
 
-def _lower(name: str) -> str:
-    lowered = name.lower()
-    if len(_LOWER) < 256:
-        _LOWER[name] = lowered
-    return lowered
+NAMES_KEPT = 256
+NAME_KEPT_LENGTH = 64
+_LOWER = _Lowered()
 
 
 _NAME = itemgetter(0)
@@ -87,7 +92,8 @@ class Headers(tuple[tuple[str, str], ...]):
         """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
         headers = tuple.__new__(cls, pairs)
         # backwards, so that a repeated name keeps its first value
-        first = headers._first = {name.lower(): value for name, value in reversed(headers)}
+        lowered = _LOWER
+        first = headers._first = {lowered[name]: value for name, value in reversed(headers)}
         headers._media_type = media_type(first.get(_CONTENT_TYPE))
         return headers
 
@@ -104,11 +110,11 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, or ``default``."""
-        return self._first.get(_LOWER.get(name) or _lower(name), default)
+        return self._first.get(_LOWER[name], default)
 
     def get_all(self, name: str) -> list[str]:
         """Every value of a header, in wire order."""
-        lowered = _LOWER.get(name) or _lower(name)
+        lowered = _LOWER[name]
         if len(self._first) == len(self):  # no name repeats, so each has the one value the index holds
             value = self._first.get(lowered)
             return [] if value is None else [value]
@@ -467,7 +473,7 @@ class HttpExchange:
             connection=connection,
             probe=probe,
             hop=hop,
-            messages=tuple(_messages_of(id, request, response)),
+            messages=_messages_of(id, request, response),
         )
 
     @property
@@ -546,7 +552,7 @@ def oauth_request_kind(method: str, url: str, content_type: str | None, body: by
     if content_type == "application/x-www-form-urlencoded":
         form = parse_qs(body.decode("utf-8", "replace"))
         return OAUTH_TOKEN if "grant_type" in form else None
-    if _looks_like_json(body) and b"redirect_uris" in body:
+    if b"redirect_uris" in body and _looks_like_json(body):
         try:
             payload = json.loads(body)
         except ValueError:
@@ -575,18 +581,25 @@ def _speaks_jsonrpc(payload: Any) -> bool:
     return bool(items) and all(isinstance(item, dict) and "jsonrpc" in item for item in items)
 
 
-def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> Iterator[Message]:
-    if is_well_known(request) and request.method in ("GET", "HEAD"):
-        return
+def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> tuple[Message, ...]:
+    if request.method in ("GET", "HEAD") and is_well_known(request):
+        return ()
     if oauth_kind(request) is not None:
-        return  # a step of an OAuth flow: HTTP, not JSON-RPC
-    if request.body:
-        yield parse_message(
-            request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"
+        return ()  # a step of an OAuth flow: HTTP, not JSON-RPC
+    asked = (
+        (
+            parse_message(
+                request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"
+            ),
         )
+        if request.body
+        else ()
+    )
     if response is None:
-        return
-    if (is_authentication_answer(response) or response.status == 429) and not response.is_event_stream:
+        return asked
+    status = response.status
+    streamed = response.is_event_stream
+    if (status == 401 or status == 429 or (status == 403 and is_authentication_answer(response))) and not streamed:
         # the HTTP layer's answer (a gateway's, often): its body is JSON-RPC only if it says so
         body = response.body or b""
         if not _blank(body):
@@ -594,27 +607,34 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
                 body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"
             )
             if _speaks_jsonrpc(answer.payload):
-                yield answer
-        return
-    index = 1
-    if response.is_event_stream:
+                return (*asked, answer)
+        return asked
+    if streamed:
+        answers: list[Message] = []
+        index = 1
         for event in response.events:
             if event.carries_message and event.data is not None:
-                yield parse_message(
-                    event.data,
-                    sender=Side.SERVER,
-                    time=event.time,
-                    exchange=exchange,
-                    index=index,
-                    transport="http",
+                answers.append(
+                    parse_message(
+                        event.data,
+                        sender=Side.SERVER,
+                        time=event.time,
+                        exchange=exchange,
+                        index=index,
+                        transport="http",
+                    )
                 )
                 index += 1
-        return
+        return (*asked, *answers)
     body = response.body or b""
     if _blank(body):
-        return
+        return asked
     if response.content_type == MediaType.JSON or _looks_like_json(body):
-        yield parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http")
+        return (
+            *asked,
+            parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"),
+        )
+    return asked
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -133,3 +133,18 @@ def test_the_header_name_table_is_bounded(monkeypatch: pytest.MonkeyPatch) -> No
     assert headers.get(f"x-name-{model.NAMES_KEPT + 9}") == "v"
     assert len(model._LOWER) == model.NAMES_KEPT
     assert long not in model._LOWER
+
+
+def test_a_get_of_the_same_url_is_told_from_an_authorization_request_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tool-defined: a listening stream is a GET of one URL again and again; each asks whether it is an OAuth
+    authorization request (and whether it is a ``.well-known`` document), and the URL is split once for each."""
+    monkeypatch.setattr(model, "_PATHS", {})
+    monkeypatch.setattr(model, "_AUTHORIZATIONS", {})
+    split = _counting(monkeypatch, model, "urlsplit")
+    asked = "http://h/authorize?response_type=code&client_id=c"
+    for url in ["http://h/mcp"] * REQUESTS + [asked] * REQUESTS:
+        request = model.HttpRequest(method="GET", url=url, headers=model.Headers(), body=b"", time=0)
+        exchange = model.HttpExchange.build(id="g", request=request)
+        assert model.oauth_kind(request) == (model.OAUTH_AUTHORIZATION if url == asked else None)
+        assert exchange.messages == ()
+    assert sorted(split) == sorted(["http://h/mcp", "http://h/mcp", asked, asked])

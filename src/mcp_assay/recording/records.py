@@ -85,11 +85,13 @@ from mcp_assay.recording.typed import (
     decode_record,
     ending_of,
     event_of,
+    exit_of,
     hop_of,
+    line_of,
+    observation_of,
     payload_of,
     probe_of,
     request_of,
-    single_of,
 )
 from mcp_assay.vocabulary.errors import RecordingError
 from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
@@ -342,9 +344,9 @@ class Assembler:
             BodyFields: self._take_body,
             EventFields: self._take_event,
             EndFields: self._take_end,
-            LineFields: self._take_single,
-            ExitFields: self._take_single,
-            ObservationFields: self._take_single,
+            LineFields: self._take_line,
+            ExitFields: self._take_exit,
+            ObservationFields: self._take_observation,
         }
 
     @property
@@ -405,8 +407,14 @@ class Assembler:
         opened = _Open(request_of(record), record.conn, probe_of(record.probe), hop_of(record.hop))
         return self._request(self._prefix + record.x, opened, line)
 
-    def _take_single(self, record: LineFields | ExitFields | ObservationFields, line: int | None) -> Sequence[Exchange]:
-        return (single_of(record, self._prefix + record.x),)
+    def _take_line(self, record: LineFields, line: int | None) -> Sequence[Exchange]:
+        return (line_of(record, self._prefix + record.x),)
+
+    def _take_exit(self, record: ExitFields, line: int | None) -> Sequence[Exchange]:
+        return (exit_of(record, self._prefix + record.x),)
+
+    def _take_observation(self, record: ObservationFields, line: int | None) -> Sequence[Exchange]:
+        return (observation_of(record, self._prefix + record.x),)
 
     def _take_response(self, record: ResponseFields, line: int | None) -> Sequence[Exchange]:
         pending = self._pending("response", self._prefix + record.x, line)

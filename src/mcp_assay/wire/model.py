@@ -545,8 +545,13 @@ def oauth_request_kind(method: str, url: str, content_type: str | None, body: by
     of an object with ``redirect_uris`` and no ``jsonrpc`` member. ``None`` for anything else."""
     verb = method.upper()
     if verb == "GET":
-        query = parse_qs(urlsplit(url).query)
-        return OAUTH_AUTHORIZATION if "response_type" in query and "client_id" in query else None
+        asks = _AUTHORIZATIONS.get(url)
+        if asks is None:
+            query = parse_qs(urlsplit(url).query)
+            asks = "response_type" in query and "client_id" in query
+            if len(_AUTHORIZATIONS) < PATHS_KEPT and len(url) <= PATH_KEPT_LENGTH:
+                _AUTHORIZATIONS[url] = asks
+        return OAUTH_AUTHORIZATION if asks else None
     if verb != "POST" or not body:
         return None
     if content_type == "application/x-www-form-urlencoded":
@@ -560,6 +565,11 @@ def oauth_request_kind(method: str, url: str, content_type: str | None, body: by
         if isinstance(payload, dict) and "jsonrpc" not in payload and isinstance(payload.get("redirect_uris"), list):
             return OAUTH_REGISTRATION
     return None
+
+
+_AUTHORIZATIONS: dict[str, bool] = {}
+"""Whether a ``GET`` of a URL asks for an authorization, by URL (held as :data:`_PATHS` is: a listening stream is a
+``GET`` of the same URL again and again)."""
 
 
 def oauth_kind(request: HttpRequest) -> str | None:

@@ -578,6 +578,8 @@ def open_new(path: str | Path) -> tuple[Path, IO[str]]:
 
 
 _CHAIN_MEMBER = re.compile(r',"chain":"([0-9a-f]{64})"\}$')
+_CHAIN_MEMBER_BYTES = re.compile(rb',"chain":"([0-9a-f]{64})"\}$')
+""":data:`_CHAIN_MEMBER` in a line's bytes (it is ASCII, so it matches where it matches the line's text)."""
 
 
 def chain_link(previous: str, line: str) -> str:
@@ -828,6 +830,11 @@ def _named(number: int, record: Any) -> str:
     return f"line {number} ({what}{of})"
 
 
+def _text(line: bytes) -> str:
+    """A line's bytes as the text a reader reads (what is not UTF-8 kept as surrogate escapes)."""
+    return line.decode("utf-8", "surrogateescape")
+
+
 def _loads(text: str) -> Any:
     try:
         return jsontext.loads(text)
@@ -845,7 +852,7 @@ def verify_recording(path: str | Path) -> Integrity:
     file = Path(path)
     result = Integrity(path=file)
     digest = hashlib.sha256()
-    previous = ""
+    previous = b""
     expected_records: int | None = None
     last_close = False
     header_line = 0
@@ -853,14 +860,16 @@ def verify_recording(path: str | Path) -> Integrity:
         with file.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 digest.update(raw)
-                text = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
-                if not text.strip():
+                # the line's bytes are searched and digested as they are (its text, written back with
+                # surrogateescape as payload_bytes does, is those bytes): decoded only to be read as JSON
+                line = raw.rstrip(b"\r\n")
+                if line[:1] != b"{" and not line.decode("utf-8", "surrogateescape").strip():
                     continue
                 result.records += 1
-                member = _CHAIN_MEMBER.search(text, max(0, len(text) - 80))
+                member = _CHAIN_MEMBER_BYTES.search(line, max(0, len(line) - 80))
                 if result.records == 1:
                     header_line = number
-                    record = _loads(text) if text.startswith('{"type":"recording"') else None
+                    record = _loads(_text(line)) if line.startswith(b'{"type":"recording"') else None
                     if isinstance(record, dict) and record.get("type") == "recording":
                         result.header = {key: value for key, value in record.items() if key != "chain"}
                         result.chained = record.get("integrity") == CHAIN_FORMAT
@@ -877,19 +886,21 @@ def verify_recording(path: str | Path) -> Integrity:
                     )
                     previous = member.group(1)
                     continue
-                last_close = text.startswith('{"type":"close"')
+                last_close = line.startswith(b'{"type":"close"')
                 if last_close:
-                    record = _loads(text)
+                    record = _loads(_text(line))
                     count = record.get("records") if isinstance(record, dict) else None
                     expected_records = count if isinstance(count, int) and not isinstance(count, bool) else -1
                 if member is None:
-                    result._broken(f"{_named(number, _loads(text))} carries no chain digest")
-                    previous = ""
+                    result._broken(f"{_named(number, _loads(_text(line)))} carries no chain digest")
+                    previous = b""
                     continue
-                if chain_link(previous, text[: member.start()] + "}") != member.group(1):
+                # chain_link(previous, text without its member), the line's bytes as they are
+                link = hashlib.sha256(previous + b"\n" + line[: member.start()] + b"}").hexdigest()
+                if link.encode() != member.group(1):
                     result._broken(
-                        f"{_named(number, _loads(text))} does not follow from the line before it (it was changed, "
-                        "or a record before it was removed or inserted)"
+                        f"{_named(number, _loads(_text(line)))} does not follow from the line before it (it was "
+                        "changed, or a record before it was removed or inserted)"
                     )
                 previous = member.group(1)  # follow the chain as written, so each later break is named on its own
     except OSError as exc:

@@ -84,7 +84,7 @@ class Kind(StrEnum):
 
     @property
     def is_response(self) -> bool:
-        return self in (Kind.RESULT, Kind.ERROR)
+        return self is Kind.RESULT or self is Kind.ERROR
 
 
 def id_key(value: Any) -> IdKey | None:
@@ -259,6 +259,8 @@ def _id_text(value: Any) -> str:
     """An id as JSON text for a label: whole when short, else its start and how long it is."""
     if isinstance(value, LongInteger):
         text = value.text
+    elif type(value) is int:
+        text = str(value)  # what json.dumps writes of an int, without the encoder
     else:
         try:
             text = json.dumps(value)

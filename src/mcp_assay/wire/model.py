@@ -70,6 +70,7 @@ _LOWER = _Lowered()
 
 _NAME = itemgetter(0)
 _CONTENT_TYPE = HeaderKey.CONTENT_TYPE.lower()
+_EVENT_STREAM = str(MediaType.EVENT_STREAM)
 
 
 class Headers(tuple[tuple[str, str], ...]):
@@ -234,7 +235,7 @@ class HttpResponse:
 
     @property
     def is_event_stream(self) -> bool:
-        return self.headers.media_type() == MediaType.EVENT_STREAM
+        return self.headers._media_type == _EVENT_STREAM
 
 
 _RESPONSE_FIELDS = _setters(HttpResponse, "status", "headers", "time", "reason", "body", "events")

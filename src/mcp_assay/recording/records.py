@@ -338,16 +338,6 @@ class Assembler:
         self._open: dict[str, _Open] = {}
         self._notes: list[str] = []
         self._unlisted = 0
-        self._takers: dict[type, Callable[[Any, int | None], Sequence[Exchange]]] = {
-            HttpFields: self._take_http,
-            ResponseFields: self._take_response,
-            BodyFields: self._take_body,
-            EventFields: self._take_event,
-            EndFields: self._take_end,
-            LineFields: self._take_line,
-            ExitFields: self._take_exit,
-            ObservationFields: self._take_observation,
-        }
 
     @property
     def problems(self) -> list[str]:
@@ -401,7 +391,7 @@ class Assembler:
     def take(self, record: TypedRecord, line: int | None = None) -> Sequence[Exchange]:
         """Consume one record the fast path decoded (:mod:`~mcp_assay.recording.typed`), as :meth:`feed` would the
         same record; return the exchanges it completed."""
-        return self._takers[type(record)](record, line)
+        return _TAKERS[type(record)](self, record, line)
 
     def _take_http(self, record: HttpFields, line: int | None) -> Sequence[Exchange]:
         opened = _Open(request_of(record), record.conn, probe_of(record.probe), hop_of(record.hop))
@@ -523,6 +513,20 @@ class Assembler:
                 finished.append(self._finish(ident, pending, ending))
         self._open.clear()
         return finished
+
+
+_TAKERS: dict[type, Callable[[Assembler, Any, int | None], Sequence[Exchange]]] = {
+    HttpFields: Assembler._take_http,
+    ResponseFields: Assembler._take_response,
+    BodyFields: Assembler._take_body,
+    EventFields: Assembler._take_event,
+    EndFields: Assembler._take_end,
+    LineFields: Assembler._take_line,
+    ExitFields: Assembler._take_exit,
+    ObservationFields: Assembler._take_observation,
+}
+"""What :meth:`Assembler.take` does with each typed record (functions, not an assembler's bound methods: those
+would hold the assembler in a reference cycle)."""
 
 
 def records_of(exchange: Exchange, redactor: Redactor | None = None) -> Iterator[dict[str, Any]]:

@@ -718,7 +718,7 @@ def stream_recording(
         raise RecordingError(f"{file}: no such recording")
     found: dict[str, Any] = {}
     assembler = Assembler(prefix)
-    take = assembler.take
+    takers = _TAKERS  # Assembler.take, without its own call (once per line)
     count = exchanges = 0
     try:
         with file.open(encoding="utf-8", errors="surrogateescape") as handle:
@@ -726,7 +726,7 @@ def stream_recording(
                 typed = decode_record(line)
                 if typed is not None:
                     count += 1
-                    finished = take(typed, number)
+                    finished = takers[type(typed)](assembler, typed, number)
                 else:
                     record = _record_of(number, line, assembler.note)
                     if record is None:

@@ -432,26 +432,7 @@ class HttpExchange:
         hop: Hop | None = None,
         messages: tuple[Message, ...] = (),
     ) -> None:
-        (
-            set_id, set_request, set_response, set_ending, set_connection, set_probe, set_hop, set_messages, set_time,
-            set_request_message, set_response_messages,
-        ) = _EXCHANGE_FIELDS  # fmt: skip
-        set_id(self, id)
-        set_request(self, request)
-        set_response(self, response)
-        set_ending(self, ending)
-        set_connection(self, connection)
-        set_probe(self, probe)
-        set_hop(self, hop)
-        set_messages(self, messages)
-        set_time(self, request.time)
-        asked: Message | None = None
-        for message in messages:  # the first message at index 0 is the request's; those after 0 the response's
-            if message.index == 0:
-                asked = message
-                break
-        set_request_message(self, asked)
-        set_response_messages(self, tuple([message for message in messages if message.index > 0]))
+        _fill_exchange(self, id, request, response, ending, connection, probe, hop, messages)
 
     @classmethod
     def build(
@@ -466,16 +447,11 @@ class HttpExchange:
         hop: Hop | None = None,
     ) -> HttpExchange:
         """Create the exchange and parse the messages it carried."""
-        return cls(
-            id=id,
-            request=request,
-            response=response,
-            ending=ending,
-            connection=connection,
-            probe=probe,
-            hop=hop,
-            messages=_messages_of(id, request, response),
+        exchange: HttpExchange = object.__new__(cls)  # what cls(...) makes, without its keywords a second time
+        _fill_exchange(
+            exchange, id, request, response, ending, connection, probe, hop, _messages_of(id, request, response)
         )
+        return exchange
 
     @property
     def client_disconnected(self) -> bool:
@@ -491,6 +467,41 @@ _EXCHANGE_FIELDS = _setters(
     HttpExchange, "id", "request", "response", "ending", "connection", "probe", "hop", "messages", "time",
     "request_message", "response_messages",
 )  # fmt: skip
+
+
+def _fill_exchange(
+    exchange: HttpExchange,
+    id: str,
+    request: HttpRequest,
+    response: HttpResponse | None,
+    ending: Ending | None,
+    connection: str,
+    probe: Probe | None,
+    hop: Hop | None,
+    messages: tuple[Message, ...],
+) -> None:
+    """Set every field of a new :class:`HttpExchange` (its ``__init__``, and :meth:`HttpExchange.build` without the
+    keywords), what rules ask again and again worked out once."""
+    (
+        set_id, set_request, set_response, set_ending, set_connection, set_probe, set_hop, set_messages, set_time,
+        set_request_message, set_response_messages,
+    ) = _EXCHANGE_FIELDS  # fmt: skip
+    set_id(exchange, id)
+    set_request(exchange, request)
+    set_response(exchange, response)
+    set_ending(exchange, ending)
+    set_connection(exchange, connection)
+    set_probe(exchange, probe)
+    set_hop(exchange, hop)
+    set_messages(exchange, messages)
+    set_time(exchange, request.time)
+    asked: Message | None = None
+    for message in messages:  # the first message at index 0 is the request's; those after 0 the response's
+        if message.index == 0:
+            asked = message
+            break
+    set_request_message(exchange, asked)
+    set_response_messages(exchange, tuple([message for message in messages if message.index > 0]))
 
 
 def probe_case(item: Exchange | None) -> Case | None:

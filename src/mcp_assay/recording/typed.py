@@ -221,8 +221,12 @@ def event_of(fields: EventFields) -> SseEvent:
     return event
 
 
+_END_REASONS: Final = {reason.value: reason for reason in EndReason}
+"""Each :class:`~mcp_assay.wire.model.EndReason` by its value (a look-up, not the enum's call)."""
+
+
 def ending_of(fields: EndFields) -> Ending:
-    return Ending(reason=EndReason(fields.reason), time=fields.t, detail=fields.detail)
+    return Ending(reason=_END_REASONS[fields.reason], time=fields.t, detail=fields.detail)
 
 
 def line_of(fields: LineFields, ident: str) -> StdioLine:

@@ -547,6 +547,7 @@ def is_well_known(request: HttpRequest) -> bool:
 
 
 OAUTH_AUTHORIZATION, OAUTH_TOKEN, OAUTH_REGISTRATION = "authorization", "token", "registration"
+_FORM = "application/x-www-form-urlencoded"
 
 
 def oauth_request_kind(method: str, url: str, content_type: str | None, body: bytes) -> str | None:
@@ -566,7 +567,7 @@ def oauth_request_kind(method: str, url: str, content_type: str | None, body: by
         return OAUTH_AUTHORIZATION if asks else None
     if verb != "POST" or not body:
         return None
-    if content_type == "application/x-www-form-urlencoded":
+    if content_type == _FORM:
         form = parse_qs(body.decode("utf-8", "replace"))
         return OAUTH_TOKEN if "grant_type" in form else None
     if b"redirect_uris" in body and _looks_like_json(body):
@@ -604,9 +605,11 @@ def _speaks_jsonrpc(payload: Any) -> bool:
 
 
 def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> tuple[Message, ...]:
-    if request.method in ("GET", "HEAD") and is_well_known(request):
+    method = request.method
+    if method in ("GET", "HEAD") and is_well_known(request):
         return ()
-    if oauth_kind(request) is not None:
+    ordinary_post = method == "POST" and b"redirect_uris" not in request.body and request.content_type != _FORM
+    if not ordinary_post and oauth_kind(request) is not None:  # (a POST of neither kind is no step of it)
         return ()  # a step of an OAuth flow: HTTP, not JSON-RPC
     asked = (
         (

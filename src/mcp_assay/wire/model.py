@@ -150,7 +150,7 @@ _MEDIA_TYPES: dict[str, str] = {}
 def _setters(cls: type, *names: str) -> Any:
     """The slot setters of the fields ``names`` of a frozen class, in order.
 
-    The classes a long capture makes one of per record (a request, a response, an ending, an exchange, a line, an
+    The classes a long capture makes one of per record (a request, a response, an ending, an exchange, an
     observation) write out the ``__init__`` the dataclass would make and set each field through its slot: a frozen
     class's generated ``__init__`` sets them through ``object.__setattr__``, which costs half as much again."""
     return tuple(cls.__dict__[name].__set__ for name in names)

@@ -148,3 +148,19 @@ def test_a_get_of_the_same_url_is_told_from_an_authorization_request_once(monkey
         assert model.oauth_kind(request) == (model.OAUTH_AUTHORIZATION if url == asked else None)
         assert exchange.messages == ()
     assert sorted(split) == sorted(["http://h/mcp", "http://h/mcp", asked, asked])
+
+
+def test_a_header_block_answers_with_the_first_value_of_a_name_whatever_its_case() -> None:
+    """Tool-defined: a block indexes each name's first value (a repeated name, in any case, keeps the first),
+    lists every value in wire order, and knows the media type its first ``Content-Type`` names."""
+    block = model.Headers(
+        [("Accept", "a"), ("X-Two", "1"), ("content-TYPE", "Text/Event-Stream; q=1"), ("x-two", "2"),
+         ("Content-Type", "application/json"), ("X-TWO", "3")]
+    )  # fmt: skip
+    assert block.get("x-two") == block.get("X-Two") == "1"
+    assert block.get_all("X-two") == ["1", "2", "3"]
+    assert block.get("content-type") == "Text/Event-Stream; q=1"
+    assert block.media_type() == "text/event-stream"
+    assert block.get("missing", "none") == "none" and block.get_all("missing") == []
+    single = model.Headers([("Accept", "a"), ("Content-Type", "application/json")])
+    assert (single.get("ACCEPT"), single.get_all("accept"), single.media_type()) == ("a", ["a"], "application/json")

@@ -92,9 +92,11 @@ class Headers(tuple[tuple[str, str], ...]):
     def of_text(cls, pairs: Iterable[tuple[str, str]]) -> Headers:
         """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
         headers = tuple.__new__(cls, pairs)
-        # backwards, so that a repeated name keeps its first value
         lowered = _LOWER
-        first = headers._first = {lowered[name]: value for name, value in reversed(headers)}
+        first = {lowered[name]: value for name, value in headers}
+        if len(first) != len(headers):  # a name repeats: backwards, so that it keeps its first value
+            first = {lowered[name]: value for name, value in reversed(headers)}
+        headers._first = first
         headers._media_type = media_type(first.get(_CONTENT_TYPE))
         return headers
 

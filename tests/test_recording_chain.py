@@ -215,3 +215,21 @@ def test_a_record_with_a_member_this_version_does_not_know_is_chained_verified_a
     edited.write_text(text.replace('"hop":"back"', '"hop":"front"'), encoding="utf-8")
     result = verify_recording(edited)
     assert result.state == "broken" and result.breaks[0].startswith("line 2 (the http record of exchange 'x1')")
+
+
+def test_blank_lines_of_any_whitespace_are_no_records_and_leave_the_chain_whole(
+    tmp_path: Path, spec_path: Path
+) -> None:
+    """Tool-defined: a line of whitespace (ASCII's or Unicode's: a no-break space, a line separator, an
+    information separator) between records is no record; the chain and the count hold (verification reads a
+    line's bytes, and its text only where it must)."""
+    path = tmp_path / "r.jsonl"
+    write(path, spec_path)
+    lines = path.read_bytes().split(b"\n")
+    spaced = tmp_path / "spaced.jsonl"
+    spaced.write_bytes(b"\n".join([*lines[:2], b" \t", "\u00a0\u2028\x1c".encode(), *lines[2:]]))
+    result = verify_recording(spaced)
+    assert (result.state, result.closed, result.records) == ("whole", True, len(lines) - 1)
+    stray = tmp_path / "stray.jsonl"
+    stray.write_bytes(b"\n".join([*lines[:2], "\u00a0x".encode(), *lines[2:]]))
+    assert verify_recording(stray).breaks[0].startswith("line 3 carries no chain digest")

@@ -12,6 +12,7 @@ from mcp_assay.spec.checks import REGISTRY, Every, Finding, log_check, not_appli
 from mcp_assay.spec.context import Context
 from mcp_assay.vocabulary.verdicts import Level, Outcome
 from mcp_assay.wire.jsonrpc import Kind
+from mcp_assay.wire.model import Headers, HttpExchange, HttpRequest
 from tests.factories import error_body, http, judge, log_of, modern_call, request_body
 
 SCRATCH = Every("a scratch check of this test reads everything")
@@ -24,6 +25,38 @@ def test_a_well_known_metadata_document_carries_no_jsonrpc_message() -> None:
     fetch = http(None, PRM, method="GET", url="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp")
     assert fetch.messages == ()
     assert fetch.response is not None and fetch.response.status == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "content_type", "body", "kinds"),
+    [
+        ("POST", "application/json", b'{"redirect_uris":["http://c/cb"],"client_name":"c"}', []),
+        ("post", "application/json; charset=utf-8", b' {"redirect_uris":["http://c/cb"]}', []),
+        ("POST", "application/x-www-form-urlencoded", b"grant_type=authorization_code&code=x", []),
+        (
+            "POST",
+            "application/json",
+            b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"redirect_uris":[]}}',
+            ["request"],
+        ),
+        ("POST", "application/json", b'{"redirect_uris":"http://c/cb"}', ["invalid"]),
+        ("POST", "application/x-www-form-urlencoded", b"code=x", ["unparseable"]),
+        ("POST", "text/plain", b'{"jsonrpc":"2.0","id":1,"method":"m"}', ["request"]),
+        ("PUT", "application/json", b'{"redirect_uris":["http://c/cb"]}', ["invalid"]),
+    ],
+)
+def test_an_oauth_step_posted_carries_no_jsonrpc_message(
+    method: str, content_type: str, body: bytes, kinds: list[str]
+) -> None:
+    """Tool-defined: a dynamic client registration (a JSON object with ``redirect_uris`` and no ``jsonrpc``) and a
+    token request (a form with a ``grant_type``) are steps of an OAuth flow, not MCP messages; any other POST
+    body is read as a message, whatever it mentions."""
+    request = HttpRequest(
+        method=method, url="http://127.0.0.1:8000/register", headers=Headers({"content-type": content_type}),
+        body=body, time=1.0,
+    )  # fmt: skip
+    exchange = HttpExchange.build(id="o", request=request)
+    assert [message.kind.value for message in exchange.messages] == kinds
 
 
 def test_an_oauth_error_body_on_a_401_is_not_a_jsonrpc_message() -> None:

@@ -109,9 +109,27 @@ _OLD_REDACTED_PASSWORD: Final = ":[REDACTED]@"
 literal, so it is read as the ``:REDACTED@`` written now."""
 
 
+_URLS: dict[str, str | None] = {}
+"""What :func:`readable_url` said of each URL it read (a capture names few URLs, each on every request)."""
+URLS_KEPT: Final = 256
+"""URLs :data:`_URLS` holds at most; past that (or for a URL longer than :data:`URL_KEPT_LENGTH`) each is parsed."""
+URL_KEPT_LENGTH: Final = 2048
+
+
 def readable_url(text: str) -> str | None:
     """``text`` as a URL every rule can take apart (its host and port parse), the redacted password of an older
-    recording put in today's form; ``None`` when it is no such URL."""
+    recording put in today's form; ``None`` when it is no such URL. Each URL is parsed once (:data:`_URLS`)."""
+    known = _URLS.get(text, _ABSENT)
+    if known is not _ABSENT:
+        return known  # type: ignore[return-value]
+    found = _parsed_url(text)
+    if len(_URLS) < URLS_KEPT and len(text) <= URL_KEPT_LENGTH:
+        _URLS[text] = found
+    return found
+
+
+def _parsed_url(text: str) -> str | None:
+    """:func:`readable_url`, worked out."""
     for candidate in (text, text.replace(_OLD_REDACTED_PASSWORD, ":REDACTED@", 1)):
         try:
             parts = urlsplit(candidate)

@@ -50,7 +50,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -60,7 +60,6 @@ from mcp_assay.recording.readers import (
     BadRecord,
     BodyRecord,
     Fields,
-    RequestRecord,
     ResponseRecord,
     payload_bytes,
     read_body,
@@ -83,13 +82,16 @@ from mcp_assay.recording.typed import (
     ObservationFields,
     ResponseFields,
     TypedRecord,
-    body_of,
     decode_record,
     ending_of,
     event_of,
+    exit_of,
+    hop_of,
+    line_of,
+    observation_of,
+    payload_of,
+    probe_of,
     request_of,
-    response_of,
-    single_of,
 )
 from mcp_assay.vocabulary.errors import RecordingError
 from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
@@ -99,6 +101,7 @@ from mcp_assay.wire.model import (
     Ending,
     EndReason,
     Exchange,
+    Headers,
     Hop,
     HttpExchange,
     HttpRequest,
@@ -290,30 +293,40 @@ _PART_READERS: dict[str, Callable[[Fields], _Part]] = {
     "event": read_event,
     "end": read_end,
 }
-_TYPED_PARTS: dict[type, tuple[str, Callable[[Any], _Part]]] = {
-    ResponseFields: ("response", response_of),
-    BodyFields: ("body", body_of),
-    EventFields: ("event", event_of),
-    EndFields: ("end", ending_of),
-}
+_Head = tuple[int, str, Headers, float]
+"""A response head: status, reason, headers, time."""
+_NOTHING: tuple[()] = ()
+"""What a record that finished no exchange gives."""
 
 
-@dataclass
+def _where(line: int | None) -> str:
+    """Where a record was, for a note (``line 7: ``)."""
+    return f"line {line}: " if line is not None else ""
+
+
 class _Open:
-    """An HTTP exchange being assembled from its records."""
+    """An HTTP exchange being assembled from its records (a plain class: a long recording opens one per request)."""
 
-    head: RequestRecord | None
-    """``None`` when the exchange is left out (one of its records was unreadable)."""
-    response: ResponseRecord | None = None
-    body: list[bytes] = field(default_factory=list)
-    body_time: float | None = None
-    events: list[SseEvent] = field(default_factory=list)
+    __slots__ = ("body", "body_time", "connection", "events", "hop", "probe", "request", "response")
+
+    def __init__(self, request: HttpRequest | None, connection: str = "", probe: Probe | None = None,
+                 hop: Hop | None = None) -> None:  # fmt: skip
+        self.request = request
+        """``None`` when the exchange is left out (one of its records was unreadable)."""
+        self.connection = connection
+        self.probe = probe
+        self.hop = hop
+        self.response: _Head | None = None
+        self.body: list[bytes] = []
+        self.body_time: float | None = None
+        self.events: list[SseEvent] = []
 
 
 class Assembler:
     """Turns a stream of records into finished exchanges; a record it cannot trust becomes a note.
 
-    Each record is read by its type's reader in :mod:`mcp_assay.recording.readers`. A record with a
+    Each record is read by its type's reader in :mod:`mcp_assay.recording.readers` (:meth:`feed`), or arrives
+    already read by :mod:`~mcp_assay.recording.typed` (:meth:`take`). A record with a
     wrong-typed field is left out, and so is the rest of its HTTP exchange: judging an exchange
     without its response head (or with a status nobody sent) could fail a server for something it
     never did. Records of an unknown type, or for an exchange never opened, are noted and skipped.
@@ -341,7 +354,7 @@ class Assembler:
     def feed(self, record: Mapping[str, Any], *, line: int | None = None) -> list[Exchange]:
         """Consume one record (``line``: where it was in a file); return the exchanges it completed."""
         kind = record.get("type")
-        where = f"line {line}: " if line is not None else ""
+        where = _where(line)
         if kind in ("recording", "close"):
             return []
         single = _SINGLES.get(kind) if isinstance(kind, str) else None
@@ -358,65 +371,83 @@ class Assembler:
             if single is not None:
                 return [single(fields, ident)]
             if kind == "http":
-                return self._request(ident, read_http(fields), where)
+                head = read_http(fields)
+                return list(self._request(ident, _Open(head.request, head.connection, head.probe, head.hop), line))
         except BadRecord as exc:
             self.note(f"{where}the {kind} record of {ident!r} was left out: {exc}")
             if kind == "http":
-                self._open[ident] = _Open(head=None)
+                self._open[ident] = _Open(None)
             return []
-        return self._part(str(kind), ident, fields, where)
+        return self._part(str(kind), ident, fields, line)
 
-    def _request(self, ident: str, head: RequestRecord, where: str) -> list[Exchange]:
+    def _request(self, ident: str, opened: _Open, line: int | None) -> Sequence[Exchange]:
         earlier = self._open.pop(ident, None)
-        self._open[ident] = _Open(head=head)
-        if earlier is None or earlier.head is None:
-            return []
-        self.note(f"{where}a second http record for {ident!r}: the first exchange is judged as left open")
+        self._open[ident] = opened
+        if earlier is None or earlier.request is None:
+            return _NOTHING
+        self.note(f"{_where(line)}a second http record for {ident!r}: the first exchange is judged as left open")
         return [self._finish(ident, earlier, Ending(reason=EndReason.OPEN, time=self._last_time(earlier)))]
 
-    def take(self, record: TypedRecord, *, line: int | None = None) -> list[Exchange]:
+    def take(self, record: TypedRecord, line: int | None = None) -> Sequence[Exchange]:
         """Consume one record the fast path decoded (:mod:`~mcp_assay.recording.typed`), as :meth:`feed` would the
         same record; return the exchanges it completed."""
-        where = f"line {line}: " if line is not None else ""
-        ident = self._prefix + record.x
-        if isinstance(record, HttpFields):
-            return self._request(ident, request_of(record), where)
-        if isinstance(record, LineFields | ExitFields | ObservationFields):
-            return [single_of(record, ident)]
-        kind, read = _TYPED_PARTS[type(record)]
-        pending = self._pending(kind, ident, where)
-        return self._add_part(ident, pending, read(record)) if pending is not None else []
+        return _TAKERS[type(record)](self, record, line)
 
-    def _part(self, kind: str, ident: str, fields: Fields, where: str) -> list[Exchange]:
-        pending = self._pending(kind, ident, where)
+    def _take_http(self, record: HttpFields, line: int | None) -> Sequence[Exchange]:
+        opened = _Open(request_of(record), record.conn, probe_of(record.probe), hop_of(record.hop))
+        return self._request(self._prefix + record.x, opened, line)
+
+    def _take_line(self, record: LineFields, line: int | None) -> Sequence[Exchange]:
+        return (line_of(record, self._prefix + record.x),)
+
+    def _take_exit(self, record: ExitFields, line: int | None) -> Sequence[Exchange]:
+        return (exit_of(record, self._prefix + record.x),)
+
+    def _take_observation(self, record: ObservationFields, line: int | None) -> Sequence[Exchange]:
+        return (observation_of(record, self._prefix + record.x),)
+
+    def _take_response(self, record: ResponseFields, line: int | None) -> Sequence[Exchange]:
+        pending = self._pending("response", self._prefix + record.x, line)
+        if pending is not None:
+            pending.response = (record.status, record.reason, Headers.of_text(record.headers), record.t)
+        return _NOTHING
+
+    def _take_body(self, record: BodyFields, line: int | None) -> Sequence[Exchange]:
+        pending = self._pending("body", self._prefix + record.x, line)
+        if pending is not None:
+            pending.body.append(payload_of(record.body))
+            pending.body_time = record.t
+        return _NOTHING
+
+    def _take_event(self, record: EventFields, line: int | None) -> Sequence[Exchange]:
+        pending = self._pending("event", self._prefix + record.x, line)
+        if pending is not None:
+            pending.events.append(event_of(record))
+        return _NOTHING
+
+    def _take_end(self, record: EndFields, line: int | None) -> Sequence[Exchange]:
+        ident = self._prefix + record.x
+        pending = self._pending("end", ident, line)
+        if pending is None:
+            return _NOTHING
+        del self._open[ident]
+        return (self._finish(ident, pending, ending_of(record)),)
+
+    def _part(self, kind: str, ident: str, fields: Fields, line: int | None) -> list[Exchange]:
+        pending = self._pending(kind, ident, line)
         if pending is None:
             return []
         try:
             part = _PART_READERS[kind](fields)
         except BadRecord as exc:
-            pending.head = None
+            pending.request = None
             self.note(
-                f"{where}the {kind} record of {ident!r} was left out: {exc}; "
+                f"{_where(line)}the {kind} record of {ident!r} was left out: {exc}; "
                 "the exchange is left out of the judged traffic with it"
             )
             return []
-        return self._add_part(ident, pending, part)
-
-    def _pending(self, kind: str, ident: str, where: str) -> _Open | None:
-        """The open exchange a ``kind`` record adds to; ``None`` (noted) when there is none, or it is left out."""
-        pending = self._open.get(ident)
-        if pending is None:
-            self.note(f"{where}{kind} record for unknown exchange {ident!r}")
-            return None
-        if pending.head is None:  # already left out, and noted once
-            if kind == "end":
-                del self._open[ident]
-            return None
-        return pending
-
-    def _add_part(self, ident: str, pending: _Open, part: _Part) -> list[Exchange]:
         if isinstance(part, ResponseRecord):
-            pending.response = part
+            pending.response = (part.status, part.reason, part.headers, part.time)
         elif isinstance(part, BodyRecord):
             pending.body.append(part.body)
             pending.body_time = part.time
@@ -427,30 +458,42 @@ class Assembler:
             return [self._finish(ident, pending, part)]
         return []
 
+    def _pending(self, kind: str, ident: str, line: int | None) -> _Open | None:
+        """The open exchange a ``kind`` record adds to; ``None`` (noted) when there is none, or it is left out."""
+        pending = self._open.get(ident)
+        if pending is None:
+            self.note(f"{_where(line)}{kind} record for unknown exchange {ident!r}")
+            return None
+        if pending.request is None:  # already left out, and noted once
+            if kind == "end":
+                del self._open[ident]
+            return None
+        return pending
+
     def _finish(self, ident: str, pending: _Open, ending: Ending) -> HttpExchange:
-        head = pending.head
-        assert head is not None
+        request = pending.request
+        assert request is not None
         response = None
         if pending.response is not None:
-            answer = pending.response
-            content_type = answer.headers.get(HeaderKey.CONTENT_TYPE) or ""
-            streamed = bool(pending.events) or content_type.startswith(MediaType.EVENT_STREAM)
+            status, reason, headers, time = pending.response
+            events = pending.events
+            streamed = bool(events) or (headers.get(HeaderKey.CONTENT_TYPE) or "").startswith(MediaType.EVENT_STREAM)
             response = HttpResponse(
-                status=answer.status,
-                reason=answer.reason,
-                headers=answer.headers,
-                time=answer.time,
+                status=status,
+                reason=reason,
+                headers=headers,
+                time=time,
                 body=None if streamed else b"".join(pending.body),
-                events=tuple(pending.events),
+                events=tuple(events),
             )
         return HttpExchange.build(
             id=ident,
-            request=head.request,
+            request=request,
             response=response,
             ending=ending,
-            connection=head.connection,
-            probe=head.probe,
-            hop=head.hop,
+            connection=pending.connection,
+            probe=pending.probe,
+            hop=pending.hop,
         )
 
     @staticmethod
@@ -459,17 +502,31 @@ class Assembler:
             return pending.events[-1].time
         if pending.body_time is not None:
             return pending.body_time
-        return pending.head.request.time if pending.head is not None else 0.0
+        return pending.request.time if pending.request is not None else 0.0
 
     def close(self, time: float | None = None) -> list[Exchange]:
         """Finish every exchange still open (they were open when the capture stopped)."""
         finished: list[Exchange] = []
         for ident, pending in list(self._open.items()):
-            if pending.head is not None:
+            if pending.request is not None:
                 ending = Ending(reason=EndReason.OPEN, time=time or self._last_time(pending))
                 finished.append(self._finish(ident, pending, ending))
         self._open.clear()
         return finished
+
+
+_TAKERS: dict[type, Callable[[Assembler, Any, int | None], Sequence[Exchange]]] = {
+    HttpFields: Assembler._take_http,
+    ResponseFields: Assembler._take_response,
+    BodyFields: Assembler._take_body,
+    EventFields: Assembler._take_event,
+    EndFields: Assembler._take_end,
+    LineFields: Assembler._take_line,
+    ExitFields: Assembler._take_exit,
+    ObservationFields: Assembler._take_observation,
+}
+"""What :meth:`Assembler.take` does with each typed record (functions, not an assembler's bound methods: those
+would hold the assembler in a reference cycle)."""
 
 
 def records_of(exchange: Exchange, redactor: Redactor | None = None) -> Iterator[dict[str, Any]]:
@@ -525,6 +582,8 @@ def open_new(path: str | Path) -> tuple[Path, IO[str]]:
 
 
 _CHAIN_MEMBER = re.compile(r',"chain":"([0-9a-f]{64})"\}$')
+_CHAIN_MEMBER_BYTES = re.compile(rb',"chain":"([0-9a-f]{64})"\}$')
+""":data:`_CHAIN_MEMBER` in a line's bytes (it is ASCII, so it matches where it matches the line's text)."""
 
 
 def chain_link(previous: str, line: str) -> str:
@@ -659,6 +718,7 @@ def stream_recording(
         raise RecordingError(f"{file}: no such recording")
     found: dict[str, Any] = {}
     assembler = Assembler(prefix)
+    takers = _TAKERS  # Assembler.take, without its own call (once per line)
     count = exchanges = 0
     try:
         with file.open(encoding="utf-8", errors="surrogateescape") as handle:
@@ -666,7 +726,7 @@ def stream_recording(
                 typed = decode_record(line)
                 if typed is not None:
                     count += 1
-                    finished = assembler.take(typed, line=number)
+                    finished = takers[type(typed)](assembler, typed, number)
                 else:
                     record = _record_of(number, line, assembler.note)
                     if record is None:
@@ -774,6 +834,11 @@ def _named(number: int, record: Any) -> str:
     return f"line {number} ({what}{of})"
 
 
+def _text(line: bytes) -> str:
+    """A line's bytes as the text a reader reads (what is not UTF-8 kept as surrogate escapes)."""
+    return line.decode("utf-8", "surrogateescape")
+
+
 def _loads(text: str) -> Any:
     try:
         return jsontext.loads(text)
@@ -791,7 +856,7 @@ def verify_recording(path: str | Path) -> Integrity:
     file = Path(path)
     result = Integrity(path=file)
     digest = hashlib.sha256()
-    previous = ""
+    previous = b""
     expected_records: int | None = None
     last_close = False
     header_line = 0
@@ -799,14 +864,16 @@ def verify_recording(path: str | Path) -> Integrity:
         with file.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 digest.update(raw)
-                text = raw.decode("utf-8", "surrogateescape").rstrip("\r\n")
-                if not text.strip():
+                # the line's bytes are searched and digested as they are (its text, written back with
+                # surrogateescape as payload_bytes does, is those bytes): decoded only to be read as JSON
+                line = raw.rstrip(b"\r\n")
+                if line[:1] != b"{" and not line.decode("utf-8", "surrogateescape").strip():
                     continue
                 result.records += 1
-                member = _CHAIN_MEMBER.search(text, max(0, len(text) - 80))
+                member = _CHAIN_MEMBER_BYTES.search(line, max(0, len(line) - 80))
                 if result.records == 1:
                     header_line = number
-                    record = _loads(text) if text.startswith('{"type":"recording"') else None
+                    record = _loads(_text(line)) if line.startswith(b'{"type":"recording"') else None
                     if isinstance(record, dict) and record.get("type") == "recording":
                         result.header = {key: value for key, value in record.items() if key != "chain"}
                         result.chained = record.get("integrity") == CHAIN_FORMAT
@@ -823,19 +890,21 @@ def verify_recording(path: str | Path) -> Integrity:
                     )
                     previous = member.group(1)
                     continue
-                last_close = text.startswith('{"type":"close"')
+                last_close = line.startswith(b'{"type":"close"')
                 if last_close:
-                    record = _loads(text)
+                    record = _loads(_text(line))
                     count = record.get("records") if isinstance(record, dict) else None
                     expected_records = count if isinstance(count, int) and not isinstance(count, bool) else -1
                 if member is None:
-                    result._broken(f"{_named(number, _loads(text))} carries no chain digest")
-                    previous = ""
+                    result._broken(f"{_named(number, _loads(_text(line)))} carries no chain digest")
+                    previous = b""
                     continue
-                if chain_link(previous, text[: member.start()] + "}") != member.group(1):
+                # chain_link(previous, text without its member), the line's bytes as they are
+                link = hashlib.sha256(previous + b"\n" + line[: member.start()] + b"}").hexdigest()
+                if link.encode() != member.group(1):
                     result._broken(
-                        f"{_named(number, _loads(text))} does not follow from the line before it (it was changed, "
-                        "or a record before it was removed or inserted)"
+                        f"{_named(number, _loads(_text(line)))} does not follow from the line before it (it was "
+                        "changed, or a record before it was removed or inserted)"
                     )
                 previous = member.group(1)  # follow the chain as written, so each later break is named on its own
     except OSError as exc:

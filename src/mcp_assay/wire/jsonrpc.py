@@ -50,9 +50,6 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
-_SET = object.__setattr__
-"""How a frozen :class:`Message` sets its fields as it is made."""
-
 IdKey = tuple[str, Any]
 """A request id with its JSON type, so that ``1`` and ``"1"`` never compare equal."""
 
@@ -87,7 +84,7 @@ class Kind(StrEnum):
 
     @property
     def is_response(self) -> bool:
-        return self in (Kind.RESULT, Kind.ERROR)
+        return self is Kind.RESULT or self is Kind.ERROR
 
 
 def id_key(value: Any) -> IdKey | None:
@@ -156,34 +153,9 @@ class Message:
         transport: str = "",
         extra: dict[str, Any] | None = None,
     ) -> None:
-        """What the dataclass would make, written out: a long capture makes one per message, and the generated
-        ``__init__`` and ``__post_init__`` of a frozen class cost about half as much again."""
-        put = _SET
-        put(self, "raw", raw)
-        put(self, "payload", payload)
-        put(self, "kind", kind)
-        put(self, "sender", sender)
-        put(self, "time", time)
-        put(self, "problems", problems)
-        put(self, "exchange", exchange)
-        put(self, "index", index)
-        put(self, "transport", transport)
-        put(self, "extra", {} if extra is None else extra)
-        members = payload if isinstance(payload, dict) else {}
-        ident = members.get("id", MISSING)
-        method = members.get("method")
-        put(self, "id", ident)
-        put(self, "id_key", id_key(ident))
-        put(self, "method", method if isinstance(method, str) else None)
-        params = members.get("params", MISSING)
-        result = members.get("result", MISSING)
-        put(self, "params", params)
-        put(self, "result", result)
-        put(self, "error", members.get("error", MISSING))
-        holder = result if kind is Kind.RESULT else params
-        meta = holder.get("_meta") if isinstance(holder, dict) else None
-        put(self, "meta", meta if isinstance(meta, dict) else None)
-        put(self, "key", (exchange, index))
+        """What the dataclass would make, written out (:func:`_fill`): a long capture makes one per message, and
+        the generated ``__init__`` and ``__post_init__`` of a frozen class cost about twice as much."""
+        _fill(self, raw, payload, kind, sender, time, problems, exchange, index, transport, extra)
 
     # -- members ---------------------------------------------------------------------------------
     def member(self, name: str) -> Any:
@@ -220,6 +192,65 @@ class Message:
         return self.kind.value
 
 
+_MESSAGE_FIELDS = tuple(
+    Message.__dict__[name].__set__
+    for name in (
+        "raw", "payload", "kind", "sender", "time", "problems", "exchange", "index", "transport", "extra", "id",
+        "id_key", "method", "params", "result", "error", "meta", "key",
+    )
+)  # fmt: skip
+"""The slot setters of :class:`Message`'s fields: setting a field through its slot costs half what
+``object.__setattr__`` (a frozen class's generated ``__init__``) does."""
+_NO_MEMBERS: dict[str, Any] = {}
+
+
+def _fill(
+    message: Message,
+    raw: bytes,
+    payload: Any,
+    kind: Kind,
+    sender: Side,
+    time: float,
+    problems: tuple[Problem, ...],
+    exchange: str,
+    index: int,
+    transport: str,
+    extra: dict[str, Any] | None,
+) -> None:
+    """Set every field of a new :class:`Message` (:meth:`Message.__init__`, and :func:`parse_message` without the
+    keywords)."""
+    (
+        set_raw, set_payload, set_kind, set_sender, set_time, set_problems, set_exchange, set_index, set_transport,
+        set_extra, set_id, set_id_key, set_method, set_params, set_result, set_error, set_meta, set_key,
+    ) = _MESSAGE_FIELDS  # fmt: skip
+    set_raw(message, raw)
+    set_payload(message, payload)
+    set_kind(message, kind)
+    set_sender(message, sender)
+    set_time(message, time)
+    set_problems(message, problems)
+    set_exchange(message, exchange)
+    set_index(message, index)
+    set_transport(message, transport)
+    set_extra(message, {} if extra is None else extra)
+    members = payload if isinstance(payload, dict) else _NO_MEMBERS
+    ident = members.get("id", MISSING)
+    set_id(message, ident)
+    kind_of_id = type(ident)  # the usual ids keyed here; id_key knows every other value
+    set_id_key(message, ("int", ident) if kind_of_id is int else ("str", ident) if kind_of_id is str else id_key(ident))
+    method = members.get("method")
+    set_method(message, method if isinstance(method, str) else None)
+    params = members.get("params", MISSING)
+    result = members.get("result", MISSING)
+    set_params(message, params)
+    set_result(message, result)
+    set_error(message, members.get("error", MISSING))
+    holder = result if kind is Kind.RESULT else params
+    meta = holder.get("_meta") if isinstance(holder, dict) else None
+    set_meta(message, meta if isinstance(meta, dict) else None)
+    set_key(message, (exchange, index))
+
+
 _ID_SHOWN = 40
 """Characters of an id a label shows; a longer id (4,301 digits, say) is named by its start and length."""
 
@@ -228,6 +259,8 @@ def _id_text(value: Any) -> str:
     """An id as JSON text for a label: whole when short, else its start and how long it is."""
     if isinstance(value, LongInteger):
         text = value.text
+    elif type(value) is int:
+        text = str(value)  # what json.dumps writes of an int, without the encoder
     else:
         try:
             text = json.dumps(value)
@@ -350,14 +383,9 @@ def parse_message(
     else:
         kind, shape = classify(payload)
         problems += shape
-    return Message(
-        raw=data,
-        payload=payload,
-        kind=kind,
-        sender=sender,
-        time=time,
-        problems=problems,
-        exchange=exchange,
-        index=index,
-        transport=transport,
-    )
+    message = _new(Message)  # what Message(...) makes, without its keywords: one is made per message read
+    _fill(message, data, payload, kind, sender, time, problems, exchange, index, transport, None)
+    return message
+
+
+_new = object.__new__

@@ -175,12 +175,16 @@ def decode_message(data: bytes) -> Any:
         value = _decoder.decode(data)
     except Exception:
         return UNSETTLED
-    if isinstance(value, dict | list):
+    if isinstance(value, _CONTAINERS):
         if b"\\u003" in data or _encoder.encode(value).count(b":") != data.count(b":"):
             return UNSETTLED
-        if not _shallow(data, value):
+        if len(data) > NESTING_CHECKED and not _shallow(data, value):  # (shorter data cannot nest that deep)
             return UNSETTLED
     return value
+
+
+_CONTAINERS: Final = (dict, list)
+"""A tuple, not ``dict | list``: ``isinstance`` takes a tuple's types without asking the union."""
 
 
 def fingerprint(value: Any) -> bytes | None:

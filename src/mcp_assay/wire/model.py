@@ -10,7 +10,7 @@ live traffic, a probe and an old recording alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from operator import itemgetter
@@ -52,18 +52,25 @@ __all__ = [
 ]
 
 
-_LOWER: dict[str, str] = {}
-"""Header names as looked up, lower-cased (the names rules ask for are few: lowering them once is cheaper)."""
+class _Lowered(dict[str, str]):
+    """Header names lower-cased, each once: a capture names few headers, in every block made and every look-up
+    (names past :data:`NAMES_KEPT`, or longer than :data:`NAME_KEPT_LENGTH`, are lowered each time)."""
+
+    def __missing__(self, name: str) -> str:
+        lowered = name.lower()
+        if len(self) < NAMES_KEPT and len(name) <= NAME_KEPT_LENGTH:
+            self[name] = lowered
+        return lowered
 
 
-def _lower(name: str) -> str:
-    lowered = name.lower()
-    if len(_LOWER) < 256:
-        _LOWER[name] = lowered
-    return lowered
+NAMES_KEPT = 256
+NAME_KEPT_LENGTH = 64
+_LOWER = _Lowered()
 
 
 _NAME = itemgetter(0)
+_CONTENT_TYPE = HeaderKey.CONTENT_TYPE.lower()
+_EVENT_STREAM = str(MediaType.EVENT_STREAM)
 
 
 class Headers(tuple[tuple[str, str], ...]):
@@ -75,7 +82,7 @@ class Headers(tuple[tuple[str, str], ...]):
     _first: dict[str, str]
     """The first value of each header, by lower-cased name."""
     _media_type: str | None
-    """What :meth:`media_type` found, once it was asked."""
+    """What :meth:`media_type` finds, worked out when the block is made (every block is asked it)."""
 
     def __new__(cls, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> Headers:
         pairs = items.items() if isinstance(items, Mapping) else items
@@ -84,11 +91,13 @@ class Headers(tuple[tuple[str, str], ...]):
     @classmethod
     def of_text(cls, pairs: Iterable[tuple[str, str]]) -> Headers:
         """Headers from pairs already of plain ``str`` (a recording's, type-checked as they were decoded)."""
-        headers = super().__new__(cls, pairs)
-        first: dict[str, str] = {}
-        for name, value in reversed(headers):  # backwards, so that a repeated name keeps its first value
-            first[name.lower()] = value
+        headers = tuple.__new__(cls, pairs)
+        lowered = _LOWER
+        first = {lowered[name]: value for name, value in headers}
+        if len(first) != len(headers):  # a name repeats: backwards, so that it keeps its first value
+            first = {lowered[name]: value for name, value in reversed(headers)}
         headers._first = first
+        headers._media_type = media_type(first.get(_CONTENT_TYPE))
         return headers
 
     def _by_name(self) -> dict[str, list[str]]:
@@ -104,11 +113,11 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of a header, or ``default``."""
-        return self._first.get(_LOWER.get(name) or _lower(name), default)
+        return self._first.get(_LOWER[name], default)
 
     def get_all(self, name: str) -> list[str]:
         """Every value of a header, in wire order."""
-        lowered = _LOWER.get(name) or _lower(name)
+        lowered = _LOWER[name]
         if len(self._first) == len(self):  # no name repeats, so each has the one value the index holds
             value = self._first.get(lowered)
             return [] if value is None else [value]
@@ -122,11 +131,7 @@ class Headers(tuple[tuple[str, str], ...]):
 
     def media_type(self) -> str | None:
         """The media type ``Content-Type`` names (:func:`media_type`), worked out once: rules ask it again and again."""
-        try:
-            return self._media_type
-        except AttributeError:
-            found = self._media_type = media_type(self.get(HeaderKey.CONTENT_TYPE))
-            return found
+        return self._media_type
 
 
 def media_type(content_type: str | None) -> str | None:
@@ -144,7 +149,16 @@ def media_type(content_type: str | None) -> str | None:
 _MEDIA_TYPES: dict[str, str] = {}
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+def _setters(cls: type, *names: str) -> Any:
+    """The slot setters of the fields ``names`` of a frozen class, in order.
+
+    The classes a long capture makes one of per record (a request, a response, an ending, an exchange, an
+    observation) write out the ``__init__`` the dataclass would make and set each field through its slot: a frozen
+    class's generated ``__init__`` sets them through ``object.__setattr__``, which costs half as much again."""
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpRequest:
     """An HTTP request as the client sent it."""
 
@@ -154,17 +168,39 @@ class HttpRequest:
     body: bytes
     time: float
 
+    def __init__(self, *, method: str, url: str, headers: Headers, body: bytes, time: float) -> None:
+        set_method, set_url, set_headers, set_body, set_time = _REQUEST_FIELDS
+        set_method(self, method)
+        set_url(self, url)
+        set_headers(self, headers)
+        set_body(self, body)
+        set_time(self, time)
+
     @property
     def path(self) -> str:
-        parts = urlsplit(self.url)
-        return parts.path or "/"
+        """The URL's path (``/`` when it has none), split out once per URL (:data:`_PATHS`)."""
+        url = self.url
+        path = _PATHS.get(url)
+        if path is None:
+            path = urlsplit(url).path or "/"
+            if len(_PATHS) < PATHS_KEPT and len(url) <= PATH_KEPT_LENGTH:
+                _PATHS[url] = path
+        return path
 
     @property
     def content_type(self) -> str | None:
         return self.headers.media_type()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+_REQUEST_FIELDS = _setters(HttpRequest, "method", "url", "headers", "body", "time")
+_PATHS: dict[str, str] = {}
+""":attr:`HttpRequest.path` by URL: a capture names few URLs, and every exchange asks its request's path."""
+PATHS_KEPT = 256
+"""URLs :data:`_PATHS` holds at most; past that, or for a URL longer than :data:`PATH_KEPT_LENGTH`, each is split."""
+PATH_KEPT_LENGTH = 2048
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpResponse:
     """An HTTP response: the head when it arrived, and either a body or the SSE events."""
 
@@ -177,13 +213,34 @@ class HttpResponse:
     """The body for non-streamed responses; ``None`` for an event stream."""
     events: tuple[SseEvent, ...] = ()
 
+    def __init__(
+        self,
+        *,
+        status: int,
+        headers: Headers,
+        time: float,
+        reason: str = "",
+        body: bytes | None = None,
+        events: tuple[SseEvent, ...] = (),
+    ) -> None:
+        set_status, set_headers, set_time, set_reason, set_body, set_events = _RESPONSE_FIELDS
+        set_status(self, status)
+        set_headers(self, headers)
+        set_time(self, time)
+        set_reason(self, reason)
+        set_body(self, body)
+        set_events(self, events)
+
     @property
     def content_type(self) -> str | None:
         return self.headers.media_type()
 
     @property
     def is_event_stream(self) -> bool:
-        return self.headers.media_type() == MediaType.EVENT_STREAM
+        return self.headers._media_type == _EVENT_STREAM
+
+
+_RESPONSE_FIELDS = _setters(HttpResponse, "status", "headers", "time", "reason", "body", "events")
 
 
 EVENTS_LOST = "the capture kept none of the stream's events"
@@ -322,7 +379,7 @@ class EndReason(StrEnum):
     """Still open when the capture stopped (e.g. a listen stream)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Ending:
     """When and how an exchange ended."""
 
@@ -330,8 +387,17 @@ class Ending:
     time: float
     detail: str = ""
 
+    def __init__(self, *, reason: EndReason, time: float, detail: str = "") -> None:
+        set_reason, set_time, set_detail = _ENDING_FIELDS
+        set_reason(self, reason)
+        set_time(self, time)
+        set_detail(self, detail)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+_ENDING_FIELDS = _setters(Ending, "reason", "time", "detail")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpExchange:
     """One HTTP request and its response, with the JSON-RPC messages both carried."""
 
@@ -356,10 +422,19 @@ class HttpExchange:
 
     transport = "http"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "time", self.request.time)
-        object.__setattr__(self, "request_message", next((m for m in self.messages if m.index == 0), None))
-        object.__setattr__(self, "response_messages", tuple(m for m in self.messages if m.index > 0))
+    def __init__(
+        self,
+        *,
+        id: str,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        ending: Ending | None = None,
+        connection: str = "",
+        probe: Probe | None = None,
+        hop: Hop | None = None,
+        messages: tuple[Message, ...] = (),
+    ) -> None:
+        _fill_exchange(self, id, request, response, ending, connection, probe, hop, messages)
 
     @classmethod
     def build(
@@ -374,16 +449,11 @@ class HttpExchange:
         hop: Hop | None = None,
     ) -> HttpExchange:
         """Create the exchange and parse the messages it carried."""
-        return cls(
-            id=id,
-            request=request,
-            response=response,
-            ending=ending,
-            connection=connection,
-            probe=probe,
-            hop=hop,
-            messages=tuple(_messages_of(id, request, response)),
+        exchange: HttpExchange = object.__new__(cls)  # what cls(...) makes, without its keywords a second time
+        _fill_exchange(
+            exchange, id, request, response, ending, connection, probe, hop, _messages_of(id, request, response)
         )
+        return exchange
 
     @property
     def client_disconnected(self) -> bool:
@@ -393,6 +463,47 @@ class HttpExchange:
     def events_lost(self) -> bool:
         """An event stream the capture kept none of (a flow file or HAR of a stream cut short)."""
         return self.ending is not None and self.ending.reason is EndReason.OPEN and EVENTS_LOST in self.ending.detail
+
+
+_EXCHANGE_FIELDS = _setters(
+    HttpExchange, "id", "request", "response", "ending", "connection", "probe", "hop", "messages", "time",
+    "request_message", "response_messages",
+)  # fmt: skip
+
+
+def _fill_exchange(
+    exchange: HttpExchange,
+    id: str,
+    request: HttpRequest,
+    response: HttpResponse | None,
+    ending: Ending | None,
+    connection: str,
+    probe: Probe | None,
+    hop: Hop | None,
+    messages: tuple[Message, ...],
+) -> None:
+    """Set every field of a new :class:`HttpExchange` (its ``__init__``, and :meth:`HttpExchange.build` without the
+    keywords), what rules ask again and again worked out once."""
+    (
+        set_id, set_request, set_response, set_ending, set_connection, set_probe, set_hop, set_messages, set_time,
+        set_request_message, set_response_messages,
+    ) = _EXCHANGE_FIELDS  # fmt: skip
+    set_id(exchange, id)
+    set_request(exchange, request)
+    set_response(exchange, response)
+    set_ending(exchange, ending)
+    set_connection(exchange, connection)
+    set_probe(exchange, probe)
+    set_hop(exchange, hop)
+    set_messages(exchange, messages)
+    set_time(exchange, request.time)
+    asked: Message | None = None
+    for message in messages:  # the first message at index 0 is the request's; those after 0 the response's
+        if message.index == 0:
+            asked = message
+            break
+    set_request_message(exchange, asked)
+    set_response_messages(exchange, tuple([message for message in messages if message.index > 0]))
 
 
 def probe_case(item: Exchange | None) -> Case | None:
@@ -438,6 +549,7 @@ def is_well_known(request: HttpRequest) -> bool:
 
 
 OAUTH_AUTHORIZATION, OAUTH_TOKEN, OAUTH_REGISTRATION = "authorization", "token", "registration"
+_FORM = "application/x-www-form-urlencoded"
 
 
 def oauth_request_kind(method: str, url: str, content_type: str | None, body: bytes) -> str | None:
@@ -448,14 +560,19 @@ def oauth_request_kind(method: str, url: str, content_type: str | None, body: by
     of an object with ``redirect_uris`` and no ``jsonrpc`` member. ``None`` for anything else."""
     verb = method.upper()
     if verb == "GET":
-        query = parse_qs(urlsplit(url).query)
-        return OAUTH_AUTHORIZATION if "response_type" in query and "client_id" in query else None
+        asks = _AUTHORIZATIONS.get(url)
+        if asks is None:
+            query = parse_qs(urlsplit(url).query)
+            asks = "response_type" in query and "client_id" in query
+            if len(_AUTHORIZATIONS) < PATHS_KEPT and len(url) <= PATH_KEPT_LENGTH:
+                _AUTHORIZATIONS[url] = asks
+        return OAUTH_AUTHORIZATION if asks else None
     if verb != "POST" or not body:
         return None
-    if content_type == "application/x-www-form-urlencoded":
+    if content_type == _FORM:
         form = parse_qs(body.decode("utf-8", "replace"))
         return OAUTH_TOKEN if "grant_type" in form else None
-    if _looks_like_json(body) and b"redirect_uris" in body:
+    if b"redirect_uris" in body and _looks_like_json(body):
         try:
             payload = json.loads(body)
         except ValueError:
@@ -463,6 +580,11 @@ def oauth_request_kind(method: str, url: str, content_type: str | None, body: by
         if isinstance(payload, dict) and "jsonrpc" not in payload and isinstance(payload.get("redirect_uris"), list):
             return OAUTH_REGISTRATION
     return None
+
+
+_AUTHORIZATIONS: dict[str, bool] = {}
+"""Whether a ``GET`` of a URL asks for an authorization, by URL (held as :data:`_PATHS` is: a listening stream is a
+``GET`` of the same URL again and again)."""
 
 
 def oauth_kind(request: HttpRequest) -> str | None:
@@ -484,18 +606,27 @@ def _speaks_jsonrpc(payload: Any) -> bool:
     return bool(items) and all(isinstance(item, dict) and "jsonrpc" in item for item in items)
 
 
-def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> Iterator[Message]:
-    if is_well_known(request) and request.method in ("GET", "HEAD"):
-        return
-    if oauth_kind(request) is not None:
-        return  # a step of an OAuth flow: HTTP, not JSON-RPC
-    if request.body:
-        yield parse_message(
-            request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"
+def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | None) -> tuple[Message, ...]:
+    method = request.method
+    if method in ("GET", "HEAD") and is_well_known(request):
+        return ()
+    ordinary_post = method == "POST" and b"redirect_uris" not in request.body and request.content_type != _FORM
+    if not ordinary_post and oauth_kind(request) is not None:  # (a POST of neither kind is no step of it)
+        return ()  # a step of an OAuth flow: HTTP, not JSON-RPC
+    asked = (
+        (
+            parse_message(
+                request.body, sender=Side.CLIENT, time=request.time, exchange=exchange, index=0, transport="http"
+            ),
         )
+        if request.body
+        else ()
+    )
     if response is None:
-        return
-    if (is_authentication_answer(response) or response.status == 429) and not response.is_event_stream:
+        return asked
+    status = response.status
+    streamed = response.is_event_stream
+    if (status == 401 or status == 429 or (status == 403 and is_authentication_answer(response))) and not streamed:
         # the HTTP layer's answer (a gateway's, often): its body is JSON-RPC only if it says so
         body = response.body or b""
         if not _blank(body):
@@ -503,27 +634,34 @@ def _messages_of(exchange: str, request: HttpRequest, response: HttpResponse | N
                 body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"
             )
             if _speaks_jsonrpc(answer.payload):
-                yield answer
-        return
-    index = 1
-    if response.is_event_stream:
+                return (*asked, answer)
+        return asked
+    if streamed:
+        answers: list[Message] = []
+        index = 1
         for event in response.events:
             if event.carries_message and event.data is not None:
-                yield parse_message(
-                    event.data,
-                    sender=Side.SERVER,
-                    time=event.time,
-                    exchange=exchange,
-                    index=index,
-                    transport="http",
+                answers.append(
+                    parse_message(
+                        event.data,
+                        sender=Side.SERVER,
+                        time=event.time,
+                        exchange=exchange,
+                        index=index,
+                        transport="http",
+                    )
                 )
                 index += 1
-        return
+        return (*asked, *answers)
     body = response.body or b""
     if _blank(body):
-        return
+        return asked
     if response.content_type == MediaType.JSON or _looks_like_json(body):
-        yield parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http")
+        return (
+            *asked,
+            parse_message(body, sender=Side.SERVER, time=response.time, exchange=exchange, index=1, transport="http"),
+        )
+    return asked
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -584,7 +722,7 @@ class ProcessExit:
     probe: Probe | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class Observation:
     """Something the tool observed that is not MCP traffic: a witness read, stderr text, a note."""
 
@@ -599,6 +737,33 @@ class Observation:
     messages: tuple[Message, ...] = ()
     probe: Probe | None = None
     hop: Hop | None = None
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        time: float,
+        kind: str,
+        data: Mapping[str, Any],
+        connection: str = "",
+        messages: tuple[Message, ...] = (),
+        probe: Probe | None = None,
+        hop: Hop | None = None,
+    ) -> None:
+        set_id, set_time, set_kind, set_data, set_connection, set_messages, set_probe, set_hop = _OBSERVATION_FIELDS
+        set_id(self, id)
+        set_time(self, time)
+        set_kind(self, kind)
+        set_data(self, data)
+        set_connection(self, connection)
+        set_messages(self, messages)
+        set_probe(self, probe)
+        set_hop(self, hop)
+
+
+_OBSERVATION_FIELDS = _setters(
+    Observation, "id", "time", "kind", "data", "connection", "messages", "probe", "hop"
+)  # fmt: skip
 
 
 LISTENING = "listening"

@@ -16,7 +16,7 @@ from mcp_assay.report.about import Target
 from mcp_assay.report.build import build_report
 from mcp_assay.report.markdown import render_markdown
 from mcp_assay.report.model import Report, SdkRecognition, sdk_verdict_part
-from mcp_assay.report.sdk_signs import SdkSigns
+from mcp_assay.report.sdk_signs import SIGNS, SdkSigns
 from mcp_assay.report.sdks import (
     ACCEPT_FLAG,
     AUTO,
@@ -42,6 +42,7 @@ from mcp_assay.vocabulary.verdicts import (
     Source,
     Verdict,
 )
+from mcp_assay.wire.jsonrpc import Kind
 from tests.factories import error_body, http, legacy_headers, modern_call, request_body, result_body, stdio
 
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -211,6 +212,45 @@ def test_recognition_keeps_one_sighting_per_sign_whatever_the_traffic() -> None:
         signs.see(missing_session())
     (found,), _ = signs.recognitions()
     assert len(found.signs) == 1
+
+
+def test_a_sign_is_asked_only_of_the_kinds_of_message_it_can_be_found_in() -> None:
+    """Counted work: a sign declaring its kinds is never put to another kind of message (a long capture's every
+    result is not put to every error wording), and what it finds is found as before."""
+    asked: list[str] = []
+
+    def counting(name: str, test: Any) -> Any:
+        def counted(message: Any, item: Any) -> Any:
+            asked.append(f"{name}:{message.kind.value}")
+            return test(message, item)
+
+        return counted
+
+    signs = SdkSigns([replace(sign, test=counting(str(key), sign.test)) for key, sign in enumerate(SIGNS)])
+    tools = {"tools": [{"name": "add", "inputSchema": {"type": "object", "title": "addArguments"}}]}
+    for _ in range(3):
+        signs.see(modern_call("tools/list", {}, tools))
+    erring = [str(key) for key, sign in enumerate(SIGNS) if sign.kinds == frozenset({Kind.ERROR})]
+    assert erring and not [call for call in asked if call.split(":")[0] in erring]
+    assert [item.name for item in signs.recognitions()[0]] == ["mcp"]
+    signs.see(missing_session())
+    assert any(call.split(":")[0] in erring for call in asked)
+
+
+def test_no_sign_limited_to_some_kinds_could_be_found_in_another() -> None:
+    """A sign's kinds only spare work: each limited sign's test finds nothing in a message of any other kind, even one
+    that carries what it looks for under another kind's members."""
+    error = {"code": -32600, "message": "Bad Request: Missing session ID"}
+    tools = [{"name": "add", "inputSchema": {"title": "addArguments"}}]
+    everything = {"name": "mcp-servers/everything"}
+    info = {"name": "mcp", "version": "0.1.0"}
+    members = {"error": error, "result": {"tools": tools, "serverInfo": everything}, "params": {"clientInfo": info}}
+    for kind in Kind:
+        message = stdio(Side.SERVER, {"jsonrpc": "2.0", "id": 1, "method": "initialize", **members}).messages[0]
+        message = replace(message, kind=kind)
+        for sign in SIGNS:
+            if sign.kinds is not None and kind not in sign.kinds:
+                assert sign.test(message, stdio(Side.SERVER, {})) is None, (sign, kind)
 
 
 # -- matching and counting apart -------------------------------------------------------------------------------------

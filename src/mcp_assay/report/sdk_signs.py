@@ -51,6 +51,9 @@ class Sign:
     strong: bool
     test: Callable[[Message, Exchange], str | None]
     """What the message shows of this sign, in words (``None``: not this sign)."""
+    kinds: frozenset[Kind] | None = None
+    """The only kinds of message :attr:`test` can find the sign in (``None``: any): the observer asks it of no other,
+    so a capture's every message is not put to every sign."""
 
 
 def _quoted(text: str) -> str:
@@ -149,24 +152,34 @@ def _user_agent(pattern: str) -> Callable[[Message, Exchange], str | None]:
     return test
 
 
+_ERRORS = frozenset({Kind.ERROR})
+_RESULTS = frozenset({Kind.RESULT})
+_REQUESTS = frozenset({Kind.REQUEST})
+
 SIGNS: tuple[Sign, ...] = (
     # the official Python SDK (mcp): src/mcp/server/streamable_http.py, _streamable_http_modern.py,
     # shared/inbound.py, server/mcpserver (prompts/base.py, utilities/func_metadata.py)
-    Sign(PYTHON, Side.SERVER, True, _error(r"Bad Request: Missing session ID$")),
-    Sign(PYTHON, Side.SERVER, True, _error(r"Body must be a single JSON-RPC request or notification object$")),
-    Sign(PYTHON, Side.SERVER, True, _error(r"params\._meta is missing the required envelope key\(s\): ")),
-    Sign(PYTHON, Side.SERVER, True, _error(r"Missing required arguments: \{'")),
-    Sign(PYTHON, Side.SERVER, True, _argument_titles),
-    Sign(PYTHON, Side.SERVER, False, _error(r"Unknown (?:prompt|resource): ")),
+    Sign(PYTHON, Side.SERVER, True, _error(r"Bad Request: Missing session ID$"), _ERRORS),
+    Sign(PYTHON, Side.SERVER, True, _error(r"Body must be a single JSON-RPC request or notification object$"), _ERRORS),
+    Sign(PYTHON, Side.SERVER, True, _error(r"params\._meta is missing the required envelope key\(s\): "), _ERRORS),
+    Sign(PYTHON, Side.SERVER, True, _error(r"Missing required arguments: \{'"), _ERRORS),
+    Sign(PYTHON, Side.SERVER, True, _argument_titles, _RESULTS),
+    Sign(PYTHON, Side.SERVER, False, _error(r"Unknown (?:prompt|resource): "), _ERRORS),
     # the TypeScript SDK v2 (@modelcontextprotocol/server): its Streamable HTTP handler and McpServer
-    Sign(TS_SERVER, Side.SERVER, True, _error(r"Bad Request: the request headers and body disagree")),
-    Sign(TS_SERVER, Side.SERVER, True, _error(r"Bad Request: JSON-RPC batches may not contain requests for protocol")),
-    Sign(TS_SERVER, Side.SERVER, False, _error(r"(?:Tool|Prompt) .+ not found$")),
-    Sign(TS_SERVER, Side.SERVER, False, _error(r"Parse error: Invalid JSON$")),
+    Sign(TS_SERVER, Side.SERVER, True, _error(r"Bad Request: the request headers and body disagree"), _ERRORS),
+    Sign(
+        TS_SERVER,
+        Side.SERVER,
+        True,
+        _error(r"Bad Request: JSON-RPC batches may not contain requests for protocol"),
+        _ERRORS,
+    ),
+    Sign(TS_SERVER, Side.SERVER, False, _error(r"(?:Tool|Prompt) .+ not found$"), _ERRORS),
+    Sign(TS_SERVER, Side.SERVER, False, _error(r"Parse error: Invalid JSON$"), _ERRORS),
     # the reference server server-everything (on the TypeScript SDK 1.x)
-    Sign(EVERYTHING, Side.SERVER, True, _everything),
+    Sign(EVERYTHING, Side.SERVER, True, _everything, _RESULTS),
     # the clients
-    Sign(PYTHON, Side.CLIENT, True, _python_client_info),
+    Sign(PYTHON, Side.CLIENT, True, _python_client_info, _REQUESTS),
     Sign(PYTHON, Side.CLIENT, False, _user_agent(r"python-httpx2/")),
     Sign(TS_CLIENT, Side.CLIENT, True, _discover_probe_id),
     Sign(TS_CLIENT, Side.CLIENT, False, _user_agent(r"node$")),
@@ -180,9 +193,15 @@ class SdkSigns:
     def __init__(self, signs: Iterable[Sign] = SIGNS) -> None:
         self._order = list(signs)
         self._signs = {
-            side: [(key, sign) for key, sign in enumerate(self._order) if sign.side is side]
+            (side, kind): [
+                (key, sign)
+                for key, sign in enumerate(self._order)
+                if sign.side is side and (sign.kinds is None or kind in sign.kinds)
+            ]
             for side in (Side.SERVER, Side.CLIENT)
+            for kind in Kind
         }
+        """The signs to look for in a message, by its sender and kind (:attr:`Sign.kinds`)."""
         self._seen: dict[int, str] = {}
         """Sign (its position in the list) -> what was seen, and where: its first sighting only."""
         self._transports: dict[Side, set[str]] = {Side.SERVER: set(), Side.CLIENT: set()}
@@ -199,7 +218,7 @@ class SdkSigns:
                 continue
             if message.transport:
                 self._transports[side].add(message.transport)
-            for key, sign in self._signs[side]:
+            for key, sign in self._signs[(side, message.kind)]:
                 if key in self._seen:
                     continue
                 try:

@@ -99,9 +99,10 @@ class Grade:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Finding:
-    """What a check concluded about one subject."""
+    """What a check concluded about one subject (a long capture makes one per failure, so :meth:`__init__` is the
+    dataclass's written out, each field set through its slot: half the cost of a frozen class's generated one)."""
 
     outcome: Outcome
     detail: str = ""
@@ -116,6 +117,35 @@ class Finding:
     other hop: the upstream's answer next to what the client got)."""
     party: Party | None = None
     """Set by the engine on a failure, when the judge was told who is at fault for what (a gateway's hops)."""
+
+    def __init__(
+        self,
+        outcome: Outcome,
+        detail: str = "",
+        subject: Message | Exchange | None = None,
+        blocked_by: str | None = None,
+        grade: Grade | None = None,
+        clause: str | None = None,
+        related: tuple[Message | Exchange, ...] = (),
+        party: Party | None = None,
+    ) -> None:
+        set_outcome, set_detail, set_subject, set_blocked_by, set_grade, set_clause, set_related, set_party = (
+            _FINDING_FIELDS
+        )
+        set_outcome(self, outcome)
+        set_detail(self, detail)
+        set_subject(self, subject)
+        set_blocked_by(self, blocked_by)
+        set_grade(self, grade)
+        set_clause(self, clause)
+        set_related(self, related)
+        set_party(self, party)
+
+
+_FINDING_FIELDS = tuple(
+    Finding.__dict__[name].__set__
+    for name in ("outcome", "detail", "subject", "blocked_by", "grade", "clause", "related", "party")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +209,7 @@ def failed(
 ) -> Finding:
     """A failure; ``clause`` names the part of the requirement it is about where the catalogue qualifies one,
     ``related`` other traffic it rests on (what crossed a gateway's other hop)."""
-    return Finding(Outcome.FAILED, detail, subject, clause=clause, related=tuple(related))
+    return Finding(Outcome.FAILED, detail, subject, None, None, clause, related if related == () else tuple(related))
 
 
 def unverified(reason: str, subject: Message | Exchange | None = None, blocked_by: str | None = None) -> Finding:

@@ -8,9 +8,7 @@ table past its bound, so it fails when the table grows without one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,22 +16,10 @@ from mcp_assay.recording import readers
 from mcp_assay.recording.records import RecordingWriter, stream_recording
 from mcp_assay.recording.redaction import Redactor
 from mcp_assay.wire import model
+from tests.counting import count_calls
 from tests.factories import modern_call
 
 REQUESTS = 40
-
-
-def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[Any]:
-    """Count the calls of ``module.name`` (what each call was given)."""
-    seen: list[Any] = []
-    original: Callable[..., Any] = getattr(module, name)
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        seen.append(args[0] if args else None)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, counted)
-    return seen
 
 
 def _recording(path: Path, urls: list[str]) -> Path:
@@ -49,7 +35,7 @@ def test_each_url_of_a_recording_is_parsed_once(tmp_path: Path, monkeypatch: pyt
     urls = ["http://127.0.0.1:8000/mcp"] * REQUESTS + ["http://127.0.0.1:8001/other"] * REQUESTS
     path = _recording(tmp_path / "r.jsonl", urls)
     monkeypatch.setattr(readers, "_URLS", {})
-    split = _counting(monkeypatch, readers, "urlsplit")
+    split = count_calls(monkeypatch, readers, "urlsplit")
     exchanges = list(stream_recording(path, []))
     assert len(exchanges) == 2 * REQUESTS
     assert sorted(split) == ["http://127.0.0.1:8000/mcp", "http://127.0.0.1:8001/other"]
@@ -61,7 +47,7 @@ def test_each_request_path_is_split_once_per_url(tmp_path: Path, monkeypatch: py
     urls = ["http://127.0.0.1:8000/mcp"] * REQUESTS + ["http://127.0.0.1:8001"] * REQUESTS
     path = _recording(tmp_path / "r.jsonl", urls)
     monkeypatch.setattr(model, "_PATHS", {})  # (writing the recording asked them already)
-    split = _counting(monkeypatch, model, "urlsplit")
+    split = count_calls(monkeypatch, model, "urlsplit")
     exchanges = list(stream_recording(path, []))
     assert [exchange.request.path for exchange in exchanges] == ["/mcp"] * REQUESTS + ["/"] * REQUESTS  # type: ignore[union-attr]
     assert sorted(split) == ["http://127.0.0.1:8000/mcp", "http://127.0.0.1:8001"]
@@ -82,7 +68,7 @@ def test_the_url_table_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(readers, "_URLS", {})
     distinct = [f"http://127.0.0.1:8000/mcp/{number}" for number in range(readers.URLS_KEPT + 10)]
     path = _recording(tmp_path / "r.jsonl", distinct + distinct[-3:])
-    split = _counting(monkeypatch, readers, "urlsplit")
+    split = count_calls(monkeypatch, readers, "urlsplit")
     exchanges = list(stream_recording(path, []))
     assert [exchange.request.url for exchange in exchanges] == distinct + distinct[-3:]  # type: ignore[union-attr]
     assert len(readers._URLS) == readers.URLS_KEPT
@@ -140,7 +126,7 @@ def test_a_get_of_the_same_url_is_told_from_an_authorization_request_once(monkey
     authorization request (and whether it is a ``.well-known`` document), and the URL is split once for each."""
     monkeypatch.setattr(model, "_PATHS", {})
     monkeypatch.setattr(model, "_AUTHORIZATIONS", {})
-    split = _counting(monkeypatch, model, "urlsplit")
+    split = count_calls(monkeypatch, model, "urlsplit")
     asked = "http://h/authorize?response_type=code&client_id=c"
     for url in ["http://h/mcp"] * REQUESTS + [asked] * REQUESTS:
         request = model.HttpRequest(method="GET", url=url, headers=model.Headers(), body=b"", time=0)

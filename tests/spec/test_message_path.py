@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from mcp_assay.spec.rules.versions import offered
 from mcp_assay.spec.validator import canonical
 from mcp_assay.vocabulary.verdicts import Outcome, Side
 from mcp_assay.wire.jsonrpc import Message, parse_message
+from tests.counting import count_calls
 from tests.scale.growth import traffic
 
 META_KEY_RULES = (
@@ -31,22 +31,9 @@ META_KEY_RULES = (
 )
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[object]:
-    """Count the calls of ``owner.name`` (the list grows by one per call)."""
-    calls: list[object] = []
-    original: Callable[..., Any] = getattr(owner, name)
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(args[0] if args else None)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counted)
-    return calls
-
-
 def test_each_distinct_meta_key_is_read_once(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     meta_keys._KEY_FACTS.clear()
-    reads = _counting(monkeypatch, meta_keys, "_read_key")
+    reads = count_calls(monkeypatch, meta_keys, "_read_key")
     judge = Judge(spec, checks=[REGISTRY[name] for name in META_KEY_RULES])
     for exchange in traffic(3):
         judge.add(exchange)
@@ -71,7 +58,7 @@ def _result(text: str) -> Message:
 
 def test_the_meta_walk_stops_once_every_meta_object_the_text_names_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     tools = ",".join(f'{{"name":"t{number}","annotations":{{"a":{{"b":[1,2]}}}}}}' for number in range(200))
-    walked = _counting(monkeypatch, envelopes, "_walk")
+    walked = count_calls(monkeypatch, envelopes, "_walk")
     one = _result(f'{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{tools}],"_meta":{{"com.example/k":1}}}}}}')
     assert [path for path, _ in envelopes._meta_objects(one)] == ["result._meta"]
     assert not walked  # the text names one _meta, and the result holds it: nothing is walked
@@ -120,7 +107,7 @@ TOOL_CALL_RULES = (
 
 
 def test_a_call_s_tool_is_looked_up_once_for_the_rules_that_ask(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
-    lookups = _counting(monkeypatch, channels, "listing_for")
+    lookups = count_calls(monkeypatch, channels, "listing_for")
     judge = Judge(spec, checks=[REGISTRY[name] for name in TOOL_CALL_RULES])
     exchanges = traffic(2)
     for exchange in exchanges:

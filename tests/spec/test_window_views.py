@@ -6,7 +6,6 @@ nothing. Without the view each check walks again, and these counts fail."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -31,19 +30,9 @@ from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Kind
 from mcp_assay.wire.model import Headers, HttpRequest
 from mcp_assay.wire.traffic import ExchangeLog
+from tests.counting import count_calls
 from tests.factories import URL, http, log_of, modern_call, modern_headers, request_body, result_body
 from tests.spec.rules.test_progress import call as progress_call
-
-
-def _counted[T](owner: Any, name: str, calls: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Replace ``owner.name`` by a wrapper noting each call in ``calls`` (until the test ends)."""
-    original: Callable[..., T] = getattr(owner, name)
-
-    def counting(*args: Any, **kwargs: Any) -> T:
-        calls.append(name)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, counting)
 
 
 def _traffic() -> ExchangeLog:
@@ -66,7 +55,7 @@ def _twins(*, side: Side | None = None) -> tuple[Check, Check]:
 def test_checks_asking_the_same_messages_share_one_walk(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     walks: list[str] = []
-    _counted(log, "messages", walks, monkeypatch)
+    count_calls(monkeypatch, log, "messages", walks, by_name=True)
     ctx = Context(log, spec)
     first, second = _twins()
     ctx.check = first
@@ -76,7 +65,7 @@ def test_checks_asking_the_same_messages_share_one_walk(spec: SpecSet, monkeypat
     assert len(found) == 5
     assert len(walks) == 1, "the second check walked the log again"
     admissions: list[str] = []
-    _counted(ctx, "admission", admissions, monkeypatch)
+    count_calls(monkeypatch, ctx, "admission", admissions, by_name=True)
     assert len(list(ctx.messages(kinds=[Kind.RESULT]))) == 5
     assert len(walks) == 1, "another question reads the messages and gate keys the first one found"
     assert len(admissions) == 1, "one gate key, one admission"
@@ -102,8 +91,8 @@ def test_authorization_checks_read_each_requests_credentials_once_a_window(
 ) -> None:
     log = _authorized()
     reads: list[str] = []
-    _counted(use, "presented", reads, monkeypatch)
-    _counted(clients, "presented", reads, monkeypatch)
+    count_calls(monkeypatch, use, "presented", reads, by_name=True)
+    count_calls(monkeypatch, clients, "presented", reads, by_name=True)
     ctx = Context(log, spec)
     for name in (
         "clients_send_the_token_on_every_request",
@@ -136,7 +125,7 @@ def test_the_other_credentials_of_a_set_of_header_names_are_read_once_and_the_me
 def test_http_rules_ask_each_exchanges_era_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     asked: list[str] = []
-    _counted(_exchanges, "modern_route", asked, monkeypatch)
+    count_calls(monkeypatch, _exchanges, "modern_route", asked, by_name=True)
     ctx = Context(log, spec)
     names = (
         "client_version_header_matches_the_body",
@@ -159,7 +148,7 @@ def test_http_rules_ask_each_exchanges_era_once_a_window(spec: SpecSet, monkeypa
 
 def test_an_accept_header_is_read_once_per_value_and_the_memory_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[str] = []
-    _counted(_exchanges, "_accepted_types", reads, monkeypatch)
+    count_calls(monkeypatch, _exchanges, "_accepted_types", reads, by_name=True)
     value = "application/json, text/event-stream;q=0, Text/Plain"
     for _ in range(3):
         assert _exchanges.accepted_types(value) == {"application/json", "text/plain"}
@@ -172,7 +161,7 @@ def test_an_accept_header_is_read_once_per_value_and_the_memory_is_capped(monkey
 def test_a_header_of_every_exchange_is_read_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     reads: list[str] = []
-    _counted(Headers, "get", reads, monkeypatch)
+    count_calls(monkeypatch, Headers, "get", reads, by_name=True)
     ctx = Context(log, spec)
     for _ in range(3):
         values = [value for _, value in request_headers(ctx, HeaderKey.PROTOCOL_VERSION)]
@@ -188,7 +177,7 @@ def test_a_header_of_every_exchange_is_read_once_a_window(spec: SpecSet, monkeyp
 def test_the_ended_sessions_are_found_once_a_window(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     walks: list[str] = []
-    _counted(_sessions, "request_headers", walks, monkeypatch)
+    count_calls(monkeypatch, _sessions, "request_headers", walks, by_name=True)
     ctx = Context(log, spec)
     for name in ("ended_sessions_answer_404", "invalid_version_headers_get_400", "ended_sessions_answer_404"):
         ctx.check = REGISTRY[name]
@@ -226,8 +215,8 @@ def test_the_version_rules_find_the_well_formed_requests_and_their_discover_once
 ) -> None:
     log = _traffic()
     asked: list[str] = []
-    _counted(_eras, "complete_envelope", asked, monkeypatch)
-    _counted(_eras, "place_of", asked, monkeypatch)
+    count_calls(monkeypatch, _eras, "complete_envelope", asked, by_name=True)
+    count_calls(monkeypatch, _eras, "place_of", asked, by_name=True)
     ctx = Context(log, spec)
     for name in (
         "unadvertised_capabilities_get_method_not_found",
@@ -249,8 +238,8 @@ def test_checks_with_nothing_to_compare_leave_a_window_early(spec: SpecSet, monk
     """Requests under one Authorization (none) and one clientInfo: the rules comparing callers place nothing."""
     log = _traffic()
     placed: list[str] = []
-    _counted(results, "place_of", placed, monkeypatch)
-    _counted(envelope_requests, "place_of", placed, monkeypatch)
+    count_calls(monkeypatch, results, "place_of", placed, by_name=True)
+    count_calls(monkeypatch, envelope_requests, "place_of", placed, by_name=True)
     ctx = Context(log, spec)
     for name in ("public_results_do_not_depend_on_the_caller", "answers_do_not_depend_on_client_info"):
         ctx.check = REGISTRY[name]
@@ -263,7 +252,7 @@ def test_the_progress_rules_find_each_notifications_request_once_a_window(
 ) -> None:
     log = log_of(progress_call("p1", (1, 2, 3)), progress_call("p2", (1, 2), ident=2, start=10.0))
     found: list[str] = []
-    _counted(progress, "_find_owner", found, monkeypatch)
+    count_calls(monkeypatch, progress, "_find_owner", found, by_name=True)
     ctx = Context(log, spec)
     for name in (
         "progress_names_a_request_in_flight",
@@ -278,7 +267,7 @@ def test_the_progress_rules_find_each_notifications_request_once_a_window(
 def test_a_gate_admits_each_revision_of_a_window_once(spec: SpecSet, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _traffic()
     asked: list[str] = []
-    _counted(Gate, "admits", asked, monkeypatch)
+    count_calls(monkeypatch, Gate, "admits", asked, by_name=True)
     ctx = Context(log, spec)
     ctx.check = REGISTRY["client_version_header_matches_the_body"]
     assert ctx.check.gate.features, "a gate that asks the revision"

@@ -31,6 +31,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     ),
     "cases": ("mcp_assay.cases",),
     "wire": (
+        "mcp_assay.wire.slots",
         "mcp_assay.wire.jsontext",
         "mcp_assay.wire.jsonrpc",
         "mcp_assay.wire.sse",

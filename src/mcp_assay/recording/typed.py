@@ -36,6 +36,7 @@ from mcp_assay.wire.model import (
     ProcessExit,
     StdioLine,
 )
+from mcp_assay.wire.slots import slot_setters
 from mcp_assay.wire.sse import SseEvent
 
 __all__ = [
@@ -199,9 +200,7 @@ def request_of(fields: HttpFields) -> HttpRequest:
     )
 
 
-_EVENT_FIELDS: Final = tuple(
-    SseEvent.__dict__[name].__set__ for name in ("time", "data", "event", "id", "retry", "comment", "incomplete")
-)
+_EVENT_FIELDS: Final = slot_setters(SseEvent, "time", "data", "event", "id", "retry", "comment", "incomplete")
 """The slot setters of :class:`~mcp_assay.wire.sse.SseEvent`'s fields (a test reads every field of an event made
 here and by the readers, so a field added there and not here fails it)."""
 

@@ -55,6 +55,7 @@ from mcp_assay.vocabulary.errors import CatalogueError
 from mcp_assay.vocabulary.verdicts import Level, Outcome, Party, Severity, Side
 from mcp_assay.wire.jsonrpc import Kind, Message
 from mcp_assay.wire.model import Exchange, Observation, ProcessExit, StdioLine
+from mcp_assay.wire.slots import slot_setters
 
 __all__ = [
     "GRADINGS",
@@ -102,7 +103,7 @@ class Grade:
 @dataclass(frozen=True, slots=True, init=False)
 class Finding:
     """What a check concluded about one subject (a long capture makes one per failure, so :meth:`__init__` is the
-    dataclass's written out, each field set through its slot: half the cost of a frozen class's generated one)."""
+    dataclass's written out, each field set through its slot: see :mod:`~mcp_assay.wire.slots`)."""
 
     outcome: Outcome
     detail: str = ""
@@ -142,9 +143,8 @@ class Finding:
         set_party(self, party)
 
 
-_FINDING_FIELDS = tuple(
-    Finding.__dict__[name].__set__
-    for name in ("outcome", "detail", "subject", "blocked_by", "grade", "clause", "related", "party")
+_FINDING_FIELDS = slot_setters(
+    Finding, "outcome", "detail", "subject", "blocked_by", "grade", "clause", "related", "party"
 )
 
 

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsontext import UNSETTLED, LongInteger, decode_message, parse_integer
+from mcp_assay.wire.slots import slot_setters
 
 __all__ = [
     "LIMIT",
@@ -192,15 +193,11 @@ class Message:
         return self.kind.value
 
 
-_MESSAGE_FIELDS = tuple(
-    Message.__dict__[name].__set__
-    for name in (
-        "raw", "payload", "kind", "sender", "time", "problems", "exchange", "index", "transport", "extra", "id",
-        "id_key", "method", "params", "result", "error", "meta", "key",
-    )
+_MESSAGE_FIELDS = slot_setters(
+    Message, "raw", "payload", "kind", "sender", "time", "problems", "exchange", "index", "transport", "extra", "id",
+    "id_key", "method", "params", "result", "error", "meta", "key",
 )  # fmt: skip
-"""The slot setters of :class:`Message`'s fields: setting a field through its slot costs half what
-``object.__setattr__`` (a frozen class's generated ``__init__``) does."""
+"""The slot setters of :class:`Message`'s fields (:mod:`~mcp_assay.wire.slots` says why)."""
 _NO_MEMBERS: dict[str, Any] = {}
 
 

@@ -21,6 +21,7 @@ from mcp_assay.cases import NO_FACTS, Case, Explored, Facts, case_of_record
 from mcp_assay.vocabulary.protocol import HeaderKey, MediaType
 from mcp_assay.vocabulary.verdicts import Side
 from mcp_assay.wire.jsonrpc import Message, parse_message
+from mcp_assay.wire.slots import slot_setters
 from mcp_assay.wire.sse import SseEvent
 
 __all__ = [
@@ -149,15 +150,6 @@ def media_type(content_type: str | None) -> str | None:
 _MEDIA_TYPES: dict[str, str] = {}
 
 
-def _setters(cls: type, *names: str) -> Any:
-    """The slot setters of the fields ``names`` of a frozen class, in order.
-
-    The classes a long capture makes one of per record (a request, a response, an ending, an exchange, an
-    observation) write out the ``__init__`` the dataclass would make and set each field through its slot: a frozen
-    class's generated ``__init__`` sets them through ``object.__setattr__``, which costs half as much again."""
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True, init=False)
 class HttpRequest:
     """An HTTP request as the client sent it."""
@@ -192,7 +184,7 @@ class HttpRequest:
         return self.headers.media_type()
 
 
-_REQUEST_FIELDS = _setters(HttpRequest, "method", "url", "headers", "body", "time")
+_REQUEST_FIELDS = slot_setters(HttpRequest, "method", "url", "headers", "body", "time")
 _PATHS: dict[str, str] = {}
 """:attr:`HttpRequest.path` by URL: a capture names few URLs, and every exchange asks its request's path."""
 PATHS_KEPT = 256
@@ -240,7 +232,7 @@ class HttpResponse:
         return self.headers._media_type == _EVENT_STREAM
 
 
-_RESPONSE_FIELDS = _setters(HttpResponse, "status", "headers", "time", "reason", "body", "events")
+_RESPONSE_FIELDS = slot_setters(HttpResponse, "status", "headers", "time", "reason", "body", "events")
 
 
 EVENTS_LOST = "the capture kept none of the stream's events"
@@ -394,7 +386,7 @@ class Ending:
         set_detail(self, detail)
 
 
-_ENDING_FIELDS = _setters(Ending, "reason", "time", "detail")
+_ENDING_FIELDS = slot_setters(Ending, "reason", "time", "detail")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, init=False)
@@ -465,7 +457,7 @@ class HttpExchange:
         return self.ending is not None and self.ending.reason is EndReason.OPEN and EVENTS_LOST in self.ending.detail
 
 
-_EXCHANGE_FIELDS = _setters(
+_EXCHANGE_FIELDS = slot_setters(
     HttpExchange, "id", "request", "response", "ending", "connection", "probe", "hop", "messages", "time",
     "request_message", "response_messages",
 )  # fmt: skip
@@ -761,7 +753,7 @@ class Observation:
         set_hop(self, hop)
 
 
-_OBSERVATION_FIELDS = _setters(
+_OBSERVATION_FIELDS = slot_setters(
     Observation, "id", "time", "kind", "data", "connection", "messages", "probe", "hop"
 )  # fmt: skip
 

@@ -131,7 +131,7 @@ sys.path.insert(0, sys.argv[2])
 from tests.addon.test_worker import _busy
 session = _busy(Path(sys.argv[1]), Path(sys.argv[3]), orphaned=sys.argv[4])
 deadline = time.monotonic() + 10
-while session._pending and time.monotonic() < deadline:  # the feeder sends in batches: let the first ones go
+while session.waiting() and time.monotonic() < deadline:  # the feeder sends in batches: let the first ones go
     time.sleep(0.01)
 print(session.process.pid, flush=True)
 time.sleep(60)

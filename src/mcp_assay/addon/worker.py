@@ -4,7 +4,8 @@ Checks are CPU work (schema validation above all) and Python threads share one i
 lock: judging on a thread inside mitmproxy or the stdio tap would hold back the event loop or
 the relay threads for milliseconds per exchange. So the proxy and the tap only describe what
 they see as records and hand them to a worker process (``python -m mcp_assay.addon.worker``):
-a writer thread sends them in batches as JSON lines on the worker's stdin, and the worker records
+the thread that saw a record writes it as a JSON line and sends the lines in batches on the worker's stdin
+(:mod:`mcp_assay.addon.feeder`, which says why not another thread), and the worker records
 each at once on its reading thread, judges it on another (printing live findings) and, at end of
 input, writes the reports. While the traffic flows the judging thread yields the CPU to it
 (:mod:`mcp_assay.addon.sharing`) and never takes more: what it has yet to judge is bounded, and when
@@ -34,7 +35,6 @@ killed finishes the whole report (``orphaned="finish"``) instead of hurrying.
 
 from __future__ import annotations
 
-import collections
 import gc
 import io
 import json
@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from mcp_assay.addon.backlog import JudgingBacklog
+from mcp_assay.addon.feeder import BATCH_DELAY, LineFeeder
 from mcp_assay.addon.sharing import Pace, Sharing
 from mcp_assay.report.about import Target
 from mcp_assay.wire import jsontext
@@ -61,12 +62,6 @@ __all__ = ["BATCH_DELAY", "HURRY_GRACE", "Finished", "RemoteSession", "WorkerSet
 
 log = logging.getLogger("mcp_assay.worker")
 
-_STOP = object()
-BATCH_DELAY = 0.02
-"""Seconds the feeding thread rests after sending a batch while the next one gathers (it sends sooner when
-:data:`BATCH_RECORDS` have gathered, and a record after a quiet spell goes at once)."""
-BATCH_RECORDS = 64
-"""Records that make a batch worth sending before :data:`BATCH_DELAY` is over."""
 HURRY_GRACE = 10.0
 """Seconds a worker asked to hurry has to write its report before it is killed."""
 PROGRESS_AFTER = 2.0
@@ -458,66 +453,34 @@ class RemoteSession:
             )
         finally:
             os.close(control)
-        self.batch_delay = batch_delay
-        self._pending: collections.deque[Any] = collections.deque([asdict(settings)])
-        self._wake = threading.Event()
-        self._wake.set()
-        self._full = threading.Event()
-        self._stopping = False
-        self._broken = False
+        assert self.process.stdin is not None
+        self._feeder = LineFeeder(self.process.stdin, jsontext.dumps_line(asdict(settings)), batch_delay=batch_delay)
         self._closed = False
         self._hurried = False
-        self.dropped = 0
-        """Records never handed to the worker because it was asked to hurry (or had died)."""
         self._interrupts = 0
-        self._writer = threading.Thread(target=self._write, name="mcp-assay-feed", daemon=True)
-        self._writer.start()
+        self._unwritable = 0
+
+    @property
+    def dropped(self) -> int:
+        """Records never handed to the worker because it had gone away."""
+        return self._feeder.dropped
+
+    def waiting(self) -> int:
+        """Records fed and not yet handed to the worker (:mod:`mcp_assay.addon.feeder` sends them in batches)."""
+        return self._feeder.waiting()
 
     def feed(self, record: Mapping[str, Any]) -> None:
-        if not self._closed and not self._broken:
-            pending = self._pending
-            pending.append(record)
-            if not self._wake.is_set():
-                self._wake.set()
-            if len(pending) >= BATCH_RECORDS and not self._full.is_set():
-                self._full.set()
-
-    def _write(self) -> None:
-        """Send what was fed in batches: the writer sends all it has at once, then rests :attr:`batch_delay`
-        while the records that follow gather, so under steady traffic the proxy's thread hands the interpreter
-        lock over once per batch instead of once per record (a record after a quiet spell goes at once)."""
-        pipe = self.process.stdin
-        assert pipe is not None
-        pending = self._pending
-        stopping = False
-        while not stopping:
-            self._wake.wait()
-            self._wake.clear()
-            lines: list[bytes] = []
-            while pending:
-                item = pending.popleft()
-                if item is _STOP:
-                    stopping = True
-                    break
-                if self._broken:  # a hurried worker still takes records: it records them, unjudged
-                    self.dropped += 1
-                    continue
-                lines.append(jsontext.dumps_line(item))
-            if not lines or self._broken:
-                continue
-            try:
-                pipe.write(b"".join(lines))
-                pipe.flush()
-            except (OSError, ValueError):
-                self._broken = True
-                log.warning("mcp-assay: the judging process went away; traffic keeps flowing unjudged")
-            if not stopping and not self._stopping:
-                self._full.wait(self.batch_delay)  # rest, unless a batch's worth gathers sooner
-                self._full.clear()
+        """Hand a record to the worker: written as its line here, on the caller's thread (feeder.py says why)."""
+        if self._closed or self._feeder.broken:
+            return
         try:
-            pipe.close()
-        except OSError:
-            pass
+            line = jsontext.dumps_line(record)
+        except (TypeError, ValueError, RecursionError):  # not JSON data: a defect of ours, never the traffic's
+            self._unwritable += 1
+            if self._unwritable == 1:
+                log.exception("mcp-assay: a %s record could not be written as JSON; left out", record.get("type"))
+            return
+        self._feeder.feed(line)
 
     def hurry(self, reason: bytes = b"i") -> None:
         """Ask the worker to stop judging and write the report from what it has judged (see the module)."""
@@ -547,10 +510,7 @@ class RemoteSession:
         if not self._closed:
             self._closed = True
             self._tell(_ENDING)  # first: the worker stops yielding to traffic that has ended
-            self._stopping = True
-            self._pending.append(_STOP)
-            self._wake.set()
-            self._full.set()
+            self._feeder.end()
         started = time.monotonic()
         hurried_at: float | None = None
         seen = 0  # interrupts counted when the worker was hurried
@@ -582,7 +542,7 @@ class RemoteSession:
                 elif not said and now - started >= PROGRESS_AFTER:
                     said = True
                     self._tell(b"q" if interruptible else b"p")  # the worker says it, unless it is reporting already
-        self._writer.join(5.0)
+        self._feeder.join(5.0)
         try:
             os.close(self._control)
         except OSError:

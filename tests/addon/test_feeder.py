@@ -125,3 +125,20 @@ def test_a_reader_that_went_away_costs_the_lines_never_an_exception(caplog: pyte
         feeder.end()
         feeder.join(10)
     assert sum("went away" in record.getMessage() for record in caplog.records) == 1
+
+
+def test_lines_fed_after_the_end_are_not_sent_and_nothing_breaks(caplog: pytest.LogCaptureFixture) -> None:
+    """A record that arrives while the proxy stops is left out quietly: the pipe is closed, and its descriptor
+    may already name another file."""
+    with _pipe() as (reader, writer):
+        received: list[bytes] = []
+        reading = _read_all(reader, received)
+        feeder = LineFeeder(writer, batch_delay=0.01)
+        feeder.feed(_line(1))
+        feeder.end()
+        feeder.join(10)
+        for number in range(BATCH_RECORDS * 2):
+            feeder.feed(_line(number))
+        reading.join(10)
+    assert received == [_line(1)]
+    assert not feeder.broken and not caplog.records

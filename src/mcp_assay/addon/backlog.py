@@ -2,10 +2,11 @@
 
 The worker reads what the proxy (or the tap) sends on one thread and judges it on another. Reading
 writes every record to the recording at once, so the recording is whole whatever judging does, and
-the reader keeps up with the traffic: the proxy's feeding thread never waits on a full pipe, and its
-queue stays short. Judging takes records from this backlog while the traffic flows, yielding the CPU
-to the forwarding (:mod:`mcp_assay.addon.sharing`); on a machine the traffic saturates it cannot keep up,
-and waiting for it would slow the forwarding or let memory grow with the traffic.
+the reader keeps up with the traffic: the pipe the proxy writes to (:mod:`mcp_assay.addon.feeder`)
+seldom fills, and what the proxy holds back stays short. Judging takes records from this backlog while
+the traffic flows, yielding the CPU to the forwarding (:mod:`mcp_assay.addon.sharing`); on a machine the
+traffic saturates it cannot keep up, and waiting for it would slow the forwarding or let memory grow with
+the traffic.
 
 So the backlog is bounded (:data:`BACKLOG_RECORDS` records, :data:`BACKLOG_BYTES` bytes of their text).
 When a record would pass the bound, judging *falls behind for good*: from that record on, new exchanges

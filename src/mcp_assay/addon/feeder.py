@@ -18,6 +18,7 @@ traffic that thread seldom has anything to send.
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 import select
@@ -39,8 +40,11 @@ _DRAIN_WAIT: Final = 0.1
 class LineFeeder:
     """Sends lines to a pipe in order, in batches; :meth:`feed` never blocks and never raises.
 
-    Thread-safe: lines fed from several threads go in the order they were fed. Once the pipe breaks (the
-    reader went away) every line fed is counted in :attr:`dropped` instead."""
+    Lines fed from several threads go in the order they were fed. Feeding takes no lock that another thread may
+    hold (a thread holding a lock can lose the interpreter lock, and the proxy's thread would wait for both): a
+    line goes on a deque, and whoever sends takes the right to send without waiting for it, or leaves the batch
+    to the one sending. Once the pipe breaks (the reader went away) every line fed is counted in
+    :attr:`dropped` instead."""
 
     def __init__(
         self, pipe: IO[bytes], first: bytes = b"", *, batch_delay: float = BATCH_DELAY, name: str = "mcp-assay-feed"
@@ -60,54 +64,63 @@ class LineFeeder:
         except OSError:
             self.broken = True
         self.batch_delay = batch_delay
-        self._lock = threading.Lock()
-        self._lines: list[bytes] = []
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._sending = threading.Lock()
+        """Held by whoever writes to the pipe; the feeding thread only ever tries it."""
         self._unsent = b""
-        """Bytes of a batch the pipe refused (it was full): they go before any line fed since."""
+        """Bytes of a batch the pipe refused (it was full): they go before any line fed since (sender only)."""
         self._sent_batches = 0
-        """Batches sent so far: the thread leaves a batch to the feeding thread while it keeps sending."""
+        """Batches sent so far: the thread leaves the lines to the feeding thread while it keeps sending."""
+        self._asleep = False
+        """The thread waits for a line (after a quiet spell): the next line fed wakes it."""
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._closing = False
+        self._shut = False
+        """The pipe is closed (under :attr:`_sending`): its descriptor may already name another file."""
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def feed(self, line: bytes) -> None:
-        """Queue a line (with its newline); send the batch now if it is full and the pipe has room."""
-        with self._lock:
-            if self._closing:
-                return
-            if self.broken:
-                self.dropped += 1
-                return
-            lines = self._lines
-            lines.append(line)
-            if len(lines) >= BATCH_RECORDS and not self._unsent:
+        """Queue a line (with its newline); send the batch now if it is full and nobody else is sending."""
+        if self._closing:
+            return
+        if self.broken:
+            self.dropped += 1
+            return
+        lines = self._lines
+        lines.append(line)
+        if len(lines) >= BATCH_RECORDS and not self._unsent and self._sending.acquire(blocking=False):
+            try:
                 self._send()
-            elif len(lines) == 1 and not self._wake.is_set():
-                self._wake.set()  # the first line of a batch: the thread sends it after a quiet spell
+            finally:
+                self._sending.release()
+        elif self._asleep:
+            self._wake.set()  # the first line after a quiet spell: the thread sends it if no batch fills
 
     def waiting(self) -> int:
         """Lines and refused bytes not yet in the pipe (a line refused in part counts as one)."""
-        with self._lock:
-            return len(self._lines) + (1 if self._unsent else 0)
+        return len(self._lines) + (1 if self._unsent else 0)
 
     def end(self) -> None:
         """The end of input: the thread sends every line fed, as fast as the reader takes them, then closes the
         pipe (:meth:`join` waits for that). Lines fed after this are not sent."""
-        with self._lock:
-            self._closing = True
+        self._closing = True
         self._stop.set()
         self._wake.set()
 
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
 
-    # -- the thread ------------------------------------------------------------------------------------
+    # -- sending ---------------------------------------------------------------------------------------
     def _send(self) -> None:
-        """Write what is queued (the lock is held) as far as the pipe takes it without blocking."""
-        data = self._unsent + b"".join(self._lines) if self._unsent else b"".join(self._lines)
-        self._lines.clear()
+        """Write what is queued as far as the pipe takes it without blocking (:attr:`_sending` is held)."""
+        if self._shut:
+            return
+        lines = self._lines
+        parts = [self._unsent] if self._unsent else []
+        parts.extend(lines.popleft() for _ in range(len(lines)))
+        data = b"".join(parts)
         self._sent_batches += 1
         try:
             written = os.write(self._fd, data)
@@ -125,52 +138,40 @@ class LineFeeder:
         self._unsent = b""
         self._lines.clear()
 
+    # -- the thread ------------------------------------------------------------------------------------
     def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            if not self._closing:
-                with self._lock:
-                    seen = self._sent_batches
-                self._pause(self.batch_delay)
-                with self._lock:
-                    if self._sent_batches != seen and not self._unsent and not self._closing:
-                        continue  # the feeding thread keeps sending: what it queued goes with its next batch
-            with self._lock:
+        while not self._closing:
+            if not self._lines and not self._unsent:
                 self._wake.clear()
-                if self._lines or self._unsent:
-                    self._send()
-            self._drain()
-            if self._closing:
-                self._finish()
-                return
+                self._asleep = True
+                if not self._lines and not self._closing:
+                    self._wake.wait()
+                self._asleep = False
+            seen = self._sent_batches
+            self._stop.wait(self.batch_delay)  # a batch gathers, or the feeding thread sends it
+            if self._sent_batches != seen and not self._unsent:
+                continue  # the traffic keeps sending: what is left goes with its next batch
+            self._send_all(wait=False)
+        self._send_all(wait=True)
+        with self._sending:  # a feeding thread that passed its check of the end before it came sends nothing now
+            self._shut = True
+            try:
+                self._pipe.close()
+            except OSError:
+                pass
 
-    def _pause(self, seconds: float) -> None:
-        """Rest while a batch gathers, unless the input ends."""
-        self._stop.wait(seconds)
-
-    def _drain(self) -> None:
-        """Send what a full pipe refused, as it takes more (the feeding thread leaves it to this thread)."""
-        while True:
-            with self._lock:
-                if not self._unsent or self.broken:
-                    return
+    def _send_all(self, *, wait: bool) -> None:
+        """Send what is queued; what a full pipe refused, as it drains (``wait``: everything, else only what was
+        refused, so that the lines fed meanwhile are left to the feeding thread's batches)."""
+        with self._sending:
+            if not self.broken and (self._lines or self._unsent):
+                self._send()
+        while not self.broken and (self._unsent or (wait and self._lines)):
             try:
                 select.select([], [self._fd], [], _DRAIN_WAIT)
             except (OSError, ValueError):
-                with self._lock:
-                    self._break()
+                self._break()
                 return
-            with self._lock:
-                if self._unsent:
+            with self._sending:
+                if not self.broken:
                     self._send()
-
-    def _finish(self) -> None:
-        """The end of input: send every line still queued, then close the pipe."""
-        with self._lock:
-            if (self._lines or self._unsent) and not self.broken:
-                self._send()
-        self._drain()
-        try:
-            self._pipe.close()
-        except OSError:
-            pass

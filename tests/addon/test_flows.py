@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from mcp_assay.addon.flows import Decision, classify_request
+import gzip
+from typing import Any
+
+import pytest
+
+from mcp_assay.addon.flows import Decision, classify_request, decoded_content
 from mcp_assay.wire.model import Headers
+from tests.counting import count_calls
 
 KNOWN = {"http://127.0.0.1:8000/mcp"}
 
@@ -44,3 +50,45 @@ def test_a_clients_oauth_steps_are_kept_once_it_has_spoken_mcp() -> None:
         assert classify_request(method, url, headers, body, set()) is not Decision.MCP, url
     assert classify_request("GET", f"{issuer}/authorize?state=s", Headers(), b"", KNOWN) is Decision.NOT
     assert classify_request("POST", f"{issuer}/login", form, b"user=a", KNOWN) is Decision.NOT
+
+
+# -- a body's content-encoding ---------------------------------------------------------------------------
+def _message(encoding: str | None, raw: bytes | None) -> Any:
+    from mitmproxy import http
+
+    message = http.Response.make(200, b"", {"content-type": "application/json"})
+    message.raw_content = raw
+    if encoding is not None:
+        message.headers["Content-Encoding"] = encoding  # after the body: mitmproxy would encode it when set
+    return message
+
+
+@pytest.mark.parametrize(
+    ("encoding", "raw"),
+    [
+        (None, b'{"jsonrpc":"2.0"}'),
+        ("gzip", gzip.compress(b'{"jsonrpc":"2.0"}', mtime=0)),
+        ("gzip", b"not gzip at all"),
+        ("", b"plain"),
+        ("identity", b"plain"),
+        ("utf8", b"plain"),
+        (None, None),
+        ("gzip", None),
+    ],
+    ids=["plain", "gzip", "not-gzip", "empty-encoding", "identity", "unknown", "no-body", "gzip-no-body"],
+)
+def test_a_body_reads_as_mitmproxy_reads_it_whatever_its_encoding(encoding: str | None, raw: bytes | None) -> None:
+    message = _message(encoding, raw)
+    assert decoded_content(message) == message.get_content(strict=False)
+
+
+def test_an_unencoded_body_asks_nothing_of_mitmproxys_header_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted: every MCP message through the proxy passes here, and mitmproxy's lookup is a dozen calls."""
+    from mitmproxy import http
+
+    plain, encoded = _message(None, b"{}"), _message("gzip", gzip.compress(b"{}", mtime=0))
+    lookups = count_calls(monkeypatch, http.Headers, "get_all", by_name=True)
+    assert decoded_content(plain) == b"{}"
+    assert lookups == []
+    assert decoded_content(encoded) == b"{}"
+    assert lookups  # an encoded body is mitmproxy's to decode

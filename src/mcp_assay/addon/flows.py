@@ -40,6 +40,7 @@ __all__ = [
     "MCP_HEADERS",
     "Decision",
     "classify_request",
+    "decoded_content",
     "endpoint_of",
     "ending_of",
     "exchange_of",
@@ -162,10 +163,27 @@ def response_says_mcp(headers: Headers, body: bytes | None) -> bool:
     return bool(body) and bool(jsonrpc_shape(body or b""))
 
 
+_CONTENT_ENCODING = b"content-encoding"
+
+
+def decoded_content(message: Any) -> bytes | None:
+    """``message.get_content(strict=False)`` of a mitmproxy request or response: its body with the content-encoding
+    removed when possible. Every MCP message through the proxy passes here, and almost none is encoded, so the
+    header is looked for in the raw fields, and mitmproxy's lookup (a dozen calls) is asked only when it is there."""
+    raw: bytes | None = message.raw_content
+    if raw is None:
+        return None
+    for name, _ in message.headers.fields:
+        if name.lower() == _CONTENT_ENCODING:
+            content: bytes | None = message.get_content(strict=False)
+            return content
+    return raw
+
+
 def request_of(flow: Any) -> HttpRequest:
     """The request of a mitmproxy ``HTTPFlow`` (body with content-encoding removed when possible)."""
     request = flow.request
-    body = request.get_content(strict=False)
+    body = decoded_content(request)
     if body is None:
         body = request.raw_content or b""
     return HttpRequest(
@@ -192,7 +210,7 @@ def response_body(flow: Any) -> bytes | None:
     response = flow.response
     if response is None or response.raw_content is None:
         return None
-    content: bytes | None = response.get_content(strict=False)
+    content = decoded_content(response)
     return content if content is not None else bytes(response.raw_content)
 
 

@@ -460,11 +460,6 @@ class RemoteSession:
         self._interrupts = 0
         self._unwritable = 0
 
-    @property
-    def dropped(self) -> int:
-        """Records never handed to the worker because it had gone away."""
-        return self._feeder.dropped
-
     def waiting(self) -> int:
         """Records fed and not yet handed to the worker (:mod:`mcp_assay.addon.feeder` sends them in batches)."""
         return self._feeder.waiting()

@@ -204,3 +204,25 @@ def test_generated_json_reads_as_the_standard_library_reads_it(
     data = text.encode("utf-8", "surrogatepass")
     assert_reads_as_reference(data)
     assert_loads_as_reference(text)
+
+
+_BATCHES = {
+    "clean records": [{"type": "end", "x": "a", "t": 1.5, "reason": "complete", "detail": ""}, {"n": [1, "é", None]}],
+    "a body that says null": [{"type": "body", "x": "a", "body": '{"jsonrpc":"2.0","id":null}'}, {"n": 1}],
+    "a lone surrogate": [{"n": 1}, {"text": "a\udc80b"}, {"n": 2}],
+    "a number past the float range": [{"n": 1}, {"t": math.inf}, {"t": -math.inf, "v": None}],
+    "not a number": [{"t": math.nan}],
+    "nothing": [],
+}
+
+
+@pytest.mark.parametrize("values", list(_BATCHES.values()), ids=list(_BATCHES))
+def test_a_batch_is_written_as_its_values_are_written_one_by_one(values: list[Any]) -> None:
+    assert jsontext.dumps_lines(values) == b"".join(jsontext.dumps_line(value) for value in values)
+
+
+def test_a_batch_with_a_value_that_is_not_json_data_raises_as_the_value_alone_does() -> None:
+    with pytest.raises(TypeError):
+        jsontext.dumps_line({"n": object()})
+    with pytest.raises(TypeError):
+        jsontext.dumps_lines([{"n": 1}, {"n": object()}])

@@ -46,7 +46,7 @@ def test_lines_arrive_whole_and_in_order_with_the_first_line_before_them() -> No
     with _pipe() as (reader, writer):
         received: list[bytes] = []
         reading = _read_all(reader, received)
-        feeder = LineFeeder(writer, b"settings\n", batch_delay=0.01)
+        feeder = LineFeeder(writer, b"".join, b"settings\n", batch_delay=0.01)
         for number in range(1000):
             feeder.feed(_line(number))
         feeder.end()
@@ -58,7 +58,7 @@ def test_lines_arrive_whole_and_in_order_with_the_first_line_before_them() -> No
 def test_a_batch_that_does_not_fill_goes_after_a_quiet_spell() -> None:
     """A record after a quiet spell is not held until more traffic comes (live findings are printed)."""
     with _pipe() as (reader, writer):
-        feeder = LineFeeder(writer, batch_delay=0.01)
+        feeder = LineFeeder(writer, b"".join, batch_delay=0.01)
         feeder.feed(_line(1))
         arrived: list[bytes] = []
         reading = threading.Thread(target=lambda: arrived.append(reader.readline()), daemon=True)
@@ -84,7 +84,7 @@ def test_the_feeding_thread_sends_full_batches_itself(monkeypatch: pytest.Monkey
     with _pipe() as (reader, writer):
         received: list[bytes] = []
         reading = _read_all(reader, received)
-        feeder = LineFeeder(writer, batch_delay=60.0, name="feeder-thread")
+        feeder = LineFeeder(writer, b"".join, batch_delay=60.0, name="feeder-thread")
         for number in range(BATCH_RECORDS * 10):
             feeder.feed(_line(number))
         sent_here = list(writers)
@@ -100,7 +100,7 @@ def test_feeding_never_blocks_on_a_full_pipe_and_all_goes_once_it_drains() -> No
     proxy), and every line arrives in order once the reader reads."""
     lines = [_line(number, size=2000) for number in range(2000)]  # about 4 MB, far beyond a pipe's buffer
     with _pipe() as (reader, writer):
-        feeder = LineFeeder(writer, batch_delay=0.01)
+        feeder = LineFeeder(writer, b"".join, batch_delay=0.01)
         feeding = threading.Thread(target=lambda: [feeder.feed(line) for line in lines], daemon=True)
         feeding.start()
         feeding.join(30)
@@ -116,7 +116,7 @@ def test_feeding_never_blocks_on_a_full_pipe_and_all_goes_once_it_drains() -> No
 
 def test_a_reader_that_went_away_costs_the_lines_never_an_exception(caplog: pytest.LogCaptureFixture) -> None:
     with _pipe() as (reader, writer):
-        feeder = LineFeeder(writer, batch_delay=0.01)
+        feeder = LineFeeder(writer, b"".join, batch_delay=0.01)
         reader.close()
         for number in range(BATCH_RECORDS * 3):
             feeder.feed(_line(number))
@@ -133,7 +133,7 @@ def test_lines_fed_after_the_end_are_not_sent_and_nothing_breaks(caplog: pytest.
     with _pipe() as (reader, writer):
         received: list[bytes] = []
         reading = _read_all(reader, received)
-        feeder = LineFeeder(writer, batch_delay=0.01)
+        feeder = LineFeeder(writer, b"".join, batch_delay=0.01)
         feeder.feed(_line(1))
         feeder.end()
         feeder.join(10)
@@ -142,3 +142,48 @@ def test_lines_fed_after_the_end_are_not_sent_and_nothing_breaks(caplog: pytest.
         reading.join(10)
     assert received == [_line(1)]
     assert not feeder.broken and not caplog.records
+
+
+def test_items_are_written_as_lines_once_per_batch() -> None:
+    """The feeding thread writes a whole batch in one call of ``lines_of`` (what makes a record cheap to write)."""
+    calls: list[int] = []
+
+    def lines_of(items: Any) -> bytes:
+        calls.append(len(items))
+        return b"".join(_line(number) for number in items)
+
+    with _pipe() as (reader, writer):
+        received: list[bytes] = []
+        reading = _read_all(reader, received)
+        feeder: LineFeeder[int] = LineFeeder(writer, lines_of, batch_delay=60.0)
+        for number in range(BATCH_RECORDS * 3):
+            feeder.feed(number)
+        sent_here = list(calls)
+        feeder.end()
+        feeder.join(10)
+        reading.join(10)
+    assert sent_here == [BATCH_RECORDS] * 3
+    assert received == [_line(number) for number in range(BATCH_RECORDS * 3)]
+
+
+def test_a_batch_that_cannot_be_written_is_lost_said_once_and_feeding_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def lines_of(items: Any) -> bytes:
+        if any(number < BATCH_RECORDS * 2 for number in items):
+            raise TypeError("not JSON data")
+        return b"".join(_line(number) for number in items)
+
+    with _pipe() as (reader, writer):
+        received: list[bytes] = []
+        reading = _read_all(reader, received)
+        feeder: LineFeeder[int] = LineFeeder(writer, lines_of, batch_delay=60.0)
+        for number in range(BATCH_RECORDS * 3):
+            feeder.feed(number)
+        feeder.end()
+        feeder.join(10)
+        reading.join(10)
+    assert received == [_line(number) for number in range(BATCH_RECORDS * 2, BATCH_RECORDS * 3)]
+    assert [record.getMessage() for record in caplog.records if "could not be written" in record.getMessage()] == [
+        f"mcp-assay: {BATCH_RECORDS} record(s) could not be written for the judging worker"
+    ]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mcp_assay.addon.flows import Decision, classify_request, decoded_content
+from mcp_assay.addon.flows import Decision, classify_request, decoded_content, headers_of, method_and_url
 from mcp_assay.wire.model import Headers
 from tests.counting import count_calls
 
@@ -32,6 +32,12 @@ def test_mcp_markers_decide_from_the_request() -> None:
     assert classify_request("POST", "http://h/x", Headers({"content-type": "application/json"}), b"{}", set()) is (
         Decision.MAYBE
     )
+
+
+@pytest.mark.parametrize("name", ["MCP-Protocol-Version", "mcp-session-id", "Mcp-Method", "MCP-NAME"])
+def test_each_mcp_header_in_any_case_decides_from_the_request(name: str) -> None:
+    assert classify_request("GET", "http://h/x", Headers({name: "v"}), b"", set()) is Decision.MCP
+    assert classify_request("GET", "http://h/x", Headers({f"{name}-not": "v"}), b"", set()) is Decision.NOT
 
 
 def test_a_clients_oauth_steps_are_kept_once_it_has_spoken_mcp() -> None:
@@ -79,7 +85,7 @@ def _message(encoding: str | None, raw: bytes | None) -> Any:
 )
 def test_a_body_reads_as_mitmproxy_reads_it_whatever_its_encoding(encoding: str | None, raw: bytes | None) -> None:
     message = _message(encoding, raw)
-    assert decoded_content(message) == message.get_content(strict=False)
+    assert decoded_content(message, headers_of(message.headers.fields)) == message.get_content(strict=False)
 
 
 def test_an_unencoded_body_asks_nothing_of_mitmproxys_header_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,7 +94,37 @@ def test_an_unencoded_body_asks_nothing_of_mitmproxys_header_lookup(monkeypatch:
 
     plain, encoded = _message(None, b"{}"), _message("gzip", gzip.compress(b"{}", mtime=0))
     lookups = count_calls(monkeypatch, http.Headers, "get_all", by_name=True)
-    assert decoded_content(plain) == b"{}"
+    assert decoded_content(plain, headers_of(plain.headers.fields)) == b"{}"
     assert lookups == []
-    assert decoded_content(encoded) == b"{}"
+    assert decoded_content(encoded, headers_of(encoded.headers.fields)) == b"{}"
     assert lookups  # an encoded body is mitmproxy's to decode
+
+
+# -- a request's method and URL --------------------------------------------------------------------------
+_REQUEST_LINES = {
+    "absolute": ("POST", "http://127.0.0.1:8000/mcp?x=1"),
+    "https-default-port": ("GET", "https://example.com/mcp"),
+    "non-default-port": ("get", "https://example.com:8443/a/b"),
+    "asterisk": ("OPTIONS", "http://example.com/*"),
+}
+
+
+@pytest.mark.parametrize(("method", "url"), list(_REQUEST_LINES.values()), ids=list(_REQUEST_LINES))
+def test_a_request_line_reads_as_mitmproxy_reads_it_and_follows_its_changes(method: str, url: str) -> None:
+    from mitmproxy import http
+
+    request = http.Request.make(method, url)
+    assert method_and_url(request) == (request.method, request.url)
+    assert method_and_url(request) == (request.method, request.url)  # kept, and still the same
+    request.path = "/other"
+    request.port = 9
+    assert method_and_url(request) == (request.method, request.url)
+
+
+def test_a_connect_request_reads_as_its_authority() -> None:
+    from mitmproxy import http
+
+    request = http.Request.make("CONNECT", "http://example.com:443/")
+    request.authority = "example.com:443"
+    request.path = ""
+    assert method_and_url(request) == ("CONNECT", request.url) == ("CONNECT", "example.com:443")

@@ -572,21 +572,17 @@ class Assay:
             if left is not None and state.decision is Decision.MCP:
                 self._feed(end_record(state.ident, EndReason.CLIENT_DISCONNECT, float(left), "left while held"))
                 return
-            body = None if state.streamed else response_body(flow)
-            headers = (
-                (state.head if state.head is not None else response_head(flow)[2])
-                if body or state.decision is Decision.MAYBE
-                else None
-            )
+            headers = state.head if state.head is not None else response_head(flow)[2]
+            body = None if state.streamed else response_body(flow, headers)
             if state.decision is Decision.MAYBE:
-                if headers is None or not response_says_mcp(headers, body):
+                if not response_says_mcp(headers, body):
                     return
                 self._decide(state, flow)
             end = float(flow.response.timestamp_end or time.time())
             if body and len(body) > ANSWER_LIMIT:
                 state.cut = state.cut or f"the response body of {len(body)} bytes"
                 body = None
-            if body and headers is not None and is_event_stream(headers):
+            if body and is_event_stream(headers):
                 for event in parse_sse(body, time=end):  # an event stream read whole (an injected one)
                     self._feed(event_record(state.ident, event))
             elif body:
@@ -691,7 +687,8 @@ class Assay:
             self._feed(record)
 
     def _feed(self, record: Mapping[str, Any]) -> None:
-        self._ensure_session().feed(record)
+        session = self.session
+        (session if session is not None else self._ensure_session()).feed(record)
 
     def note(self, record: Mapping[str, Any]) -> None:
         """Hand the session a record a companion made (an observation the report notes)."""

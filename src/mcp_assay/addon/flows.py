@@ -47,6 +47,7 @@ __all__ = [
     "headers_of",
     "is_event_stream",
     "jsonrpc_shape",
+    "method_and_url",
     "request_of",
     "response_body",
     "response_head",
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 MCP_HEADERS = (HeaderKey.PROTOCOL_VERSION, HeaderKey.SESSION_ID, HeaderKey.METHOD, HeaderKey.NAME)
+_MCP_HEADERS = frozenset(str(name) for name in MCP_HEADERS)
 
 
 class Decision(StrEnum):
@@ -101,8 +103,21 @@ def jsonrpc_shape(body: bytes) -> bool | None:
 
 
 def endpoint_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    """The URL without its query: where MCP traffic goes. Asked of every MCP request, so worked out once per URL."""
+    endpoint = _ENDPOINTS.get(url)
+    if endpoint is None:
+        parts = urlsplit(url)
+        endpoint = f"{parts.scheme}://{parts.netloc}{parts.path}"
+        if len(_ENDPOINTS) < URLS_KEPT and len(url) <= URL_KEPT_LENGTH:
+            _ENDPOINTS[url] = endpoint
+    return endpoint
+
+
+URLS_KEPT = 256
+"""URLs (and request lines) the caches here hold at most: a proxy's MCP traffic names few."""
+URL_KEPT_LENGTH = 2048
+"""A longer URL is worked out each time it is asked, never kept."""
+_ENDPOINTS: dict[str, str] = {}
 
 
 AUTHORIZATION_METADATA = (
@@ -129,7 +144,7 @@ def _is_authorization_server_metadata(url: str) -> bool:
 
 def classify_request(method: str, url: str, headers: Headers, body: bytes, known_endpoints: set[str]) -> Decision:
     """Decide from the request alone, when it can be decided."""
-    if any(headers.get(name) is not None for name in MCP_HEADERS):
+    if headers.has_any(_MCP_HEADERS):
         return Decision.MCP
     shape = jsonrpc_shape(body) if body else None
     if shape:
@@ -153,7 +168,7 @@ def classify_request(method: str, url: str, headers: Headers, body: bytes, known
 
 
 def is_event_stream(headers: Headers) -> bool:
-    return media_type(headers.get(HeaderKey.CONTENT_TYPE)) == MediaType.EVENT_STREAM
+    return headers.media_type() == MediaType.EVENT_STREAM
 
 
 def response_says_mcp(headers: Headers, body: bytes | None) -> bool:
@@ -163,33 +178,51 @@ def response_says_mcp(headers: Headers, body: bytes | None) -> bool:
     return bool(body) and bool(jsonrpc_shape(body or b""))
 
 
-_CONTENT_ENCODING = b"content-encoding"
+_CONTENT_ENCODING = "content-encoding"
 
 
-def decoded_content(message: Any) -> bytes | None:
+def decoded_content(message: Any, headers: Headers) -> bytes | None:
     """``message.get_content(strict=False)`` of a mitmproxy request or response: its body with the content-encoding
-    removed when possible. Every MCP message through the proxy passes here, and almost none is encoded, so the
-    header is looked for in the raw fields, and mitmproxy's lookup (a dozen calls) is asked only when it is there."""
+    removed when possible. ``headers``: the message's own (:func:`headers_of`). Every MCP message through the proxy
+    passes here, and almost none is encoded, so the header is looked for in the block already read, and mitmproxy's
+    lookup (a dozen calls) is asked only when it is there."""
     raw: bytes | None = message.raw_content
-    if raw is None:
-        return None
-    for name, _ in message.headers.fields:
-        if name.lower() == _CONTENT_ENCODING:
-            content: bytes | None = message.get_content(strict=False)
-            return content
-    return raw
+    if raw is None or headers.get(_CONTENT_ENCODING) is None:
+        return raw
+    content: bytes | None = message.get_content(strict=False)
+    return content
+
+
+def method_and_url(request: Any) -> tuple[str, str]:
+    """``request.method`` and ``request.url`` of a mitmproxy request, worked out once per request line.
+
+    mitmproxy builds the URL from six fields in a dozen calls for every request, and a proxy's MCP traffic names
+    few URLs, so the answer is kept by those fields as they are held (the key is everything the two read)."""
+    data = request.data
+    key = (data.method, data.scheme, data.authority, data.host, data.port, data.path)
+    known = _REQUEST_LINES.get(key)
+    if known is None:
+        known = (request.method, request.url)
+        if len(_REQUEST_LINES) < URLS_KEPT and len(data.path) + len(data.authority) <= URL_KEPT_LENGTH:
+            _REQUEST_LINES[key] = known
+    return known
+
+
+_REQUEST_LINES: dict[tuple[bytes, bytes, bytes, str, int, bytes], tuple[str, str]] = {}
 
 
 def request_of(flow: Any) -> HttpRequest:
     """The request of a mitmproxy ``HTTPFlow`` (body with content-encoding removed when possible)."""
     request = flow.request
-    body = decoded_content(request)
+    headers = headers_of(request.headers.fields)
+    body = decoded_content(request, headers)
     if body is None:
         body = request.raw_content or b""
+    method, url = method_and_url(request)
     return HttpRequest(
-        method=request.method,
-        url=request.url,
-        headers=headers_of(request.headers.fields),
+        method=method,
+        url=url,
+        headers=headers,
         body=body,
         time=float(request.timestamp_start or 0.0),
     )
@@ -205,12 +238,13 @@ def response_head(flow: Any) -> tuple[int, str, Headers, float]:
     )
 
 
-def response_body(flow: Any) -> bytes | None:
-    """The stored response body (decoded), or ``None`` when it was streamed and not kept."""
+def response_body(flow: Any, headers: Headers) -> bytes | None:
+    """The stored response body (decoded), or ``None`` when it was streamed and not kept. ``headers``: the
+    response's own (:func:`response_head`)."""
     response = flow.response
     if response is None or response.raw_content is None:
         return None
-    content = decoded_content(response)
+    content = decoded_content(response, headers)
     return content if content is not None else bytes(response.raw_content)
 
 
@@ -234,7 +268,7 @@ def exchange_of(flow: Any, ident: str | None = None) -> tuple[HttpExchange, list
     ending: Ending
     if flow.response is not None:
         status, reason, headers, head_time = response_head(flow)
-        body = response_body(flow)
+        body = response_body(flow, headers)
         if is_event_stream(headers):
             events: tuple[SseEvent, ...] = ()
             if body is None and flow.error is not None:

@@ -454,7 +454,9 @@ class RemoteSession:
         finally:
             os.close(control)
         assert self.process.stdin is not None
-        self._feeder = LineFeeder(self.process.stdin, jsontext.dumps_line(asdict(settings)), batch_delay=batch_delay)
+        self._feeder: LineFeeder[Mapping[str, Any]] = LineFeeder(
+            self.process.stdin, self._lines_of, jsontext.dumps_line(asdict(settings)), batch_delay=batch_delay
+        )
         self._closed = False
         self._hurried = False
         self._interrupts = 0
@@ -465,17 +467,28 @@ class RemoteSession:
         return self._feeder.waiting()
 
     def feed(self, record: Mapping[str, Any]) -> None:
-        """Hand a record to the worker: written as its line here, on the caller's thread (feeder.py says why)."""
-        if self._closed or self._feeder.broken:
+        """Hand a record to the worker: written with its batch, on the thread that fills it (feeder.py says why).
+        The caller leaves the record unchanged after."""
+        if self._closed:
             return
+        self._feeder.feed(record)
+
+    def _lines_of(self, records: Sequence[Mapping[str, Any]]) -> bytes:
+        """A batch of records as JSON lines; a record that is not JSON data (a defect of ours, never the traffic's)
+        is left out, and said once."""
         try:
-            line = jsontext.dumps_line(record)
-        except (TypeError, ValueError, RecursionError):  # not JSON data: a defect of ours, never the traffic's
-            self._unwritable += 1
-            if self._unwritable == 1:
-                log.exception("mcp-assay: a %s record could not be written as JSON; left out", record.get("type"))
-            return
-        self._feeder.feed(line)
+            return jsontext.dumps_lines(records)
+        except (TypeError, ValueError, RecursionError):
+            pass
+        lines = []
+        for record in records:
+            try:
+                lines.append(jsontext.dumps_line(record))
+            except (TypeError, ValueError, RecursionError):
+                self._unwritable += 1
+                if self._unwritable == 1:
+                    log.exception("mcp-assay: a %s record could not be written as JSON; left out", record.get("type"))
+        return b"".join(lines)
 
     def hurry(self, reason: bytes = b"i") -> None:
         """Ask the worker to stop judging and write the report from what it has judged (see the module)."""

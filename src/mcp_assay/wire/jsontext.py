@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Sequence
 from functools import cache
 from typing import Any, Final
 
@@ -35,6 +36,7 @@ __all__ = [
     "UNSETTLED",
     "decode_message",
     "dumps_line",
+    "dumps_lines",
     "fingerprint",
     "is_clean",
     "is_unicode",
@@ -247,3 +249,19 @@ def dumps_line(value: Any) -> bytes:
     if not text or (b"null" in text and not is_clean(value)):
         return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass") + b"\n"
     return text + b"\n"
+
+
+def dumps_lines(values: Sequence[Any]) -> bytes:
+    """:func:`dumps_line` of each value, joined: the same bytes from one call to ``msgspec`` for them all.
+
+    The proxy writes every record it hands the judging worker, in batches (:mod:`mcp_assay.addon.feeder`);
+    written together, a small record costs a quarter of what it costs alone. A batch ``msgspec`` cannot write,
+    or whose text holds ``null`` where a value is not clean, is written value by value, as :func:`dumps_line`
+    writes each; a value that is not JSON data raises as it does there."""
+    try:
+        text = _encoder.encode_lines(values)
+    except Exception:
+        return b"".join(map(dumps_line, values))
+    if b"null" in text and not all(map(is_clean, values)):
+        return b"".join(map(dumps_line, values))
+    return text

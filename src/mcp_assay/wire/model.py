@@ -127,6 +127,10 @@ class Headers(tuple[tuple[str, str], ...]):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._first
 
+    def has_any(self, lowered: frozenset[str]) -> bool:
+        """Whether the block holds any of these headers (names given lower-cased): one look for them all."""
+        return not self._first.keys().isdisjoint(lowered)
+
     def names(self) -> list[str]:
         return list(map(_NAME, self))
 

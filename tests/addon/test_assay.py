@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -360,3 +361,51 @@ def test_the_addon_script_loads_in_mitmproxy(spec_path: Path) -> None:
         assert [type(addon) for addon in script.addons] == [Injector, ServerProbe, Assay]
         injector, probe, assay = script.addons
         assert injector is assay.injector and probe is assay.server_probe
+
+
+class _Records:
+    """A session that keeps the records it is fed (the hooks' own work, nothing after it)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def feed(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+
+
+HOOK_CALLS_A_REQUEST = 60
+"""Python calls the hooks make for one JSON request and its answer, mitmproxy's properties included (75 before
+the hooks' diet of 7 December, 55 after it: docs/performance.md)."""
+
+
+def test_the_hooks_make_a_bounded_number_of_calls_for_a_json_request() -> None:
+    """Counted, never timed: at saturation every call of the hooks is a share of mitmproxy's throughput."""
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+    flows = []
+    for _ in range(30):
+        flow = tflow.tflow(resp=False)
+        flow.request = http.Request.make(
+            "POST", "http://127.0.0.1:9999/mcp", body,
+            {"content-type": "application/json", "mcp-protocol-version": "2026-07-28", "host": "127.0.0.1:9999"},
+        )  # fmt: skip
+        flows.append((flow, http.Response.make(200, answer, {"content-type": "application/json"})))
+    addon, session = Assay(), _Records()
+    addon.session = session  # type: ignore[assignment]  # the hooks ask only its feed
+    calls = [0]
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            calls[0] += 1
+
+    with taddons.context(addon):
+        for number, (flow, response) in enumerate(flows):
+            if number == 10:  # the first requests fill what is worked out once per URL
+                sys.setprofile(count)
+            addon.request(flow)
+            flow.response = response
+            addon.responseheaders(flow)
+            addon.response(flow)
+        sys.setprofile(None)
+    assert [record["type"] for record in session.records] == ["http", "response", "body", "end"] * 30
+    assert 0 < calls[0] / 20 <= HOOK_CALLS_A_REQUEST

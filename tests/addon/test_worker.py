@@ -207,3 +207,19 @@ def test_status_lines_the_parent_asks_for_are_said_until_the_report_begins(capsy
     assert capsys.readouterr().err == (
         "mcp-assay: judging the session for the report… (interrupt to write it from what has been judged so far)\n"
     )
+
+
+def test_a_record_that_is_not_json_data_is_left_out_alone_and_said_once(
+    tmp_path: Path, spec_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A defect of ours (a record holding what JSON cannot carry) costs that record, never its batch-mates."""
+    session = RemoteSession(_settings(tmp_path, spec_path))
+    session.feed({"type": "note", "x": "bad", "t": 1.0, "data": object()})
+    _exchange(session, "x1", {"resultType": "complete", "tools": []})
+    session.feed({"type": "note", "x": "bad2", "t": 1.3, "data": {1, 2}})
+    _exchange(session, "x2", {"resultType": "complete", "tools": []})
+    finished = session.close()
+    assert finished.error == ""
+    assert [exchange.id for exchange in read_recording(tmp_path / "worker.jsonl").log.http_exchanges()] == ["x1", "x2"]
+    said = [record for record in caplog.records if "could not be written as JSON" in record.getMessage()]
+    assert len(said) == 1 and "note record" in said[0].getMessage()

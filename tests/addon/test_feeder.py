@@ -144,25 +144,31 @@ def test_lines_fed_after_the_end_are_not_sent_and_nothing_breaks(caplog: pytest.
     assert not feeder.broken and not caplog.records
 
 
-def test_items_are_written_as_lines_once_per_batch() -> None:
-    """The feeding thread writes a whole batch in one call of ``lines_of`` (what makes a record cheap to write)."""
-    calls: list[int] = []
-
-    def lines_of(items: Any) -> bytes:
-        calls.append(len(items))
-        return b"".join(_line(number) for number in items)
-
+def _fed_through(lines_of: Any, count: int) -> list[bytes]:
+    """Feed the numbers 0 to ``count`` through a feeder writing them with ``lines_of`` (no quiet-spell batches);
+    the lines that reached the reader."""
     with _pipe() as (reader, writer):
         received: list[bytes] = []
         reading = _read_all(reader, received)
         feeder: LineFeeder[int] = LineFeeder(writer, lines_of, batch_delay=60.0)
-        for number in range(BATCH_RECORDS * 3):
+        for number in range(count):
             feeder.feed(number)
-        sent_here = list(calls)
         feeder.end()
         feeder.join(10)
         reading.join(10)
-    assert sent_here == [BATCH_RECORDS] * 3
+    return received
+
+
+def test_items_are_written_as_lines_once_per_batch_by_the_feeding_thread() -> None:
+    """The feeding thread writes a whole batch in one call of ``lines_of`` (what makes a record cheap to write)."""
+    calls: list[tuple[int, str]] = []
+
+    def lines_of(items: Any) -> bytes:
+        calls.append((len(items), threading.current_thread().name))
+        return b"".join(_line(number) for number in items)
+
+    received = _fed_through(lines_of, BATCH_RECORDS * 3)
+    assert calls == [(BATCH_RECORDS, threading.current_thread().name)] * 3
     assert received == [_line(number) for number in range(BATCH_RECORDS * 3)]
 
 
@@ -174,15 +180,7 @@ def test_a_batch_that_cannot_be_written_is_lost_said_once_and_feeding_goes_on(
             raise TypeError("not JSON data")
         return b"".join(_line(number) for number in items)
 
-    with _pipe() as (reader, writer):
-        received: list[bytes] = []
-        reading = _read_all(reader, received)
-        feeder: LineFeeder[int] = LineFeeder(writer, lines_of, batch_delay=60.0)
-        for number in range(BATCH_RECORDS * 3):
-            feeder.feed(number)
-        feeder.end()
-        feeder.join(10)
-        reading.join(10)
+    received = _fed_through(lines_of, BATCH_RECORDS * 3)
     assert received == [_line(number) for number in range(BATCH_RECORDS * 2, BATCH_RECORDS * 3)]
     assert [record.getMessage() for record in caplog.records if "could not be written" in record.getMessage()] == [
         f"mcp-assay: {BATCH_RECORDS} record(s) could not be written for the judging worker"

@@ -61,7 +61,6 @@ from mcp_assay.addon.flows import (
     Decision,
     classify_request,
     ending_of,
-    endpoint_of,
     is_event_stream,
     request_of,
     response_body,
@@ -97,6 +96,7 @@ from mcp_assay.spec.provenance import provenance
 from mcp_assay.vocabulary.errors import AssayError
 from mcp_assay.wire.model import EVENTS_LOST, EndReason, Headers, Hop
 from mcp_assay.wire.sse import SseEvent, SseParser, parse_sse
+from mcp_assay.wire.traffic import url_endpoint
 
 __all__ = ["ANSWER_LIMIT", "Assay"]
 
@@ -475,7 +475,7 @@ class Assay:
             )
             state.awaiting_injection = bool(metadata.get(PENDING))
             if decision is Decision.MCP:
-                self._endpoints.add(endpoint_of(request.url))
+                self._endpoints.add(url_endpoint(request.url))
             if decision is Decision.MCP and not state.awaiting_injection:
                 self._feed(record)
             else:
@@ -681,7 +681,7 @@ class Assay:
 
     def _decide(self, state: _FlowState, flow: Any) -> None:
         state.decision = Decision.MCP
-        self._endpoints.add(endpoint_of(flow.request.url))
+        self._endpoints.add(url_endpoint(flow.request.url))
         held, state.held = state.held, []
         for record in held:
             self._feed(record)

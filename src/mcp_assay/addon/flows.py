@@ -35,13 +35,13 @@ from mcp_assay.wire.model import (
     oauth_request_kind,
 )
 from mcp_assay.wire.sse import SseEvent, parse_sse
+from mcp_assay.wire.traffic import ENDPOINT_URL_KEPT_LENGTH, url_endpoint
 
 __all__ = [
     "MCP_HEADERS",
     "Decision",
     "classify_request",
     "decoded_content",
-    "endpoint_of",
     "ending_of",
     "exchange_of",
     "headers_of",
@@ -102,24 +102,6 @@ def jsonrpc_shape(body: bytes) -> bool | None:
     )
 
 
-def endpoint_of(url: str) -> str:
-    """The URL without its query: where MCP traffic goes. Asked of every MCP request, so worked out once per URL."""
-    endpoint = _ENDPOINTS.get(url)
-    if endpoint is None:
-        parts = urlsplit(url)
-        endpoint = f"{parts.scheme}://{parts.netloc}{parts.path}"
-        if len(_ENDPOINTS) < URLS_KEPT and len(url) <= URL_KEPT_LENGTH:
-            _ENDPOINTS[url] = endpoint
-    return endpoint
-
-
-URLS_KEPT = 256
-"""URLs (and request lines) the caches here hold at most: a proxy's MCP traffic names few."""
-URL_KEPT_LENGTH = 2048
-"""A longer URL is worked out each time it is asked, never kept."""
-_ENDPOINTS: dict[str, str] = {}
-
-
 AUTHORIZATION_METADATA = (
     "/.well-known/oauth-protected-resource",
     "/.well-known/oauth-authorization-server",
@@ -149,7 +131,7 @@ def classify_request(method: str, url: str, headers: Headers, body: bytes, known
     shape = jsonrpc_shape(body) if body else None
     if shape:
         return Decision.MCP
-    if endpoint_of(url) in known_endpoints:
+    if url_endpoint(url) in known_endpoints:
         return Decision.MCP
     if _is_authorization_metadata(url) and _origin(url) in {_origin(known) for known in known_endpoints}:
         return Decision.MCP  # PRM and AS metadata of an MCP server: the AUTH rules judge them
@@ -203,11 +185,14 @@ def method_and_url(request: Any) -> tuple[str, str]:
     known = _REQUEST_LINES.get(key)
     if known is None:
         known = (request.method, request.url)
-        if len(_REQUEST_LINES) < URLS_KEPT and len(data.path) + len(data.authority) <= URL_KEPT_LENGTH:
+        short = len(data.path) + len(data.authority) <= ENDPOINT_URL_KEPT_LENGTH
+        if short and len(_REQUEST_LINES) < REQUEST_LINES_KEPT:
             _REQUEST_LINES[key] = known
     return known
 
 
+REQUEST_LINES_KEPT = 256
+"""Request lines :func:`method_and_url` keeps at most (a longer one than a kept URL is worked out each time)."""
 _REQUEST_LINES: dict[tuple[bytes, bytes, bytes, str, int, bytes], tuple[str, str]] = {}
 
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcp_assay.addon.flows import Decision, classify_request, endpoint_of, exchange_of, response_says_mcp
+from mcp_assay.addon.flows import Decision, classify_request, exchange_of, response_says_mcp
 from mcp_assay.recording.inputs import RECORDING, Loaded, Reader
 from mcp_assay.recording.readers import payload_bytes as _bytes
 from mcp_assay.recording.readers import readable_url
@@ -42,6 +42,7 @@ from mcp_assay.wire.model import (
     media_type,
 )
 from mcp_assay.wire.sse import parse_sse
+from mcp_assay.wire.traffic import url_endpoint
 
 __all__ = ["FLOWS", "HAR", "READERS", "is_flow_file", "is_har", "read_flow_file", "read_har"]
 
@@ -71,13 +72,13 @@ def _mcp_traffic(built: list[HttpExchange]) -> list[HttpExchange]:
             if response.is_event_stream or response_says_mcp(response.headers, response.body):
                 decision = Decision.MCP
         if decision is Decision.MCP:
-            endpoints.add(endpoint_of(request.url))
+            endpoints.add(url_endpoint(request.url))
             decided.add(exchange.id)
     return [
         exchange
         for exchange in built
         if exchange.id in decided
-        or endpoint_of(exchange.request.url) in endpoints
+        or url_endpoint(exchange.request.url) in endpoints
         or classify_request(
             exchange.request.method, exchange.request.url, exchange.request.headers, exchange.request.body, endpoints
         )

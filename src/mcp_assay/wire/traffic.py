@@ -133,18 +133,26 @@ def readable_id(message: Message) -> bool:
 
 
 def endpoint_of(exchange: HttpExchange) -> str:
-    """The URL an exchange was sent to without its query and fragment (a capture names few: each is worked out
-    once, and rules ask for it many times an exchange)."""
-    url = exchange.request.url
+    """The URL an exchange was sent to without its query and fragment (:func:`url_endpoint`)."""
+    return url_endpoint(exchange.request.url)
+
+
+def url_endpoint(url: str) -> str:
+    """A URL without its query and fragment: where MCP traffic goes. A capture names few, and rules (and the proxy,
+    for every request) ask for them again and again, so each is worked out once."""
     endpoint = _ENDPOINTS.get(url)
     if endpoint is None:
         parts = urlsplit(url)
         endpoint = f"{parts.scheme}://{parts.netloc}{parts.path}"
-        if len(_ENDPOINTS) < 1024:
+        if len(_ENDPOINTS) < ENDPOINTS_KEPT and len(url) <= ENDPOINT_URL_KEPT_LENGTH:
             _ENDPOINTS[url] = endpoint
     return endpoint
 
 
+ENDPOINTS_KEPT = 1024
+"""URLs :func:`url_endpoint` keeps at most; past that, or for a longer URL than
+:data:`ENDPOINT_URL_KEPT_LENGTH`, each is split when asked."""
+ENDPOINT_URL_KEPT_LENGTH = 2048
 _ENDPOINTS: dict[str, str] = {}
 _TIME = attrgetter("time")
 
